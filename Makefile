@@ -1,0 +1,33 @@
+# Two commands for a fresh machine (Python 3.11+ and a C compiler):
+#   make demo   - set up a virtual environment, install, run `parterre demo`
+#   make test   - set up a virtual environment, install, run the test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: install demo test bench protos clean
+
+$(BIN)/.installed: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is required (set PYTHON=python3.11)")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	@touch $@
+
+install: $(BIN)/.installed
+
+demo: install
+	$(BIN)/parterre demo
+
+test: install
+	$(BIN)/python -m pytest -q
+
+bench: install
+	$(BIN)/python bench/bench_games.py
+	$(BIN)/python bench/bench_referee.py
+
+protos: install
+	$(BIN)/python -m proto.generate
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,245 @@
+"""``parterre demo``: the whole service on one machine with nothing configured.
+
+DESIGN §8: an embedded PostgreSQL and Redis (unless URLs are configured), a
+referee, a Celery worker and reference bots as separate processes connecting
+over gRPC; a round-robin per game with 2-, 3- and 4-player matches; a progress
+bar; the leaderboards at the end. Child processes log to
+``$PARTERRE_HOME/logs``; all of them are stopped when the demo ends.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from parterre import embedded
+from parterre import settings as settings_mod
+
+console = Console()
+
+#: Demo bots: name -> reference bot kind.
+DEMO_BOTS = {"random-1": "random", "random-2": "random", "greedy-1": "greedy", "greedy-2": "greedy"}
+#: Player counts per game in the demo round-robin.
+DEMO_PLAYER_COUNTS: Mapping[str, tuple[int, ...]] = {"floriferous": (2, 3, 4)}
+#: Demo time control: 2 s per decision and a 250 ms margin, no bank.
+DEMO_TIME_CONTROL = {"base_ms": 0, "increment_ms": 2000, "cap_ms": 2000, "margin_ms": 250}
+DONE_STATUSES = ("finished", "failed", "aborted_no_show")
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Children:
+    """Child processes started by the demo; all stopped on exit (SIGTERM, then SIGKILL)."""
+
+    def __init__(self, log_dir: Path, env: Mapping[str, str]) -> None:
+        self.log_dir = log_dir
+        self.env = dict(env)
+        self.procs: list[tuple[str, subprocess.Popen[bytes]]] = []
+        log_dir.mkdir(parents=True, exist_ok=True)
+
+    def start(self, name: str, *args: str) -> subprocess.Popen[bytes]:
+        """Start ``python -m parterre.cli ARGS`` logging to ``logs/NAME.log``."""
+        log = open(self.log_dir / f"{name}.log", "ab")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "parterre.cli", *args],
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+        log.close()
+        self.procs.append((name, proc))
+        return proc
+
+    def check_alive(self) -> None:
+        """Raise RuntimeError naming the first child that has exited."""
+        for name, proc in self.procs:
+            if proc.poll() is not None:
+                raise RuntimeError(
+                    f"{name} exited with status {proc.returncode}; see {self.log_dir / (name + '.log')}"
+                )
+
+    def stop(self) -> None:
+        """Terminate every child, newest first; kill those still alive after 10 s."""
+        for _, proc in reversed(self.procs):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        for _, proc in self.procs:
+            try:
+                proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def wait_for_referee(address: str, children: Children | None = None, timeout_s: float = 60) -> None:
+    """Block until the referee at ``address`` reports SERVING on the gRPC health service.
+
+    Raises:
+        RuntimeError: it did not come up within ``timeout_s`` or its process died.
+    """
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if children is not None:
+            children.check_alive()
+        try:
+            with grpc.insecure_channel(address) as ch:
+                resp = health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(), timeout=1)
+                if resp.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+        except grpc.RpcError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"the referee at {address} did not become healthy within {timeout_s:.0f} s")
+
+
+def wait_for_tournament(
+    pool: Any,
+    tournament_id: int,
+    *,
+    timeout_s: float = 3600,
+    children: Children | None = None,
+    label: str | None = None,
+) -> dict[str, int]:
+    """Show a progress bar until every match of the tournament is done.
+
+    Returns:
+        Match counts by status.
+
+    Raises:
+        TimeoutError: matches still pending after ``timeout_s``.
+    """
+    from ladder import tournaments
+
+    deadline = time.monotonic() + timeout_s
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+    ) as progress:
+        task = progress.add_task(label or f"tournament {tournament_id}", total=None)
+        while True:
+            counts = dict(tournaments.tournament_status(pool, tournament_id))
+            total = sum(counts.values())
+            done = sum(counts.get(s, 0) for s in DONE_STATUSES)
+            progress.update(task, total=total or None, completed=done)
+            if total and done == total:
+                return counts
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"tournament {tournament_id}: {total - done} matches still pending")
+            if children is not None:
+                children.check_alive()
+            time.sleep(0.3)
+
+
+def _ensure_demo_bots(pool: Any, redis_client: Any) -> dict[str, tuple[int, str]]:
+    """Register the demo bots (or issue fresh tokens to existing ones)."""
+    from ladder import bots
+
+    out: dict[str, tuple[int, str]] = {}
+    for name in DEMO_BOTS:
+        existing = bots.find_bot(pool, name)
+        if existing is None:
+            bot_id, token = bots.register_bot(pool, name, version="1", owner="demo", redis=redis_client)
+        else:
+            bot_id = existing.id
+            token = bots.issue_token(pool, bot_id, redis=redis_client)
+        out[name] = (bot_id, token)
+    return out
+
+
+def run_demo(*, rounds: int = 3, games: str = "floriferous") -> int:
+    """Run the demo; returns the exit status (0 when every tournament finished)."""
+    import redis
+
+    from ladder import db, queries, tournaments
+    from parterre.render import leaderboard_table
+
+    if rounds < 1:
+        raise ValueError("--rounds must be at least 1")
+    game_list = [g.strip() for g in games.split(",") if g.strip()]
+    for g in game_list:
+        if g not in DEMO_PLAYER_COUNTS:
+            raise ValueError(f"the demo knows no game {g!r}; choose from {', '.join(DEMO_PLAYER_COUNTS)}")
+    st = settings_mod.load()
+    console.print(f"[bold]Parterre demo[/bold] — data directory: {st.home}")
+    services = embedded.resolve(st)
+    for name in services.embedded_names:
+        console.print(f"  embedded {name} started in {st.home}")
+    if not services.embedded_names:
+        console.print("  using the configured PostgreSQL and Redis")
+    db.migrate(services.database_url)
+    pool = db.make_pool(services.database_url, min_size=1, max_size=4)
+    redis_client = redis.Redis.from_url(embedded.redis_py_url(services.redis_url))
+
+    referee_address = f"127.0.0.1:{free_port()}"
+    env = {
+        **services.environ(),
+        "PARTERRE_HOME": str(st.home),
+        "PARTERRE_REFEREE_ADDRESS": referee_address,
+        "PARTERRE_SERVICE_TOKEN": st.service_token,
+        "PARTERRE_QUEUE": f"parterre-demo-{os.getpid()}",
+    }
+    children = Children(st.home / "logs", env)
+    try:
+        children.start("referee", "referee", "--address", referee_address)
+        wait_for_referee(referee_address, children)
+        console.print(f"  referee listening on {referee_address}")
+        demo_bots = _ensure_demo_bots(pool, redis_client)
+        for name, (_, token) in demo_bots.items():
+            children.start(f"bot-{name}", "bot", "run", DEMO_BOTS[name], "--token", token, "--name", name)
+        children.start("worker", "worker", "--concurrency", "4", "--loglevel", "WARNING", "--hostname", f"demo-{os.getpid()}@%h")
+        console.print(f"  {len(demo_bots)} bots and a Celery worker started (logs in {children.log_dir})")
+
+        os.environ.update({"PARTERRE_REDIS_URL": services.redis_url, "PARTERRE_QUEUE": env["PARTERRE_QUEUE"]})
+        from workers.app import app
+        from workers.tasks import plan_round_robin
+
+        app.conf.broker_url = services.redis_url
+        app.conf.task_default_queue = env["PARTERRE_QUEUE"]
+        ok = True
+        for game in game_list:
+            tid = tournaments.create_tournament(
+                pool,
+                name=f"demo {game} round-robin",
+                game=game,
+                bot_ids=[bot_id for bot_id, _ in demo_bots.values()],
+                player_counts=DEMO_PLAYER_COUNTS[game],
+                rounds=rounds,
+                time_control=DEMO_TIME_CONTROL,
+            )
+            plan_round_robin.delay(tid)
+            counts = wait_for_tournament(pool, tid, children=children, label=f"{game} round-robin #{tid}")
+            if counts.get("finished", 0) != sum(counts.values()):
+                ok = False
+            console.print(f"  tournament {tid}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+            leaderboard_table(game, queries.leaderboard(pool, game), console)
+        console.print(
+            f"Data kept in {st.home}; try `parterre leaderboard floriferous` or "
+            "`parterre matches --game floriferous --json`."
+        )
+        return 0 if ok else 1
+    finally:
+        children.stop()
+        pool.close()

