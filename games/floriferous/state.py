@@ -1,0 +1,669 @@
+"""The Floriferous game state: setup, turns, day end, solo crow, final scoring.
+
+Rulebook: Floriferous, "Game Setup", "Playing the Game", "Day End, Cleanup,
+and Bounty Cards", "Begin a New Day", "Game End", "Final Scoring" and "The
+Pesky Guest (Solo Mode)".
+
+Sequence of a match (C marks a chance node):
+
+1. C: three Bounty cards revealed one by one (uniform over the rest of the nine).
+2. C: the starting player (multiplayer only; in solo the player starts).
+3. Each day: C: every garden space dealt from its deck, row by row from the
+   top, each row in visiting order (face-down spaces included; their identity
+   is in the state, never in an observation). Then rounds: each seat in pawn
+   order top to bottom takes a card in the next column (or, solo, scatters crow
+   Stones). Solo, after each round but the last: the tea decision (while the
+   Cup of Tea is held), C: the Crow Action card, and C: the face-down card it
+   places. Day end: Bounties, cleanup; solo: resolving the crow (pay, discard).
+4. After day 3: Cup of Tea, final scoring, outcome.
+
+Decks are sorted lists of card indexes (sets: their order does not exist);
+a deal is uniform over what remains.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from games.api import CHANCE, TERMINAL, Action, Outcome, State, ranks_from_keys
+from games.floriferous import actions as A
+from games.floriferous.cards import (
+    BOUNTIES,
+    BOUNTY_INDEX,
+    BOUNTY_MATCH,
+    CARD_IDS,
+    CARD_INDEX,
+    CROW_ACTIONS,
+    CROW_INDEX,
+    DESIRE_CARDS,
+    FIRST_DESIRE,
+    GARDEN_CARDS,
+    NUM_CARDS,
+    SOLO_GARDEN_CARDS,
+    CrowRow,
+)
+from games.floriferous.scoring import (
+    breakdowns_json,
+    bounty_met_ix,
+    final_breakdowns_ix,
+    mood,
+    tea_winner,
+)
+
+if TYPE_CHECKING:
+    from games.floriferous.game import FloriferousGame
+
+TOTAL_STONES = 24
+"""Stones in the box (Rulebook: "Contents")."""
+FLOWER_TOKENS = 3
+"""Flower Tokens per player (Rulebook: "Game Setup", step 6)."""
+DAYS = 3
+"""Days per game (Rulebook: "Gameplay")."""
+
+# Phases.
+P_BOUNTY, P_START, P_DEAL, P_TURN, P_TEA, P_CROW, P_CROW_DEAL, P_PAY, P_DISCARD, P_OVER = range(10)
+PHASE_NAMES: tuple[str, ...] = (
+    "setup_bounties", "setup_start_player", "deal", "turn", "tea", "crow", "crow_deal",
+    "pay_crow", "discard", "game_over",
+)
+"""Observation names of the phases, by phase number."""
+
+_EMPTY = -1
+_CHANCE_PHASES = frozenset((P_BOUNTY, P_START, P_DEAL, P_CROW, P_CROW_DEAL))
+
+
+class FloriferousState(State):
+    """A position of a Floriferous match (see the module docstring for the flow).
+
+    Only the hooks of :class:`games.api.State` are public behaviour; the extra
+    public method :meth:`resample_hidden` serves the conformance tests.
+    """
+
+    game: FloriferousGame
+
+    def __init__(self, game: FloriferousGame) -> None:
+        super().__init__(game)
+        lay = game.layout
+        n = game.num_players
+        self._n = n
+        self._solo = n == 1
+        self._comp = bool(game.options["competitive_bounties"])
+        self._lay = lay
+        self._nrows = lay.num_rows
+        self._ncols = lay.columns
+        cells = lay.cells
+        self._desire_start = lay.desire_index * lay.columns  # first cell of the Desire row
+        self._row_index = lay.row_index
+        self._stone_at = lay.stone
+        # per column: (cell, TakeCard table base of its row) for every row, top first
+        self._column_cells = [
+            [(ri * lay.columns + c, lay.rows[ri] * _TAKE_STRIDE) for ri in range(lay.num_rows)]
+            for c in range(lay.columns)
+        ]
+        # garden: flat per cell (row_index * columns + column_index, visiting order)
+        self._card = [_EMPTY] * cells
+        self._fd = [False] * cells
+        self._st = [0] * cells
+        self._dealt_at = [-1] * cells  # history index of the deal that filled the cell
+        # decks: sorted lists of card indexes, plus membership flags
+        garden = SOLO_GARDEN_CARDS if self._solo else GARDEN_CARDS
+        self._gdeck = list(garden)
+        self._ddeck = list(DESIRE_CARDS)
+        indeck = bytearray(NUM_CARDS)
+        for x in garden:
+            indeck[x] = 1
+        for x in DESIRE_CARDS:
+            indeck[x] = 1
+        self._indeck = indeck
+        # bounties
+        self._bpool = list(range(len(BOUNTIES)))
+        self._bounties: list[int] = []
+        self._bcols: list[list[list[int]]] = []  # [bounty position][day column] -> seats
+        self._bdone = [0] * n  # bitmask of bounty positions a seat completed (or lost, competitive)
+        # players
+        self._coll: list[list[int]] = [[] for _ in range(n)]
+        self._stones = [0] * n
+        self._supply = TOTAL_STONES
+        self._prow = [lay.pawn_rows[0]] * n if n == 1 else [0] * n
+        self._pcol = [-1] * n
+        # day / round / turn
+        self._day = 0
+        self._round = 0
+        self._order: list[int] = []
+        self._ti = 0
+        self._queue: list[int] = []
+        self._qi = 0
+        # tea and crow
+        self._tea_holder = 0 if self._solo else -1
+        self._tea_tossed = False
+        self._crow_deck: list[int] = list(range(len(CROW_ACTIONS))) if self._solo else []
+        self._crow_disc: list[int] = []
+        self._crow_last = -1
+        self._crow_card = 0
+        self._crow_target = -1
+        self._result: Outcome | None = None
+        self._phase = P_BOUNTY
+        self._cur = CHANCE
+
+    # -- framework hooks --------------------------------------------------------------
+    def _current_player(self) -> int:
+        return self._cur
+
+    def _chance_seq(self) -> list[int]:
+        """Outcome indexes of the current chance node, in the canonical order."""
+        ph = self._phase
+        if ph == P_DEAL:
+            return self._ddeck if self._queue[self._qi] >= self._desire_start else self._gdeck
+        if ph == P_CROW_DEAL:
+            return self._ddeck if self._crow_target >= self._desire_start else self._gdeck
+        if ph == P_BOUNTY:
+            return self._bpool
+        if ph == P_START:
+            return list(range(self._n))
+        if ph == P_CROW:
+            return self._crow_deck or sorted(self._crow_disc)
+        raise AssertionError("not a chance node")
+
+    def _chance_table(self) -> tuple[Action, ...]:
+        ph = self._phase
+        if ph in (P_DEAL, P_CROW_DEAL):
+            return A.DEAL
+        if ph == P_BOUNTY:
+            return A.REVEAL_BOUNTY
+        if ph == P_START:
+            return A.START
+        return A.REVEAL_CROW
+
+    def _chance_outcomes(self) -> list[tuple[Action, Fraction]]:
+        seq = self._chance_seq()
+        table = self._chance_table()
+        p = Fraction(1, len(seq))
+        return [(table[i], p) for i in seq]
+
+    def _sample_chance(self, rng: random.Random) -> Action:
+        # Same draw as the default (uniform: outcomes[rng.randrange(len)]), without Fractions.
+        if self._phase == P_DEAL:
+            seq = self._ddeck if self._queue[self._qi] >= self._desire_start else self._gdeck
+            return _DEAL_TABLE[seq[rng.randrange(len(seq))]]
+        seq = self._chance_seq()
+        return self._chance_table()[seq[rng.randrange(len(seq))]]
+
+    def _is_legal(self, action: Action) -> bool:
+        t = type(action)
+        if self._cur == CHANCE:
+            ph = self._phase
+            if t is A.DealCard:
+                if ph == P_DEAL:
+                    cell = self._queue[self._qi]
+                elif ph == P_CROW_DEAL:
+                    cell = self._crow_target
+                else:
+                    return False
+                x = CARD_INDEX.get(action.card)  # type: ignore[attr-defined]
+                if x is None or not self._indeck[x]:
+                    return False
+                return (x >= FIRST_DESIRE) == (cell >= self._desire_start)
+            if t is A.RevealBounty:
+                b = BOUNTY_INDEX.get(action.bounty)  # type: ignore[attr-defined]
+                return ph == P_BOUNTY and b is not None and b in self._bpool
+            if t is A.ChooseStartPlayer:
+                s = action.seat  # type: ignore[attr-defined]
+                return ph == P_START and 0 <= s < self._n
+            if t is A.RevealCrow:
+                c = CROW_INDEX.get(action.crow)  # type: ignore[attr-defined]
+                return ph == P_CROW and c is not None and c in (self._crow_deck or self._crow_disc)
+            return False
+        if t is A.TakeCard and self._phase == P_TURN:
+            # Fast path: the named space holds exactly the card (or a face-down card) and Stones named.
+            ri = self._row_index[action.row]  # type: ignore[attr-defined]
+            if ri < 0:
+                return False
+            cell = ri * self._ncols + self._round
+            x = self._card[cell]
+            if x < 0 or action.stones != self._st[cell]:  # type: ignore[attr-defined]
+                return False
+            return action.card == ("" if self._fd[cell] else CARD_IDS[x])  # type: ignore[attr-defined]
+        cache = self._legal_cache
+        if cache is None:
+            cache = self._legal_actions()
+        return action in cache
+
+    def _legal_actions(self) -> list[Action]:
+        ph = self._phase
+        if ph == P_TURN:
+            c = self._round
+            card = self._card
+            st = self._st
+            fd = self._fd
+            table = _TAKE_TABLE
+            out: list[Action] = []
+            for cell, base in self._column_cells[c]:
+                x = card[cell]
+                if x >= 0:
+                    k = st[cell]
+                    if k < 2:
+                        out.append(table[(base + (0 if fd[cell] else x + 1)) * 2 + k])
+                    else:
+                        out.append(A.take(base // _TAKE_STRIDE, -1 if fd[cell] else x, k))
+                elif st[cell]:
+                    out.append(A.scatter(base // _TAKE_STRIDE, st[cell]))
+            if not out:
+                rows = self._lay.rows
+                taken = {self._prow[s] for s in range(self._n) if self._pcol[s] == c}
+                out = [A.MOVE_EMPTY[rows[ri]] for ri in range(self._nrows) if ri not in taken]  # type: ignore[misc]
+            return out
+        if ph == P_TEA:
+            return [A.KEEP, A.TOSS]
+        if ph == P_PAY:
+            return list(A.PAY[: min(self._stones[0], self._crow_card) + 1])
+        if ph == P_DISCARD:
+            return [A.DISCARD[x] for x in sorted(set(self._coll[0]))]
+        return []
+
+    def _apply(self, action: Action) -> None:
+        _DISPATCH[type(action)](self, action)
+
+    def _view(self, seat: int | None) -> dict[str, Any]:
+        from games.floriferous.observation import build_observation
+
+        return build_observation(self, seat)
+
+    def _outcome(self) -> Outcome:
+        if self._result is None:
+            self._result = self._score()
+        return self._result
+
+    # -- chance actions ------------------------------------------------------------------
+    def _do_reveal_bounty(self, a: A.RevealBounty) -> None:
+        b = BOUNTY_INDEX[a.bounty]
+        self._bpool.remove(b)
+        self._bounties.append(b)
+        self._bcols.append([[] for _ in range(DAYS)])
+        if len(self._bounties) == 3:
+            if self._solo:
+                self._begin_day()
+            else:
+                self._phase = P_START
+
+    def _do_start(self, a: A.ChooseStartPlayer) -> None:
+        # Rulebook: "Game Setup", steps 7-8: the starting player's pawn goes to the
+        # top Garden row, then clockwise (increasing seat) to the next Garden rows.
+        n = self._n
+        for k in range(n):
+            self._prow[(a.seat + k) % n] = self._lay.pawn_rows[k]
+        self._begin_day()
+
+    def _do_deal(self, a: A.DealCard) -> None:
+        x = CARD_INDEX[a.card]
+        (self._ddeck if x >= FIRST_DESIRE else self._gdeck).remove(x)
+        self._indeck[x] = 0
+        if self._phase == P_DEAL:
+            qi = self._qi
+            cell = self._queue[qi]
+            self._card[cell] = x
+            self._dealt_at[cell] = len(self.history)
+            if self._stone_at[cell] and self._supply:
+                self._st[cell] = 1
+                self._supply -= 1
+            self._qi = qi = qi + 1
+            if qi < len(self._queue) and (self._gdeck if self._queue[qi] < self._desire_start else self._ddeck):
+                return  # common case: the next space can be dealt
+            self._advance_deal()
+        else:
+            cell = self._crow_target
+            self._card[cell] = x
+            self._fd[cell] = True
+            self._dealt_at[cell] = len(self.history)
+            self._crow_target = -1
+            self._next_round()
+
+    def _do_reveal_crow(self, a: A.RevealCrow) -> None:
+        # Rulebook: "Playing the Solo Game": discard the named row's card in the
+        # next column (its Stone to the supply), then place a face-down card from
+        # the matching deck or 1-2 Stones in the vacated space.
+        c = CROW_INDEX[a.crow]
+        if not self._crow_deck:  # exhausted: the discard pile becomes the new deck
+            self._crow_deck = sorted(self._crow_disc)
+            self._crow_disc = []
+        self._crow_deck.remove(c)
+        self._crow_disc.append(c)
+        self._crow_last = c
+        crow = CROW_ACTIONS[c]
+        ri = 0 if crow.row is CrowRow.TOP else 1 if crow.row is CrowRow.MIDDLE else self._nrows - 1
+        cell = ri * self._ncols + self._round + 1
+        self._supply += self._st[cell]
+        self._card[cell] = _EMPTY
+        self._fd[cell] = False
+        self._st[cell] = 0
+        self._dealt_at[cell] = -1
+        if crow.replacement == "stones":
+            k = min(crow.stones, self._supply)
+            self._st[cell] = k
+            self._supply -= k
+            self._next_round()
+        elif self._ddeck if cell >= self._desire_start else self._gdeck:
+            self._crow_target = cell
+            self._phase = P_CROW_DEAL
+        else:  # the matching deck is empty: the space stays empty
+            self._next_round()
+
+    # -- decisions -------------------------------------------------------------------------
+    def _do_take(self, a: A.TakeCard) -> None:
+        seat = self._cur
+        ri = self._row_index[a.row]
+        c = self._round
+        cell = ri * self._ncols + c
+        x = self._card[cell]
+        self._coll[seat].append(x)
+        st = self._st
+        if st[cell]:
+            self._stones[seat] += st[cell]
+            st[cell] = 0
+        self._card[cell] = _EMPTY
+        self._fd[cell] = False
+        self._dealt_at[cell] = -1
+        self._prow[seat] = ri
+        self._pcol[seat] = c
+        if self._comp:
+            self._competitive_bounties(seat, x)
+        ti = self._ti + 1
+        if ti < len(self._order):  # common case: the next seat of this round
+            self._ti = ti
+            self._cur = self._order[ti]
+        else:
+            self._next_turn()
+
+    def _do_scatter(self, a: A.ScatterStones) -> None:
+        # Rulebook: "Scattering Stones": return them to the supply, take no card.
+        seat = self._cur
+        ri = self._lay.row_index[a.row]
+        cell = ri * self._ncols + self._round
+        self._supply += self._st[cell]
+        self._st[cell] = 0
+        self._prow[seat] = ri
+        self._pcol[seat] = self._round
+        self._next_turn()
+
+    def _do_move_empty(self, a: A.MoveToEmpty) -> None:
+        seat = self._cur
+        self._prow[seat] = self._lay.row_index[a.row]
+        self._pcol[seat] = self._round
+        self._next_turn()
+
+    def _do_tea(self, a: A.TossTea) -> None:
+        if a.toss:  # Rulebook: "Tossing Tea": back to the box, no crow this round
+            self._tea_holder = -1
+            self._tea_tossed = True
+            self._next_round()
+        else:
+            self._phase = P_CROW
+            self._cur = CHANCE
+
+    def _do_pay(self, a: A.PayCrow) -> None:
+        k = a.stones
+        self._stones[0] -= k
+        self._crow_card -= k
+        self._supply += 2 * k
+        self._crow_penalty()
+
+    def _do_discard(self, a: A.DiscardCard) -> None:
+        self._coll[0].remove(CARD_INDEX[a.card])
+        self._supply += self._crow_card
+        self._crow_card = 0
+        self._after_day()
+
+    # -- flow -------------------------------------------------------------------------------
+    def _begin_day(self) -> None:
+        """Lay out a new garden (Rulebook: "Begin a New Day"); pawns keep their rows."""
+        self._round = 0
+        self._pcol = [-1] * self._n
+        self._fd = list(self._lay.face_down)
+        self._queue = list(range(self._lay.cells))
+        self._qi = 0
+        self._phase = P_DEAL
+        self._cur = CHANCE
+        self._advance_deal()
+
+    def _advance_deal(self) -> None:
+        queue = self._queue
+        last = self._desire_start
+        while self._qi < len(queue):
+            if self._ddeck if queue[self._qi] >= last else self._gdeck:
+                return
+            self._fd[queue[self._qi]] = False  # deck ran dry: the space stays empty
+            self._qi += 1
+        self._start_round()
+
+    def _start_round(self) -> None:
+        # Rulebook: "Playing the Game": going from top to bottom, each player takes a turn.
+        prow = self._prow
+        self._order = sorted(range(self._n), key=prow.__getitem__)
+        self._ti = 0
+        self._phase = P_TURN
+        self._cur = self._order[0]
+
+    def _next_turn(self) -> None:
+        self._ti += 1
+        if self._ti < len(self._order):
+            self._cur = self._order[self._ti]
+        elif self._solo and self._round < self._ncols - 1:
+            # No Crow Action card after the last round of the day.
+            if self._tea_holder == 0:
+                self._phase = P_TEA
+                self._cur = 0
+            else:
+                self._phase = P_CROW
+                self._cur = CHANCE
+        else:
+            self._next_round()
+
+    def _next_round(self) -> None:
+        self._round += 1
+        if self._round == self._ncols:
+            self._end_day()
+        else:
+            self._start_round()
+
+    def _end_day(self) -> None:
+        """Bounties, then cleanup (Rulebook: "Day End, Cleanup, and Bounty Cards")."""
+        day = self._day
+        if not self._comp:
+            for seat in range(self._n):
+                done = self._bdone[seat]
+                coll = self._coll[seat]
+                for pos, b in enumerate(self._bounties):
+                    if not done >> pos & 1 and bounty_met_ix(b, coll):
+                        done |= 1 << pos
+                        self._bcols[pos][day].append(seat)
+                self._bdone[seat] = done
+        card = self._card
+        st = self._st
+        for cell in range(len(card)):
+            if st[cell]:
+                if card[cell] < 0:  # crow Stones: onto the Crow Card (Rulebook: "Resolving the Crow", 1)
+                    self._crow_card += st[cell]
+                else:
+                    self._supply += st[cell]
+        cells = len(card)
+        self._card = [_EMPTY] * cells
+        self._st = [0] * cells
+        self._fd = [False] * cells
+        self._dealt_at = [-1] * cells
+        if self._solo:
+            if self._crow_card and self._stones[0]:
+                self._phase = P_PAY
+                self._cur = 0
+                return
+            self._crow_penalty()
+        else:
+            self._after_day()
+
+    def _crow_penalty(self) -> None:
+        # Rulebook: "Resolving the Crow", step 3.
+        if self._crow_card >= 4:
+            if self._coll[0]:
+                self._phase = P_DISCARD
+                self._cur = 0
+                return
+            self._supply += self._crow_card
+            self._crow_card = 0
+        self._after_day()
+
+    def _after_day(self) -> None:
+        if self._day == DAYS - 1:
+            self._phase = P_OVER
+            self._cur = TERMINAL
+            if not self._solo:
+                self._tea_holder = tea_winner(self._stones, self._prow)
+            return
+        self._day += 1
+        self._begin_day()
+
+    def _competitive_bounties(self, seat: int, x: int) -> None:
+        """Rulebook: "Competitive Alternative": a token goes on the moment the
+        requirements are met, into the first free column from today's on; with
+        no free column the Bounty no longer scores for this seat."""
+        done = self._bdone[seat]
+        for pos, b in enumerate(self._bounties):
+            # A newly met Bounty must use the card just taken.
+            if done >> pos & 1 or not BOUNTY_MATCH[b][x]:
+                continue
+            if bounty_met_ix(b, self._coll[seat]):
+                done |= 1 << pos
+                cols = self._bcols[pos]
+                for d in range(self._day, DAYS):
+                    if not cols[d]:
+                        cols[d].append(seat)
+                        break
+        self._bdone[seat] = done
+
+    # -- scoring ------------------------------------------------------------------------------
+    def bounty_points(self) -> list[int]:
+        """Bounty points per seat from the Flower Tokens placed so far."""
+        pts = [0] * self._n
+        for pos, b in enumerate(self._bounties):
+            for d, seats in enumerate(self._bcols[pos]):
+                for s in seats:
+                    pts[s] += BOUNTIES[b].points[d]
+        return pts
+
+    def _score(self) -> Outcome:
+        """Rulebook: "Final Scoring" (multiplayer) and "Scoring (Solo)"."""
+        parts = final_breakdowns_ix(
+            self._coll, self._stones, self.bounty_points(), self._tea_holder, sculptures_scored=not self._solo
+        )
+        scores = tuple(p.total for p in parts)
+        details: dict[str, Any] = {
+            "breakdown": breakdowns_json(parts),
+            "tea_holder": self._tea_holder,
+            "pawn_rows": [self._lay.rows[r] for r in self._prow],
+        }
+        if self._solo:
+            extended = bool(self.game.options["extended"])
+            details["mood"] = mood(scores[0], extended)
+            details["mood_chart"] = "extended" if extended else "standard"
+            details["tea_tossed"] = self._tea_tossed
+            return Outcome(scores, (1,), "third day complete", (), details)
+        # Tie-break: the player closest to the top position at the end of the third day.
+        ranks = ranks_from_keys([(scores[s], -self._prow[s]) for s in range(self._n)])
+        tied = len(set(scores)) < len(scores)
+        tie_breaks = ("pawn closest to the top at the end of day 3",) if tied else ()
+        return Outcome(scores, ranks, "third day complete", tie_breaks, details)
+
+    # -- state as data ------------------------------------------------------------------------
+    def _full_state(self) -> dict[str, Any]:
+        ids = CARD_IDS
+        return {
+            "phase": PHASE_NAMES[self._phase],
+            "current_player": self._cur,
+            "day": self._day,
+            "round": self._round,
+            "turn_order": list(self._order),
+            "turn_index": self._ti,
+            "deal_position": self._qi if self._phase == P_DEAL else -1,
+            "cells": [
+                [ids[x] if x >= 0 else "", self._fd[i], self._st[i]] for i, x in enumerate(self._card)
+            ],
+            "garden_deck": [ids[x] for x in self._gdeck],
+            "desire_deck": [ids[x] for x in self._ddeck],
+            "bounty_pool": [BOUNTIES[b].id for b in self._bpool],
+            "bounties": [BOUNTIES[b].id for b in self._bounties],
+            "bounty_columns": [[list(s) for s in cols] for cols in self._bcols],
+            "bounty_done": list(self._bdone),
+            "collections": [[ids[x] for x in c] for c in self._coll],
+            "stones": list(self._stones),
+            "supply": self._supply,
+            "pawns": [[self._prow[s], self._pcol[s]] for s in range(self._n)],
+            "tea_holder": self._tea_holder,
+            "tea_tossed": self._tea_tossed,
+            "crow_deck": [CROW_ACTIONS[c].id for c in self._crow_deck],
+            "crow_discard": [CROW_ACTIONS[c].id for c in self._crow_disc],
+            "crow_last": CROW_ACTIONS[self._crow_last].id if self._crow_last >= 0 else "",
+            "crow_card": self._crow_card,
+            "crow_target": self._crow_target,
+        }
+
+    def clone(self) -> FloriferousState:
+        """An independent copy sharing only immutable parts (game, layout, actions)."""
+        new = object.__new__(FloriferousState)
+        d = self.__dict__.copy()
+        for name in _LIST_FIELDS:
+            d[name] = d[name][:]
+        d["_indeck"] = bytearray(self._indeck)
+        d["_coll"] = [c[:] for c in self._coll]
+        d["_bcols"] = [[s[:] for s in cols] for cols in self._bcols]
+        d["history"] = self.history[:]
+        d["_legal_cache"] = None
+        new.__dict__.update(d)
+        return new
+
+    def resample_hidden(self, rng: random.Random) -> FloriferousState:
+        """A twin with the same public information and different hidden cards.
+
+        Every face-down card still lying in the garden is swapped for a card
+        drawn with ``rng`` from its deck (cards never dealt in this match), and
+        the history is replayed. Every observation and every legal action of the
+        twin equals this state's (FAULTS F-20); its :meth:`state_hash` differs
+        whenever something was swapped. Returns a clone when nothing is hidden
+        in the garden or the decks are empty.
+        """
+        hidden = [i for i, x in enumerate(self._card) if x >= 0 and self._fd[i]]
+        if not hidden:
+            return self.clone()
+        history = [a for _, a in self.history]
+        pools = {False: list(self._gdeck), True: list(self._ddeck)}
+        for cell in hidden:
+            pool = pools[self._card[cell] >= FIRST_DESIRE]
+            if not pool:
+                continue
+            x = pool.pop(rng.randrange(len(pool)))
+            history[self._dealt_at[cell]] = A.DEAL[x]
+        twin = self.game.new_initial_state()
+        for a in history:
+            twin.apply_action(a)
+        return twin
+
+
+_TAKE_TABLE = A.TAKE_TABLE
+_TAKE_STRIDE = A.TAKE_STRIDE
+_DEAL_TABLE = A.DEAL
+
+_LIST_FIELDS = (
+    "_card", "_fd", "_st", "_dealt_at", "_gdeck", "_ddeck", "_bpool", "_bounties", "_bdone",
+    "_stones", "_prow", "_pcol", "_order", "_queue", "_crow_deck", "_crow_disc",
+)
+
+_DISPATCH = {
+    A.RevealBounty: FloriferousState._do_reveal_bounty,
+    A.ChooseStartPlayer: FloriferousState._do_start,
+    A.DealCard: FloriferousState._do_deal,
+    A.RevealCrow: FloriferousState._do_reveal_crow,
+    A.TakeCard: FloriferousState._do_take,
+    A.ScatterStones: FloriferousState._do_scatter,
+    A.MoveToEmpty: FloriferousState._do_move_empty,
+    A.TossTea: FloriferousState._do_tea,
+    A.PayCrow: FloriferousState._do_pay,
+    A.DiscardCard: FloriferousState._do_discard,
+}
