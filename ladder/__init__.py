@@ -1,0 +1,179 @@
+"""Parterre's ladder: PostgreSQL schema and migrations, Elo maths, result recording, queries.
+
+The only package with database code (DESIGN §1, §6). It may import ``games``
+and ``proto``, never ``referee``, ``workers`` or ``parterre``.
+
+Public API (all functions take an open ``psycopg_pool.ConnectionPool`` unless noted):
+
+Connections and schema (:mod:`ladder.db`)
+    ``make_pool(url, *, min_size=1, max_size=10, timeout_s=10.0) -> ConnectionPool``
+    ``migrate(url, revision="head") -> str | None``  (alembic, advisory-locked, idempotent)
+    ``current_revision(url) -> str | None``; ``head_revision() -> str``
+    ``alembic_config(url=None)``, ``sqlalchemy_url(url)``, ``redact_url(url)``
+    ``connection(pool)`` (context manager), ``run_transaction(pool, fn, *, retries=5)``, ``is_unavailable(exc)``
+
+Elo, pure maths (:mod:`ladder.elo`)
+    ``expected(ra, rb) -> float``  (logistic: 1 / (1 + 10 ** ((rb - ra) / 400)))
+    ``pairwise_deltas(ratings, ranks, k=32.0) -> list[float]``  (K / (N - 1) per pair)
+    ``seat_outcomes(ranks) -> list[str]``; ``INITIAL_RATING``, ``DEFAULT_K``
+
+Bots and tokens (:mod:`ladder.bots`)
+    ``register_bot(pool, name, *, version="1", owner=None, redis=None, key=TOKENS_KEY) -> (bot_id, token)``
+    ``revoke_bot(pool, bot_id_or_name, *, redis=None, key=TOKENS_KEY) -> Bot``
+    ``publish_tokens(pool, redis_client, key=TOKENS_KEY) -> int``
+    ``issue_token(pool, bot_id_or_name, *, redis=None, key=TOKENS_KEY) -> str``  (rotation)
+    ``find_bot(pool, name_or_id) -> Bot | None``; ``list_bots(pool, *, include_revoked=False)``
+    ``token_hash(token) -> str``
+
+Tournaments (:mod:`ladder.tournaments`)
+    ``create_tournament(pool, *, name, game, bot_ids, player_counts=(2,), rounds=1,
+    time_control=None, game_options=None, format="round_robin") -> int``
+    ``plan_round_robin(pool, tournament_id) -> list[int]``  (idempotent, FAULTS F-12)
+    ``plan_match(pool, *, game_string, bot_ids, plan_key, time_control=None,
+    tournament_id=None, seed=None) -> int``  (one match, idempotent on plan_key)
+    ``tournament_status(pool, tournament_id) -> dict``; ``TimeControl``
+
+Running matches, for workers (:mod:`ladder.matches`)
+    ``claim_match(pool, match_id, worker, lease_s=600.0, *, max_attempts=None) -> MatchSpec | None``
+    ``extend_lease(pool, match_id, attempt, lease_s=600.0) -> bool``
+    ``record_result(pool, match_id, attempt, result, *, k=32.0) -> bool``
+    ``record_failed_attempt(pool, match_id, attempt, status, error, max_attempts) -> str``
+    ``requeue_expired(pool, *, max_attempts=None) -> dict[int, str]``  (the reaper)
+    ``requeue_worker(pool, worker, *, max_attempts=None) -> dict[int, str]``
+
+Reading (:mod:`ladder.queries`)
+    ``leaderboard(pool, game, *, limit=None, include_revoked=False) -> list[LeaderboardRow]``
+    ``recent_matches(pool, game=None, limit=20, *, status=None, tournament_id=None,
+    bot_id=None) -> list[MatchSummary]``
+    ``export_replay(pool, match_id) -> dict``; ``replay_json(pool, match_id) -> str | None``
+    ``tournament_standings(pool, tournament_id) -> list[StandingRow]``
+    ``rebuild_ratings(pool, game=None, *, k=32.0) -> dict``
+
+Errors (:mod:`ladder.errors`): ``LadderError`` and ``DatabaseUnavailableError``,
+``BotExistsError``, ``InvalidBotNameError``, ``BotNotFoundError``, ``BotRevokedError``,
+``TournamentError``, ``TournamentNotFoundError``, ``MatchNotFoundError``,
+``ResultError``. Errors of the rules engines (``games.api.UnknownGameError``,
+``games.api.InvalidOptionError``) pass through unchanged.
+"""
+
+from __future__ import annotations
+
+from ladder.bots import (
+    Bot,
+    find_bot,
+    issue_token,
+    list_bots,
+    publish_tokens,
+    register_bot,
+    revoke_bot,
+    token_hash,
+)
+from ladder.db import (
+    alembic_config,
+    connection,
+    current_revision,
+    head_revision,
+    make_pool,
+    migrate,
+    redact_url,
+    run_transaction,
+    sqlalchemy_url,
+)
+from ladder.elo import DEFAULT_K, INITIAL_RATING, expected, pairwise_deltas, seat_outcomes
+from ladder.errors import (
+    BotExistsError,
+    BotNotFoundError,
+    BotRevokedError,
+    DatabaseUnavailableError,
+    InvalidBotNameError,
+    LadderError,
+    MatchNotFoundError,
+    ResultError,
+    TournamentError,
+    TournamentNotFoundError,
+)
+from ladder.matches import (
+    MatchSpec,
+    claim_match,
+    extend_lease,
+    record_failed_attempt,
+    record_result,
+    requeue_expired,
+    requeue_worker,
+)
+from ladder.queries import (
+    LeaderboardRow,
+    MatchSummary,
+    SeatSummary,
+    StandingRow,
+    export_replay,
+    leaderboard,
+    rebuild_ratings,
+    recent_matches,
+    replay_json,
+    tournament_standings,
+)
+from ladder.tournaments import (
+    TimeControl,
+    create_tournament,
+    plan_match,
+    plan_round_robin,
+    tournament_status,
+)
+
+__all__ = [
+    "DEFAULT_K",
+    "INITIAL_RATING",
+    "Bot",
+    "BotExistsError",
+    "BotNotFoundError",
+    "BotRevokedError",
+    "DatabaseUnavailableError",
+    "InvalidBotNameError",
+    "LadderError",
+    "LeaderboardRow",
+    "MatchNotFoundError",
+    "MatchSpec",
+    "MatchSummary",
+    "ResultError",
+    "SeatSummary",
+    "StandingRow",
+    "TimeControl",
+    "TournamentError",
+    "TournamentNotFoundError",
+    "alembic_config",
+    "claim_match",
+    "connection",
+    "create_tournament",
+    "current_revision",
+    "expected",
+    "export_replay",
+    "extend_lease",
+    "find_bot",
+    "head_revision",
+    "issue_token",
+    "leaderboard",
+    "list_bots",
+    "make_pool",
+    "migrate",
+    "pairwise_deltas",
+    "plan_match",
+    "plan_round_robin",
+    "publish_tokens",
+    "rebuild_ratings",
+    "recent_matches",
+    "record_failed_attempt",
+    "record_result",
+    "redact_url",
+    "register_bot",
+    "replay_json",
+    "requeue_expired",
+    "requeue_worker",
+    "revoke_bot",
+    "run_transaction",
+    "seat_outcomes",
+    "sqlalchemy_url",
+    "token_hash",
+    "tournament_standings",
+    "tournament_status",
+]

@@ -82,7 +82,9 @@ def run_match(match_id: int) -> str:
     """
     cfg = _settings()
     pool = get_pool()
-    spec = ladder_matches.claim_match(pool, match_id, _worker_name(), lease_s=MAX_MATCH_DURATION_S + 60)
+    spec = ladder_matches.claim_match(
+        pool, match_id, _worker_name(), lease_s=MAX_MATCH_DURATION_S + 60, max_attempts=cfg["max_attempts"]
+    )
     if spec is None:
         return "skipped"
     log.info("match %s attempt %s: running", match_id, spec.attempt)
@@ -123,3 +125,24 @@ def _retry(pool: Any, spec: Any, status: str, error: str, cfg: dict[str, Any]) -
         run_match.apply_async((spec.match_id,), countdown=cfg["retry_delay_s"] * spec.attempt)
         return "requeued"
     return state
+
+
+@app.task(name="parterre.reap")
+def reap() -> int:
+    """End matches whose lease expired (their worker died or hung) and queue them again.
+
+    DESIGN §5 "A reaper task ends matches stuck past their maximum duration";
+    FAULTS F-10. The old attempt is marked ``infra_error``; a match that used up
+    its attempts becomes ``failed``.
+
+    Returns:
+        The number of matches queued again.
+    """
+    cfg = _settings()
+    changed = ladder_matches.requeue_expired(get_pool(), max_attempts=cfg["max_attempts"])
+    queued = 0
+    for match_id, status in changed.items():
+        if status == "planned":
+            run_match.delay(match_id)
+            queued += 1
+    return queued

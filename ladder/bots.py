@@ -1,0 +1,253 @@
+"""Bot registration, tokens and revocation (DESIGN §3, docs/architecture.md "Bot identity").
+
+A token is shown once, at registration; the ladder stores only its SHA-256
+hex digest (``bots.token_hash``). The live tokens are published to a Redis
+hash (default key ``parterre:bot_tokens``): field = sha256 hex of the token,
+value = bot id as decimal text. The referee checks ``Hello.token`` against that
+hash and has no database code. Revoking a bot deletes its field (FAULTS F-6);
+:func:`issue_token` rotates a live bot's token.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import psycopg.errors
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from ladder.db import connection
+from ladder.errors import BotExistsError, BotNotFoundError, BotRevokedError, InvalidBotNameError
+
+TOKENS_KEY = "parterre:bot_tokens"
+"""Default Redis hash of live token hashes (field sha256 hex -> bot id)."""
+
+MAX_NAME_LENGTH = 64
+"""Longest bot name (and version), in characters."""
+
+
+@dataclass(frozen=True, slots=True)
+class Bot:
+    """A registered bot (never carries the token or its hash).
+
+    Attributes:
+        id: bot id (PostgreSQL ``bigint``).
+        name: unique name, 1-64 printable characters.
+        version: free-form version label, 1-64 printable characters.
+        owner: who registered it, or ``None``.
+        revoked_at: when its token was revoked, or ``None`` while live.
+        created_at: registration time (UTC-aware).
+    """
+
+    id: int
+    name: str
+    version: str
+    owner: str | None
+    revoked_at: datetime | None
+    created_at: datetime
+
+    @property
+    def revoked(self) -> bool:
+        """True once the bot's token has been revoked."""
+        return self.revoked_at is not None
+
+
+def token_hash(token: str) -> str:
+    """SHA-256 hex digest of a bot token (the form stored and published)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _check_label(what: str, value: Any) -> str:
+    if not isinstance(value, str) or not 1 <= len(value) <= MAX_NAME_LENGTH:
+        raise InvalidBotNameError(f"bot {what} must be 1-{MAX_NAME_LENGTH} characters, got {value!r}")
+    if not value.isprintable() or value != value.strip():
+        raise InvalidBotNameError(
+            f"bot {what} {value!r} must be printable characters without leading or trailing spaces"
+        )
+    return value
+
+
+def _bot(row: dict[str, Any]) -> Bot:
+    return Bot(row["id"], row["name"], row["version"], row["owner"], row["revoked_at"], row["created_at"])
+
+
+_BOT_COLUMNS = "id, name, version, owner, revoked_at, created_at"
+
+
+def register_bot(
+    pool: ConnectionPool,
+    name: str,
+    *,
+    version: str = "1",
+    owner: str | None = None,
+    redis: Any = None,
+    key: str = TOKENS_KEY,
+) -> tuple[int, str]:
+    """Register a bot and return its id and its token (shown once, never stored).
+
+    Args:
+        pool: ladder connection pool.
+        name: unique bot name, 1-64 printable characters, no leading/trailing spaces.
+        version: version label, same rules as ``name``.
+        owner: optional owner label.
+        redis: a redis-py client; when given, the token hash is published to
+            the hash ``key`` at once (``HSET key sha256 bot_id``).
+        key: Redis hash of live tokens.
+
+    Returns:
+        ``(bot_id, token)``; the token is ``secrets.token_urlsafe(32)`` (43 characters).
+
+    Raises:
+        InvalidBotNameError: bad name or version.
+        BotExistsError: a bot with this name exists (revoked ones included).
+    """
+    _check_label("name", name)
+    _check_label("version", version)
+    token = secrets.token_urlsafe(32)
+    digest = token_hash(token)
+    try:
+        with connection(pool) as conn:
+            row = conn.execute(
+                "INSERT INTO bots (name, version, owner, token_hash) VALUES (%s, %s, %s, %s) RETURNING id",
+                (name, version, owner, digest),
+            ).fetchone()
+    except psycopg.errors.UniqueViolation as exc:
+        if "name" in str(exc.diag.constraint_name or ""):
+            raise BotExistsError(f"a bot named {name!r} is already registered") from None
+        raise
+    assert row is not None
+    bot_id = int(row[0])
+    if redis is not None:
+        redis.hset(key, digest, str(bot_id))
+    return bot_id, token
+
+
+def _where(name_or_id: int | str) -> tuple[str, tuple[Any, ...]]:
+    """SQL condition for a bot reference: an int is an id; a str is a name, or an id
+    when it is all digits and no bot has that name."""
+    if isinstance(name_or_id, int) and not isinstance(name_or_id, bool):
+        return "id = %s", (name_or_id,)
+    if isinstance(name_or_id, str) and name_or_id.isdigit():
+        return (
+            "(name = %s OR (id = %s AND NOT EXISTS (SELECT 1 FROM bots n WHERE n.name = %s)))",
+            (name_or_id, int(name_or_id), name_or_id),
+        )
+    return "name = %s", (name_or_id,)
+
+
+def find_bot(pool: ConnectionPool, name_or_id: int | str) -> Bot | None:
+    """Look a bot up by id or name; revoked bots included.
+
+    Args:
+        pool: ladder connection pool.
+        name_or_id: an ``int`` is an id; a ``str`` is a name, or an id when it
+            is all digits and no bot has that name (``"7"`` from a command line).
+
+    Returns:
+        The bot, or ``None`` if there is none.
+    """
+    where, params = _where(name_or_id)
+    with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
+        row = cur.execute(f"SELECT {_BOT_COLUMNS} FROM bots WHERE {where}", params).fetchone()
+    return _bot(row) if row else None
+
+
+def list_bots(pool: ConnectionPool, *, include_revoked: bool = False) -> list[Bot]:
+    """All bots ordered by id; revoked ones only when ``include_revoked``."""
+    where = "" if include_revoked else "WHERE revoked_at IS NULL"
+    with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(f"SELECT {_BOT_COLUMNS} FROM bots {where} ORDER BY id").fetchall()
+    return [_bot(r) for r in rows]
+
+
+def revoke_bot(pool: ConnectionPool, bot: int | str, *, redis: Any = None, key: str = TOKENS_KEY) -> Bot:
+    """Revoke a bot's token: stamp ``revoked_at`` and remove it from the Redis hash.
+
+    Revoking twice keeps the first ``revoked_at``. The bot's matches and
+    ratings are kept. FAULTS F-6.
+
+    Args:
+        pool: ladder connection pool.
+        bot: bot id or name, as for :func:`find_bot`.
+        redis: a redis-py client; when given, ``HDEL key <token hash>``.
+        key: Redis hash of live tokens.
+
+    Returns:
+        The bot as stored after revocation.
+
+    Raises:
+        BotNotFoundError: no such bot.
+    """
+    where, params = _where(bot)
+    with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
+        row = cur.execute(
+            f"UPDATE bots SET revoked_at = coalesce(revoked_at, now()) WHERE {where} "
+            f"RETURNING {_BOT_COLUMNS}, token_hash",
+            params,
+        ).fetchone()
+    if row is None:
+        raise BotNotFoundError(f"no bot {bot!r}")
+    if redis is not None:
+        redis.hdel(key, row["token_hash"])
+    return _bot(row)
+
+
+def issue_token(pool: ConnectionPool, bot: int | str, *, redis: Any = None, key: str = TOKENS_KEY) -> str:
+    """Give a live bot a new token; the old one stops working (token rotation).
+
+    Args:
+        pool: ladder connection pool.
+        bot: bot id or name, as for :func:`find_bot`.
+        redis: a redis-py client; when given, the old hash is removed from
+            ``key`` and the new one added, in one ``MULTI``/``EXEC``.
+        key: Redis hash of live tokens.
+
+    Returns:
+        The new token (shown once, never stored).
+
+    Raises:
+        BotNotFoundError: no such bot.
+        BotRevokedError: the bot is revoked (register a new bot instead).
+    """
+    token = secrets.token_urlsafe(32)
+    digest = token_hash(token)
+    where, params = _where(bot)
+    with connection(pool) as conn, conn.transaction():
+        row = conn.execute(f"SELECT id, token_hash, revoked_at FROM bots WHERE {where} FOR UPDATE", params).fetchone()
+        if row is None:
+            raise BotNotFoundError(f"no bot {bot!r}")
+        bot_id, old, revoked_at = row
+        if revoked_at is not None:
+            raise BotRevokedError(f"bot {bot!r} is revoked; register a new bot")
+        conn.execute("UPDATE bots SET token_hash = %s WHERE id = %s", (digest, bot_id))
+    if redis is not None:
+        pipe = redis.pipeline(transaction=True)
+        pipe.hdel(key, old)
+        pipe.hset(key, digest, str(bot_id))
+        pipe.execute()
+    return token
+
+
+def publish_tokens(pool: ConnectionPool, redis_client: Any, key: str = TOKENS_KEY) -> int:
+    """Rewrite the Redis hash ``key`` from the ``bots`` table (field sha256 -> bot id).
+
+    Revoked bots are absent. The delete and the rewrite run in one Redis
+    ``MULTI``/``EXEC`` transaction, so the referee never sees an empty or
+    half-written hash.
+
+    Returns:
+        Number of live tokens published.
+    """
+    with connection(pool) as conn:
+        rows = conn.execute("SELECT token_hash, id FROM bots WHERE revoked_at IS NULL ORDER BY id").fetchall()
+    mapping = {digest: str(bot_id) for digest, bot_id in rows}
+    pipe = redis_client.pipeline(transaction=True)
+    pipe.delete(key)
+    if mapping:
+        pipe.hset(key, mapping=mapping)
+    pipe.execute()
+    return len(mapping)

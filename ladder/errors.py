@@ -1,0 +1,50 @@
+"""Errors raised by the ladder package.
+
+Every error derives from :class:`LadderError`; each also derives from the
+built-in class a caller would naturally catch (``ValueError`` for bad input,
+``LookupError`` for a missing row, ``ConnectionError`` for an unreachable
+server). Errors of the rules engines (``games.api.UnknownGameError``,
+``games.api.InvalidOptionError``) pass through unchanged.
+"""
+
+from __future__ import annotations
+
+
+class LadderError(Exception):
+    """Base class of every error raised by ``ladder``."""
+
+
+class DatabaseUnavailableError(LadderError, ConnectionError):
+    """The PostgreSQL server cannot be reached; the message names the URL without its password."""
+
+
+class BotExistsError(LadderError, ValueError):
+    """A bot with this name is already registered (bot names are unique)."""
+
+
+class InvalidBotNameError(LadderError, ValueError):
+    """A bot name or version is empty, too long, or has non-printable characters."""
+
+
+class BotNotFoundError(LadderError, LookupError):
+    """No bot has this id or name."""
+
+
+class BotRevokedError(LadderError, ValueError):
+    """The bot's token was revoked; it cannot get a new token or join a tournament."""
+
+
+class TournamentError(LadderError, ValueError):
+    """A tournament cannot be created or planned as asked (too few bots, bad player count, ...)."""
+
+
+class TournamentNotFoundError(LadderError, LookupError):
+    """No tournament has this id."""
+
+
+class MatchNotFoundError(LadderError, LookupError):
+    """No match has this id."""
+
+
+class ResultError(LadderError, ValueError):
+    """A match result is malformed or does not fit the planned match (seats, bots, ranks)."""

@@ -1,0 +1,491 @@
+"""What workers call to run matches: claim, record a result, record a failed attempt.
+
+The source of truth for "who runs this match" is the ``matches`` row: its
+``status`` and ``attempt`` number (DESIGN §5). A worker claims a ``planned``
+match, which makes it ``running`` with ``attempt + 1`` and a lease; it then
+records exactly one outcome for that attempt:
+
+* :func:`record_result` — the match finished: seats, replay, ratings, all in
+  one transaction, accepted only for the running attempt (FAULTS F-11, F-14,
+  F-15, F-16, F-17);
+* :func:`record_failed_attempt` — ``infra_error`` or ``aborted_no_show``:
+  unrated, the match goes back to ``planned`` or, at the attempt limit, to
+  ``failed`` / ``aborted_no_show`` (DESIGN §4, FAULTS F-7, F-8, F-10).
+
+A worker that dies leaves a ``running`` match whose lease runs out;
+:func:`requeue_expired` (the reaper) or :func:`requeue_worker` (a worker
+coming back under the same name, FAULTS F-13) mark that attempt
+``infra_error`` and plan the match again.
+
+Every write takes the ``matches`` row lock first, then (for results) the
+rating rows in bot-id order.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import zstandard
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from ladder import elo
+from ladder.db import connection, run_transaction
+from ladder.errors import MatchNotFoundError, ResultError
+
+log = logging.getLogger(__name__)
+
+VERDICTS = ("normal", "timeout", "illegal_action", "disconnect", "crash", "resigned", "no_show")
+"""Per-seat verdicts of the referee (DESIGN §4)."""
+
+FAILED_ATTEMPT_STATUSES = ("infra_error", "aborted_no_show")
+"""Outcomes of an attempt that end it without a result (never rated)."""
+
+DEFAULT_LEASE_S = 600.0
+"""Default lease of a claim, in seconds; extend it with :func:`extend_lease` for long matches."""
+
+REPLAY_FORMAT = "parterre-replay/1"
+"""Replay format assumed when the replay JSON has no ``format`` field."""
+
+ZSTD_LEVEL = 3
+"""zstd compression level of stored replays."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSpec:
+    """Everything a worker needs to run one attempt of a match (cf. ``RunMatchRequest``).
+
+    Attributes:
+        match_id: match id.
+        attempt: attempt number this claim owns (1 for the first run).
+        game_string: canonical game string, e.g. ``floriferous(players=3)``.
+        seed: match seed (hex); secret until the match ends.
+        seat_bot_ids: bot id per seat, seat 0 first.
+        time_control: ``{"base_ms", "increment_ms", "cap_ms", "margin_ms"}`` in milliseconds.
+        game: registry name of the game.
+        seed_commitment: ``sha256(seed ascii)`` hex, published at match start.
+        tournament_id: tournament of the match, or ``None``.
+        lease_until: when the claim expires unless extended (UTC-aware).
+    """
+
+    match_id: int
+    attempt: int
+    game_string: str
+    seed: str
+    seat_bot_ids: tuple[int, ...]
+    time_control: dict[str, int]
+    game: str = ""
+    seed_commitment: str = ""
+    tournament_id: int | None = None
+    lease_until: datetime | None = None
+
+
+def claim_match(
+    pool: ConnectionPool,
+    match_id: int,
+    worker: str,
+    lease_s: float = DEFAULT_LEASE_S,
+    *,
+    max_attempts: int | None = None,
+) -> MatchSpec | None:
+    """Claim a match for one attempt: ``planned`` -> ``running``, ``attempt + 1``.
+
+    Also inserts the ``match_attempts`` row (status ``running``). A match
+    that is ``running`` with an expired lease is taken over: its old attempt
+    becomes ``infra_error`` first (or, when that attempt was number
+    ``max_attempts``, the match becomes ``failed`` and ``None`` is returned).
+
+    Args:
+        pool: ladder connection pool.
+        match_id: the match.
+        worker: name of the claiming worker (stored as ``claimed_by``).
+        lease_s: seconds the claim lasts; longer than the longest match, or
+            renewed with :func:`extend_lease`.
+        max_attempts: attempt limit used when taking over an expired lease.
+
+    Returns:
+        The :class:`MatchSpec` of the new attempt, or ``None`` when the match
+        is finished, failed, aborted, or running under a live lease (a second
+        delivery of the same task does nothing: FAULTS F-11).
+
+    Raises:
+        MatchNotFoundError: no such match.
+    """
+
+    def claim(conn: Any) -> MatchSpec | None:
+        row = conn.execute(
+            "SELECT status, attempt, lease_until IS NOT NULL AND lease_until < now() FROM matches "
+            "WHERE id = %s FOR UPDATE",
+            (match_id,),
+        ).fetchone()
+        if row is None:
+            raise MatchNotFoundError(f"no match with id {match_id}")
+        status, attempt, expired = row
+        if status == "running" and expired:
+            _end_attempt(conn, match_id, attempt, "infra_error", f"lease expired; taken over by {worker}")
+            if max_attempts is not None and attempt >= max_attempts:
+                conn.execute(
+                    "UPDATE matches SET status = 'failed', claimed_by = NULL, lease_until = NULL WHERE id = %s",
+                    (match_id,),
+                )
+                return None
+        elif status != "planned":
+            return None
+        with conn.cursor(row_factory=dict_row) as cur:
+            m = cur.execute(
+                "UPDATE matches SET status = 'running', attempt = attempt + 1, claimed_by = %s, "
+                "lease_until = now() + make_interval(secs => %s), started_at = now() WHERE id = %s "
+                "RETURNING attempt, game, game_string, seed, seed_commitment, time_control, tournament_id, "
+                "lease_until",
+                (worker, float(lease_s), match_id),
+            ).fetchone()
+        conn.execute(
+            "INSERT INTO match_attempts (match_id, attempt, status, worker) VALUES (%s, %s, 'running', %s)",
+            (match_id, m["attempt"], worker),
+        )
+        seats = conn.execute("SELECT bot_id FROM seats WHERE match_id = %s ORDER BY seat", (match_id,)).fetchall()
+        return MatchSpec(
+            match_id=match_id,
+            attempt=m["attempt"],
+            game_string=m["game_string"],
+            seed=m["seed"],
+            seat_bot_ids=tuple(int(s[0]) for s in seats),
+            time_control=dict(m["time_control"]),
+            game=m["game"],
+            seed_commitment=m["seed_commitment"],
+            tournament_id=m["tournament_id"],
+            lease_until=m["lease_until"],
+        )
+
+    return run_transaction(pool, claim)
+
+
+def extend_lease(pool: ConnectionPool, match_id: int, attempt: int, lease_s: float = DEFAULT_LEASE_S) -> bool:
+    """Renew the lease of a running attempt to ``now + lease_s`` seconds.
+
+    Returns:
+        True if the match is still running under this attempt (lease renewed),
+        False otherwise (the attempt was taken over or ended: stop running it).
+    """
+    with connection(pool) as conn:
+        cur = conn.execute(
+            "UPDATE matches SET lease_until = now() + make_interval(secs => %s) "
+            "WHERE id = %s AND status = 'running' AND attempt = %s",
+            (float(lease_s), match_id, attempt),
+        )
+        return cur.rowcount == 1
+
+
+def _end_attempt(conn: Any, match_id: int, attempt: int, status: str, error: str | None) -> None:
+    conn.execute(
+        "UPDATE match_attempts SET status = %s, error = %s, ended_at = now() "
+        "WHERE match_id = %s AND attempt = %s AND status = 'running'",
+        (status, None if error is None else str(error)[:4000], match_id, attempt),
+    )
+
+
+# -- results ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _SeatResult:
+    seat: int
+    bot_id: int
+    rank: int
+    score: float | None
+    verdict: str
+    time_used_ms: int | None
+    decisions: int | None
+
+
+def _opt_int(value: Any, what: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ResultError(f"{what} must be a non-negative int or null, got {value!r}")
+    return value
+
+
+def _parse_result(result: Mapping[str, Any]) -> tuple[list[_SeatResult], str, dict[str, Any]]:
+    if not isinstance(result, Mapping):
+        raise ResultError(f"result must be a dict, got {type(result).__name__}")
+    if result.get("status") != "finished":
+        raise ResultError(
+            f"record_result takes finished matches, got status {result.get('status')!r}; "
+            "use record_failed_attempt for infra_error / aborted_no_show"
+        )
+    raw_seats = result.get("seats")
+    if not isinstance(raw_seats, list) or not raw_seats:
+        raise ResultError("result['seats'] must be a non-empty list")
+    seats = []
+    for s in raw_seats:
+        try:
+            seat, bot_id, rank, verdict = s["seat"], s["bot_id"], s["rank"], s.get("verdict", "normal")
+        except (KeyError, TypeError):
+            raise ResultError(f"seat entry {s!r} lacks seat, bot_id or rank") from None
+        for what, v in (("seat", seat), ("bot_id", bot_id), ("rank", rank)):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise ResultError(f"seat {what} must be an int, got {v!r}")
+        if not 1 <= rank <= len(raw_seats):
+            raise ResultError(f"rank {rank} out of range 1..{len(raw_seats)}")
+        if verdict not in VERDICTS:
+            raise ResultError(f"unknown verdict {verdict!r}; expected one of {', '.join(VERDICTS)}")
+        score = s.get("score")
+        if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
+            raise ResultError(f"score must be a number or null, got {score!r}")
+        seats.append(
+            _SeatResult(
+                seat,
+                bot_id,
+                rank,
+                None if score is None else float(score),
+                verdict,
+                _opt_int(s.get("time_used_ms"), "time_used_ms"),
+                _opt_int(s.get("decisions"), "decisions"),
+            )
+        )
+    seats.sort(key=lambda x: x.seat)
+    replay_json = result.get("replay_json")
+    if not isinstance(replay_json, str):
+        raise ResultError("result['replay_json'] must be the replay JSON text (str)")
+    try:
+        replay = json.loads(replay_json)
+    except json.JSONDecodeError as exc:
+        raise ResultError(f"replay_json is not valid JSON: {exc}") from None
+    if not isinstance(replay, dict):
+        raise ResultError("replay_json must hold a JSON object")
+    return seats, replay_json, replay
+
+
+def record_result(
+    pool: ConnectionPool,
+    match_id: int,
+    attempt: int,
+    result: Mapping[str, Any],
+    *,
+    k: float = elo.DEFAULT_K,
+) -> bool:
+    """Record a finished match exactly once, with its replay and rating update, in ONE transaction.
+
+    Steps (one transaction, retried on serialization failure or deadlock,
+    FAULTS F-17): lock the match row and check it is ``running`` with this
+    ``attempt``; fill in the seats; store the replay (zstd of the UTF-8 JSON
+    text); lock the rating rows of the seated bots for the match's game in
+    bot-id order (missing rows are first inserted at 1500); take the next
+    ``result_seq`` (so results sharing a bot get ``result_seq`` in the order
+    they were applied); apply pairwise Elo (:func:`ladder.elo.pairwise_deltas`)
+    and write ``rating_history``; mark the match ``finished`` and the attempt
+    ``finished``.
+
+    Args:
+        pool: ladder connection pool.
+        match_id: the match.
+        attempt: the attempt number the caller claimed.
+        result: ``{"status": "finished", "seats": [{"seat", "bot_id", "rank",
+            "score", "verdict", "time_used_ms", "decisions"}], "replay_json": str}``
+            (the referee's ``MatchResult``); ranks are after the referee's
+            verdicts (a faulting seat is last), 1 = best, ties share a rank.
+        k: Elo K-factor (the ladder uses :data:`ladder.elo.DEFAULT_K`).
+
+    Returns:
+        True if recorded; False if the match is not running under this
+        attempt (already recorded, requeued, or never claimed) — then nothing
+        is written (FAULTS F-11).
+
+    Raises:
+        MatchNotFoundError: no such match.
+        ResultError: malformed result, or seats/bots that differ from the
+            planned ones, or a replay naming another match/attempt; nothing is written.
+    """
+    seats, replay_json, replay = _parse_result(result)
+    raw = replay_json.encode("utf-8")
+    blob = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(raw)
+    replay_format = str(replay.get("format") or REPLAY_FORMAT)
+    if "match_id" in replay and replay["match_id"] != match_id:
+        raise ResultError(f"replay is for match {replay['match_id']}, not {match_id}")
+    if "attempt" in replay and replay["attempt"] != attempt:
+        raise ResultError(f"replay is for attempt {replay['attempt']}, not {attempt}")
+
+    def write(conn: Any) -> bool:
+        row = conn.execute(
+            "SELECT status, attempt, game FROM matches WHERE id = %s FOR UPDATE", (match_id,)
+        ).fetchone()
+        if row is None:
+            raise MatchNotFoundError(f"no match with id {match_id}")
+        status, current, game = row
+        if status != "running" or current != attempt:
+            log.info(
+                "match %s: result for attempt %s ignored (status %s, attempt %s)", match_id, attempt, status, current
+            )
+            return False
+        planned = dict(conn.execute("SELECT seat, bot_id FROM seats WHERE match_id = %s", (match_id,)).fetchall())
+        got = {s.seat: s.bot_id for s in seats}
+        if got != planned:
+            raise ResultError(f"match {match_id}: result seats {got} differ from the planned seats {planned}")
+        conn.cursor().executemany(
+            "UPDATE seats SET rank = %s, score = %s, verdict = %s, time_used_ms = %s, decisions = %s "
+            "WHERE match_id = %s AND seat = %s",
+            [(s.rank, s.score, s.verdict, s.time_used_ms, s.decisions, match_id, s.seat) for s in seats],
+        )
+        conn.execute(
+            "INSERT INTO replays (match_id, format, data, raw_bytes) VALUES (%s, %s, %s, %s)",
+            (match_id, replay_format, blob, len(raw)),
+        )
+        seq = _apply_ratings(conn, match_id, game, seats, k)
+        conn.execute(
+            "UPDATE matches SET status = 'finished', finished_at = now(), result_seq = %s, lease_until = NULL "
+            "WHERE id = %s",
+            (seq, match_id),
+        )
+        _end_attempt(conn, match_id, attempt, "finished", None)
+        return True
+
+    return run_transaction(pool, write)
+
+
+def _apply_ratings(conn: Any, match_id: int, game: str, seats: list[_SeatResult], k: float) -> int:
+    """Lock rating rows in bot-id order, take the next result_seq, apply Elo; returns result_seq."""
+    bot_ids = sorted(s.bot_id for s in seats)
+    conn.execute(
+        "INSERT INTO ratings (bot_id, game, elo) SELECT b, %s, %s FROM unnest(%s::bigint[]) WITH ORDINALITY AS t(b, o) "
+        "ORDER BY o ON CONFLICT (bot_id, game) DO NOTHING",
+        (game, elo.INITIAL_RATING, bot_ids),
+    )
+    current = dict(
+        conn.execute(
+            "SELECT bot_id, elo FROM ratings WHERE game = %s AND bot_id = ANY(%s::bigint[]) ORDER BY bot_id FOR UPDATE",
+            (game, bot_ids),
+        ).fetchall()
+    )
+    seq = int(conn.execute("SELECT nextval('match_result_seq')").fetchone()[0])
+    before = [current[s.bot_id] for s in seats]
+    ranks = [s.rank for s in seats]
+    deltas = elo.pairwise_deltas(before, ranks, k)
+    outcomes = elo.seat_outcomes(ranks)
+    conn.cursor().executemany(
+        "UPDATE ratings SET elo = %s, games = games + 1, wins = wins + %s, draws = draws + %s, "
+        "losses = losses + %s, score_sum = score_sum + %s, last_played = greatest(last_played, now()) "
+        "WHERE bot_id = %s AND game = %s",
+        [
+            (b + d, int(o == "win"), int(o == "draw"), int(o == "loss"), s.score or 0.0, s.bot_id, game)
+            for s, b, d, o in zip(seats, before, deltas, outcomes, strict=True)
+        ],
+    )
+    conn.cursor().executemany(
+        "INSERT INTO rating_history (match_id, bot_id, game, result_seq, elo_before, elo_after, delta) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+        [(match_id, s.bot_id, game, seq, b, b + d, d) for s, b, d in zip(seats, before, deltas, strict=True)],
+    )
+    return seq
+
+
+# -- failed attempts and the reaper ----------------------------------------------------------
+
+
+def record_failed_attempt(
+    pool: ConnectionPool, match_id: int, attempt: int, status: str, error: str | None, max_attempts: int
+) -> str:
+    """End an attempt without a result (never rated; DESIGN §4, FAULTS F-7, F-8).
+
+    The attempt row gets ``status`` and ``error``. The match goes back to
+    ``planned`` for a new attempt, or — when ``attempt >= max_attempts`` — to
+    ``failed`` (for ``infra_error``) or ``aborted_no_show`` for good.
+
+    Args:
+        pool: ladder connection pool.
+        match_id: the match.
+        attempt: the attempt number the caller claimed.
+        status: ``"infra_error"`` or ``"aborted_no_show"``.
+        error: what happened (stored, truncated to 4000 characters).
+        max_attempts: attempts allowed in total (``PARTERRE_MATCH_ATTEMPTS``).
+
+    Returns:
+        The match status afterwards: ``"planned"``, ``"failed"`` or
+        ``"aborted_no_show"``; when the match is not running under this
+        attempt, nothing is written and its current status is returned.
+
+    Raises:
+        ValueError: bad ``status`` or ``max_attempts`` < 1.
+        MatchNotFoundError: no such match.
+    """
+    if status not in FAILED_ATTEMPT_STATUSES:
+        raise ValueError(f"status must be one of {', '.join(FAILED_ATTEMPT_STATUSES)}, got {status!r}")
+    if max_attempts < 1:
+        raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
+
+    def write(conn: Any) -> str:
+        row = conn.execute("SELECT status, attempt FROM matches WHERE id = %s FOR UPDATE", (match_id,)).fetchone()
+        if row is None:
+            raise MatchNotFoundError(f"no match with id {match_id}")
+        current_status, current = row
+        if current_status != "running" or current != attempt:
+            return str(current_status)
+        _end_attempt(conn, match_id, attempt, status, error)
+        exhausted = "failed" if status == "infra_error" else "aborted_no_show"
+        new = exhausted if attempt >= max_attempts else "planned"
+        conn.execute(
+            "UPDATE matches SET status = %s, claimed_by = NULL, lease_until = NULL WHERE id = %s", (new, match_id)
+        )
+        return new
+
+    return run_transaction(pool, write)
+
+
+def _requeue(
+    pool: ConnectionPool, condition: str, params: dict[str, Any], error: str, max_attempts: int | None
+) -> dict[int, str]:
+    sql = f"""
+        WITH stale AS (
+            SELECT id, attempt FROM matches
+            WHERE status = 'running' AND {condition}
+            ORDER BY id FOR UPDATE SKIP LOCKED
+        ), ended AS (
+            UPDATE match_attempts a SET status = 'infra_error', error = %(error)s, ended_at = now()
+            FROM stale s WHERE a.match_id = s.id AND a.attempt = s.attempt AND a.status = 'running'
+        )
+        UPDATE matches m
+        SET status = CASE WHEN %(max)s::int IS NOT NULL AND m.attempt >= %(max)s::int THEN 'failed' ELSE 'planned' END,
+            claimed_by = NULL, lease_until = NULL
+        FROM stale s WHERE m.id = s.id
+        RETURNING m.id, m.status
+    """
+
+    def write(conn: Any) -> dict[int, str]:
+        rows = conn.execute(sql, {**params, "error": error, "max": max_attempts}).fetchall()
+        return {int(mid): str(st) for mid, st in sorted(rows)}
+
+    return run_transaction(pool, write)
+
+
+def requeue_expired(pool: ConnectionPool, *, max_attempts: int | None = None) -> dict[int, str]:
+    """The reaper: end running attempts whose lease expired, and plan their matches again.
+
+    Each such attempt becomes ``infra_error`` (a dead worker is never the
+    bots' fault, DESIGN §4); its match goes back to ``planned``, or to
+    ``failed`` when ``max_attempts`` is given and reached (FAULTS F-10, F-14,
+    F-15). Matches whose row is locked at that moment (a result being
+    recorded) are skipped.
+
+    Returns:
+        ``{match_id: new status}`` of the matches changed.
+    """
+    return _requeue(pool, "lease_until < now()", {}, "lease expired (worker lost)", max_attempts)
+
+
+def requeue_worker(pool: ConnectionPool, worker: str, *, max_attempts: int | None = None) -> dict[int, str]:
+    """End every running attempt claimed by ``worker`` and plan those matches again.
+
+    For a worker that restarts (or reconnects after losing its connections)
+    under the same name: its abandoned attempts become ``infra_error`` at once
+    instead of waiting for their leases (FAULTS F-13). Same rules as
+    :func:`requeue_expired`.
+
+    Returns:
+        ``{match_id: new status}`` of the matches changed.
+    """
+    return _requeue(pool, "claimed_by = %(worker)s", {"worker": worker}, f"worker {worker} restarted", max_attempts)
