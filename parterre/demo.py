@@ -140,12 +140,13 @@ def wait_for_tournament(
     ) as progress:
         task = progress.add_task(label or f"tournament {tournament_id}", total=None)
         while True:
-            counts = dict(tournaments.tournament_status(pool, tournament_id))
-            total = sum(counts.values())
-            done = sum(counts.get(s, 0) for s in DONE_STATUSES)
+            status = tournaments.tournament_status(pool, tournament_id)
+            counts = {s: int(status[s]) for s in tournaments.MATCH_STATUSES}
+            total = int(status["total"])
+            done = sum(counts[s] for s in DONE_STATUSES)
             progress.update(task, total=total or None, completed=done)
-            if total and done == total:
-                return counts
+            if status["complete"]:
+                return {s: n for s, n in counts.items() if n}
             if time.monotonic() > deadline:
                 raise TimeoutError(f"tournament {tournament_id}: {total - done} matches still pending")
             if children is not None:

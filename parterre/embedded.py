@@ -56,12 +56,18 @@ class EmbeddedPostgres:
         Raises:
             EmbeddedServiceError: pgserver could not start PostgreSQL.
         """
-        import pgserver
+        import warnings
+
         import psycopg
 
         self.home.mkdir(parents=True, exist_ok=True)
         try:
-            self._server = pgserver.get_server(self.home / "pg", cleanup_mode="stop")
+            with warnings.catch_warnings():
+                # platformdirs warns when XDG_RUNTIME_DIR is unset (containers, CI); its fallback is fine.
+                warnings.simplefilter("ignore")
+                import pgserver
+
+                self._server = pgserver.get_server(self.home / "pg", cleanup_mode="stop")
         except Exception as exc:  # pgserver raises plain exceptions of several kinds
             raise EmbeddedServiceError(
                 f"could not start the embedded PostgreSQL in {self.home / 'pg'}: {exc}. "
