@@ -1,0 +1,587 @@
+"""The Python bot SDK (DESIGN §3): subclass :class:`Bot`, implement ``choose``.
+
+Example::
+
+    from bots.sdk import Bot
+
+    class FirstBot(Bot):
+        name = "first"
+
+        def choose(self, request):
+            return 0                      # index into request.legal_actions
+
+    FirstBot().run("127.0.0.1:50051", token="...")   # blocks; reconnects with backoff
+
+A bot keeps one ``Referee.Connect`` stream open and plays up to
+``max_concurrent_matches`` matches over it at once. Each
+:class:`DecisionRequest` is self-contained (game, seat, observation, legal
+actions, clock), so a bot may be stateless (lichess-bot's habit). Pings are
+answered with Pongs by the SDK. ``choose`` may be a plain function (called
+inline; set ``threaded = True`` to run it in a worker thread) or a coroutine
+function (run as its own task, so slow thinking in one match does not stall
+the others).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import operator
+import random
+import time
+from collections import deque
+from collections.abc import Awaitable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import grpc.aio
+from google.protobuf import json_format
+
+from proto.parterre.v1 import referee_pb2 as pb
+
+log = logging.getLogger(__name__)
+
+CONNECT_METHOD = "/parterre.v1.Referee/Connect"
+
+CHANNEL_OPTIONS = [
+    ("grpc.keepalive_time_ms", 10_000),
+    ("grpc.keepalive_timeout_ms", 5000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.max_receive_message_length", 64 << 20),
+]
+
+
+class AuthenticationError(RuntimeError):
+    """The referee refused the token (missing, unknown or revoked); not retried."""
+
+
+try:
+    from orjson import loads as _loads
+except ImportError:  # pragma: no cover - optional speed-up for bots
+    _loads = json.loads  # type: ignore[assignment,unused-ignore]
+
+
+def decode_observation(msg: pb.Observation) -> dict[str, Any]:
+    """The observation dict: the JSON text when present, else the typed message
+    (``MessageToDict(preserving_proto_field_name=True)``)."""
+    if msg.json:
+        out: dict[str, Any] = _loads(msg.json)
+        return out
+    which = msg.WhichOneof("game")
+    return {} if which is None else json_format.MessageToDict(getattr(msg, which), preserving_proto_field_name=True)
+
+
+def decode_action(msg: pb.LegalAction) -> dict[str, Any]:
+    """An action dict of a ``LegalAction`` (JSON text, else the typed message)."""
+    if msg.json:
+        out: dict[str, Any] = _loads(msg.json)
+        return out
+    which = msg.WhichOneof("typed")
+    return {} if which is None else json_format.MessageToDict(getattr(msg, which), preserving_proto_field_name=True)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchInfo:
+    """A match this bot is seated in (from ``MatchStarted``).
+
+    Attributes:
+        match_id: the ladder's match id.
+        game / game_string / options: ``"floriferous"``, ``"floriferous(players=2)"``, options as text.
+        seat: this bot's seat (0-based); num_players: seats in the match.
+        players: per seat ``{"seat", "bot_id", "name", "version"}``.
+        time_control: ``{"base_ms", "increment_ms", "cap_ms", "margin_ms"}``.
+        seed_commitment: sha256 hex of the seed, revealed at the end.
+    """
+
+    match_id: int
+    game: str
+    game_string: str
+    options: dict[str, str]
+    seat: int
+    num_players: int
+    players: list[dict[str, Any]]
+    time_control: dict[str, int]
+    seed_commitment: str
+
+    @classmethod
+    def from_message(cls, m: pb.MatchStarted) -> MatchInfo:
+        """Build from a ``MatchStarted`` message."""
+        return cls(
+            match_id=m.match_id, game=m.game, game_string=m.game_string, options=dict(m.options),
+            seat=m.seat, num_players=m.num_players,
+            players=[{"seat": p.seat, "bot_id": p.bot_id, "name": p.name, "version": p.version} for p in m.players],
+            time_control={"base_ms": m.time_control.base_ms, "increment_ms": m.time_control.increment_ms,
+                          "cap_ms": m.time_control.cap_ms, "margin_ms": m.time_control.margin_ms},
+            seed_commitment=m.seed_commitment,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """How a match ended for this bot (from ``MatchEnded``).
+
+    Attributes:
+        match_id / seat: the match and this bot's seat (-1 if unknown).
+        ranks / scores / verdicts: per seat.
+        reason: why it ended; seed: the revealed seed; status: finished,
+            aborted_no_show or infra_error.
+    """
+
+    match_id: int
+    seat: int
+    ranks: list[int]
+    scores: list[float]
+    verdicts: list[str]
+    reason: str
+    seed: str
+    status: str
+
+    @property
+    def rank(self) -> int | None:
+        """This bot's rank (1 = winner), None when unknown."""
+        return self.ranks[self.seat] if 0 <= self.seat < len(self.ranks) else None
+
+    @property
+    def verdict(self) -> str | None:
+        """This bot's verdict, None when unknown."""
+        return self.verdicts[self.seat] if 0 <= self.seat < len(self.verdicts) else None
+
+
+class DecisionRequest:
+    """One decision to make; what ``Bot.choose`` receives.
+
+    Attributes:
+        raw: the ``DecisionRequest`` protobuf message.
+        match: the :class:`MatchInfo` (None if MatchStarted was missed).
+        received_at: ``time.monotonic()`` when it was read.
+    """
+
+    __slots__ = ("raw", "match", "received_at", "_obs", "_legal")
+
+    def __init__(self, raw: pb.DecisionRequest, match: MatchInfo | None, received_at: float) -> None:
+        self.raw = raw
+        self.match = match
+        self.received_at = received_at
+        self._obs: dict[str, Any] | None = None
+        self._legal: list[dict[str, Any]] | None = None
+
+    @property
+    def match_id(self) -> int:
+        """The match."""
+        return self.raw.match_id
+
+    @property
+    def seq(self) -> int:
+        """Sequence number to echo in the Decision."""
+        return self.raw.seq
+
+    @property
+    def seat(self) -> int:
+        """This bot's seat in the match."""
+        return self.raw.seat
+
+    @property
+    def game(self) -> str:
+        """Registry name of the game (``"floriferous"``)."""
+        return self.raw.game
+
+    @property
+    def time_left_ms(self) -> int:
+        """Bank left (increment included) when the request was sent."""
+        return self.raw.time_left_ms
+
+    @property
+    def deadline_ms(self) -> int:
+        """Milliseconds allowed for this decision (margin not included)."""
+        return self.raw.deadline_ms
+
+    def remaining_ms(self) -> float:
+        """``deadline_ms`` minus the time since the request was read."""
+        return self.raw.deadline_ms - (time.monotonic() - self.received_at) * 1000.0
+
+    @property
+    def num_actions(self) -> int:
+        """Number of legal actions; answer with an index in ``range(num_actions)``."""
+        return len(self.raw.legal_actions)
+
+    @property
+    def observation(self) -> dict[str, Any]:
+        """The seat's observation as a dict (decoded on first use)."""
+        if self._obs is None:
+            self._obs = decode_observation(self.raw.observation)
+        return self._obs
+
+    @property
+    def typed_observation(self) -> Any:
+        """The typed observation message (``FloriferousObservation`` ...), or None."""
+        which = self.raw.observation.WhichOneof("game")
+        return None if which is None else getattr(self.raw.observation, which)
+
+    @property
+    def legal_actions(self) -> list[dict[str, Any]]:
+        """Legal actions as dicts, in index order (decoded on first use)."""
+        if self._legal is None:
+            self._legal = [decode_action(a) for a in self.raw.legal_actions]
+        return self._legal
+
+    @property
+    def labels(self) -> list[str]:
+        """Short human labels of the legal actions, in index order."""
+        return [a.label for a in self.raw.legal_actions]
+
+
+@dataclass
+class BotStats:
+    """What a bot saw, for logs and tests.
+
+    Attributes:
+        welcomes: number of Welcome messages (one per successful connection).
+        bot_id: id the referee announced.
+        matches: MatchInfo by match id (latest MatchStarted).
+        results: MatchEnded results in arrival order.
+        rejections: DecisionRejected messages received.
+        errors: Error messages received.
+        decisions: Decisions sent.
+    """
+
+    welcomes: int = 0
+    bot_id: int = 0
+    matches: dict[int, MatchInfo] = field(default_factory=dict)
+    results: list[MatchResult] = field(default_factory=list)
+    rejections: list[pb.DecisionRejected] = field(default_factory=list)
+    errors: list[pb.Error] = field(default_factory=list)
+    decisions: int = 0
+
+
+class _Outbox:
+    """Ordered writes on one stream: direct from the caller when idle, else via a writer task."""
+
+    __slots__ = ("call", "backlog", "wake", "writing")
+
+    def __init__(self, call: Any) -> None:
+        self.call = call
+        self.backlog: deque[Any] = deque()
+        self.wake = asyncio.Event()
+        self.writing = False
+
+    def put(self, msg: Any) -> None:
+        self.backlog.append(msg)
+        if not self.writing:
+            self.wake.set()
+
+    async def put_now(self, msg: Any) -> None:
+        if self.writing or self.backlog:
+            self.put(msg)
+            return
+        self.writing = True
+        try:
+            await self.call.write(msg)
+        except (grpc.aio.AioRpcError, grpc.aio.UsageError, RuntimeError):
+            pass  # the reader sees the stream end
+        finally:
+            self.writing = False
+            if self.backlog:
+                self.wake.set()
+
+    async def run(self) -> None:
+        backlog = self.backlog
+        try:
+            while True:
+                await self.wake.wait()
+                self.wake.clear()
+                while backlog and not self.writing:
+                    self.writing = True
+                    try:
+                        await self.call.write(backlog.popleft())
+                    finally:
+                        self.writing = False
+        except (grpc.aio.AioRpcError, grpc.aio.UsageError, RuntimeError):
+            pass
+
+
+def _serialize(message: Any) -> bytes:
+    """Request serializer accepting messages or raw bytes (misbehaving test bots)."""
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+class Bot:
+    """Base class of Python bots. Override :meth:`choose`; the rest is optional.
+
+    Class attributes (overridable per instance through ``__init__``):
+        name / version: shown on the ladder (Hello.bot_name / bot_version).
+        games: game names the bot plays (informational).
+        max_concurrent_matches: matches played at once over one connection.
+        threaded: run a synchronous ``choose`` in a worker thread.
+
+    Attributes:
+        stats: :class:`BotStats`.
+        received: set to a list to record every ``RefereeMessage`` read (tests).
+    """
+
+    name = "bot"
+    version = "1"
+    games: tuple[str, ...] = ()
+    max_concurrent_matches = 1
+    threaded = False
+
+    def __init__(
+        self, *, name: str | None = None, version: str | None = None, games: Iterable[str] | None = None,
+        max_concurrent_matches: int | None = None,
+    ) -> None:
+        if name is not None:
+            self.name = name
+        if version is not None:
+            self.version = version
+        if games is not None:
+            self.games = tuple(games)
+        if max_concurrent_matches is not None:
+            self.max_concurrent_matches = max_concurrent_matches
+        self.stats = BotStats()
+        self.received: list[pb.RefereeMessage] | None = None
+        self._call: Any = None
+        self._outbox: _Outbox | None = None
+        self._stop: asyncio.Event | None = None
+        self._reconnect_after_s: float | None = 0.0
+        self._async_choose = inspect.iscoroutinefunction(self.choose)
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- to override ------------------------------------------------------------------
+    def choose(self, request: DecisionRequest) -> int | Awaitable[int]:
+        """Return the index of the chosen legal action (or a coroutine giving it).
+
+        Args:
+            request: the decision (observation, legal actions, clock).
+
+        Returns:
+            An index in ``range(request.num_actions)``.
+        """
+        raise NotImplementedError
+
+    def on_match_started(self, match: MatchInfo) -> None:
+        """Called when a match starts (and again after a reconnect)."""
+
+    def on_match_ended(self, result: MatchResult) -> None:
+        """Called when a match ends; ``result.seed`` reveals the seed."""
+
+    def on_rejected(self, rejected: pb.DecisionRejected) -> None:
+        """Called when the referee rejects a Decision (duplicate, stale, late, ...)."""
+        log.warning("%s: decision %s of match %s rejected: %s", self.name, rejected.seq, rejected.match_id,
+                    rejected.reason)
+
+    def on_error(self, error: pb.Error) -> None:
+        """Called for an Error message from the referee."""
+        log.warning("%s: referee error %s: %s", self.name, pb.ErrorCode.Name(error.code), error.message)
+
+    def make_decision(self, request: DecisionRequest, index: Any) -> pb.BotMessage | bytes | None:
+        """The message answering ``request`` with ``index`` (None: send nothing).
+
+        Misbehaving test bots override this; ordinary bots do not need to.
+        """
+        if type(index) is not int:
+            try:
+                index = operator.index(index)  # numpy integers and the like
+            except TypeError:
+                log.error("%s: choose returned %r, not an int; the referee will judge it illegal", self.name, index)
+                index = None
+        return pb.BotMessage(decision={"match_id": request.raw.match_id, "seq": request.raw.seq, "action_index": index})
+
+    def hello(self, token: str) -> pb.BotMessage:
+        """The Hello message sent first on every connection."""
+        return pb.BotMessage(hello=pb.Hello(
+            token=token, bot_name=self.name, bot_version=self.version, games=list(self.games),
+            max_concurrent_matches=self.max_concurrent_matches,
+        ))
+
+    # -- running ----------------------------------------------------------------------
+    def run(self, address: str, token: str, **kwargs: Any) -> None:
+        """Connect and play until stopped (blocking; see :meth:`arun` for the arguments).
+
+        Raises:
+            AuthenticationError: the token was refused.
+        """
+        asyncio.run(self.arun(address, token, **kwargs))
+
+    async def arun(
+        self, address: str, token: str, *, reconnect: bool = True, stop_after_matches: int | None = None,
+        initial_backoff_s: float = 0.2, max_backoff_s: float = 10.0,
+    ) -> None:
+        """Connect and play until :meth:`stop`, cancellation or ``stop_after_matches`` results.
+
+        Args:
+            address: referee ``host:port``.
+            token: the bot's secret token.
+            reconnect: reconnect after the stream ends (exponential backoff with
+                jitter from ``initial_backoff_s`` to ``max_backoff_s``; reset
+                after each Welcome).
+            stop_after_matches: return after this many MatchEnded messages.
+
+        Raises:
+            AuthenticationError: the referee refused the token (never retried).
+        """
+        self._stop = asyncio.Event()
+        self._stop_after = stop_after_matches
+        backoff = initial_backoff_s
+        while not self._stop.is_set():
+            welcomes = self.stats.welcomes
+            self._reconnect_after_s = 0.0
+            try:
+                await self._connection(address, token)
+            except AuthenticationError:
+                raise
+            except grpc.aio.AioRpcError as exc:
+                log.info("%s: stream ended: %s %s", self.name, exc.code(), exc.details())
+            if self._stop.is_set() or not reconnect or self._reconnect_after_s is None:
+                return
+            if self.stats.welcomes > welcomes:
+                backoff = initial_backoff_s
+            delay = max(self._reconnect_after_s, backoff * random.uniform(0.8, 1.2))
+            try:
+                await asyncio.wait_for(self._stop.wait(), delay)
+                return
+            except TimeoutError:
+                pass
+            backoff = min(max_backoff_s, backoff * 2)
+
+    def stop(self) -> None:
+        """Ask :meth:`arun` to return (closes the stream)."""
+        if self._stop is not None:
+            self._stop.set()
+        if self._call is not None:
+            self._call.cancel()
+
+    def disconnect(self, reconnect_after_s: float | None = None) -> None:
+        """Drop the current stream abruptly (tests: a bot that vanishes).
+
+        Args:
+            reconnect_after_s: reconnect after this delay; None = do not reconnect.
+        """
+        self._reconnect_after_s = reconnect_after_s
+        if self._call is not None:
+            self._call.cancel()
+
+    def send(self, message: pb.BotMessage | bytes) -> None:
+        """Queue a message (or raw bytes) on the current stream."""
+        if self._outbox is not None:
+            self._outbox.put(message)
+
+    async def _connection(self, address: str, token: str) -> None:
+        async with grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
+            connect = channel.stream_stream(
+                CONNECT_METHOD, request_serializer=_serialize, response_deserializer=pb.RefereeMessage.FromString
+            )
+            call = self._call = connect()
+            outbox = self._outbox = _Outbox(call)
+            outbox.put(self.hello(token))
+            writer = asyncio.create_task(outbox.run())
+            try:
+                await self._read_loop(call)
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+                    raise AuthenticationError(exc.details() or "token refused") from None
+                if exc.code() != grpc.StatusCode.CANCELLED:
+                    raise
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise  # this task is being cancelled
+                return  # the call was cancelled locally (stop() / disconnect())
+            finally:
+                writer.cancel()
+                for task in list(self._tasks):
+                    task.cancel()
+                self._call = None
+                self._outbox = None
+                call.cancel()
+
+    async def _read_loop(self, call: Any) -> None:
+        stats = self.stats
+        outbox = self._outbox
+        assert outbox is not None
+        while True:
+            msg = await call.read()
+            if msg is grpc.aio.EOF:
+                status = await call.code()
+                if status in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+                    raise AuthenticationError(await call.details() or "token refused")
+                return
+            if self.received is not None:
+                self.received.append(msg)
+            kind = msg.WhichOneof("kind")
+            if kind == "decision_request":
+                raw = msg.decision_request
+                reply = self._on_request(DecisionRequest(raw, stats.matches.get(raw.match_id), time.monotonic()))
+                if reply is not None:
+                    stats.decisions += 1
+                    await outbox.put_now(reply)
+            elif kind == "ping":
+                outbox.put(pb.BotMessage(pong=pb.Pong(nonce=msg.ping.nonce)))
+            elif kind == "match_started":
+                info = MatchInfo.from_message(msg.match_started)
+                stats.matches[info.match_id] = info
+                self.on_match_started(info)
+            elif kind == "match_ended":
+                m = msg.match_ended
+                ended_info = stats.matches.pop(m.match_id) if m.match_id in stats.matches else None
+                result = MatchResult(m.match_id, ended_info.seat if ended_info else -1, list(m.ranks), list(m.scores),
+                                     list(m.verdicts), m.reason, m.seed, m.status)
+                stats.results.append(result)
+                self.on_match_ended(result)
+                if self._stop_after is not None and len(stats.results) >= self._stop_after:
+                    self.stop()
+            elif kind == "decision_rejected":
+                stats.rejections.append(msg.decision_rejected)
+                self.on_rejected(msg.decision_rejected)
+            elif kind == "welcome":
+                stats.welcomes += 1
+                stats.bot_id = msg.welcome.bot_id
+            elif kind == "error":
+                stats.errors.append(msg.error)
+                self.on_error(msg.error)
+
+    def _on_request(self, request: DecisionRequest) -> pb.BotMessage | bytes | None:
+        """Answer inline (plain ``choose``: returns the reply) or in a task (returns None)."""
+        if self._async_choose:
+            self._spawn(self._answer_async(request))
+            return None
+        if self.threaded:
+            self._spawn(self._answer_thread(request))
+            return None
+        try:
+            index = self.choose(request)
+        except Exception:
+            log.exception("%s: choose failed; answering 0", self.name)
+            index = 0
+        return self.make_decision(request, index)
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _answer_async(self, request: DecisionRequest) -> None:
+        try:
+            index = await self.choose(request)  # type: ignore[misc]
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("%s: choose failed; answering 0", self.name)
+            index = 0
+        self._answer(request, index)
+
+    async def _answer_thread(self, request: DecisionRequest) -> None:
+        try:
+            index = await asyncio.to_thread(self.choose, request)
+        except Exception:
+            log.exception("%s: choose failed; answering 0", self.name)
+            index = 0
+        self._answer(request, index)
+
+    def _answer(self, request: DecisionRequest, index: Any) -> None:
+        msg = self.make_decision(request, index)
+        if msg is not None and self._outbox is not None:
+            self.stats.decisions += 1
+            self._outbox.put(msg)

@@ -1,0 +1,158 @@
+"""Time control: bank, increment, per-decision cap and margin (DESIGN §4).
+
+Pure functions and a small per-seat clock; no I/O, no asyncio, so the rules are
+unit-tested with exact numbers (FAULTS F-01, F-03).
+
+The rules, for one seat and one decision:
+
+* **Bank mode** (``base_ms > 0``): the bank starts at ``base_ms``. Before each
+  decision ``increment_ms`` is added (Fischer). The time *allowed* for the
+  decision is ``min(bank, cap_ms)``, or the whole bank when ``cap_ms == 0``.
+  After the answer the bank loses the measured time, never going below 0.
+* **No bank** (``base_ms == 0``): every decision gets the same limit,
+  ``min`` of the positive values among ``increment_ms`` and ``cap_ms``; nothing
+  carries over between decisions. "1 s per decision" is
+  ``TimeControl(cap_ms=1000)`` (or ``increment_ms=1000``).
+* **Margin and the boundary**: an answer is on time iff
+  ``elapsed_ms <= allowed_ms + margin_ms`` — the boundary is **inclusive**:
+  an answer measured at exactly allowed + margin is accepted, one measured a
+  microsecond later is a ``timeout``. ``elapsed_ms`` is the referee's monotonic
+  time from handing the request to the transport to reading the answer; timing
+  a bot reports is ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class TimeControlError(ValueError):
+    """A time control that cannot be used (negative values, or no limit at all)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """A match's time control; all values in milliseconds.
+
+    Attributes:
+        base_ms: bank at the start of the match; 0 = no bank.
+        increment_ms: added to the bank before each decision; with no bank,
+            the per-decision limit (unless ``cap_ms`` is smaller).
+        cap_ms: upper bound on one decision; 0 = no cap.
+        margin_ms: transport grace added to every deadline.
+
+    Raises:
+        TimeControlError: a negative value, or no limit at all (all of
+            ``base_ms``, ``increment_ms`` and ``cap_ms`` are 0).
+    """
+
+    base_ms: int = 0
+    increment_ms: int = 0
+    cap_ms: int = 0
+    margin_ms: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("base_ms", "increment_ms", "cap_ms", "margin_ms"):
+            if getattr(self, name) < 0:
+                raise TimeControlError(f"time control: {name} must be >= 0, got {getattr(self, name)}")
+        if self.base_ms == 0 and self.increment_ms == 0 and self.cap_ms == 0:
+            raise TimeControlError("time control: set base_ms, increment_ms or cap_ms (no limit at all)")
+
+    @property
+    def has_bank(self) -> bool:
+        """True when the time control carries a bank between decisions."""
+        return self.base_ms > 0
+
+    def to_json(self) -> dict[str, int]:
+        """JSON-able dict with the four ``_ms`` fields (replay format)."""
+        return {
+            "base_ms": self.base_ms,
+            "increment_ms": self.increment_ms,
+            "cap_ms": self.cap_ms,
+            "margin_ms": self.margin_ms,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Allowance:
+    """What one decision may use.
+
+    Attributes:
+        allowed_ms: time allowed, margin not included (sent as ``deadline_ms``).
+        limit_ms: ``allowed_ms + margin_ms``: answers measured above it are late.
+        time_left_ms: the bank after the increment (sent as ``time_left_ms``);
+            equals ``allowed_ms`` with no bank.
+    """
+
+    allowed_ms: int
+    limit_ms: int
+    time_left_ms: int
+
+
+def allowance(tc: TimeControl, bank_ms: float) -> Allowance:
+    """The allowance of the next decision given the bank before it.
+
+    Args:
+        tc: the time control.
+        bank_ms: bank before this decision's increment (ignored with no bank).
+
+    Returns:
+        The :class:`Allowance`; ``allowed_ms`` is truncated to whole ms.
+    """
+    if tc.has_bank:
+        left = bank_ms + tc.increment_ms
+        allowed = min(left, tc.cap_ms) if tc.cap_ms > 0 else left
+    else:
+        limits = [v for v in (tc.increment_ms, tc.cap_ms) if v > 0]
+        allowed = left = min(limits)
+    allowed_i = int(allowed)
+    return Allowance(allowed_i, allowed_i + tc.margin_ms, int(left))
+
+
+def on_time(elapsed_ms: float, allowance_: Allowance) -> bool:
+    """True iff an answer measured at ``elapsed_ms`` is accepted (inclusive boundary)."""
+    return elapsed_ms <= allowance_.limit_ms
+
+
+def bank_after(tc: TimeControl, bank_ms: float, elapsed_ms: float) -> float:
+    """The bank after a decision that took ``elapsed_ms`` (never below 0).
+
+    Args:
+        tc: the time control.
+        bank_ms: bank before the decision's increment.
+        elapsed_ms: measured time of the decision.
+
+    Returns:
+        The new bank in ms; always 0 with no bank.
+    """
+    if not tc.has_bank:
+        return 0.0
+    return max(0.0, bank_ms + tc.increment_ms - elapsed_ms)
+
+
+class SeatClock:
+    """The clock of one seat during a match.
+
+    Attributes:
+        tc: the match's time control.
+        bank_ms: current bank (before the next increment).
+        used_ms: total measured time of this seat's decisions.
+    """
+
+    __slots__ = ("tc", "bank_ms", "used_ms", "_fixed")
+
+    def __init__(self, tc: TimeControl) -> None:
+        self.tc = tc
+        self.bank_ms: float = float(tc.base_ms)
+        self.used_ms: float = 0.0
+        self._fixed = None if tc.has_bank else allowance(tc, 0.0)  # the same every decision
+
+    def next_allowance(self) -> Allowance:
+        """Allowance of the next decision (does not change the clock)."""
+        return self._fixed or allowance(self.tc, self.bank_ms)
+
+    def charge(self, elapsed_ms: float) -> None:
+        """Record a decision that took ``elapsed_ms`` (on time or not)."""
+        if self._fixed is None:
+            self.bank_ms = bank_after(self.tc, self.bank_ms, elapsed_ms)
+        self.used_ms += elapsed_ms

@@ -1,0 +1,231 @@
+"""Observations and legal actions on the wire (DESIGN §3).
+
+Generic: a game's observation dict and ``Action.to_json()`` have exactly the
+shape of its protobuf messages (docs/architecture.md), so conversion is
+``google.protobuf.json_format.ParseDict`` driven by one table, game name ->
+(observation message, action message, oneof field). No per-game code.
+
+Every :class:`~proto.parterre.v1.referee_pb2.Observation` and
+:class:`~proto.parterre.v1.referee_pb2.LegalAction` also carries the canonical
+JSON text; a game without an entry in the table (test games, a game whose
+messages are not written yet) is sent as JSON only.
+
+Hot path (DESIGN §9): the typed message is first built by the protobuf
+constructor from the dict (upb does it in C, ~20x faster than ``ParseDict`` on
+a Floriferous observation); only when that fails (JSON-style camelCase names,
+int64 given as strings, ...) does ``ParseDict`` run, with its strict errors
+(tests check both give the same message for every observation and action of
+random playthroughs). The observation's JSON text is compact JSON in the
+engine's own key order, written by ``orjson`` when installed. Legal actions
+are immutable values, so their encoding is cached per (action, index) across
+the rooms of a game.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from games.api import Action
+from proto.parterre.v1 import floriferous_pb2, flowar_pb2, lafleur_pb2, referee_pb2
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class TypedCodec:
+    """The typed messages of one game.
+
+    Attributes:
+        observation: message class of ``state.observation(seat)``.
+        action: message class of ``action.to_json()``.
+        field: name of the oneof field in ``Observation.game`` and
+            ``LegalAction.typed`` (both use the same name).
+    """
+
+    observation: type[Message]
+    action: type[Message]
+    field: str
+
+
+TYPED: dict[str, TypedCodec] = {
+    "floriferous": TypedCodec(
+        floriferous_pb2.FloriferousObservation, floriferous_pb2.FloriferousAction, "floriferous"
+    ),
+    "lafleur": TypedCodec(lafleur_pb2.LaFleurObservation, lafleur_pb2.LaFleurAction, "lafleur"),
+    "flowar": TypedCodec(flowar_pb2.FlowarObservation, flowar_pb2.FlowarAction, "flowar"),
+}
+"""Game name -> typed messages. Games absent here are sent as JSON only."""
+
+
+class CodecError(ValueError):
+    """A dict does not fit the game's message (engine/proto mismatch)."""
+
+
+_CTOR_ERRORS = (TypeError, ValueError, KeyError, AttributeError)
+_encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+"""Canonical JSON text (same as ``games.api.canonical_json``), with the encoder built once."""
+_encode_obs_std = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+try:  # orjson: ~10x faster on a Floriferous observation (90 us -> 7 us on the reference machine)
+    import orjson
+
+    def _encode_obs(obs: Any) -> str | bytes:
+        """Compact JSON (UTF-8) in the engine's own, deterministic key order."""
+        try:
+            return orjson.dumps(obs)
+        except TypeError:  # e.g. non-string keys or huge ints: the standard library decides
+            return _encode_obs_std(obs)
+
+except ImportError:  # pragma: no cover - orjson is a dependency, this keeps the referee usable without it
+    _encode_obs = _encode_obs_std  # type: ignore[assignment,unused-ignore]
+
+
+def _build(container_cls: type[Message], spec: TypedCodec, kind: str, data: dict[str, Any], **fields: Any) -> Message:
+    """``container_cls(**fields)`` with ``spec.field`` set from ``data``.
+
+    Raises:
+        CodecError: ``data`` does not fit the typed message.
+    """
+    try:
+        return container_cls(**fields, **{spec.field: data})
+    except _CTOR_ERRORS:
+        msg = container_cls(**fields)
+        try:
+            json_format.ParseDict(data, getattr(msg, spec.field))
+        except json_format.ParseError as exc:
+            raise CodecError(f"{spec.field} {kind}: {exc}") from None
+        return msg
+
+
+_SHARED: dict[str, GameCodec] = {}
+
+
+def codec_for(game: str) -> GameCodec:
+    """The shared :class:`GameCodec` of ``game`` (its caches serve every room of the game)."""
+    codec = _SHARED.get(game)
+    if codec is None:
+        codec = _SHARED[game] = GameCodec(game)
+    return codec
+
+
+def to_typed(game: str, kind: str, data: dict[str, Any]) -> Message | None:
+    """Convert an observation (``kind="observation"``) or action dict to its typed message.
+
+    Returns:
+        The message, or None when the game has no typed messages.
+
+    Raises:
+        CodecError: the dict does not fit the message.
+    """
+    spec = TYPED.get(game)
+    if spec is None:
+        return None
+    cls = getattr(spec, kind)
+    try:
+        return cls(**data)
+    except _CTOR_ERRORS:
+        msg = cls()
+        try:
+            json_format.ParseDict(data, msg)
+        except json_format.ParseError as exc:
+            raise CodecError(f"{game} {kind}: {exc}") from None
+        return msg
+
+
+class GameCodec:
+    """Encodes one game's observations and legal actions (one shared per game: :func:`codec_for`).
+
+    Args:
+        game: registry name of the game.
+        strict: raise :class:`CodecError` on a mismatch; otherwise log it once
+            and send JSON only.
+    """
+
+    __slots__ = ("game", "spec", "strict", "_legal_cache", "_action_cache", "_warned")
+
+    _MAX_CACHE = 20_000
+
+    def __init__(self, game: str, *, strict: bool = False) -> None:
+        self.game = game
+        self.spec = TYPED.get(game)
+        self.strict = strict
+        self._legal_cache: dict[tuple[Action, int], referee_pb2.LegalAction] = {}
+        self._action_cache: dict[Action, tuple[dict[str, Any], str, str, str]] = {}
+        self._warned = False
+
+    def _mismatch(self, exc: CodecError) -> None:
+        if self.strict:
+            raise exc
+        if not self._warned:
+            self._warned = True
+            log.error("typed encoding of %s failed, sending JSON only: %s", self.game, exc)
+
+    def action_info(self, action: Action) -> tuple[dict[str, Any], str, str, str]:
+        """``(json dict, canonical JSON text, label, label as JSON text)`` of an action, cached."""
+        info = self._action_cache.get(action)
+        if info is None:
+            data = action.to_json()
+            label = action.label()
+            info = (data, _encode(data), label, _encode(label))
+            if len(self._action_cache) >= self._MAX_CACHE:
+                self._action_cache.clear()
+            self._action_cache[action] = info
+        return info
+
+    def legal_action(self, action: Action, index: int) -> referee_pb2.LegalAction:
+        """The ``LegalAction`` message of ``action`` at ``index`` (cached; do not mutate)."""
+        key = (action, index)
+        msg = self._legal_cache.get(key)
+        if msg is None:
+            data, text, label, _ = self.action_info(action)
+            msg = None
+            if self.spec is not None:
+                try:
+                    msg = _build(referee_pb2.LegalAction, self.spec, "action", data,
+                                 index=index, label=label, json=text)
+                except CodecError as exc:
+                    self._mismatch(exc)
+            if msg is None:
+                msg = referee_pb2.LegalAction(index=index, label=label, json=text)
+            if len(self._legal_cache) >= self._MAX_CACHE:
+                self._legal_cache.clear()
+            self._legal_cache[key] = msg
+        return msg
+
+    def legal_actions(self, actions: Sequence[Action]) -> list[referee_pb2.LegalAction]:
+        """``LegalAction`` messages for a legal-action list, indices 0..n-1."""
+        cache = self._legal_cache
+        out = []
+        for i, a in enumerate(actions):
+            msg = cache.get((a, i))
+            out.append(msg if msg is not None else self.legal_action(a, i))
+        return out
+
+    def observation(self, obs: dict[str, Any]) -> referee_pb2.Observation:
+        """The ``Observation`` message of an observation dict (JSON always, typed when known)."""
+        msg = referee_pb2.Observation()
+        self.fill_observation(msg, obs)
+        return msg
+
+    def fill_observation(self, target: referee_pb2.Observation, obs: dict[str, Any]) -> None:
+        """Fill an (empty) ``Observation`` message in place, e.g. inside a DecisionRequest."""
+        target.json = _encode_obs(obs)  # type: ignore[assignment,unused-ignore]  # bytes: UTF-8 text
+        spec = self.spec
+        if spec is not None:
+            sub = getattr(target, spec.field)
+            try:
+                sub.MergeFrom(spec.observation(**obs))
+            except _CTOR_ERRORS:
+                sub.Clear()
+                try:
+                    json_format.ParseDict(obs, sub)
+                except json_format.ParseError as exc:
+                    target.ClearField(spec.field)
+                    self._mismatch(CodecError(f"{spec.field} observation: {exc}"))

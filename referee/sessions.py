@@ -1,0 +1,282 @@
+"""Bot sessions: one authenticated stream each, and the registry of them (DESIGN §3, §4).
+
+A :class:`Session` is one ``Referee.Connect`` stream after a valid Hello. It
+may hold seats in several matches at once (up to its capacity,
+``Hello.max_concurrent_matches``). Everything sent to a bot goes through
+:meth:`Session.send`, whose single writer task keeps writes in order and
+starts the decision clock when a request is handed to the transport.
+
+The :class:`SessionRegistry` finds a connected session of a bot with free
+capacity for a new match, and hands seats whose stream dropped to the bot's
+next session (reconnection within the grace window).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from proto.parterre.v1 import referee_pb2
+from referee.verdicts import Verdict
+
+if TYPE_CHECKING:
+    import grpc.aio
+
+log = logging.getLogger(__name__)
+
+_ids = itertools.count(1)
+
+
+class SentHook(Protocol):
+    """Something to tell when its message reached the transport (a pending decision)."""
+
+    def mark_sent(self) -> None:
+        """Called by the writer right before the message is written."""
+
+
+class SeatBinding(Protocol):
+    """What a session knows of a seat it holds (implemented by the match room's seat)."""
+
+    match_id: int
+    started: bool
+
+    def on_decision(self, seq: int, index: int | None, received_at: float) -> None:
+        """A Decision for this seat arrived (``index`` None when unset)."""
+
+    def on_resign(self) -> None:
+        """A Resign for this seat arrived."""
+
+    def on_session_lost(self, kind: Verdict) -> None:
+        """The session holding this seat ended (``kind``: disconnect or crash)."""
+
+
+class Session:
+    """One authenticated bot stream.
+
+    Attributes:
+        id: process-unique session number.
+        bot_id: the bot's ladder id (from its token).
+        name / version / games: from Hello (untrusted text).
+        capacity: matches this stream plays at once (>= 1).
+        seats: match id -> seat held (reserved or started).
+        recent_ended: match id -> (reason, late seqs) of recently ended matches,
+            so that late answers get an explicit DecisionRejected.
+        last_seen: ``time.monotonic()`` of the last message read.
+        kill_reason: set when the referee closes the session itself.
+    """
+
+    RECENT = 64
+
+    def __init__(
+        self, *, bot_id: int, token: str, name: str, version: str, games: list[str],
+        capacity: int, context: grpc.aio.ServicerContext | None = None,
+    ) -> None:
+        self.id = next(_ids)
+        self.bot_id = bot_id
+        self.token = token
+        self.name = name
+        self.version = version
+        self.games = games
+        self.capacity = max(1, capacity)
+        self.context = context
+        self.seats: dict[int, SeatBinding] = {}
+        self.recent_ended: OrderedDict[int, tuple[str, frozenset[int]]] = OrderedDict()
+        self.last_seen = 0.0
+        self.closed = False
+        self.kill_reason: tuple[Any, referee_pb2.ErrorCode, str] | None = None
+        self.task: asyncio.Task[Any] | None = None
+        self._backlog: deque[tuple[referee_pb2.RefereeMessage, SentHook | None] | None] = deque()
+        self._wake = asyncio.Event()
+        self._writing = False
+
+    def __repr__(self) -> str:
+        return f"Session(#{self.id}, bot={self.bot_id}, seats={sorted(self.seats)})"
+
+    @property
+    def free(self) -> int:
+        """Seats this session can still take."""
+        return self.capacity - len(self.seats)
+
+    def send(self, msg: referee_pb2.RefereeMessage, hook: SentHook | None = None) -> None:
+        """Queue ``msg`` for the writer task; ``hook.mark_sent()`` runs just before it is written.
+
+        Messages to a closed session are dropped.
+        """
+        if not self.closed:
+            self._backlog.append((msg, hook))
+            if not self._writing:
+                self._wake.set()
+
+    async def send_now(self, msg: referee_pb2.RefereeMessage, hook: SentHook | None = None) -> None:
+        """Write ``msg`` from the calling task when nothing is queued or being written
+        (the decision hot path: saves a task switch), else queue it like :meth:`send`.
+
+        Never raises: a broken stream is noticed by the session's reader.
+        """
+        if self._writing or self._backlog or self.closed or self.context is None:
+            self.send(msg, hook)
+            return
+        self._writing = True
+        try:
+            if hook is not None:
+                hook.mark_sent()
+            await self.context.write(msg)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.debug("session %s: write failed: %r", self.id, exc)
+        finally:
+            self._writing = False
+            if self._backlog:
+                self._wake.set()
+
+    def error(self, code: referee_pb2.ErrorCode, message: str, match_id: int = 0) -> None:
+        """Send an ``Error`` message."""
+        self.send(referee_pb2.RefereeMessage(error=referee_pb2.Error(code=code, message=message, match_id=match_id)))
+
+    def remember_ended(self, match_id: int, reason: str, late: frozenset[int]) -> None:
+        """Keep ``match_id`` among the recently ended matches (bounded)."""
+        self.recent_ended[match_id] = (reason, late)
+        while len(self.recent_ended) > self.RECENT:
+            self.recent_ended.popitem(last=False)
+
+    async def write_loop(self) -> None:
+        """Write queued messages in order until :meth:`close`.
+
+        Raises:
+            Exception: whatever the transport raises; the caller ends the session.
+        """
+        assert self.context is not None
+        backlog = self._backlog
+        write = self.context.write
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while backlog and not self._writing:
+                item = backlog.popleft()
+                if item is None:
+                    return
+                msg, hook = item
+                self._writing = True
+                try:
+                    if hook is not None:
+                        hook.mark_sent()
+                    await write(msg)
+                finally:
+                    self._writing = False
+
+    def close(self) -> None:
+        """Stop the writer after the messages already queued."""
+        if not self.closed:
+            self.closed = True
+            self._backlog.append(None)
+            self._wake.set()
+
+    def kill(self, code: Any, error_code: referee_pb2.ErrorCode, reason: str) -> None:
+        """End this session from the referee's side (heartbeat lost, token revoked).
+
+        Args:
+            code: grpc status code to end the stream with.
+            error_code: ``ErrorCode`` of the Error message sent first.
+            reason: human-readable reason.
+        """
+        if self.kill_reason is None and not self.closed:
+            self.kill_reason = (code, error_code, reason)
+            if self.task is not None:
+                self.task.cancel()
+
+
+class SessionRegistry:
+    """Connected sessions by bot, seats waiting for a reconnect, and change notification."""
+
+    def __init__(self) -> None:
+        self.by_bot: dict[int, list[Session]] = {}
+        self.orphans: dict[int, dict[int, Callable[[Session], bool]]] = {}
+        self._changed = asyncio.Event()
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.by_bot.values())
+
+    def sessions(self) -> list[Session]:
+        """Every connected session."""
+        return [s for v in self.by_bot.values() for s in v]
+
+    def notify(self) -> None:
+        """Wake everyone waiting in :meth:`wait_changed`."""
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def wait_changed(self, timeout_s: float) -> None:
+        """Wait until a session connects, drops or frees capacity, or ``timeout_s`` passes."""
+        event = self._changed
+        try:
+            await asyncio.wait_for(event.wait(), max(0.0, timeout_s))
+        except TimeoutError:
+            pass
+
+    def add(self, session: Session) -> None:
+        """Register a new session; hand it the bot's orphaned seats that fit."""
+        self.by_bot.setdefault(session.bot_id, []).append(session)
+        waiting = self.orphans.get(session.bot_id)
+        if waiting:
+            for key, reattach in list(waiting.items()):
+                if session.free <= 0:
+                    break
+                if reattach(session):
+                    waiting.pop(key, None)
+            if not waiting:
+                self.orphans.pop(session.bot_id, None)
+        self.notify()
+
+    def remove(self, session: Session, kind: Verdict) -> None:
+        """Unregister a session that ended; its seats learn it was lost (``kind``)."""
+        sessions = self.by_bot.get(session.bot_id, [])
+        if session in sessions:
+            sessions.remove(session)
+            if not sessions:
+                self.by_bot.pop(session.bot_id, None)
+        for binding in list(session.seats.values()):
+            try:
+                binding.on_session_lost(kind)
+            except Exception:  # one room's bug must not leak into the others
+                log.exception("on_session_lost failed for match %s", binding.match_id)
+        session.seats.clear()
+        self.notify()
+
+    def acquire(self, bot_id: int, exclude: set[int]) -> Session | None:
+        """A connected session of ``bot_id`` with free capacity, most free first.
+
+        Args:
+            bot_id: the bot.
+            exclude: session ids not to use (already holding a seat of this match).
+        """
+        best: Session | None = None
+        for s in self.by_bot.get(bot_id, ()):
+            if s.closed or s.free <= 0 or s.id in exclude:
+                continue
+            if best is None or s.free > best.free:
+                best = s
+        return best
+
+    def add_orphan(self, bot_id: int, key: int, reattach: Callable[[Session], bool]) -> None:
+        """Register a seat whose session dropped; ``reattach(session)`` is tried on reconnect.
+
+        If a session of the bot with free capacity is already connected, it is
+        tried at once.
+        """
+        for s in self.by_bot.get(bot_id, ()):
+            if not s.closed and s.free > 0 and reattach(s):
+                return
+        self.orphans.setdefault(bot_id, {})[key] = reattach
+
+    def drop_orphan(self, bot_id: int, key: int) -> None:
+        """Forget an orphaned seat (grace expired or match ended)."""
+        waiting = self.orphans.get(bot_id)
+        if waiting is not None:
+            waiting.pop(key, None)
+            if not waiting:
+                self.orphans.pop(bot_id, None)
