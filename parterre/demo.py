@@ -30,7 +30,7 @@ console = Console()
 #: Demo bots: name -> reference bot kind.
 DEMO_BOTS = {"random-1": "random", "random-2": "random", "greedy-1": "greedy", "greedy-2": "greedy"}
 #: Player counts per game in the demo round-robin.
-DEMO_PLAYER_COUNTS: Mapping[str, tuple[int, ...]] = {"floriferous": (2, 3, 4)}
+DEMO_PLAYER_COUNTS: Mapping[str, tuple[int, ...]] = {"floriferous": (2, 3, 4), "lafleur": (2, 3, 4), "flowar": (2, 3, 4)}
 #: Demo time control: 2 s per decision and a 250 ms margin, no bank.
 DEMO_TIME_CONTROL = {"base_ms": 0, "increment_ms": 2000, "cap_ms": 2000, "margin_ms": 250}
 DONE_STATUSES = ("finished", "failed", "aborted_no_show")
@@ -170,7 +170,7 @@ def _ensure_demo_bots(pool: Any, redis_client: Any) -> dict[str, tuple[int, str]
     return out
 
 
-def run_demo(*, rounds: int = 3, games: str = "floriferous") -> int:
+def run_demo(*, rounds: int = 3, games: str = "floriferous,lafleur,flowar") -> int:
     """Run the demo; returns the exit status (0 when every tournament finished)."""
     import redis
 

@@ -21,6 +21,7 @@ are covered (fixture games registered by other test modules are not).
 
 from __future__ import annotations
 
+import inspect
 import json
 import random
 from typing import Any
@@ -162,11 +163,20 @@ def test_same_seed_same_history(variant: str) -> None:
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_observations_ignore_hidden_information(variant: str) -> None:
-    """FAULTS F-20: resampling what nobody may see changes no observation."""
+    """FAULTS F-20: resampling what a seat may not see changes nothing that seat is shown.
+
+    A game's ``resample_hidden(rng)`` resamples what nobody sees (face-down
+    cards, deck contents) and every view must stay equal. Games with private
+    hands also accept ``resample_hidden(rng, seat)``: it resamples what ``seat``
+    may not see (other seats' hands too), and that seat's view, its legal
+    actions, and the spectator's view (for ``seat=None``) must stay equal.
+    """
     game = load_game(variant)
     probe = game.new_initial_state()
     if not hasattr(probe, "resample_hidden"):
         pytest.fail(f"{game.name}: the State must implement resample_hidden(rng) (FAULTS F-20)")
+    per_seat = "seat" in inspect.signature(probe.resample_hidden).parameters  # type: ignore[attr-defined]
+    seats: list[int | None] = [None, *range(game.num_players)] if per_seat else [None]
     differing = 0
     checked = 0
     for seed in SEEDS:
@@ -174,14 +184,26 @@ def test_observations_ignore_hidden_information(variant: str) -> None:
         state = game.new_initial_state()
         step = 0
         while not state.is_terminal():
-            if step % 4 == 0:
-                twin = state.resample_hidden(random.Random(seed * 1000 + step))  # type: ignore[attr-defined]
-                assert twin.current_player() == state.current_player()
-                assert _views(twin) == _views(state)
-                if not state.is_chance_node():
-                    assert [a.to_json() for a in twin.legal_actions()] == [a.to_json() for a in state.legal_actions()]
-                differing += twin.state_hash() != state.state_hash()
-                checked += 1
+            if step < 60 or step % 4 == 0:  # every step early on: setup often hides the most
+                for seat in seats:
+                    twin_rng = random.Random(seed * 1000 + step)
+                    if per_seat:
+                        twin = state.resample_hidden(twin_rng, seat=seat)  # type: ignore[attr-defined]
+                        assert twin.observation(seat) == state.observation(seat), f"seat {seat}, step {step}"
+                        if seat is not None and state.current_player() == seat:
+                            assert [a.to_json() for a in twin.legal_actions()] == [
+                                a.to_json() for a in state.legal_actions()
+                            ]
+                    else:
+                        twin = state.resample_hidden(twin_rng)  # type: ignore[attr-defined]
+                        assert _views(twin) == _views(state)
+                        if not state.is_chance_node():
+                            assert [a.to_json() for a in twin.legal_actions()] == [
+                                a.to_json() for a in state.legal_actions()
+                            ]
+                    assert twin.current_player() == state.current_player()
+                    differing += twin.state_hash() != state.state_hash()
+                    checked += 1
             _step(state, rng)
             step += 1
     assert checked

@@ -1,0 +1,203 @@
+"""Chance nodes of Flowar: their outcomes, probabilities, fast sampling and effects.
+
+DESIGN §2: every draw is a chance node whose outcomes are what remains. Decks
+are sorted lists (sets), so a draw is uniform over the cards left; the Worker
+bag and the Efficiency Tile supply are counts, so their draws are weighted
+(a Guild Tile's five Workers: the multivariate hypergeometric law). An empty
+Flower or Contract deck is rebuilt from its discard pile when a card is needed
+(Rulebook: "If at any time the ... Deck runs out, shuffle the discard Cards").
+Mixed into :class:`games.flowar.state.FlowarState`.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from math import comb
+from typing import TYPE_CHECKING
+
+from games.api import Action
+from games.flowar import actions as A
+from games.flowar.cards import (
+    CONTRACT_IDS,
+    CONTRACT_INDEX,
+    EFFICIENCY_VALUES,
+    FLOWER_IDS,
+    FLOWER_INDEX,
+    TAXUS_CARDS,
+    WORKERS_PER_GUILD,
+)
+from games.flowar.phases import C_CONTRACT, C_EFF, C_FAVOR, C_FLOWER, C_GUILD, C_START, C_WORKER
+from games.flowar.setup import TO_SEAT
+
+if TYPE_CHECKING:
+    from games.flowar.state import FlowarState
+
+
+class ChanceMixin:
+    """Outcomes, sampling and application of the chance actions."""
+
+    # -- decks ----------------------------------------------------------------------------
+    def _flowers_left(self: FlowarState) -> bool:
+        if not self._fdeck and self._fdisc:  # "shuffle the discard Cards to create a new deck"
+            self._fdeck = sorted(self._fdisc)
+            for x in self._fdeck:
+                self._fin[x] = 1
+            self._fdisc = []
+        return bool(self._fdeck)
+
+    def _contracts_left(self: FlowarState) -> bool:
+        if not self._cdeck and self._cdisc:
+            self._cdeck = sorted(self._cdisc)
+            for x in self._cdeck:
+                self._cin[x] = 1
+            self._cdisc = []
+        return bool(self._cdeck)
+
+    def _weighted(self: FlowarState) -> tuple[tuple[Action, ...], list[int]]:
+        """Outcomes and integer weights of the weighted chance nodes (Workers, tiles)."""
+        if self._phase == C_WORKER:
+            return _worker_outcomes(tuple(self._bag))
+        return _DRAW_EFF, [self._eff_supply[v] for v in EFFICIENCY_VALUES]
+
+    def _uniform(self: FlowarState) -> list[Action]:
+        ph = self._phase
+        if ph == C_FLOWER:
+            return [_DRAW_FLOWER[x] for x in self._fdeck]
+        if ph == C_CONTRACT:
+            pool = self._unchosen if (self._unchosen and self._ct < TO_SEAT) else self._cdeck
+            return [_DRAW_CONTRACT[x] for x in pool]
+        if ph == C_FAVOR:
+            return [A.make(A.DealFavor, f) for f in self._fav_pool]
+        if ph == C_GUILD:
+            return [A.make(A.DrawGuild, g) for g in self._guild_pool]
+        if ph == C_START:
+            return [A.make(A.ChooseStartPlayer, s) for s in range(self._n)]
+        return [_REVEAL_TAXUS[x] for x in self._tx_deck]
+
+    def _chance_outcomes(self: FlowarState) -> list[tuple[Action, Fraction]]:
+        if self._phase in (C_WORKER, C_EFF):
+            acts, weights = self._weighted()
+            total = sum(weights)
+            return [(acts[i], Fraction(w, total)) for i, w in enumerate(weights) if w]
+        acts = self._uniform()
+        p = Fraction(1, len(acts))
+        return [(a, p) for a in acts]
+
+    def _sample_chance(self: FlowarState, rng: random.Random) -> Action:
+        ph = self._phase
+        if ph == C_FLOWER:
+            deck = self._fdeck
+            return _DRAW_FLOWER[deck[rng.randrange(len(deck))]]
+        if ph == C_WORKER:  # five draws without replacement: the hypergeometric law of _weighted
+            bag = self._bag[:]
+            got = [0, 0, 0]
+            left = bag[0] + bag[1] + bag[2]
+            for _ in range(min(WORKERS_PER_GUILD, left)):
+                r = rng.randrange(left)
+                t = 0 if r < bag[0] else 1 if r < bag[0] + bag[1] else 2
+                bag[t] -= 1
+                got[t] += 1
+                left -= 1
+            return A.make(A.DrawWorkers, *got)
+        if ph == C_EFF:
+            acts, weights = self._weighted()
+            r = rng.randrange(sum(weights))
+            for i, w in enumerate(weights):
+                if r < w:
+                    return acts[i]
+                r -= w
+        acts = self._uniform()
+        return acts[rng.randrange(len(acts))]
+
+    def _chance_legal(self: FlowarState, action: Action) -> bool:
+        ph, t = self._phase, type(action)
+        if t is A.DrawFlower:
+            x = FLOWER_INDEX.get(action.card, -1)  # type: ignore[attr-defined]
+            return ph == C_FLOWER and x >= 0 and bool(self._fin[x])
+        if t is A.DrawContract:
+            x = CONTRACT_INDEX.get(action.card, -1)  # type: ignore[attr-defined]
+            if ph != C_CONTRACT or x < 0:
+                return False
+            if self._unchosen and self._ct < TO_SEAT:
+                return x in self._unchosen
+            return bool(self._cin[x])
+        if t is A.DrawWorkers:
+            got = (action.trentis, action.humans, action.foxes)  # type: ignore[attr-defined]
+            bag = self._bag
+            return (ph == C_WORKER and all(got[i] <= bag[i] for i in range(3))
+                    and sum(got) == min(WORKERS_PER_GUILD, sum(bag)))
+        if t is A.DrawEfficiency:
+            return ph == C_EFF and self._eff_supply.get(action.value, 0) > 0  # type: ignore[attr-defined]
+        return action in self._uniform() if ph not in (C_WORKER, C_EFF, C_FLOWER, C_CONTRACT) else False
+
+    def _do_deal_favor(self: FlowarState, a: A.DealFavor) -> None:
+        self._fav_pool.remove(a.favor)
+        self._fav_slots[self._nfav] = a.favor
+        self._nfav += 1
+
+    def _do_draw_efficiency(self: FlowarState, a: A.DrawEfficiency) -> None:
+        self._eff_supply[a.value] -= 1
+        self._eff[self._ct] = a.value
+
+    def _do_draw_flower(self: FlowarState, a: A.DrawFlower) -> None:
+        x = FLOWER_INDEX[a.card]
+        self._fdeck.remove(x)
+        self._fin[x] = 0
+        if self._ct >= TO_SEAT:
+            self._fresh[self._ct - TO_SEAT].append(x)
+        else:
+            self._market[self._ct] = x
+
+    def _do_draw_contract(self: FlowarState, a: A.DrawContract) -> None:
+        x = CONTRACT_INDEX[a.card]
+        if self._unchosen and self._ct < TO_SEAT:
+            self._unchosen.remove(x)
+        else:
+            self._cdeck.remove(x)
+            self._cin[x] = 0
+        if self._ct >= TO_SEAT:
+            self._dealt[self._ct - TO_SEAT].append(x)
+        else:
+            self._cgrid[self._ct] = x
+
+    def _do_draw_guild(self: FlowarState, a: A.DrawGuild) -> None:
+        self._guild_pool.remove(a.guild)
+        self._guilds.append(a.guild)
+        self._guilds.sort()
+
+    def _do_draw_workers(self: FlowarState, a: A.DrawWorkers) -> None:
+        got = (a.trentis, a.humans, a.foxes)
+        for t in range(3):
+            self._bag[t] -= got[t]
+            self._gworkers[self._ct][t] += got[t]
+
+    def _do_start(self: FlowarState, a: A.ChooseStartPlayer) -> None:
+        self._set_start(a.seat)
+
+
+_DRAW_FLOWER: tuple[A.DrawFlower, ...] = tuple(A.make(A.DrawFlower, c) for c in FLOWER_IDS)
+_DRAW_CONTRACT: tuple[A.DrawContract, ...] = tuple(A.make(A.DrawContract, c) for c in CONTRACT_IDS)
+
+
+def _worker_outcomes(bag: tuple[int, ...]) -> tuple[tuple[Action, ...], list[int]]:
+    """Compositions of the next Guild Tile's Workers and their integer weights
+    (products of binomials: the multivariate hypergeometric law)."""
+    got = _WORKER_CACHE.get(bag)
+    if got is None:
+        k = min(WORKERS_PER_GUILD, sum(bag))
+        acts: list[Action] = []
+        weights: list[int] = []
+        for a in range(min(k, bag[0]) + 1):
+            for b in range(min(k - a, bag[1]) + 1):
+                c = k - a - b
+                if c <= bag[2]:
+                    acts.append(A.make(A.DrawWorkers, a, b, c))
+                    weights.append(comb(bag[0], a) * comb(bag[1], b) * comb(bag[2], c))
+        got = _WORKER_CACHE[bag] = (tuple(acts), weights)
+    return got
+
+
+_WORKER_CACHE: dict[tuple[int, ...], tuple[tuple[Action, ...], list[int]]] = {}
+_DRAW_EFF: tuple[A.DrawEfficiency, ...] = tuple(A.make(A.DrawEfficiency, v) for v in EFFICIENCY_VALUES)
+_REVEAL_TAXUS: tuple[A.RevealTaxus, ...] = tuple(A.make(A.RevealTaxus, t.id) for t in TAXUS_CARDS)

@@ -1,0 +1,209 @@
+"""Kingdom Favors as data plus a small interpreter (Rulebook: Flowar, "Kingdom Favors").
+
+Each Favor record (``cards.json``) names an ``effect`` and a ``timing``; this
+module maps every effect to two small functions:
+
+* ``can(state, seat) -> bool``: the Favor is worth offering now (its timing
+  matches the decision point and its effect can change something);
+* ``use(state, seat)``: apply it. *Modifiers* set a bit in the turn's active
+  Favors (``state._t_mods``) that later rules read (placement cost, layoff
+  table, transport, ...); *immediate* effects act at once, possibly pushing
+  sub-decisions.
+
+Timings and the decision points that offer them (Rulebook: "Using a Kingdom
+Favor": "Each Favor has a specific timing of activation"; one Favor per turn):
+
+=============  ===================================================
+``placement``   turn menu, before placing (1, 9) / any time (17)
+``layoff``      turn menu, before firing or passing (2, 11)
+``hire``        turn menu, before hiring (5)
+``payoff``      turn menu, before paying off a Loan (7)
+``now``         turn menu (10, 13, 14, 15, 16, 19, 20)
+``acquire``     choosing a Market or Contract line (3)
+``delivery``    Travel, before the first Contract (4, 6, 8)
+``sell``        selling, before the first card (12)
+``strike``      the strike payment decision (18)
+=============  ===================================================
+
+Using a Favor discards one of the seat's Contracts delivered in that kingdom
+(the most recently delivered one) to the Contract discard pile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from games.flowar.cards import FAVORS, HIRE_COINS, MAX_LOANS, PAYOFF_COINS, WORKERS_PER_GUILD
+
+if TYPE_CHECKING:
+    from games.flowar.state import FlowarState
+
+# Phases that offer Favors, by timing (phase numbers are defined in state.py; we use names).
+MENU_TIMINGS = frozenset(("placement", "layoff", "hire", "payoff", "now"))
+"""Timings offered in the turn menu."""
+KEEPS_PASS = frozenset((2, 10, 11))
+"""Favors that only change the passing steps: using one still allows passing this turn."""
+
+Can = Callable[["FlowarState", int], bool]
+Use = Callable[["FlowarState", int], None]
+
+
+def _mod(bit: int) -> Use:
+    def use(st: FlowarState, seat: int) -> None:
+        st._t_mods |= 1 << bit
+    return use
+
+
+def _not_placed(st: FlowarState, seat: int) -> bool:
+    return st._t_placed == 0
+
+
+def _can_fire(st: FlowarState, seat: int) -> bool:
+    return not st._t_fired and not st._t_hired and sum(st._workers[seat]) > 0
+
+
+def _can_hire(st: FlowarState, seat: int) -> bool:
+    return not st._hired[seat] and not st._t_fired and sum(st._strike_area) > 0
+
+
+def _cheap_payoff(st: FlowarState, seat: int) -> bool:
+    return (st._loans[seat] > 0 and not st._board[seat] & 4 and st._t_placed == 0
+            and st._coins[seat] >= FAVORS[6].params["coins"])
+
+
+def _second_worker(st: FlowarState, seat: int) -> bool:
+    return not st._t_extra and sum(st._workers[seat]) >= (2 if st._t_placed == 0 else 1) and (
+        not st._board[seat] & 8 or (st._fellowship and not st._fellow_used))
+
+
+def _use_second(st: FlowarState, seat: int) -> None:
+    st._t_extra = True
+
+
+def _no_wither(st: FlowarState, seat: int) -> bool:
+    return bool(st._fresh[seat]) and not st._nowither[seat]
+
+
+def _use_no_wither(st: FlowarState, seat: int) -> None:
+    st._nowither[seat] = True
+
+
+def _own_guild(st: FlowarState, seat: int) -> bool:
+    return st._guild[seat] > 0
+
+
+def _use_own_guild(st: FlowarState, seat: int) -> None:
+    st._guild_action(seat, st._guild[seat])
+
+
+def _fellowship(st: FlowarState, seat: int) -> bool:
+    return st._fellowship > 0
+
+
+def _use_fellowship(st: FlowarState, seat: int) -> None:
+    st._guild_action(seat, st._fellowship)
+
+
+def _torches(st: FlowarState, seat: int) -> bool:
+    return st._torches[seat] > 0
+
+
+def _use_torches(st: FlowarState, seat: int) -> None:
+    st._coins[seat] += FAVORS[14].params["coins_per_torch"] * st._torches[seat]
+
+
+def _big_loan(st: FlowarState, seat: int) -> bool:
+    return st._loans[seat] < MAX_LOANS
+
+
+def _use_big_loan(st: FlowarState, seat: int) -> None:
+    st._take_loan(seat, FAVORS[15].params["coins"])
+
+
+def _swap(st: FlowarState, seat: int) -> bool:
+    w, a = st._workers[seat], st._strike_area
+    return any(w[g] and a[t] for g in range(3) for t in range(3) if g != t)
+
+
+def _use_swap(st: FlowarState, seat: int) -> None:
+    st._push(("swap", seat))
+
+
+def _spend(st: FlowarState, seat: int) -> bool:
+    return st._mp[seat] >= 1
+
+
+def _use_spend(st: FlowarState, seat: int) -> None:
+    st._push(("spend", seat))
+
+
+def _free_pick(st: FlowarState, seat: int) -> None:
+    st._begin_picks(seat, st._line_grid, 2 if st._line_grid == 0 else 3)
+
+
+def _delivery_start(st: FlowarState, seat: int) -> bool:
+    return not st._dsel
+
+
+def _use_wild(st: FlowarState, seat: int) -> None:
+    st._dwild += 1
+
+
+def _sell_start(st: FlowarState, seat: int) -> bool:
+    return st._sold == 0
+
+
+def _strike_free(st: FlowarState, seat: int) -> None:
+    st._strike_immune(seat)
+
+
+def _always(st: FlowarState, seat: int) -> bool:
+    return True
+
+
+EFFECTS: dict[str, tuple[Can, Use]] = {
+    "free_placement": (_not_placed, _mod(1)),
+    "layoff_table": (_can_fire, _mod(2)),
+    "free_pick": (_always, _free_pick),
+    "free_transport": (_delivery_start, _mod(4)),
+    "free_hire": (_can_hire, _mod(5)),
+    "mp_per_contract": (_delivery_start, _mod(6)),
+    "cheap_payoff": (_cheap_payoff, _mod(7)),
+    "contract_as_basket": (_delivery_start, _use_wild),
+    "any_worker": (_not_placed, _mod(9)),
+    "no_wither": (_no_wither, _use_no_wither),
+    "no_torches": (_can_fire, _mod(11)),
+    "double_sale": (_sell_start, _mod(12)),
+    "own_guild_action": (_own_guild, _use_own_guild),
+    "fellowship_action": (_fellowship, _use_fellowship),
+    "coins_per_torch": (_torches, _use_torches),
+    "big_loan": (_big_loan, _use_big_loan),
+    "second_worker": (_second_worker, _use_second),
+    "strike_immunity": (_always, _strike_free),
+    "swap_worker": (_swap, _use_swap),
+    "mp_for_coins": (_spend, _use_spend),
+}
+"""Effect name -> (can, use). Every Favor's ``effect`` is a key (checked by the tests)."""
+
+_CAN: tuple[Can, ...] = tuple(EFFECTS[f.effect][0] for f in FAVORS)
+_USE: tuple[Use, ...] = tuple(EFFECTS[f.effect][1] for f in FAVORS)
+TIMING: tuple[str, ...] = tuple(f.timing for f in FAVORS)
+"""``TIMING[favor - 1]``."""
+
+assert WORKERS_PER_GUILD == 5 and HIRE_COINS == 5 and PAYOFF_COINS == 8  # printed values the effects assume
+
+
+def can_use(state: FlowarState, seat: int, favor: int) -> bool:
+    """Whether Favor ``favor`` can usefully be used by ``seat`` at this decision point."""
+    return _CAN[favor - 1](state, seat)
+
+
+def use(state: FlowarState, seat: int, favor: int) -> None:
+    """Apply Favor ``favor`` for ``seat`` (the Contract discard is done by the caller)."""
+    _USE[favor - 1](state, seat)
+
+
+def mod_bit(favor: int) -> int:
+    """The ``_t_mods`` bit of a modifier Favor."""
+    return 1 << favor

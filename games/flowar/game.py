@@ -1,0 +1,77 @@
+"""The Flowar game declaration: options, variants, initial state.
+
+Rulebook: Flowar, with its solo mode "Do You Dare to Face Taxus Alone?".
+Registered as ``flowar`` (``games.registry``)::
+
+    >>> from games.registry import load_game
+    >>> game = load_game("flowar(players=3)")
+    >>> game.num_players
+    3
+    >>> state = game.new_initial_state()
+    >>> state.current_player()          # the Kingdom Favors are dealt first
+    -1
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from games.api import Game, GameInfo, OptionSpec
+from games.flowar.actions import ALL_ACTIONS
+from games.flowar.state import FlowarState
+
+
+class FlowarGame(Game):
+    """Flowar for 1 to 4 players (1 = solo against Taxus).
+
+    Options:
+        players: 1..4 (default 4). 1 is the solo mode against Taxus.
+        first_game_favors: use only Kingdom Favors 1-6, as the rulebook
+            recommends for a first game (Rulebook: "Game Setup", step 3).
+
+    Raises:
+        InvalidOptionError: unknown option or bad value.
+    """
+
+    INFO = GameInfo(
+        name="flowar",
+        long_name="Flowar",
+        min_players=1,
+        max_players=4,
+        options=(
+            OptionSpec("players", int, 4, (1, 2, 3, 4),
+                       "seats; 1 = solo against Taxus (Rulebook: \"Do You Dare to Face Taxus Alone?\")"),
+            OptionSpec("first_game_favors", bool, False, None,
+                       "only Kingdom Favors 1-6, recommended for a first game (Rulebook: \"Game Setup\", step 3)"),
+        ),
+        # Upper bound on decisions: 4 rounds x 4 seats x at most 7 turns (5 Workers,
+        # a hire, a pass) x at most ~80 decisions in a turn (a 4-Contract delivery
+        # with exchanges), plus setup; random play needs ~1,000.
+        max_game_length=10_000,
+    )
+    ACTIONS = ALL_ACTIONS
+    VARIANTS: ClassVar[tuple[str, ...]] = (
+        "flowar(players=1)",
+        "flowar(players=1,first_game_favors=true)",
+        "flowar(players=2)",
+        "flowar(players=2,first_game_favors=true)",
+        "flowar(players=3)",
+        "flowar(players=3,first_game_favors=true)",
+        "flowar(players=4)",
+        "flowar(players=4,first_game_favors=true)",
+    )
+    """Game strings of every variant the conformance tests and golden files cover."""
+
+    @property
+    def num_players(self) -> int:
+        """Seats: the ``players`` option (1 in solo; Taxus is part of the rules)."""
+        return int(self.options["players"])
+
+    @property
+    def solo(self) -> bool:
+        """True for the solo mode against Taxus."""
+        return self.num_players == 1
+
+    def new_initial_state(self) -> FlowarState:
+        """The state before the first chance action (the first Kingdom Favor)."""
+        return FlowarState(self)

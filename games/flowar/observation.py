@@ -1,0 +1,234 @@
+"""Observations: what a seat (or the spectator) may know, as a plain dict.
+
+Rulebook: Flowar. Almost everything lies face up: the grids, every Player
+Board (Coins, Torches, Loans, Workers, Contracts, flowers), the Guild Tiles,
+Workers on spaces and in the Strike Area. Hidden are: the deck orders (they
+do not exist in the state), the two Contracts dealt to each player and the
+one kept until everybody has chosen ("Game Setup", step 7: the choice is
+simultaneous at the table), and MP tokens, "always kept facedown" ("Travel
+Petal"): a seat sees only its own MP, the spectator none, until the game ends.
+
+The dict is built field by field from public parts of the state (never copied
+from the full state and then trimmed). Its shape is exactly the protobuf
+message ``parterre.v1.FlowarObservation`` (``proto/parterre/v1/flowar.proto``)::
+
+    {
+      "num_players": 4, "seat": 2, "solo": false, "first_game_favors": false,
+      "round": 1,                      # 0 during setup, then 1..4
+      "phase": "turn",                 # see games.flowar.phases.PHASE_NAMES
+      "current_player": 2,             # seat; -1 chance; -2 game over
+      "start_player": 0, "taxus_seat": -1,   # solo: Taxus appears as seat 1 in orders
+      "turn_track": [0, 1, 2, 3],      # Guild choice order of this round
+      "passing_order": [3],            # next round's Turn Track so far
+      "turn_order": [1, 3, 0, 2],      # seats by Guild Tile number
+      "turn_seat": 2,                  # whose turn it is, -1 outside turns
+      "exchange_rate": 5,              # Coins per MP at this round's end
+      "kingdoms": [{"kingdom": "K1", "name": "Graceful Rain",
+                    "means": [{"means": "K1a", "name": "Cart", "cost": 1}, ...],
+                    "efficiency": 4, "favor": 6, "next_favor": 2,
+                    "workers": {"trentis": 0, "humans": 0, "foxes": 1}}, ...],
+      "contract_space": {...}, "market_space": {...},   # Workers by type
+      "fellowship_guild": 3, "fellowship_used": false,
+      "strike_area": {...}, "strikes": ["human"],        # types on strike
+      "bag": {...},
+      "market": ["F12", "", ...],      # 9 slots, reading order; "" empty
+      "contract_grid": ["C07", ...],   # 4 slots
+      "flower_deck": 20, "flower_discard": 3, "contract_deck": 30, "contract_discard": 0,
+      "unchosen_contracts": 0, "efficiency_supply": 9, "favor_pool": 14,
+      "guild_tiles": [{"guild": 1, "action": "coins", "amount": 3, "flower_price": 5,
+                       "workers": {...}, "owner": 0}, ...],
+      "players": [{"seat": 0, "coins": 10, "mp": -1, "torches": 0, "loans": 0, "loans_paid": 0,
+                   "guild": 1, "workers": {...}, "contracts": ["C07"], "hidden_contracts": 0,
+                   "dealt": [], "fresh": ["F01"], "wilting": [], "below": [0, 0, 0],
+                   "delivered": [0, 0, 0], "board_used": ["guild"], "hired": false,
+                   "no_wither": false, "passed": false}, ...],
+      "context": {...},                # the decision in progress, see _context
+      "taxus": {...}                   # solo: Taxus's public area (zeros otherwise)
+    }
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from games.flowar.cards import (
+    COLOURS,
+    CONTRACT_IDS,
+    FLOWER_IDS,
+    GUILDS,
+    KINGDOMS,
+    TAXUS_CARDS,
+    WORKERS,
+    exchange_rate,
+)
+from games.flowar.phases import P_OVER, PHASE_NAMES
+
+if TYPE_CHECKING:
+    from games.flowar.state import FlowarState
+
+BOARD_SPACES = (("maintenance", 1), ("sell", 2), ("payoff", 4), ("guild", 8))
+
+
+def workers(counts: list[int] | tuple[int, ...]) -> dict[str, int]:
+    """``{"trentis": .., "humans": .., "foxes": ..}`` from 3 counts."""
+    return {"trentis": counts[0], "humans": counts[1], "foxes": counts[2]}
+
+
+def _ids(ids: tuple[str, ...], xs: list[int]) -> list[str]:
+    return [ids[x] if x >= 0 else "" for x in xs]
+
+
+def _player(st: FlowarState, s: int, seat: int | None) -> dict[str, Any]:
+    own = seat == s
+    over = st._phase == P_OVER
+    hide = st._kept_hidden and not own
+    return {
+        "seat": s,
+        "coins": st._coins[s],
+        "mp": st._mp[s] if own or over else -1,
+        "torches": st._torches[s],
+        "loans": st._loans[s],
+        "loans_paid": st._loans_paid[s],
+        "guild": st._guild[s],
+        "workers": workers(st._workers[s]),
+        "contracts": [] if hide else _ids(CONTRACT_IDS, sorted(st._contracts[s])),
+        "hidden_contracts": len(st._contracts[s]) if hide else 0,
+        "dealt": _ids(CONTRACT_IDS, sorted(st._dealt[s])) if own else [],
+        "fresh": _ids(FLOWER_IDS, sorted(st._fresh[s])),
+        "wilting": _ids(FLOWER_IDS, sorted(st._wilt[s])),
+        "below": [len(b) for b in st._below[s]],
+        "delivered": list(st._delivered[s]),
+        "board_used": [name for name, bit in BOARD_SPACES if st._board[s] & bit],
+        "hired": st._hired[s],
+        "no_wither": st._nowither[s],
+        "passed": st._passed[s],
+    }
+
+
+def _context(st: FlowarState) -> dict[str, Any]:
+    """The decision in progress: the turn's flags, a strike, a grid choice, a delivery."""
+    cur = st._cur
+    used: list[str] = []
+    for x in sorted(st._dused):
+        used.extend([FLOWER_IDS[x]] * st._dused[x])
+    return {
+        "placed": st._t_placed,
+        "fired": st._t_fired,
+        "hired": st._t_hired,
+        "favor_used": st._t_favor,
+        "active_favors": [f for f in range(1, 21) if st._t_mods >> f & 1],
+        "extra_placement": st._t_extra,
+        "strike_worker": WORKERS[st._strike_type] if st._strike_type >= 0 else "",
+        "grid": ("contract", "market")[st._line_grid] if st._phase in _GRID_PHASES else "",
+        "picks": st._picks,
+        "kingdom": KINGDOMS[st._dk].id if st._dk >= 0 else "",
+        "delivering": _ids(CONTRACT_IDS, st._dsel),
+        "owed": [COLOURS[c] for c in st._dreq],
+        "exchange_picks": st._dx,
+        "wildcards": st._dwild,
+        "used_baskets": used,
+        "exchange_max": st._exchange_max(cur) if 0 <= cur < st._n and PHASE_NAMES[st._phase] == "exchange_mp" else 0,
+        "sold": st._sold,
+    }
+
+
+def _taxus(st: FlowarState) -> dict[str, Any]:
+    return {
+        "mp": st._tx_mp,
+        "coins": st._tx_coins,
+        "torches": st._tx_torches,
+        "loans": st._tx_loans,
+        "guild": st._tx_guild,
+        "pile": st._tx_pile,
+        "deck": len(st._tx_deck),
+        "discard": [TAXUS_CARDS[x].id for x in st._tx_disc],
+        "last_card": TAXUS_CARDS[st._tx_last].id if st._tx_last >= 0 else "",
+        "passed": st._tx_passed,
+    }
+
+
+def build_observation(st: FlowarState, seat: int | None) -> dict[str, Any]:
+    """The observation of ``seat`` (None = spectator); see the module docstring.
+
+    Returns:
+        A JSON-able dict shaped like ``parterre.v1.FlowarObservation``.
+    """
+    spaces = st._spaces
+    kingdoms = [
+        {
+            "kingdom": k.id,
+            "name": k.name,
+            "means": [{"means": m.id, "name": m.name, "cost": m.cost} for m in k.means],
+            "efficiency": st._eff[i],
+            "favor": st._fav_slots[i],
+            "next_favor": st._fav_slots[3 + i],
+            "workers": workers(spaces[2 + i]),
+        }
+        for i, k in enumerate(KINGDOMS)
+    ]
+    guilds = []
+    for g in st._guilds:
+        rec = GUILDS[g - 1]
+        guilds.append({
+            "guild": g, "action": rec.action, "amount": rec.amount, "flower_price": rec.flower_price,
+            "workers": workers(st._gworkers[g]), "owner": st._gowner[g],
+        })
+    r = st._round
+    return {
+        "num_players": st._n,
+        "seat": -1 if seat is None else seat,
+        "solo": st._solo,
+        "first_game_favors": bool(st.game.options["first_game_favors"]),
+        "round": r,
+        "phase": PHASE_NAMES[st._phase],
+        "current_player": st._cur,
+        "start_player": st._start,
+        "taxus_seat": st._tx,
+        "turn_track": list(st._track),
+        "passing_order": list(st._new_track),
+        "turn_order": list(st._order),
+        "turn_seat": st._tseat,
+        "exchange_rate": exchange_rate(r) if r else 0,
+        "kingdoms": kingdoms,
+        "contract_space": workers(spaces[0]),
+        "market_space": workers(spaces[1]),
+        "fellowship_guild": st._fellowship,
+        "fellowship_used": st._fellow_used,
+        "strike_area": workers(st._strike_area),
+        "strikes": [WORKERS[t] for t in range(3) if st._strike[t]],
+        "bag": workers(st._bag),
+        "market": _ids(FLOWER_IDS, st._market),
+        "contract_grid": _ids(CONTRACT_IDS, st._cgrid),
+        "flower_deck": len(st._fdeck),
+        "flower_discard": len(st._fdisc),
+        "contract_deck": len(st._cdeck),
+        "contract_discard": len(st._cdisc),
+        "unchosen_contracts": len(st._unchosen),
+        "efficiency_supply": sum(st._eff_supply.values()),
+        "favor_pool": len(st._fav_pool),
+        "guild_tiles": guilds,
+        "players": [_player(st, s, seat) for s in range(st._n)],
+        "context": _context(st),
+        "taxus": _taxus(st),
+    }
+
+
+def full_state(st: FlowarState) -> dict[str, Any]:
+    """Every field of the state, hidden information included (hashes, the referee, tests).
+
+    Field names are the state's attribute names without the leading underscore;
+    the agenda (pending tasks) is included so that equal hashes mean equal futures.
+    """
+    out: dict[str, Any] = {}
+    for k, v in st.__dict__.items():
+        if k in ("game", "history", "_legal_cache", "_result"):
+            continue
+        if isinstance(v, bytearray):
+            v = list(v)
+        elif isinstance(v, dict):
+            v = sorted(v.items())
+        out[k.lstrip("_")] = v
+    return out
+
+
+_GRID_PHASES = frozenset(PHASE_NAMES.index(p) for p in ("take_line", "take_card"))

@@ -1,0 +1,465 @@
+"""A Flowar turn: the menu, Worker placement, board actions, firing and hiring.
+
+Rulebook: Flowar, "Round Overview", "Placing a Worker (mandatory)",
+"Unqualified Practice", "Contract Petal", "Market Petal", "Fellowship Petal",
+"Action Spaces of the Player Board", "Firing or Hiring Workers (optional)",
+"Using a Kingdom Favor", "Loans", "Guilds".
+
+The turn is a *menu* (phase ``turn``) the seat returns to after each thing it
+does: pass (only at the beginning), place a Worker (exactly once; twice with
+Kingdom Favor 17), fire or hire (not both), take a Loan, use a Kingdom Favor
+(once), and end the turn once a Worker is placed. A placement with a
+follow-up choice (a grid line, cards, a delivery, sales) pushes those small
+decisions before the menu comes back.
+
+Mixed into :class:`games.flowar.state.FlowarState`; it reads and writes that
+class's fields.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from games.api import Action
+from games.flowar import actions as A
+from games.flowar import favors as F
+from games.flowar.phases import D_DISCARD, D_LINE, D_PICK, D_SELL, D_SPEND, D_STRIKE, D_SWAP, D_TURN, LOOPS
+from games.flowar.cards import (
+    CONTRACT_IDS,
+    FAVORS,
+    FLOWER_BASKETS,
+    FLOWER_COLOUR,
+    FLOWER_IDS,
+    FOX,
+    GUILDS,
+    HIRE_COINS,
+    HUMAN,
+    MAX_LOANS,
+    PAYOFF_COINS,
+    TRENTI,
+    WORKER_INDEX,
+    WORKERS,
+    LOAN_COINS,
+)
+
+if TYPE_CHECKING:
+    from games.flowar.state import FlowarState
+
+SPACE_TYPE: tuple[int, ...] = (HUMAN, TRENTI, FOX, FOX, FOX)
+"""Worker type of the typed Main Board spaces (contract, market, travel K1..K3)."""
+S_CONTRACT, S_MARKET, S_FELLOWSHIP, S_MAINTENANCE, S_SELL, S_PAYOFF, S_GUILD = 0, 1, 5, 6, 7, 8, 9
+BOARD_BIT = {S_MAINTENANCE: 1, S_SELL: 2, S_PAYOFF: 4, S_GUILD: 8}
+"""Player Board spaces, each usable once per round."""
+LINE_SLOTS: tuple[dict[str, tuple[int, ...]], dict[str, tuple[int, ...]]] = (
+    {"row1": (0, 1), "row2": (2, 3), "col1": (0, 2), "col2": (1, 3)},
+    {"row1": (0, 1, 2), "row2": (3, 4, 5), "row3": (6, 7, 8),
+     "col1": (0, 3, 6), "col2": (1, 4, 7), "col3": (2, 5, 8)},
+)
+"""Grid slots of each line: ``LINE_SLOTS[0]`` the 2x2 Contract grid, ``[1]`` the 3x3 Market."""
+FIRE_COMBOS: tuple[tuple[int, int, int], ...] = tuple(
+    (t, h, f) for t in range(4) for h in range(4) for f in range(4) if 1 <= t + h + f <= 3
+)
+_FIRE = {c: A.make(A.Fire, *c) for c in FIRE_COMBOS}
+_MAX_TABLE_COST = 40
+_PLACE: tuple[tuple[tuple[A.Place, ...], ...], ...] = tuple(
+    tuple(tuple(A.make(A.Place, A.SPACES[sp], WORKERS[t], c) for c in range(_MAX_TABLE_COST)) for t in range(3))
+    for sp in range(len(A.SPACES))
+)
+"""Interned placements: ``_PLACE[space][worker][coins]``."""
+
+
+def _place(sp: int, t: int, coins: int) -> A.Place:
+    if coins < _MAX_TABLE_COST:
+        return _PLACE[sp][t][coins]
+    return A.make(A.Place, A.SPACES[sp], WORKERS[t], coins)  # type: ignore[no-any-return]
+_HIRE = tuple(A.make(A.Hire, w) for w in WORKERS)
+_FIRES: dict[tuple[int, int, int, bool], list[A.Fire]] = {}
+
+
+def _fires(t: int, h: int, f: int, keep_one: bool) -> list[A.Fire]:
+    """The layoffs possible with these Workers (at least one kept before the placement)."""
+    key = (t, h, f, keep_one)
+    got = _FIRES.get(key)
+    if got is None:
+        total = t + h + f
+        got = _FIRES[key] = [_FIRE[c] for c in FIRE_COMBOS
+                             if c[0] <= t and c[1] <= h and c[2] <= f and total - sum(c) >= keep_one]
+    return got
+_PAYOFF_CHEAP = FAVORS[6].params["coins"]
+_SALE_DOUBLE = FAVORS[11].params["coins_per_basket"]
+_SPEND_RATE = FAVORS[19].params["coins_per_mp"]
+
+
+def flower_classes(cards: list[int], used: dict[int, int] | None = None) -> dict[tuple[int, int, int], int]:
+    """Interchangeable Flower cards of one area: ``(colour, baskets, left) -> lowest index``.
+
+    Cards of the same colour and Basket count (and, during a delivery, the
+    same Baskets left) are interchangeable, so a decision offers one of each.
+    """
+    out: dict[tuple[int, int, int], int] = {}
+    for x in cards:
+        left = FLOWER_BASKETS[x] - (used.get(x, 0) if used else 0)
+        if left > 0:
+            key = (FLOWER_COLOUR[x], FLOWER_BASKETS[x], left)
+            if key not in out or x < out[key]:
+                out[key] = x
+    return out
+
+
+class TurnMixin:
+    """The turn menu and everything reachable from it but deliveries."""
+
+    # -- turn state --------------------------------------------------------------------------
+    def _reset_turn(self: FlowarState) -> None:
+        self._t_placed = 0
+        self._t_fired = False
+        self._t_hired = False
+        self._t_favor = False
+        self._t_mods = 0
+        self._t_acted = False
+        self._t_extra = False
+        self._loop: tuple[Any, ...] = ()
+
+    def _t_menu(self: FlowarState, seat: int) -> bool:
+        self._loop = ("menu", seat)
+        return self._wait(D_TURN, seat)
+
+    def _menu_actions(self: FlowarState, seat: int) -> list[Action]:
+        out: list[Action] = []
+        placed = self._t_placed
+        places = self._placements(seat) if placed == 0 or (self._t_extra and placed == 1) else []
+        if not self._t_acted or (placed == 0 and not places):
+            out.append(A.PASS)
+        out.extend(places)
+        w = self._workers[seat]
+        if not self._t_fired and not self._t_hired and (w[0] or w[1] or w[2]):
+            out.extend(_fires(w[0], w[1], w[2], placed == 0))
+        if not self._hired[seat] and not self._t_fired:
+            cost = 0 if self._t_mods & 32 else HIRE_COINS
+            if self._coins[seat] >= cost:
+                area = self._strike_area
+                out.extend(_HIRE[t] for t in range(3) if area[t])
+        if self._loans[seat] < MAX_LOANS:
+            out.append(A.TAKE_LOAN)
+        if not self._t_favor:
+            out.extend(self._favor_actions(seat, F.MENU_TIMINGS))
+        if placed:
+            out.append(A.END_TURN)
+        return out
+
+    def _place_cost(self: FlowarState, seat: int, sp: int) -> int:
+        """Coins to place on space ``sp`` now (Rulebook: "Placing a Worker"; Market adds the flower price)."""
+        if sp >= S_MAINTENANCE:
+            return 0
+        free = self._t_mods & 2  # Kingdom Favor 1
+        if sp == S_FELLOWSHIP:
+            return 0 if free else 1
+        cost = 0
+        if not free:
+            if sp >= 2 and self._two_travel:
+                sp_ = self._spaces
+                occupied = sum(sp_[2]) + sum(sp_[3]) + sum(sp_[4])
+            else:
+                occupied = sum(self._spaces[sp])
+            cost = occupied + 1 + (1 if self._strike[SPACE_TYPE[sp]] else 0)
+        if sp == S_MARKET:
+            cost += GUILDS[self._guild[seat] - 1].flower_price
+        return cost
+
+    def _placements(self: FlowarState, seat: int) -> list[Action]:
+        w = self._workers[seat]
+        types = [t for t in range(3) if w[t]]
+        if not types:
+            return []
+        coins = self._coins[seat]
+        board = self._board[seat]
+        out: list[Action] = []
+        if self._t_placed == 0:
+            mods = self._t_mods
+            any_type = mods & 512  # Kingdom Favor 9
+            spaces, strike = self._spaces, self._strike
+            counts = [sp[0] + sp[1] + sp[2] for sp in spaces]
+            if self._two_travel:
+                counts[2] = counts[3] = counts[4] = counts[2] + counts[3] + counts[4]
+            for sp in range(5):
+                st = SPACE_TYPE[sp]
+                cost = 0 if mods & 2 else counts[sp] + 1 + strike[st]  # Favor 1: free
+                if sp == S_MARKET:
+                    cost += GUILDS[self._guild[seat] - 1].flower_price
+                if coins < cost:
+                    continue
+                for t in types:
+                    if t == st or any_type or w[t] >= 2:
+                        out.append(_place(sp, t, cost))
+        if self._fellowship and not self._fellow_used:
+            cost = self._place_cost(seat, S_FELLOWSHIP)
+            if coins >= cost:
+                out.extend(_place(S_FELLOWSHIP, t, cost) for t in types)
+        if self._t_placed == 0:
+            fresh, wilt = self._fresh[seat], self._wilt[seat]
+            payoff = _PAYOFF_CHEAP if self._t_mods & 128 else PAYOFF_COINS
+            open_ = (
+                (S_MAINTENANCE, not board & 1 and bool(fresh)),
+                (S_SELL, not board & 2 and bool(fresh or wilt)),
+                (S_PAYOFF, not board & 4 and self._loans[seat] > 0 and coins >= payoff),
+            )
+            for sp, ok in open_:
+                if ok:
+                    out.extend(_place(sp, t, 0) for t in types)
+        if not board & 8 and self._guild[seat]:
+            out.extend(_place(S_GUILD, t, 0) for t in types)
+        return out
+
+    def _favor_actions(self: FlowarState, seat: int, timings: Any) -> list[Action]:
+        out: list[Action] = []
+        below = self._below[seat]
+        for k in range(3):
+            f = self._fav_slots[k]
+            if below[k] and f and F.TIMING[f - 1] in timings and F.can_use(self, seat, f):
+                out.append(A.make(A.UseFavor, k + 1, f))
+        return out
+
+    # -- menu actions ------------------------------------------------------------------------
+    def _do_place(self: FlowarState, a: A.Place) -> None:
+        seat = self._cur
+        sp = A.SPACE_INDEX[a.space]
+        t = WORKER_INDEX[a.worker]
+        w = self._workers[seat]
+        w[t] -= 1
+        tasks: list[tuple[Any, ...]] = []
+        if sp < 5 and t != SPACE_TYPE[sp] and not self._t_mods & 512:
+            # Rulebook: "Unqualified Practice": a second Worker of that type goes to the Strike Area.
+            w[t] -= 1
+            self._strike_area[t] += 1
+            tasks.append(("strike_check", t, seat, False))
+        self._coins[seat] -= a.coins
+        if sp < 5:
+            self._spaces[sp][t] += 1
+        else:
+            self._parked[t] += 1
+            if sp == S_FELLOWSHIP:
+                self._fellow_used = True
+            else:
+                self._board[seat] |= BOARD_BIT[sp]
+        self._t_mods &= ~(2 | 512)  # Favors 1 and 9 apply to one placement
+        self._t_placed += 1
+        self._t_acted = True
+        self._push(*tasks, ("space_action", seat, sp), ("menu", seat))
+
+    def _t_space_action(self: FlowarState, seat: int, sp: int) -> bool:
+        if sp == S_CONTRACT:
+            self._line_grid = 0
+            self._push(("line", seat), ("discard_over", seat), ("contracts_fill",))
+        elif sp == S_MARKET:
+            self._line_grid = 1
+            self._push(("line", seat), ("market", False))
+        elif sp < 5:
+            self._dk = sp - 2
+            self._push(("deliver_menu",))
+        elif sp == S_FELLOWSHIP:
+            self._guild_action(seat, self._fellowship)
+        elif sp == S_SELL:
+            self._sold = 0
+            self._push(("sell", seat))
+        elif sp == S_PAYOFF:
+            cost = _PAYOFF_CHEAP if self._t_mods & 128 else PAYOFF_COINS
+            self._t_mods &= ~128
+            self._coins[seat] -= cost
+            self._loans[seat] -= 1
+            self._loans_paid[seat] += 1
+        elif sp == S_GUILD:
+            self._guild_action(seat, self._guild[seat])
+        return False  # maintenance: the board bit is the whole effect
+
+    def _guild_action(self: FlowarState, seat: int, g: int) -> None:
+        """Take the action of Guild Tile ``g`` (Rulebook: "Guilds")."""
+        guild = GUILDS[g - 1]
+        kind = guild.action
+        if kind == "coins":
+            self._coins[seat] += guild.amount
+        elif kind == "mp":
+            self._mp[seat] += guild.amount
+        elif kind == "return_torch":
+            if self._torches[seat]:
+                self._torches[seat] -= 1
+        elif kind == "take_contract":
+            self._coins[seat] += 1
+            self._begin_picks(seat, 0, 1)
+        else:  # take_flower
+            self._coins[seat] += 1
+            self._begin_picks(seat, 1, 1)
+
+    def _do_end_turn(self: FlowarState, a: A.EndTurn) -> None:
+        self._push(("next_turn",))
+
+    def _do_fire(self: FlowarState, a: A.Fire) -> None:
+        seat = self._cur
+        self._t_fired = True
+        self._t_acted = True
+        self._push(("menu", seat))
+        self._lay_off(seat, (a.trentis, a.humans, a.foxes))
+
+    def _do_hire(self: FlowarState, a: A.Hire) -> None:
+        # Rulebook: "Hiring Workers": 5 Coins (0 with Favor 5), once per round; a strike
+        # called off lets you return 1 Torch.
+        seat = self._cur
+        t = WORKER_INDEX[a.worker]
+        self._coins[seat] -= 0 if self._t_mods & 32 else HIRE_COINS
+        self._t_mods &= ~32
+        self._strike_area[t] -= 1
+        self._workers[seat][t] += 1
+        self._hired[seat] = True
+        self._t_hired = True
+        self._t_acted = True
+        if self._strike_off(t, seat) and self._torches[seat]:
+            self._torches[seat] -= 1
+        self._push(("menu", seat))
+
+    def _do_take_loan(self: FlowarState, a: A.TakeLoan) -> None:
+        self._push(self._loop)
+        self._take_loan(self._cur, LOAN_COINS)
+
+    def _do_use_favor(self: FlowarState, a: A.UseFavor) -> None:
+        # Rulebook: "Using a Kingdom Favor": discard a Contract delivered in that kingdom.
+        seat = self._cur
+        self._cdisc.append(self._below[seat][a.kingdom - 1].pop())
+        if seat == self._tseat:
+            self._t_favor = True
+            if a.favor not in F.KEEPS_PASS:
+                self._t_acted = True
+        if self._phase != D_STRIKE and self._phase in LOOPS:
+            self._push(self._loop)
+        F.use(self, seat, a.favor)
+
+    # -- grids: lines, picks, discards -------------------------------------------------------
+    def _grid(self: FlowarState) -> list[int]:
+        return self._cgrid if self._line_grid == 0 else self._market
+
+    def _t_line(self: FlowarState, seat: int) -> bool:
+        if not any(x >= 0 for x in self._grid()):
+            return False
+        return self._wait(D_LINE, seat)
+
+    def _line_actions(self: FlowarState, seat: int) -> list[Action]:
+        grid = self._grid()
+        out: list[Action] = [
+            A.make(A.TakeLine, line) for line, slots in LINE_SLOTS[self._line_grid].items()
+            if any(grid[i] >= 0 for i in slots)
+        ]
+        if not self._t_favor:
+            out.extend(self._favor_actions(seat, ("acquire",)))
+        return out
+
+    def _take_slot(self: FlowarState, seat: int, slot: int) -> None:
+        grid = self._grid()
+        x = grid[slot]
+        grid[slot] = -1
+        if self._line_grid == 0:
+            self._contracts[seat].append(x)
+        else:
+            self._fresh[seat].append(x)  # Rulebook: "Market Petal": to the Fresh Flower Area
+
+    def _do_take_line(self: FlowarState, a: A.TakeLine) -> None:
+        seat = self._cur
+        grid = self._grid()
+        for slot in LINE_SLOTS[self._line_grid][a.line]:
+            if grid[slot] >= 0:
+                self._take_slot(seat, slot)
+
+    def _begin_picks(self: FlowarState, seat: int, grid: int, count: int) -> None:
+        """Pick ``count`` single cards of a grid (Guild actions, Kingdom Favor 3), then refill."""
+        self._line_grid = grid
+        self._picks = count
+        if grid == 0:
+            self._push(("pick", seat), ("discard_over", seat), ("contracts_fill",))
+        else:
+            self._push(("pick", seat), ("market", False))
+
+    def _t_pick(self: FlowarState, seat: int) -> bool:
+        if self._picks <= 0 or not any(x >= 0 for x in self._grid()):
+            self._picks = 0
+            return False
+        return self._wait(D_PICK, seat)
+
+    def _pick_actions(self: FlowarState) -> list[Action]:
+        grid = self._grid()
+        ids = CONTRACT_IDS if self._line_grid == 0 else FLOWER_IDS
+        return [A.make(A.TakeCard, i + 1, ids[x]) for i, x in enumerate(grid) if x >= 0]
+
+    def _do_take_card(self: FlowarState, a: A.TakeCard) -> None:
+        seat = self._cur
+        self._take_slot(seat, a.slot - 1)
+        self._picks -= 1
+        self._push(("pick", seat))
+
+    def _t_discard_over(self: FlowarState, seat: int) -> bool:
+        # Rulebook: "Contract Petal": at most 4 Contracts; choose which one to discard.
+        if len(self._contracts[seat]) <= 4:
+            return False
+        self._agenda.append(("discard_over", seat))
+        return self._wait(D_DISCARD, seat)
+
+    def _do_discard_contract(self: FlowarState, a: A.DiscardContract) -> None:
+        from games.flowar.cards import CONTRACT_INDEX
+
+        x = CONTRACT_INDEX[a.card]
+        self._contracts[self._cur].remove(x)
+        self._cdisc.append(x)
+
+    # -- selling flowers (Rulebook: "Action Spaces of the Player Board") ----------------------
+    def _t_sell(self: FlowarState, seat: int) -> bool:
+        if not self._fresh[seat] and not self._wilt[seat]:
+            return False
+        self._loop = ("sell", seat)
+        return self._wait(D_SELL, seat)
+
+    def _sell_actions(self: FlowarState, seat: int) -> list[Action]:
+        out: list[Action] = []
+        for area in (self._fresh[seat], self._wilt[seat]):
+            out.extend(A.make(A.Sell, FLOWER_IDS[x]) for x in sorted(flower_classes(area).values()))
+        out.append(A.FINISH_SELLING)
+        if not self._t_favor and seat == self._tseat:
+            out.extend(self._favor_actions(seat, ("sell",)))
+        return out
+
+    def _do_sell(self: FlowarState, a: A.Sell) -> None:
+        from games.flowar.cards import FLOWER_INDEX
+
+        seat = self._cur
+        x = FLOWER_INDEX[a.card]
+        area = self._fresh[seat] if x in self._fresh[seat] else self._wilt[seat]
+        area.remove(x)
+        self._fdisc.append(x)
+        self._coins[seat] += FLOWER_BASKETS[x] * (_SALE_DOUBLE if self._t_mods & 4096 else 1)
+        self._sold += 1
+        self._push(("sell", seat))
+
+    def _do_finish_selling(self: FlowarState, a: A.FinishSelling) -> None:
+        self._sold = 0
+
+    # -- Kingdom Favors 19 and 20 --------------------------------------------------------------
+    def _t_swap(self: FlowarState, seat: int) -> bool:
+        return self._wait(D_SWAP, seat)
+
+    def _swap_actions(self: FlowarState, seat: int) -> list[Action]:
+        w, area = self._workers[seat], self._strike_area
+        return [A.make(A.SwapWorker, WORKERS[g], WORKERS[t])
+                for g in range(3) for t in range(3) if g != t and w[g] and area[t]]
+
+    def _do_swap(self: FlowarState, a: A.SwapWorker) -> None:
+        seat = self._cur
+        g, t = WORKER_INDEX[a.give], WORKER_INDEX[a.take]
+        self._workers[seat][g] -= 1
+        self._strike_area[g] += 1
+        self._strike_area[t] -= 1
+        self._workers[seat][t] += 1
+        self._strike_off(t, seat)
+        self._push(("strike_check", g, seat, False))
+
+    def _t_spend(self: FlowarState, seat: int) -> bool:
+        return self._wait(D_SPEND, seat)
+
+    def _do_spend(self: FlowarState, a: A.SpendMP) -> None:
+        seat = self._cur
+        self._mp[seat] -= a.mp
+        self._coins[seat] += _SPEND_RATE * a.mp

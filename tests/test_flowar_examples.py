@@ -1,0 +1,229 @@
+"""Every worked example of the Flowar rulebook, with its numbers.
+
+Positions start from a real first turn (``games.flowar.script.first_turn``)
+and arrange only what the example needs (``arrange``/``arrange_board``).
+"""
+
+from __future__ import annotations
+
+from games.flowar import actions as A
+from games.flowar.cards import layoff_coins
+from games.flowar.delivery import transport_total
+from games.flowar.phases import C_TAXUS, D_STRIKE, D_TURN
+from games.flowar.script import act, arrange, arrange_board, find, first_turn, settle
+from games.flowar.state import FlowarState
+from games.flowar.taxus import contract_transport
+
+
+def set_guild(st: FlowarState, seat: int, g: int) -> None:
+    """Give ``seat`` Guild Tile ``g`` (swapping with its owner) and re-sort the turn order."""
+    owner = next((s for s in range(st._n) if st._guild[s] == g), None)
+    if owner is not None:
+        st._guild[owner] = st._guild[seat]
+    st._guild[seat] = g
+    st._order = sorted(range(st._n), key=lambda s: st._guild[s])
+    st._ti = st._order.index(seat)
+
+
+def place_costs(st: FlowarState, space: str) -> set[int]:
+    return {a.coins for a in st.legal_actions() if isinstance(a, A.Place) and a.space == space}
+
+
+def test_placement_cost_examples() -> None:
+    """Rulebook: "Placing a Worker": 1 Coin into an empty space; 4 Coins with 3 Workers already there."""
+    st = first_turn("flowar(players=4)", seed=2)
+    seat = st.current_player()
+    arrange(st, seat, coins=20, workers=(1, 2, 1))
+    arrange_board(st, spaces={"contract": (0, 0, 0), "travel_K1": (0, 0, 0)}, strikes=())
+    assert place_costs(st, "contract") == {1}
+    arrange_board(st, spaces={"contract": (0, 3, 0)})
+    assert place_costs(st, "contract") == {4}
+    act(st, kind="place", space="contract", worker="human")
+    assert st._coins[seat] == 16
+
+
+def test_strike_diorama_counts_as_a_worker() -> None:
+    """Rulebook: "Strikes": the Strike Diorama counts as an extra Worker of that type."""
+    st = first_turn("flowar(players=4)", seed=2)
+    seat = st.current_player()
+    arrange(st, seat, coins=20, workers=(1, 2, 1))
+    arrange_board(st, spaces={"travel_K1": (0, 0, 1)}, strikes=("fox",))
+    assert place_costs(st, "travel_K1") == {3}  # 1 Fox + the new one + the Diorama
+
+
+def test_two_player_travel_pays_for_all_three_spaces() -> None:
+    """Rulebook: "Travel Petal": "In a two-player game, you should pay for all Workers in the three spaces"."""
+    st = first_turn("flowar(players=2)", seed=2)
+    seat = st.current_player()
+    arrange(st, seat, coins=20, workers=(0, 0, 2))
+    arrange_board(st, spaces={"travel_K1": (0, 0, 1), "travel_K2": (0, 0, 2), "travel_K3": (0, 0, 0)}, strikes=())
+    assert place_costs(st, "travel_K3") == {4}
+
+
+def test_layoff_examples() -> None:
+    """Rulebook: "Firing Workers": 2 Trentis + 1 Fox = 10 Coins and 3 Torches; one of each = 12 and 3;
+    2 Trentis = 6 and 2."""
+    assert layoff_coins((2, 0, 1)) == 10
+    assert layoff_coins((1, 1, 1)) == 12
+    assert layoff_coins((2, 0, 0)) == 6
+    for counts, coins, torches in (((2, 0, 1), 10, 3), ((1, 1, 1), 12, 3), ((2, 0, 0), 6, 2)):
+        st = first_turn("flowar(players=4)", seed=3)
+        seat = st.current_player()
+        arrange(st, seat, coins=0, torches=0, workers=(3, 3, 3))
+        act(st, kind="fire", trentis=counts[0], humans=counts[1], foxes=counts[2])
+        assert (st._coins[seat], st._torches[seat]) == (coins, torches)
+
+
+def test_transport_examples() -> None:
+    """Rulebook: "Travel Petal": three Contracts on one means cost 1 Coin; a fourth on the other means, 2 more."""
+    cart = ["C01", "C02", "C03"]  # Graceful Rain's 1-Coin means (K1a)
+    idx = [int(c[1:]) - 1 for c in cart]
+    assert transport_total(idx, 0) == 1
+    assert transport_total(idx + [6], 0) == 3  # C07 rides the 2-Coin Riverboat (K1b)
+    st = first_turn("flowar(players=4)", seed=4)
+    seat = st.current_player()
+    arrange(st, seat, coins=10, workers=(0, 0, 1), contracts=[*cart, "C07"],
+            fresh=["F01", "F11", "F12", "F31", "F41", "F13"])
+    arrange_board(st, spaces={"travel_K1": (0, 0, 0)}, strikes=())
+    act(st, kind="place", space="travel_K1", worker="fox")
+    assert st._coins[seat] == 9
+    coins = [st._coins[seat]]
+    for card, baskets in (("C01", ["F01"]), ("C02", ["F11", "F12"]), ("C03", ["F31", "F41"]), ("C07", ["F13"])):
+        act(st, kind="deliver", card=card)
+        coins.append(st._coins[seat])
+        for f in baskets:
+            act(st, kind="basket", card=f)
+    assert [coins[i] - coins[i + 1] for i in range(4)] == [1, 0, 0, 2]
+    act(st, kind="finish_delivery")
+    assert st._at_once[seat] == 4
+
+
+def test_elia_turn() -> None:
+    """Rulebook: "Turn Example": Elia places a Fox on her Guild Tile (+3 Coins), hires a Human
+    for 5 Coins, calling off the Human strike, and returns 1 Torch; no second hire this round."""
+    st = first_turn("flowar(players=4)", seed=5)
+    elia = st.current_player()
+    set_guild(st, elia, 1)
+    arrange(st, elia, coins=4, torches=2, workers=(1, 0, 2))
+    arrange_board(st, strike_area=(0, 3, 0), strikes=("human",))
+    act(st, kind="place", space="guild", worker="fox")
+    assert st._coins[elia] == 7
+    act(st, kind="hire", worker="human")
+    assert st._coins[elia] == 2
+    assert st._workers[elia] == [1, 1, 1]
+    assert st._strike == [False, False, False] and st._strike_area == [0, 2, 0]
+    assert st._torches[elia] == 1
+    assert st._hired[elia]
+    assert not any(isinstance(a, (A.Hire, A.Fire)) for a in st.legal_actions())
+    act(st, kind="end_turn")
+    # Her next turn this round: still no hire.
+    while not (st.current_player() == elia and st._phase == D_TURN):
+        settle(st)
+        if st._phase != D_TURN:
+            st.apply_action(st.legal_actions()[0])
+        else:
+            st.apply_action(A.END_TURN if st._t_placed else A.PASS)
+    arrange(st, elia, coins=20)
+    assert not any(isinstance(a, A.Hire) for a in st.legal_actions())
+
+
+def test_jan_turn() -> None:
+    """Rulebook: "Turn Example": Jan pays 2 Coins for a Fox on the second kingdom (one Fox there),
+    takes a Loan (+5 Coins, +1 Torch) for 5 Coins of transport, and gains 13 Coins and 15 MP:
+    10 for two Contracts on a 5 tile, 1 for fresh flowers, 4 from Kingdom Favor 6."""
+    st = first_turn("flowar(players=4)", seed=1)
+    jan = st.current_player()
+    arrange(st, jan, coins=2, torches=0, mp=0, loans=0, workers=(0, 0, 2), contracts=["C15", "C22"],
+            fresh=["F01", "F11", "F41"], wilting=["F31", "F32"], below={"K1": ["C37"]})
+    arrange_board(st, efficiency=(3, 5, 3), favors=(6, 1, 2), spaces={"travel_K2": (0, 0, 1)}, strikes=())
+    act(st, kind="place", space="travel_K2", worker="fox", coins=2)
+    assert st._coins[jan] == 0
+    assert not any(isinstance(a, A.Deliver) for a in st.legal_actions())  # transport unaffordable
+    act(st, kind="take_loan")
+    assert (st._coins[jan], st._torches[jan], st._loans[jan]) == (5, 1, 1)
+    act(st, kind="use_favor", kingdom=1, favor=6)
+    act(st, kind="deliver", card="C15")
+    act(st, kind="basket", card="F01")
+    act(st, kind="basket", card="F11")
+    act(st, kind="deliver", card="C22")
+    assert st._coins[jan] == 0  # 2 (Horse) + 3 (Barge) of transport
+    for f in ("F31", "F32", "F41"):
+        act(st, kind="basket", card=f)
+    act(st, kind="finish_delivery")
+    assert st._coins[jan] == 13
+    assert st._mp[jan] == 15
+    assert [len(b) for b in st._below[jan]] == [0, 2, 0]  # C37 discarded for the Favor
+    assert st._fresh[jan] == [] and st._wilt[jan] == []
+    assert st._fresh_deliveries[jan] == 1
+
+
+def test_pol_turn() -> None:
+    """Rulebook: "Turn Example": Pol, without Trentis, places a Human on the Market (Unqualified
+    Practice): a second Human goes to the Strike Area and Humans strike; every player with Humans
+    decides to pay 1 Coin each; Pol pays 1 Coin for the space plus 2 for flowers (his Guild) and
+    takes the central row."""
+    st = first_turn("flowar(players=4)", seed=6)
+    pol = st.current_player()
+    set_guild(st, pol, 4)
+    for s in range(4):
+        arrange(st, s, coins=10, workers=(1, 2, 1))
+    arrange(st, pol, coins=10, workers=(0, 3, 1), fresh=[])
+    arrange_board(st, spaces={"market": (0, 0, 0)}, strike_area=(0, 2, 0), strikes=(),
+                  market=["F01", "F11", "F21", "F42", "F43", "F31", "F02", "F12", "F22"])
+    assert find(st, kind="place", space="market", worker="human").coins == 3
+    act(st, kind="place", space="market", worker="human")
+    assert st._coins[pol] == 7
+    assert st._strike_area == [0, 3, 0] and st._strike[1]
+    payers = []
+    while st._phase == D_STRIKE:
+        payers.append(st.current_player())
+        act(st, kind="pay_strike", count=1)
+    assert sorted(payers) == [0, 1, 2, 3]
+    assert st._coins[pol] == 6 and st._workers[pol] == [0, 1, 1]
+    assert st._strike_area == [0, 3 + 3, 0]  # each other player kept one of two Humans
+    act(st, kind="take_line", line="row2")
+    assert sorted(st._fresh[pol]) == [30, 41, 42]  # F31, F42, F43
+    settle(st)
+    assert st._phase == D_TURN and all(x >= 0 for x in st._market)
+
+
+def _solo_at_taxus_turn(seed: int = 0) -> FlowarState:
+    st = first_turn("flowar(players=1)", seed=seed)
+    if st.current_player() == 0:
+        arrange(st, 0, workers=(1, 0, 0))
+        act(st, kind="place", space="guild", worker="trenti")
+        settle(st)
+        act(st, kind="end_turn")
+    assert st._phase == C_TAXUS
+    return st
+
+
+def test_taxus_market_example() -> None:
+    """Rulebook: "Taxus Cards": Taxus discards the 3 cards (5 Baskets) of the second column and gains 5 Coins."""
+    st = _solo_at_taxus_turn()
+    arrange_board(st, market=["F02", "F07", "F03", "F04", "F08", "F05", "F06", "F01", "F11"])
+    coins = st._tx_coins
+    trentis = st._spaces[1][0]
+    st.apply_action(A.RevealTaxus("T04"))  # Trenti on the Market, second column
+    assert st._tx_coins - coins == 5
+    assert st._spaces[1][0] == trentis + 1
+
+
+def test_taxus_travel_example() -> None:
+    """Rulebook: "Taxus Cards": a Fox on a kingdom with a 4 Efficiency Tile gives Taxus 8 MP."""
+    st = _solo_at_taxus_turn()
+    arrange_board(st, efficiency=(4, 3, 5))
+    mp = st._tx_mp
+    st.apply_action(A.RevealTaxus("T05"))  # Fox on K1
+    assert st._tx_mp - mp == 8
+
+
+def test_taxus_contract_example() -> None:
+    """Rulebook: "Taxus Cards": 3 Coins for one means plus 2 for Graceful Rain's dearest means = 5 Coins."""
+    assert contract_transport(21) == 3  # C22 on the Barge (K2b, 3 Coins)
+    assert contract_transport(36) == 2  # C37, linked to Graceful Rain (dearest means 2)
+    st = _solo_at_taxus_turn()
+    arrange_board(st, contract_grid=["C22", "C37", "C01", "C02"])
+    coins = st._tx_coins
+    st.apply_action(A.RevealTaxus("T08"))  # Human on the Contracts, first row
+    assert st._tx_coins - coins == 5
