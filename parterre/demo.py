@@ -170,8 +170,19 @@ def _ensure_demo_bots(pool: Any, redis_client: Any) -> dict[str, tuple[int, str]
     return out
 
 
-def run_demo(*, rounds: int = 3, games: str = "floriferous,lafleur,flowar") -> int:
-    """Run the demo; returns the exit status (0 when every tournament finished)."""
+def run_demo(
+    *, rounds: int = 3, games: str = "floriferous,lafleur,flowar", web_port: int = 0, serve: bool = False
+) -> int:
+    """Run the demo; returns the exit status (0 when every tournament finished).
+
+    Args:
+        rounds: round-robin cycles per game (each cycle: every combination of
+            the 4 bots for 2, 3 and 4 players, every seat rotation: 28 matches).
+        games: comma-separated game names.
+        web_port: port of the web site started beside the demo (0: a free port).
+        serve: keep the web site (and everything else) running after the
+            tournaments until Ctrl-C.
+    """
     import redis
 
     from ladder import db, queries, tournaments
@@ -212,6 +223,9 @@ def run_demo(*, rounds: int = 3, games: str = "floriferous,lafleur,flowar") -> i
             children.start(f"bot-{name}", "bot", "run", DEMO_BOTS[name], "--token", token, "--name", name)
         children.start("worker", "worker", "--concurrency", "4", "--loglevel", "WARNING", "--hostname", f"demo-{os.getpid()}@%h")
         console.print(f"  {len(demo_bots)} bots and a Celery worker started (logs in {children.log_dir})")
+        port = web_port or free_port()
+        children.start("web", "web", "--port", str(port))
+        console.print(f"  web site: http://127.0.0.1:{port}/ (watch the ladder live)")
 
         os.environ.update({"PARTERRE_REDIS_URL": services.redis_url, "PARTERRE_QUEUE": env["PARTERRE_QUEUE"]})
         from workers.app import app
@@ -240,6 +254,14 @@ def run_demo(*, rounds: int = 3, games: str = "floriferous,lafleur,flowar") -> i
             f"Data kept in {st.home}; try `parterre leaderboard floriferous` or "
             "`parterre matches --game floriferous --json`."
         )
+        if serve:
+            console.print(f"Serving http://127.0.0.1:{port}/ — press Ctrl-C to stop.")
+            try:
+                while True:
+                    children.check_alive()
+                    time.sleep(1)
+            except KeyboardInterrupt:
+                pass
         return 0 if ok else 1
     finally:
         children.stop()

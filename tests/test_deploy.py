@@ -1,0 +1,289 @@
+"""The deployment files are valid and complete (issue 9): no Docker engine or cluster needed.
+
+* ``docker-compose.yml`` against the Compose specification JSON schema that
+  ``check-jsonschema`` bundles (``vendor.compose-spec``: offline, pinned with
+  the package in pyproject's dev list);
+* ``deploy/k8s/*.yaml`` against the Kubernetes OpenAPI schemas that
+  ``kubernetes-validate`` bundles (strict: unknown fields fail), file by file
+  and, when ``kubectl`` is installed, as built by ``kubectl kustomize``;
+* policies: every compose service has a health check; every Deployment has
+  readiness and liveness probes, resource requests and limits and runs as
+  non-root; beat is a single replica that never overlaps; the HPA scales the
+  workers; settings come from the ConfigMap and the Secret;
+* the Dockerfile is multi-stage and ends as a non-root user; the Prometheus
+  scrape config and the Grafana dashboard name only metrics the code defines.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+yaml = pytest.importorskip("yaml")
+kubernetes_validate = pytest.importorskip("kubernetes_validate")
+
+ROOT = Path(__file__).resolve().parent.parent
+COMPOSE = ROOT / "docker-compose.yml"
+K8S = ROOT / "deploy" / "k8s"
+DOCKERFILE = ROOT / "deploy" / "Dockerfile"
+PROMETHEUS = ROOT / "deploy" / "prometheus" / "prometheus.yml"
+GRAFANA = ROOT / "deploy" / "grafana"
+K8S_VERSIONS = ("1.30.0", kubernetes_validate.utils.latest_version())
+"""Oldest Kubernetes the manifests promise to work on (gRPC probes, HPA v2, PDB v1), and the newest known."""
+
+
+def _compose() -> dict[str, Any]:
+    return yaml.safe_load(COMPOSE.read_text())
+
+
+def _k8s_docs() -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for path in sorted(K8S.glob("*.yaml")):
+        if path.name == "kustomization.yaml":
+            continue
+        out += [(path.name, doc) for doc in yaml.safe_load_all(path.read_text()) if doc]
+    return out
+
+
+def _of_kind(kind: str) -> list[dict[str, Any]]:
+    return [doc for _, doc in _k8s_docs() if doc["kind"] == kind]
+
+
+# -- compose --------------------------------------------------------------------------------
+
+
+def test_compose_file_matches_the_compose_specification_schema():
+    proc = subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.compose-spec", str(COMPOSE)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_compose_schema_check_rejects_a_broken_file(tmp_path):
+    # The check has teeth: a misspelt key fails it.
+    bad = tmp_path / "docker-compose.yml"
+    bad.write_text(COMPOSE.read_text().replace("healthcheck:", "healthchek:", 1))
+    proc = subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.compose-spec", str(bad)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode != 0
+
+
+def test_every_compose_service_has_a_health_check():
+    services = _compose()["services"]
+    for name, service in services.items():
+        check = service.get("healthcheck")
+        assert check, f"service {name} has no healthcheck"
+        assert not check.get("disable"), f"service {name} disables its healthcheck"
+        assert check.get("test"), f"service {name}: healthcheck without a test"
+
+
+def test_compose_runs_the_whole_stack():
+    services = _compose()["services"]
+    roles = {"postgres", "redis", "migrate", "referee", "worker", "beat", "web", "prometheus", "grafana"}
+    assert roles <= set(services)
+    bots = [n for n, s in services.items() if "parterre.samplebot" in " ".join(s.get("entrypoint") or [])]
+    assert len(bots) == 2
+    assert services["referee"]["deploy"]["replicas"] == 2
+    assert services["worker"]["deploy"]["replicas"] == 2
+    assert services["beat"]["deploy"]["replicas"] == 1
+    assert services["migrate"]["command"] == ["db", "migrate"]
+    assert services["migrate"]["restart"] == "no"
+    for name in ("referee", "worker", "beat", "web", *bots):
+        deps = services[name]["depends_on"]
+        assert deps["migrate"]["condition"] == "service_completed_successfully", name
+        assert services[name]["build"]["dockerfile"] == "deploy/Dockerfile"
+    for name, service in services.items():
+        for dep in service.get("depends_on") or {}:
+            assert dep in services, f"{name} depends on unknown service {dep}"
+    # one image, run as its roles
+    assert services["referee"]["command"][0] == "referee"
+    assert services["worker"]["command"][0] == "worker"
+    assert services["web"]["command"][0] == "web"
+    assert services["beat"]["command"] == ["beat"]
+    # the Celery prefork pool needs the multiprocess mode of prometheus_client
+    assert services["worker"]["environment"]["PROMETHEUS_MULTIPROC_DIR"]
+
+
+def test_compose_mounts_the_monitoring_configuration_that_exists():
+    services = _compose()["services"]
+    for name in ("prometheus", "grafana"):
+        for volume in services[name]["volumes"]:
+            source = volume.split(":")[0]
+            if source.startswith("./"):
+                assert (ROOT / source).exists(), f"{name} mounts missing {source}"
+
+
+# -- kubernetes -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", K8S_VERSIONS)
+def test_k8s_manifests_match_the_kubernetes_schemas(version):
+    docs = _k8s_docs()
+    assert docs
+    for filename, doc in docs:
+        try:
+            kubernetes_validate.validate(doc, version, strict=True)
+        except kubernetes_validate.ValidationError as exc:
+            pytest.fail(f"{filename} {doc['kind']}/{doc['metadata']['name']} (k8s {version}): {exc}")
+
+
+def test_k8s_schema_check_rejects_a_broken_manifest():
+    deployment = json.loads(json.dumps(_of_kind("Deployment")[0]))
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    container["readinesProbe"] = container.pop("readinessProbe")
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(deployment, K8S_VERSIONS[-1], strict=True)
+
+
+def test_kustomization_lists_every_manifest():
+    kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text())
+    listed = set(kustomization["resources"])
+    present = {p.name for p in K8S.glob("*.yaml")} - {"kustomization.yaml"}
+    assert listed == present
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+def test_kustomize_build_is_valid():
+    proc = subprocess.run(["kubectl", "kustomize", str(K8S)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    docs = [d for d in yaml.safe_load_all(proc.stdout) if d]
+    for doc in docs:
+        kubernetes_validate.validate(doc, K8S_VERSIONS[-1], strict=True)
+        if doc["kind"] != "Namespace":
+            assert doc["metadata"]["namespace"] == "parterre"
+    kinds = sorted(d["kind"] for d in docs)
+    assert kinds.count("Deployment") == 4 and "Job" in kinds and "HorizontalPodAutoscaler" in kinds
+
+
+def test_every_deployment_has_probes_resources_and_runs_as_non_root():
+    deployments = _of_kind("Deployment")
+    assert {d["metadata"]["name"] for d in deployments} == {"referee", "worker", "beat", "web"}
+    for d in deployments:
+        name = d["metadata"]["name"]
+        pod = d["spec"]["template"]["spec"]
+        assert pod["securityContext"]["runAsNonRoot"] is True, name
+        for c in pod["containers"]:
+            assert c.get("readinessProbe"), f"{name}/{c['name']}: no readinessProbe"
+            assert c.get("livenessProbe"), f"{name}/{c['name']}: no livenessProbe"
+            for part in ("requests", "limits"):
+                assert {"cpu", "memory"} <= set(c["resources"][part]), f"{name}/{c['name']}: {part}"
+            assert c["securityContext"]["allowPrivilegeEscalation"] is False
+            refs = {next(iter(e.values()))["name"] for e in c["envFrom"]}
+            assert refs == {"parterre-config", "parterre-secrets"}, name
+            ports = {p["containerPort"] for p in c["ports"]}
+            assert 9100 in ports, f"{name}: no metrics port"
+
+
+def test_probes_point_at_the_health_endpoints():
+    by_name = {d["metadata"]["name"]: d["spec"]["template"]["spec"]["containers"][0] for d in _of_kind("Deployment")}
+    assert by_name["referee"]["readinessProbe"]["grpc"]["port"] == 50051  # the gRPC health service
+    assert by_name["web"]["readinessProbe"]["httpGet"]["path"] == "/api/health"
+    for name in ("worker", "beat"):
+        assert by_name[name]["livenessProbe"]["httpGet"]["path"] == "/metrics"
+
+
+def test_beat_is_a_single_replica_that_never_overlaps():
+    beat = next(d for d in _of_kind("Deployment") if d["metadata"]["name"] == "beat")
+    assert beat["spec"]["replicas"] == 1
+    assert beat["spec"]["strategy"]["type"] == "Recreate"
+    hpas = _of_kind("HorizontalPodAutoscaler")
+    assert all(h["spec"]["scaleTargetRef"]["name"] != "beat" for h in hpas)
+
+
+def test_workers_scale_with_a_horizontal_pod_autoscaler():
+    (hpa,) = _of_kind("HorizontalPodAutoscaler")
+    assert hpa["apiVersion"] == "autoscaling/v2"
+    assert hpa["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "worker"}
+    assert 1 <= hpa["spec"]["minReplicas"] < hpa["spec"]["maxReplicas"]
+
+
+def test_configmap_secret_and_migration_job():
+    (cm,) = _of_kind("ConfigMap")
+    (secret,) = _of_kind("Secret")
+    assert cm["metadata"]["name"] == "parterre-config" and secret["metadata"]["name"] == "parterre-secrets"
+    assert {"PARTERRE_REDIS_URL", "PARTERRE_REFEREE_ADDRESS", "PARTERRE_METRICS_PORT"} <= set(cm["data"])
+    assert {"PARTERRE_DATABASE_URL", "PARTERRE_SERVICE_TOKEN"} <= set(secret["stringData"])
+    assert not {"PARTERRE_DATABASE_URL", "PARTERRE_SERVICE_TOKEN"} & set(cm["data"]), "secrets in the ConfigMap"
+    (job,) = _of_kind("Job")
+    assert job["spec"]["template"]["spec"]["containers"][0]["args"] == ["db", "migrate"]
+    from parterre.settings import load
+
+    load({**cm["data"], **secret["stringData"]})  # the settings parse as the processes will read them
+
+
+# -- image, Prometheus, Grafana ---------------------------------------------------------------
+
+
+def test_dockerfile_is_multi_stage_and_runs_as_non_root():
+    lines = [ln.strip() for ln in DOCKERFILE.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+    stages = [ln for ln in lines if ln.upper().startswith("FROM ")]
+    assert len(stages) >= 2
+    assert any("--from=build" in ln for ln in lines if ln.upper().startswith("COPY"))
+    final = lines[lines.index(stages[-1]):]
+    users = [ln.split()[1] for ln in final if ln.upper().startswith("USER ")]
+    assert users and users[-1].split(":")[0] not in ("root", "0")
+    for ln in lines:
+        if ln.upper().startswith("COPY ") and "--from" not in ln:
+            for source in ln.split()[1:-1]:
+                assert (ROOT / source).exists(), f"Dockerfile copies missing {source}"
+    assert (ROOT / "deploy" / "Dockerfile.dockerignore").exists()
+
+
+def _defined_metric_names() -> set[str]:
+    import ladder.metrics  # noqa: F401 - registers the metrics
+    import ladder.web.metrics  # noqa: F401
+    import referee.metrics  # noqa: F401
+    import workers.metrics  # noqa: F401
+    from prometheus_client import REGISTRY
+
+    names = set()
+    for family in REGISTRY.collect():
+        for sample in family.samples:
+            names.add(sample.name)
+        names.add(family.name)
+        if family.type == "counter":
+            names.add(family.name + "_total")
+        if family.type == "histogram":
+            names |= {family.name + s for s in ("_bucket", "_count", "_sum")}
+    return names
+
+
+def test_grafana_dashboard_uses_only_defined_metrics_and_the_provisioned_datasource():
+    dashboard = json.loads((GRAFANA / "dashboards" / "parterre.json").read_text())
+    datasource = yaml.safe_load((GRAFANA / "provisioning" / "datasources" / "prometheus.yml").read_text())
+    uid = datasource["datasources"][0]["uid"]
+    defined = _defined_metric_names()
+    used = set()
+    panels = [p for p in dashboard["panels"] if p["type"] != "row"]
+    assert len(panels) >= 10
+    for panel in panels:
+        assert panel["datasource"]["uid"] == uid, panel["title"]
+        for target in panel["targets"]:
+            used |= set(re.findall(r"\bparterre_[a-z_]+", target["expr"]))
+    missing = used - defined
+    assert not missing, f"dashboard queries undefined metrics: {sorted(missing)}"
+    prefixes = {"parterre_referee_", "parterre_worker_", "parterre_web_", "parterre_ladder_"}
+    assert all(any(u.startswith(p) for u in used) for p in prefixes)
+    provider = yaml.safe_load((GRAFANA / "provisioning" / "dashboards" / "parterre.yml").read_text())
+    assert provider["providers"][0]["options"]["path"] == "/var/lib/grafana/dashboards"
+
+
+def test_prometheus_scrapes_every_role_on_its_metrics_port():
+    config = yaml.safe_load(PROMETHEUS.read_text())
+    services = _compose()["services"]
+    port = int(services["referee"]["environment"]["PARTERRE_METRICS_PORT"])
+    jobs = {job["job_name"]: job for job in config["scrape_configs"]}
+    for role in ("referee", "worker", "beat", "web"):
+        (sd,) = jobs[role]["dns_sd_configs"]
+        assert sd["names"] == [role] and role in services
+        assert sd["port"] == port
