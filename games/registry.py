@@ -19,6 +19,8 @@ from games.api import Game, InvalidOptionError, UnknownGameError
 # name -> "module:Class"; imported lazily so that loading one game never pays for another.
 _BUILTIN: dict[str, str] = {
     "floriferous": "games.floriferous.game:FloriferousGame",
+    "lafleur": "games.lafleur.game:LaFleurGame",
+    "flowar": "games.flowar.game:FlowarGame",
 }
 _REGISTERED: dict[str, type[Game]] = {}
 

@@ -13,13 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bots.strategies import floriferous
+from bots.strategies import floriferous, flowar, lafleur
 
 Strategy = Callable[[dict[str, Any], list[dict[str, Any]], int], int]
 """``(observation, legal_actions, seat) -> index into legal_actions``."""
 
 STRATEGIES: dict[tuple[str, str], Strategy] = {
     ("greedy", "floriferous"): floriferous.greedy_choice,
+    ("greedy", "flowar"): flowar.greedy_choice,
+    ("greedy", "lafleur"): lafleur.greedy_choice,
 }
 """``(strategy, game) -> function``."""
 

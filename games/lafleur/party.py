@@ -1,0 +1,401 @@
+"""Effects, Events, the Garden Party, End of Round and game end (a mixin of :class:`LaFleurState`).
+
+Rulebook: La Fleur, "Start of Round" (4. EVENTS), "Garden Party" (and its
+VISITORS, VISITOR EFFECTS, "WHEN VISITED" ABILITIES, AU REVOIR), "End of
+Round", "Ending the Game" and "End-of-Game Scoring".
+
+Effects reach the state as *steps* (:func:`games.lafleur.abilities.steps`),
+each run by :meth:`PartyMixin._t_step`. A gained Flower card is a decision:
+a face-up card or the top of the deck, at no cost (Rulebook: "Garden
+Party", VISITOR EFFECTS; we apply it to every "gain a Flower card").
+Optional conversions and choices are decisions; the solo opponent always
+converts when able and always takes the first option ("Solo Mode", NOTE FOR
+EVENTS AND VISITORS).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from games.lafleur import actions as A
+from games.lafleur.abilities import automaton_scores, holds, steps
+from games.lafleur.cards import (
+    CHARACTERS,
+    D_EVENT,
+    D_FEATURE,
+    D_FLOWER,
+    D_VISITOR,
+    EVENTS,
+    FEATURES,
+    INDEX,
+    VISITORS,
+    Ability,
+    Visitor,
+)
+from games.lafleur.constants import (
+    COINS_PER_PRESTIGE,
+    FLOWERS_PER_PRESTIGE,
+    MAX_ROUNDS,
+    P_ACCEPT,
+    P_CHOOSE,
+    P_DISCARD,
+    P_OVER,
+    P_TAKE,
+    SOIREE,
+)
+
+if TYPE_CHECKING:
+    from games.lafleur.state import LaFleurState
+
+    _Base = LaFleurState
+else:
+    _Base = object
+
+from games.api import TERMINAL  # noqa: E402
+
+
+class PartyMixin(_Base):
+    """Effects, Events, Garden Party, End of Round and end of game."""
+
+    # -- effects -----------------------------------------------------------------------------
+    def _apply_ability(self, p: int, ability: Ability, source: str) -> None:
+        """Schedule one player's ability if its condition holds (solo opponent: if it may score)."""
+        if p == self._auto and not automaton_scores(ability):
+            return
+        if holds(self, p, ability.condition):
+            self._push([("_t_step", p, st) for st in steps(self, p, ability.effect, source)])
+
+    def _apply_to_all(self, ability: Ability, source: str) -> None:
+        """An Event for every player in turn order; conditions are judged before anything changes."""
+        eff = ability.effect
+        if "refresh" in eff or "extra_visitors" in eff:
+            self._push([("_t_step", -1, st) for st in steps(self, 0, eff, source)])
+            return
+        who = [p for p in self._order
+               if (p != self._auto or automaton_scores(ability)) and holds(self, p, ability.condition)]
+        self._push([("_t_step", p, st) for p in who for st in steps(self, p, eff, source)])
+
+    def _t_step(self, p: int, st: tuple[Any, ...]) -> None:
+        kind = st[0]
+        if kind == "gain":
+            self._prestige[p] += st[1]
+            self._coins[p] += st[2]
+            if st[3]:
+                self._push([("_t_gain_flower", p, st[4])] * st[3])
+        elif kind == "offer":
+            pay_c, pay_f = st[1], st[2]
+            if self._coins[p] < pay_c or len(self._hand[p]) < pay_f:
+                return
+            if p == self._auto:
+                self._coins[p] -= pay_c
+                for _ in range(pay_f):
+                    self._discard_flower(p, self._hand[p][0])  # oldest first
+                self._t_step(p, ("gain", *st[3], st[4]))
+            else:
+                self._prompt = ("offer", st)
+                self._ask(P_ACCEPT, p)
+        elif kind == "choice":
+            if p == self._auto:
+                self._push([("_t_step", p, s) for s in steps(self, p, st[1][0], st[2])])
+            else:
+                self._prompt = ("choice", st)
+                self._ask(P_CHOOSE, p)
+        elif kind == "discard":
+            n = min(st[1], len(self._hand[p]))
+            if n and p == self._auto:
+                for _ in range(n):
+                    self._discard_flower(p, self._hand[p][0])
+            elif n:
+                self._discard_left = n
+                self._after_discard = ()
+                self._prompt = ("discard", n, st[2])
+                self._ask(P_DISCARD, p)
+        elif kind == "refresh":
+            if st[1] == "market":
+                self._disc[D_FLOWER].extend(x for x in self._market if x >= 0)
+                self._market = [-1] * len(self._market)
+                self._tasks.append(("_t_fill_market",))
+            else:
+                self._disc[D_FEATURE].extend(x for x in self._display if x >= 0)
+                self._display = [-1] * len(self._display)
+                self._tasks.append(("_t_fill_display",))
+        elif kind == "extra_visitors":
+            self._push([("_t_draw", D_VISITOR, ("visitor",))] * st[1])
+
+    def _t_gain_flower(self, p: int, source: str) -> None:
+        if p == self._auto:  # the opponent keeps its Flower cards face-down: from the deck
+            self._draw(D_FLOWER, ("hand", p))
+        elif any(x >= 0 for x in self._market) or self._available(D_FLOWER):
+            self._prompt = ("take", source)
+            self._ask(P_TAKE, p)
+
+    def _legal_take(self) -> list[A.Action]:
+        out: list[A.Action] = [
+            A.TAKE_FLOWER[i + 1][x] for i, x in enumerate(self._market) if x >= 0
+        ]
+        if self._available(D_FLOWER):
+            out.append(A.TAKE_FLOWER[0][-1])
+        return out
+
+    def _do_take(self, a: A.TakeFlower) -> None:
+        p = self._cur
+        self._prompt = ()
+        if a.space:
+            x = self._market[a.space - 1]
+            self._market[a.space - 1] = -1
+            self._hand[p].append(x)
+        else:
+            self._draw(D_FLOWER, ("hand", p))
+
+    def _legal_accept(self) -> list[A.Action]:
+        return [A.YES, A.NO]
+
+    def _do_accept(self, a: A.Accept) -> None:
+        p = self._cur
+        prompt = self._prompt
+        self._prompt = ()
+        if not a.accept:
+            return
+        if prompt[0] == "character":
+            self._char_used = True
+            self._push([("_t_step", p, st) for st in prompt[1]])
+            return
+        _, pay_c, pay_f, gain, src = prompt[1]
+        self._coins[p] -= pay_c
+        g = ("gain", *gain, src)
+        if pay_f:
+            self._discard_left = pay_f
+            self._after_discard = g
+            self._prompt = ("discard", pay_f, src)
+            self._ask(P_DISCARD, p)
+        else:
+            self._tasks.append(("_t_step", p, g))
+
+    def _legal_choose(self) -> list[A.Action]:
+        return [A.intern(A.Choose, i) for i in range(len(self._prompt[1][1]))]
+
+    def _do_choose(self, a: A.Choose) -> None:
+        p = self._cur
+        st = self._prompt[1]
+        self._prompt = ()
+        self._push([("_t_step", p, s) for s in steps(self, p, st[1][a.option], st[2])])
+
+    def _legal_discard(self) -> list[A.Action]:
+        return [A.DISCARD_FLOWER[x] for x in self._hand[self._cur]]
+
+    def _do_discard(self, a: A.DiscardFlower) -> None:
+        p = self._cur
+        self._discard_flower(p, INDEX[a.card][1])
+        self._discard_left -= 1
+        if self._discard_left > 0 and self._hand[p]:
+            self._ask(P_DISCARD, p)
+            return
+        self._prompt = ()
+        if self._after_discard:
+            self._tasks.append(("_t_step", p, self._after_discard))
+            self._after_discard = ()
+
+    # -- Events ---------------------------------------------------------------------------------
+    def _event_drawn(self, x: int) -> None:
+        """Rulebook: "Start of Round", 4: the Event goes face-up on the Event discard pile."""
+        self._event = x
+        self._disc[D_EVENT].append(x)
+        ab = EVENTS[x].ability
+        if ab.timing == "immediate":
+            self._tasks.append(("_t_event", x))
+        elif ab.timing == "round":
+            self._evmods = dict(ab.effect.get("modify", {}))
+
+    def _t_event(self, x: int) -> None:
+        self._apply_to_all(EVENTS[x].ability, EVENTS[x].id)
+
+    # -- Garden Party ---------------------------------------------------------------------------
+    def _visit_value(self, p: int, vis: Visitor) -> int:
+        """What makes ``vis`` visit: matching Allure, or a type-less Visitor's rule (higher wins)."""
+        if vis.allure >= 0:
+            return self._allure[p][vis.allure]
+        rule = vis.visits
+        if rule == "least_prestige":
+            return -self._prestige[p]
+        if rule == "most_features":
+            return len(self._features[p])
+        if rule == "most_artisans":
+            return len(self._arts[p])
+        if rule == "most_total_allure":
+            return sum(self._allure[p])
+        return len(self._hand[p])  # most_hand
+
+    def destinations(self) -> list[int]:
+        """Where each face-up Visitor goes now (player index, -1 = no one).
+
+        Rulebook: "Garden Party": the highest matching Allure; a tie visits no
+        one unless a tied player put a pawn on the Visitor ("Special
+        Invitation"); an invitation from a player not tied for the highest is
+        ignored. With the On the Terrace Event a tie goes to the tied player
+        first in turn order.
+        """
+        np = self._np
+        out = []
+        for i, v in enumerate(self._visitors):
+            vis = VISITORS[v]
+            vals = [self._visit_value(p, vis) for p in range(np)]
+            best = max(vals)
+            cands = [p for p in range(np) if vals[p] == best]
+            if len(cands) == 1:
+                out.append(cands[0])
+            elif self._vpawn[i] in cands:
+                out.append(self._vpawn[i])
+            elif self._evmods.get("ties_to_first"):
+                out.append(next(p for p in self._order if p in cands))
+            else:
+                out.append(-1)
+        return out
+
+    def _t_party(self) -> None:
+        np = self._np
+        dest = self.destinations()
+        received: list[list[int]] = [[] for _ in range(np)]
+        stay = []
+        for i, v in enumerate(self._visitors):
+            d = dest[i]
+            if d < 0:
+                stay.append(i)
+                continue
+            received[d].append(v)
+            if self._vrom[i] and self._vpawn[i] == d and self._companion[d] < 0 and VISITORS[v].allure >= 0:
+                self._companion[d] = v  # Rulebook: "Special Invitation", ROMANCING A COMPANION
+        for p in range(np):
+            old = self._companion[p]
+            self._party[p] = received[p] + ([old] if old >= 0 and old not in received[p] else [])
+        self._visitors = [self._visitors[i] for i in stay]
+        self._vpawn = [self._vpawn[i] for i in stay]
+        self._vrom = [self._vrom[i] for i in stay]
+        t: list[tuple[Any, ...]] = []
+        bonus = int(self._evmods.get("visitor_coins", 0))
+        for p in self._order:
+            gains: list[tuple[Any, ...]] = []
+            offers: list[tuple[Any, ...]] = []
+            for v in self._party[p]:
+                for st in steps(self, p, VISITORS[v].effect, VISITORS[v].id):
+                    (offers if st[0] == "offer" else gains).append(st)
+            if bonus and self._party[p]:
+                gains.append(("gain", 0, bonus * len(self._party[p]), 0, EVENTS[self._event].id))
+            visited = []
+            for f in self._features[p]:
+                ab = FEATURES[f].ability
+                if ab.timing == "when_visited" and (p != self._auto or automaton_scores(ab)) \
+                        and holds(self, p, ab.condition):
+                    visited += steps(self, p, ab.effect, FEATURES[f].id)
+            t += [("_t_step", p, st) for st in gains + offers + visited]
+        t.append(("_t_au_revoir",))
+        self._push(t)
+
+    def _t_au_revoir(self) -> None:
+        """Every Visitor but Companions goes to the Visitor discard pile; pawns come back."""
+        for p in range(self._np):
+            self._disc[D_VISITOR].extend(v for v in self._party[p] if v != self._companion[p])
+            self._party[p] = []
+        self._disc[D_VISITOR].extend(self._visitors)
+        self._visitors, self._vpawn, self._vrom = [], [], []
+        self._romancing = [False] * self._np
+
+    # -- End of Round ---------------------------------------------------------------------------
+    def _t_end_round(self) -> None:
+        """Rulebook: "End of Round", in its order (an end-of-round Event first; our decision)."""
+        if self._event >= 0 and EVENTS[self._event].ability.timing == "end_of_round":
+            self._tasks.append(("_t_return",))
+            self._apply_to_all(EVENTS[self._event].ability, EVENTS[self._event].id)
+            return
+        self._t_return()
+
+    def _t_return(self) -> None:
+        np = self._np
+        for p in range(np):
+            self._placed[p] = [False] * len(self._arts[p])
+            self._aloc[p] = [-1] * len(self._arts[p])
+        self._used_prestige = [False] * np
+        self._first = (self._first + 1) % np
+        self._order = [(self._first + k) % np for k in range(np)]
+        t: list[tuple[Any, ...]] = [("_t_eor_features", p) for p in self._order]
+        t += [("_t_character", p) for p in self._order]
+        t.append(("_t_reset_check",))
+        self._push(t)
+
+    def _t_eor_features(self, p: int) -> None:
+        for f in self._features[p]:
+            ab = FEATURES[f].ability
+            if ab.timing == "end_of_round":
+                self._apply_ability(p, ab, FEATURES[f].id)
+
+    def _t_character(self, p: int) -> None:
+        """Rulebook: "End of Round", CHARACTER ABILITIES (solo: the player may decline, for challenge 10)."""
+        c = self._character[p]
+        if c < 0:
+            return
+        todo: list[tuple[Any, ...]] = []
+        for ab in CHARACTERS[c].abilities:
+            if (p != self._auto or automaton_scores(ab)) and holds(self, p, ab.condition):
+                todo += steps(self, p, ab.effect, CHARACTERS[c].id)
+        if not todo:
+            return
+        if self._solo and p == 0:
+            self._prompt = ("character", tuple(todo), CHARACTERS[c].id)
+            self._ask(P_ACCEPT, p)
+            return
+        self._push([("_t_step", p, st) for st in todo])
+
+    def _t_reset_check(self) -> None:
+        """Reset tilted Artisans, then CHECK FOR THE GRANDE SOIRÉE."""
+        for p in range(self._np):
+            self._tilted[p] = [False] * len(self._arts[p])
+        if self._final or self._round >= MAX_ROUNDS:
+            self._end_reason = "Grande Soirée complete" if self._final else f"round limit ({MAX_ROUNDS})"
+            self._tasks.append(("_t_game_end",))
+            return
+        if max(self._prestige) >= SOIREE:
+            self._final = True
+            self._trigger = [p for p in range(self._np) if self._prestige[p] >= SOIREE]
+        self._tasks.append(("_t_start_round",))
+
+    # -- game end --------------------------------------------------------------------------------
+    def _t_game_end(self) -> None:
+        """Rulebook: "End-of-Game Scoring": Game End abilities in turn order, then Coins and Flower cards."""
+        self._end = {"before": list(self._prestige)}
+        t: list[tuple[Any, ...]] = []
+        for p in self._order:
+            for f in self._features[p]:
+                ab = FEATURES[f].ability
+                if ab.timing == "game_end" and (p != self._auto or automaton_scores(ab)) \
+                        and holds(self, p, ab.condition):
+                    t += [("_t_step", p, st) for st in steps(self, p, ab.effect, FEATURES[f].id)]
+        t.append(("_t_bonus",))
+        self._push(t)
+
+    def _t_bonus(self) -> None:
+        np = self._np
+        before = self._end["before"]
+        self._end["game_end_features"] = [self._prestige[p] - before[p] for p in range(np)]
+        self._end["coins"] = [self._coins[p] // COINS_PER_PRESTIGE for p in range(np)]
+        self._end["flowers"] = [len(self._hand[p]) // FLOWERS_PER_PRESTIGE for p in range(np)]
+        for p in range(np):
+            self._prestige[p] += self._end["coins"][p] + self._end["flowers"][p]
+        self._phase = P_OVER
+        self._cur = TERMINAL
+        self._waiting = True
+
+
+PARTY_LEGAL = {
+    P_TAKE: PartyMixin._legal_take,
+    P_ACCEPT: PartyMixin._legal_accept,
+    P_CHOOSE: PartyMixin._legal_choose,
+    P_DISCARD: PartyMixin._legal_discard,
+}
+"""Legal-action builders of the phases handled here."""
+
+PARTY_DISPATCH = {
+    A.TakeFlower: PartyMixin._do_take,
+    A.Accept: PartyMixin._do_accept,
+    A.Choose: PartyMixin._do_choose,
+    A.DiscardFlower: PartyMixin._do_discard,
+}
+"""Handlers of the actions handled here."""

@@ -1,0 +1,291 @@
+"""Scripted play: reach exact La Fleur positions, and resample hidden cards.
+
+Because chance is explicit (DESIGN §2), a test or a tool decides which card
+each draw gives, then plays named decisions. Used by the tests of the
+rulebook's worked examples and by :meth:`LaFleurState.resample_hidden`.
+
+Example (a 2-player match where seat 0 is First Player and the round's
+Visitors are Camille, André and Louise Marie Madeleine)::
+
+    state = new_match("lafleur(players=2)", first=0,
+                      queues={"visitor": ["V19", "V01", "V25"]})
+    play(state, "place A01 coin", ...)   # or apply actions directly
+
+Board-editing helpers (:func:`set_allure`, :func:`give`, ...) move cards out
+of their decks so the state stays consistent; they are for tests only.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, MutableMapping
+from typing import Any
+
+from games.api import Action, GameError
+from games.lafleur import actions as A
+from games.lafleur.cards import ALLURE, DECK_NAMES, DECKS, INDEX
+from games.lafleur.game import LaFleurGame
+from games.lafleur.state import DRAW, FIRST, LaFleurState
+from games.registry import load_game
+
+Queues = MutableMapping[str, list[str]]
+"""Deck name (``flower``, ``visitor``, ...) or ``first`` -> card ids (seats) to draw next, in order."""
+
+
+def card_id(name: str) -> str:
+    """The id of the card called ``name`` (an Artisan by its occupation).
+
+    Raises:
+        KeyError: no such card.
+    """
+    for cards in DECKS.values():
+        for c in cards:
+            if getattr(c, "name", None) == name or getattr(c, "occupation", None) == name:
+                return str(c.id)
+    raise KeyError(name)
+
+
+def chance_step(state: LaFleurState, queues: Queues | None = None) -> None:
+    """Apply one chance outcome: the next id queued for the deck, else the lowest-index
+    card of the deck that no queue reserves (``first``: the queued seat, else seat 0).
+
+    Raises:
+        IllegalActionError: a queued card is not in its deck now.
+    """
+    queues = queues if queues is not None else {}
+    d, _ = state._chance
+    if d < 0:
+        q = queues.get("first")
+        state.apply_action(FIRST[q.pop(0) if q else 0])
+        return
+    q = queues.get(DECK_NAMES[d])
+    if q:
+        state.apply_action(A.Draw(DECK_NAMES[d], q.pop(0)))
+        return
+    seq = state._chance_seq()
+    state.apply_action(DRAW[d][seq[0]])
+
+
+def resolve_chance(state: LaFleurState, queues: Queues | None = None) -> None:
+    """Apply chance outcomes (:func:`chance_step`) until a decision or the end."""
+    while state.is_chance_node():
+        chance_step(state, queues)
+
+
+def new_match(
+    game: str | LaFleurGame,
+    first: int = 0,
+    queues: Queues | None = None,
+    characters: Iterable[str] | None = None,
+    artisans: Iterable[tuple[str, str]] | None = None,
+) -> LaFleurState:
+    """A state at the first placement of round 1.
+
+    Args:
+        game: game string or game.
+        first: the First Player (multiplayer).
+        queues: cards to draw, per deck (see :func:`resolve_chance`); setup
+            draws come first: per seat 2 Characters, then per seat 3
+            Artisans, then 3 Flower cards per player.
+        characters: Character kept by each seat (default: the first dealt).
+        artisans: Artisan pair kept by each seat (default: the first two dealt).
+    """
+    g = load_game(game) if isinstance(game, str) else game
+    assert isinstance(g, LaFleurGame)
+    q: Queues = {k: list(v) for k, v in (queues or {}).items()}
+    q.setdefault("first", [first])
+    state = g.new_initial_state()
+    chars = list(characters) if characters is not None else None
+    arts = list(artisans) if artisans is not None else None
+    resolve_chance(state, q)
+    for seat in range(g.num_players):
+        state.apply_action(A.ChooseCharacter(chars[seat]) if chars else state.legal_actions()[0])
+        state.apply_action(A.KeepArtisans(tuple(sorted(arts[seat]))) if arts else state.legal_actions()[0])
+    resolve_chance(state, q)
+    return state
+
+
+def play(state: LaFleurState, *actions: Action | Mapping[str, Any], queues: Queues | None = None) -> None:
+    """Apply decisions (actions or their JSON), resolving chance nodes in between."""
+    for a in actions:
+        resolve_chance(state, queues)
+        state.apply_action(a if isinstance(a, Action) else state.game.action_from_json(dict(a)))
+    resolve_chance(state, queues)
+
+
+def place_everyone_on_coin(state: LaFleurState, queues: Queues | None = None) -> None:
+    """Place every remaining Artisan on the Coin location until the Garden Party starts."""
+    resolve_chance(state, queues)
+    while state._phase == 3:  # P_PLACE
+        coin = [a for a in state.legal_actions() if getattr(a, "location", "") == "coin"]
+        if not coin:
+            raise GameError("no Coin placement available")
+        play(state, coin[0], queues=queues)
+
+
+def advance(state: LaFleurState, until: Any, queues: Queues | None = None, limit: int = 100_000) -> None:
+    """Step until ``until(state)`` is true (checked after every step, chance included).
+
+    Chance nodes use :func:`chance_step`; a decision takes the first legal
+    action, or a Coin placement when placing. Stops at the end of the game.
+
+    Raises:
+        GameError: ``limit`` steps were not enough.
+    """
+    for _ in range(limit):
+        if state.is_terminal() or until(state):
+            return
+        if state.is_chance_node():
+            chance_step(state, queues)
+            continue
+        legal = state.legal_actions()
+        coin = [a for a in legal if getattr(a, "location", "") == "coin"]
+        state.apply_action(coin[0] if coin else legal[0])
+    raise GameError("advance: limit reached")
+
+
+# -- board editing (tests) -------------------------------------------------------------------
+def _take_out(state: LaFleurState, card: str) -> tuple[int, int]:
+    d, x = INDEX[card]
+    if x in state._deck[d]:
+        state._deck[d].remove(x)
+        state._indeck[d][x] = 0
+    return d, x
+
+
+def set_allure(state: LaFleurState, player: int, allure: Mapping[str, int], on_features: bool = True) -> None:
+    """Set a player's Allure tracker (and, by default, the Allure counted on its Garden Features)."""
+    values = [int(allure.get(t, 0)) for t in ALLURE]
+    state._allure[player] = values
+    if on_features:
+        state._fallure[player] = list(values)
+    state._legal_cache = None
+
+
+def give(state: LaFleurState, player: int, hand: Iterable[str] = (), features: Iterable[str] = ()) -> None:
+    """Put Flower cards in a hand and Garden Features in a player's area (taken out of their decks).
+
+    Garden Features added this way do not change the Allure tracker (use :func:`set_allure`).
+    """
+    for c in hand:
+        state._hand[player].append(_take_out(state, c)[1])
+    for c in features:
+        state._features[player].append(_take_out(state, c)[1])
+    state._legal_cache = None
+
+
+def set_hand(state: LaFleurState, player: int, hand: Iterable[str]) -> None:
+    """Replace a player's hand (the old cards go back into the deck)."""
+    for x in state._hand[player]:
+        state._deck[0].append(x)
+        state._indeck[0][x] = 1
+    state._deck[0].sort()
+    state._hand[player] = []
+    give(state, player, hand=hand)
+
+
+def put_visitors(state: LaFleurState, visitors: Iterable[str]) -> None:
+    """Replace the face-up Visitors with ``visitors`` (the old ones go back into the deck)."""
+    for v in state._visitors:
+        state._deck[2].append(v)
+        state._indeck[2][v] = 1
+    state._deck[2].sort()
+    state._visitors = [_take_out(state, v)[1] for v in visitors]
+    state._vpawn = [-1] * len(state._visitors)
+    state._vrom = [False] * len(state._visitors)
+    state._legal_cache = None
+
+
+def set_market(state: LaFleurState, cards: Iterable[str]) -> None:
+    """Replace the face-up Flower cards (the old ones go back into the deck)."""
+    for x in state._market:
+        if x >= 0:
+            state._deck[0].append(x)
+            state._indeck[0][x] = 1
+    state._deck[0].sort()
+    new = [_take_out(state, c)[1] for c in cards]
+    state._market = new + [-1] * (4 - len(new))
+    for x in new:
+        state._public_f[x] = 1
+    state._legal_cache = None
+
+
+def set_display(state: LaFleurState, cards: Iterable[str]) -> None:
+    """Replace the face-up Garden Features (the old ones go back into the deck)."""
+    for x in state._display:
+        if x >= 0:
+            state._deck[1].append(x)
+            state._indeck[1][x] = 1
+    state._deck[1].sort()
+    new = [_take_out(state, c)[1] for c in cards]
+    state._display = new + [-1] * (5 - len(new))
+    state._legal_cache = None
+
+
+# -- hidden-information resampling -----------------------------------------------------------
+def hidden_pools(state: LaFleurState, seat: int | None) -> dict[int, list[int]]:
+    """Cards whose identity the viewers cannot know, per deck number.
+
+    The viewers are ``seat``, or every seat when ``seat`` is None (then only
+    what no observation shows moves: cards in the decks and the box, the
+    unused Characters and Artisans once all have chosen, the solo opponent's
+    face-down hand). A given ``seat`` also keeps its own unused cards where
+    they are (it knows). A card seen face-up by everybody never moves.
+    """
+    viewers = set(range(state._n)) if seat is None else {seat}
+    others = [p for p in range(state._np) if p not in viewers]
+    flowers = [x for x in state._deck[0] if not state._public_f[x]]
+    for p in others:
+        flowers += [x for x in state._hand[p] if not state._public_f[x]]
+    chars = list(state._deck[4])
+    arts = list(state._deck[3])
+    for p in range(state._n):
+        if state._revealed:
+            unused_c = [c for c in state._dealt_chars[p] if c != state._chose_char[p]]
+            unused_a = [a for a in state._dealt_arts[p] if a not in state._kept_arts[p]]
+            if p == seat:  # the seat knows where its own unused cards went
+                arts = [a for a in arts if a not in unused_a]
+            else:  # no observation shows them any more
+                chars += unused_c
+        elif p not in viewers:
+            chars += state._dealt_chars[p]
+            arts += state._dealt_arts[p]
+    return {0: sorted(flowers), 4: sorted(chars), 3: sorted(arts)}
+
+
+def _remap(a: Action, maps: dict[int, dict[int, int]]) -> Action:
+    def m(card: str) -> str:
+        if not card or card not in INDEX:
+            return card
+        d, x = INDEX[card]
+        y = maps.get(d, {}).get(x)
+        return card if y is None else DRAW[d][y].card
+
+    if isinstance(a, A.Draw):
+        return A.Draw(a.deck, m(a.card))
+    if isinstance(a, A.ChooseCharacter):
+        return A.ChooseCharacter(m(a.card))
+    if isinstance(a, A.KeepArtisans):
+        return A.KeepArtisans(tuple(sorted((m(c) for c in a.cards), key=lambda c: INDEX[c][1])))
+    return a
+
+
+def resample(state: LaFleurState, rng: random.Random, seat: int | None = None, tries: int = 10) -> LaFleurState:
+    """Implementation of :meth:`LaFleurState.resample_hidden` (permute hidden cards, replay)."""
+    pools = hidden_pools(state, seat)
+    history = [a for _, a in state.history]
+    for _ in range(tries):
+        maps: dict[int, dict[int, int]] = {}
+        for d, pool in pools.items():
+            shuffled = pool[:]
+            rng.shuffle(shuffled)
+            maps[d] = dict(zip(pool, shuffled))
+        twin = state.game.new_initial_state()
+        try:
+            for a in history:
+                twin.apply_action(_remap(a, maps))
+        except GameError:
+            continue
+        assert isinstance(twin, LaFleurState)
+        return twin
+    return state.clone()

@@ -1,0 +1,525 @@
+"""The La Fleur game state: data, framework hooks, draws, setup and the start of a round.
+
+Rulebook: La Fleur, "Game Board Setup", "Player Setup", "Playing a Round" and
+"Start of Round". The rest of the rules live in mixins: :mod:`.turns`
+(placing Artisans, the six locations, paying for Garden Features),
+:mod:`.party` (effects, Events, Garden Party, End of Round, game end) and
+:mod:`.solo` (the solo opponent).
+
+How the flow works: the state keeps a stack of *tasks* (tuples whose first
+item names a ``_t_*`` method). :meth:`LaFleurState._run` pops and runs tasks
+until one asks a decision (:meth:`_ask`) or a chance outcome (:meth:`_draw`);
+applying the answer resumes the stack. Every shuffle/draw is a chance node
+whose outcomes are the cards still in the deck (decks are sorted lists: their
+order does not exist). Players are numbered like seats; in solo the
+opponent automaton is player 1 (it has no seat).
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from games.api import CHANCE, Action, Outcome, State
+from games.lafleur import actions as A
+from games.lafleur.cards import (
+    ARTISANS,
+    CHARACTERS,
+    D_ARTISAN,
+    D_CHARACTER,
+    D_EVENT,
+    D_FEATURE,
+    D_FLOWER,
+    D_VISITOR,
+    DECK_NAMES,
+    DECKS,
+    EVENTS,
+    FEATURES,
+    FLOWERS,
+    INDEX,
+    SOLO_OPPONENTS,
+    VISITORS,
+)
+from games.lafleur.constants import (
+    DEALT_ARTISANS,
+    DEALT_CHARACTERS,
+    FEATURE_SPACES,
+    MARKET_SPACES,
+    P_ARTISANS,
+    P_CHANCE,
+    P_CHARACTER,
+    P_OVER,
+    P_PLACE,
+    P_SWAP,
+    START_COINS,
+    START_FLOWERS,
+    THRESHOLDS,
+)
+from games.lafleur.party import PARTY_DISPATCH, PARTY_LEGAL, PartyMixin
+from games.lafleur.solo import SoloMixin
+from games.lafleur.turns import LEGAL_BUILDERS, TURN_DISPATCH, TurnsMixin
+
+if TYPE_CHECKING:
+    from games.lafleur.game import LaFleurGame
+
+DRAW: tuple[tuple[A.Draw, ...], ...] = tuple(
+    tuple(A.Draw(DECK_NAMES[d], c.id) for c in DECKS[DECK_NAMES[d]]) for d in range(6)
+)
+"""Interned chance actions, ``DRAW[deck][card_index]``."""
+FIRST: tuple[A.FirstPlayer, ...] = tuple(A.FirstPlayer(s) for s in range(4))
+
+
+class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
+    """A position of a La Fleur match (see the module docstring for the flow).
+
+    Besides the :class:`games.api.State` hooks, :meth:`resample_hidden` serves
+    the observation-invariance tests.
+    """
+
+    game: LaFleurGame
+
+    def __init__(self, game: LaFleurGame) -> None:
+        super().__init__(game)
+        n = game.num_players
+        solo = n == 1
+        np = 2 if solo else n
+        self._n = n
+        self._solo = solo
+        self._np = np
+        self._auto = 1 if solo else -1
+        self._difficulty = str(game.options["difficulty"])
+        # decks: sorted lists of indexes + membership; discard piles in discard order (public)
+        keep = [
+            list(range(len(FLOWERS))),
+            [f.index for f in FEATURES if not (solo and f.solo_excluded)],
+            [v.index for v in VISITORS if not (solo and v.solo_excluded)],
+            list(range(len(ARTISANS))),
+            list(range(len(CHARACTERS))),
+            [e.index for e in EVENTS if not (solo and e.solo_excluded)],
+        ]
+        self._deck: list[list[int]] = keep
+        self._indeck: list[bytearray] = []
+        for d, cards in enumerate(keep):
+            flags = bytearray(len(DECKS[DECK_NAMES[d]]))
+            for x in cards:
+                flags[x] = 1
+            self._indeck.append(flags)
+        self._disc: list[list[int]] = [[] for _ in range(6)]
+        self._vbottom: list[int] = []  # solo: known Visitors put on the bottom of the deck, in order
+        self._vsearch: list[int] = []  # solo: Visitors drawn while looking for an Allure type
+        self._cbox: list[int] = []  # Character cards returned to the box (hidden)
+        self._public_f = bytearray(len(FLOWERS))  # Flower card seen face-up at some time
+        # board
+        self._market = [-1] * MARKET_SPACES
+        self._display = [-1] * FEATURE_SPACES
+        self._visitors: list[int] = []
+        self._vpawn: list[int] = []
+        self._vrom: list[bool] = []
+        self._event = -1
+        self._evmods: dict[str, Any] = {}
+        # players (player index = seat; solo: 1 = the automaton)
+        self._coins = [START_COINS] * np
+        self._prestige = [0] * np
+        self._allure = [[0] * 5 for _ in range(np)]
+        self._fallure = [[0] * 5 for _ in range(np)]
+        self._hand: list[list[int]] = [[] for _ in range(np)]
+        self._features: list[list[int]] = [[] for _ in range(np)]
+        self._companion = [-1] * np
+        self._character = [-1] * np
+        self._dealt_chars: list[list[int]] = [[] for _ in range(np)]
+        self._dealt_arts: list[list[int]] = [[] for _ in range(np)]
+        self._chose_char = [-1] * np
+        self._kept_arts: list[list[int]] = [[] for _ in range(np)]
+        self._revealed = False
+        self._arts: list[list[int]] = [[] for _ in range(np)]
+        self._placed: list[list[bool]] = [[] for _ in range(np)]
+        self._tilted: list[list[bool]] = [[] for _ in range(np)]
+        self._aloc: list[list[int]] = [[] for _ in range(np)]
+        self._used_prestige = [False] * np
+        self._romancing = [False] * np
+        self._party: list[list[int]] = [[] for _ in range(np)]
+        self._char_used = False  # solo challenge 10
+        # round
+        self._round = 0
+        self._first = 0
+        self._first0 = 0  # First Player of round 1
+        self._order = list(range(np))
+        self._ti = 0
+        self._final = False
+        self._trigger: list[int] = []
+        self._end_reason = ""
+        self._end: dict[str, list[int]] = {}
+        # decision context
+        self._who = -1
+        self._slot = -1
+        self._abil: dict[str, Any] | None = None
+        self._buys = 0
+        self._optional = False
+        self._pay_x = -1
+        self._pay_space = -1
+        self._pay_need: tuple[int, ...] = (0, 0, 0, 0, 0)
+        self._pay_free = 0
+        self._pair_t = -1
+        self._pair_first = -1
+        self._swap_new = -1
+        self._prompt: tuple[Any, ...] = ()
+        self._discard_left = 0
+        self._after_discard: tuple[Any, ...] = ()
+        self._result: Outcome | None = None
+        # flow
+        self._tasks: list[tuple[Any, ...]] = [("_t_setup",)]
+        self._waiting = False
+        self._phase = P_CHANCE
+        self._cur = CHANCE
+        self._chance: tuple[int, tuple[Any, ...]] = (-1, ())
+        self._run()
+
+    # -- flow machinery ----------------------------------------------------------------------
+    def _run(self) -> None:
+        tasks = self._tasks
+        while not self._waiting:
+            op = tasks.pop()
+            getattr(self, op[0])(*op[1:])
+
+    def _push(self, tasks: list[tuple[Any, ...]]) -> None:
+        """Schedule ``tasks`` to run next, in the given order."""
+        self._tasks.extend(reversed(tasks))
+
+    def _ask(self, phase: int, player: int) -> None:
+        self._phase = phase
+        self._cur = player
+        self._waiting = True
+
+    def _draw(self, d: int, dest: tuple[Any, ...]) -> bool:
+        """Ask for the next card of deck ``d`` (a chance node), going to ``dest``.
+
+        An empty deck is refilled from its discard pile (Characters never are);
+        in solo the Visitors put on the bottom come after the unknown ones, in
+        order, with no chance node. Returns False when no card is left anywhere.
+        """
+        deck = self._deck[d]
+        if not deck:
+            if d == D_VISITOR and self._vbottom:
+                self._placed_card(d, self._vbottom.pop(0), dest)
+                return True
+            disc = self._disc[d]
+            if not disc or d == D_CHARACTER:
+                return False
+            flags = self._indeck[d]
+            for x in disc:
+                flags[x] = 1
+            deck.extend(sorted(disc))
+            disc.clear()
+        if dest[0] == "auto_char" and not any(x in SOLO_OPPONENTS for x in deck):
+            return False
+        self._chance = (d, dest)
+        self._phase = P_CHANCE
+        self._cur = CHANCE
+        self._waiting = True
+        return True
+
+    def _t_draw(self, d: int, dest: tuple[Any, ...]) -> None:
+        self._draw(d, dest)
+
+    def _available(self, d: int) -> bool:
+        """True when a card of deck ``d`` can still be drawn."""
+        return bool(self._deck[d] or self._disc[d] or (d == D_VISITOR and self._vbottom))
+
+    def _placed_card(self, d: int, x: int, dest: tuple[Any, ...]) -> None:
+        """Put drawn card ``x`` where the pending draw said."""
+        kind = dest[0]
+        if kind == "market":
+            self._market[dest[1]] = x
+            self._public_f[x] = 1
+        elif kind == "display":
+            self._display[dest[1]] = x
+        elif kind == "visitor":
+            self._visitors.append(x)
+            self._vpawn.append(-1)
+            self._vrom.append(False)
+        elif kind == "hand":
+            self._hand[dest[1]].append(x)
+        elif kind == "event":
+            self._event_drawn(x)
+        elif kind == "char":
+            self._dealt_chars[dest[1]].append(x)
+        elif kind == "art":
+            self._dealt_arts[dest[1]].append(x)
+        elif kind == "hire":
+            self._add_slot(dest[1], x)
+        elif kind == "replace":
+            self._swap_new = x
+            self._ask(P_SWAP, dest[1])
+        elif kind == "auto_char":
+            self._character[1] = x
+        elif kind == "auto_feature":
+            self._auto_feature(x)
+        elif kind == "auto_allure":
+            self._auto_allure(x)
+        elif kind == "solo_extra":
+            self._vsearch.append(x)
+        else:  # pragma: no cover - programming error
+            raise AssertionError(f"unknown destination {dest!r}")
+
+    # -- framework hooks -------------------------------------------------------------------------
+    def _current_player(self) -> int:
+        return self._cur
+
+    def _chance_seq(self) -> list[int]:
+        d, dest = self._chance
+        if d < 0:
+            return list(range(self._n))
+        deck = self._deck[d]
+        if dest[0] == "auto_char":
+            return [x for x in deck if x in SOLO_OPPONENTS]
+        return deck
+
+    def _chance_outcomes(self) -> list[tuple[Action, Fraction]]:
+        seq = self._chance_seq()
+        p = Fraction(1, len(seq))
+        d = self._chance[0]
+        table = FIRST if d < 0 else DRAW[d]
+        return [(table[x], p) for x in seq]
+
+    def _sample_chance(self, rng: random.Random) -> Action:
+        # Same draw as the default (uniform: outcomes[rng.randrange(len)]), without Fractions.
+        d = self._chance[0]
+        seq = self._chance_seq()
+        return (FIRST if d < 0 else DRAW[d])[seq[rng.randrange(len(seq))]]
+
+    def _is_legal(self, action: Action) -> bool:
+        if self._cur == CHANCE:
+            d, dest = self._chance
+            t = type(action)
+            if t is A.Draw:
+                where = INDEX.get(action.card)  # type: ignore[attr-defined]
+                if d < 0 or where is None or where[0] != d or action.deck != DECK_NAMES[d]:  # type: ignore[attr-defined]
+                    return False
+                x = where[1]
+                if not self._indeck[d][x]:
+                    return False
+                return x in SOLO_OPPONENTS if dest[0] == "auto_char" else True
+            if t is A.FirstPlayer:
+                return d < 0 and 0 <= action.seat < self._n  # type: ignore[attr-defined]
+            return False
+        cache = self._legal_cache
+        if cache is None:
+            cache = self._legal_cache = self._legal_actions()
+        for a in cache:
+            if a is action:
+                return True
+        return action in cache
+
+    def _legal_actions(self) -> list[Action]:
+        return _LEGAL[self._phase](self)  # type: ignore[no-any-return]
+
+    def _apply(self, action: Action) -> None:
+        self._waiting = False
+        _DISPATCH[type(action)](self, action)
+        if not self._waiting:
+            self._run()
+
+    def _view(self, seat: int | None) -> dict[str, Any]:
+        from games.lafleur.observation import build_observation
+
+        return build_observation(self, seat)
+
+    def _outcome(self) -> Outcome:
+        if self._result is None:
+            from games.lafleur.scoring import build_outcome
+
+            self._result = build_outcome(self)
+        return self._result
+
+    def _full_state(self) -> dict[str, Any]:
+        from games.lafleur.observation import full_state
+
+        return full_state(self)
+
+    # -- chance handlers ------------------------------------------------------------------------
+    def _do_draw(self, a: A.Draw) -> None:
+        d, x = INDEX[a.card]
+        self._deck[d].remove(x)
+        self._indeck[d][x] = 0
+        dest = self._chance[1]
+        self._chance = (-1, ())
+        self._placed_card(d, x, dest)
+
+    def _do_first(self, a: A.FirstPlayer) -> None:
+        self._first = self._first0 = a.seat
+        self._chance = (-1, ())
+
+    # -- setup -------------------------------------------------------------------------------------
+    def _t_setup(self) -> None:
+        """Rulebook: "Player Setup": deal 2 Characters, 3 Artisans and 3 Flower cards each."""
+        n = self._n
+        t: list[tuple[Any, ...]] = []
+        if self._solo:
+            # Rulebook: "Solo Mode": the opponent is one of four Characters, at random.
+            t.append(("_t_draw", D_CHARACTER, ("auto_char",)))
+        else:
+            t.append(("_t_first_player",))
+        for s in range(n):
+            t += [("_t_draw", D_CHARACTER, ("char", s))] * DEALT_CHARACTERS
+        for s in range(n):
+            t += [("_t_draw", D_ARTISAN, ("art", s))] * DEALT_ARTISANS
+        for s in range(self._np):
+            t += [("_t_draw", D_FLOWER, ("hand", s))] * START_FLOWERS
+        t += [("_t_ask_setup", s) for s in range(n)]
+        t += [("_t_reveal",), ("_t_start_round",)]
+        self._push(t)
+
+    def _t_first_player(self) -> None:
+        self._chance = (-1, ("first",))
+        self._phase = P_CHANCE
+        self._cur = CHANCE
+        self._waiting = True
+
+    def _t_ask_setup(self, seat: int) -> None:
+        self._ask(P_CHARACTER, seat)
+
+    def _legal_character(self) -> list[Action]:
+        return [A.intern(A.ChooseCharacter, CHARACTERS[c].id) for c in self._dealt_chars[self._cur]]
+
+    def _legal_artisans(self) -> list[Action]:
+        d = sorted(self._dealt_arts[self._cur])
+        pairs = [(d[0], d[1]), (d[0], d[2]), (d[1], d[2])] if len(d) == 3 else [tuple(d)]
+        return [A.intern(A.KeepArtisans, tuple(ARTISANS[x].id for x in pr)) for pr in pairs]
+
+    def _do_choose_character(self, a: A.ChooseCharacter) -> None:
+        self._chose_char[self._cur] = INDEX[a.card][1]
+        self._ask(P_ARTISANS, self._cur)
+
+    def _do_keep_artisans(self, a: A.KeepArtisans) -> None:
+        self._kept_arts[self._cur] = [INDEX[c][1] for c in a.cards]
+
+    def _t_reveal(self) -> None:
+        """All have chosen: Characters and Artisans are revealed; the unused
+        Characters go to the box and the unused Artisans back into the deck."""
+        self._revealed = True
+        for s in range(self._n):
+            self._character[s] = self._chose_char[s]
+            self._cbox.extend(c for c in self._dealt_chars[s] if c != self._chose_char[s])
+            for x in self._kept_arts[s]:
+                self._add_slot(s, x)
+            for x in self._dealt_arts[s]:
+                if x not in self._kept_arts[s]:
+                    self._deck[D_ARTISAN].append(x)
+                    self._indeck[D_ARTISAN][x] = 1
+            self._deck[D_ARTISAN].sort()
+        if self._solo and self._difficulty == "harder":
+            self._allure[1] = [1] * 5  # Rulebook: "Solo Difficulties": 1 Allure of each
+
+    def _add_slot(self, p: int, x: int) -> None:
+        self._arts[p].append(x)
+        self._placed[p].append(False)
+        self._tilted[p].append(False)
+        self._aloc[p].append(-1)
+
+    # -- start of round ----------------------------------------------------------------------------
+    def _t_start_round(self) -> None:
+        """Rulebook: "Start of Round", steps 1-4, then placing Artisans, Garden Party, End of Round."""
+        self._round += 1
+        self._event = -1
+        self._evmods = {}
+        np = self._np
+        self._order = [(self._first + k) % np for k in range(np)]
+        if self._solo:
+            self._slide()
+        seats = 2 if self._solo else self._n
+        best = max(self._prestige)
+        k = seats + sum(1 for th in THRESHOLDS if best >= th)
+        t: list[tuple[Any, ...]] = [("_t_fill_market",), ("_t_fill_display",)]
+        t += [("_t_draw", D_VISITOR, ("visitor",))] * k
+        if self._round >= 2:
+            t.append(("_t_draw", D_EVENT, ("event",)))
+        if self._solo:
+            if self._difficulty in ("normal", "harder"):
+                t.append(("_t_solo_allure",))
+            t += [("_t_solo_player",), ("_t_automaton",)] if self._first == 0 else \
+                [("_t_automaton",), ("_t_solo_player",)]
+        else:
+            self._ti = 0
+            t.append(("_t_turn",))
+        t += [("_t_party",), ("_t_end_round",)]
+        self._push(t)
+
+    def _t_fill_market(self) -> None:
+        for i, x in enumerate(self._market):
+            if x < 0:
+                self._tasks.append(("_t_fill_market",))
+                if not self._draw(D_FLOWER, ("market", i)):
+                    self._tasks.pop()
+                return
+
+    def _t_fill_display(self) -> None:
+        for i, x in enumerate(self._display):
+            if x < 0:
+                self._tasks.append(("_t_fill_display",))
+                if not self._draw(D_FEATURE, ("display", i)):
+                    self._tasks.pop()
+                return
+
+    def _t_turn(self) -> None:
+        """Rulebook: "Artisans": clockwise from the First Player, 1 Artisan per turn; pass when none left."""
+        np = self._np
+        order = self._order
+        for k in range(np):
+            p = order[(self._ti + k) % np]
+            if not all(self._placed[p]):
+                self._ti = (self._ti + k + 1) % np
+                self._tasks.append(("_t_turn",))
+                self._ask(P_PLACE, p)
+                return
+
+    # -- state as data ------------------------------------------------------------------------------
+    def clone(self) -> LaFleurState:
+        """An independent copy sharing only immutable parts (game, card data, actions)."""
+        new = object.__new__(LaFleurState)
+        d = self.__dict__.copy()
+        for key, value in d.items():
+            if isinstance(value, list):
+                d[key] = [v[:] if isinstance(v, (list, bytearray)) else v for v in value]
+            elif isinstance(value, (bytearray, dict)):
+                d[key] = value.copy()
+        d["_legal_cache"] = None
+        new.__dict__.update(d)
+        return new
+
+    def resample_hidden(self, rng: random.Random, seat: int | None = None) -> LaFleurState:
+        """A twin with the same information for ``seat`` and different hidden cards.
+
+        Hidden from ``seat`` are the Flower cards in the deck and, unless seen
+        face-up, in other hands (the solo opponent's included), the
+        Characters and Artisans dealt to other seats while undecided or
+        unused, and the box. With ``seat`` None only what *no* seat may see
+        moves, so that every observation stays the same (the conformance
+        test's contract). Those cards are permuted at random, type by type,
+        through the whole history, which is then replayed (a permutation that
+        does not replay is retried; after 10 tries a clone is returned).
+        ``twin.observation(v)`` equals ``self.observation(v)`` for every
+        viewer ``v``, and so do the legal actions when a viewer is to act; the
+        state hash differs whenever a card moved.
+        """
+        from games.lafleur.script import resample
+
+        return resample(self, rng, seat)
+
+
+_LEGAL = {
+    P_CHARACTER: LaFleurState._legal_character,
+    P_ARTISANS: LaFleurState._legal_artisans,
+    P_OVER: lambda s: [],
+    P_CHANCE: lambda s: [],
+    **LEGAL_BUILDERS,
+    **PARTY_LEGAL,
+}
+_DISPATCH = {
+    A.Draw: LaFleurState._do_draw,
+    A.FirstPlayer: LaFleurState._do_first,
+    A.ChooseCharacter: LaFleurState._do_choose_character,
+    A.KeepArtisans: LaFleurState._do_keep_artisans,
+    **TURN_DISPATCH,
+    **PARTY_DISPATCH,
+}

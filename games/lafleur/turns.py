@@ -1,0 +1,550 @@
+"""Placing Artisans and the six locations (a mixin of :class:`LaFleurState`).
+
+Rulebook: La Fleur, "Artisans" (placing, abilities), "Locations", "Flower
+Market", "Garden Features" and "Purchasing a Garden Feature", "Artisan
+Guild", "Special Invitation", "Prestige and Coin".
+
+A placement is one decision (:class:`~games.lafleur.actions.Place`: which
+Artisan, which location); the location's choices follow as small decisions.
+A location is offered only when its action can be carried out with what the
+player has (Coin always can), except Garden Features, offered whenever a
+Garden Feature is face-up or can be revealed; there :class:`Done` (buy
+nothing) is always legal. Payment steps are offered only when the rest of the
+cost stays payable (:func:`games.lafleur.payment.payable`).
+
+An Artisan placed on its ability location uses its ability (all stand-in
+abilities only help, so they apply without asking).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import TYPE_CHECKING, Any
+
+from games.lafleur import actions as A
+from games.lafleur.cards import (
+    ALLURE,
+    ARTISAN_ALLURE,
+    ARTISANS,
+    D_ARTISAN,
+    D_FEATURE,
+    D_FLOWER,
+    FEATURE_COUNTS,
+    FEATURES,
+    FLOWER_COST,
+    FLOWER_LAYOUT,
+    INDEX,
+    L_WILD,
+    LOC_COIN,
+    LOC_FEATURES,
+    LOC_GUILD,
+    LOC_INVITE,
+    LOC_MARKET,
+    LOC_PRESTIGE,
+    LOCATION_INDEX,
+    LOCATIONS,
+    VISITOR_ALLURE,
+)
+from games.lafleur.constants import (
+    COIN_GAIN,
+    DECK_PRICE,
+    HIRE_COST,
+    MAX_ARTISANS,
+    P_FEATURE,
+    P_GUILD,
+    P_INVITE,
+    P_MARKET,
+    P_PAIR,
+    P_PAY,
+    P_PLACE,
+    P_SWAP,
+    REPLACE_COST,
+    REVEAL_COST,
+    ROMANCE_ALLURE,
+)
+from games.lafleur.payment import pay_with_card, payable
+
+if TYPE_CHECKING:
+    from games.lafleur.state import LaFleurState
+
+    _Base = LaFleurState
+else:
+    _Base = object
+
+def _minus(need: tuple[int, ...], t: int) -> tuple[int, ...]:
+    return tuple(n - 1 if i == t else n for i, n in enumerate(need))
+
+
+def _slack(need: tuple[int, ...], lays: list[int], arts: tuple[int, ...], free: int, drop: int) -> bool:
+    """True when ``need`` stays payable by Wilds, ``free`` and pairs alone whichever
+    ``drop`` cards leave the hand (a cheap sufficient test before a search)."""
+    owed = sum(n - a if n > a else 0 for n, a in zip(need, arts))
+    wild = lays.count(L_WILD) - drop
+    wild = wild if wild > 0 else 0
+    left = len(lays) - drop
+    return owed <= free + wild + (left - wild) // 2
+
+
+def _without(ordered: list[int], x: int) -> tuple[int, ...]:
+    """``ordered`` (sorted) without one occurrence of ``x``, as a tuple."""
+    i = ordered.index(x)
+    return tuple(ordered[:i] + ordered[i + 1:])
+
+
+_PLACE: tuple[tuple[A.Place, ...], ...] = tuple(
+    tuple(A.Place(a.id, loc) for loc in LOCATIONS) for a in ARTISANS
+)
+"""Interned placements, ``_PLACE[artisan_index][location_index]``."""
+_OWN_LEGALITY: tuple[int, ...] = tuple(
+    a.location if set(a.ability) & {"hire_cost", "replace_cost", "market_discount", "free_reveals"} else -1
+    for a in ARTISANS
+)
+"""Per Artisan: its ability location when the ability can make that location playable, else -1."""
+
+
+class TurnsMixin(_Base):
+    """Placements, locations and Garden Feature payments."""
+
+    # -- modifiers ------------------------------------------------------------------------
+    @staticmethod
+    def _ab(key: str, default: int, ab: dict[str, Any] | None) -> int:
+        """Value of ``key`` in an Artisan ability ``ab`` (None: no ability in use)."""
+        return int(ab.get(key, default)) if ab else default
+
+    def _ev(self, key: str, default: int = 0) -> int:
+        """Value of ``key`` in this round's Event modifiers."""
+        return int(self._evmods.get(key, default))
+
+    def _hire_cost(self, ab: dict[str, Any] | None) -> int:
+        return min(HIRE_COST, self._ab("hire_cost", HIRE_COST, ab), self._ev("hire_cost", HIRE_COST))
+
+    def _replace_cost(self, ab: dict[str, Any] | None) -> int:
+        return min(REPLACE_COST, self._ab("replace_cost", REPLACE_COST, ab), self._ev("replace_cost", REPLACE_COST))
+
+    def _reveal_cost(self, ab: dict[str, Any] | None) -> int:
+        return 0 if self._ab("free_reveals", 0, ab) or self._ev("free_reveals") else REVEAL_COST
+
+    def romance_threshold(self, p: int, t: int) -> int:
+        """Matching Allure player ``p`` needs to romance a Visitor of type ``t``.
+
+        5 (Rulebook: "Special Invitation"), 4 with the Open Gates Event or a
+        Garden Feature whose When Visited ability lowers it for ``t``.
+        """
+        best = self._ev("romance_threshold", ROMANCE_ALLURE)
+        name = ALLURE[t]
+        for f in self._features[p]:
+            eff = FEATURES[f].ability.effect
+            rt = eff.get("romance_threshold")
+            if rt and rt["allure"] == name:
+                best = min(best, rt["value"])
+        return best
+
+    # -- what a player can do ---------------------------------------------------------------
+    def _untilted(self, p: int) -> tuple[int, ...]:
+        arts = [0] * 5
+        tilted = self._tilted[p]
+        for i, a in enumerate(self._arts[p]):
+            if not tilted[i]:
+                arts[ARTISAN_ALLURE[a]] += 1
+        return tuple(arts)
+
+    def _layouts(self, p: int) -> tuple[int, ...]:
+        return tuple(sorted(FLOWER_LAYOUT[c] for c in self._hand[p]))
+
+    def affordable(self, p: int, x: int, free: int = 0) -> bool:
+        """True when player ``p`` can pay Garden Feature ``x`` now (hand, untilted Artisans, ``free``)."""
+        return payable(FEATURE_COUNTS[x], self._layouts(p), self._untilted(p), free)
+
+    def _market_options(self, p: int, ab: dict[str, Any] | None) -> list[tuple[int, int, int]]:
+        """(space 1..4 or 0 for the deck, card or -1, price) the player can pay."""
+        coins = self._coins[p]
+        disc = self._ab("market_discount", 0, ab) + self._ev("market_discount")
+        out = []
+        for i, x in enumerate(self._market):
+            if x >= 0:
+                price = max(0, FLOWER_COST[x] - disc)
+                if price <= coins:
+                    out.append((i + 1, x, price))
+        price = self._ev("deck_price", DECK_PRICE)
+        if price <= coins and self._available(D_FLOWER):
+            out.append((0, -1, price))
+        return out
+
+    def _can_reveal(self, p: int, ab: dict[str, Any] | None) -> bool:
+        return -1 in self._display and self._available(D_FEATURE) and self._coins[p] >= self._reveal_cost(ab)
+
+    def _can_place(self, p: int, loc: int, ab: dict[str, Any] | None) -> bool:
+        if loc == LOC_COIN:
+            return True
+        if loc == LOC_PRESTIGE:
+            return not self._used_prestige[p]
+        if loc == LOC_MARKET:
+            coins = self._coins[p]
+            if coins >= self._ev("deck_price", DECK_PRICE) and self._available(D_FLOWER):
+                return True
+            disc = self._ab("market_discount", 0, ab) + self._ev("market_discount")
+            return any(x >= 0 and FLOWER_COST[x] - disc <= coins for x in self._market)
+        if loc == LOC_FEATURES:
+            return any(x >= 0 for x in self._display) or self._can_reveal(p, ab)
+        if loc == LOC_GUILD:
+            if not self._available(D_ARTISAN):
+                return False
+            coins = self._coins[p]
+            return coins >= self._replace_cost(ab) or (
+                len(self._arts[p]) < MAX_ARTISANS and coins >= self._hire_cost(ab))
+        return -1 in self._vpawn  # special invitation
+
+    # -- placing -----------------------------------------------------------------------------
+    def _legal_place(self) -> list[A.Action]:
+        p = self._cur
+        out: list[A.Action] = []
+        base = [self._can_place(p, loc, None) for loc in range(6)]
+        placed = self._placed[p]
+        for i, a in enumerate(self._arts[p]):
+            if placed[i]:
+                continue
+            row = _PLACE[a]
+            own = _OWN_LEGALITY[a]  # the location whose legality this Artisan's ability changes, or -1
+            for loc in range(6):
+                if base[loc] if loc != own else self._can_place(p, loc, ARTISANS[a].ability):
+                    out.append(row[loc])
+        return out
+
+    def _do_place(self, a: A.Place) -> None:
+        p = self._cur
+        x = INDEX[a.artisan][1]
+        slot = next(i for i, y in enumerate(self._arts[p]) if y == x and not self._placed[p][i])
+        loc = LOCATION_INDEX[a.location]
+        self._placed[p][slot] = True
+        self._aloc[p][slot] = loc
+        art = ARTISANS[x]
+        ab = art.ability if art.location == loc else None
+        self._who, self._slot, self._abil = p, slot, ab
+        if ab and "gain" in ab:  # runs once the location's action is done
+            g = ab["gain"]
+            self._tasks.append(("_t_step", p, ("gain", 0, g.get("coins", 0), g.get("flowers", 0), art.id)))
+        if loc == LOC_MARKET:
+            self._buys = 1 + self._ab("second_purchase", 0, ab) + self._ev("second_purchase")
+            self._optional = False
+            self._ask(P_MARKET, p)
+        elif loc == LOC_FEATURES:
+            self._ask(P_FEATURE, p)
+        elif loc == LOC_GUILD:
+            self._ask(P_GUILD, p)
+        elif loc == LOC_INVITE:
+            self._ask(P_INVITE, p)
+        elif loc == LOC_PRESTIGE:
+            self._prestige[p] += 1
+            self._coins[p] += self._ev("prestige_coins")
+            self._used_prestige[p] = True
+        else:
+            self._coins[p] += self._ev("coin_location", COIN_GAIN)
+
+    # -- Flower Market -------------------------------------------------------------------------
+    def _legal_market(self) -> list[A.Action]:
+        out: list[A.Action] = [
+            A.BUY_FLOWER[space][x]
+            for space, x, _ in self._market_options(self._who, self._abil)
+        ]
+        if self._optional:
+            out.append(A.DONE)
+        return out
+
+    def _do_buy_flower(self, a: A.BuyFlower) -> None:
+        p = self._who
+        opts = {space: price for space, _, price in self._market_options(p, self._abil)}
+        self._coins[p] -= opts[a.space]
+        self._buys -= 1
+        if self._buys > 0:
+            self._tasks.append(("_t_market_again",))
+        if a.space:
+            x = self._market[a.space - 1]
+            self._market[a.space - 1] = -1
+            self._hand[p].append(x)
+        else:
+            self._draw(D_FLOWER, ("hand", p))
+
+    def _t_market_again(self) -> None:
+        if self._market_options(self._who, self._abil):
+            self._optional = True
+            self._ask(P_MARKET, self._who)
+
+    # -- Garden Features -----------------------------------------------------------------------
+    def _legal_feature(self) -> list[A.Action]:
+        p = self._who
+        out: list[A.Action] = []
+        if self._can_reveal(p, self._abil):
+            out.append(A.REVEAL)
+        free = self._ab("free_allure", 0, self._abil)
+        lays = self._layouts(p)
+        arts = self._untilted(p)
+        for i, x in enumerate(self._display):
+            if x >= 0 and payable(FEATURE_COUNTS[x], lays, arts, free):
+                out.append(A.BUY_FEATURE[i][x])
+        out.append(A.DONE)
+        return out
+
+    def _do_reveal(self, a: A.RevealFeature) -> None:
+        p = self._who
+        self._coins[p] -= self._reveal_cost(self._abil)
+        self._tasks.append(("_t_feature_again",))
+        self._draw(D_FEATURE, ("display", self._display.index(-1)))
+
+    def _t_feature_again(self) -> None:
+        self._ask(P_FEATURE, self._who)
+
+    def _do_buy_feature(self, a: A.BuyFeature) -> None:
+        self._pay_space = a.space - 1
+        self._pay_x = self._display[self._pay_space]
+        self._pay_need = FEATURE_COUNTS[self._pay_x]
+        self._pay_free = self._ab("free_allure", 0, self._abil)
+        self._ask(P_PAY, self._who)
+
+    def _legal_pay(self) -> list[A.Action]:
+        p = self._who
+        need = self._pay_need
+        hand = self._hand[p]
+        lays = [FLOWER_LAYOUT[c] for c in hand]
+        arts = self._untilted(p)
+        free = self._pay_free
+        out: list[A.Action] = []
+        ordered = sorted(lays)
+        # Plenty of cards: every step that pays something leaves the rest payable.
+        easy = _slack(need, lays, arts, free, 2)
+        tilted = self._tilted[p]
+        seen: set[int] = set()  # one option per Allure type: which of two alike Artisans tilts is immaterial
+        for i, x in enumerate(self._arts[p]):
+            t = ARTISAN_ALLURE[x]
+            if tilted[i] or not need[t] or t in seen:
+                continue
+            seen.add(t)
+            if easy or payable(_minus(need, t), tuple(ordered), _minus(arts, t), free):
+                out.append(A.intern(A.PayArtisan, ARTISANS[x].id, ALLURE[t]))
+        ok_wild: list[int] | None = None  # feasible types for a Wild card (all Wilds alike)
+        ok_plain: dict[int, bool] = {}  # by layout
+        for j, c in enumerate(hand):
+            lay = lays[j]
+            if lay == L_WILD:
+                if ok_wild is None:
+                    rest = _without(ordered, lay)
+                    ok_wild = [t for t in range(5) if need[t] and (easy or payable(_minus(need, t), rest, arts, free))]
+                out.extend(A.PAY_FLOWER[c][t + 1] for t in ok_wild)
+                continue
+            ok = ok_plain.get(lay)
+            if ok is None:
+                after = pay_with_card(need, lay)
+                ok = ok_plain[lay] = after != need and (easy or payable(after, _without(ordered, lay), arts, free))
+            if ok:
+                out.append(A.PAY_FLOWER[c][0])
+        if len(hand) >= 2:
+            for t in range(5):
+                if need[t] and (easy or self._pair_ok(_minus(need, t), lays, arts, free)):
+                    out.append(A.intern(A.PayPair, ALLURE[t]))
+        if free:
+            for t in range(5):
+                if need[t] and payable(_minus(need, t), tuple(ordered), arts, 0):
+                    out.append(A.intern(A.PayDiscount, ALLURE[t]))
+        return out
+
+    @staticmethod
+    def _pair_ok(need: tuple[int, ...], lays: list[int], arts: tuple[int, ...], free: int,
+                 pairs_of: int = 2) -> bool:
+        """Can some ``pairs_of`` (2, or 1 when the pair's first card is chosen) of ``lays`` be
+        discarded with ``need`` still payable by the rest?"""
+        if _slack(need, lays, arts, free, pairs_of):
+            return True
+        ordered = sorted(lays)
+        tried: set[tuple[int, ...]] = set()
+        for combo in combinations(range(len(ordered)), pairs_of):
+            key = tuple(ordered[i] for i in combo)
+            if key in tried:
+                continue
+            tried.add(key)
+            rest = tuple(x for i, x in enumerate(ordered) if i not in combo)
+            if payable(need, rest, arts, free):
+                return True
+        return False
+
+    def _do_pay_artisan(self, a: A.PayArtisan) -> None:
+        p = self._who
+        x = INDEX[a.artisan][1]
+        slot = next(i for i, y in enumerate(self._arts[p]) if y == x and not self._tilted[p][i])
+        self._tilted[p][slot] = True
+        self._pay_need = _minus(self._pay_need, ARTISAN_ALLURE[x])
+        self._after_pay()
+
+    def _discard_flower(self, p: int, x: int) -> None:
+        self._hand[p].remove(x)
+        self._disc[D_FLOWER].append(x)
+        self._public_f[x] = 1
+
+    def _do_pay_flower(self, a: A.PayFlower) -> None:
+        x = INDEX[a.card][1]
+        self._discard_flower(self._who, x)
+        if a.allure:
+            self._pay_need = _minus(self._pay_need, ALLURE.index(a.allure))
+        else:
+            self._pay_need = pay_with_card(self._pay_need, FLOWER_LAYOUT[x])
+        self._after_pay()
+
+    def _do_pay_pair(self, a: A.PayPair) -> None:
+        self._pair_t = ALLURE.index(a.allure)
+        self._pair_first = -1
+        self._ask(P_PAIR, self._who)
+
+    def _legal_pair(self) -> list[A.Action]:
+        p = self._who
+        need = _minus(self._pay_need, self._pair_t)
+        hand = self._hand[p]
+        lays = [FLOWER_LAYOUT[c] for c in hand]
+        arts = self._untilted(p)
+        free = self._pay_free
+        out: list[A.Action] = []
+        verdict: dict[int, bool] = {}  # by layout: cards alike are alike here
+        for j, c in enumerate(hand):
+            lay = lays[j]
+            ok = verdict.get(lay)
+            if ok is None:
+                rest = lays[:j] + lays[j + 1:]
+                if self._pair_first >= 0:
+                    ok = payable(need, tuple(sorted(rest)), arts, free)
+                else:
+                    ok = self._pair_ok(need, rest, arts, free, pairs_of=1)
+                verdict[lay] = ok
+            if ok:
+                out.append(A.PAIR_CARD[c])
+        return out
+
+    def _do_pair_card(self, a: A.PairCard) -> None:
+        x = INDEX[a.card][1]
+        self._discard_flower(self._who, x)
+        if self._pair_first < 0:
+            self._pair_first = x
+            self._ask(P_PAIR, self._who)
+            return
+        self._pay_need = _minus(self._pay_need, self._pair_t)
+        self._pair_t = self._pair_first = -1
+        self._after_pay()
+
+    def _do_pay_discount(self, a: A.PayDiscount) -> None:
+        self._pay_free = 0
+        self._pay_need = _minus(self._pay_need, ALLURE.index(a.allure))
+        self._after_pay()
+
+    def _after_pay(self) -> None:
+        if any(self._pay_need):
+            self._ask(P_PAY, self._who)
+            return
+        self._acquire(self._who, self._pay_x)
+        self._display[self._pay_space] = -1
+        self._pay_x = self._pay_space = -1
+
+    def _acquire(self, p: int, x: int) -> None:
+        """Rulebook: "Purchasing a Garden Feature", UPDATE ALLURE TRACKER; then When Acquired."""
+        self._features[p].append(x)
+        counts = FEATURE_COUNTS[x]
+        for t in range(5):
+            self._allure[p][t] += counts[t]
+            self._fallure[p][t] += counts[t]
+        ab = FEATURES[x].ability
+        if ab.timing == "when_acquired":
+            self._apply_ability(p, ab, FEATURES[x].id)
+
+    def _do_done(self, a: A.Done) -> None:
+        """Buy nothing (more): the placement ends."""
+
+    # -- Artisan Guild -------------------------------------------------------------------------
+    def _legal_guild(self) -> list[A.Action]:
+        p = self._who
+        out: list[A.Action] = []
+        coins = self._coins[p]
+        if len(self._arts[p]) < MAX_ARTISANS and coins >= self._hire_cost(self._abil):
+            out.append(A.HIRE)
+        if coins >= self._replace_cost(self._abil):
+            out.append(A.REPLACE)
+        return out
+
+    def _do_hire(self, a: A.HireArtisan) -> None:
+        p = self._who
+        self._coins[p] -= self._hire_cost(self._abil)
+        self._draw(D_ARTISAN, ("hire", p))
+
+    def _do_replace(self, a: A.ReplaceArtisan) -> None:
+        p = self._who
+        self._coins[p] -= self._replace_cost(self._abil)
+        self._draw(D_ARTISAN, ("replace", p))
+
+    def _legal_swap(self) -> list[A.Action]:
+        out: list[A.Action] = [A.intern(A.SwapArtisan, ARTISANS[x].id) for x in self._arts[self._cur]]
+        out.append(A.intern(A.SwapArtisan, ""))
+        return out
+
+    def _do_swap(self, a: A.SwapArtisan) -> None:
+        """Rulebook: "Artisan Guild", REPLACING: keep the new card in the old one's space, or discard it.
+
+        The space keeps its pawn and tilt: a replaced Artisan that already
+        worked this round leaves a newcomer who has worked too.
+        """
+        p = self._cur
+        new = self._swap_new
+        self._swap_new = -1
+        if not a.artisan:
+            self._disc[D_ARTISAN].append(new)
+            return
+        x = INDEX[a.artisan][1]
+        slot = self._arts[p].index(x)
+        self._arts[p][slot] = new
+        self._disc[D_ARTISAN].append(x)
+
+    # -- Special Invitation --------------------------------------------------------------------
+    def _legal_invite(self) -> list[A.Action]:
+        p = self._who
+        out: list[A.Action] = []
+        can_romance = self._companion[p] < 0 and not self._romancing[p]
+        for i, v in enumerate(self._visitors):
+            if self._vpawn[i] >= 0:
+                continue
+            out.append(A.INVITE[v][0])
+            t = VISITOR_ALLURE[v]
+            if can_romance and t >= 0 and self._allure[p][t] >= self.romance_threshold(p, t):
+                out.append(A.INVITE[v][1])
+        return out
+
+    def _do_invite(self, a: A.Invite) -> None:
+        p = self._who
+        i = self._visitors.index(INDEX[a.visitor][1])
+        self._vpawn[i] = p
+        self._vrom[i] = a.romance
+        if a.romance:
+            self._romancing[p] = True
+
+
+LEGAL_BUILDERS = {
+    P_PLACE: TurnsMixin._legal_place,
+    P_MARKET: TurnsMixin._legal_market,
+    P_FEATURE: TurnsMixin._legal_feature,
+    P_PAY: TurnsMixin._legal_pay,
+    P_PAIR: TurnsMixin._legal_pair,
+    P_GUILD: TurnsMixin._legal_guild,
+    P_SWAP: TurnsMixin._legal_swap,
+    P_INVITE: TurnsMixin._legal_invite,
+}
+"""Legal-action builders of the phases handled here."""
+
+TURN_DISPATCH = {
+    A.Place: TurnsMixin._do_place,
+    A.BuyFlower: TurnsMixin._do_buy_flower,
+    A.RevealFeature: TurnsMixin._do_reveal,
+    A.BuyFeature: TurnsMixin._do_buy_feature,
+    A.PayArtisan: TurnsMixin._do_pay_artisan,
+    A.PayFlower: TurnsMixin._do_pay_flower,
+    A.PayPair: TurnsMixin._do_pay_pair,
+    A.PairCard: TurnsMixin._do_pair_card,
+    A.PayDiscount: TurnsMixin._do_pay_discount,
+    A.HireArtisan: TurnsMixin._do_hire,
+    A.ReplaceArtisan: TurnsMixin._do_replace,
+    A.SwapArtisan: TurnsMixin._do_swap,
+    A.Invite: TurnsMixin._do_invite,
+    A.Done: TurnsMixin._do_done,
+}
+"""Handlers of the actions handled here."""

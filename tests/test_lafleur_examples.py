@@ -1,0 +1,166 @@
+"""Every worked example of the La Fleur rulebook, with its numbers.
+
+Each test names its rulebook section. Positions are built with explicit
+chance outcomes (games.lafleur.script) and, where the example states a
+Château directly, by setting that Château.
+"""
+
+from __future__ import annotations
+
+from games.lafleur import actions as A
+from games.lafleur.cards import FEATURES, INDEX
+from games.lafleur.script import (
+    advance,
+    card_id,
+    give,
+    new_match,
+    place_everyone_on_coin,
+    play,
+    put_visitors,
+    set_allure,
+    set_display,
+    set_hand,
+)
+from games.lafleur.state import LaFleurState
+
+PAVILION = card_id("Pavilion")
+EACH2 = next(f.id for f in FEATURES if f.ability.condition == {"q": "min_allure", "min": 2})
+# Characters whose abilities stay silent in these positions (Comtesse Solène, Abbé Fulbert).
+QUIET = {"character": ["C08", "C01", "C09", "C02", "C03", "C04", "C05", "C06"]}
+
+
+def _phase(state: LaFleurState) -> str:
+    return str(state.observation(None)["phase"])
+
+
+def test_visitor_count_example() -> None:
+    """Rulebook: "Start of Round", 3. VISITOR CARDS: 3 players, the leader at 8 Prestige -> 5 Visitors."""
+    s = new_match("lafleur(players=3)", queues={"event": ["E11"]})  # Flower Sale: adds no Visitor
+    assert len(s._visitors) == 3  # round 1: one per player
+    s._prestige[0] = 8  # Ronan
+    put_visitors(s, [])
+    advance(s, lambda st: st._round == 2 and _phase(st) == "place", queues={"event": ["E11"]})
+    assert s.observation(0)["event"] == "E11"
+    assert len(s._visitors) == 5  # 3 for 3 players + 1 for 4 Prestige + 1 for 8 Prestige
+    s2 = new_match("lafleur(players=3)")
+    s2._prestige[2] = 12
+    put_visitors(s2, [])
+    advance(s2, lambda st: st._round == 2 and _phase(st) == "place", queues={"event": ["E11"]})
+    assert len(s2._visitors) == 6  # 3 + 3 thresholds; only one Visitor per threshold
+
+
+def test_garden_party_example() -> None:
+    """Rulebook: "Garden Party Example": Camille -> Aurora, André ties (no one), Louise Marie Madeleine -> James."""
+    s = new_match("lafleur(players=2)", first=0, queues=QUIET, characters=["C08", "C09"])
+    set_allure(s, 0, {"architecture": 1, "paths": 2, "flowers": 3})  # Aurora
+    set_allure(s, 1, {"architecture": 1, "water": 3, "vistas": 4})  # James
+    put_visitors(s, ["V19", "V01", "V25"])  # Camille, André, Louise Marie Madeleine
+    assert s.destinations() == [0, -1, 1]
+    p0, c1, hand0 = s._prestige[0], s._coins[1] + 4, len(s._hand[0])  # two Coin placements each: +4
+    place_everyone_on_coin(s)
+    # Aurora holds the First Player pawn: she resolves first: +1 Prestige, then +1 Flower card.
+    assert s.current_player() == 0 and _phase(s) == "take_flower"
+    assert s._prestige[0] == p0 + 1
+    assert s.observation(0)["players"][0]["visitors"] == ["V19"]
+    assert s.observation(0)["players"][1]["visitors"] == ["V25"]
+    assert s._coins[1] == c1  # James has not resolved yet
+    take = s.legal_actions()[0]
+    assert isinstance(take, A.TakeFlower) and take.space == 1  # from the Flower Market, at no cost
+    play(s, take, queues={"event": ["E11"]})  # (then round 2 starts; its Event adds nothing)
+    assert len(s._hand[0]) == hand0 + 1
+    assert s._coins[1] == c1 + 2  # Louise Marie Madeleine: +2 Coins
+    assert INDEX["V01"][1] in s._disc[2]  # André stayed in the Visitor area, then was discarded
+
+
+def test_character_ability_example() -> None:
+    """Rulebook: "End of Round", CHARACTER ABILITY EXAMPLE: 7 Flower -> +2 Flower cards,
+    4 Vista -> +1 Coin, 6 cards in hand -> +1 Prestige."""
+    s = new_match("lafleur(players=2)", first=0,
+                  queues={"character": ["C01", "C02", "C08", "C03"]}, characters=["C01", "C08"])
+    assert s.observation(0)["players"][0]["character"] == "C01"  # Aurore: the rulebook's example Character
+    set_allure(s, 0, {"flowers": 7, "vistas": 4})
+    set_hand(s, 0, ["F01", "F02", "F03", "F04", "F05", "F06"])
+    put_visitors(s, [])
+    place_everyone_on_coin(s)
+    # End of Round: the First Player pawn passed to seat 1 (Solène: nothing), then Aurora's three abilities.
+    assert _phase(s) == "take_flower" and s.current_player() == 0
+    before_p, before_c = s._prestige[0], s._coins[0]
+    play(s, s.legal_actions()[0])
+    assert _phase(s) == "take_flower"
+    play(s, s.legal_actions()[-1])  # the second one from the top of the deck
+    assert len(s._hand[0]) == 8
+    # Abilities resolve in order; the Coin and Prestige come after the two Flower cards.
+    assert s._coins[0] == before_c + 1 and s._prestige[0] == before_p + 1
+
+
+def _pavilion_position(hand: list[str], artisans: tuple[str, str]) -> LaFleurState:
+    queues = {"artisan": [*artisans, "A14", "A10", "A11", "A12"], **QUIET}
+    s = new_match("lafleur(players=2)", first=0, queues=queues, characters=["C08", "C09"],
+                  artisans=[artisans, ("A10", "A11")])
+    set_display(s, [PAVILION])  # Vista, Path, Architecture x2
+    set_hand(s, 0, hand)
+    return s
+
+
+def test_pavilion_purchase_example_flowers() -> None:
+    """Rulebook: "Purchasing a Garden Feature", PURCHASING EXAMPLE and ALLURE TRACKER EXAMPLE."""
+    # Double Pink Scotch Briar Rose (Vista + Architecture), a Wild card, Common Ivy (Architecture x2).
+    s = _pavilion_position(["F61", "F81", "F51"], ("A09", "A13"))  # Water and Flower Artisans: no help
+    art = s.observation(0)["players"][0]["artisans"][0]["card"]
+    play(s, A.Place(art, "garden_features"), A.BuyFeature(1, PAVILION))
+    assert s.observation(0)["purchase"]["remaining"] == {
+        "architecture": 2, "paths": 1, "water": 0, "flowers": 0, "vistas": 1}
+    play(s, A.PayFlower("F61", ""))  # pays the Vista and one Architecture
+    assert s.observation(0)["purchase"]["remaining"]["vistas"] == 0
+    assert s.observation(0)["purchase"]["remaining"]["architecture"] == 1
+    play(s, A.PayFlower("F81", "paths"))  # the Wild card pays the Path
+    assert A.PayFlower("F51", "") in s.legal_actions()
+    play(s, A.PayFlower("F51", ""))  # Common Ivy pays the last Architecture; its second is lost
+    assert s._hand[0] == []
+    assert [FEATURES[f].id for f in s._features[0]] == [PAVILION]
+    # Allure tracker: Vista +1, Path +1, Architecture +2.
+    assert s.observation(0)["players"][0]["allure"] == {
+        "architecture": 2, "paths": 1, "water": 0, "flowers": 0, "vistas": 1}
+    assert s._display[0] == -1  # the space stays empty until the next round
+
+
+def test_pavilion_purchase_example_artisans() -> None:
+    """Rulebook: "Purchasing a Garden Feature", ARTISAN EXAMPLE: Common Ivy + Landscaper + Painter."""
+    s = _pavilion_position(["F51"], ("A05", "A17"))  # Landscaper (Paths), Painter (Vistas)
+    assert {a["card"] for a in s.observation(0)["players"][0]["artisans"]} == {"A05", "A17"}
+    play(s, A.Place("A05", "garden_features"), A.BuyFeature(1, PAVILION))
+    play(s, A.PayFlower("F51", ""))
+    # The Painter's pawn is still on the Château board: it may pay all the same.
+    play(s, A.PayArtisan("A05", "paths"), A.PayArtisan("A17", "vistas"))
+    assert [FEATURES[f].id for f in s._features[0]] == [PAVILION]
+    assert s.observation(0)["players"][0]["artisans"][0]["tilted"] is True
+    assert s.observation(0)["players"][0]["artisans"][1]["tilted"] is True
+    # Artisan Allure does not count toward the Château: only the Pavilion's symbols do.
+    assert sum(s._allure[0]) == 4
+
+
+def test_end_game_scoring_example() -> None:
+    """Rulebook: "End-of-Game Scoring", END-GAME SCORING EXAMPLE: James 14 -> 15 -> 17 -> 18 -> 20 beats Aurora 19."""
+    s = new_match("lafleur(players=2)", first=0, queues={"character": ["C09", "C01", "C08", "C02"]},
+                  characters=["C09", "C08"])
+    james, aurora = 0, 1
+    # James' three Game End Garden Features: 2+ of each type (+3), +1 per 3 Flower Allure on
+    # Garden Features, 4+ Flower Allure (+2); his Château has only 1 Water Allure.
+    give(s, james, features=[EACH2, card_id("Cascade"), card_id("Obelisk")])
+    set_allure(s, james, {"architecture": 2, "paths": 2, "water": 1, "flowers": 4, "vistas": 2})
+    set_hand(s, james, ["F01", "F02", "F03", "F04", "F05", "F06"])
+    s._prestige[james], s._coins[james] = 14, 5  # +4 (two Coin placements) +1 (his Character) -> 10
+    s._prestige[aurora], s._coins[aurora] = 19, 0
+    set_hand(s, aurora, [])
+    s._final = True  # this is the Grande Soirée round
+    put_visitors(s, [])
+    advance(s, lambda st: st.is_terminal())
+    out = s.outcome()
+    b = out.details["breakdown"][james]
+    assert b["prestige_before_end"] == 14
+    assert b["game_end_features"] == 3  # +0 (only 1 Water), +1 (4 Flower Allure), +2 (4+ Flower)
+    assert b["coins"] == 10 and b["coins_bonus"] == 1
+    assert b["flower_cards"] == 6 and b["flowers_bonus"] == 2
+    assert out.scores == (20, 19)
+    assert out.ranks == (1, 2)
+    assert out.reason == "Grande Soirée complete"

@@ -1,0 +1,486 @@
+"""La Fleur multiplayer rules: registry, setup, locations, Garden Party, End of Round, game end, errors.
+
+Rulebook sections are named in each test's docstring.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from games.api import CHANCE, IllegalActionError, InvalidActionError, InvalidOptionError
+from games.lafleur import actions as A
+from games.lafleur.cards import ARTISANS, EVENTS, FEATURES, FLOWERS, INDEX, VISITORS
+from games.lafleur.game import LaFleurGame
+from games.lafleur.script import (
+    advance,
+    card_id,
+    give,
+    new_match,
+    place_everyone_on_coin,
+    play,
+    put_visitors,
+    resolve_chance,
+    set_allure,
+    set_display,
+    set_hand,
+    set_market,
+)
+from games.lafleur.state import LaFleurState
+from games.registry import game_names, load_game
+
+
+NO_HELP = {"artisan": ["A09", "A13", "A14", "A10", "A11", "A12"]}
+"""Seat 0 keeps a Water and a Flower Artisan (no help with Architecture or Paths)."""
+
+
+def _phase(s: LaFleurState) -> str:
+    return str(s.observation(None)["phase"])
+
+
+def _kinds(s: LaFleurState) -> set[str]:
+    return {a.KIND for a in s.legal_actions()}
+
+
+def playout(game_string: str, seed: int) -> LaFleurState:
+    state = load_game(game_string).new_initial_state()
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        state.apply_action(state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
+    assert isinstance(state, LaFleurState)
+    return state
+
+
+# -- registry and options ---------------------------------------------------------------
+def test_registry_and_game_string() -> None:
+    assert "lafleur" in game_names()
+    game = load_game("lafleur(players=3)")
+    assert isinstance(game, LaFleurGame) and game.num_players == 3
+    assert game.game_string() == "lafleur(difficulty=normal,players=3)"
+    assert load_game("lafleur").num_players == 4
+    assert load_game("lafleur(players=1,difficulty=hardest)").solo
+    assert game.INFO.long_name == "La Fleur"
+    assert {load_game(v).game_string() for v in LaFleurGame.VARIANTS} >= {
+        f"lafleur(difficulty=normal,players={n})" for n in (1, 2, 3, 4)}
+
+
+@pytest.mark.parametrize("text", [
+    "lafleur(colour=blue)", "lafleur(players=5)", "lafleur(players=0)", "lafleur(players=two)",
+    "lafleur(difficulty=impossible)", "lafleur(players=2,difficulty=hardest)", "lafleur(players=1,trades=true)",
+])
+def test_bad_options(text: str) -> None:
+    with pytest.raises(InvalidOptionError):
+        load_game(text)
+
+
+# -- setup ------------------------------------------------------------------------------------
+def test_setup_choices_are_hidden_until_all_have_chosen() -> None:
+    """Rulebook: "Player Setup": 2 Characters, 3 Artisans, 3 Coins, 3 Flower cards; choices hidden."""
+    s = load_game("lafleur(players=3)").new_initial_state()
+    assert s.chance_outcomes()[0][0] == A.FirstPlayer(0)  # the First Player is drawn
+    resolve_chance(s, {"first": [2]})
+    assert s.current_player() == 0 and _phase(s) == "choose_character"
+    me = s.observation(0)["players"]
+    assert len(me[0]["dealt_characters"]) == 2 and len(me[0]["dealt_artisans"]) == 3
+    assert me[1]["dealt_characters"] == [] and me[1]["hand"] == [] and me[1]["hand_size"] == 3
+    assert all(p["coins"] == 3 for p in me)
+    choice = s.legal_actions()[1]
+    play(s, choice)
+    assert _phase(s) == "keep_artisans" and len(s.legal_actions()) == 3
+    play(s, s.legal_actions()[2])
+    assert s.observation(0)["players"][0]["character"] == choice.card  # its own choice
+    for seat in (None, 1, 2):
+        assert s.observation(seat)["players"][0]["character"] == ""  # hidden from the others
+        assert s.observation(seat)["players"][0]["artisans"] == []
+    while _phase(s) in ("choose_character", "keep_artisans"):
+        play(s, s.legal_actions()[0])
+    obs = s.observation(1)
+    assert obs["players"][0]["character"] == choice.card and len(obs["players"][0]["artisans"]) == 2
+    assert obs["first_player"] == 2 and obs["turn_order"] == [2, 0, 1]
+    assert obs["artisan_deck"] == 20 - 9 + 3  # the unused Artisans went back into the deck
+    assert s.current_player() == 2 and _phase(s) == "place"
+
+
+def test_start_of_round_refills_and_event_from_round_two() -> None:
+    """Rulebook: "Start of Round": 4 Flower cards, 5 Garden Features, Visitors; Events from round 2."""
+    s = new_match("lafleur(players=2)")
+    obs = s.observation(None)
+    assert all(sp["card"] for sp in obs["market"]) and all(sp["card"] for sp in obs["garden_features"])
+    assert len(obs["visitors"]) == 2 and obs["event"] == "" and obs["round"] == 1
+    advance(s, lambda st: st._round == 2 and _phase(st) == "place", queues={"event": ["E12"]})
+    assert s.observation(None)["event"] == "E12" and s.observation(None)["event_discard"] == ["E12"]
+
+
+def test_overflow_visitors_go_beside_the_six_spaces() -> None:
+    """Rulebook: "Start of Round", 3: more Visitors than spaces go next to them."""
+    s = new_match("lafleur(players=4)")
+    s._prestige[1] = 12
+    put_visitors(s, [])
+    advance(s, lambda st: st._round == 2 and _phase(st) == "place", queues={"event": ["E06"]})  # Foreign Guests
+    vis = s.observation(None)["visitors"]
+    assert len(vis) == 8 and [v["overflow"] for v in vis] == [False] * 6 + [True] * 2
+
+
+# -- placing Artisans and locations --------------------------------------------------------------
+def test_turns_go_clockwise_one_artisan_each_and_pass_when_out() -> None:
+    """Rulebook: "Artisans": clockwise from the First Player, 1 Artisan per turn; pass when none left."""
+    s = new_match("lafleur(players=3)", first=1)
+    seen = []
+    while _phase(s) == "place":
+        seen.append(s.current_player())
+        coin = next(a for a in s.legal_actions() if a.location == "coin")
+        play(s, coin)
+    assert seen == [1, 2, 0, 1, 2, 0]
+
+
+def test_flower_market_costs_and_deck() -> None:
+    """Rulebook: "Flower Market": 2 Allure cost 2, Wild 1, 1 Allure 0, the deck 1."""
+    s = new_match("lafleur(players=2)", first=0)
+    set_market(s, ["F51", "F81", "F01"])  # Common Ivy (2), a Wild (1), a single (0)
+    s._coins[0] = 1
+    art = s.observation(0)["players"][0]["artisans"][0]["card"]
+    play(s, A.Place(art, "flower_market"))
+    legal = s.legal_actions()
+    assert A.BuyFlower(2, "F81") in legal and A.BuyFlower(3, "F01") in legal and A.BuyFlower(0, "") in legal
+    assert A.BuyFlower(1, "F51") not in legal  # 2 Coins, only 1 in hand
+    play(s, A.BuyFlower(2, "F81"))
+    assert s._coins[0] == 0 and INDEX["F81"][1] in s._hand[0] and s._market[1] == -1
+    # The card was seen face-up: the other seat sees it in the hand; a deck card would stay hidden.
+    assert "F81" in s.observation(1)["players"][0]["hand"]
+
+
+def test_prestige_once_per_round_and_coin() -> None:
+    """Rulebook: "Prestige and Coin": +1 Prestige once per player per round; +2 Coins."""
+    s = new_match("lafleur(players=2)", first=0)
+    arts = [a["card"] for a in s.observation(0)["players"][0]["artisans"]]
+    play(s, A.Place(arts[0], "prestige"))
+    assert s._prestige[0] == 1 and s.observation(None)["players"][0]["used_prestige"]
+    play(s, next(a for a in s.legal_actions() if a.location == "coin"))  # seat 1
+    assert A.Place(arts[1], "prestige") not in s.legal_actions()
+    c = s._coins[0]
+    play(s, A.Place(arts[1], "coin"))
+    assert s._coins[0] == c + 2
+
+
+def test_artisan_guild_hire_and_replace() -> None:
+    """Rulebook: "Artisan Guild": hire for 8 (usable this round, at most 4); replace for 4, keep or discard."""
+    s = new_match("lafleur(players=2)", first=0, queues={"artisan": ["A01", "A05", "A13", "A02", "A06", "A14"]},
+                  artisans=[("A01", "A05"), ("A02", "A06")])
+    s._coins[0] = 12
+    play(s, A.Place("A01", "artisan_guild"))
+    assert _kinds(s) == {"hire_artisan", "replace_artisan"}
+    play(s, A.HIRE, queues={"artisan": ["A09"]})
+    assert s._coins[0] == 4 and [ARTISANS[a].id for a in s._arts[0]] == ["A01", "A05", "A09"]
+    play(s, next(a for a in s.legal_actions() if a.location == "coin"))  # seat 1
+    assert A.Place("A09", "coin") in s.legal_actions()  # the new Artisan works this round
+    play(s, A.Place("A05", "artisan_guild"))
+    assert _kinds(s) == {"replace_artisan"}  # 4 Coins left: no hire
+    play(s, A.REPLACE, queues={"artisan": ["A17"]})
+    assert s._coins[0] == 0 and _phase(s) == "swap_artisan"
+    assert A.SwapArtisan("") in s.legal_actions()
+    play(s, A.SwapArtisan("A01"))
+    assert [ARTISANS[a].id for a in s._arts[0]] == ["A17", "A05", "A09"]
+    assert s.observation(None)["artisan_discard"] == ["A01"]
+    assert s.observation(None)["players"][0]["artisans"][0]["placed"]  # the space keeps its pawn
+
+
+def test_at_most_four_artisans() -> None:
+    """Rulebook: "Artisans": up to 2 additional Artisans."""
+    s = new_match("lafleur(players=2)", first=0)
+    for x in (INDEX["A19"][1], INDEX["A20"][1]):
+        s._deck[3].remove(x)
+        s._add_slot(0, x)
+    s._coins[0] = 20
+    art = s.observation(0)["players"][0]["artisans"][0]["card"]
+    play(s, A.Place(art, "artisan_guild"))
+    assert _kinds(s) == {"replace_artisan"}
+
+
+def test_garden_feature_reveal_and_done() -> None:
+    """Rulebook: "Garden Features": pay 1 Coin per Garden Feature revealed into an empty space."""
+    s = new_match("lafleur(players=2)", first=0, queues=NO_HELP, artisans=[("A09", "A13"), ("A10", "A11")])
+    set_display(s, ["G01", "G02"])  # Architecture x2, Architecture x2 + Paths
+    set_hand(s, 0, [])
+    s._coins[0] = 1
+    play(s, A.Place("A09", "garden_features"))
+    assert s.legal_actions() == [A.REVEAL, A.DONE]  # nothing affordable
+    play(s, A.REVEAL, queues={"feature": ["G26"]})
+    assert s._coins[0] == 0 and s.observation(None)["garden_features"][2]["card"] == "G26"
+    assert s.legal_actions() == [A.DONE]
+
+
+def test_payment_pairs_and_no_dead_ends() -> None:
+    """Rulebook: "Purchasing a Garden Feature": any 2 Flower cards pay 1 Allure of any type."""
+    s = new_match("lafleur(players=2)", first=0, queues=NO_HELP, artisans=[("A09", "A13"), ("A10", "A11")])
+    set_display(s, ["G26"])  # Ha-ha: Architecture + Paths
+    set_hand(s, 0, ["F01", "F21", "F22"])  # an Architecture card and two Water cards
+    play(s, A.Place("A09", "garden_features"), A.BuyFeature(1, "G26"))
+    legal = s.legal_actions()
+    assert A.PayFlower("F01", "") in legal and A.PayPair("paths") in legal
+    assert A.PayFlower("F21", "") not in legal  # a Water card pays nothing here
+    assert A.PayPair("architecture") not in legal  # the Paths would stay unpaid: no dead end is offered
+    play(s, A.PayPair("paths"))
+    assert A.PairCard("F01") not in s.legal_actions()  # the Architecture card is still needed
+    play(s, A.PairCard("F21"))
+    assert s.observation(0)["purchase"]["pair_first"] == "F21"
+    play(s, A.PairCard("F22"), A.PayFlower("F01", ""))
+    assert [FEATURES[f].id for f in s._features[0]] == ["G26"]
+    assert s._disc[0][-3:] == [INDEX[c][1] for c in ("F21", "F22", "F01")]
+
+
+def test_when_acquired_ability() -> None:
+    """Rulebook: "Garden Feature Ability Types": WHEN ACQUIRED resolves at once."""
+    s = new_match("lafleur(players=2)", first=0, queues={"artisan": ["A01", "A05", "A13", "A10", "A11", "A12"]},
+                  artisans=[("A01", "A05"), ("A10", "A11")])
+    set_display(s, ["G26"])  # Ha-ha: Architecture + Paths, When Acquired +1 Prestige
+    set_hand(s, 0, [])
+    play(s, A.Place("A01", "garden_features"), A.BuyFeature(1, "G26"),
+         A.PayArtisan("A01", "architecture"), A.PayArtisan("A05", "paths"))
+    assert s._prestige[0] == 1 and s._allure[0][:2] == [1, 1]
+
+
+# -- Special Invitation and the Garden Party -------------------------------------------------------
+def test_invitation_breaks_a_tie_only_for_a_tied_player() -> None:
+    """Rulebook: "Special Invitation", INVITING A VISITOR; "Garden Party": ties visit no one."""
+    s = new_match("lafleur(players=3)", first=0)
+    set_allure(s, 0, {"water": 2})
+    set_allure(s, 1, {"water": 2})
+    put_visitors(s, ["V13", "V14"])  # two Water Visitors
+    assert s.destinations() == [-1, -1]
+    art = s.observation(0)["players"][0]["artisans"][0]["card"]
+    play(s, A.Place(art, "special_invitation"))
+    assert A.Invite("V13", True) not in s.legal_actions()  # 2 Water Allure: no romance
+    play(s, A.Invite("V13", False))
+    assert s.destinations() == [0, -1]
+    s._vpawn[1] = 2  # seat 2 (0 Water) invites the other one: ignored
+    assert s.destinations() == [0, -1]
+    set_allure(s, 1, {"water": 3})  # a rival gains more before the Garden Party
+    assert s.destinations() == [1, 1]
+
+
+def test_one_pawn_per_visitor() -> None:
+    """Rulebook: "Special Invitation": only 1 pawn may be placed on each Visitor card."""
+    s = new_match("lafleur(players=2)", first=0)
+    put_visitors(s, ["V13"])
+    art = s.observation(0)["players"][0]["artisans"][0]["card"]
+    play(s, A.Place(art, "special_invitation"), A.Invite("V13", False))
+    assert all(a.location != "special_invitation" for a in s.legal_actions())
+
+
+def test_romance_a_companion() -> None:
+    """Rulebook: "Special Invitation", ROMANCING A COMPANION: 5+ matching Allure; one Companion; it stays."""
+    s = new_match("lafleur(players=2)", first=0, queues={"event": ["E11", "E11"]})
+    set_allure(s, 0, {"water": 5})
+    put_visitors(s, ["V13", "V31"])  # Adèle (Water), Marie Catherine (no type)
+    art = s.observation(0)["players"][0]["artisans"][0]["card"]
+    play(s, A.Place(art, "special_invitation"))
+    assert A.Invite("V13", True) in s.legal_actions()
+    assert A.Invite("V31", True) not in s.legal_actions()  # type-less Visitors cannot be Companions
+    play(s, A.Invite("V13", True))
+    advance(s, lambda st: st._round == 2, queues={"event": ["E11"]})
+    assert s.observation(None)["players"][0]["companion"] == "V13"
+    assert INDEX["V13"][1] not in s._disc[2]
+    # Round 2: no second Companion; the Companion visits again at the Garden Party.
+    put_visitors(s, ["V14"])
+    s._allure[0][2] = 6
+    advance(s, lambda st: st.current_player() == 0 and _phase(st) == "place")
+    art = next(a["card"] for a in s.observation(0)["players"][0]["artisans"] if not a["placed"])
+    play(s, A.Place(art, "special_invitation"))
+    assert A.Invite("V14", True) not in s.legal_actions()
+    play(s, A.Invite("V14", False))
+    p = s._prestige[0]
+    advance(s, lambda st: st._round == 3)
+    assert s._prestige[0] >= p + 1  # Adèle (+1 Prestige) visits again as the Companion
+    assert s.observation(None)["players"][0]["companion"] == "V13"
+
+
+def test_typeless_visitors_follow_their_rule() -> None:
+    """Rulebook: "Garden Party", NOTE: Marie Catherine visits the player with the least Prestige."""
+    s = new_match("lafleur(players=3)", first=0)
+    put_visitors(s, ["V31", "V34"])  # Marie Catherine (least Prestige), Baptiste (most total Allure)
+    s._prestige[:] = [3, 1, 2]
+    set_allure(s, 2, {"paths": 1})
+    assert s.destinations() == [1, 2]
+    s._prestige[:] = [1, 1, 2]
+    assert s.destinations()[0] == -1  # a tie: no one
+
+
+def test_visitors_resolve_in_turn_order_and_au_revoir() -> None:
+    """Rulebook: "Garden Party", VISITORS and AU REVOIR."""
+    s = new_match("lafleur(players=2)", first=1, queues={"character": ["C08", "C01", "C09", "C02"]},
+                  characters=["C08", "C09"])
+    set_allure(s, 0, {"architecture": 1})
+    set_allure(s, 1, {"paths": 1})
+    put_visitors(s, ["V01", "V07"])  # André (Architecture) -> seat 0, Lucien (Paths) -> seat 1
+    p = list(s._prestige)
+    place_everyone_on_coin(s, queues={"event": ["E11"]})
+    assert s._prestige[0] == p[0] + 1 and s._prestige[1] == p[1] + 1
+    assert sorted(VISITORS[v].id for v in s._disc[2]) == ["V01", "V07"]
+
+
+def test_when_visited_and_end_of_round_and_first_player_passes() -> None:
+    """Rulebook: "End of Round": pawn passes, then End of Round Garden Features in turn order."""
+    s = new_match("lafleur(players=2)", first=0, queues={"character": ["C08", "C01", "C09", "C02"]},
+                  characters=["C08", "C09"])
+    give(s, 0, features=["G05"])  # Grotto: When Visited, +1 Coin per Architecture Visitor
+    give(s, 1, features=[card_id("Ice House")])  # End of Round: +1 Coin
+    set_allure(s, 0, {"architecture": 2})
+    put_visitors(s, ["V01", "V03"])  # André (+1 Prestige), Étienne (+2 Coins): both Architecture
+    c = list(s._coins)
+    advance(s, lambda st: st._round == 2, queues={"event": ["E11"]})
+    assert s._coins[0] == c[0] + 4 + 2 + 2  # two Coin placements, Étienne, the Grotto (2 Visitors)
+    assert s._coins[1] == c[1] + 4 + 1  # two Coin placements, the Ice House
+    assert s.observation(None)["first_player"] == 1
+
+
+def test_events_immediate_round_and_end_of_round() -> None:
+    """Rulebook: "Start of Round", 4. EVENTS: immediate, whole round, end of round."""
+    s = new_match("lafleur(players=2)", first=0)
+    put_visitors(s, [])
+    c = list(s._coins)
+    advance(s, lambda st: st._round == 2 and _phase(st) == "place", queues={"event": ["E02"]})  # Royal Treasury
+    assert s._coins[1] >= c[1] + 4 + 2
+    # Flower Sale: face-up cards cost 1 less this round.
+    s2 = new_match("lafleur(players=2)", first=0)
+    put_visitors(s2, [])
+    advance(s2, lambda st: st._round == 2 and _phase(st) == "place", queues={"event": ["E11"]})
+    set_market(s2, ["F51"])
+    s2._coins[s2.current_player()] = 1
+    art = next(a["card"] for a in s2.observation(None)["players"][s2.current_player()]["artisans"])
+    play(s2, A.Place(art, "flower_market"))
+    assert A.BuyFlower(1, "F51") in s2.legal_actions()
+    # Soirée of Stone: 5+ Architecture Allure at the end of the round: +1 Prestige.
+    s3 = new_match("lafleur(players=2)", first=0)
+    put_visitors(s3, [])
+    advance(s3, lambda st: st._round == 2 and _phase(st) == "place", queues={"event": ["E21"]})
+    assert EVENTS[INDEX["E21"][1]].name == "Soirée of Stone"
+    set_allure(s3, 1, {"architecture": 5})
+    put_visitors(s3, [])
+    p = s3._prestige[1]
+    advance(s3, lambda st: st._round == 3, queues={"event": ["E11"]})
+    assert s3._prestige[1] >= p + 1
+
+
+def test_choice_event_notre_dame() -> None:
+    """Rulebook: "Solo Mode", NOTE FOR EVENTS: Notre Dame de Paris offers a choice (stand-in: +1 Prestige or +2 Coins)."""
+    s = new_match("lafleur(players=2)", first=0)
+    put_visitors(s, [])
+    advance(s, lambda st: _phase(st) == "choose", queues={"event": ["E01"]})
+    obs = s.observation(s.current_player())
+    assert obs["prompt"]["kind"] == "choice" and obs["prompt"]["source"] == "E01"
+    assert obs["prompt"]["options"] == ["gain +1 Prestige", "gain +2 Coins"]
+    seat = s.current_player()
+    p = s._prestige[seat]
+    play(s, A.Choose(0))
+    assert s._prestige[seat] == p + 1
+
+
+def test_grande_soiree_trigger_and_final_round() -> None:
+    """Rulebook: "End of Round", CHECK FOR THE GRANDE SOIRÉE; "Ending the Game"."""
+    s = new_match("lafleur(players=2)", first=0)
+    put_visitors(s, [])
+    s._prestige[1] = 12
+    advance(s, lambda st: st._round == 2 and _phase(st) == "place")
+    assert s.observation(None)["grande_soiree"] is True
+    advance(s, lambda st: st.is_terminal())
+    assert s._round == 2 and s.outcome().reason == "Grande Soirée complete"
+    assert s.outcome().details["trigger"] == [1]
+
+
+def test_tie_breaks_total_allure_then_shared() -> None:
+    """Rulebook: "End-of-Game Scoring", THE HOST OF THE GRANDE SOIRÉE."""
+    s = new_match("lafleur(players=3)", first=0)
+    put_visitors(s, [])
+    for p in range(3):
+        set_hand(s, p, [])
+        s._coins[p] = 0
+    s._final = True
+    advance(s, lambda st: False)  # play out the final round
+    assert s.is_terminal()
+    s._result = None
+    s._prestige[:] = [15, 15, 15]
+    s._allure[0] = [3, 0, 0, 0, 0]
+    s._allure[1] = [2, 1, 0, 0, 0]
+    s._allure[2] = [1, 0, 0, 0, 0]
+    out = s.outcome()
+    assert out.ranks == (1, 1, 3)
+    assert out.tie_breaks == ("most total Allure", "shared win")
+
+
+# -- errors -----------------------------------------------------------------------------------------
+def test_illegal_action_changes_nothing() -> None:
+    s = new_match("lafleur(players=2)", first=0)
+    h = s.state_hash()
+    n = len(s.history)
+    for bad in (A.Place("A20", "coin"), A.BuyFlower(1, "F01"), A.DONE, A.Draw("flower", "F01"),
+                A.Accept(True)):
+        with pytest.raises(IllegalActionError):
+            s.apply_action(bad)
+        assert s.state_hash() == h and len(s.history) == n
+    with pytest.raises(IllegalActionError):
+        s.apply_index(99)
+    assert s.state_hash() == h
+
+
+@pytest.mark.parametrize("text", [
+    "not json", "[1, 2]", '{"kind": "fly"}', '{"kind": "place", "artisan": "A01"}',
+    '{"kind": "place", "artisan": "A01", "location": "moon"}', '{"kind": "buy_flower", "space": 9, "card": ""}',
+    '{"kind": "invite", "visitor": "V01", "romance": "yes"}', '{"kind": "keep_artisans", "cards": ["A01"]}',
+    '{"kind": "draw", "deck": "spoons", "card": "F01"}', '{"kind": "done", "extra": 1}',
+])
+def test_malformed_action_json(text: str) -> None:
+    game = load_game("lafleur(players=2)")
+    with pytest.raises(InvalidActionError):
+        game.action_from_json(text)
+
+
+def test_chance_draws_are_the_cards_left_and_uniform() -> None:
+    """DESIGN §2: every draw is a chance node over the cards still in the deck; no order exists."""
+    s = new_match("lafleur(players=2)", first=0)
+    art = s.observation(0)["players"][0]["artisans"][0]["card"]
+    s._coins[0] = 1
+    play(s, A.Place(art, "flower_market"))
+    s.apply_action(A.BuyFlower(0, ""))  # from the deck: a chance node follows
+    assert s.current_player() == CHANCE
+    outs = s.chance_outcomes()
+    in_deck = [c.id for c in FLOWERS if s._indeck[0][c.index]]
+    assert [a.card for a, _ in outs] == in_deck and len(in_deck) == 88 - 4 - 6
+    assert len({p for _, p in outs}) == 1 and sum(p for _, p in outs) == 1
+    assert s.observation(1)["flower_deck"] == len(in_deck)  # only its size is shown
+    drawn = s.sample_chance(random.Random(3))
+    s.apply_action(drawn)
+    assert drawn.card not in s.observation(1)["players"][0]["hand"]  # a deck card stays private
+    assert drawn.card in s.observation(0)["players"][0]["hand"]
+
+
+def test_random_games_end_and_score() -> None:
+    for n in (2, 3, 4):
+        s = playout(f"lafleur(players={n})", 11)
+        out = s.outcome()
+        assert out.reason == "Grande Soirée complete" and 1 in out.ranks
+        assert max(s._prestige) >= 12
+        assert json.loads(json.dumps(out.to_json())) == out.to_json()
+
+
+def test_payable_covers_every_payment_rule() -> None:
+    """Rulebook: "Purchasing a Garden Feature": doubles, lost symbols, Wild, pairs, Artisans."""
+    from games.lafleur.payment import payable
+
+    need = (2, 1, 0, 0, 1)  # the Pavilion: Architecture x2, Paths, Vistas
+    rose, ivy, wild = 10 + 3, 5, 20  # Vista+Architecture (pair index of (0, 4)), Architecture x2, Wild
+    assert payable(need, tuple(sorted((rose, ivy, wild))))
+    assert not payable(need, tuple(sorted((rose, ivy))))  # the Paths is missing
+    assert payable(need, (ivy,), arts=(0, 1, 0, 0, 1))  # the Artisan example
+    assert payable((1, 0, 0, 0, 0), (2, 3))  # any 2 cards pay 1 symbol
+    assert not payable((2, 0, 0, 0, 0), (2, 3, 4))  # 3 unmatched cards pay only 1
+    assert payable((2, 0, 0, 0, 0), (2, 3, 4), free=1)  # an Artisan ability pays the other
+
+
+def test_outcome_details_name_the_first_player_and_rounds() -> None:
+    s = playout("lafleur(players=3)", 4)
+    first = next(a.seat for _, a in s.history if isinstance(a, A.FirstPlayer))
+    d = s.outcome().details
+    assert d["first_player_round_1"] == first and d["rounds"] == s._round
+    assert [b["seat"] for b in d["breakdown"]] == [0, 1, 2]
