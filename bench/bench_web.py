@@ -1,0 +1,393 @@
+"""Latency of the web site over a large ladder: 1,000 bots and 100,000 finished matches.
+
+Usage::
+
+    .venv/bin/python bench/bench_web.py [--admin-url URL] [--db NAME] [--bots 1000] [--matches 100000]
+                                        [--requests 300] [--reuse] [--keep]
+
+``--admin-url`` (or ``PARTERRE_BENCH_DATABASE_URL``; default the machine's
+``postgresql://postgres@127.0.0.1:5432/postgres``) is a server where the bench
+may create a database; it creates ``--db`` (default ``parterre_bench_web``),
+migrates it, and fills it with COPY:
+
+* bots, 20 round-robin-style tournaments (the first 20 % of the matches) and
+  ladder matches, 2-4 players (40 / 35 / 25 %), every match finished, with
+  seats, an attempt, a replay, ratings and rating history computed with the
+  ladder's own Elo (``ladder.elo``) in result order, as ``record_result`` would;
+* replays are genuine: 8 real Floriferous matches per player count are played
+  through the engine, and each generated match reuses one of them (its ranks
+  and scores become the match's), so the match page's viewer re-simulates a
+  real game.
+
+Then it starts ``parterre web`` (``ladder.web.serve``) in a subprocess, sends
+sequential requests over one keep-alive connection, and prints p50/p99 latency
+per page (target: leaderboard p99 <= 50 ms on the 2-core machines of DESIGN §9),
+followed by ``EXPLAIN (ANALYZE, BUFFERS)`` of the pages' queries and the
+indexes they use. ``--reuse`` skips generation when the database is already
+filled; ``--keep`` keeps it afterwards (it is dropped otherwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import json
+import os
+import random
+import re
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+import psycopg  # noqa: E402
+import zstandard  # noqa: E402
+
+from ladder import elo, migrate  # noqa: E402
+from ladder.matches import MatchSpec  # noqa: E402
+from ladder.web import queries as wq  # noqa: E402
+
+DEFAULT_ADMIN = os.environ.get("PARTERRE_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+TIME_CONTROL = {"base_ms": 0, "increment_ms": 0, "cap_ms": 1000, "margin_ms": 50}
+GAME = "floriferous"
+
+
+@dataclass
+class Template:
+    """A real played match: its replay (compressed) and result, reused by generated matches."""
+
+    players: int
+    game_string: str
+    blob: bytes
+    raw_bytes: int
+    ranks: list[int]
+    scores: list[float]
+    steps: int
+
+
+def play_templates(per_count: int, seed: int) -> dict[int, list[Template]]:
+    """Play ``per_count`` real Floriferous matches for 2, 3 and 4 players (random policies)."""
+    from test_web_helpers import play_replay
+
+    out: dict[int, list[Template]] = {}
+    cctx = zstandard.ZstdCompressor(level=3)
+    for n in (2, 3, 4):
+        gs = f"floriferous(competitive_bounties=false,extended=false,players={n})"
+        for k in range(per_count):
+            s = f"{seed:08x}{n}{k:04x}".ljust(64, "0")
+            spec = MatchSpec(match_id=0, attempt=1, game_string=gs, seed=s, seat_bot_ids=tuple(range(1, n + 1)),
+                             time_control=TIME_CONTROL, game=GAME, seed_commitment=hashlib.sha256(s.encode()).hexdigest())
+            result = play_replay(spec, [f"bot{i}" for i in range(n)], ["random"] * n)
+            text = result["replay_json"]
+            out.setdefault(n, []).append(
+                Template(n, gs, cctx.compress(text.encode()), len(text.encode()),
+                         [st["rank"] for st in result["seats"]], [st["score"] for st in result["seats"]],
+                         len(json.loads(text)["steps"]))
+            )
+    return out
+
+
+def _database_url(admin: str, name: str) -> str:
+    return urlparse(admin)._replace(path="/" + name).geturl()
+
+
+def generate(url: str, bots: int, matches: int, seed: int) -> dict[str, Any]:
+    """Fill a migrated, empty database; returns what was generated (ids for the requests)."""
+    rng = random.Random(seed)
+    t0 = time.perf_counter()
+    templates = play_templates(8, seed)
+    t_play = time.perf_counter() - t0
+    base = datetime(2025, 1, 1, tzinfo=UTC)
+    tournaments = 20
+    in_tournaments = matches // 5
+    per_tournament = max(1, in_tournaments // tournaments)
+    t_bots = {t: rng.sample(range(1, bots + 1), min(40, bots)) for t in range(1, tournaments + 1)}
+    ratings: dict[int, dict[str, Any]] = {}
+    t1 = time.perf_counter()
+    with psycopg.connect(url) as conn, conn.cursor() as cur:
+        with cur.copy("COPY bots (id, name, version, owner, token_hash, created_at) FROM STDIN") as copy:
+            for b in range(1, bots + 1):
+                copy.write_row((b, f"bench-bot-{b:04d}", str(1 + b % 7), None,
+                                hashlib.sha256(f"token-{b}".encode()).hexdigest(), base))
+        with cur.copy("COPY tournaments (id, name, game, game_options, format, player_counts, rounds, time_control, "
+                      "status, created_at) FROM STDIN") as copy:
+            for t in range(1, tournaments + 1):
+                copy.write_row((t, f"Bench round-robin {t}", GAME, "{}", "round_robin", "{2,3,4}", 1,
+                                json.dumps(TIME_CONTROL), "planned", base))
+        with cur.copy("COPY tournament_bots (tournament_id, bot_id, position) FROM STDIN") as copy:
+            for t, ids in t_bots.items():
+                for pos, b in enumerate(ids):
+                    copy.write_row((t, b, pos))
+        with cur.copy("COPY matches (id, tournament_id, plan_key, game, game_string, seed, seed_commitment, "
+                      "time_control, status, attempt, created_at, started_at, finished_at, result_seq) FROM STDIN") as mc:
+            seats_rows = []
+            history_rows = []
+            replay_rows = []
+            tc = json.dumps(TIME_CONTROL)
+            for m in range(1, matches + 1):
+                n = rng.choices((2, 3, 4), weights=(40, 35, 25))[0]
+                tid = (m - 1) // per_tournament + 1 if m <= in_tournaments else None
+                pool_ids = t_bots[tid] if tid is not None else None
+                seat_bots = rng.sample(pool_ids, n) if pool_ids else rng.sample(range(1, bots + 1), n)
+                tpl = rng.choice(templates[n])
+                s = secrets.token_hex(32)
+                finished = base + timedelta(seconds=30 * m)
+                mc.write_row((m, tid, f"bench:{m}", GAME, tpl.game_string, s, hashlib.sha256(s.encode()).hexdigest(),
+                              tc, "finished", 1, finished - timedelta(minutes=5), finished - timedelta(minutes=4),
+                              finished, m))
+                ranks = list(tpl.ranks)
+                verdicts = ["normal"] * n
+                if rng.random() < 0.01:  # a fault: the seat ranked last gets the verdict
+                    verdicts[ranks.index(max(ranks))] = rng.choice(("timeout", "illegal_action", "disconnect"))
+                states = [ratings.setdefault(b, {"elo": elo.INITIAL_RATING, "games": 0, "win": 0, "draw": 0,
+                                                 "loss": 0, "score": 0.0, "last": None}) for b in seat_bots]
+                before = [st["elo"] for st in states]
+                deltas = elo.pairwise_deltas(before, ranks)
+                for seat, (b, st, r, sc, d, outcome) in enumerate(
+                    zip(seat_bots, states, ranks, tpl.scores, deltas, elo.seat_outcomes(ranks), strict=True)
+                ):
+                    st["elo"] += d
+                    st["games"] += 1
+                    st[outcome] += 1
+                    st["score"] += sc
+                    st["last"] = finished
+                    seats_rows.append((m, seat, b, r, sc, verdicts[seat], rng.randint(200, 20000), tpl.steps // n))
+                    history_rows.append((m, b, GAME, m, before[seat], before[seat] + d, d))
+                replay_rows.append((m, tpl))
+        with cur.copy("COPY seats (match_id, seat, bot_id, rank, score, verdict, time_used_ms, decisions) "
+                      "FROM STDIN") as copy:
+            for row in seats_rows:
+                copy.write_row(row)
+        with cur.copy("COPY match_attempts (match_id, attempt, status, worker, started_at, ended_at) FROM STDIN") as c:
+            for m in range(1, matches + 1):
+                fin = base + timedelta(seconds=30 * m)
+                c.write_row((m, 1, "finished", "bench", fin - timedelta(minutes=4), fin))
+        with cur.copy("COPY replays (match_id, format, compression, data, raw_bytes) FROM STDIN") as copy:
+            for m, tpl in replay_rows:
+                copy.write_row((m, "parterre-replay/1", "zstd", tpl.blob, tpl.raw_bytes))
+        with cur.copy("COPY ratings (bot_id, game, elo, games, wins, draws, losses, score_sum, last_played) "
+                      "FROM STDIN") as copy:
+            for b, st in sorted(ratings.items()):
+                copy.write_row((b, GAME, st["elo"], st["games"], st["win"], st["draw"], st["loss"], st["score"],
+                                st["last"]))
+        with cur.copy("COPY rating_history (match_id, bot_id, game, result_seq, elo_before, elo_after, delta) "
+                      "FROM STDIN") as copy:
+            for row in history_rows:
+                copy.write_row(row)
+        for seq, table in (("bots_id_seq", "bots"), ("tournaments_id_seq", "tournaments"),
+                           ("matches_id_seq", "matches")):
+            cur.execute(f"SELECT setval('{seq}', (SELECT max(id) FROM {table}))")
+        cur.execute("SELECT setval('match_result_seq', %s)", (matches,))
+        conn.commit()
+    t_copy = time.perf_counter() - t1
+    t2 = time.perf_counter()
+    rebuild = importlib.import_module("ladder.migrations.versions.0002_web").REBUILD
+    with psycopg.connect(url) as conn:  # COPY inserts finished matches directly: no trigger ran
+        conn.execute(rebuild)
+        conn.commit()
+    t_stats = time.perf_counter() - t2
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE")
+    return {"play_s": t_play, "copy_s": t_copy, "stats_s": t_stats, "seats": len(seats_rows),
+            "history": len(history_rows)}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(url: str) -> tuple[subprocess.Popen[bytes], str]:
+    """``ladder.web.serve`` in a subprocess; returns it and its base URL once it answers."""
+    import httpx
+
+    port = _free_port()
+    code = (f"from ladder.web import serve; serve({url!r}, '127.0.0.1', {port}, migrate_schema=False, "
+            "log_level='warning')")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(base + "/api/health", timeout=1).status_code == 200:
+                return proc, base
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    proc.terminate()
+    raise RuntimeError("the web server did not start")
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def measure(client: Any, paths: list[str], warmup: int = 10) -> dict[str, float]:
+    """Sequential GETs (status must be 200).
+
+    Returns p50/p99/mean of the client-observed latency and p50/p99 of the
+    server's own time (``Server-Timing: app;dur=``), in milliseconds.
+    """
+    for p in paths[:warmup]:
+        client.get(p)
+    times, server = [], []
+    for p in paths:
+        t = time.perf_counter()
+        r = client.get(p)
+        times.append((time.perf_counter() - t) * 1000)
+        if r.status_code != 200:
+            raise RuntimeError(f"GET {p} -> {r.status_code}")
+        m = re.search(r"app;dur=([\d.]+)", r.headers.get("server-timing", ""))
+        if m:
+            server.append(float(m.group(1)))
+    return {
+        "n": len(times), "p50": statistics.median(times), "p99": _pct(times, 0.99), "mean": statistics.fmean(times),
+        "server_p50": statistics.median(server) if server else float("nan"),
+        "server_p99": _pct(server, 0.99) if server else float("nan"),
+    }
+
+
+def explain(url: str, bot_id: int, match_id: int, tournament_id: int) -> list[tuple[str, str]]:
+    """EXPLAIN (ANALYZE, BUFFERS) of the pages' main queries: ``[(name, plan text)]``."""
+    sql_top, p_top, _ = wq.leaderboard_query(GAME, None, wq.SortKey.RANK, wq.SortOrder.ASC, 1, 50)
+    sql_all, p_all, _ = wq.leaderboard_query(GAME, None, wq.SortKey.WIN_RATE, wq.SortOrder.DESC, 3, 50)
+    sql_p3, p_p3, _ = wq.leaderboard_query(GAME, 3, wq.SortKey.RANK, wq.SortOrder.ASC, 1, 50)
+    queries: list[tuple[str, str, Any]] = [
+        ("leaderboard (rank order, page 1)", sql_top, p_top),
+        ("leaderboard (sorted by win rate, page 3)", sql_all, p_all),
+        ("leaderboard (players=3)", sql_p3, p_p3),
+        ("bot: ratings and rank", wq.BOT_RATINGS_SQL, (bot_id,)),
+        ("bot: rating history", wq.BOT_HISTORY_SQL, (bot_id,)),
+        ("bot: verdicts", wq.BOT_VERDICTS_SQL, (bot_id,)),
+        ("bot: per player count", wq.BOT_PLAYER_COUNTS_SQL, (bot_id,)),
+        ("bot: head-to-head", wq.BOT_HEAD_TO_HEAD_SQL, (bot_id,)),
+        ("bot: recent matches", wq.BOT_RECENT_SQL, (bot_id, 2**63 - 1, 21)),
+        ("match: replay", "SELECT data, raw_bytes FROM replays WHERE match_id = %s", (match_id,)),
+        ("tournament: matches page", "SELECT id FROM matches WHERE tournament_id = %s ORDER BY id LIMIT 50",
+         (tournament_id,)),
+        ("tournament: counts", "SELECT status, count(*) FROM matches WHERE tournament_id = %s GROUP BY status",
+         (tournament_id,)),
+        ("home: latest results", "SELECT id FROM matches WHERE game = %s AND finished_at IS NOT NULL "
+         "ORDER BY finished_at DESC LIMIT 8", (GAME,)),
+    ]
+    out = []
+    with psycopg.connect(url) as conn:
+        for name, sql, params in queries:
+            rows = conn.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql, params).fetchall()
+            out.append((name, "\n".join(r[0] for r in rows)))
+    return out
+
+
+def indexes_used(plan: str) -> list[str]:
+    """Index names in a plan (``Index Scan using X``, ``Index Only Scan using X``, ``Bitmap Index Scan on X``)."""
+    names = re.findall(r"(?:Index(?: Only)? Scan(?: Backward)? using|Bitmap Index Scan on) (\w+)", plan)
+    return sorted(set(names))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--admin-url", default=DEFAULT_ADMIN, help="server where the bench may create a database")
+    ap.add_argument("--db", default="parterre_bench_web", help="database to create (dropped first)")
+    ap.add_argument("--bots", type=int, default=1000)
+    ap.add_argument("--matches", type=int, default=100_000)
+    ap.add_argument("--requests", type=int, default=300, help="measured requests per page")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--reuse", action="store_true", help="reuse a filled database of that name")
+    ap.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    ap.add_argument("--plans", action="store_true", help="print the full plans, not only the indexes used")
+    args = ap.parse_args(argv)
+
+    import httpx
+
+    url = _database_url(args.admin_url, args.db)
+    with psycopg.connect(args.admin_url, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (args.db,)).fetchone() is not None
+        if exists and not args.reuse:
+            conn.execute(f'DROP DATABASE "{args.db}" WITH (FORCE)')
+        if not exists or not args.reuse:
+            conn.execute(f'CREATE DATABASE "{args.db}"')
+    migrate(url)
+    with psycopg.connect(url) as conn:
+        have = conn.execute("SELECT count(*) FROM matches").fetchone()[0]
+    if have == 0:
+        print(f"generating {args.bots} bots and {args.matches} matches into {args.db} ...", flush=True)
+        info = generate(url, args.bots, args.matches, args.seed)
+        print(f"  played the replay templates in {info['play_s']:.1f} s; COPY of {args.matches} matches, "
+              f"{info['seats']} seats, {info['history']} history rows, {args.matches} replays in "
+              f"{info['copy_s']:.1f} s ({args.matches / info['copy_s']:.0f} matches/s); "
+              f"bot_player_stats rebuilt in {info['stats_s']:.1f} s", flush=True)
+    else:
+        print(f"reusing {args.db} ({have} matches)")
+    with psycopg.connect(url) as conn:
+        size = conn.execute("SELECT pg_size_pretty(pg_database_size(current_database()))").fetchone()[0]
+        n_matches, n_bots = conn.execute("SELECT (SELECT count(*) FROM matches), (SELECT count(*) FROM bots)").fetchone()
+        t_ids = [r[0] for r in conn.execute("SELECT id FROM tournaments ORDER BY id")]
+    print(f"database: {n_bots} bots, {n_matches} matches, {size}")
+    print(f"machine: {os.cpu_count()} cores, load average before measuring: "
+          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+    rng = random.Random(args.seed)
+    n = args.requests
+    proc, base = start_server(url)
+    try:
+        with httpx.Client(base_url=base, timeout=30) as client:
+            sorts = [s.value for s in wq.SortKey]
+            pages = {
+                "leaderboard /leaderboard/floriferous": ["/leaderboard/floriferous"] * n,
+                "leaderboard, random page and sort": [
+                    f"/leaderboard/floriferous?page={rng.randint(1, 20)}&sort={rng.choice(sorts)}" for _ in range(n)
+                ],
+                "leaderboard, players=2/3/4 filter": [
+                    f"/leaderboard/floriferous?players={rng.choice((2, 3, 4))}" for _ in range(n)
+                ],
+                "bot page (random bot)": [f"/bots/{rng.randint(1, n_bots)}" for _ in range(n)],
+                "match page (random match)": [f"/matches/{rng.randint(1, n_matches)}" for _ in range(n)],
+                "viewer step fragment (random match, step)": [
+                    f"/matches/{rng.randint(1, n_matches)}/board?step={rng.randint(-1, 60)}" for _ in range(n)
+                ],
+                "tournament page": [f"/tournaments/{rng.choice(t_ids)}" for _ in range(max(20, n // 5))],
+                "home page": ["/"] * max(20, n // 5),
+                "API /api/leaderboard/floriferous": ["/api/leaderboard/floriferous"] * n,
+            }
+            print(f"\nlatency, sequential requests over one keep-alive connection (ms), server: {base}")
+            print(f"{'page':45s} {'n':>5s} {'p50':>8s} {'p99':>8s} {'mean':>8s} {'srv p50':>8s} {'srv p99':>8s}")
+            results = {}
+            for name, paths in pages.items():
+                r = measure(client, paths)
+                results[name] = r
+                print(f"{name:45s} {r['n']:5d} {r['p50']:8.2f} {r['p99']:8.2f} {r['mean']:8.2f} "
+                      f"{r['server_p50']:8.2f} {r['server_p99']:8.2f}", flush=True)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    target = results["leaderboard /leaderboard/floriferous"]["p99"]
+    print(f"\nleaderboard p99 = {target:.2f} ms (target <= 50 ms): {'MET' if target <= 50 else 'NOT MET'}; "
+          f"load average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+    print("\nquery plans (EXPLAIN ANALYZE):")
+    for name, plan in explain(url, rng.randint(1, n_bots), rng.randint(1, n_matches), t_ids[0]):
+        took = re.search(r"Execution Time: ([\d.]+) ms", plan)
+        print(f"- {name}: {took.group(1) if took else '?'} ms; indexes: {', '.join(indexes_used(plan)) or 'none'}")
+        if args.plans:
+            print("    " + plan.replace("\n", "\n    "))
+    if not args.keep:
+        with psycopg.connect(args.admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE "{args.db}" WITH (FORCE)')
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,163 @@
+"""The JSON API under ``/api/`` (read-only; described at ``/openapi.json``).
+
+Each route returns the same dataclass the matching HTML page renders
+(:mod:`ladder.web.queries`), so the page and the API cannot drift apart.
+Unknown ids give 404, malformed ones 422.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query, Request
+from fastapi.responses import Response
+
+from ladder.db import connection
+from ladder.web import queries as q
+from ladder.web.viewer import Frame, ViewerUnavailable, frame_at
+
+MAX_ID = 2**63 - 1
+"""Largest id PostgreSQL's bigint holds."""
+MAX_STEP = 1_000_000
+
+BotId = Annotated[int, Path(ge=1, le=MAX_ID, description="bot id")]
+TournamentId = Annotated[int, Path(ge=1, le=MAX_ID, description="tournament id")]
+MatchId = Annotated[int, Path(ge=1, le=MAX_ID, description="match id")]
+GameName = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_]*$",
+                               description="registry name of the game, e.g. floriferous")]
+Players = Annotated[int | None, Query(ge=1, le=16, description="only matches with this many seats")]
+Page = Annotated[int, Query(ge=1, le=1_000_000, description="1-based page number")]
+PerPage = Annotated[int, Query(ge=1, le=500, description="rows per page")]
+Before = Annotated[int | None, Query(ge=1, le=MAX_ID, description="recent matches with ids below this")]
+Recent = Annotated[int, Query(ge=1, le=100, description="recent matches per page")]
+Step = Annotated[int, Path(ge=-1, le=MAX_STEP, description="step index; -1 is the initial state")]
+
+router = APIRouter(prefix="/api", tags=["api"])
+
+
+def pool(request: Request) -> Any:
+    """The app's connection pool."""
+    return request.app.state.pool
+
+
+@router.get("/", response_model=q.HomePage, summary="Games, their leaders and latest results, tournaments")
+def api_home(request: Request) -> q.HomePage:
+    return q.home_page(pool(request))
+
+
+@router.get("/health", summary="Liveness: the database answers")
+def api_health(request: Request) -> dict[str, str]:
+    with connection(pool(request)) as conn:
+        conn.execute("SELECT 1")
+    return {"status": "ok"}
+
+
+@router.get("/games", response_model=list[q.GameSummary], summary="Every known game")
+def api_games(request: Request) -> list[q.GameSummary]:
+    return q.games_summary(pool(request))
+
+
+@router.get("/leaderboard/{game}", response_model=q.LeaderboardPage, summary="One page of a game's leaderboard",
+            responses={404: {"description": "unknown game"}})
+def api_leaderboard(
+    request: Request,
+    game: GameName,
+    players: Players = None,
+    sort: q.SortKey = q.SortKey.RANK,
+    order: q.SortOrder | None = None,
+    page: Page = 1,
+    per_page: PerPage = 50,
+) -> q.LeaderboardPage:
+    return q.leaderboard_page(pool(request), game, players=players, sort=sort, order=order, page=page,
+                              per_page=per_page)
+
+
+@router.get("/bots/{bot_id}", response_model=q.BotPage, summary="A bot: ratings, history, head-to-head, matches",
+            responses={404: {"description": "unknown bot"}})
+def api_bot(request: Request, bot_id: BotId, before: Before = None, recent: Recent = 20) -> q.BotPage:
+    return q.bot_page(pool(request), bot_id, before=before, recent=recent)
+
+
+@router.get("/tournaments/{tournament_id}", response_model=q.TournamentPage,
+            summary="A tournament: standings, crosstable, matches", responses={404: {"description": "unknown tournament"}})
+def api_tournament(request: Request, tournament_id: TournamentId, page: Page = 1,
+                   per_page: PerPage = 50) -> q.TournamentPage:
+    return q.tournament_page(pool(request), tournament_id, page=page, per_page=per_page)
+
+
+@router.get("/matches/{match_id}", response_model=q.MatchPage, summary="A match: seats, results, seed, replay steps",
+            responses={404: {"description": "unknown match"}})
+def api_match(request: Request, match_id: MatchId) -> q.MatchPage:
+    return q.match_page(pool(request), match_id, request.app.state.replays)
+
+
+def replay_download(request: Request, match_id: int) -> Response:
+    """The stored replay JSON text of a finished match, as an attachment.
+
+    Raises:
+        NotFound: no such match, or it has no replay (not finished).
+    """
+    cached = request.app.state.replays.get(pool(request), match_id)
+    if cached is None:
+        raise q.NotFound(f"match {match_id} has no replay (unknown, or not finished)")
+    return Response(
+        content=cached[1],
+        media_type="application/json",
+        headers={
+            "Content-Disposition": f'attachment; filename="parterre-match-{match_id}.json"',
+            "Cache-Control": "public, max-age=86400, immutable",
+        },
+    )
+
+
+@router.get(
+    "/matches/{match_id}/replay",
+    summary="The replay JSON (parterre-replay/1) exactly as stored",
+    response_class=Response,
+    responses={
+        200: {"content": {"application/json": {"schema": {"type": "object"}}},
+              "description": "the replay (docs/architecture.md, Replay JSON)"},
+        404: {"description": "unknown match, or no replay yet"},
+    },
+)
+def api_replay(request: Request, match_id: MatchId) -> Response:
+    return replay_download(request, match_id)
+
+
+def load_frame(request: Request, match_id: int, step: int, all_hands: bool) -> tuple[q.MatchPage, Frame]:
+    """The match and its rebuilt state after ``step`` (``all_hands`` only after the match).
+
+    Raises:
+        NotFound: unknown match, no replay, or step out of range.
+        ViewerUnavailable: the engine is missing or the replay does not re-simulate.
+    """
+    page = q.match_page(pool(request), match_id, request.app.state.replays)
+    cached = request.app.state.replays.get(pool(request), match_id) if page.has_replay else None
+    if cached is None:
+        raise q.NotFound(f"match {match_id} has no replay (unknown, or not finished)")
+    try:
+        frame = frame_at(cached[0], step, all_hands=all_hands and page.status == "finished")
+    except IndexError as exc:
+        raise q.NotFound(str(exc)) from None
+    return page, frame
+
+
+@router.get(
+    "/matches/{match_id}/steps/{step}",
+    response_model=Frame,
+    summary="The state after a replay step, rebuilt by the rules engine",
+    responses={404: {"description": "unknown match, no replay, or step out of range"},
+               409: {"description": "the replay cannot be re-simulated here"}},
+)
+def api_step(
+    request: Request,
+    match_id: MatchId,
+    step: Step,
+    all: Annotated[bool, Query(description="also every seat's view and the full state")] = False,  # noqa: A002
+) -> Any:
+    try:
+        return load_frame(request, match_id, step, all)[1]
+    except ViewerUnavailable as exc:
+        from fastapi.responses import JSONResponse
+
+        return JSONResponse({"detail": str(exc)}, status_code=409)

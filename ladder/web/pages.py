@@ -1,0 +1,162 @@
+"""The HTML pages (server-rendered with Jinja2; JavaScript only drives the replay viewer).
+
+Routes: ``/``, ``/leaderboard/{game}``, ``/bots/{bot_id}``,
+``/tournaments/{tournament_id}``, ``/matches/{match_id}`` (with the viewer),
+``/matches/{match_id}/board`` (the viewer's board panel for one step, an HTML
+fragment) and ``/matches/{match_id}/replay.json`` (download). The viewer works
+without JavaScript too: its step links reload the page at ``?step=N``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse, Response
+
+from ladder.web import queries as q
+from ladder.web.api import (
+    MAX_STEP, Before, BotId, GameName, MatchId, Page, PerPage, Players, Recent, TournamentId, load_frame, pool,
+    replay_download,
+)
+from ladder.web.boards import board_panel
+from ladder.web.filters import query
+from ladder.web.plot import rating_plot
+from ladder.web.viewer import START, ViewerUnavailable, engine_available
+
+router = APIRouter(include_in_schema=False)
+
+StepQuery = Annotated[int, Query(ge=-1, le=MAX_STEP)]
+
+
+def render(request: Request, template: str, context: dict[str, Any], status_code: int = 200) -> HTMLResponse:
+    """Render a page template (autoescaped)."""
+    templates = request.app.state.templates
+    return templates.TemplateResponse(request, template, context, status_code=status_code)
+
+
+@router.get("/", response_class=HTMLResponse)
+def home(request: Request) -> HTMLResponse:
+    return render(request, "home.html", {"home": q.home_page(pool(request))})
+
+
+LEADERBOARD_COLUMNS: tuple[tuple[q.SortKey | None, str, str], ...] = (
+    (q.SortKey.RANK, "rank", "num"),
+    (q.SortKey.NAME, "bot", ""),
+    (q.SortKey.ELO, "Elo", "num"),
+    (None, "95 % interval (BT)", "num"),
+    (q.SortKey.GAMES, "games", "num"),
+    (q.SortKey.WIN_RATE, "win rate", "num"),
+    (q.SortKey.AVG_SCORE, "avg score", "num"),
+    (q.SortKey.LAST_PLAYED, "last played", ""),
+)
+"""Leaderboard columns: sort key (None: not sortable), heading, CSS class."""
+
+
+def _sort_headers(board: q.LeaderboardPage, base: dict[str, Any]) -> list[dict[str, Any]]:
+    """Column headings with their sort links: a click sorts by the column, a second click reverses."""
+    out = []
+    for key, label, cls in LEADERBOARD_COLUMNS:
+        if key is None:
+            out.append({"key": None, "label": label})
+            continue
+        active = board.sort is key
+        if active:
+            next_order = q.SortOrder.ASC if board.order is q.SortOrder.DESC else q.SortOrder.DESC
+        else:
+            next_order = q.DEFAULT_ORDER[key]
+        out.append({
+            "key": key.value, "label": label, "cls": cls, "active": active,
+            "href": f"/leaderboard/{board.game}" + query(base, sort=key.value, order=next_order.value, page=None),
+            "arrow": ("▲" if board.order is q.SortOrder.ASC else "▼") if active else "",
+            "aria": ("ascending" if board.order is q.SortOrder.ASC else "descending") if active else "",
+        })
+    return out
+
+
+@router.get("/leaderboard/{game}", response_class=HTMLResponse)
+def leaderboard(
+    request: Request,
+    game: GameName,
+    players: Players = None,
+    sort: q.SortKey = q.SortKey.RANK,
+    order: q.SortOrder | None = None,
+    page: Page = 1,
+    per_page: PerPage = 50,
+) -> HTMLResponse:
+    board = q.leaderboard_page(pool(request), game, players=players, sort=sort, order=order, page=page,
+                               per_page=per_page)
+    base = {"players": players, "sort": sort.value, "order": board.order.value,
+            "per_page": None if per_page == 50 else per_page}
+    return render(request, "leaderboard.html", {"board": board, "base": base, "headers": _sort_headers(board, base)})
+
+
+@router.get("/bots/{bot_id}", response_class=HTMLResponse)
+def bot(request: Request, bot_id: BotId, before: Before = None, recent: Recent = 20) -> HTMLResponse:
+    page = q.bot_page(pool(request), bot_id, before=before, recent=recent)
+    plots = {r.game: rating_plot(r.history, r.history_total) for r in page.ratings}
+    return render(request, "bot.html", {"bot": page, "plots": plots, "recent": recent})
+
+
+@router.get("/tournaments/{tournament_id}", response_class=HTMLResponse)
+def tournament(request: Request, tournament_id: TournamentId, page: Page = 1, per_page: PerPage = 50) -> HTMLResponse:
+    data = q.tournament_page(pool(request), tournament_id, page=page, per_page=per_page)
+    return render(request, "tournament.html", {"t": data})
+
+
+def _board(request: Request, match_id: int, step: int, all_hands: bool) -> dict[str, Any]:
+    """Context of the viewer's board panel (``_board.html``) for one step."""
+    try:
+        page, frame = load_frame(request, match_id, step, all_hands)
+    except ViewerUnavailable as exc:
+        return {"frame": None, "panel": None, "problem": str(exc), "names": [], "all_hands": False}
+    names = [s.name for s in page.seats]
+    shown_all = all_hands and page.status == "finished"
+    panel = board_panel(page.game, frame, names, shown_all)
+    return {"frame": frame, "panel": panel, "problem": None, "names": names, "all_hands": shown_all,
+            "match": page}
+
+
+def _outcome_extra(page: q.MatchPage) -> dict[str, Any]:
+    """The outcome's details other than the per-seat ``breakdown`` (shown as its own table)."""
+    details = (page.outcome or {}).get("details") or {}
+    return {k: v for k, v in details.items() if k != "breakdown"} if isinstance(details, dict) else {}
+
+
+@router.get("/matches/{match_id}", response_class=HTMLResponse)
+def match(
+    request: Request,
+    match_id: MatchId,
+    step: StepQuery = START,
+    all: Annotated[bool, Query()] = False,  # noqa: A002
+) -> HTMLResponse:
+    page = q.match_page(pool(request), match_id, request.app.state.replays)
+    board = None
+    if page.has_replay:
+        step = min(step, len(page.steps) - 1)
+        board = _board(request, match_id, step, all)
+    return render(
+        request,
+        "match.html",
+        {"m": page, "board": board, "step": step, "all_hands": all and page.status == "finished",
+         "engine": engine_available(page.game), "outcome_extra": _outcome_extra(page)},
+    )
+
+
+@router.get("/matches/{match_id}/board", response_class=HTMLResponse)
+def match_board(
+    request: Request,
+    match_id: MatchId,
+    step: StepQuery = START,
+    all: Annotated[bool, Query()] = False,  # noqa: A002
+) -> HTMLResponse:
+    context = _board(request, match_id, step, all)
+    response = render(request, "_board.html", {"board": context, "step": step})
+    if context["frame"] is not None:
+        response.headers["Cache-Control"] = "public, max-age=3600"
+    return response
+
+
+@router.get("/matches/{match_id}/replay.json")
+def match_replay(request: Request, match_id: MatchId) -> Response:
+    return replay_download(request, match_id)
