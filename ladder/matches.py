@@ -35,6 +35,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from ladder import elo
+from ladder import metrics as ladder_metrics
 from ladder.db import connection, run_transaction
 from ladder.errors import MatchNotFoundError, ResultError
 
@@ -318,9 +319,11 @@ def record_result(
         if row is None:
             raise MatchNotFoundError(f"no match with id {match_id}")
         status, current, game = row
+        recorded_game[:] = [game]
         if status != "running" or current != attempt:
             log.info(
-                "match %s: result for attempt %s ignored (status %s, attempt %s)", match_id, attempt, status, current
+                "match %s: result for attempt %s ignored (status %s, attempt %s)", match_id, attempt, status, current,
+                extra={"match_id": match_id, "attempt": attempt},
             )
             return False
         planned = dict(conn.execute("SELECT seat, bot_id FROM seats WHERE match_id = %s", (match_id,)).fetchall())
@@ -345,7 +348,11 @@ def record_result(
         _end_attempt(conn, match_id, attempt, "finished", None)
         return True
 
-    return run_transaction(pool, write)
+    recorded_game: list[str] = []
+    recorded = run_transaction(pool, write)
+    if recorded:  # after the commit: a rolled-back try is not counted
+        ladder_metrics.result_recorded(recorded_game[0], seats=len(seats), replay_bytes=len(blob), raw_bytes=len(raw))
+    return recorded
 
 
 def _apply_ratings(conn: Any, match_id: int, game: str, seats: list[_SeatResult], k: float) -> int:
@@ -477,7 +484,9 @@ def requeue_expired(pool: ConnectionPool, *, max_attempts: int | None = None) ->
     return _requeue(pool, "lease_until < now()", {}, "lease expired (worker lost)", max_attempts)
 
 
-def requeue_worker(pool: ConnectionPool, worker: str, *, max_attempts: int | None = None) -> dict[int, str]:
+def requeue_worker(
+    pool: ConnectionPool, worker: str, *, max_attempts: int | None = None, prefix: bool = False
+) -> dict[int, str]:
     """End every running attempt claimed by ``worker`` and plan those matches again.
 
     For a worker that restarts (or reconnects after losing its connections)
@@ -485,7 +494,53 @@ def requeue_worker(pool: ConnectionPool, worker: str, *, max_attempts: int | Non
     instead of waiting for their leases (FAULTS F-13). Same rules as
     :func:`requeue_expired`.
 
+    Args:
+        pool: ladder connection pool.
+        worker: the claim name (``claimed_by``).
+        max_attempts: attempt limit (``failed`` when reached).
+        prefix: match every claim name that starts with ``worker`` (a
+            worker node and all its pool processes, e.g. ``"node1#"``).
+
     Returns:
         ``{match_id: new status}`` of the matches changed.
     """
+    if prefix:
+        return _requeue(pool, "starts_with(claimed_by, %(worker)s)", {"worker": worker},
+                        f"worker {worker}* restarted", max_attempts)
     return _requeue(pool, "claimed_by = %(worker)s", {"worker": worker}, f"worker {worker} restarted", max_attempts)
+
+
+def requeue_overdue(pool: ConnectionPool, older_than_s: float, *, max_attempts: int | None = None) -> dict[int, str]:
+    """End running attempts that started more than ``older_than_s`` seconds ago, and plan them again.
+
+    The reaper's guard against a match stuck past its maximum duration even
+    though its lease keeps being renewed (DESIGN §5). The worker running it
+    learns at its next lease renewal (:func:`extend_lease` returns False) and
+    stops. Same rules as :func:`requeue_expired`.
+
+    Returns:
+        ``{match_id: new status}`` of the matches changed.
+    """
+    return _requeue(pool, "started_at < now() - make_interval(secs => %(age)s)", {"age": float(older_than_s)},
+                    f"running for more than {older_than_s:.0f} s (stuck past its maximum duration)", max_attempts)
+
+
+def stale_planned(pool: ConnectionPool, older_than_s: float, *, limit: int = 1000) -> list[int]:
+    """Planned matches nobody has touched for ``older_than_s`` seconds (their task may be lost).
+
+    "Touched" is the latest of the match's creation and its last attempt's end.
+
+    Returns:
+        Match ids, oldest first, at most ``limit``.
+    """
+    with connection(pool) as conn:
+        rows = conn.execute(
+            "SELECT m.id FROM matches m "
+            "LEFT JOIN LATERAL (SELECT max(coalesce(a.ended_at, a.started_at)) AS last FROM match_attempts a "
+            "WHERE a.match_id = m.id) a ON true "
+            "WHERE m.status = 'planned' "
+            "AND greatest(m.created_at, a.last) < now() - make_interval(secs => %s) "
+            "ORDER BY m.id LIMIT %s",
+            (float(older_than_s), int(limit)),
+        ).fetchall()
+    return [int(r[0]) for r in rows]

@@ -1,4 +1,4 @@
-"""Tournaments and round-robin planning (DESIGN §5; FAULTS F-12).
+"""Tournaments: round-robin and duplicate planning (DESIGN §5; FAULTS F-12).
 
 A round-robin of ``rounds`` rounds over bots B with player counts P plans, for
 each round r and each N in P, every combination of N bots, each in every
@@ -8,6 +8,15 @@ the same deal and the luck of the deal is shared (a duplicate-style pairing).
 Plan keys are ``r{r}:n{N}:{id-id-...}:rot{k}`` (bot ids in tournament order),
 unique per tournament, so planning is idempotent: running it twice, or from
 two processes at once, makes one set of matches.
+
+The **duplicate** format (:func:`plan_duplicate`) plans the same matches but
+deals **one seed per round and player count**: every combination, in every
+seat rotation, plays the same deal, as the tables of a duplicate bridge
+session do, so differences between bots are not differences of luck. Its plan
+keys are the round-robin's. :func:`plan_duplicate_deal` plans one deal for
+arbitrary tables (``parterre regress`` uses it: the candidate's table and the
+baseline's table, each in every rotation, on one seed); :func:`plan_tournament`
+plans a tournament of either format.
 
 Seeds are 32 random bytes from :mod:`secrets`, as 64 hex characters; the
 commitment is ``sha256(seed.encode("ascii")).hexdigest()``, published before the
@@ -30,7 +39,7 @@ from games.registry import game_class, load_game
 from ladder.db import connection, run_transaction
 from ladder.errors import BotNotFoundError, TournamentError, TournamentNotFoundError
 
-FORMATS = ("round_robin",)
+FORMATS = ("round_robin", "duplicate")
 """Tournament formats this version can plan."""
 
 MATCH_STATUSES = ("planned", "running", "finished", "aborted_no_show", "failed")
@@ -149,7 +158,8 @@ def create_tournament(
         time_control: :class:`TimeControl` or mapping of its ``*_ms`` fields;
             default 1 s cap per decision with a 50 ms margin.
         game_options: game options other than ``players`` (e.g. ``{"variant": "b"}``).
-        format: ``"round_robin"`` (the only format planned by this version).
+        format: ``"round_robin"`` (plan with :func:`plan_round_robin`) or
+            ``"duplicate"`` (plan with :func:`plan_duplicate`); :func:`plan_tournament` plans either.
 
     Returns:
         The tournament id.
@@ -281,6 +291,190 @@ def plan_round_robin(pool: ConnectionPool, tournament_id: int) -> list[int]:
     return run_transaction(pool, plan)
 
 
+def _rotations(table: Sequence[int]) -> list[list[int]]:
+    """The N cyclic seat rotations of a table of N bots (rotation k puts ``table[k]`` in seat 0)."""
+    t = list(table)
+    return [t[k:] + t[:k] for k in range(len(t))]
+
+
+def _seed_by_prefix(conn: Any, tournament_id: int | None, prefixes: Iterable[str]) -> dict[str, str]:
+    """Seeds already dealt to matches whose plan key starts with one of ``prefixes``."""
+    out: dict[str, str] = {}
+    for prefix in prefixes:
+        row = conn.execute(
+            "SELECT seed FROM matches WHERE tournament_id IS NOT DISTINCT FROM %s AND starts_with(plan_key, %s) "
+            "ORDER BY id LIMIT 1",
+            (tournament_id, prefix),
+        ).fetchone()
+        if row is not None:
+            out[prefix] = row[0]
+    return out
+
+
+def plan_duplicate(pool: ConnectionPool, tournament_id: int) -> list[int]:
+    """Insert every match of a duplicate tournament (idempotent) and return all its match ids.
+
+    The matches are those of a round-robin (every combination of N bots in
+    every cyclic seat rotation, per round and player count N, with the same
+    plan keys), but **one seed is dealt per round and player count** and
+    shared by all of them (DESIGN §5 "the same seed played once per seat
+    rotation"). Planning again reuses the seeds already dealt, so a plan
+    completed later still plays one deal per round and player count.
+
+    Returns:
+        Ids of all the tournament's matches, ascending.
+
+    Raises:
+        TournamentNotFoundError: no such tournament.
+        TournamentError: the tournament's format is not ``duplicate``.
+    """
+
+    def plan(conn: Any) -> list[int]:
+        row = conn.execute(
+            "SELECT game, game_options, format, player_counts, rounds, time_control "
+            "FROM tournaments WHERE id = %s FOR UPDATE",
+            (tournament_id,),
+        ).fetchone()
+        if row is None:
+            raise TournamentNotFoundError(f"no tournament with id {tournament_id}")
+        game, options, fmt, counts, rounds, tc = row
+        if fmt != "duplicate":
+            raise TournamentError(f"tournament {tournament_id} is {fmt!r}, not duplicate")
+        bots = [
+            r[0]
+            for r in conn.execute(
+                "SELECT bot_id FROM tournament_bots WHERE tournament_id = %s ORDER BY position",
+                (tournament_id,),
+            ).fetchall()
+        ]
+        existing = {
+            r[0]
+            for r in conn.execute("SELECT plan_key FROM matches WHERE tournament_id = %s", (tournament_id,))
+        }
+        prefixes = [f"r{r}:n{n}:" for r in range(1, rounds + 1) for n in counts]
+        dealt = _seed_by_prefix(conn, tournament_id, prefixes)
+        todo = []
+        for r in range(1, rounds + 1):
+            for n in counts:
+                prefix = f"r{r}:n{n}:"
+                seed = dealt.get(prefix) or new_seed()[0]
+                commitment = seed_commitment(seed)
+                gs = game_string_for(game, options, n)
+                for combo in itertools.combinations(bots, n):
+                    combo_key = "-".join(str(b) for b in combo)
+                    for k, seats in enumerate(_rotations(combo)):
+                        key = f"{prefix}{combo_key}:rot{k}"
+                        if key not in existing:
+                            todo.append((key, gs, seed, commitment, seats))
+        if todo:
+            _insert_matches(conn, tournament_id, game, tc, todo)
+        conn.execute("UPDATE tournaments SET status = 'planned' WHERE id = %s AND status = 'created'", (tournament_id,))
+        return [
+            r[0]
+            for r in conn.execute("SELECT id FROM matches WHERE tournament_id = %s ORDER BY id", (tournament_id,))
+        ]
+
+    return run_transaction(pool, plan)
+
+
+def plan_tournament(pool: ConnectionPool, tournament_id: int) -> list[int]:
+    """Plan a tournament of any format this version plans (see :data:`FORMATS`); idempotent.
+
+    Returns:
+        Ids of all the tournament's matches, ascending.
+
+    Raises:
+        TournamentNotFoundError: no such tournament.
+        TournamentError: a format this version cannot plan.
+    """
+    with connection(pool) as conn:
+        row = conn.execute("SELECT format FROM tournaments WHERE id = %s", (tournament_id,)).fetchone()
+    if row is None:
+        raise TournamentNotFoundError(f"no tournament with id {tournament_id}")
+    if row[0] == "round_robin":
+        return plan_round_robin(pool, tournament_id)
+    if row[0] == "duplicate":
+        return plan_duplicate(pool, tournament_id)
+    raise TournamentError(f"tournament {tournament_id} has format {row[0]!r}, which this version cannot plan")
+
+
+def plan_duplicate_deal(
+    pool: ConnectionPool,
+    *,
+    game_string: str,
+    tables: Sequence[Sequence[int]],
+    deal_key: str,
+    tournament_id: int | None = None,
+    time_control: TimeControl | Mapping[str, Any] | None = None,
+    seed: str | None = None,
+) -> list[list[int]]:
+    """Plan one deal: each table in each of its cyclic seat rotations, all on one seed; idempotent.
+
+    Plan keys are ``{deal_key}:{bot ids of the table joined by -}:rot{k}``.
+    Planning the same deal again returns the same matches; a deal already
+    partly planned keeps the seed it was dealt (``seed`` is then ignored).
+    Used by ``parterre regress``: tables ``(candidate, O1, ...)`` and
+    ``(baseline, O1, ...)`` put both bots in the same seat against the same
+    opponents on the same deal.
+
+    Args:
+        pool: ladder connection pool.
+        game_string: full game string (validated and canonicalised).
+        tables: bots of each table in seat order of rotation 0, each of the
+            game's seat count, distinct within a table (bots may sit at several tables).
+        deal_key: unique prefix of the deal's plan keys (per tournament, or
+            among matches without one), e.g. ``"regress:d17"``.
+        tournament_id: tournament the matches belong to, or None.
+        time_control: as for :func:`plan_match`.
+        seed: the deal's seed (hex); fresh when None.
+
+    Returns:
+        Match ids per table, per rotation: ``ids[t][k]`` is table ``t`` in
+        rotation ``k`` (``tables[t][k]`` in seat 0).
+
+    Raises:
+        games.api.UnknownGameError / games.api.InvalidOptionError: bad game string.
+        TournamentError: no table, a table of the wrong size or with a repeated bot.
+    """
+    loaded = load_game(game_string)
+    if not tables:
+        raise TournamentError("a deal needs at least one table")
+    norm = [[int(b) for b in t] for t in tables]
+    for t in norm:
+        if len(t) != loaded.num_players:
+            raise TournamentError(f"{loaded.game_string()} has {loaded.num_players} seats, got a table of {len(t)}")
+        if len(set(t)) != len(t):
+            raise TournamentError(f"a bot cannot hold two seats of one match: {t}")
+    tc = TimeControl.parse(time_control)
+    prefix = f"{deal_key}:"
+
+    def write(conn: Any) -> list[list[int]]:
+        if tournament_id is not None:
+            conn.execute("SELECT 1 FROM tournaments WHERE id = %s FOR UPDATE", (tournament_id,))
+        else:
+            conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (prefix,))
+        deal_seed = _seed_by_prefix(conn, tournament_id, [prefix]).get(prefix) or seed or new_seed()[0]
+        commitment = seed_commitment(deal_seed)
+        plan = []
+        for t in norm:
+            table_key = "-".join(str(b) for b in t)
+            for k, seats in enumerate(_rotations(t)):
+                plan.append((f"{prefix}{table_key}:rot{k}", loaded.game_string(), deal_seed, commitment, seats))
+        _insert_matches(conn, tournament_id, loaded.name, tc.to_json(), plan)
+        keys = [m[0] for m in plan]
+        found = dict(
+            conn.execute(
+                "SELECT plan_key, id FROM matches WHERE tournament_id IS NOT DISTINCT FROM %s "
+                "AND plan_key = ANY(%s::text[])",
+                (tournament_id, keys),
+            ).fetchall()
+        )
+        n = loaded.num_players
+        return [[int(found[keys[i * n + k]]) for k in range(n)] for i in range(len(norm))]
+
+    return run_transaction(pool, write)
+
+
 def _insert_matches(
     conn: Any,
     tournament_id: int | None,
@@ -402,3 +596,118 @@ def tournament_status(pool: ConnectionPool, tournament_id: int) -> dict[str, Any
     out["total"] = sum(out[s] for s in MATCH_STATUSES)
     out["complete"] = out["total"] > 0 and out["planned"] == 0 and out["running"] == 0
     return out
+
+
+LADDER_KEY_PREFIX = "ladder:"
+"""Plan keys of continuous-ladder matches start with this (matches without a tournament)."""
+
+
+def ladder_round_prefix(game_string: str, round_no: int) -> str:
+    """The plan-key prefix of one ladder round of one game string: ``ladder:<game string>:r<round>:``."""
+    return f"{LADDER_KEY_PREFIX}{load_game(game_string).game_string()}:r{int(round_no)}:"
+
+
+def plan_ladder_round(
+    pool: ConnectionPool,
+    *,
+    game_string: str,
+    round_no: int,
+    bot_ids: Sequence[int],
+    max_pending: int = 2,
+    time_control: TimeControl | Mapping[str, Any] | None = None,
+) -> list[int]:
+    """Plan one round of the continuous ladder; idempotent per ``(game_string, round_no)`` (FAULTS F-12).
+
+    Pairing (DESIGN §5 "fewest games first"): of ``bot_ids`` (the bots online
+    now), drop revoked bots and bots with ``max_pending`` or more planned or
+    running matches (any match, ladder or not); order the rest by games
+    played in this game (rated games, plus their pending matches), ties in a
+    random order drawn from the round's key; cut that list into tables of the
+    game's seat count (a remainder waits for the next round); each table's
+    seats in a random order. Every match is a match without a tournament,
+    with the plan key ``ladder:<game string>:r<round>:<sorted bot ids>``.
+
+    Two schedulers planning the same round (two ``parterre beat`` processes)
+    make one set of matches: the transaction takes an advisory lock on the
+    round's key and, if any match of the round exists, returns the existing
+    ones without planning anything.
+
+    Args:
+        pool: ladder connection pool.
+        game_string: the game and its options, e.g. ``floriferous(players=2)``.
+        round_no: the round (the ladder uses ``floor(unix time / period)``).
+        bot_ids: candidate bots (online now).
+        max_pending: cap on a bot's planned/running matches.
+        time_control: as for :func:`plan_match`.
+
+    Returns:
+        The round's match ids, ascending (new or already planned).
+
+    Raises:
+        games.api.UnknownGameError / games.api.InvalidOptionError: bad game string.
+        TournamentError: ``max_pending`` < 1.
+    """
+    import random
+
+    if max_pending < 1:
+        raise TournamentError(f"max_pending must be at least 1, got {max_pending}")
+    loaded = load_game(game_string)
+    canonical = loaded.game_string()
+    prefix = ladder_round_prefix(canonical, round_no)
+    tc = TimeControl.parse(time_control)
+    candidates = sorted({int(b) for b in bot_ids})
+
+    def plan(conn: Any) -> list[int]:
+        conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (prefix,))
+        existing = [
+            int(r[0])
+            for r in conn.execute(
+                "SELECT id FROM matches WHERE tournament_id IS NULL AND starts_with(plan_key, %s) ORDER BY id",
+                (prefix,),
+            ).fetchall()
+        ]
+        if existing or len(candidates) < loaded.num_players:
+            return existing
+        live = {
+            int(r[0])
+            for r in conn.execute(
+                "SELECT id FROM bots WHERE id = ANY(%s::bigint[]) AND revoked_at IS NULL", (candidates,)
+            ).fetchall()
+        }
+        pending = dict(
+            conn.execute(
+                "SELECT s.bot_id, count(*) FROM seats s JOIN matches m ON m.id = s.match_id "
+                "WHERE m.status IN ('planned', 'running') AND s.bot_id = ANY(%s::bigint[]) GROUP BY s.bot_id",
+                (candidates,),
+            ).fetchall()
+        )
+        played = dict(
+            conn.execute(
+                "SELECT bot_id, games FROM ratings WHERE game = %s AND bot_id = ANY(%s::bigint[])",
+                (loaded.name, candidates),
+            ).fetchall()
+        )
+        rng = random.Random(prefix)
+        eligible = [b for b in candidates if b in live and int(pending.get(b, 0)) < max_pending]
+        keyed = [(int(played.get(b, 0)) + int(pending.get(b, 0)), rng.random(), b) for b in eligible]
+        order = [b for *_, b in sorted(keyed)]
+        n = loaded.num_players
+        todo = []
+        for i in range(0, len(order) - n + 1, n):
+            table = order[i : i + n]
+            seats = list(table)
+            rng.shuffle(seats)
+            seed, commitment = new_seed()
+            key = prefix + "-".join(str(b) for b in sorted(table))
+            todo.append((key, canonical, seed, commitment, seats))
+        if todo:
+            _insert_matches(conn, None, loaded.name, tc.to_json(), todo)
+        return [
+            int(r[0])
+            for r in conn.execute(
+                "SELECT id FROM matches WHERE tournament_id IS NULL AND starts_with(plan_key, %s) ORDER BY id",
+                (prefix,),
+            ).fetchall()
+        ]
+
+    return run_transaction(pool, plan)

@@ -62,6 +62,18 @@ def _print_json(value: Any) -> None:
     print(json.dumps(value, indent=2, default=str, ensure_ascii=False))
 
 
+def _observe(args: argparse.Namespace, process: str, *, multiprocess: bool = False) -> None:
+    """JSON logs and, with ``--metrics-port``/``PARTERRE_METRICS_PORT``, a ``/metrics`` endpoint
+    (``parterre/observe.py``). First thing a server command does."""
+    from parterre import observe
+
+    try:
+        observe.setup_process(process, metrics_port=getattr(args, "metrics_port", None),
+                              multiprocess=multiprocess, log_level=getattr(args, "loglevel", None))
+    except (observe.MetricsSetupError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+
+
 # -- subcommands -----------------------------------------------------------------
 
 
@@ -69,17 +81,37 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from parterre.demo import run_demo
 
     try:
-        return run_demo(rounds=args.rounds, games=args.games)
+        return run_demo(rounds=args.rounds, games=args.games, web_port=args.web_port, serve=args.serve)
     except ValueError as exc:
         raise CliError(str(exc)) from None
 
 
 def cmd_referee(args: argparse.Namespace) -> int:
+    _observe(args, "referee")
     from parterre.embedded import redis_py_url
     from referee.server import serve
 
+    from referee.server import TlsConfig
+
     st = _settings()
+    if not args.address and "," in st.referee_address:
+        raise CliError("PARTERRE_REFEREE_ADDRESS lists several referees (for workers); give this one --address")
     address = settings_mod.check_address("--address", args.address or st.referee_address)
+    control = args.control_address or os.environ.get("PARTERRE_REFEREE_CONTROL_ADDRESS") or None
+    if control is not None:
+        control = settings_mod.check_address("--control-address", control)
+    tls = None
+    cert, key = os.environ.get("PARTERRE_TLS_CERT"), os.environ.get("PARTERRE_TLS_KEY")
+    if cert or key:
+        if not (cert and key):
+            raise CliError("TLS needs both PARTERRE_TLS_CERT and PARTERRE_TLS_KEY")
+        try:
+            tls = TlsConfig.from_files(cert, key)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+    advertise = args.advertise_address or os.environ.get("PARTERRE_REFEREE_ADVERTISE_ADDRESS", "")
+    advertise_control = (args.advertise_control_address
+                         or os.environ.get("PARTERRE_REFEREE_ADVERTISE_CONTROL_ADDRESS", ""))
     services = _services(need_redis=True)
     import asyncio
 
@@ -88,12 +120,43 @@ def cmd_referee(args: argparse.Namespace) -> int:
             address,
             redis_url=redis_py_url(services.redis_url),
             service_token=st.service_token,
+            control_address=control,
+            tls=tls,
+            cluster=not args.no_cluster,
+            advertise_address=advertise,
+            advertise_control_address=advertise_control,
+            cluster_namespace=os.environ.get("PARTERRE_CLUSTER_NAMESPACE") or "parterre",
+            **({"referee_id": args.referee_id} if args.referee_id else {}),
         )
     )
     return 0
 
 
+def cmd_beat(args: argparse.Namespace) -> int:
+    """``parterre beat``: Celery beat sending the ladder tick and the reaper (DESIGN §5)."""
+    _observe(args, "beat")
+    services = _services(need_redis=True)
+    st = _settings()
+    os.environ.update({"PARTERRE_REDIS_URL": services.redis_url, "PARTERRE_SERVICE_TOKEN": st.service_token})
+    from workers.app import app, configure_beat
+
+    app.conf.broker_url = services.redis_url
+    if args.ladder_period is not None and args.ladder_period <= 0:
+        raise CliError("--ladder-period must be positive")
+    if args.reap_period is not None and args.reap_period <= 0:
+        raise CliError("--reap-period must be positive")
+    configure_beat(args.ladder_period, args.reap_period)
+    # celery.beat:Scheduler keeps the schedule in memory: no shelve file to share or lock,
+    # so several beat processes may run (planning is idempotent, FAULTS F-12).
+    app.start(["beat", "--loglevel", args.loglevel, "--scheduler", "celery.beat:Scheduler"])
+    return 0
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
+    _observe(args, "worker", multiprocess=True)  # before prometheus_client is imported
+    from parterre.logging import install_celery_hooks
+
+    install_celery_hooks("worker")
     services = _services(need_redis=True)
     st = _settings()
     os.environ.update(
@@ -162,6 +225,53 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
         run_bot(args.kind, address, token, name=args.name, max_matches=args.max_matches, seed=args.seed)
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    return 0
+
+
+def cmd_connect(args: argparse.Namespace) -> int:
+    """``parterre connect --exec CMD``: the stdio adapter (bots/stdio.py, docs/bots.md)."""
+    import asyncio
+    import logging
+    import shlex
+
+    from bots.sdk import AuthenticationError
+    from bots.stdio import StdioBot, StdioError
+
+    st = _settings()
+    address = settings_mod.check_address("--address", args.address or st.referee_address)
+    token = args.token or os.environ.get("PARTERRE_BOT_TOKEN")
+    if not token:
+        raise CliError("a bot token is required: --token T or PARTERRE_BOT_TOKEN")
+    try:
+        command = shlex.split(args.exec)
+    except ValueError as exc:
+        raise CliError(f"--exec {args.exec!r}: {exc}") from None
+    if not command:
+        raise CliError("--exec needs a command, e.g. --exec \"python3 my_bot.py\"")
+    if args.max_matches < 1:
+        raise CliError("--max-matches must be at least 1")
+    log_dir = args.log_dir or str(st.home / "logs" / "bots")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", datefmt="%H:%M:%S")
+    bot = StdioBot(command, log_dir=log_dir, name=args.name, version=args.version,
+                   max_concurrent_matches=args.max_matches)
+    print(f"connecting {' '.join(command)!r} to {address} as {args.name!r}, up to {args.max_matches} "
+          f"match(es) at once; the children's stderr goes to {log_dir}", file=sys.stderr)
+    async def play() -> None:
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):  # stop the children before leaving
+            loop.add_signal_handler(sig, bot.stop)
+        await bot.arun(address, token, stop_after_matches=args.stop_after or None)
+
+    try:
+        asyncio.run(play())
+    except StdioError as exc:
+        print(f"parterre: error: {exc}", file=sys.stderr)
+        return 1
+    except AuthenticationError as exc:
+        raise CliError(f"the referee refused the token: {exc}") from None
+    print(f"{len(bot.stats.results)} match(es) played", file=sys.stderr)
     return 0
 
 
@@ -340,6 +450,116 @@ def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_regress(args: argparse.Namespace) -> int:
+    """``parterre regress``: exit 0 (H1, not a regression), 1 (H0, regression), 2 (undecided), 3 (error)."""
+    import secrets
+
+    from ladder.stats.sprt import Sprt
+    from parterre import regress as rg
+
+    def fail(message: str) -> int:
+        print(f"parterre regress: error: {message}", file=sys.stderr)
+        return rg.EXIT_ERROR
+
+    try:
+        sprt = Sprt(args.elo0, args.elo1, args.alpha, args.beta)
+        options = {}
+        for item in args.option or []:
+            key, sep, value = item.partition("=")
+            if not sep:
+                return fail(f"--option {item!r}: expected KEY=VALUE")
+            options[key] = value
+        opponents = [o for o in (args.opponents or "").split(",") if o.strip()]
+        plan = rg.make_plan(args.game, args.candidate, args.baseline, opponents, args.players, options)
+        builtin = [spec.builtin for _, spec in plan.roles()]
+        backend = args.backend
+        if backend == "auto":
+            if all(builtin):
+                backend = "referee"
+            elif not any(builtin):
+                backend = "ladder"
+            else:
+                return fail("mix of builtin: and registered bots; compare either in-process or on the ladder")
+        run_seed = args.seed or secrets.token_hex(8)
+        runner: rg.Runner
+        if backend == "direct":
+            runner = rg.DirectRunner(plan, run_seed, jobs=args.jobs)
+        elif backend == "referee":
+            runner = rg.RefereeRunner(plan, run_seed)
+        else:
+            services = _services(need_redis=True)
+            os.environ["PARTERRE_REDIS_URL"] = services.redis_url
+            from workers.app import app
+
+            app.conf.broker_url = services.redis_url
+            tc = _parse_time_control(args.time_control) if args.time_control else None
+            runner = rg.LadderRunner(plan, _pool(services), time_control=tc)
+        every = args.every or rg.auto_every(args.max_games, plan.games_per_deal)
+        if not args.json:
+            for line in rg.describe(plan, sprt):
+                print(line)
+            print(f"backend {backend}, run seed {run_seed}, budget {args.max_games} games")
+
+        def show(point: Any, test: Any) -> None:
+            if not args.json and (point.deals % every == 0 or point.state is not rg.SprtState.CONTINUE):
+                print(rg.trajectory_line(point, test), flush=True)
+
+        with runner:
+            report = rg.run_regress(
+                plan, sprt, runner, max_games=args.max_games, run_seed=run_seed,
+                concurrency=args.concurrency or (2 if backend == "ladder" else args.jobs if backend == "direct" else 1),
+                on_deal=show,
+            )
+        if isinstance(runner, rg.LadderRunner):
+            report.tournament_id = runner.tournament_id
+    except (rg.RegressError, ValueError, CliError) as exc:
+        return fail(str(exc))
+    if args.json:
+        rg.print_json(report)
+    else:
+        last = report.test.trajectory[-1] if report.test.trajectory else None
+        if last is not None and last.deals % every != 0 and report.state is rg.SprtState.CONTINUE:
+            print(rg.trajectory_line(last, report.test))
+        rg.print_text(report)
+    return report.exit_code
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    """``parterre up``: referee, workers, beat and web as child processes (parterre/up.py)."""
+    from parterre.up import UpConfig, run_up
+
+    st = _settings()
+    address = settings_mod.check_address("--address", args.address or st.referee_address)
+    for flag, value in (("--workers", args.workers), ("--concurrency", args.concurrency)):
+        if value < 1:
+            raise CliError(f"{flag} must be at least 1")
+    if not 0 <= args.web_port <= 65535:
+        raise CliError(f"--web-port {args.web_port}: expected 0..65535")
+    if args.metrics_port is not None and not 0 <= args.metrics_port <= 65000:
+        raise CliError(f"--metrics-port {args.metrics_port}: expected 0..65000")
+    services = _services(need_redis=True)  # embedded servers start here, and stay up while `up` runs
+    cfg = UpConfig(
+        referee_address=address, workers=args.workers, concurrency=args.concurrency, web=not args.no_web,
+        web_host=args.web_host, web_port=args.web_port, beat=not args.no_beat,
+        metrics_port=None if args.no_metrics else args.metrics_port, grace_s=args.grace,
+    )
+    os.environ.update({"PARTERRE_DATABASE_URL": services.database_url, "PARTERRE_REDIS_URL": services.redis_url})
+    return run_up(cfg, services=services)
+
+
+def cmd_web(args: argparse.Namespace) -> int:
+    """Serve the public web site (DESIGN §7) until interrupted."""
+    from parterre.up import serve_web
+
+    services = _services()
+    _pool(services, migrate=True).close()
+    os.environ["PARTERRE_DATABASE_URL"] = services.database_url
+    settings_mod.check_address("--host/--port", f"{args.host}:{args.port}")
+    print(f"web site on http://{args.host}:{args.port}/ (JSON API under /api/, OpenAPI at /openapi.json)", flush=True)
+    serve_web(args.host, args.port)
+    return 0
+
+
 def cmd_db_migrate(args: argparse.Namespace) -> int:
     services = _services()
     _pool(services, migrate=True)
@@ -357,18 +577,39 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("demo", help="run everything embedded: referee, worker, bots, tournaments")
     d.add_argument("--rounds", type=int, default=3, help="round-robin cycles per game (default 3)")
-    d.add_argument("--games", default="floriferous", help="comma-separated games (default floriferous)")
+    d.add_argument(
+        "--games", default="floriferous,lafleur,flowar", help="comma-separated games (default: all three)"
+    )
+    d.add_argument("--web-port", type=int, default=0, help="port of the web site (default: a free port)")
+    d.add_argument("--serve", action="store_true", help="keep the web site running after the tournaments (Ctrl-C stops)")
     d.set_defaults(func=cmd_demo)
 
     r = sub.add_parser("referee", help="run the gRPC referee")
     r.add_argument("--address", help="host:port to listen on (default $PARTERRE_REFEREE_ADDRESS)")
+    r.add_argument("--metrics-port", help="serve /metrics on PORT or HOST:PORT (default $PARTERRE_METRICS_PORT)")
+    r.add_argument("--control-address",
+                   help="serve the internal MatchControl service on this separate host:port only "
+                        "(default $PARTERRE_REFEREE_CONTROL_ADDRESS; unset: on --address)")
+    r.add_argument("--advertise-address", help="bot address other processes should use (default: the bound one)")
+    r.add_argument("--advertise-control-address", help="control address workers and other referees should use")
+    r.add_argument("--referee-id", help="this referee's id in the cluster (default host:pid)")
+    r.add_argument("--no-cluster", action="store_true",
+                   help="do not publish presence or relay bots with other referees through Redis")
     r.set_defaults(func=cmd_referee)
+
+    bt = sub.add_parser("beat", help="run Celery beat: the continuous ladder and the reaper")
+    bt.add_argument("--ladder-period", type=float, help="seconds per ladder round (default $PARTERRE_LADDER_PERIOD_S or 10)")
+    bt.add_argument("--reap-period", type=float, help="seconds between reaper runs (default $PARTERRE_REAP_PERIOD_S or 15)")
+    bt.add_argument("--loglevel", default="INFO")
+    bt.add_argument("--metrics-port", help="serve /metrics on PORT or HOST:PORT (default $PARTERRE_METRICS_PORT)")
+    bt.set_defaults(func=cmd_beat)
 
     w = sub.add_parser("worker", help="run a Celery worker")
     w.add_argument("--concurrency", type=int, default=2)
     w.add_argument("--loglevel", default="INFO")
     w.add_argument("--hostname")
     w.add_argument("--queues")
+    w.add_argument("--metrics-port", help="serve /metrics on PORT or HOST:PORT (default $PARTERRE_METRICS_PORT)")
     w.set_defaults(func=cmd_worker)
 
     b = sub.add_parser("bot", help="register, revoke and run bots").add_subparsers(dest="bot_cmd", required=True)
@@ -388,6 +629,18 @@ def build_parser() -> argparse.ArgumentParser:
     bn.add_argument("--max-matches", type=int, default=4)
     bn.add_argument("--seed", type=int, default=None)
     bn.set_defaults(func=cmd_bot_run)
+
+    cn = sub.add_parser("connect", help="run any program as a bot over the stdio line protocol (docs/bots.md)")
+    cn.add_argument("--exec", required=True, metavar="COMMAND",
+                    help='the bot program and its arguments, e.g. "python3 my_bot.py" (split like a shell, not run by one)')
+    cn.add_argument("--token", help="the bot's token (default $PARTERRE_BOT_TOKEN)")
+    cn.add_argument("--address", help="referee host:port (default $PARTERRE_REFEREE_ADDRESS)")
+    cn.add_argument("--max-matches", type=int, default=1, help="matches at once, one child process each (default 1)")
+    cn.add_argument("--log-dir", help="folder for the children's stderr (default $PARTERRE_HOME/logs/bots)")
+    cn.add_argument("--name", default="stdio-bot", help="name sent in Hello (default stdio-bot)")
+    cn.add_argument("--version", default="1", help="version sent in Hello")
+    cn.add_argument("--stop-after", type=int, default=0, help="exit after this many matches (default: never)")
+    cn.set_defaults(func=cmd_connect)
 
     t = sub.add_parser("tournament", help="create and run tournaments").add_subparsers(dest="t_cmd", required=True)
     tc = t.add_parser("create", help="create a round-robin tournament; prints its id")
@@ -429,6 +682,55 @@ def build_parser() -> argparse.ArgumentParser:
     rr = ra.add_parser("rebuild", help="recompute ratings from the full history")
     rr.add_argument("--game")
     rr.set_defaults(func=cmd_ratings_rebuild)
+
+    rgp = sub.add_parser(
+        "regress",
+        help="SPRT: is the candidate a regression of the baseline? (exit 0 no, 1 yes, 2 undecided)",
+        description="Play candidate and baseline on the same duplicate deals and run an SPRT. "
+        "H0: elo = ELO0, H1: elo = ELO1 (logistic Elo, candidate minus baseline). "
+        "Exit 0: H1 accepted (not a regression); 1: H0 accepted (regression); 2: undecided at --max-games; "
+        "3: the run could not be made. Bots: builtin:KIND[:OPT=V,...] (in-process) or registered names (ladder). "
+        "See docs/regression.md.",
+    )
+    rgp.add_argument("--game", required=True)
+    rgp.add_argument("--candidate", required=True, help="builtin:KIND[:OPT=V,...] or a registered bot")
+    rgp.add_argument("--baseline", required=True, help="builtin:KIND[:OPT=V,...] or a registered bot")
+    rgp.add_argument("--opponents", help="comma-separated fixed opponents (N-1 of them for N players)")
+    rgp.add_argument("--players", type=int, help="seats per match (default: 1 + number of opponents, or 2)")
+    rgp.add_argument("--elo0", type=float, default=0.0, help="H0 Elo difference (default 0)")
+    rgp.add_argument("--elo1", type=float, default=5.0, help="H1 Elo difference (default 5)")
+    rgp.add_argument("--alpha", type=float, default=0.05, help="P(accept H1 | elo = elo0) (default 0.05)")
+    rgp.add_argument("--beta", type=float, default=0.05, help="P(accept H0 | elo = elo1) (default 0.05)")
+    rgp.add_argument("--max-games", type=int, default=2000, help="game budget (default 2000)")
+    rgp.add_argument("--backend", choices=("auto", "referee", "direct", "ladder"), default="auto",
+                    help="auto: in-process referee for builtin bots, the ladder's workers for registered ones")
+    rgp.add_argument("--seed", help="run seed; deal i is sha256(SEED:i) (default: random)")
+    rgp.add_argument("--concurrency", type=int, help="deals in flight at once")
+    rgp.add_argument("--jobs", type=int, default=1, help="processes for --backend direct (default 1)")
+    rgp.add_argument("--option", action="append", help="game option KEY=VALUE (repeatable)")
+    rgp.add_argument("--time-control", help="ladder backend: CAP_MS+MARGIN_MS or BASE:INC:CAP:MARGIN (ms)")
+    rgp.add_argument("--every", type=int, help="print every K-th point of the LLR trajectory (default: ~40 lines)")
+    rgp.add_argument("--json", action="store_true", help="print one JSON object (with the whole trajectory)")
+    rgp.set_defaults(func=cmd_regress)
+
+    up = sub.add_parser("up", help="run referee, workers, beat and web as child processes; Ctrl-C stops all")
+    up.add_argument("--address", help="referee host:port (default $PARTERRE_REFEREE_ADDRESS)")
+    up.add_argument("--workers", type=int, default=1, help="Celery worker processes (default 1)")
+    up.add_argument("--concurrency", type=int, default=2, help="matches at once per worker (default 2)")
+    up.add_argument("--web-host", default="127.0.0.1", help="web site interface (default 127.0.0.1)")
+    up.add_argument("--web-port", type=int, default=8000, help="web site port (default 8000; 0 = a free port)")
+    up.add_argument("--no-web", action="store_true", help="do not run the web site")
+    up.add_argument("--no-beat", action="store_true", help="do not run Celery beat")
+    up.add_argument("--metrics-port", type=int, default=9100,
+                    help="first /metrics port: referee, then workers, beat, web (default 9100; 0 = free ports)")
+    up.add_argument("--no-metrics", action="store_true", help="no /metrics endpoints")
+    up.add_argument("--grace", type=float, default=15.0, help="seconds each shutdown step waits (default 15)")
+    up.set_defaults(func=cmd_up)
+
+    wb = sub.add_parser("web", help="serve the public web site and JSON API")
+    wb.add_argument("--host", default="127.0.0.1")
+    wb.add_argument("--port", type=int, default=8000)
+    wb.set_defaults(func=cmd_web)
 
     dbp = sub.add_parser("db", help="database maintenance").add_subparsers(dest="db_cmd", required=True)
     dm = dbp.add_parser("migrate", help="upgrade the schema to the latest migration")

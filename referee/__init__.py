@@ -4,6 +4,7 @@ Public API:
 
 * :func:`referee.server.create_server` / :func:`referee.server.serve`
 * :class:`referee.tokens.RedisTokenStore`, :class:`referee.tokens.StaticTokenStore`
+* :class:`referee.server.TlsConfig`; :class:`referee.cluster.ClusterConfig` (several referees)
 * :func:`referee.replay.verify`
 * :class:`referee.testing.Harness` (tests and benchmarks)
 

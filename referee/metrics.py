@@ -39,6 +39,11 @@ MATCHES_FINISHED = Counter(
     "parterre_referee_matches_finished_total", "Match attempts ended, by status.", ["game", "status"]
 )
 SESSIONS = Gauge("parterre_referee_sessions", "Authenticated bot streams currently open.")
+VERDICTS = Counter(
+    "parterre_referee_verdicts_total",
+    "Seat verdicts of ended match attempts, normal included (faults / all = fault rate).",
+    ["game", "verdict"],
+)
 
 
 class LatencyBatch:

@@ -54,6 +54,10 @@ log = logging.getLogger(__name__)
 _ANSWER, _TIMEOUT, _RETIRED, _INTERRUPT = range(4)
 
 
+class _InfraAbort(Exception):
+    """Raised inside the match loop when the match must end as ``infra_error`` (see :meth:`Room.abort_infra`)."""
+
+
 class MatchSpecError(ValueError):
     """A RunMatchRequest that cannot be played (bad game string, seat count, time control)."""
 
@@ -163,7 +167,7 @@ class Seat:
 
     __slots__ = (
         "room", "seat", "bot_id", "match_id", "session", "clock", "verdict", "fault_reason",
-        "drop_kind", "grace", "answered", "late", "decisions", "name", "version", "started",
+        "drop_kind", "infra_drop", "grace", "answered", "late", "decisions", "name", "version", "started",
     )
 
     def __init__(self, room: Room, seat: int, bot_id: int) -> None:
@@ -176,6 +180,7 @@ class Seat:
         self.verdict = Verdict.NORMAL
         self.fault_reason = ""
         self.drop_kind = Verdict.DISCONNECT
+        self.infra_drop = False
         self.grace: asyncio.TimerHandle | None = None
         self.answered: set[int] = set()
         self.late: set[int] = set()
@@ -236,6 +241,7 @@ class Room:
         self.commitment = seed_commitment(spec.seed)
         self.started_at = ""
         self.latency = metrics.LatencyBatch(self.game_name)
+        self.infra_reason = ""
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = 0.0
 
@@ -258,15 +264,25 @@ class Room:
             except TimeoutError:
                 return self._finish(MatchStatus.INFRA_ERROR,
                                     f"watchdog: over max_duration_ms={self.spec.max_duration_ms}")
+            except _InfraAbort:
+                return self._finish(MatchStatus.INFRA_ERROR, self.infra_reason)
             return self._finish(MatchStatus.FINISHED, reason)
         except asyncio.CancelledError:
             self._finish(MatchStatus.INFRA_ERROR, "aborted: match cancelled (worker gone or referee stopping)")
             raise
         except Exception as exc:
-            log.exception("match %s: referee error", self.spec.match_id)
+            log.exception("match %s: referee error", self.spec.match_id, extra=self.log_fields())
             return self._finish(MatchStatus.INFRA_ERROR, f"referee error: {type(exc).__name__}: {exc}")
         finally:
             metrics.MATCHES_RUNNING.dec()
+
+    def log_fields(self, seat: Seat | None = None) -> dict[str, Any]:
+        """Structured log fields of this match (and seat): ``log.info(..., extra=room.log_fields(seat))``."""
+        fields: dict[str, Any] = {"match_id": self.spec.match_id, "attempt": self.spec.attempt,
+                                  "game": self.game_name}
+        if seat is not None:
+            fields.update(seat=seat.seat, bot_id=seat.bot_id)
+        return fields
 
     # -- seating ---------------------------------------------------------------------
     async def _bind_seats(self) -> bool:
@@ -345,6 +361,8 @@ class Room:
                 self._record(player, state.legal_actions()[0], None, True)
                 continue
             await self._decide(seat)
+            if self.infra_reason:
+                raise _InfraAbort(self.infra_reason)
             if self.active <= 1:
                 return "opponents retired" if self.active == 1 else "every seat retired"
 
@@ -377,6 +395,8 @@ class Room:
         self._arm(pending.queued_at + pending.limit_s)
         try:
             if seat.session is not None:
+                if seat.session.limiter is not None:
+                    seat.session.limiter.credit()  # the answer to a request is never rate-limited
                 await seat.session.send_now(msg, pending)
             else:  # dropped and not back yet: the clock runs from now
                 pending.mark_sent()
@@ -406,7 +426,10 @@ class Room:
             seat.late.add(seq)
             elapsed_ms = (at - pending.start()) * 1000.0
             seat.clock.charge(elapsed_ms)
-            if seat.session is None:
+            if seat.session is None and seat.infra_drop:
+                self.abort_infra(f"decision {seq}: the referee relaying seat {seat.seat} (bot {seat.bot_id}) "
+                                 "was lost")
+            elif seat.session is None:
                 self.retire(seat, seat.drop_kind, f"decision {seq}: no session at the deadline")
             else:
                 self.retire(seat, Verdict.TIMEOUT, f"decision {seq}: no answer within {allowance.limit_ms} ms")
@@ -481,7 +504,8 @@ class Room:
         seat.fault_reason = reason
         self.active -= 1
         metrics.FAULTS.labels(self.game_name, verdict.value).inc()
-        log.info("match %s seat %s (bot %s): %s: %s", self.spec.match_id, seat.seat, seat.bot_id, verdict, reason)
+        log.info("match %s seat %s (bot %s): %s: %s", self.spec.match_id, seat.seat, seat.bot_id, verdict, reason,
+                 extra=self.log_fields(seat))
         if seat.grace is not None:
             seat.grace.cancel()
             seat.grace = None
@@ -489,8 +513,28 @@ class Room:
         if p is not None and (p.seat is seat or self.active <= 1):
             p.resolve(_RETIRED if p.seat is seat else _INTERRUPT)
 
+    def abort_infra(self, reason: str) -> None:
+        """End the match as ``infra_error`` (not any bot's fault): wakes the match loop.
+
+        Used when the referee relaying a seat's bot died (referee/cluster.py).
+        """
+        if self.ended or self.infra_reason:
+            return
+        self.infra_reason = reason
+        log.warning("match %s: ending as infra_error: %s", self.spec.match_id, reason)
+        p = self.pending
+        if p is not None:
+            p.resolve(_INTERRUPT)
+
     def on_session_lost(self, seat: Seat, kind: Verdict) -> None:
-        """``seat``'s session ended: before the start free the seat, after it start the grace window."""
+        """``seat``'s session ended: before the start free the seat, after it start the grace window.
+
+        A relay stream that ended abruptly (``session.infra_lost``: the
+        referee carrying the bot died) marks the seat *infra-dropped*: if the
+        bot is not back within the grace window, the match ends
+        ``infra_error`` instead of charging the bot.
+        """
+        lost = seat.session
         seat.session = None
         if self.ended:
             return
@@ -500,13 +544,17 @@ class Room:
         if seat.verdict is not Verdict.NORMAL:
             return
         seat.drop_kind = kind
+        seat.infra_drop = lost is not None and lost.infra_lost
         seat.grace = self.loop.call_later(self.grace_s, self._grace_expired, seat)
         self.registry.add_orphan(seat.bot_id, id(seat), lambda session: self._reattach(seat, session))
 
     def _grace_expired(self, seat: Seat) -> None:
         seat.grace = None
         self.registry.drop_orphan(seat.bot_id, id(seat))
-        if seat.session is None:
+        if seat.session is None and seat.infra_drop:
+            self.abort_infra(f"the referee relaying seat {seat.seat} (bot {seat.bot_id}) was lost and the bot "
+                             f"was not back within {self.grace_s * 1000:.0f} ms")
+        elif seat.session is None:
             self.retire(seat, seat.drop_kind, f"stream lost, not back within {self.grace_s * 1000:.0f} ms")
 
     def _reattach(self, seat: Seat, session: Session) -> bool:
@@ -516,6 +564,7 @@ class Room:
         if seat.grace is not None:
             seat.grace.cancel()
             seat.grace = None
+        seat.infra_drop = False
         self._attach(seat, session)
         session.send(self._match_started(seat))
         p = self.pending
@@ -526,7 +575,8 @@ class Room:
             msg.decision_request.deadline_ms = max(0, p.allowance.allowed_ms - spent)
             msg.decision_request.time_left_ms = max(0, p.allowance.time_left_ms - spent)
             session.send(msg)
-        log.info("match %s seat %s: bot %s is back", self.spec.match_id, seat.seat, seat.bot_id)
+        log.info("match %s seat %s: bot %s is back", self.spec.match_id, seat.seat, seat.bot_id,
+                 extra=self.log_fields(seat))
         return True
 
     # -- the end ------------------------------------------------------------------------
@@ -573,6 +623,8 @@ class Room:
             ) for s in self.seats],
         )
         metrics.MATCHES_FINISHED.labels(self.game_name, status.value).inc()
+        for verdict in verdicts:
+            metrics.VERDICTS.labels(self.game_name, verdict.value).inc()
         self.latency.flush()
         self.emit(pb.MatchEvent(result=self.result))
         return self.result

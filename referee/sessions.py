@@ -16,11 +16,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from proto.parterre.v1 import referee_pb2
+from referee.tokens import token_hash
 from referee.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -54,12 +56,63 @@ class SeatBinding(Protocol):
         """The session holding this seat ended (``kind``: disconnect or crash)."""
 
 
+class RateLimit:
+    """A token bucket: ``rate`` messages per second, at most ``burst`` at once, plus
+    one credit per decision request sent on the stream (so an answer to a request is
+    never limited, however fast the match runs; floods are bounded by ``rate``).
+
+    Args:
+        rate: tokens added per second (> 0).
+        burst: bucket size; starts full.
+    """
+
+    __slots__ = ("rate", "burst", "tokens", "at", "credits")
+
+    MAX_CREDITS = 10_000
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = float(rate)
+        self.burst = float(max(1.0, burst))
+        self.tokens = self.burst
+        self.at = time.monotonic()
+        self.credits = 0
+
+    def credit(self) -> None:
+        """One more message allowed: a decision request was sent on this stream."""
+        if self.credits < self.MAX_CREDITS:
+            self.credits += 1
+
+    def allow(self, now: float) -> bool:
+        """Take one credit, else one token at ``now`` (``time.monotonic()``); False when both are out."""
+        if self.credits:
+            self.credits -= 1
+            return True
+        tokens = self.tokens + (now - self.at) * self.rate
+        self.at = now
+        if tokens >= 1.0:
+            self.tokens = min(self.burst, tokens) - 1.0
+            return True
+        self.tokens = tokens
+        return False
+
+
+class Loan(Protocol):
+    """One unit of a local session's capacity lent to another referee (``referee.cluster.RelayLink``)."""
+
+    def forward(self, msg: referee_pb2.BotMessage) -> None:
+        """Pass a bot's message for a relayed match on to the hosting referee."""
+
+    def bot_lost(self) -> None:
+        """The bot's local session ended: close the relay cleanly (the host applies its disconnect policy)."""
+
+
 class Session:
     """One authenticated bot stream.
 
     Attributes:
         id: process-unique session number.
         bot_id: the bot's ladder id (from its token).
+        token_digest: sha256 hex of the token (the token itself is never kept).
         name / version / games: from Hello (untrusted text).
         capacity: matches this stream plays at once (>= 1).
         seats: match id -> seat held (reserved or started).
@@ -67,17 +120,31 @@ class Session:
             so that late answers get an explicit DecisionRejected.
         last_seen: ``time.monotonic()`` of the last message read.
         kill_reason: set when the referee closes the session itself.
+        relay_from: for a relay stream (a bot connected to another referee,
+            playing a match hosted here): that referee's id; "" for a bot's own stream.
+        infra_lost: set when a relay stream ended abruptly (the other referee
+            died): its seats end the match as ``infra_error``, never a bot verdict.
+        loans: capacity of this session lent to other referees (``referee.cluster``).
+        relays: match id -> loan carrying that match (matches hosted elsewhere).
+        limiter: rate limit of the messages read on this stream.
     """
 
     RECENT = 64
 
     def __init__(
         self, *, bot_id: int, token: str, name: str, version: str, games: list[str],
-        capacity: int, context: grpc.aio.ServicerContext | None = None,
+        capacity: int, context: grpc.aio.ServicerContext | None = None, relay_from: str = "",
     ) -> None:
         self.id = next(_ids)
         self.bot_id = bot_id
-        self.token = token
+        self.token_digest = token_hash(token) if token else ""
+        self.relay_from = relay_from
+        self.infra_lost = False
+        self.loans: set[Loan] = set()
+        self.relays: dict[int, Loan] = {}
+        self.limiter: RateLimit | None = None
+        self.rate_dropped = 0
+        self.rate_warned_at = 0.0
         self.name = name
         self.version = version
         self.games = games
@@ -98,8 +165,8 @@ class Session:
 
     @property
     def free(self) -> int:
-        """Seats this session can still take."""
-        return self.capacity - len(self.seats)
+        """Seats this session can still take (capacity lent to other referees counts as taken)."""
+        return self.capacity - len(self.seats) - len(self.loans)
 
     def send(self, msg: referee_pb2.RefereeMessage, hook: SentHook | None = None) -> None:
         """Queue ``msg`` for the writer task; ``hook.mark_sent()`` runs just before it is written.
@@ -213,10 +280,11 @@ class SessionRegistry:
     async def wait_changed(self, timeout_s: float) -> None:
         """Wait until a session connects, drops or frees capacity, or ``timeout_s`` passes."""
         event = self._changed
-        try:
-            await asyncio.wait_for(event.wait(), max(0.0, timeout_s))
-        except TimeoutError:
-            pass
+        waiter = asyncio.ensure_future(event.wait())
+        try:  # asyncio.wait, not wait_for: Python 3.11's wait_for can swallow a cancellation
+            await asyncio.wait({waiter}, timeout=max(0.0, timeout_s))
+        finally:
+            waiter.cancel()
 
     def add(self, session: Session) -> None:
         """Register a new session; hand it the bot's orphaned seats that fit."""
@@ -245,6 +313,11 @@ class SessionRegistry:
             except Exception:  # one room's bug must not leak into the others
                 log.exception("on_session_lost failed for match %s", binding.match_id)
         session.seats.clear()
+        for loan in list(session.loans):
+            try:
+                loan.bot_lost()
+            except Exception:
+                log.exception("closing a relay of bot %s failed", session.bot_id)
         self.notify()
 
     def acquire(self, bot_id: int, exclude: set[int]) -> Session | None:

@@ -21,7 +21,8 @@ import grpc.aio
 
 from proto.parterre.v1 import referee_pb2 as pb
 from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
-from referee.server import SERVICE_TOKEN_HEADER, RefereeCore, core_of, create_server
+from referee.cluster import ClusterConfig
+from referee.server import SERVICE_TOKEN_HEADER, RefereeCore, TlsConfig, core_of, create_server
 from referee.tokens import StaticTokenStore, TokenStore
 
 SERVICE_TOKEN = "test-service-token"
@@ -34,31 +35,52 @@ class Harness:
         tokens: token -> bot id for a :class:`StaticTokenStore` (ignored when
             ``token_store`` is given).
         token_store: a token store to use instead.
+        control: serve ``MatchControl`` on a separate port (``control_address``).
+        tls: serve the bot endpoint with TLS (bots then need a secure channel).
+        cluster: join a cluster of referees (referee/cluster.py).
+        referee_id: the referee's id (default ``host:pid``; set it when several
+            harnesses share a process and a cluster).
         **settings: :class:`referee.server.RefereeSettings` overrides.
 
     Attributes:
-        address: ``127.0.0.1:<port>``.
+        address: ``127.0.0.1:<port>`` of the bot endpoint.
+        control_address: where ``MatchControl`` is served (``address`` unless ``control``).
         core: the :class:`RefereeCore`.
         store: the token store.
     """
 
     def __init__(self, tokens: Mapping[str, int] | None = None, *, token_store: TokenStore | None = None,
-                 **settings: Any) -> None:
+                 control: bool = False, tls: TlsConfig | None = None, cluster: ClusterConfig | None = None,
+                 referee_id: str = "", **settings: Any) -> None:
         self.store: Any = token_store or StaticTokenStore(tokens or {})
         self.settings = settings
+        if referee_id:
+            self.settings["referee_id"] = referee_id
+        self.control = control
+        self.tls = tls
+        self.cluster = cluster
         self.server: grpc.aio.Server | None = None
         self.address = ""
+        self.control_address = ""
         self.core: RefereeCore | None = None
         self.bots: list[tuple[Any, asyncio.Task[Any]]] = []
         self._channel: grpc.aio.Channel | None = None
 
     async def __aenter__(self) -> Harness:
         self.server, port = await create_server(
-            "127.0.0.1:0", token_store=self.store, service_token=SERVICE_TOKEN, **self.settings
+            "127.0.0.1:0", token_store=self.store, service_token=SERVICE_TOKEN,
+            control_address="127.0.0.1:0" if self.control else None, tls=self.tls, cluster=self.cluster,
+            **self.settings,
         )
         self.core = core_of(self.server)
         self.address = f"127.0.0.1:{port}"
-        self._channel = grpc.aio.insecure_channel(self.address)
+        self.control_address = f"127.0.0.1:{self.core.control_port}" if self.control else self.address
+        if self.tls is not None and not self.control:
+            creds = grpc.ssl_channel_credentials(root_certificates=self.tls.cert_chain)
+            self._channel = grpc.aio.secure_channel(self.address, creds, options=[
+                ("grpc.ssl_target_name_override", "localhost")])
+        else:
+            self._channel = grpc.aio.insecure_channel(self.control_address)
         return self
 
     async def __aexit__(self, *exc: Any) -> None:

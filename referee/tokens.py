@@ -35,6 +35,14 @@ class TokenStore(Protocol):
             TokenStoreUnavailableError: the store cannot be reached.
         """
 
+    async def lookup_digests(self, digests: list[str]) -> list[int | None]:
+        """Bot id per sha256 hex digest (None when unknown or revoked); used to
+        re-check live sessions, which keep only their token's digest.
+
+        Raises:
+            TokenStoreUnavailableError: the store cannot be reached.
+        """
+
     async def aclose(self) -> None:
         """Release connections."""
 
@@ -63,8 +71,36 @@ class StaticTokenStore:
             return None
         return self._by_hash.get(token_hash(token))
 
+    async def lookup_digests(self, digests: list[str]) -> list[int | None]:
+        """See :meth:`TokenStore.lookup_digests`."""
+        return [self._by_hash.get(d) for d in digests]
+
     async def aclose(self) -> None:
         """Nothing to release."""
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any password replaced by ``***`` (for logs and error messages)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparsable url>"
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}"))
+
+
+def _bot_id(value: Any) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return None
 
 
 class RedisTokenStore:
@@ -101,13 +137,18 @@ class RedisTokenStore:
         try:
             value = await self._redis().hget(self.key, token_hash(token))
         except Exception as exc:  # redis raises several connection/timeout classes
-            raise TokenStoreUnavailableError(f"token store at {self.redis_url} unavailable: {exc}") from exc
-        if value is None:
-            return None
+            raise TokenStoreUnavailableError(f"token store at {redact_url(self.redis_url)} unavailable: {exc}") from exc
+        return _bot_id(value)
+
+    async def lookup_digests(self, digests: list[str]) -> list[int | None]:
+        """See :meth:`TokenStore.lookup_digests` (one ``HMGET``)."""
+        if not digests:
+            return []
         try:
-            return int(value)
-        except ValueError:
-            return None
+            values = await self._redis().hmget(self.key, digests)
+        except Exception as exc:
+            raise TokenStoreUnavailableError(f"token store at {redact_url(self.redis_url)} unavailable: {exc}") from exc
+        return [_bot_id(v) for v in values]
 
     async def aclose(self) -> None:
         """Close the Redis connection pool."""

@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TABLES = {
     "alembic_version", "bots", "tournaments", "tournament_bots", "matches", "match_attempts",
     "seats", "replays", "ratings", "rating_history",
+    "bot_player_stats",  # 0002: per player-count aggregates for the web leaderboard
+    "ratings_bt", "ratings_bt_fits",  # 0003: cached Bradley-Terry fits
 }
 
 

@@ -27,7 +27,7 @@ def _broker_url() -> str:
     return url
 
 
-app = Celery("parterre", include=["workers.tasks"])
+app = Celery("parterre", include=["workers.tasks", "workers.ratings_tasks"])
 app.conf.update(
     broker_url=_broker_url(),
     result_backend=None,
@@ -43,3 +43,27 @@ app.conf.update(
     worker_hijack_root_logger=False,
     worker_send_task_events=False,
 )
+
+
+def configure_beat(ladder_period_s: float | None = None, reap_period_s: float | None = None) -> dict[str, dict]:
+    """Install the periodic tasks ``parterre beat`` sends (DESIGN §5) and return the schedule.
+
+    * ``parterre.ladder_tick`` every ``PARTERRE_LADDER_PERIOD_S`` (10 s): one
+      round of the continuous ladder per period;
+    * ``parterre.reap`` every ``PARTERRE_REAP_PERIOD_S`` (15 s): requeue what
+      lost workers left behind.
+
+    Each message expires after one period: a tick that waited longer in the
+    queue is dropped rather than run late (the next one plans anyway).
+
+    Several beat processes may run at once (F-12): planning a ladder round is
+    idempotent, and the reaper only changes rows under row locks.
+    """
+    ladder = float(ladder_period_s or os.environ.get("PARTERRE_LADDER_PERIOD_S", "10"))
+    reap = float(reap_period_s or os.environ.get("PARTERRE_REAP_PERIOD_S", "15"))
+    schedule = {
+        "parterre-ladder-tick": {"task": "parterre.ladder_tick", "schedule": ladder, "options": {"expires": ladder}},
+        "parterre-reap": {"task": "parterre.reap", "schedule": reap, "options": {"expires": reap}},
+    }
+    app.conf.beat_schedule = schedule
+    return schedule

@@ -8,6 +8,7 @@ result is an infrastructure error (DESIGN §4), never a bot's fault.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,8 +42,18 @@ class MatchOutcome:
         return {"status": self.status, "seats": self.seats, "replay_json": self.replay_json}
 
 
+class LeaseLostError(InfraError):
+    """The worker's claim on the match was taken over while it ran; the call was cancelled."""
+
+
+def _channel(address: str, tls_root_cert: bytes | None) -> grpc.Channel:
+    if tls_root_cert is not None:
+        return grpc.secure_channel(address, grpc.ssl_channel_credentials(root_certificates=tls_root_cert))
+    return grpc.insecure_channel(address)
+
+
 def run_match(
-    address: str,
+    address: str | Sequence[str],
     service_token: str,
     *,
     match_id: int,
@@ -53,13 +64,30 @@ def run_match(
     time_control: dict[str, int],
     no_show_timeout_ms: int,
     max_duration_ms: int,
+    on_event: Callable[[Any], bool] | None = None,
+    tls_root_cert: bytes | None = None,
 ) -> MatchOutcome:
-    """Run one match attempt on the referee at ``address`` and wait for its result.
+    """Run one match attempt on a referee and wait for its result.
+
+    Args:
+        address: the referee's ``MatchControl`` address, or several to try in
+            order: the next is tried only when one cannot be reached at all
+            (``UNAVAILABLE`` before any event; nothing was played there).
+        service_token: sent as ``x-parterre-service-token``.
+        match_id ... max_duration_ms: the ``RunMatchRequest``.
+        on_event: called with every ``MatchEvent`` (started, progress; the
+            worker extends its lease there); returning False cancels the call
+            (the referee ends the match ``infra_error``) and raises :class:`LeaseLostError`.
+        tls_root_cert: PEM root certificate when the endpoint uses TLS.
 
     Raises:
-        InfraError: the referee is unreachable, refused the service token, or the
+        InfraError: no referee reachable, the service token refused, or the
             stream broke before a result arrived.
+        LeaseLostError: ``on_event`` returned False.
     """
+    addresses = [address] if isinstance(address, str) else [a for a in address if a]
+    if not addresses:
+        raise InfraError("no referee address configured (PARTERRE_REFEREE_ADDRESS) or discovered")
     request = referee_pb2.RunMatchRequest(
         match_id=match_id,
         attempt=attempt,
@@ -76,31 +104,47 @@ def run_match(
         max_duration_ms=max_duration_ms,
     )
     deadline_s = (no_show_timeout_ms + max_duration_ms) / 1000 + 30
-    try:
-        with grpc.insecure_channel(address) as channel:
-            stub = referee_pb2_grpc.MatchControlStub(channel)
-            for event in stub.RunMatch(
-                request,
-                metadata=[(SERVICE_TOKEN_METADATA, service_token)],
-                timeout=deadline_s,
-                wait_for_ready=False,
-            ):
-                if event.WhichOneof("event") == "result":
-                    res = event.result
-                    seats = [
-                        {
-                            "seat": s.seat,
-                            "bot_id": s.bot_id,
-                            "rank": s.rank,
-                            "score": s.score,
-                            "verdict": s.verdict,
-                            "time_used_ms": s.time_used_ms,
-                            "decisions": s.decisions,
-                        }
-                        for s in res.seats
-                    ]
-                    return MatchOutcome(res.status, seats, res.replay_json)
-    except grpc.RpcError as exc:
-        code = exc.code() if hasattr(exc, "code") else None
-        raise InfraError(f"referee {address}: {code}: {getattr(exc, 'details', lambda: '')()}") from exc
-    raise InfraError(f"referee {address} ended the stream without a result")
+    errors = []
+    for addr in addresses:
+        seen = 0
+        try:
+            with _channel(addr, tls_root_cert) as channel:
+                stub = referee_pb2_grpc.MatchControlStub(channel)
+                responses = stub.RunMatch(
+                    request,
+                    metadata=[(SERVICE_TOKEN_METADATA, service_token)],
+                    timeout=deadline_s,
+                    wait_for_ready=False,
+                )
+                for event in responses:
+                    seen += 1
+                    if event.WhichOneof("event") == "result":
+                        return _outcome(event.result)
+                    if on_event is not None and not on_event(event):
+                        responses.cancel()
+                        raise LeaseLostError(f"match {match_id} attempt {attempt}: claim lost; call cancelled")
+        except grpc.RpcError as exc:
+            code = exc.code() if hasattr(exc, "code") else None
+            detail = f"referee {addr}: {code}: {getattr(exc, 'details', lambda: '')()}"
+            if code == grpc.StatusCode.UNAVAILABLE and seen == 0:
+                errors.append(detail)
+                continue  # never reached: try the next referee
+            raise InfraError(detail) from exc
+        raise InfraError(f"referee {addr} ended the stream without a result")
+    raise InfraError("no referee reachable: " + "; ".join(errors))
+
+
+def _outcome(res: Any) -> MatchOutcome:
+    seats = [
+        {
+            "seat": s.seat,
+            "bot_id": s.bot_id,
+            "rank": s.rank,
+            "score": s.score,
+            "verdict": s.verdict,
+            "time_used_ms": s.time_used_ms,
+            "decisions": s.decisions,
+        }
+        for s in res.seats
+    ]
+    return MatchOutcome(res.status, seats, res.replay_json)

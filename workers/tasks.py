@@ -1,28 +1,46 @@
-"""Celery tasks: planning a round-robin and running one match (DESIGN §5).
+"""Celery tasks: planning, running one match, the continuous ladder, the reaper (DESIGN §5).
 
 Tasks take ids, never objects, and are idempotent: PostgreSQL's claim (status
 and attempt number) decides whether a delivery does anything (FAULTS F-11).
+
+Leases (FAULTS F-10, F-13, F-14): a claim lasts ``PARTERRE_LEASE_S`` (60 s);
+the worker renews it on the referee's events while the match runs (the
+referee sends one at least every 10 s), so only a *lost* worker's lease runs
+out. The reaper (``parterre.reap``, scheduled by ``parterre beat``) ends
+attempts whose lease ran out or that run past the longest match, and queues
+the matches again. A worker names its claims ``<node name>#<pool process>``;
+when it starts again under the same node name it ends its old attempts at
+once instead of waiting for their leases (:func:`requeue_own_attempts`).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import random
 import socket
+import threading
 import time
 from typing import Any
 
-from celery.signals import worker_process_init
+from celery.signals import celeryd_init, worker_process_init, worker_ready
 
 from ladder import db as ladder_db
 from ladder import matches as ladder_matches
 from ladder import tournaments as ladder_tournaments
+from workers import directory
+from workers import metrics as worker_metrics
 from workers.app import MAX_MATCH_DURATION_S, app
-from workers.referee_client import InfraError, run_match as referee_run_match
+from workers.referee_client import InfraError, LeaseLostError
+from workers.referee_client import run_match as referee_run_match
 
 log = logging.getLogger(__name__)
 
 _pool: Any = None
+_node: str = ""
+"""Celery node name of this worker (``celeryd_init``), inherited by pool processes."""
+_slot: str = ""
+"""This pool process's slot in the node (``#0``, ``#1``...), set in the child."""
 
 
 def get_pool() -> Any:
@@ -36,25 +54,94 @@ def get_pool() -> Any:
     return _pool
 
 
-@worker_process_init.connect
-def _reset_pool(**_: Any) -> None:
-    # A pool inherited through fork shares sockets with the parent: start afresh.
-    global _pool
-    _pool = None
-
-
 def _worker_name() -> str:
+    """The name claims are made under: ``node#slot`` in a Celery worker, else ``host:pid``."""
+    if _node:
+        if _slot:
+            return f"{_node}#{_slot}"
+        return f"{_node}#{threading.current_thread().name}"
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+@celeryd_init.connect
+def _remember_node(sender: Any = None, **_: Any) -> None:
+    global _node
+    _node = str(sender or "")
+
+
+@worker_process_init.connect
+def _child_started(sender: Any = None, **_: Any) -> None:
+    # A pool inherited through fork shares sockets with the parent: start afresh.
+    global _pool, _node, _slot
+    _pool = None
+    if sender:
+        _node = str(sender)
+    try:
+        from billiard.process import current_process
+
+        index = getattr(current_process(), "index", None)
+    except Exception:
+        index = None
+    _slot = str(index) if index is not None else str(os.getpid())
+    if index is not None:
+        # A replacement for a pool process that died (SIGKILL, OOM): its attempt is
+        # dead; end it now rather than after its lease (FAULTS F-13).
+        requeue_own_attempts(f"{_node}#{_slot}", prefix=False)
+
+
+@worker_ready.connect
+def _node_ready(sender: Any = None, **_: Any) -> None:
+    node = getattr(sender, "hostname", "") or _node
+    if node:
+        requeue_own_attempts(f"{node}#", prefix=True)
+
+
+def requeue_own_attempts(name: str, *, prefix: bool) -> dict[int, str]:
+    """End the running attempts claimed under ``name`` (a worker coming back) and queue them again.
+
+    Args:
+        name: a claim name, or a node prefix ``node#`` when ``prefix``.
+        prefix: match every claim name starting with ``name``.
+
+    Returns:
+        ``{match_id: new status}``; empty (logged) when the database is unreachable.
+    """
+    try:
+        cfg = _settings()
+        changed = ladder_matches.requeue_worker(get_pool(), name, max_attempts=cfg["max_attempts"], prefix=prefix)
+    except Exception as exc:  # never keep a worker from starting
+        log.warning("could not requeue the attempts of %s: %s", name, exc)
+        return {}
+    for match_id, status in changed.items():
+        if status == "planned":
+            run_match.delay(match_id)
+    if changed:
+        log.warning("worker %s came back: attempts of matches %s marked infra_error and requeued", name,
+                    sorted(changed))
+    return changed
+
+
 def _settings() -> dict[str, Any]:
+    addresses = [a.strip() for a in os.environ.get("PARTERRE_REFEREE_ADDRESS", "127.0.0.1:50051").split(",")]
     return {
-        "referee": os.environ.get("PARTERRE_REFEREE_ADDRESS", "127.0.0.1:50051"),
+        "referees": [a for a in addresses if a],
+        "discovery": os.environ.get("PARTERRE_REFEREE_DISCOVERY", "1") != "0",
+        "redis_url": os.environ.get("PARTERRE_REDIS_URL", ""),
         "service_token": os.environ.get("PARTERRE_SERVICE_TOKEN", ""),
         "max_attempts": int(os.environ.get("PARTERRE_MATCH_ATTEMPTS", "3")),
         "no_show_timeout_ms": int(os.environ.get("PARTERRE_NO_SHOW_TIMEOUT_MS", "30000")),
         "retry_delay_s": float(os.environ.get("PARTERRE_RETRY_DELAY_S", "5")),
+        "lease_s": float(os.environ.get("PARTERRE_LEASE_S", "60")),
+        "tls_ca": os.environ.get("PARTERRE_REFEREE_TLS_CA", ""),
     }
+
+
+def _referee_addresses(cfg: dict[str, Any], seat_bot_ids: list[int]) -> list[str]:
+    """Referees to try for a match: discovered ones (best first) then the configured ones."""
+    referees = []
+    if cfg["discovery"] and cfg["redis_url"]:
+        referees = directory.read_referees(cfg["redis_url"])
+    return directory.choose_referees(cfg["referees"], referees, seat_bot_ids)
 
 
 @app.task(name="parterre.plan_round_robin")
@@ -71,26 +158,68 @@ def plan_round_robin(tournament_id: int) -> int:
     return len(match_ids)
 
 
-@app.task(name="parterre.run_match")
-def run_match(match_id: int) -> str:
+class _LeaseKeeper:
+    """Renews the claim on each referee event, at most every ``lease_s / 4`` seconds."""
+
+    def __init__(self, pool: Any, spec: Any, lease_s: float) -> None:
+        self.pool, self.spec, self.lease_s = pool, spec, lease_s
+        self.last = time.monotonic()
+        self.renewals = 0
+
+    def __call__(self, event: Any) -> bool:
+        now = time.monotonic()
+        if now - self.last < self.lease_s / 4:
+            return True
+        self.last = now
+        try:
+            ok = ladder_matches.extend_lease(self.pool, self.spec.match_id, self.spec.attempt, self.lease_s)
+        except ladder_db.DatabaseUnavailableError as exc:
+            log.warning("match %s: cannot extend the lease (database unavailable): %s", self.spec.match_id, exc)
+            return True  # keep playing; the result is recorded if the claim still holds then
+        self.renewals += ok
+        if not ok:
+            log.warning("match %s attempt %s: claim taken over; stopping", self.spec.match_id, self.spec.attempt)
+        return ok
+
+
+@app.task(name="parterre.run_match", bind=True, max_retries=20)
+def run_match(self: Any, match_id: int) -> str:
     """Claim match ``match_id``, have a referee play it, record the result once.
 
     Returns:
         What happened: ``skipped`` (already claimed or done), ``finished``,
-        ``requeued`` (infra error or no-show, a new attempt is queued) or the
-        final status when attempts are used up.
+        ``requeued`` (infra error or no-show, a new attempt is queued),
+        ``superseded`` (the claim was taken over while it ran) or the final
+        status when attempts are used up.
+
+    Raises:
+        celery.exceptions.Retry: the database is unreachable; retried with backoff.
     """
+    try:
+        return _run_match(match_id)
+    except ladder_db.DatabaseUnavailableError as exc:
+        delay = min(30.0, 1.0 * 2 ** min(self.request.retries, 5)) * random.uniform(0.8, 1.2)
+        log.warning("match %s: database unavailable, retrying in %.1f s: %s", match_id, delay, exc)
+        raise self.retry(countdown=delay, exc=exc) from None
+
+
+def _run_match(match_id: int) -> str:
     cfg = _settings()
     pool = get_pool()
-    spec = ladder_matches.claim_match(
-        pool, match_id, _worker_name(), lease_s=MAX_MATCH_DURATION_S + 60, max_attempts=cfg["max_attempts"]
-    )
+    spec = ladder_matches.claim_match(pool, match_id, _worker_name(), lease_s=cfg["lease_s"],
+                                      max_attempts=cfg["max_attempts"])
     if spec is None:
         return "skipped"
-    log.info("match %s attempt %s: running", match_id, spec.attempt)
+    ctx = {"match_id": match_id, "attempt": spec.attempt}
+    log.info("match %s attempt %s: running", match_id, spec.attempt, extra=ctx)
+    keeper = _LeaseKeeper(pool, spec, cfg["lease_s"])
+    tls_ca = None
+    if cfg["tls_ca"]:
+        with open(cfg["tls_ca"], "rb") as fh:
+            tls_ca = fh.read()
     try:
         outcome = referee_run_match(
-            cfg["referee"],
+            _referee_addresses(cfg, list(spec.seat_bot_ids)),
             cfg["service_token"],
             match_id=spec.match_id,
             attempt=spec.attempt,
@@ -100,19 +229,26 @@ def run_match(match_id: int) -> str:
             time_control=dict(spec.time_control),
             no_show_timeout_ms=cfg["no_show_timeout_ms"],
             max_duration_ms=MAX_MATCH_DURATION_S * 1000,
+            on_event=keeper,
+            tls_root_cert=tls_ca,
         )
+    except LeaseLostError:
+        worker_metrics.MATCH_ATTEMPTS.labels("superseded").inc()
+        return "superseded"
     except InfraError as exc:
-        log.warning("match %s attempt %s: infra error: %s", match_id, spec.attempt, exc)
+        log.warning("match %s attempt %s: infra error: %s", match_id, spec.attempt, exc, extra=ctx)
+        worker_metrics.MATCH_ATTEMPTS.labels("infra_error").inc()
         return _retry(pool, spec, "infra_error", str(exc), cfg)
+    worker_metrics.MATCH_ATTEMPTS.labels(outcome.status).inc()
     if outcome.status != "finished":
         return _retry(pool, spec, outcome.status, f"referee reported {outcome.status}", cfg)
-    for delay in (0.5, 1, 2, 4, 8):
+    for delay in (0.5, 1, 2, 4, 8, 15):
         try:
             recorded = ladder_matches.record_result(pool, match_id, spec.attempt, outcome.as_result())
             return "finished" if recorded else "skipped"
         except ladder_db.DatabaseUnavailableError as exc:
             # The lease expires and the reaper runs the match again if the database stays down.
-            log.warning("match %s: database unavailable while recording: %s", match_id, exc)
+            log.warning("match %s: database unavailable while recording: %s", match_id, exc, extra=ctx)
             time.sleep(delay)
     return "unrecorded"
 
@@ -122,27 +258,141 @@ def _retry(pool: Any, spec: Any, status: str, error: str, cfg: dict[str, Any]) -
         pool, spec.match_id, spec.attempt, status, error, cfg["max_attempts"]
     )
     if state == "planned":
+        worker_metrics.MATCH_RETRIES.labels(status).inc()
         run_match.apply_async((spec.match_id,), countdown=cfg["retry_delay_s"] * spec.attempt)
         return "requeued"
     return state
 
 
+def _queue_length(queue: str) -> int | None:
+    """Messages waiting in a Celery queue (None when the broker cannot say)."""
+    try:
+        with app.connection_for_write() as conn:
+            channel = conn.default_channel
+            size = getattr(channel, "_size", None)  # kombu's Redis transport: LLEN over priorities
+            if size is not None:
+                return int(size(queue))
+            return int(channel.queue_declare(queue=queue, passive=True).message_count)
+    except Exception as exc:
+        log.info("cannot read the length of queue %s: %s", queue, exc)
+        return None
+
+
 @app.task(name="parterre.reap")
-def reap() -> int:
-    """End matches whose lease expired (their worker died or hung) and queue them again.
+def reap() -> dict[str, int]:
+    """The reaper: run again the matches a lost worker or referee left behind.
 
     DESIGN §5 "A reaper task ends matches stuck past their maximum duration";
-    FAULTS F-10. The old attempt is marked ``infra_error``; a match that used up
-    its attempts becomes ``failed``.
+    FAULTS F-10, F-14. Three kinds of stuck match:
+
+    * running with an expired lease (its worker died or hung);
+    * running for longer than the longest match can (``PARTERRE_MAX_MATCH_DURATION_S``
+      + the no-show wait + 2 minutes), even with a renewed lease;
+    * planned for longer than ``PARTERRE_STALE_PLANNED_S`` (300 s) while the
+      queue is empty: its task was lost (the broker restarted, a retry was
+      dropped); queued again, which is harmless if it was not lost (F-11).
+
+    The old attempts become ``infra_error``; a match that used up its
+    attempts becomes ``failed``.
 
     Returns:
-        The number of matches queued again.
+        Counts: ``{"expired", "overdue", "stale_planned", "queued"}``.
     """
     cfg = _settings()
-    changed = ladder_matches.requeue_expired(get_pool(), max_attempts=cfg["max_attempts"])
+    pool = get_pool()
+    expired = ladder_matches.requeue_expired(pool, max_attempts=cfg["max_attempts"])
+    overdue_s = MAX_MATCH_DURATION_S + cfg["no_show_timeout_ms"] / 1000.0 + 120
+    overdue = ladder_matches.requeue_overdue(pool, overdue_s, max_attempts=cfg["max_attempts"])
     queued = 0
-    for match_id, status in changed.items():
+    for match_id, status in {**expired, **overdue}.items():
         if status == "planned":
             run_match.delay(match_id)
             queued += 1
-    return queued
+    stale: list[int] = []
+    stale_s = float(os.environ.get("PARTERRE_STALE_PLANNED_S", "300"))
+    if _queue_length(app.conf.task_default_queue) == 0:
+        stale = ladder_matches.stale_planned(pool, stale_s)
+        for match_id in stale:
+            run_match.delay(match_id)
+    if expired or overdue or stale:
+        log.warning("reaper: %d expired, %d overdue, %d stale planned matches queued again",
+                    len(expired), len(overdue), len(stale))
+    return {"expired": len(expired), "overdue": len(overdue), "stale_planned": len(stale),
+            "queued": queued + len(stale)}
+
+
+# -- the continuous ladder (DESIGN §5) -----------------------------------------------------
+
+
+def ladder_settings() -> dict[str, Any]:
+    """The continuous ladder's settings, from the environment.
+
+    | variable | default | meaning |
+    |---|---|---|
+    | ``PARTERRE_LADDER_GAMES`` | every registered game, 2 players | game strings, separated by ``;`` ("" = none) |
+    | ``PARTERRE_LADDER_PERIOD_S`` | ``10`` | one ladder round per period (beat schedule) |
+    | ``PARTERRE_LADDER_MAX_PENDING`` | ``2`` | a bot with this many planned/running matches is not paired |
+    | ``PARTERRE_LADDER_TIME_CONTROL`` | ``0:0:1000:100`` | base:increment:cap:margin (ms) |
+    """
+    tc = [int(x) for x in os.environ.get("PARTERRE_LADDER_TIME_CONTROL", "0:0:1000:100").split(":")]
+    games = os.environ.get("PARTERRE_LADDER_GAMES")
+    if games is None:
+        games = ";".join(_two_player_games())
+    return {
+        "games": [g.strip() for g in games.split(";") if g.strip()],
+        "period_s": float(os.environ.get("PARTERRE_LADDER_PERIOD_S", "10")),
+        "max_pending": int(os.environ.get("PARTERRE_LADDER_MAX_PENDING", "2")),
+        "time_control": dict(zip(("base_ms", "increment_ms", "cap_ms", "margin_ms"), tc, strict=True)),
+    }
+
+
+def _two_player_games() -> list[str]:
+    """``<game>(players=2)`` for every registered game that has a 2-player mode."""
+    from games.api import GameError
+    from games.registry import game_names, load_game
+
+    out = []
+    for name in game_names():
+        try:
+            out.append(load_game(f"{name}(players=2)").game_string())
+        except GameError:
+            continue
+    return out
+
+
+@app.task(name="parterre.ladder_tick")
+def ladder_tick(now: float | None = None) -> dict[str, int]:
+    """Plan one round of the continuous ladder for every ladder game, and queue it.
+
+    The round number is ``floor(now / period)``, so two beats firing in the
+    same period plan the same round, and planning a round is idempotent
+    (:func:`ladder.tournaments.plan_ladder_round`: one set of matches, FAULTS
+    F-12). Online bots are those connected to a live referee (presence in
+    Redis); a bot that announced games in its Hello is paired only in those.
+
+    Args:
+        now: Unix time (tests); default the current time.
+
+    Returns:
+        ``{game_string: matches queued}``.
+    """
+    cfg = _settings()
+    lcfg = ladder_settings()
+    now = time.time() if now is None else now
+    round_no = int(now // lcfg["period_s"])
+    referees = directory.read_referees(cfg["redis_url"]) if cfg["redis_url"] else []
+    pool = get_pool()
+    out: dict[str, int] = {}
+    from games.registry import load_game
+
+    for game_string in lcfg["games"]:
+        game = load_game(game_string).name
+        online = sorted(directory.online_bots(referees, game))
+        ids = ladder_tournaments.plan_ladder_round(
+            pool, game_string=game_string, round_no=round_no, bot_ids=online,
+            max_pending=lcfg["max_pending"], time_control=lcfg["time_control"],
+        )
+        for match_id in ids:
+            run_match.delay(match_id)
+        out[game_string] = len(ids)
+    return out

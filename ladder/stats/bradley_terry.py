@@ -1,0 +1,389 @@
+"""Bradley-Terry ratings with bootstrap intervals (DESIGN §6: the leaderboard's uncertainty).
+
+Model. Each bot ``i`` has a strength ``gamma_i > 0``; in any match, seat ``i``
+scores against seat ``j`` with probability ``gamma_i / (gamma_i + gamma_j)``
+(Bradley and Terry 1952). Ratings are reported on the **logistic Elo** scale,
+``r_i = 400 * log10(gamma_i)`` shifted so that the mean over the fitted bots
+is :data:`ANCHOR` (1500): a difference of ``d`` points means an expected score
+``1 / (1 + 10 ** (-d / 400))``, as for the ladder's online Elo
+(:mod:`ladder.elo`), so the two columns are comparable — but the fit uses
+all results at once and does not depend on their order.
+
+Data. Every finished match with two or more seats is decomposed into its
+N(N-1)/2 pairwise results (rank above = 1, tie = 1/2, below = 0; DESIGN §6),
+each pair weighted ``1 / (N - 1)`` so that every seat of every match carries
+the weight of one game, as the online Elo's ``K / (N - 1)`` does. Ties count
+as half a win for each side (the "ties count 1/2" quasi-likelihood; no tie
+parameter).
+
+Fit. Maximum likelihood by the MM algorithm of Hunter, *MM algorithms for
+generalized Bradley-Terry models*, Annals of Statistics 32 (2004), eq. (3)
+(Zermelo's iteration): ``gamma_i <- W_i / sum_j N_ij / (gamma_i + gamma_j)``
+with ``W_i`` the weighted score of ``i`` and ``N_ij`` the weighted number of
+pairwise results between ``i`` and ``j``. A maximum exists only when every
+bot has both won and lost against the rest (Hunter's Assumption 1), which a
+young ladder does not guarantee (a bot that won every game would run off to
++infinity), so every bot also gets :data:`PRIOR_GAMES` virtual game(s),
+drawn, against a virtual player of fixed strength 1 — the same device as
+BayesElo's prior of virtual draws. Its pull is that of one drawn game; it
+vanishes as real games accumulate.
+
+Uncertainty. A nonparametric bootstrap that resamples whole **matches** with
+replacement (so the correlated pairwise results of one multiplayer match stay
+together), refits each replicate (warm-started from the full fit), recentres
+it on the anchor, and reports the percentile interval of each rating and, for
+each bot, the share of replicates in which it is rated above the next bot down
+the table: the likelihood that it is the stronger of the two (Efron and
+Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 13). Ratings are
+relative to the mean, so an interval says how well the bot is placed
+*among the others*.
+
+Pure Python; a few thousand matches and a few dozen bots fit in well under a
+second, 200 bootstrap replicates of a 100,000-match game in seconds.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "ANCHOR",
+    "BOOTSTRAP",
+    "MODEL",
+    "PRIOR_GAMES",
+    "BTFit",
+    "BTRating",
+    "MatchRecord",
+    "fit_bradley_terry",
+    "mle_ratings",
+]
+
+ANCHOR = 1500.0
+"""Mean rating of the fitted bots (Elo points)."""
+PRIOR_GAMES = 1.0
+"""Virtual drawn games of each bot against a fixed virtual player (regularisation)."""
+BOOTSTRAP = 200
+"""Default number of bootstrap replicates."""
+MODEL = "Bradley-Terry MLE (MM, Hunter 2004), pairwise ties 1/2, pair weight 1/(N-1), 1 virtual draw, mean 1500"
+"""One-line description of the model, stored with every cached fit and shown on leaderboards."""
+
+_LOG10_OVER_400 = math.log(10.0) / 400.0
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    """A finished match for the fit.
+
+    Attributes:
+        bots: bot per seat (any hashable id), length N >= 2, distinct.
+        ranks: competition rank per seat (1 = best, ties share a rank), length N.
+    """
+
+    bots: tuple[Hashable, ...]
+    ranks: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BTRating:
+    """One bot's line of a Bradley-Terry fit.
+
+    Attributes:
+        bot: the bot's id.
+        rank: 1 = highest rating.
+        elo: maximum-likelihood rating (logistic Elo points, mean of the fit = anchor).
+        low / high: bootstrap percentile interval (points); equal to ``elo`` when
+            no bootstrap was run.
+        games: matches of two or more seats the bot played.
+        p_above_next: share of bootstrap replicates rating this bot above the
+            next one down the table (its likelihood of being the stronger of
+            the two), None for the last bot or without bootstrap.
+    """
+
+    bot: Hashable
+    rank: int
+    elo: float
+    low: float
+    high: float
+    games: int
+    p_above_next: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class BTFit:
+    """A fit: ratings best first and how they were obtained.
+
+    Attributes:
+        ratings: one :class:`BTRating` per bot, highest rating first (ties by bot id order of first appearance).
+        matches: matches used (two or more seats).
+        bootstrap: replicates run (0 = none).
+        confidence: coverage of the intervals.
+        anchor: mean rating.
+        prior_games: virtual draws per bot.
+        iterations: Newton iterations of the full-data fit.
+        model: :data:`MODEL`.
+    """
+
+    ratings: tuple[BTRating, ...]
+    matches: int
+    bootstrap: int
+    confidence: float
+    anchor: float
+    prior_games: float
+    iterations: int
+    model: str = MODEL
+
+    def rating(self, bot: Hashable) -> BTRating:
+        """The line of ``bot``.
+
+        Raises:
+            KeyError: the bot is not in the fit.
+        """
+        for r in self.ratings:
+            if r.bot == bot:
+                return r
+        raise KeyError(bot)
+
+
+def _pair_terms(bots: Sequence[int], ranks: Sequence[int]) -> list[tuple[int, int, float, float]]:
+    """``(i, j, score of i, weight)`` for each pair i < j (by seat) of one match, weight 1/(N-1)."""
+    n = len(bots)
+    w = 1.0 / (n - 1)
+    out = []
+    for a in range(n):
+        for b in range(a + 1, n):
+            ra, rb = ranks[a], ranks[b]
+            s = 1.0 if ra < rb else 0.5 if ra == rb else 0.0
+            out.append((bots[a], bots[b], s, w))
+    return out
+
+
+def _aggregate(
+    terms: Sequence[list[tuple[int, int, float, float]]], multiplicity: Iterable[tuple[int, int]], k: int
+) -> tuple[list[float], dict[tuple[int, int], float]]:
+    """Weighted scores ``W`` (shape k) and pair counts ``N[(i, j)]`` (i < j) of the chosen matches."""
+    wins = [0.0] * k
+    pairs: dict[tuple[int, int], float] = {}
+    for idx, m in multiplicity:
+        for i, j, s, w in terms[idx]:
+            ww = w * m
+            wins[i] += ww * s
+            wins[j] += ww * (1.0 - s)
+            key = (i, j) if i < j else (j, i)
+            pairs[key] = pairs.get(key, 0.0) + ww
+    return wins, pairs
+
+
+def _loglik(
+    theta: Sequence[float], wins: Sequence[float], plist: Sequence[tuple[tuple[int, int], float]], prior: float
+) -> float:
+    """Penalised log-likelihood of log-strengths ``theta`` (virtual player at theta = 0)."""
+    total = 0.0
+    for i, t in enumerate(theta):
+        total += (wins[i] + prior / 2.0) * t - prior * _log1pexp(t)
+    for (i, j), n in plist:
+        a, b = theta[i], theta[j]
+        m = max(a, b)
+        total -= n * (m + math.log(math.exp(a - m) + math.exp(b - m)))
+    return total
+
+
+def _log1pexp(t: float) -> float:
+    return t + math.log1p(math.exp(-t)) if t > 0 else math.log1p(math.exp(t))
+
+
+def _cholesky_solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """Solve ``a x = b`` for a symmetric positive definite ``a`` (Cholesky, in place on a copy)."""
+    n = len(b)
+    low = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        row_i = low[i]
+        for j in range(i + 1):
+            row_j = low[j]
+            s = a[i][j] - sum(row_i[k] * row_j[k] for k in range(j))
+            if i == j:
+                row_i[i] = math.sqrt(max(s, 1e-300))
+            else:
+                row_i[j] = s / row_j[j]
+    y = [0.0] * n
+    for i in range(n):
+        y[i] = (b[i] - sum(low[i][k] * y[k] for k in range(i))) / low[i][i]
+    x = [0.0] * n
+    for i in reversed(range(n)):
+        x[i] = (y[i] - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
+    return x
+
+
+def _newton(
+    wins: Sequence[float], pairs: dict[tuple[int, int], float], prior: float, start: Sequence[float] | None,
+    tol: float = 1e-10, max_iter: int = 100,
+) -> tuple[list[float], int]:
+    """Maximise the penalised log-likelihood by Newton-Raphson with backtracking.
+
+    The log-likelihood of log-strengths ``theta_i = ln gamma_i`` is
+    ``sum_(i<j) N_ij (sbar_ij theta_i + (1 - sbar_ij) theta_j - ln(e^theta_i + e^theta_j))``
+    plus, per bot, ``prior/2 * theta_i - prior * ln(1 + e^theta_i)`` (the
+    virtual draw against strength 1). It is strictly concave when
+    ``prior > 0``; its gradient is ``g_i = W_i + prior/2 - sum_j N_ij p_ij - prior sigma(theta_i)``
+    and its Hessian has ``H_ij = N_ij p_ij p_ji`` off the diagonal and
+    ``H_ii = -sum_j N_ij p_ij p_ji - prior sigma(theta_i)(1 - sigma(theta_i))``
+    with ``p_ij = gamma_i / (gamma_i + gamma_j)``. The stationary point is the
+    fixed point of Hunter's MM iteration; Newton reaches it in a few steps
+    where MM needs thousands when the prior is weak.
+
+    Returns:
+        ``(theta, iterations)``.
+    """
+    k = len(wins)
+    theta = list(start) if start is not None else [0.0] * k
+    plist = list(pairs.items())
+    current = _loglik(theta, wins, plist, prior)
+    it = 0
+    for it in range(1, max_iter + 1):
+        grad = [0.0] * k
+        neg_h = [[0.0] * k for _ in range(k)]
+        for i, t in enumerate(theta):
+            sig = 1.0 / (1.0 + math.exp(-t))
+            grad[i] = wins[i] + prior / 2.0 - prior * sig
+            neg_h[i][i] = prior * sig * (1.0 - sig)
+        for (i, j), n in plist:
+            p = 1.0 / (1.0 + math.exp(theta[j] - theta[i]))
+            v = n * p * (1.0 - p)
+            grad[i] -= n * p
+            grad[j] -= n * (1.0 - p)
+            neg_h[i][i] += v
+            neg_h[j][j] += v
+            neg_h[i][j] -= v
+            neg_h[j][i] -= v
+        step = _cholesky_solve(neg_h, grad)
+        t_step = 1.0
+        while True:
+            cand = [a + t_step * d for a, d in zip(theta, step, strict=True)]
+            value = _loglik(cand, wins, plist, prior)
+            if value >= current - 1e-12 * abs(current) or t_step < 1e-6:
+                break
+            t_step /= 2.0
+        theta, current = cand, value
+        if max((abs(t_step * d) for d in step), default=0.0) < tol:
+            break
+    return theta, it
+
+
+def _to_elo(log_gamma: Sequence[float], anchor: float) -> list[float]:
+    elos = [x / _LOG10_OVER_400 for x in log_gamma]
+    shift = anchor - sum(elos) / len(elos) if elos else 0.0
+    return [e + shift for e in elos]
+
+
+def mle_ratings(
+    matches: Sequence[MatchRecord], *, prior_games: float = PRIOR_GAMES, anchor: float = ANCHOR
+) -> dict[Hashable, float]:
+    """Maximum-likelihood ratings only (no bootstrap): ``{bot: Elo}``, mean ``anchor``.
+
+    See :func:`fit_bradley_terry` for the model and the arguments.
+    """
+    fit = fit_bradley_terry(matches, bootstrap=0, prior_games=prior_games, anchor=anchor)
+    return {r.bot: r.elo for r in fit.ratings}
+
+
+def _quantile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear-interpolation quantile (numpy's default "linear" method)."""
+    pos = q * (len(sorted_values) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def fit_bradley_terry(
+    matches: Sequence[MatchRecord],
+    *,
+    bootstrap: int = BOOTSTRAP,
+    seed: int | None = 0,
+    confidence: float = 0.95,
+    prior_games: float = PRIOR_GAMES,
+    anchor: float = ANCHOR,
+) -> BTFit:
+    """Fit Bradley-Terry ratings to finished matches, with bootstrap intervals.
+
+    Args:
+        matches: the results (matches with fewer than two seats are ignored).
+        bootstrap: replicates (0 = point estimates only).
+        seed: seed of the resampling ``random.Random`` (None = from the OS);
+            the default makes a fit reproducible.
+        confidence: coverage of the percentile intervals.
+        prior_games: virtual drawn games per bot against the fixed virtual
+            player (> 0; it keeps every rating finite and the fit unique).
+        anchor: mean rating of the bots (Elo points).
+
+    Returns:
+        The fit; bots are those that appear in ``matches``.
+
+    Raises:
+        ValueError: a match whose bots and ranks differ in length or repeat a bot,
+            ``prior_games <= 0``, or a confidence outside (0, 1).
+    """
+    if not prior_games > 0:
+        raise ValueError(f"prior_games must be > 0 (it keeps the fit unique and finite), got {prior_games}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    index: dict[Hashable, int] = {}
+    games: Counter[int] = Counter()
+    distinct: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
+    used = 0
+    for m in matches:
+        if len(m.bots) != len(m.ranks):
+            raise ValueError(f"match has {len(m.bots)} bots but {len(m.ranks)} ranks")
+        if len(set(m.bots)) != len(m.bots):
+            raise ValueError(f"a bot holds two seats of one match: {m.bots}")
+        if len(m.bots) < 2:
+            continue
+        ids = tuple(index.setdefault(b, len(index)) for b in m.bots)
+        key = (ids, tuple(m.ranks))
+        distinct[key] = distinct.get(key, 0) + 1
+        games.update(ids)
+        used += 1
+    k = len(index)
+    bots = list(index)
+    if k == 0:
+        return BTFit((), 0, 0, confidence, anchor, prior_games, 0)
+    keys = list(distinct)
+    counts = [distinct[key] for key in keys]
+    terms = [_pair_terms(ids, ranks) for ids, ranks in keys]
+    wins, pairs = _aggregate(terms, enumerate(counts), k)
+    log_gamma, iterations = _newton(wins, pairs, prior_games, None)
+    elos = _to_elo(log_gamma, anchor)
+
+    replicates: list[list[float]] = []
+    if bootstrap > 0:
+        rng = random.Random(seed)
+        cum = []
+        total = 0
+        for c in counts:
+            total += c
+            cum.append(total)
+        population = range(len(keys))
+        for _ in range(bootstrap):
+            drawn = Counter(rng.choices(population, cum_weights=cum, k=used))
+            w_b, p_b = _aggregate(terms, drawn.items(), k)
+            lg, _ = _newton(w_b, p_b, prior_games, log_gamma, tol=1e-8)
+            replicates.append(_to_elo(lg, anchor))
+
+    order = sorted(range(k), key=lambda i: (-elos[i], i))
+    alpha = (1.0 - confidence) / 2.0
+    lines = []
+    for pos, i in enumerate(order):
+        if replicates:
+            column = sorted(rep[i] for rep in replicates)
+            low, high = _quantile(column, alpha), _quantile(column, 1.0 - alpha)
+        else:
+            low = high = elos[i]
+        p_next = None
+        if replicates and pos + 1 < len(order):
+            j = order[pos + 1]
+            above = sum(1.0 if rep[i] > rep[j] else 0.5 if rep[i] == rep[j] else 0.0 for rep in replicates)
+            p_next = above / len(replicates)
+        lines.append(BTRating(bots[i], pos + 1, elos[i], low, high, games[i], p_next))
+    return BTFit(tuple(lines), used, len(replicates), confidence, anchor, prior_games, iterations)

@@ -1,0 +1,344 @@
+"""Workers under faults: leases, the reaper, a worker coming back, referee failover,
+a database that goes away (DESIGN §5; FAULTS F-08, F-10, F-13, F-14).
+
+Tasks are called directly (Celery's own machinery is exercised in
+tests/test_workers.py and, with SIGKILLs, in tests/test_faults_e2e.py); the
+referee is real (in-process, gRPC over loopback, in a background thread).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fixtures.toy_game import register_toy
+
+from bots.misbehaving import SlowBot
+from bots.reference import RandomBot
+from ladder import bots as ladder_bots
+from ladder import db as ladder_db
+from ladder import matches as ladder_matches
+from ladder import tournaments
+from referee.testing import SERVICE_TOKEN, Harness
+
+register_toy()
+
+TC = {"base_ms": 0, "increment_ms": 0, "cap_ms": 5000, "margin_ms": 200}
+
+
+class Referee:
+    """A Harness in its own event-loop thread, with bots; ``settings`` go to the referee."""
+
+    def __init__(self, tokens: dict[str, int], bots: dict[str, Any], **settings: Any) -> None:
+        self.tokens, self.bots, self.settings = tokens, bots, settings
+        self.address = ""
+        self.core: Any = None
+        self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True)
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        async with Harness(self.tokens, **self.settings) as h:
+            for token, bot in self.bots.items():
+                h.start_bot(bot, token)
+            for token in self.bots:
+                await h.wait_sessions(self.tokens[token])
+            self.address, self.core = h.address, h.core
+            self._ready.set()
+            await self._stop.wait()
+
+    def __enter__(self) -> Referee:
+        self._thread.start()
+        assert self._ready.wait(20), "referee did not start"
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        assert self._loop is not None and self._stop is not None
+        self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(10)
+
+
+@pytest.fixture
+def pool(database_url: str) -> Iterator[Any]:
+    ladder_db.migrate(database_url)
+    p = ladder_db.make_pool(database_url, min_size=1, max_size=6)
+    yield p
+    p.close()
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch, database_url: str) -> Iterator[list[int]]:
+    """Point the task module at the test database; capture queued tasks instead of sending them."""
+    import workers.tasks as tasks
+
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", database_url)
+    monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", SERVICE_TOKEN)
+    monkeypatch.setenv("PARTERRE_NO_SHOW_TIMEOUT_MS", "3000")
+    monkeypatch.setenv("PARTERRE_RETRY_DELAY_S", "0")
+    monkeypatch.setenv("PARTERRE_REFEREE_DISCOVERY", "0")
+    monkeypatch.setattr(tasks, "_pool", None)
+    queued: list[int] = []
+    monkeypatch.setattr(tasks.run_match, "apply_async", lambda args, countdown=0, **_: queued.append(args[0]))
+    monkeypatch.setattr(tasks.run_match, "delay", lambda match_id: queued.append(match_id))
+    yield queued
+    if tasks._pool is not None:
+        tasks._pool.close()
+        tasks._pool = None
+
+
+def two_bots(pool: Any) -> tuple[tuple[int, str], tuple[int, str]]:
+    return ladder_bots.register_bot(pool, "fw-a"), ladder_bots.register_bot(pool, "fw-b")
+
+
+def duel(pool: Any, a: int, b: int, game: str = "toy(players=2,turns=4)") -> int:
+    return tournaments.plan_match(pool, game_string=game, bot_ids=[a, b], plan_key=secrets.token_hex(6),
+                                  time_control=TC)
+
+
+def row(pool: Any, sql: str, *params: Any) -> Any:
+    with pool.connection() as conn:
+        return conn.execute(sql, params).fetchone()
+
+
+def test_f10_the_lease_is_renewed_while_a_match_runs_so_the_reaper_leaves_it_alone(pool, env, monkeypatch):
+    """A 2-second lease and a match of ~4 s: the worker renews the lease on the referee's
+    events; the reaper, run meanwhile, requeues nothing; one result."""
+    import workers.tasks as tasks
+
+    (a, ta), (b, tb) = two_bots(pool)
+    monkeypatch.setenv("PARTERRE_LEASE_S", "2")
+    with Referee({ta: a, tb: b}, {ta: RandomBot(seed=1), tb: SlowBot(delay_ms=250)},
+                 progress_interval_ms=200) as ref:
+        monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
+        mid = duel(pool, a, b, "toy(players=2,turns=16)")
+        out: list[str] = []
+        worker = threading.Thread(target=lambda: out.append(tasks.run_match(mid)))
+        worker.start()
+        leases = set()
+        reaped = []
+        while worker.is_alive():
+            time.sleep(0.5)
+            leases.add(row(pool, "SELECT lease_until FROM matches WHERE id = %s", mid)[0])
+            reaped.append(tasks.reap())
+        worker.join()
+    assert out == ["finished"]
+    assert len(leases - {None}) >= 3  # renewed several times
+    assert all(r["expired"] == 0 and r["overdue"] == 0 for r in reaped)
+    assert row(pool, "SELECT count(*) FROM match_attempts WHERE match_id = %s", mid)[0] == 1
+
+
+def test_f10_a_lost_worker_is_reaped_and_its_match_played_once(pool, env, monkeypatch):
+    """A worker claims and vanishes (no renewals): after the lease the reaper marks the attempt
+    infra_error and queues the match; the next run records the one result."""
+    import workers.tasks as tasks
+
+    (a, ta), (b, tb) = two_bots(pool)
+    mid = duel(pool, a, b)
+    ladder_matches.claim_match(pool, mid, "ghost#0", lease_s=0.5)
+    time.sleep(1.0)
+    assert tasks.reap()["expired"] == 1 and env == [mid]
+    with Referee({ta: a, tb: b}, {ta: RandomBot(seed=1), tb: RandomBot(seed=2)}) as ref:
+        monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
+        assert tasks.run_match(mid) == "finished"
+        assert tasks.run_match(mid) == "skipped"
+    attempts = [r for r in pool.connection().__enter__().execute(
+        "SELECT attempt, status, worker FROM match_attempts WHERE match_id = %s ORDER BY attempt", (mid,))]
+    assert [(x[0], x[1]) for x in attempts] == [(1, "infra_error"), (2, "finished")]
+    assert row(pool, "SELECT count(*) FROM rating_history WHERE match_id = %s", mid)[0] == 2
+
+
+def test_f10_a_worker_whose_claim_was_taken_over_stops_and_records_nothing(pool, env, monkeypatch):
+    """The reaper requeued an overdue match while its worker still ran it: at its next lease
+    renewal the worker cancels the referee call; only the newer attempt may record."""
+    import workers.tasks as tasks
+
+    (a, ta), (b, tb) = two_bots(pool)
+    monkeypatch.setenv("PARTERRE_LEASE_S", "2")
+    with Referee({ta: a, tb: b}, {ta: RandomBot(seed=1), tb: SlowBot(delay_ms=200)},
+                 progress_interval_ms=100) as ref:
+        monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
+        mid = duel(pool, a, b, "toy(players=2,turns=30)")
+        out: list[str] = []
+        worker = threading.Thread(target=lambda: out.append(tasks.run_match(mid)))
+        worker.start()
+        time.sleep(1.0)
+        assert ladder_matches.requeue_overdue(pool, 0.1) == {mid: "planned"}
+        worker.join(20)
+        assert out == ["superseded"]
+        deadline = time.monotonic() + 5
+        while ref.core.rooms and time.monotonic() < deadline:  # the referee ended that attempt
+            time.sleep(0.05)
+        assert not ref.core.rooms
+    assert row(pool, "SELECT status FROM matches WHERE id = %s", mid)[0] == "planned"
+    assert row(pool, "SELECT count(*) FROM rating_history")[0] == 0
+
+
+def test_f13_a_worker_back_under_its_name_requeues_its_old_attempts_at_once(pool, env, monkeypatch):
+    """F-13: a worker that lost its connections (or was restarted) comes back as the same
+    node: its old attempts are ended (infra_error) and queued at start-up, not refused
+    and not left waiting for their leases; it then claims them like any other work."""
+    import workers.tasks as tasks
+
+    (a, ta), (b, tb) = two_bots(pool)
+    m1, m2, m3 = duel(pool, a, b), duel(pool, b, a), duel(pool, a, b)
+    ladder_matches.claim_match(pool, m1, "node-7#0", lease_s=600)
+    ladder_matches.claim_match(pool, m2, "node-7#1", lease_s=600)
+    ladder_matches.claim_match(pool, m3, "node-70#0", lease_s=600)  # another node: untouched
+    # the whole node restarts: celery's worker_ready signal
+    monkeypatch.setattr(tasks, "_node", "node-7")
+
+    class Sender:
+        hostname = "node-7"
+
+    tasks._node_ready(sender=Sender())
+    assert sorted(env) == [m1, m2]
+    assert [row(pool, "SELECT status FROM matches WHERE id = %s", m)[0] for m in (m1, m2, m3)] == [
+        "planned", "planned", "running"]
+    assert row(pool, "SELECT error FROM match_attempts WHERE match_id = %s", m1)[0] == "worker node-7#* restarted"
+    # one pool process is replaced (its predecessor was SIGKILLed): worker_process_init in the child
+    ladder_matches.claim_match(pool, m1, "node-7#0", lease_s=600)
+    monkeypatch.setattr(tasks, "_slot", "")
+    import billiard.process
+
+    class Proc:
+        index = 0
+
+    monkeypatch.setattr(billiard.process, "current_process", lambda: Proc())
+    tasks._child_started(sender="node-7")
+    assert tasks._worker_name() == "node-7#0"
+    assert row(pool, "SELECT status, attempt FROM matches WHERE id = %s", m1) == ("planned", 2)
+    with Referee({ta: a, tb: b}, {ta: RandomBot(seed=1), tb: RandomBot(seed=2)}) as ref:
+        monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
+        assert tasks.run_match(m1) == "finished"  # the same name claims it again
+    assert row(pool, "SELECT claimed_by, attempt FROM matches WHERE id = %s", m1) == ("node-7#0", 3)
+
+
+def test_reaper_requeues_overdue_and_lost_planned_matches(pool, env, monkeypatch):
+    import workers.tasks as tasks
+
+    (a, _), (b, _) = two_bots(pool)
+    overdue, lost, fresh = duel(pool, a, b), duel(pool, b, a), duel(pool, a, b)
+    ladder_matches.claim_match(pool, overdue, "w#0", lease_s=3600)
+    with pool.connection() as conn:
+        conn.execute("UPDATE matches SET started_at = now() - interval '2 hours' WHERE id = %s", (overdue,))
+        conn.execute("UPDATE matches SET created_at = now() - interval '1 hour' WHERE id = %s", (lost,))
+    monkeypatch.setenv("PARTERRE_MAX_MATCH_DURATION_S", "60")
+    monkeypatch.setattr(tasks, "MAX_MATCH_DURATION_S", 60)
+    monkeypatch.setattr(tasks, "_queue_length", lambda queue: 0)
+    out = tasks.reap()
+    assert out == {"expired": 0, "overdue": 1, "stale_planned": 1, "queued": 2}
+    assert sorted(env) == sorted([overdue, lost]) and fresh not in env
+    assert row(pool, "SELECT status, error FROM match_attempts WHERE match_id = %s", overdue)[0] == "infra_error"
+    env.clear()
+    monkeypatch.setattr(tasks, "_queue_length", lambda queue: 5)  # a busy queue: planned ones are just waiting
+    assert tasks.reap()["stale_planned"] == 0 and env == []
+
+
+def test_f08_failover_to_the_next_referee_and_no_referee_at_all(pool, env, monkeypatch):
+    """Several referee addresses: an unreachable one is skipped (nothing was played there);
+    none reachable is infra_error, unrated, requeued (F-08 b)."""
+    import workers.tasks as tasks
+
+    (a, ta), (b, tb) = two_bots(pool)
+    mid = duel(pool, a, b)
+    with Referee({ta: a, tb: b}, {ta: RandomBot(seed=1), tb: RandomBot(seed=2)}) as ref:
+        monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", f"127.0.0.1:1,{ref.address}")
+        assert tasks.run_match(mid) == "finished"
+    other = duel(pool, b, a)
+    monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", "127.0.0.1:1,127.0.0.1:2")
+    assert tasks.run_match(other) == "requeued"
+    err = row(pool, "SELECT status, error FROM match_attempts WHERE match_id = %s", other)
+    assert err[0] == "infra_error" and "no referee reachable" in err[1]
+    assert row(pool, "SELECT count(*) FROM seats WHERE match_id = %s AND verdict IS NOT NULL", other)[0] == 0
+
+
+def test_f08_database_down_when_claiming_is_retried_not_lost(pool, env, monkeypatch):
+    """The database is unreachable when the task starts: the task asks Celery for a retry with
+    backoff (instead of failing and leaving the match planned with no task), and the retried
+    delivery plays the match once the database is back."""
+    import workers.tasks as tasks
+
+    (a, ta), (b, tb) = two_bots(pool)
+    mid = duel(pool, a, b)
+    real = ladder_matches.claim_match
+    down = {"on": True}
+
+    def flaky(*args: Any, **kwargs: Any) -> Any:
+        if down["on"]:
+            raise ladder_db.DatabaseUnavailableError("connection refused (test)")
+        return real(*args, **kwargs)
+
+    class Retry(Exception):
+        pass
+
+    asked: list[float] = []
+
+    def retry(countdown: float = 0, exc: BaseException | None = None, **_: Any) -> Exception:
+        asked.append(countdown)
+        assert isinstance(exc, ladder_db.DatabaseUnavailableError)
+        return Retry()
+
+    monkeypatch.setattr(ladder_matches, "claim_match", flaky)
+    monkeypatch.setattr(tasks.run_match, "retry", retry)
+    with pytest.raises(Retry):
+        tasks.run_match(mid)
+    assert len(asked) == 1 and 0.5 <= asked[0] <= 40
+    assert row(pool, "SELECT status, attempt FROM matches WHERE id = %s", mid) == ("planned", 0)
+    down["on"] = False
+    with Referee({ta: a, tb: b}, {ta: RandomBot(seed=1), tb: RandomBot(seed=2)}) as ref:
+        monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
+        assert tasks.run_match(mid) == "finished"
+
+
+def test_f01_a_silent_bot_through_the_worker_one_result_one_rating_update(pool, env, monkeypatch):
+    """F-01 end to end: the silent bot gets `timeout` at the referee's deadline, the match is
+    recorded once with one rating update, and the referee goes on with the next queued match."""
+    from bots.misbehaving import SilentBot
+    import workers.tasks as tasks
+
+    (a, ta), (b, tb) = two_bots(pool)
+    c, tc = ladder_bots.register_bot(pool, "fw-c")
+    with Referee({ta: a, tb: b, tc: c}, {ta: RandomBot(seed=1, max_concurrent_matches=2), tb: SilentBot(),
+                                        tc: RandomBot(seed=3)}) as ref:
+        monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
+        silent_match = tournaments.plan_match(pool, game_string="toy(players=2,turns=4)", bot_ids=[a, b],
+                                              plan_key="silent", time_control={"cap_ms": 1000, "margin_ms": 100})
+        nxt = duel(pool, a, c)
+        t0 = time.monotonic()
+        assert tasks.run_match(silent_match) == "finished"
+        assert 1.0 <= time.monotonic() - t0 < 5.0  # 1 s + margin, not the bot's pace
+        assert tasks.run_match(silent_match) == "skipped"
+        assert tasks.run_match(nxt) == "finished"
+    with pool.connection() as conn:
+        seats = conn.execute("SELECT bot_id, rank, verdict FROM seats WHERE match_id = %s ORDER BY seat",
+                             (silent_match,)).fetchall()
+        history = conn.execute("SELECT bot_id, delta FROM rating_history WHERE match_id = %s ORDER BY bot_id",
+                               (silent_match,)).fetchall()
+    assert seats == [(a, 1, "normal"), (b, 2, "timeout")]
+    assert len(history) == 2 and history[0][1] == pytest.approx(16.0) and history[1][1] == pytest.approx(-16.0)
+    assert row(pool, "SELECT count(*) FROM replays WHERE match_id = %s", silent_match)[0] == 1
+
+
+def test_f08_infra_errors_back_off_and_stop_at_the_attempt_limit(pool, env, monkeypatch):
+    """F-08: each new attempt waits longer (retry delay x attempt number); the limit ends it as `failed`."""
+    import workers.tasks as tasks
+
+    (a, _), (b, _) = two_bots(pool)
+    countdowns: list[float] = []
+    monkeypatch.setattr(tasks.run_match, "apply_async",
+                        lambda args, countdown=0, **_: countdowns.append(countdown))
+    monkeypatch.setenv("PARTERRE_RETRY_DELAY_S", "5")
+    monkeypatch.setenv("PARTERRE_MATCH_ATTEMPTS", "3")
+    monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", "127.0.0.1:1")
+    mid = duel(pool, a, b)
+    assert [tasks.run_match(mid) for _ in range(3)] == ["requeued", "requeued", "failed"]
+    assert countdowns == [5.0, 10.0]
+    assert row(pool, "SELECT count(*) FROM ratings")[0] == 0

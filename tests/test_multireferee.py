@@ -1,0 +1,248 @@
+"""Several referees against one Redis: presence, discovery, relayed seats, and
+what happens when one referee dies (DESIGN §8; referee/README.md "Several referees").
+
+Two in-process referees (real gRPC over loopback, a real Redis for presence and
+relay requests, each test in its own key namespace); bots connected to either.
+The process-level version (two `parterre referee` processes, one SIGKILLed) is
+in tests/test_faults_e2e.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from contextlib import AsyncExitStack
+
+import pytest
+from fixtures.toy_game import register_toy
+
+import workers.directory as directory
+from bots.misbehaving import SilentBot
+from bots.reference import RandomBot
+from proto.parterre.v1 import referee_pb2 as pb
+from referee import cluster as cluster_mod
+from referee.cluster import ClusterConfig
+from referee.replay import verify
+from referee.testing import Harness, replay_of
+
+register_toy()
+
+TOKENS = {"tok-a": 1, "tok-b": 2, "tok-c": 3, "tok-d": 4}
+
+
+async def wait_for(predicate, timeout_s=10.0):
+    async with asyncio.timeout(timeout_s):
+        while not predicate():
+            await asyncio.sleep(0.02)
+
+
+@pytest.fixture
+def namespace(redis_base_url):
+    ns = f"parterre-test-{secrets.token_hex(4)}"
+    yield ns
+    import redis
+
+    r = redis.Redis.from_url(redis_base_url)
+    for key in r.scan_iter(f"{ns}:*"):
+        r.delete(key)
+    r.close()
+
+
+def cfg(redis_url: str, ns: str, **kw) -> ClusterConfig:
+    return ClusterConfig(redis_url, namespace=ns, presence_interval_ms=300, relay_request_interval_ms=200,
+                         relay_idle_ms=1000, **kw)
+
+
+async def two_referees(stack: AsyncExitStack, redis_url: str, ns: str, **settings):
+    a = await stack.enter_async_context(Harness(TOKENS, cluster=cfg(redis_url, ns), referee_id="ref-a",
+                                                control=True, **settings))
+    b = await stack.enter_async_context(Harness(TOKENS, cluster=cfg(redis_url, ns), referee_id="ref-b",
+                                                control=True, **settings))
+    return a, b
+
+
+def test_the_directory_keys_are_the_referees_keys():
+    """workers/ may not import referee/: the Redis contract is duplicated and must agree."""
+    assert directory.REFEREES_KEY == cluster_mod.REFEREES_KEY
+    assert directory.REFEREE_KEY == cluster_mod.REFEREE_KEY
+    assert directory.NAMESPACE == cluster_mod.NAMESPACE
+
+
+async def test_presence_lists_each_referee_and_its_bots(redis_base_url, namespace):
+    async with AsyncExitStack() as stack:
+        a, b = await two_referees(stack, redis_base_url, namespace)
+        a.start_bot(RandomBot(seed=1, max_concurrent_matches=3, games=("toy",)), "tok-a")
+        b.start_bot(RandomBot(seed=2), "tok-b")
+        b.start_bot(RandomBot(seed=3), "tok-b")
+        await a.wait_sessions(1)
+        await b.wait_sessions(2, 2)
+
+        def seen():
+            refs = {r.id: r for r in directory.read_referees(redis_base_url, ns=namespace)}
+            return refs if set(refs) == {"ref-a", "ref-b"} and refs["ref-b"].bots.get(2, None) and \
+                refs["ref-b"].bots[2].capacity == 2 and 1 in refs["ref-a"].bots else None
+
+        await wait_for(seen)
+        refs = seen()
+        assert refs["ref-a"].control_address == a.control_address
+        assert refs["ref-a"].address == a.address
+        assert refs["ref-a"].bots[1] == directory.BotPresence(3, 3, ("toy",))
+        assert refs["ref-b"].bots[2] == directory.BotPresence(2, 2, ())
+        online = directory.online_bots(list(refs.values()), "toy")
+        assert sorted(online) == [1, 2]
+        assert directory.online_bots(list(refs.values()), "floriferous").keys() == {2}  # 1 plays only toy
+        # the worker prefers the referee where the match's bots are
+        order = directory.choose_referees(["127.0.0.1:1"], list(refs.values()), [2, 2])
+        assert order == [b.control_address, a.control_address, "127.0.0.1:1"]
+    # a referee that stops withdraws its presence
+    assert directory.read_referees(redis_base_url, ns=namespace) == []
+
+
+@pytest.mark.parametrize("host", ["a", "b"])
+async def test_a_match_seats_bots_connected_to_different_referees(redis_base_url, namespace, host):
+    async with AsyncExitStack() as stack:
+        a, b = await two_referees(stack, redis_base_url, namespace)
+        bot1, bot2, bot3 = RandomBot(seed=1), RandomBot(seed=2), RandomBot(seed=3)
+        a.start_bot(bot1, "tok-a")
+        b.start_bot(bot2, "tok-b")
+        b.start_bot(bot3, "tok-c")
+        await a.wait_sessions(1)
+        await b.wait_sessions(2)
+        await b.wait_sessions(3)
+        h = a if host == "a" else b
+        r2 = await h.run_match(900, "toy(players=2,turns=6)", [1, 2], no_show_timeout_ms=8000)
+        r3 = await h.run_match(901, "toy(players=3,turns=5)", [3, 1, 2], no_show_timeout_ms=8000)
+        for r in (r2, r3):
+            assert r.status == "finished", r.reason
+            assert all(s.verdict == "normal" for s in r.seats)
+            replay = replay_of(r)
+            verify(replay)
+            assert sorted(s.decisions for s in r.seats) == sorted(
+                sum(1 for st in replay["steps"] if st["player"] == s.seat) for s in r.seats)
+        # every bot saw the start and the end of both of its matches, wherever it is connected
+        await wait_for(lambda: len(bot1.stats.results) == 2 and len(bot2.stats.results) == 2)
+        assert sorted(x.match_id for x in bot1.stats.results) == [900, 901]
+        assert sorted(x.match_id for x in bot2.stats.results) == [900, 901]
+        assert [x.match_id for x in bot3.stats.results] == [901]
+        assert all(x.status == "finished" for bot in (bot1, bot2, bot3) for x in bot.stats.results)
+        host_core, other = (a.core, b.core) if host == "a" else (b.core, a.core)
+        assert other.cluster.requests_served >= 1 and host_core.cluster.requests_sent >= 1
+        # relays give their capacity back once their match ended
+        await wait_for(lambda: not other.cluster.links and not any(
+            s.relay_from for s in host_core.registry.sessions()))
+        assert all(s.free == s.capacity for s in other.registry.sessions())
+
+
+async def test_answers_for_relayed_matches_keep_every_rule(redis_base_url, namespace):
+    """Duplicates, wrong seqs and matches not seated in are judged by the host, answered on the bot's stream."""
+    from bots.misbehaving import GarbageBot
+
+    async with AsyncExitStack() as stack:
+        a, b = await two_referees(stack, redis_base_url, namespace)
+        garbage = GarbageBot(modes=("unknown_match", "future_seq", "duplicate", "empty"), at_decision=2)
+        a.start_bot(RandomBot(seed=1), "tok-a")
+        b.start_bot(garbage, "tok-b")
+        await a.wait_sessions(1)
+        await b.wait_sessions(2)
+        result = await a.run_match(910, "toy(players=2,turns=5)", [1, 2], no_show_timeout_ms=8000)
+        await wait_for(lambda: len(garbage.stats.rejections) >= 2 and len(garbage.stats.errors) >= 2)
+    assert result.status == "finished" and [s.verdict for s in result.seats] == ["normal", "normal"]
+    verify(replay_of(result))
+    assert sorted(r.code for r in garbage.stats.rejections) == sorted([pb.UNKNOWN_SEQ, pb.DUPLICATE])
+    assert sorted(e.code for e in garbage.stats.errors) == sorted([pb.PROTOCOL, pb.NOT_SEATED])
+
+
+async def test_a_relayed_bot_that_drops_is_judged_like_a_local_one(redis_base_url, namespace):
+    """The bot's own stream to the lender ends: the host's grace window, then `disconnect` (its fault)."""
+    from bots.misbehaving import DropBot
+
+    async with AsyncExitStack() as stack:
+        a, b = await two_referees(stack, redis_base_url, namespace, reconnect_grace_ms=300)
+        a.start_bot(RandomBot(seed=1), "tok-a")
+        b.start_bot(DropBot(at_decision=2, reconnect_after_s=None), "tok-b")
+        await a.wait_sessions(1)
+        await b.wait_sessions(2)
+        result = await a.run_match(920, "toy(players=2,turns=5)", [1, 2], no_show_timeout_ms=8000, cap_ms=60_000)
+    assert result.status == "finished"
+    assert [(s.verdict, s.rank) for s in result.seats] == [("normal", 1), ("disconnect", 2)]
+
+
+async def test_a_relayed_bot_that_reconnects_within_grace_plays_on(redis_base_url, namespace):
+    from bots.misbehaving import DropBot
+
+    drop = DropBot(at_decision=2, reconnect_after_s=0.1)
+    async with AsyncExitStack() as stack:
+        a, b = await two_referees(stack, redis_base_url, namespace, reconnect_grace_ms=5000)
+        a.start_bot(RandomBot(seed=1), "tok-a")
+        b.start_bot(drop, "tok-b", initial_backoff_s=0.01)
+        await a.wait_sessions(1)
+        await b.wait_sessions(2)
+        result = await a.run_match(925, "toy(players=2,turns=5)", [1, 2], no_show_timeout_ms=8000, cap_ms=10_000)
+    assert result.status == "finished", result.reason
+    assert [s.verdict for s in result.seats] == ["normal", "normal"]
+    assert drop.dropped == 1 and drop.stats.welcomes == 2
+    verify(replay_of(result))
+
+
+async def test_the_lender_dying_is_infra_error_never_the_bots_fault(redis_base_url, namespace):
+    """Referee B (where bot 2 is connected) dies mid-match hosted by A: A ends the match
+    infra_error after the grace window; no bot gets a fault verdict."""
+    async with AsyncExitStack() as stack:
+        a = await stack.enter_async_context(Harness(TOKENS, cluster=cfg(redis_base_url, namespace),
+                                                    referee_id="ref-a", control=True, reconnect_grace_ms=400))
+        b = Harness(TOKENS, cluster=cfg(redis_base_url, namespace), referee_id="ref-b", control=True)
+        await b.__aenter__()
+        silent = SilentBot()
+        a.start_bot(RandomBot(seed=1), "tok-a")
+        b.start_bot(silent, "tok-b", reconnect=False)
+        await a.wait_sessions(1)
+        await b.wait_sessions(2)
+        call = asyncio.create_task(a.run_match(930, "toy(players=2,turns=5)", [1, 2], no_show_timeout_ms=8000,
+                                               cap_ms=60_000))
+        await wait_for(lambda: silent.stats.matches)
+        # B "dies": its relay streams end abruptly (no clean half-close) and its server goes away
+        await b.core.cluster.stop()  # its relays end abruptly (no goodbye) and it serves no more requests
+        await b.server.stop(0)
+        result = await asyncio.wait_for(call, 10)
+        for bot, task in b.bots:
+            bot.stop()
+            task.cancel()
+        await asyncio.gather(*(t for _, t in b.bots), return_exceptions=True)
+        await b.core.stop(0.1)
+    assert result.status == "infra_error", (result.reason, replay_of(result)["fault_reasons"],
+                                            [s.verdict for s in result.seats])
+    assert "relaying" in result.reason
+    assert [(s.verdict, s.rank) for s in result.seats] == [("normal", 0), ("normal", 0)]
+    verify(replay_of(result))
+
+
+async def test_the_host_dying_ends_the_match_for_a_relayed_bot(redis_base_url, namespace):
+    """Referee A (the host) dies: the bot on B gets MatchEnded(infra_error) from B; the
+    worker's call fails (an infra error on its side)."""
+    async with AsyncExitStack() as stack:
+        b = await stack.enter_async_context(Harness(TOKENS, cluster=cfg(redis_base_url, namespace),
+                                                    referee_id="ref-b", control=True))
+        a = Harness(TOKENS, cluster=cfg(redis_base_url, namespace), referee_id="ref-a", control=True)
+        await a.__aenter__()
+        silent = SilentBot()
+        a.start_bot(RandomBot(seed=1), "tok-a")
+        b.start_bot(silent, "tok-b")
+        await a.wait_sessions(1)
+        await b.wait_sessions(2)
+        call = asyncio.create_task(a.run_match_events(940, "toy(players=2,turns=5)", [1, 2],
+                                                      no_show_timeout_ms=8000, cap_ms=60_000))
+        await wait_for(lambda: silent.stats.matches)
+        await a.server.stop(0)
+        if a.core.control_server is not None:
+            await a.core.control_server.stop(0)
+        await wait_for(lambda: silent.stats.results)
+        assert [(r.match_id, r.status) for r in silent.stats.results] == [(940, "infra_error")]
+        assert not b.core.cluster.links
+        assert all(s.free == s.capacity for s in b.core.registry.sessions())
+        with pytest.raises(Exception):
+            await asyncio.wait_for(call, 10)
+        for bot, task in a.bots:
+            bot.stop()
+            task.cancel()
+        await asyncio.gather(*(t for _, t in a.bots), return_exceptions=True)
+        await a.core.stop(0.1)
