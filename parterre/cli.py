@@ -382,7 +382,15 @@ def _row_dict(row: Any) -> dict[str, Any]:
 
 
 def cmd_matches(args: argparse.Namespace) -> int:
+    from games.api import UnknownGameError
+    from games.registry import game_class
     from ladder import queries
+
+    if args.game is not None:
+        try:
+            game_class(args.game)
+        except UnknownGameError as exc:
+            raise CliError(str(exc)) from None
 
     services = _services()
     pool = _pool(services)
@@ -431,6 +439,7 @@ def cmd_replay_verify(args: argparse.Namespace) -> int:
     if not isinstance(replay, dict):
         raise CliError(f"{args.file} does not hold a replay object")
     report = verify_replay(replay)
+    _check_result_ranks(replay, data if isinstance(data, dict) else {}, report)
     print(
         f"{'OK' if report.ok else 'FAILED'}: {report.steps} steps re-simulated, "
         f"{report.hashes_checked} state hashes checked"
@@ -438,6 +447,42 @@ def cmd_replay_verify(args: argparse.Namespace) -> int:
     for problem in report.problems:
         print(f"  - {problem}")
     return 0 if report.ok else 1
+
+
+def _check_result_ranks(replay: dict[str, Any], export: dict[str, Any], report: Any) -> None:
+    """Check the ranks the ladder records against the verdicts and the rules' outcome.
+
+    ``result_ranks`` must equal the referee's rule (DESIGN §4: faulting seats
+    last, the others by the rules' ranks); when the file is a full export, its
+    ``seats`` rows (rank, score, verdict) must agree with the replay.
+    """
+    from referee.verdicts import Verdict, result_ranks
+
+    verdicts_raw = replay.get("verdicts")
+    if not isinstance(verdicts_raw, list):
+        report.fail("the replay lacks its verdicts")
+        return
+    try:
+        verdicts = [Verdict(v) for v in verdicts_raw]
+    except ValueError as exc:
+        report.fail(f"unknown verdict in the replay: {exc}")
+        return
+    outcome = replay.get("outcome")
+    expected = list(result_ranks(verdicts, outcome.get("ranks") if isinstance(outcome, dict) else None))
+    if list(replay.get("result_ranks") or []) != expected:
+        report.fail(f"result_ranks {replay.get('result_ranks')} differ from the verdicts' ranks {expected}")
+    for row in export.get("seats") or []:
+        seat = row.get("seat")
+        if not isinstance(seat, int) or not 0 <= seat < len(expected):
+            report.fail(f"seat row {row!r} names no seat of the replay")
+            continue
+        if row.get("rank") != expected[seat]:
+            report.fail(f"seat {seat}: recorded rank {row.get('rank')} but the replay gives {expected[seat]}")
+        if row.get("verdict") not in (None, verdicts_raw[seat]):
+            report.fail(f"seat {seat}: recorded verdict {row.get('verdict')} but the replay says {verdicts_raw[seat]}")
+        if isinstance(outcome, dict) and row.get("score") is not None:
+            if float(row["score"]) != float(outcome["scores"][seat]):
+                report.fail(f"seat {seat}: recorded score {row['score']} but the replay gives {outcome['scores'][seat]}")
 
 
 def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
@@ -740,8 +785,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``parterre``; returns the exit status."""
+    import signal
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    if threading_main():
+        # SIGTERM exits through SystemExit so that atexit handlers run (they release
+        # the embedded PostgreSQL handle and stop the embedded Redis).
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         return int(args.func(args) or 0)
     except CliError as exc:
@@ -749,6 +800,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # the reader (e.g. `| head`) went away: not an error of ours
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def threading_main() -> bool:
+    """True in the main thread (where signal handlers may be installed)."""
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 if __name__ == "__main__":

@@ -250,9 +250,10 @@ def run_demo(
                 ok = False
             console.print(f"  tournament {tid}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
             leaderboard_table(game, queries.leaderboard(pool, game), console)
+        exe = Path(sys.executable).parent / "parterre"
         console.print(
-            f"Data kept in {st.home}; try `parterre leaderboard floriferous` or "
-            "`parterre matches --game floriferous --json`."
+            f"Data kept in {st.home}; try `{exe} leaderboard floriferous` or "
+            f"`{exe} matches --game floriferous --json`."
         )
         if serve:
             console.print(f"Serving http://127.0.0.1:{port}/ — press Ctrl-C to stop.")
@@ -266,3 +267,5 @@ def run_demo(
     finally:
         children.stop()
         pool.close()
+        redis_client.close()
+        services.close()

@@ -126,6 +126,20 @@ class Services:
             "postgres" if isinstance(s, EmbeddedPostgres) else "redis" for s in self.embedded
         ]
 
+    def close(self) -> None:
+        """Stop the embedded Redis this process started (its data is saved first).
+
+        The embedded PostgreSQL stops by itself when the last process holding a
+        pgserver handle exits.
+        """
+        for service in self.embedded:
+            if isinstance(service, EmbeddedRedis) and service._client is not None:
+                try:
+                    service._client.shutdown(save=True)
+                except Exception:  # already gone: nothing to stop
+                    log.debug("embedded redis already stopped")
+                service._client = None
+
     def environ(self) -> dict[str, str]:
         """Environment for child processes so they reach the same servers."""
         return {**os.environ, "PARTERRE_DATABASE_URL": self.database_url, "PARTERRE_REDIS_URL": self.redis_url}

@@ -30,7 +30,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], subp
     env = {k: v for k, v in os.environ.items() if not k.startswith("PARTERRE_")}
     env["PARTERRE_HOME"] = str(home)
     env["PARTERRE_REFEREE_ADDRESS"] = "127.0.0.1:1"  # the demo picks its own port; this must not matter
-    proc = _run(["demo", "--rounds", "1"], env)
+    proc = _run(["demo", "--rounds", "1", "--games", "floriferous"], env)
     return env, proc
 
 
@@ -74,6 +74,21 @@ def test_commands_after_the_demo_use_the_same_embedded_data(demo, tmp_path):
     bad.write_text(json.dumps(data))
     ver = _run(["replay", "verify", str(bad)], env)
     assert ver.returncode == 1 and "FAILED" in ver.stdout
+
+    # so does one whose recorded ranks disagree with its verdicts, or an export whose seat rows were edited
+    data = json.loads(out_file.read_text())
+    data["replay"]["result_ranks"] = list(reversed(data["replay"]["result_ranks"]))
+    bad.write_text(json.dumps(data))
+    ver = _run(["replay", "verify", str(bad)], env)
+    assert ver.returncode == 1 and "result_ranks" in ver.stdout
+    data = json.loads(out_file.read_text())
+    data["seats"][0]["score"] = float(data["seats"][0]["score"]) + 5
+    bad.write_text(json.dumps(data))
+    ver = _run(["replay", "verify", str(bad)], env)
+    assert ver.returncode == 1 and "recorded score" in ver.stdout
+
+    # an unknown game is refused by every command that takes one
+    assert _run(["matches", "--game", "chess"], env).returncode == 2
 
 
 def test_rebuild_gives_identical_ratings(demo):
