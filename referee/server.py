@@ -734,17 +734,17 @@ async def serve(
     if cluster and redis_url:
         cluster_config = ClusterConfig(redis_url, address=advertise_address, control_address=advertise_control_address,
                                        namespace=cluster_namespace)
-    server, port = await create_server(address, token_store=token_store, service_token=service_token,
-                                       settings=settings, control_address=control_address, tls=tls,
-                                       cluster=cluster_config, **overrides)
-    gc.freeze()  # start-up objects out of the collector's way (DESIGN §9: a lean hot path)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in (signal.SIGINT, signal.SIGTERM):  # before serving: a stop asked at any time is graceful
         try:
             loop.add_signal_handler(sig, stop.set)
         except (NotImplementedError, RuntimeError):
             pass
+    server, port = await create_server(address, token_store=token_store, service_token=service_token,
+                                       settings=settings, control_address=control_address, tls=tls,
+                                       cluster=cluster_config, **overrides)
+    gc.freeze()  # start-up objects out of the collector's way (DESIGN §9: a lean hot path)
     log.info("referee serving on port %d; SIGINT/SIGTERM stops it", port)
     await stop.wait()
     await core_of(server).stop(grace_s)

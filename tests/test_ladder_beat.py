@@ -167,6 +167,7 @@ def test_beat_schedule():
         schedule = configure_beat(2.0, 3.0)
         assert schedule["parterre-ladder-tick"]["task"] == "parterre.ladder_tick"
         assert schedule["parterre-ladder-tick"]["schedule"] == 2.0
+        assert schedule["parterre-ladder-tick"]["kwargs"] == {"period_s": 2.0}  # rounds by the beat's clock
         assert schedule["parterre-reap"]["task"] == "parterre.reap"
         assert schedule["parterre-reap"]["schedule"] == 3.0
         assert app.conf.beat_schedule == schedule

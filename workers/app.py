@@ -54,7 +54,8 @@ def configure_beat(ladder_period_s: float | None = None, reap_period_s: float | 
       lost workers left behind.
 
     Each message expires after one period: a tick that waited longer in the
-    queue is dropped rather than run late (the next one plans anyway).
+    queue is dropped rather than run late (the next one plans anyway). The
+    tick carries the period, so the worker numbers rounds by the beat's clock.
 
     Several beat processes may run at once (F-12): planning a ladder round is
     idempotent, and the reaper only changes rows under row locks.
@@ -62,7 +63,8 @@ def configure_beat(ladder_period_s: float | None = None, reap_period_s: float | 
     ladder = float(ladder_period_s or os.environ.get("PARTERRE_LADDER_PERIOD_S", "10"))
     reap = float(reap_period_s or os.environ.get("PARTERRE_REAP_PERIOD_S", "15"))
     schedule = {
-        "parterre-ladder-tick": {"task": "parterre.ladder_tick", "schedule": ladder, "options": {"expires": ladder}},
+        "parterre-ladder-tick": {"task": "parterre.ladder_tick", "schedule": ladder, "kwargs": {"period_s": ladder},
+                                 "options": {"expires": ladder}},
         "parterre-reap": {"task": "parterre.reap", "schedule": reap, "options": {"expires": reap}},
     }
     app.conf.beat_schedule = schedule

@@ -361,7 +361,7 @@ def _two_player_games() -> list[str]:
 
 
 @app.task(name="parterre.ladder_tick")
-def ladder_tick(now: float | None = None) -> dict[str, int]:
+def ladder_tick(now: float | None = None, period_s: float | None = None) -> dict[str, int]:
     """Plan one round of the continuous ladder for every ladder game, and queue it.
 
     The round number is ``floor(now / period)``, so two beats firing in the
@@ -372,6 +372,7 @@ def ladder_tick(now: float | None = None) -> dict[str, int]:
 
     Args:
         now: Unix time (tests); default the current time.
+        period_s: the beat's period (sent with each tick); default ``PARTERRE_LADDER_PERIOD_S``.
 
     Returns:
         ``{game_string: matches queued}``.
@@ -379,7 +380,8 @@ def ladder_tick(now: float | None = None) -> dict[str, int]:
     cfg = _settings()
     lcfg = ladder_settings()
     now = time.time() if now is None else now
-    round_no = int(now // lcfg["period_s"])
+    period = float(period_s) if period_s else lcfg["period_s"]
+    round_no = int(now // period)
     referees = directory.read_referees(cfg["redis_url"]) if cfg["redis_url"] else []
     pool = get_pool()
     out: dict[str, int] = {}
