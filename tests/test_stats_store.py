@@ -121,9 +121,15 @@ def test_a_finished_match_queues_a_recomputation_of_its_game(pool, monkeypatch):
         class request:  # noqa: N801 - mimics celery's Task.request
             args = (mid,)
 
+    monkeypatch.setattr(ratings_tasks, "_queued_at", {})
     ratings_tasks.queue_after_result(sender=Sender, result="finished")
     ratings_tasks.queue_after_result(sender=Sender, result="skipped")
     assert queued == [((GAME,), ratings_tasks.BT_DELAY_S)]
+    ratings_tasks.queue_after_result(sender=Sender, result="finished")  # within the window: already queued
+    assert len(queued) == 1
+    monkeypatch.setattr(ratings_tasks, "_queued_at", {GAME: -1e9})  # the queued one has run long ago
+    ratings_tasks.queue_after_result(sender=Sender, result="finished")
+    assert len(queued) == 2
 
 
 def test_the_celery_app_includes_the_task():

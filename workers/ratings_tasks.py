@@ -9,15 +9,20 @@ It is queued, ``BT_DELAY_S`` seconds later (``PARTERRE_BT_DELAY_S``,
 default 5), whenever a ``parterre.run_match`` task succeeds with
 ``"finished"``: the ``task_success`` signal handler below, connected when a
 worker imports this module (it is in the Celery app's ``include``), looks up
-the match's game and queues the task. A burst of results therefore costs one
-or two fits, not one per result. Calling ``run_match`` directly (tests) sends
-no signal.
+the match's game and queues the task — unless this worker process queued one
+for the same game less than ``BT_DELAY_S`` ago: that one has not run yet and
+will see the new result (``task_success`` fires after the result is
+committed). A burst of results therefore costs one fit per window and worker
+process, not one per result. Calling ``run_match`` directly (tests) sends no
+signal.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import threading
+import time
 from typing import Any
 
 from celery.signals import task_success
@@ -29,6 +34,9 @@ log = logging.getLogger(__name__)
 
 BT_DELAY_S = float(os.environ.get("PARTERRE_BT_DELAY_S", "5"))
 """Delay (seconds) between a finished match and the recomputation it queues."""
+
+_queued_at: dict[str, float] = {}
+_queued_lock = threading.Lock()
 
 
 @app.task(name="parterre.recompute_bradley_terry")
@@ -64,7 +72,13 @@ def queue_after_result(sender: Any = None, result: Any = None, **_: Any) -> None
         match_id = int(sender.request.args[0])
         with connection(get_pool()) as conn:
             row = conn.execute("SELECT game FROM matches WHERE id = %s", (match_id,)).fetchone()
-        if row is not None:
-            recompute_bradley_terry.apply_async((row[0],), countdown=BT_DELAY_S)
+        if row is None:
+            return
+        now = time.monotonic()
+        with _queued_lock:
+            if now - _queued_at.get(row[0], -1e18) < BT_DELAY_S:
+                return  # a recomputation queued by this process has yet to run: it will see this result
+            _queued_at[row[0]] = now
+        recompute_bradley_terry.apply_async((row[0],), countdown=BT_DELAY_S)
     except Exception:  # never fail the match task's bookkeeping over the cache
         log.warning("could not queue a Bradley-Terry recomputation", exc_info=True)
