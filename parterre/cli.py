@@ -89,9 +89,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_referee(args: argparse.Namespace) -> int:
     _observe(args, "referee")
     from parterre.embedded import redis_py_url
-    from referee.server import serve
-
-    from referee.server import TlsConfig
+    from referee.server import TlsConfig, serve
 
     st = _settings()
     if not args.address and "," in st.referee_address:

@@ -240,11 +240,12 @@ def test_dockerfile_is_multi_stage_and_runs_as_non_root():
 
 
 def _defined_metric_names() -> set[str]:
+    from prometheus_client import REGISTRY
+
     import ladder.metrics  # noqa: F401 - registers the metrics
     import ladder.web.metrics  # noqa: F401
     import referee.metrics  # noqa: F401
     import workers.metrics  # noqa: F401
-    from prometheus_client import REGISTRY
 
     names = set()
     for family in REGISTRY.collect():

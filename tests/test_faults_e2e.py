@@ -37,7 +37,6 @@ import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest

@@ -454,9 +454,8 @@ def test_parterre_referee_process_with_tls_and_a_control_address(tmp_path, redis
             resp = health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(service="parterre.v1.Referee"),
                                                         timeout=10)
             assert resp.status == health_pb2.HealthCheckResponse.SERVING
-        with grpc.insecure_channel(f"127.0.0.1:{bot_port}") as ch:
-            with pytest.raises(grpc.RpcError):
-                health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(), timeout=3)
+        with grpc.insecure_channel(f"127.0.0.1:{bot_port}") as ch, pytest.raises(grpc.RpcError):
+            health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(), timeout=3)
     finally:
         proc.send_signal(signal.SIGTERM)
         try:

@@ -301,8 +301,8 @@ def test_f08_database_down_when_claiming_is_retried_not_lost(pool, env, monkeypa
 def test_f01_a_silent_bot_through_the_worker_one_result_one_rating_update(pool, env, monkeypatch):
     """F-01 end to end: the silent bot gets `timeout` at the referee's deadline, the match is
     recorded once with one rating update, and the referee goes on with the next queued match."""
-    from bots.misbehaving import SilentBot
     import workers.tasks as tasks
+    from bots.misbehaving import SilentBot
 
     (a, ta), (b, tb) = two_bots(pool)
     c, tc = ladder_bots.register_bot(pool, "fw-c")

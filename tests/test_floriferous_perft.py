@@ -13,9 +13,9 @@ import json
 import os
 
 import pytest
+from playthroughs import generate as G  # tests/ is on sys.path (pytest rootdir-less layout)
 
 from games.registry import load_game
-from playthroughs import generate as G  # tests/ is on sys.path (pytest rootdir-less layout)
 
 DATA = json.loads((G.PERFT_DIR / "floriferous.json").read_text(encoding="utf-8"))
 SLOW = os.environ.get("PARTERRE_SLOW") == "1"

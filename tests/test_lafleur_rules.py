@@ -31,7 +31,6 @@ from games.lafleur.script import (
 from games.lafleur.state import LaFleurState
 from games.registry import game_names, load_game
 
-
 NO_HELP = {"artisan": ["A09", "A13", "A14", "A10", "A11", "A12"]}
 """Seat 0 keeps a Water and a Flower Artisan (no help with Architecture or Paths)."""
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib
 
 import pytest
-
 from playthroughs import generate as G  # tests/ is on sys.path (pytest rootdir-less layout)
 
 VARIANTS = G.variants()

@@ -159,12 +159,11 @@ async def test_decision_before_hello_is_refused_clearly_and_the_referee_stays_up
 
 
 async def test_silent_stream_without_hello_is_closed():
-    async with Harness(TOKENS, hello_timeout_ms=200) as h:
-        async with grpc.aio.insecure_channel(h.address) as ch:
-            call = pb_grpc.RefereeStub(ch).Connect()
-            msg = await asyncio.wait_for(call.read(), 3)
-            assert msg.error.code == pb.PROTOCOL and "no Hello" in msg.error.message
-            assert await asyncio.wait_for(call.code(), 3) == grpc.StatusCode.DEADLINE_EXCEEDED
+    async with Harness(TOKENS, hello_timeout_ms=200) as h, grpc.aio.insecure_channel(h.address) as ch:
+        call = pb_grpc.RefereeStub(ch).Connect()
+        msg = await asyncio.wait_for(call.read(), 3)
+        assert msg.error.code == pb.PROTOCOL and "no Hello" in msg.error.message
+        assert await asyncio.wait_for(call.code(), 3) == grpc.StatusCode.DEADLINE_EXCEEDED
 
 
 async def test_heartbeat_keeps_answering_bots_and_closes_dead_streams():

@@ -161,17 +161,16 @@ async def test_a_match_waits_for_capacity_of_a_busy_bot():
 
 
 async def test_health_service_reports_serving_and_not_serving_on_stop():
-    async with Harness(TOKENS) as h:
-        async with grpc.aio.insecure_channel(h.address) as ch:
-            stub = health_pb2_grpc.HealthStub(ch)
-            for service in ("", "parterre.v1.Referee", "parterre.v1.MatchControl"):
-                resp = await stub.Check(health_pb2.HealthCheckRequest(service=service))
-                assert resp.status == health_pb2.HealthCheckResponse.SERVING
-            assert h.core is not None
-            assert h.core.health is not None
-            await h.core.health.enter_graceful_shutdown()
-            resp = await stub.Check(health_pb2.HealthCheckRequest(service=""))
-            assert resp.status == health_pb2.HealthCheckResponse.NOT_SERVING
+    async with Harness(TOKENS) as h, grpc.aio.insecure_channel(h.address) as ch:
+        stub = health_pb2_grpc.HealthStub(ch)
+        for service in ("", "parterre.v1.Referee", "parterre.v1.MatchControl"):
+            resp = await stub.Check(health_pb2.HealthCheckRequest(service=service))
+            assert resp.status == health_pb2.HealthCheckResponse.SERVING
+        assert h.core is not None
+        assert h.core.health is not None
+        await h.core.health.enter_graceful_shutdown()
+        resp = await stub.Check(health_pb2.HealthCheckRequest(service=""))
+        assert resp.status == health_pb2.HealthCheckResponse.NOT_SERVING
 
 
 async def test_run_match_needs_the_service_token_and_a_valid_request():

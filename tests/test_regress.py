@@ -24,7 +24,6 @@ from ladder.stats.sprt import Sprt, SprtState
 from parterre import regress as rg
 from parterre.cli import main
 
-
 # -- specs and plans -------------------------------------------------------------------------------
 
 

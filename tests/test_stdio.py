@@ -23,8 +23,16 @@ from fixtures.toy_game import register_toy
 
 from bots.reference import RandomBot
 from bots.sdk import DecisionRequest, MatchInfo, MatchResult
-from bots.stdio import PROTOCOL, Answer, StdioBot, StdioError, decision_request_line, match_ended_line, \
-    match_started_line, parse_answer
+from bots.stdio import (
+    PROTOCOL,
+    Answer,
+    StdioBot,
+    StdioError,
+    decision_request_line,
+    match_ended_line,
+    match_started_line,
+    parse_answer,
+)
 from games.registry import game_class, game_names
 from proto.parterre.v1 import referee_pb2 as pb
 from referee.testing import Harness

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
-from hypothesis.errors import Unsatisfiable
 from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 from test_web_helpers import Site, shared_site
 

@@ -10,7 +10,6 @@ charged to a bot (F-08), and no-shows abort the attempt unrated (F-07).
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 import threading
 import time

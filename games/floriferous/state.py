@@ -45,8 +45,8 @@ from games.floriferous.cards import (
     CrowRow,
 )
 from games.floriferous.scoring import (
-    breakdowns_json,
     bounty_met_ix,
+    breakdowns_json,
     final_breakdowns_ix,
     mood,
     tea_winner,

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 from games.api import Action
 from games.flowar import actions as A
 from games.flowar import favors as F
-from games.flowar.phases import D_DISCARD, D_LINE, D_PICK, D_SELL, D_SPEND, D_STRIKE, D_SWAP, D_TURN, LOOPS
 from games.flowar.cards import (
     CONTRACT_IDS,
     FAVORS,
@@ -34,13 +33,14 @@ from games.flowar.cards import (
     GUILDS,
     HIRE_COINS,
     HUMAN,
+    LOAN_COINS,
     MAX_LOANS,
     PAYOFF_COINS,
     TRENTI,
     WORKER_INDEX,
     WORKERS,
-    LOAN_COINS,
 )
+from games.flowar.phases import D_DISCARD, D_LINE, D_PICK, D_SELL, D_SPEND, D_STRIKE, D_SWAP, D_TURN, LOOPS
 
 if TYPE_CHECKING:
     from games.flowar.state import FlowarState

@@ -21,7 +21,7 @@ is a 5-tuple of untilted Artisans per Allure type.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from games.lafleur.cards import L_WILD, PAIRS, layout_symbols
 
@@ -36,7 +36,7 @@ def after_artisans(need: tuple[int, ...], arts: tuple[int, ...]) -> tuple[int, .
             n3 - a3 if n3 > a3 else 0, n4 - a4 if n4 > a4 else 0)
 
 
-@lru_cache(maxsize=None)
+@cache
 def pay_with_card(need: tuple[int, ...], layout: int) -> tuple[int, ...]:
     """``need`` after a non-Wild Flower card of ``layout`` pays what it can (cached: few distinct inputs)."""
     out = list(need)

@@ -151,7 +151,7 @@ _EOR1F = _ab("end_of_round", {"gain": {"flowers": 1}})
 _EOR8 = _ab("end_of_round", {"gain": {"prestige": 1}}, {"q": "coins", "min": 8})
 _WV2 = _ab("when_visited", {"gain": {"prestige": 1}}, {"q": "visitors", "min": 2})
 GENERIC_BIG: dict[str, list[Any]] = {
-    # type:         T,T,U (3)  T,T,U,V (4)  T,T,U,V (4)  T,T,U,U,V (5)
+    # Allure:       T,T,U (3)  T,T,U,V (4)  T,T,U,V (4)  T,T,U,U,V (5)
     A: [_WA2C, _EOR1C, _WV2, _ab("game_end", {"gain": {"prestige": 2}}, {"q": "companion", "min": 1})],
     P: [_WA2C, _EOR8, _EOR1F, _ab("game_end", {"gain": {"prestige": 1}, "per": {"q": "features", "every": 2, "max": 3}})],
     W: [_WA2C, _EOR1C, _WV2, "EACH2"],

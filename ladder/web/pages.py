@@ -16,7 +16,18 @@ from fastapi.responses import HTMLResponse, Response
 
 from ladder.web import queries as q
 from ladder.web.api import (
-    MAX_STEP, Before, BotId, GameName, MatchId, Page, PerPage, Players, Recent, TournamentId, load_frame, pool,
+    MAX_STEP,
+    Before,
+    BotId,
+    GameName,
+    MatchId,
+    Page,
+    PerPage,
+    Players,
+    Recent,
+    TournamentId,
+    load_frame,
+    pool,
     replay_download,
 )
 from ladder.web.boards import board_panel
