@@ -56,6 +56,18 @@ class Bot:
         return self.revoked_at is not None
 
 
+def new_token() -> str:
+    """A fresh bot token: ``secrets.token_urlsafe(32)`` (43 URL-safe characters, 256 bits).
+
+    Never begins with ``-``, so ``--token T`` on a command line is never
+    mistaken for an option (a token ``-x...`` made ``parterre bot run`` exit 2).
+    """
+    while True:
+        token = secrets.token_urlsafe(32)
+        if not token.startswith("-"):
+            return token
+
+
 def token_hash(token: str) -> str:
     """SHA-256 hex digest of a bot token (the form stored and published)."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
@@ -99,7 +111,7 @@ def register_bot(
         key: Redis hash of live tokens.
 
     Returns:
-        ``(bot_id, token)``; the token is ``secrets.token_urlsafe(32)`` (43 characters).
+        ``(bot_id, token)``; the token is :func:`new_token` (43 characters).
 
     Raises:
         InvalidBotNameError: bad name or version.
@@ -107,7 +119,7 @@ def register_bot(
     """
     _check_label("name", name)
     _check_label("version", version)
-    token = secrets.token_urlsafe(32)
+    token = new_token()
     digest = token_hash(token)
     try:
         with connection(pool) as conn:
@@ -213,7 +225,7 @@ def issue_token(pool: ConnectionPool, bot: int | str, *, redis: Any = None, key:
         BotNotFoundError: no such bot.
         BotRevokedError: the bot is revoked (register a new bot instead).
     """
-    token = secrets.token_urlsafe(32)
+    token = new_token()
     digest = token_hash(token)
     where, params = _where(bot)
     with connection(pool) as conn, conn.transaction():

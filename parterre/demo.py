@@ -220,7 +220,7 @@ def run_demo(
         console.print(f"  referee listening on {referee_address}")
         demo_bots = _ensure_demo_bots(pool, redis_client)
         for name, (_, token) in demo_bots.items():
-            children.start(f"bot-{name}", "bot", "run", DEMO_BOTS[name], "--token", token, "--name", name)
+            children.start(f"bot-{name}", "bot", "run", DEMO_BOTS[name], f"--token={token}", "--name", name)
         children.start("worker", "worker", "--concurrency", "4", "--loglevel", "WARNING", "--hostname", f"demo-{os.getpid()}@%h")
         console.print(f"  {len(demo_bots)} bots and a Celery worker started (logs in {children.log_dir})")
         port = web_port or free_port()

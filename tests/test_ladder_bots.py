@@ -139,3 +139,14 @@ def test_references_from_a_command_line(pool: Any) -> None:
     assert find_bot(pool, str(b)).id == b  # no bot is named "2": the id
     assert find_bot(pool, "999") is None
     assert revoke_bot(pool, str(b)).name == str(a)
+
+
+def test_new_tokens_never_begin_with_a_dash(monkeypatch):
+    """A token ``-…`` would be read as an option by ``--token T`` (CI saw ``bot run`` exit 2)."""
+    import secrets as _secrets
+
+    from ladder import bots as ladder_bots
+
+    drawn = iter(["-starts-with-dash", "--two", "ok-token"])
+    monkeypatch.setattr(_secrets, "token_urlsafe", lambda n: next(drawn))
+    assert ladder_bots.new_token() == "ok-token"
