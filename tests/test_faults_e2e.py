@@ -42,6 +42,7 @@ import psycopg
 import pytest
 
 from parterre.demo import free_port, wait_for_referee
+from parterre.embedded import celery_url
 
 pytestmark = pytest.mark.e2e
 
@@ -250,7 +251,7 @@ def test_a_tournament_survives_killed_workers_and_referees_and_a_database_restar
         assert len(match_ids) == 50  # 10 pairs x 2 seatings + 10 triples x 3
         from workers.app import app
 
-        app.conf.broker_url = redis_base_url
+        app.conf.broker_url = celery_url(redis_base_url)
         for mid in match_ids:
             app.send_task("parterre.run_match", args=(mid,), queue=queue)
 

@@ -26,6 +26,7 @@ from test_ladder_helpers import GAME, count, make_bots, play
 from ladder import bots as ladder_bots
 from ladder import queries
 from ladder.tournaments import ladder_round_prefix, plan_ladder_round, plan_match
+from parterre.embedded import celery_url
 from workers import directory
 
 
@@ -238,7 +239,7 @@ def test_two_beat_processes_and_a_worker_run_the_continuous_ladder(database_url,
     monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", box["address"])
     monkeypatch.setattr(tasks, "_pool", None)
     old = (app.conf.broker_url, app.conf.task_default_queue)
-    app.conf.broker_url = redis_base_url
+    app.conf.broker_url = celery_url(redis_base_url)
     app.conf.task_default_queue = queue
     beats = []
     try:
