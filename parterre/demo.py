@@ -192,7 +192,7 @@ def run_demo(
     """
     import redis
 
-    from ladder import db, queries, tournaments
+    from ladder import db, read, tournaments
     from parterre.render import leaderboard_table
 
     if rounds < 1:
@@ -256,7 +256,7 @@ def run_demo(
             if counts.get("finished", 0) != sum(counts.values()):
                 ok = False
             console.print(f"  tournament {tid}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
-            leaderboard_table(game, queries.leaderboard(pool, game), console)
+            leaderboard_table(game, read.leaderboard(pool, game), console)
         exe = Path(sys.executable).parent / "parterre"
         console.print(
             f"Data kept in {st.home}; try `{exe} leaderboard floriferous` or "

@@ -67,7 +67,7 @@ def leaderboard_table(game: str, rows: list[Any], console: Console | None = None
 
     Args:
         game: game name for the title.
-        rows: ``ladder.queries.leaderboard`` rows, best first.
+        rows: ``ladder.read.leaderboard`` rows, best first.
         console: where to print (default: a new rich Console).
         bt: a ``ladder.stats.store.BTLeaderboard``, None to omit the
             Bradley-Terry figures, or unset to load it with

@@ -24,7 +24,7 @@ import test_ladder_helpers as h
 from test_ladder_helpers import GAME, count, make_bots, play
 
 from ladder import bots as ladder_bots
-from ladder import queries
+from ladder import ratings, read
 from ladder.tournaments import ladder_round_prefix, plan_ladder_round, plan_match
 from workers import directory
 
@@ -279,9 +279,9 @@ def test_two_beat_processes_and_a_worker_run_the_continuous_ladder(database_url,
         games = Counter(b for _, _, seats in rows for b in seats)
         assert max(games.values()) - min(games.values()) <= 2, games  # fewest games first
         assert count(pool, "SELECT count(*) FROM match_attempts WHERE status = 'finished'") == len(rows)
-        before = {r.bot_id: r.elo for r in queries.leaderboard(pool, "toy")}
-        queries.rebuild_ratings(pool, "toy")
-        assert before == {r.bot_id: r.elo for r in queries.leaderboard(pool, "toy")}
+        before = {r.bot_id: r.elo for r in read.leaderboard(pool, "toy")}
+        ratings.rebuild_ratings(pool, "toy")
+        assert before == {r.bot_id: r.elo for r in read.leaderboard(pool, "toy")}
     finally:
         for b in beats:
             if b.poll() is None:

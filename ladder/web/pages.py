@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
-from ladder.web import queries as q
+from ladder import read as q
 from ladder.web.api import (
     MAX_STEP,
     Before,
