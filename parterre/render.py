@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 from typing import Any
 
@@ -109,7 +110,7 @@ def leaderboard_table(game: str, rows: list[Any], console: Console | None = None
     if bt is not None and len(bt.rows) > 1:
         pairs = [
             f"{escape(a.name)} > {escape(b.name)} {a.p_above_next:.0%}"
-            for a, b in zip(bt.rows, bt.rows[1:])
+            for a, b in itertools.pairwise(bt.rows)
             if a.p_above_next is not None
         ]
         console.print("Likelihood of being the stronger (BT bootstrap, neighbours): " + ", ".join(pairs))

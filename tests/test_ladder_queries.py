@@ -1,4 +1,7 @@
-"""Leaderboards, recent matches, replays, standings and rating rebuilds (ladder.read, ladder.ratings). DESIGN §6, FAULTS F-14."""
+"""Leaderboards, recent matches, replays, standings and rating rebuilds (ladder.read, ladder.ratings).
+
+DESIGN §6, FAULTS F-14.
+"""
 
 from __future__ import annotations
 

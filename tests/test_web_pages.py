@@ -190,7 +190,8 @@ def test_leaderboard_player_count_filter_counts_only_those_matches(client: TestC
     with psycopg.connect(pool.conninfo) as conn:
         want = dict(
             conn.execute(
-                "SELECT s.bot_id, count(*) FROM seats s JOIN matches m ON m.id = s.match_id JOIN bots b ON b.id = s.bot_id "
+                "SELECT s.bot_id, count(*) FROM seats s JOIN matches m ON m.id = s.match_id "
+                "JOIN bots b ON b.id = s.bot_id "
                 "WHERE m.status = 'finished' AND m.game = 'floriferous' AND b.revoked_at IS NULL "
                 "AND (SELECT count(*) FROM seats x WHERE x.match_id = m.id) = 3 GROUP BY s.bot_id"
             ).fetchall()
@@ -414,11 +415,12 @@ def test_viewer_degrades_when_the_engine_is_not_installed(client: TestClient, po
     with psycopg.connect(pool.conninfo, autocommit=True) as conn:
         mid = conn.execute(
             "INSERT INTO matches (plan_key, game, game_string, seed, seed_commitment, time_control, status, attempt, "
-            "finished_at, result_seq) VALUES ('web:nosuchgame', 'nosuchgame', 'nosuchgame(players=2)', 'ab', 'cd', '{}', "
-            "'finished', 1, now(), nextval('match_result_seq')) RETURNING id"
+            "finished_at, result_seq) VALUES ('web:nosuchgame', 'nosuchgame', 'nosuchgame(players=2)', 'ab', 'cd', "
+            "'{}', 'finished', 1, now(), nextval('match_result_seq')) RETURNING id"
         ).fetchone()[0]
-        conn.execute("INSERT INTO seats (match_id, seat, bot_id, rank, score, verdict) VALUES (%s, 0, %s, 1, 3, 'normal'),"
-                     " (%s, 1, %s, 2, 1, 'normal')", (mid, site.bots["greedy-alpha"], mid, site.bots["greedy-beta"]))
+        conn.execute("INSERT INTO seats (match_id, seat, bot_id, rank, score, verdict) VALUES "
+                     "(%s, 0, %s, 1, 3, 'normal'), (%s, 1, %s, 2, 1, 'normal')",
+                     (mid, site.bots["greedy-alpha"], mid, site.bots["greedy-beta"]))
         conn.execute("INSERT INTO replays (match_id, format, data, raw_bytes) VALUES (%s, 'parterre-replay/1', %s, %s)",
                      (mid, zstandard.ZstdCompressor().compress(text.encode()), len(text)))
     try:

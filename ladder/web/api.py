@@ -154,7 +154,7 @@ def api_step(
     request: Request,
     match_id: MatchId,
     step: Step,
-    all: Annotated[bool, Query(description="also every seat's view and the full state")] = False,  # noqa: A002
+    all: Annotated[bool, Query(description="also every seat's view and the full state")] = False,  # noqa: A002 - the public query parameter is ?all=
 ) -> Any:
     try:
         return load_frame(request, match_id, step, all)[1]
