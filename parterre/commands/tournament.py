@@ -50,7 +50,7 @@ def cmd_tournament_run(args: argparse.Namespace) -> int:
     from workers.app import app
     from workers.tasks import plan_round_robin
 
-    app.conf.broker_url = services.redis_url
+    app.conf.update(broker_url=services.redis_url)
     plan_round_robin.delay(args.tournament_id)
     print(f"tournament {args.tournament_id}: planning queued")
     if args.wait:
