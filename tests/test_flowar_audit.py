@@ -92,7 +92,10 @@ def _mixed_game(game: str, seed: int):  # type: ignore[no-untyped-def]
         else:
             legal = st.legal_actions()
             seat = st.current_player()
-            a = legal[greedy_choice(st.observation(seat), [b.to_json() for b in legal], seat)] if rng.random() < 0.7 else rng.choice(legal)
+            if rng.random() < 0.7:
+                a = legal[greedy_choice(st.observation(seat), [b.to_json() for b in legal], seat)]
+            else:
+                a = rng.choice(legal)
         yield st, a
         st.apply_action(a)
 

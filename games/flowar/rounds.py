@@ -14,8 +14,8 @@ from games.flowar import actions as A
 from games.flowar.cards import (
     EXCHANGE_MAX_MP,
     LAYOFF_TABLE,
-    TORCH_COUNT,
     LAYOFF_TABLE_FAVOR2,
+    TORCH_COUNT,
     exchange_rate,
     layoff_coins,
 )
