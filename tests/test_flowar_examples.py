@@ -119,12 +119,19 @@ def test_strike_diorama_counts_as_a_worker() -> None:
 
 
 def test_two_player_travel_pays_for_all_three_spaces() -> None:
-    """Rulebook: "Travel Petal": "In a two-player game, you should pay for all Workers in the three spaces"."""
-    st = first_turn("flowar(players=2)", seed=2)
-    seat = st.current_player()
-    arrange(st, seat, coins=20, workers=(0, 0, 2))
-    arrange_board(st, spaces={"travel_K1": (0, 0, 1), "travel_K2": (0, 0, 2), "travel_K3": (0, 0, 0)}, strikes=())
-    assert place_costs(st, "travel_K3") == {4}
+    """Rulebook: "Travel Petal": "In a two-player game, you should pay for all Workers in the three
+    spaces". Reached by play: a Fox on Graceful Rain, then one on the third kingdom; the next
+    Fox on the second kingdom (empty) costs 2 + 1 Coins."""
+    st = played_first_turn("flowar(players=2)", seed=2)
+    assert st.observation(None)["strikes"] == []
+    for space, cost in (("travel_K1", 1), ("travel_K3", 2)):
+        seat = st.current_player()
+        assert place_costs(st, space) == {cost}
+        act(st, kind="place", space=space, worker="fox")
+        _finish_turn(st, seat)
+    obs = st.observation(None)
+    assert [sum(k["workers"].values()) for k in obs["kingdoms"]] == [1, 0, 1]
+    assert place_costs(st, "travel_K2") == {3}
 
 
 def test_transport_examples() -> None:
