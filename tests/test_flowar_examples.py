@@ -14,7 +14,7 @@ import random
 from games.api import Action
 from games.flowar import actions as A
 from games.flowar.delivery import transport_total
-from games.flowar.phases import C_TAXUS, D_STRIKE, D_TURN
+from games.flowar.phases import D_STRIKE, D_TURN
 from games.flowar.script import act, arrange, arrange_board, find, first_turn, settle
 from games.flowar.state import FlowarState
 from games.flowar.taxus import contract_transport
@@ -247,43 +247,80 @@ def test_pol_turn() -> None:
     assert st._phase == D_TURN and all(x >= 0 for x in st._market)
 
 
-def _solo_at_taxus_turn(seed: int = 0) -> FlowarState:
-    st = first_turn("flowar(players=1)", seed=seed)
-    if st.current_player() == 0:
-        arrange(st, 0, workers=(1, 0, 0))
-        act(st, kind="place", space="guild", worker="trenti")
-        settle(st)
-        act(st, kind="end_turn")
-    assert st._phase == C_TAXUS
-    return st
+MARKET = ["F01", "F07", "F11", "F21", "F17", "F31", "F41", "F02", "F12"]
+"""A setup Market with all five colours whose second column (F07, F17, F02) holds 3 cards, 5 Baskets."""
+
+
+def _solo_to_taxus_reveal(seed: int = 0) -> FlowarState:
+    """Solo, by play, up to Taxus's first reveal of round 1. Chance is ``random.Random(seed)``
+    except: the Market is :data:`MARKET`; Graceful Rain's Efficiency Tile is a 4; the player is
+    dealt C01 and C22 and keeps C01, so C22 (not kept) opens the Contract grid, then C37. The
+    player takes the higher Guild Tile, so Taxus (the lower one) plays first."""
+    rng = random.Random(seed)
+    st = load_game("flowar(players=1)").new_initial_state()
+    assert isinstance(st, FlowarState)
+    while True:
+        obs = st.observation(0)
+        phase = obs["phase"]
+        if phase == "reveal_taxus":
+            return st
+        me = obs["players"][0]
+        grid = obs["contract_grid"]
+        want: dict[str, object] | None = None
+        if phase == "draw_flower" and obs["round"] == 0 and "" in obs["market"]:
+            want = {"kind": "draw_flower", "card": MARKET[obs["market"].index("")]}
+        elif phase == "draw_efficiency" and obs["kingdoms"][0]["efficiency"] == 0:
+            want = {"kind": "draw_efficiency", "value": 4}
+        elif phase == "draw_contract" and obs["round"] == 0 and not me["contracts"] and len(me["dealt"]) < 2:
+            want = {"kind": "draw_contract", "card": ("C01", "C22")[len(me["dealt"])]}
+        elif phase == "draw_contract" and obs["round"] == 0 and grid[0] and not grid[1]:
+            want = {"kind": "draw_contract", "card": "C37"}
+        elif phase == "keep_contract":
+            want = {"kind": "keep_contract", "card": "C01"}
+        elif phase == "choose_guild":
+            want = {"kind": "choose_guild", "guild": max(g["guild"] for g in obs["guild_tiles"] if g["owner"] < 0)}
+        if want is not None:
+            st.apply_action(find(st, **want))
+        elif st.is_chance_node():
+            st.apply_action(st.sample_chance(rng))
+        else:
+            st.apply_action(st.legal_actions()[0])
+
+
+def _taxus(st: FlowarState) -> dict[str, int]:
+    return st.observation(0)["taxus"]  # type: ignore[no-any-return]
 
 
 def test_taxus_market_example() -> None:
-    """Rulebook: "Taxus Cards": Taxus discards the 3 cards (5 Baskets) of the second column and gains 5 Coins."""
-    st = _solo_at_taxus_turn()
-    arrange_board(st, market=["F02", "F07", "F03", "F04", "F08", "F05", "F06", "F01", "F11"])
-    coins = st._tx_coins
-    trentis = st._spaces[1][0]
-    st.apply_action(A.RevealTaxus("T04"))  # Trenti on the Market, second column
-    assert st._tx_coins - coins == 5
-    assert st._spaces[1][0] == trentis + 1
+    """Rulebook: "Taxus Cards": "Taxus will discard 3 Cards (5 Baskets) from the second column,
+    and he will gain 5 Coins while doing so." Reached by play (chance chosen)."""
+    st = _solo_to_taxus_reveal()
+    obs = st.observation(0)
+    assert obs["market"] == MARKET
+    coins, trentis = _taxus(st)["coins"], obs["market_space"]["trentis"]
+    act(st, kind="reveal_taxus", taxus="T04")  # a Trenti on the Market, second column
+    after = st.observation(0)
+    assert _taxus(st)["coins"] - coins == 5
+    assert after["market_space"]["trentis"] == trentis + 1
+    assert after["flower_discard"] == obs["flower_discard"] + 3
 
 
 def test_taxus_travel_example() -> None:
-    """Rulebook: "Taxus Cards": a Fox on a kingdom with a 4 Efficiency Tile gives Taxus 8 MP."""
-    st = _solo_at_taxus_turn()
-    arrange_board(st, efficiency=(4, 3, 5))
-    mp = st._tx_mp
-    st.apply_action(A.RevealTaxus("T05"))  # Fox on K1
-    assert st._tx_mp - mp == 8
+    """Rulebook: "Taxus Cards": a Fox on a kingdom whose Efficiency Tile is 4: "Taxus will obtain 8 MP"."""
+    st = _solo_to_taxus_reveal()
+    assert st.observation(0)["kingdoms"][0]["efficiency"] == 4
+    mp = _taxus(st)["mp"]
+    act(st, kind="reveal_taxus", taxus="T05")  # a Fox on Graceful Rain
+    assert _taxus(st)["mp"] - mp == 8
 
 
 def test_taxus_contract_example() -> None:
-    """Rulebook: "Taxus Cards": 3 Coins for one means plus 2 for Graceful Rain's dearest means = 5 Coins."""
-    assert contract_transport(21) == 3  # C22 on the Barge (K2b, 3 Coins)
-    assert contract_transport(36) == 2  # C37, linked to Graceful Rain (dearest means 2)
-    st = _solo_at_taxus_turn()
-    arrange_board(st, contract_grid=["C22", "C37", "C01", "C02"])
-    coins = st._tx_coins
-    st.apply_action(A.RevealTaxus("T08"))  # Human on the Contracts, first row
-    assert st._tx_coins - coins == 5
+    """Rulebook: "Taxus Cards": "Taxus will gain 5 Coins in total: 3 Coins for the cost of one means
+    of transport plus 2 Coins for the cost of the most expensive means of transport in Graceful
+    Rain." C22 rides Mossvale's Barge (3 Coins), C37 is linked to Graceful Rain (Cart 1, Riverboat 2)."""
+    assert contract_transport(21) == 3 and contract_transport(36) == 2
+    st = _solo_to_taxus_reveal()
+    assert st.observation(0)["contract_grid"][:2] == ["C22", "C37"]
+    coins = _taxus(st)["coins"]
+    act(st, kind="reveal_taxus", taxus="T08")  # a Human on the Contracts, first row
+    assert _taxus(st)["coins"] - coins == 5
