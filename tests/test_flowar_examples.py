@@ -110,12 +110,35 @@ def test_layoff_examples() -> None:
 
 
 def test_strike_diorama_counts_as_a_worker() -> None:
-    """Rulebook: "Strikes": the Strike Diorama counts as an extra Worker of that type."""
-    st = first_turn("flowar(players=4)", seed=2)
-    seat = st.current_player()
-    arrange(st, seat, coins=20, workers=(1, 2, 1))
-    arrange_board(st, spaces={"travel_K1": (0, 0, 1)}, strikes=("fox",))
-    assert place_costs(st, "travel_K1") == {3}  # 1 Fox + the new one + the Diorama
+    """Rulebook: "Strikes": "the Strike Diorama will count as an extra Worker of the same type when
+    calculating the placement cost of that Action Space". Reached by play: the Guild Tile left for
+    the Fellowship Petal (the fifth) brings 3 Foxes to the Strike Area, so Foxes strike; everybody
+    pays to keep their Foxes; a Fox on Graceful Rain then costs 1 + 1, the next one 2 + 1."""
+    rng = random.Random(2)
+    st = load_game("flowar(players=4)").new_initial_state()
+    assert isinstance(st, FlowarState)
+    while st.observation(None)["phase"] != "turn":
+        obs = st.observation(None)
+        if obs["phase"] == "draw_worker":
+            tiles = obs["guild_tiles"]
+            last = sum(1 for g in tiles if sum(g["workers"].values())) == len(tiles) - 1
+            draws = [a for a in st.legal_actions() if isinstance(a, A.DrawWorkers)]
+            if last:
+                st.apply_action(next(a for a in draws if a.foxes == 3))
+            else:  # one Fox per player tile, so that 5 stay in the bag for the fifth
+                st.apply_action(next(a for a in draws if (a.trentis, a.humans, a.foxes) == (2, 2, 1)))
+        elif st.is_chance_node():
+            st.apply_action(st.sample_chance(rng))
+        elif obs["phase"] == "strike":
+            st.apply_action(max((a for a in st.legal_actions() if isinstance(a, A.PayStrike)), key=lambda a: a.count))
+        else:
+            st.apply_action(st.legal_actions()[0])
+    assert st.observation(None)["strikes"] == ["fox"]
+    for cost in (2, 3):
+        seat = st.current_player()
+        assert place_costs(st, "travel_K1") == {cost}
+        act(st, kind="place", space="travel_K1", worker="fox")
+        _finish_turn(st, seat)
 
 
 def test_two_player_travel_pays_for_all_three_spaces() -> None:
