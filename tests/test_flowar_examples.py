@@ -240,34 +240,64 @@ def test_jan_turn() -> None:
     assert st._fresh_deliveries[jan] == 1
 
 
+POL_MARKET = ["F01", "F11", "F21", "F42", "F43", "F31", "F02", "F12", "F22"]
+"""A setup Market with all five colours and two yellow flowers in the central row."""
+POL_TILES = ((2, 1, 2), (2, 1, 2), (2, 1, 2), (0, 3, 2), (2, 2, 1))
+"""Workers of Guild Tiles 1-5: Pol (tile 4) has no Trenti; tile 5 (Fellowship) brings 2 Humans."""
+
+
 def test_pol_turn() -> None:
-    """Rulebook: "Turn Example": Pol, without Trentis, places a Human on the Market (Unqualified
-    Practice): a second Human goes to the Strike Area and Humans strike; every player with Humans
-    decides to pay 1 Coin each; Pol pays 1 Coin for the space plus 2 for flowers (his Guild) and
-    takes the central row."""
-    st = first_turn("flowar(players=4)", seed=6)
-    pol = st.current_player()
-    set_guild(st, pol, 4)
-    for s in range(4):
-        arrange(st, s, coins=10, workers=(1, 2, 1))
-    arrange(st, pol, coins=10, workers=(0, 3, 1), fresh=[])
-    arrange_board(st, spaces={"market": (0, 0, 0)}, strike_area=(0, 2, 0), strikes=(),
-                  market=["F01", "F11", "F21", "F42", "F43", "F31", "F02", "F12", "F22"])
-    assert find(st, kind="place", space="market", worker="human").coins == 3
+    """Rulebook: "Turn Example": Pol, the last player, without Trentis, places a Human on the
+    Market (Unqualified Practice): a second Human goes to the Strike Area and Humans strike; every
+    player with Humans decides to pay 1 Coin each; Pol pays 1 Coin for the space plus 2 for flowers
+    (his Guild's price) and takes the central row, where his 2 yellow flowers are. Reached by play:
+    the Market and the Guild Tiles' Workers are chosen at their chance nodes; the three players
+    before Pol put a Trenti on their own Guild space."""
+    rng = random.Random(6)
+    st = load_game("flowar(players=4)").new_initial_state()
+    assert isinstance(st, FlowarState)
+    while st.observation(None)["phase"] != "turn":
+        obs = st.observation(None)
+        if obs["phase"] == "draw_flower" and obs["round"] == 0 and "" in obs["market"]:
+            act(st, kind="draw_flower", card=POL_MARKET[obs["market"].index("")])
+        elif obs["phase"] == "draw_worker":
+            tile = next(i for i, g in enumerate(obs["guild_tiles"]) if not sum(g["workers"].values()))
+            t, h, f = POL_TILES[tile]
+            act(st, kind="draw_workers", trentis=t, humans=h, foxes=f)
+        elif st.is_chance_node():
+            st.apply_action(st.sample_chance(rng))
+        else:
+            st.apply_action(st.legal_actions()[0])  # the lowest Guild Tile left, etc.
+    obs = st.observation(None)
+    assert obs["market"] == POL_MARKET and obs["strike_area"] == {"trentis": 2, "humans": 2, "foxes": 1}
+    pol = next(p["seat"] for p in obs["players"] if p["guild"] == 4)
+    assert obs["turn_order"][-1] == pol  # "the last player"
+    while st.current_player() != pol:
+        seat = st.current_player()
+        act(st, kind="place", space="guild", worker="trenti")
+        _finish_turn(st, seat)
+    before = st.observation(pol)
+    mine = before["players"][pol]
+    assert mine["workers"]["trentis"] == 0 and sum(before["market_space"].values()) == 0
+    assert find(st, kind="place", space="market", worker="human").coins == 1 + 2
     act(st, kind="place", space="market", worker="human")
-    assert st._coins[pol] == 7
-    assert st._strike_area == [0, 3, 0] and st._strike[1]
+    after = st.observation(pol)
+    assert after["players"][pol]["coins"] == mine["coins"] - 3
+    assert after["strikes"] == ["human"] and after["strike_area"]["humans"] == 3
     payers = []
-    while st._phase == D_STRIKE:
+    while st.observation(None)["phase"] == "strike":
         payers.append(st.current_player())
-        act(st, kind="pay_strike", count=1)
-    assert sorted(payers) == [0, 1, 2, 3]
-    assert st._coins[pol] == 6 and st._workers[pol] == [0, 1, 1]
-    assert st._strike_area == [0, 3 + 3, 0]  # each other player kept one of two Humans
+        humans = st.observation(None)["players"][st.current_player()]["workers"]["humans"]
+        act(st, kind="pay_strike", count=humans)
+    assert sorted(payers) == [0, 1, 2, 3]  # every player has Humans on their Guild Tile
+    after = st.observation(pol)
+    assert after["players"][pol]["coins"] == mine["coins"] - 3 - 1  # his one Human left
+    assert after["players"][pol]["workers"] == {"trentis": 0, "humans": 1, "foxes": 2}
     act(st, kind="take_line", line="row2")
-    assert sorted(st._fresh[pol]) == [30, 41, 42]  # F31, F42, F43
+    fresh = st.observation(pol)["players"][pol]["fresh"]
+    assert sorted(set(fresh) - set(mine["fresh"])) == ["F31", "F42", "F43"]
     settle(st)
-    assert st._phase == D_TURN and all(x >= 0 for x in st._market)
+    assert st.observation(None)["phase"] == "turn" and "" not in st.observation(None)["market"]
 
 
 MARKET = ["F01", "F07", "F11", "F21", "F17", "F31", "F41", "F02", "F12"]
