@@ -14,7 +14,7 @@ import random
 from games.api import Action
 from games.flowar import actions as A
 from games.flowar.delivery import transport_total
-from games.flowar.phases import D_STRIKE, D_TURN
+from games.flowar.phases import D_TURN
 from games.flowar.script import act, arrange, arrange_board, find, first_turn, settle
 from games.flowar.state import FlowarState
 from games.flowar.taxus import contract_transport
