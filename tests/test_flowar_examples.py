@@ -10,11 +10,11 @@ needs (``arrange``/``arrange_board``, white box) — see docs/rules/flowar.md,
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from games.api import Action
 from games.flowar import actions as A
 from games.flowar.delivery import transport_total
-from games.flowar.phases import D_TURN
 from games.flowar.script import act, arrange, arrange_board, find, first_turn, settle
 from games.flowar.state import FlowarState
 from games.flowar.taxus import contract_transport
@@ -181,33 +181,68 @@ def test_transport_examples() -> None:
     assert st._at_once[seat] == 4
 
 
+ELIA_TILES = ((2, 1, 2), (2, 1, 2), (2, 1, 2), (2, 1, 2), (1, 3, 1))
+"""Workers of Guild Tiles 1-5: the Fellowship tile (5) brings 3 Humans, so Humans strike at once."""
+
+
+def _play_round_start(game: str, seed: int, tiles: tuple[tuple[int, int, int], ...]) -> FlowarState:
+    """Round 1's first turn by play: Guild Tile ``i`` gets Workers ``tiles[i]`` (chosen at its
+    chance node), other chance from ``random.Random(seed)``; every seat pays to keep its Workers
+    at a strike; other setup decisions are the first legal action (the lowest Guild Tile left)."""
+    rng = random.Random(seed)
+    st = load_game(game).new_initial_state()
+    assert isinstance(st, FlowarState)
+    while st.observation(None)["phase"] != "turn":
+        obs = st.observation(None)
+        if obs["phase"] == "draw_worker":
+            tile = next(i for i, g in enumerate(obs["guild_tiles"]) if not sum(g["workers"].values()))
+            t, h, f = tiles[tile]
+            act(st, kind="draw_workers", trentis=t, humans=h, foxes=f)
+        elif st.is_chance_node():
+            st.apply_action(st.sample_chance(rng))
+        elif obs["phase"] == "strike":
+            st.apply_action(max((a for a in st.legal_actions() if isinstance(a, A.PayStrike)), key=lambda a: a.count))
+        else:
+            st.apply_action(st.legal_actions()[0])
+    return st
+
+
 def test_elia_turn() -> None:
-    """Rulebook: "Turn Example": Elia places a Fox on her Guild Tile (+3 Coins), hires a Human
-    for 5 Coins, calling off the Human strike, and returns 1 Torch; no second hire this round."""
-    st = first_turn("flowar(players=4)", seed=5)
+    """Rulebook: "Turn Example": "Elia places a Fox on the Action Space of her Guild Tile and receives
+    3 Coins. ... she decides to hire a Human ... pays 5 Coins, and takes a Human from the Strike Area
+    to her Player Board. Her action results in the Human strike being called off, and so she gets rid
+    of 1 Torch of Discontent. Elia will not be able to repeat this action during the rest of the Round."
+    Reached by play: the Fellowship tile's 3 Humans start a Human strike; everybody pays; Elia (Guild
+    1, "Gain 3 Coins") has a Torch from a Loan taken at the start of her turn."""
+    st = _play_round_start("flowar(players=4)", 5, ELIA_TILES)
+    obs = st.observation(None)
     elia = st.current_player()
-    set_guild(st, elia, 1)
-    arrange(st, elia, coins=4, torches=2, workers=(1, 0, 2))
-    arrange_board(st, strike_area=(0, 3, 0), strikes=("human",))
+    assert obs["strikes"] == ["human"] and obs["strike_area"]["humans"] == 3
+    assert obs["players"][elia]["guild"] == 1
+
+    def me() -> dict[str, Any]:
+        return st.observation(elia)["players"][elia]  # type: ignore[no-any-return]
+
+    act(st, kind="take_loan")
+    start = me()
+    assert start["torches"] == 1
     act(st, kind="place", space="guild", worker="fox")
-    assert st._coins[elia] == 7
+    assert me()["coins"] == start["coins"] + 3
     act(st, kind="hire", worker="human")
-    assert st._coins[elia] == 2
-    assert st._workers[elia] == [1, 1, 1]
-    assert st._strike == [False, False, False] and st._strike_area == [0, 2, 0]
-    assert st._torches[elia] == 1
-    assert st._hired[elia]
+    after = me()
+    assert after["coins"] == start["coins"] + 3 - 5 and after["torches"] == 0 and after["hired"]
+    assert after["workers"]["humans"] == start["workers"]["humans"] + 1
+    obs = st.observation(None)
+    assert obs["strikes"] == [] and obs["strike_area"]["humans"] == 2
     assert not any(isinstance(a, (A.Hire, A.Fire)) for a in st.legal_actions())
     act(st, kind="end_turn")
-    # Her next turn this round: still no hire.
-    while not (st.current_player() == elia and st._phase == D_TURN):
-        settle(st)
-        if st._phase != D_TURN:
-            st.apply_action(st.legal_actions()[0])
-        else:
-            st.apply_action(A.END_TURN if st._t_placed else A.PASS)
-    arrange(st, elia, coins=20)
-    assert not any(isinstance(a, A.Hire) for a in st.legal_actions())
+    settle(st)
+    while st.current_player() != elia:  # the others put a Trenti on their Guild space
+        seat = st.current_player()
+        act(st, kind="place", space="guild", worker="trenti")
+        _finish_turn(st, seat)
+    assert me()["coins"] >= 5 and st.observation(None)["strike_area"]["humans"] > 0
+    assert not any(isinstance(a, A.Hire) for a in st.legal_actions())  # once per Round
 
 
 def test_jan_turn() -> None:
