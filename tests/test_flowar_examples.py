@@ -1,10 +1,9 @@
 """Every worked example of the Flowar rulebook, with its numbers.
 
-The placement-cost and layoff examples reach their positions by play only
-(chance outcomes chosen through the public API). The others start from a real
-first turn (``games.flowar.script.first_turn``) and arrange only what the example
-needs (``arrange``/``arrange_board``, white box) — see docs/rules/flowar.md,
-"Not done".
+Every example but Jan's turn reaches its position by play only (chance outcomes
+chosen through the public API, the seats' decisions played). Jan's starts from a
+real first turn (``games.flowar.script.first_turn``) and arranges what it needs
+(``arrange``/``arrange_board``, white box) — see docs/rules/flowar.md, "Not done".
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from typing import Any
 
 from games.api import Action
 from games.flowar import actions as A
-from games.flowar.delivery import transport_total
+from games.flowar.cards import FLOWER_BASKETS, FLOWER_INDEX
 from games.flowar.script import act, arrange, arrange_board, find, first_turn, settle
 from games.flowar.state import FlowarState
 from games.flowar.taxus import contract_transport
@@ -157,28 +156,120 @@ def test_two_player_travel_pays_for_all_three_spaces() -> None:
     assert place_costs(st, "travel_K2") == {3}
 
 
+TRANSPORT_MARKET = ["F02", "F21", "F03", "F22", "F04", "F23", "F31", "F41", "F13"]
+"""A setup Market with five colours; its third row (F31, F41, F13) completes the flowers needed."""
+TRANSPORT_DEALS = {0: ("C02", "C44"), 1: ("C01", "C40"), 2: ("C03", "C45"), 3: ("C07", "C46")}
+TRANSPORT_GRID = ("C02", "C03", "C07", "C40")
+TRANSPORT_TILES = ((2, 2, 1), (2, 1, 2), (2, 2, 1), (2, 2, 1), (1, 2, 2))
+
+
+def _dealt_to(obs: dict[str, Any]) -> int:
+    """The seat a setup Flower card goes to: the first with fewer than 3 Baskets ("Game Setup", 6)."""
+    return next(p["seat"] for p in obs["players"] if sum(FLOWER_BASKETS[FLOWER_INDEX[c]] for c in p["fresh"]) < 3)
+
+
+def _transport_setup() -> FlowarState:
+    """By play: seat 1 holds C01 and the Contract grid's first row is C02, C03 with C07 next;
+    seat 1's setup flowers are F01, F11, F12; seat 0 starts, so seat 1 chooses second (Guild 2:
+    "Gain 1 Coin and take 1 Contract Card")."""
+    rng = random.Random(4)
+    st = load_game("flowar(players=4)").new_initial_state()
+    assert isinstance(st, FlowarState)
+    baskets = iter(("F01", "F11", "F12"))
+    while st.observation(None)["phase"] != "turn":
+        obs = st.observation(None)
+        phase = obs["phase"]
+        dealt = [len(st.observation(s)["players"][s]["dealt"]) for s in range(4)]
+        want: dict[str, object] | None = None
+        if phase == "draw_flower" and "" in obs["market"]:
+            want = {"card": TRANSPORT_MARKET[obs["market"].index("")]}
+        elif phase == "draw_flower" and obs["round"] == 0 and _dealt_to(obs) == 1:
+            want = {"card": next(baskets)}
+        elif phase == "draw_contract" and not obs["contract_grid"][0] and min(dealt) < 2 \
+                and obs["unchosen_contracts"] == 0:
+            s = next(i for i in range(4) if dealt[i] < 2)  # "deal two cards to each player", in turn
+            want = {"card": TRANSPORT_DEALS[s][dealt[s]]}
+        elif phase == "keep_contract":
+            want = {"card": TRANSPORT_DEALS[st.current_player()][0 if st.current_player() == 1 else 1]}
+        elif phase == "draw_contract":
+            want = {"card": TRANSPORT_GRID[obs["contract_grid"].index("")]}
+        elif phase == "draw_worker":
+            tile = next(i for i, g in enumerate(obs["guild_tiles"]) if not sum(g["workers"].values()))
+            t, h, f = TRANSPORT_TILES[tile]
+            want = {"trentis": t, "humans": h, "foxes": f}
+        elif phase == "start_player":
+            want = {"seat": 0}
+        if want is not None:
+            st.apply_action(find(st, **want))
+        elif st.is_chance_node():
+            st.apply_action(st.sample_chance(rng))
+        else:
+            st.apply_action(st.legal_actions()[0])
+    return st
+
+
+def _others_until(st: FlowarState, seat: int) -> None:
+    """Other seats put a Trenti on their Guild space once, then pass, until ``seat``'s turn menu;
+    at a strike everybody pays to keep their Workers; other decisions: the first legal action."""
+    while True:
+        obs = st.observation(None)
+        if st.is_chance_node():
+            st.apply_action(st.legal_actions()[0])
+        elif obs["phase"] == "strike":
+            st.apply_action(max((a for a in st.legal_actions() if isinstance(a, A.PayStrike)), key=lambda a: a.count))
+        elif obs["phase"] == "turn" and st.current_player() == seat:
+            return
+        elif obs["phase"] == "turn" and obs["context"]["placed"] == 0:
+            guild = [a for a in st.legal_actions() if isinstance(a, A.Place) and a.space == "guild"]
+            st.apply_action(guild[0] if guild else find(st, kind="pass"))
+        elif obs["phase"] == "turn":
+            act(st, kind="end_turn")
+        else:
+            st.apply_action(st.legal_actions()[0])
+
+
 def test_transport_examples() -> None:
-    """Rulebook: "Travel Petal": three Contracts on one means cost 1 Coin; a fourth on the other means, 2 more."""
-    cart = ["C01", "C02", "C03"]  # Graceful Rain's 1-Coin means (K1a)
-    idx = [int(c[1:]) - 1 for c in cart]
-    assert transport_total(idx, 0) == 1
-    assert transport_total(idx + [6], 0) == 3  # C07 rides the 2-Coin Riverboat (K1b)
-    st = first_turn("flowar(players=4)", seed=4)
-    seat = st.current_player()
-    arrange(st, seat, coins=10, workers=(0, 0, 1), contracts=[*cart, "C07"],
-            fresh=["F01", "F11", "F12", "F31", "F41", "F13"])
-    arrange_board(st, spaces={"travel_K1": (0, 0, 0)}, strikes=())
+    """Rulebook: "Travel Petal": "Fulfilling three Contracts that require a means of transport would
+    only cost you 1 Coin. If you also want to fulfill a fourth Contract that requires a different
+    means of transport, you will have to pay 2 additional Coins." C01, C02 and C03 ride Graceful
+    Rain's Cart (1 Coin), C07 its Riverboat (2). Reached by play: seat 1 takes C02 and C03 from the
+    Contract Petal, C07 with its Guild action, the last flowers from the Market, then (with a Loan
+    if its Coins ran short) delivers all four on Graceful Rain."""
+    st = _transport_setup()
+    seat = 1
+    obs = st.observation(seat)
+    assert obs["players"][seat]["contracts"] == ["C01"] and obs["contract_grid"][:3] == ["C02", "C03", "C07"]
+    assert sorted(obs["players"][seat]["fresh"]) == ["F01", "F11", "F12"]
+    _others_until(st, seat)
+    act(st, kind="place", space="contract", worker="human")
+    act(st, kind="take_line", line="row1")
+    _finish_turn(st, seat)
+    _others_until(st, seat)
+    act(st, kind="place", space="guild", worker="trenti")
+    settle(st)
+    act(st, kind="take_card", slot=3, card="C07")
+    _finish_turn(st, seat)
+    _others_until(st, seat)
+    assert st.observation(None)["market"][6:] == ["F31", "F41", "F13"]
+    act(st, kind="place", space="market", worker="trenti")
+    act(st, kind="take_line", line="row3")
+    _finish_turn(st, seat)
+    _others_until(st, seat)
+    me = st.observation(seat)["players"][seat]
+    assert sorted(me["contracts"]) == ["C01", "C02", "C03", "C07"]
+    assert sorted(me["fresh"]) == ["F01", "F11", "F12", "F13", "F31", "F41"]
     act(st, kind="place", space="travel_K1", worker="fox")
-    assert st._coins[seat] == 9
-    coins = [st._coins[seat]]
-    for card, baskets in (("C01", ["F01"]), ("C02", ["F11", "F12"]), ("C03", ["F31", "F41"]), ("C07", ["F13"])):
+    if st.observation(seat)["players"][seat]["coins"] < 3:
+        act(st, kind="take_loan")  # "At any time during the game" (as Jan does): 5 Coins
+    coins = [st.observation(seat)["players"][seat]["coins"]]
+    for card, paid in (("C01", ["F01"]), ("C02", ["F11", "F12"]), ("C03", ["F31", "F41"]), ("C07", ["F13"])):
         act(st, kind="deliver", card=card)
-        coins.append(st._coins[seat])
-        for f in baskets:
+        coins.append(st.observation(seat)["players"][seat]["coins"])
+        for f in paid:
             act(st, kind="basket", card=f)
-    assert [coins[i] - coins[i + 1] for i in range(4)] == [1, 0, 0, 2]
+    assert [coins[i] - coins[i + 1] for i in range(4)] == [1, 0, 0, 2]  # 1 Coin for three, 2 more
     act(st, kind="finish_delivery")
-    assert st._at_once[seat] == 4
+    assert st.observation(seat)["players"][seat]["delivered"] == [4, 0, 0]  # "4 Contracts at once"
 
 
 ELIA_TILES = ((2, 1, 2), (2, 1, 2), (2, 1, 2), (2, 1, 2), (1, 3, 1))
