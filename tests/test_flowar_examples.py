@@ -1,9 +1,9 @@
 """Every worked example of the Flowar rulebook, with its numbers.
 
-Every example but Jan's turn reaches its position by play only (chance outcomes
-chosen through the public API, the seats' decisions played). Jan's starts from a
-real first turn (``games.flowar.script.first_turn``) and arranges what it needs
-(``arrange``/``arrange_board``, white box) — see docs/rules/flowar.md, "Not done".
+Every example reaches its position by play only: chance outcomes are chosen
+through the public API (``legal_actions`` of the chance node), the seats'
+decisions are played, and nothing is written into the state; the assertions read
+the public observation.
 """
 
 from __future__ import annotations
@@ -14,20 +14,10 @@ from typing import Any
 from games.api import Action
 from games.flowar import actions as A
 from games.flowar.cards import FLOWER_BASKETS, FLOWER_INDEX
-from games.flowar.script import act, arrange, arrange_board, find, first_turn, settle
+from games.flowar.script import act, find, settle
 from games.flowar.state import FlowarState
 from games.flowar.taxus import contract_transport
 from games.registry import load_game
-
-
-def set_guild(st: FlowarState, seat: int, g: int) -> None:
-    """Give ``seat`` Guild Tile ``g`` (swapping with its owner) and re-sort the turn order."""
-    owner = next((s for s in range(st._n) if st._guild[s] == g), None)
-    if owner is not None:
-        st._guild[owner] = st._guild[seat]
-    st._guild[seat] = g
-    st._order = sorted(range(st._n), key=lambda s: st._guild[s])
-    st._ti = st._order.index(seat)
 
 
 def place_costs(st: FlowarState, space: str) -> set[int]:
@@ -336,34 +326,157 @@ def test_elia_turn() -> None:
     assert not any(isinstance(a, A.Hire) for a in st.legal_actions())  # once per Round
 
 
+JAN_MARKET = ["F21", "F22", "F33", "F23", "F24", "F34", "F02", "F11", "F41"]
+"""Setup Market (five colours); its third row (blue, white, yellow) waits for Jan in round 2."""
+JAN_DEALS = {0: ("C15", "C44"), 1: ("C01", "C40"), 2: ("C22", "C45"), 3: ("C02", "C46")}
+JAN_GRID = ("C15", "C22", "C40", "C02")
+JAN_TILES = ((2, 2, 1), (2, 1, 2), (2, 2, 1), (2, 2, 1), (1, 2, 2))
+
+
+def _jan_chance(st: FlowarState, rng: random.Random) -> None:
+    """Resolve chance nodes: Kingdom Favor 6 on Graceful Rain, the Market :data:`JAN_MARKET`,
+    Jan's (seat 1) setup flowers F01, F31, F32, the dealt Contracts :data:`JAN_DEALS` (the grid
+    :data:`JAN_GRID`), Guild Tile Workers :data:`JAN_TILES`, seat 0 first, and a 5 Efficiency
+    Tile on Mossvale in round 2; anything else from ``rng``."""
+    while st.is_chance_node():
+        obs = st.observation(None)
+        phase = obs["phase"]
+        dealt = [len(st.observation(s)["players"][s]["dealt"]) for s in range(4)]
+        want: dict[str, object] | None = None
+        if phase == "deal_favors" and not obs["kingdoms"][0]["favor"]:
+            want = {"favor": 6}
+        elif phase == "draw_flower" and obs["round"] == 0 and "" in obs["market"]:
+            want = {"card": JAN_MARKET[obs["market"].index("")]}
+        elif phase == "draw_flower" and obs["round"] == 0 and _dealt_to(obs) == 1:
+            want = {"card": ("F01", "F31", "F32")[len(obs["players"][1]["fresh"])]}
+        elif phase == "draw_contract" and obs["round"] == 0 and not obs["contract_grid"][0] \
+                and min(dealt) < 2 and obs["unchosen_contracts"] == 0:
+            s = next(i for i in range(4) if dealt[i] < 2)
+            want = {"card": JAN_DEALS[s][dealt[s]]}
+        elif phase == "draw_contract" and obs["round"] == 0:
+            want = {"card": JAN_GRID[obs["contract_grid"].index("")]}
+        elif phase == "draw_worker":
+            tile = next(i for i, g in enumerate(obs["guild_tiles"]) if not sum(g["workers"].values()))
+            t, h, f = JAN_TILES[tile]
+            want = {"trentis": t, "humans": h, "foxes": f}
+        elif phase == "start_player":
+            want = {"seat": 0}
+        elif phase == "draw_efficiency" and obs["round"] == 2 and obs["kingdoms"][0]["efficiency"] \
+                and not obs["kingdoms"][1]["efficiency"]:
+            want = {"value": 5}
+        st.apply_action(find(st, **want) if want is not None else st.sample_chance(rng))
+
+
+def _jan_others(st: FlowarState, rng: random.Random, jan: int, fox_on_k2: bool = False) -> None:
+    """Until Jan's turn menu: others place on their free Player Board spaces (Guild first), then
+    pass (with
+    ``fox_on_k2``, the first of them puts a Fox on Mossvale instead); everybody pays at a strike
+    and keeps its Coins at the end of a round; other decisions: the first legal action."""
+    while True:
+        _jan_chance(st, rng)
+        obs = st.observation(None)
+        seat = st.current_player()
+        legal = st.legal_actions()
+        if obs["phase"] == "strike":
+            st.apply_action(max((a for a in legal if isinstance(a, A.PayStrike)), key=lambda a: a.count))
+        elif obs["phase"] == "exchange_mp":
+            act(st, kind="exchange_mp", mp=0)
+        elif obs["phase"] == "turn" and seat == jan:
+            return
+        elif obs["phase"] == "turn" and obs["context"]["placed"] == 0:
+            fox = [a for a in legal if isinstance(a, A.Place) and a.space == "travel_K2" and a.worker == "fox"]
+            guild = [a for a in legal if isinstance(a, A.Place) and a.space in ("guild", "maintenance", "sell")]
+            if fox_on_k2 and fox:
+                st.apply_action(fox[0])
+                fox_on_k2 = False
+            else:
+                st.apply_action(guild[0] if guild else find(st, kind="pass"))
+        elif obs["phase"] == "turn":
+            act(st, kind="end_turn")
+        elif obs["phase"] == "deliver":
+            act(st, kind="finish_delivery")
+        else:
+            st.apply_action(legal[0])
+
+
+def _jan_finish(st: FlowarState, rng: random.Random, jan: int) -> None:
+    """Resolve the follow-ups of Jan's placement (first legal action; chance by :func:`_jan_chance`)."""
+    while True:
+        _jan_chance(st, rng)
+        if st.current_player() == jan and any(isinstance(a, A.EndTurn) for a in st.legal_actions()):
+            break
+        st.apply_action(st.legal_actions()[0])
+    act(st, kind="end_turn")
+
+
 def test_jan_turn() -> None:
-    """Rulebook: "Turn Example": Jan pays 2 Coins for a Fox on the second kingdom (one Fox there),
-    takes a Loan (+5 Coins, +1 Torch) for 5 Coins of transport, and gains 13 Coins and 15 MP:
-    10 for two Contracts on a 5 tile, 1 for fresh flowers, 4 from Kingdom Favor 6."""
-    st = first_turn("flowar(players=4)", seed=1)
-    jan = st.current_player()
-    arrange(st, jan, coins=2, torches=0, mp=0, loans=0, workers=(0, 0, 2), contracts=["C15", "C22"],
-            fresh=["F01", "F11", "F41"], wilting=["F31", "F32"], below={"K1": ["C37"]})
-    arrange_board(st, efficiency=(3, 5, 3), favors=(6, 1, 2), spaces={"travel_K2": (0, 0, 1)}, strikes=())
-    act(st, kind="place", space="travel_K2", worker="fox", coins=2)
-    assert st._coins[jan] == 0
-    assert not any(isinstance(a, A.Deliver) for a in st.legal_actions())  # transport unaffordable
-    act(st, kind="take_loan")
-    assert (st._coins[jan], st._torches[jan], st._loans[jan]) == (5, 1, 1)
-    act(st, kind="use_favor", kingdom=1, favor=6)
-    act(st, kind="deliver", card="C15")
+    """Rulebook: "Turn Example": "He is required to pay 2 Coins to place a Fox on the second kingdom
+    because there was already a Fox in that Action Space. In addition, he has to pay 5 Coins for the
+    transportation costs. He takes 5 Coins, 1 Torch of Discontent, and a Loan Card ... He will gain
+    13 Coins for delivering both Contracts plus 15 MP: 10 MP for delivering both Contracts in the
+    second kingdom, 1 additional MP for fulfilling one of the Contracts with fresh flowers only,
+    and 4 MP for using the Kingdom Favor that grants him 2 additional MP per Contract."
+    Reached by play over two rounds: Jan (seat 1) takes C15 (Horse, 2 Coins) and C22 (Barge, 3)
+    from the Contract Petal, delivers C01 on Graceful Rain (where Favor 6 lies) and passes, so his
+    two purple flowers wilt; in round 2 (a 5 tile on Mossvale) he buys blue, white and yellow
+    flowers, another player puts a Fox on Mossvale, and Jan delivers C15 with fresh flowers only
+    and C22 with the wilting ones."""
+    rng = random.Random(1)
+    jan = 1
+    st = load_game("flowar(players=4)").new_initial_state()
+    assert isinstance(st, FlowarState)
+    while st.observation(None)["phase"] != "turn":
+        _jan_chance(st, rng)
+        obs = st.observation(None)
+        if obs["phase"] == "keep_contract":
+            s = st.current_player()
+            act(st, kind="keep_contract", card=JAN_DEALS[s][0 if s == jan else 1])
+        elif obs["phase"] != "turn":
+            st.apply_action(st.legal_actions()[0])
+    _jan_others(st, rng, jan)
+    act(st, kind="place", space="contract", worker="human")
+    act(st, kind="take_line", line="row1")  # C15, C22
+    _jan_finish(st, rng, jan)
+    _jan_others(st, rng, jan)
+    act(st, kind="place", space="travel_K1", worker="fox")
+    act(st, kind="deliver", card="C01")
     act(st, kind="basket", card="F01")
+    act(st, kind="finish_delivery")
+    _jan_finish(st, rng, jan)
+    _jan_others(st, rng, jan)
+    act(st, kind="pass")  # round 1 ends for Jan: F31 and F32 wilt
+    _jan_others(st, rng, jan)
+    obs = st.observation(jan)
+    assert obs["round"] == 2 and obs["kingdoms"][1]["efficiency"] == 5 and obs["kingdoms"][0]["favor"] == 6
+    me = obs["players"][jan]
+    assert me["wilting"] == ["F31", "F32"] and me["below"] == [1, 0, 0]
+    assert sorted(me["contracts"]) == ["C15", "C22"] and obs["market"][6:] == ["F02", "F11", "F41"]
+    worker = "trenti" if me["workers"]["trentis"] else "fox"
+    act(st, kind="place", space="market", worker=worker)
+    act(st, kind="take_line", line="row3")
+    _jan_finish(st, rng, jan)
+    _jan_others(st, rng, jan, fox_on_k2=True)
+    obs = st.observation(jan)
+    assert sum(obs["kingdoms"][1]["workers"].values()) == 1  # "there was already a Fox"
+    before = obs["players"][jan]
+    act(st, kind="place", space="travel_K2", worker="fox", coins=2)
+    if st.observation(jan)["players"][jan]["coins"] < 5:
+        act(st, kind="take_loan")  # "He takes 5 Coins, 1 Torch of Discontent, and a Loan Card"
+    loan = st.observation(jan)["players"][jan]
+    assert loan["coins"] >= 5
+    act(st, kind="use_favor", kingdom=1, favor=6)  # discards C01, delivered on Graceful Rain
+    act(st, kind="deliver", card="C15")
+    act(st, kind="basket", card="F02")
     act(st, kind="basket", card="F11")
     act(st, kind="deliver", card="C22")
-    assert st._coins[jan] == 0  # 2 (Horse) + 3 (Barge) of transport
+    assert st.observation(jan)["players"][jan]["coins"] == loan["coins"] - 5  # Horse 2 + Barge 3
     for f in ("F31", "F32", "F41"):
         act(st, kind="basket", card=f)
     act(st, kind="finish_delivery")
-    assert st._coins[jan] == 13
-    assert st._mp[jan] == 15
-    assert [len(b) for b in st._below[jan]] == [0, 2, 0]  # C37 discarded for the Favor
-    assert st._fresh[jan] == [] and st._wilt[jan] == []
-    assert st._fresh_deliveries[jan] == 1
+    after = st.observation(jan)["players"][jan]
+    assert after["coins"] == loan["coins"] - 5 + 13
+    assert after["mp"] - before["mp"] == 15  # 10 + 1 + 4
+    assert after["below"] == [0, 2, 0] and after["fresh"] == [] and after["wilting"] == []
 
 
 POL_MARKET = ["F01", "F11", "F21", "F42", "F43", "F31", "F02", "F12", "F22"]
