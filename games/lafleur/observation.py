@@ -112,7 +112,8 @@ def _player(s: LaFleurState, p: int, seat: int | None) -> dict[str, Any]:
     else:
         character = ""
     hand = s._hand[p]
-    visible = hand if own else [x for x in hand if s._public_f[x]]
+    opened = s._hand_open[p]
+    visible = hand if own else [x for x in hand if x in opened]
     arts = s._arts[p]
     return {
         "seat": p,
@@ -224,7 +225,6 @@ def full_state(s: LaFleurState) -> dict[str, Any]:
         "visitor_bottom": [ids["visitor"][v] for v in s._vbottom],
         "visitor_search": [ids["visitor"][v] for v in s._vsearch],
         "box": [ids["character"][c] for c in s._cbox],
-        "public_flowers": [ids["flower"][x] for x in range(len(FLOWERS)) if s._public_f[x]],
         "market": list(s._market),
         "display": list(s._display),
         "visitors": [list(s._visitors), list(s._vpawn), list(s._vrom)],
@@ -235,6 +235,7 @@ def full_state(s: LaFleurState) -> dict[str, Any]:
                 "coins": s._coins[p], "prestige": s._prestige[p], "allure": list(s._allure[p]),
                 "feature_allure": list(s._fallure[p]),
                 "hand": [ids["flower"][x] for x in s._hand[p]],
+                "hand_face_up": [ids["flower"][x] for x in s._hand_open[p]],
                 "features": [ids["feature"][x] for x in s._features[p]],
                 "companion": s._companion[p], "character": s._character[p],
                 "dealt_characters": list(s._dealt_chars[p]), "dealt_artisans": list(s._dealt_arts[p]),

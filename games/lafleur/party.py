@@ -143,7 +143,7 @@ class PartyMixin(_Base):
         if a.space:
             x = self._market[a.space - 1]
             self._market[a.space - 1] = -1
-            self._hand[p].append(x)
+            self._to_hand(p, x, face_up=True)
         else:
             self._draw(D_FLOWER, ("hand", p))
 

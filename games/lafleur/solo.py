@@ -105,7 +105,6 @@ class SoloMixin(_Base):
             if t >= 0:
                 self._allure[1][t] += 1
         self._disc[D_FLOWER].append(x)
-        self._public_f[x] = 1
 
     def _t_auto_hardest(self) -> None:
         """4. Hardest: the Allure of the first 3 Visitors displayed (or 2)."""

@@ -109,7 +109,9 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         self._vbottom: list[int] = []  # solo: known Visitors put on the bottom of the deck, in order
         self._vsearch: list[int] = []  # solo: Visitors drawn while looking for an Allure type
         self._cbox: list[int] = []  # Character cards returned to the box (hidden)
-        self._public_f = bytearray(len(FLOWERS))  # Flower card seen face-up at some time
+        # Per player, the cards of its hand that everybody saw taken face-up (a subset of the
+        # hand, kept only while the card stays in that hand: see _to_hand/_from_hand).
+        self._hand_open: list[list[int]] = [[] for _ in range(np)]
         # board
         self._market = [-1] * MARKET_SPACES
         self._display = [-1] * FEATURE_SPACES
@@ -219,6 +221,25 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         self._waiting = True
         return True
 
+    def _to_hand(self, p: int, x: int, face_up: bool) -> None:
+        """Flower card ``x`` enters player ``p``'s hand; ``face_up``: taken from the face-up market.
+
+        Rulebook: "Player Setup" ("Do not show these cards to the other
+        players"). Whether the other players may see a hand card is a fact of
+        *how it entered this hand*, recorded here and forgotten by
+        :meth:`_from_hand`: a card drawn from the deck is hidden whatever its
+        past (a card once face-up and reshuffled into the deck included).
+        """
+        self._hand[p].append(x)
+        if face_up:
+            self._hand_open[p].append(x)
+
+    def _from_hand(self, p: int, x: int) -> None:
+        """Flower card ``x`` leaves player ``p``'s hand (and its face-up mark with it)."""
+        self._hand[p].remove(x)
+        if x in self._hand_open[p]:
+            self._hand_open[p].remove(x)
+
     def _t_draw(self, d: int, dest: tuple[Any, ...]) -> None:
         self._draw(d, dest)
 
@@ -231,7 +252,6 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         kind = dest[0]
         if kind == "market":
             self._market[dest[1]] = x
-            self._public_f[x] = 1
         elif kind == "display":
             self._display[dest[1]] = x
         elif kind == "visitor":
@@ -239,7 +259,7 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
             self._vpawn.append(-1)
             self._vrom.append(False)
         elif kind == "hand":
-            self._hand[dest[1]].append(x)
+            self._to_hand(dest[1], x, face_up=False)  # from the deck: nobody else saw it
         elif kind == "event":
             self._event_drawn(x)
         elif kind == "char":

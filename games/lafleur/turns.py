@@ -260,7 +260,7 @@ class TurnsMixin(_Base):
         if a.space:
             x = self._market[a.space - 1]
             self._market[a.space - 1] = -1
-            self._hand[p].append(x)
+            self._to_hand(p, x, face_up=True)
         else:
             self._draw(D_FLOWER, ("hand", p))
 
@@ -374,9 +374,8 @@ class TurnsMixin(_Base):
         self._after_pay()
 
     def _discard_flower(self, p: int, x: int) -> None:
-        self._hand[p].remove(x)
+        self._from_hand(p, x)
         self._disc[D_FLOWER].append(x)
-        self._public_f[x] = 1
 
     def _do_pay_flower(self, a: A.PayFlower) -> None:
         x = INDEX[a.card][1]
