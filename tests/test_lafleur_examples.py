@@ -93,6 +93,24 @@ def test_character_ability_example() -> None:
     assert s._coins[0] == before_c + 1 and s._prestige[0] == before_p + 1
 
 
+def test_character_abilities_resolve_in_order() -> None:
+    """Rulebook: "End of Round", CHARACTER ABILITY EXAMPLE: "Aurora checks each of her
+    Character's abilities" one after the other: with 4 Flower cards before the round ends,
+    the first ability's +2 Flower cards make 6, so the third ("+1 Prestige if you have 5+
+    Flower cards in hand") pays too (decision 28; judged all at once it would not)."""
+    s = new_match("lafleur(players=2)", first=0,
+                  queues={"character": ["C01", "C02", "C08", "C03"]}, characters=["C01", "C08"])
+    set_allure(s, 0, {"flowers": 7, "vistas": 4})
+    set_hand(s, 0, ["F01", "F02", "F03", "F04"])
+    put_visitors(s, [])
+    place_everyone_on_coin(s)
+    before_p, before_c = s._prestige[0], s._coins[0]
+    play(s, s.legal_actions()[-1])
+    play(s, s.legal_actions()[-1])
+    assert s.observation(0)["players"][0]["hand_size"] == 6
+    assert s._coins[0] == before_c + 1 and s._prestige[0] == before_p + 1
+
+
 def _pavilion_position(hand: list[str], artisans: tuple[str, str]) -> LaFleurState:
     queues = {"artisan": [*artisans, "A14", "A10", "A11", "A12"], **QUIET}
     s = new_match("lafleur(players=2)", first=0, queues=queues, characters=["C08", "C09"],

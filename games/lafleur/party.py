@@ -75,6 +75,23 @@ class PartyMixin(_Base):
                if (p != self._auto or automaton_scores(ability)) and holds(self, p, ability.condition)]
         self._push([("_t_step", p, st) for p in who for st in steps(self, p, eff, source)])
 
+    def _t_char_ability(self, p: int, k: int) -> None:
+        """Resolve ability ``k`` of player ``p``'s Character, its condition judged now.
+
+        Rulebook: "End of Round", CHARACTER ABILITY EXAMPLE: "Aurora checks each
+        of her Character's abilities" and resolves them in the card's order, so a
+        later ability sees what an earlier one gave (decision 28).
+        """
+        c = self._character[p]
+        self._apply_ability(p, CHARACTERS[c].abilities[k], CHARACTERS[c].id)
+
+    def _t_feature_ability(self, p: int, f: int) -> None:
+        """Resolve the ability of Garden Feature ``f`` of player ``p``, its condition judged now.
+
+        Rulebook: "End-of-Game Scoring": "resolves them one at a time" (also End of Round).
+        """
+        self._apply_ability(p, FEATURES[f].ability, FEATURES[f].id)
+
     def _t_step(self, p: int, st: tuple[Any, ...]) -> None:
         kind = st[0]
         if kind == "gain":
@@ -158,7 +175,7 @@ class PartyMixin(_Base):
             return
         if prompt[0] == "character":
             self._char_used = True
-            self._push([("_t_step", p, st) for st in prompt[1]])
+            self._push([("_t_char_ability", p, k) for k in range(len(CHARACTERS[self._character[p]].abilities))])
             return
         _, pay_c, pay_f, gain, src = prompt[1]
         self._coins[p] -= pay_c
@@ -322,10 +339,8 @@ class PartyMixin(_Base):
         self._push(t)
 
     def _t_eor_features(self, p: int) -> None:
-        for f in self._features[p]:
-            ab = FEATURES[f].ability
-            if ab.timing == "end_of_round":
-                self._apply_ability(p, ab, FEATURES[f].id)
+        self._push([("_t_feature_ability", p, f) for f in self._features[p]
+                    if FEATURES[f].ability.timing == "end_of_round"])
 
     def _t_character(self, p: int) -> None:
         """Rulebook: "End of Round", CHARACTER ABILITIES (solo: the player may decline, for challenge 10)."""
@@ -342,7 +357,8 @@ class PartyMixin(_Base):
             self._prompt = ("character", tuple(todo), CHARACTERS[c].id)
             self._ask(P_ACCEPT, p)
             return
-        self._push([("_t_step", p, st) for st in todo])
+        # Resolved one at a time in the card's order, each condition judged when reached.
+        self._push([("_t_char_ability", p, k) for k in range(len(CHARACTERS[c].abilities))])
 
     def _t_reset_check(self) -> None:
         """Reset tilted Artisans, then CHECK FOR THE GRANDE SOIRÉE."""
@@ -361,13 +377,9 @@ class PartyMixin(_Base):
     def _t_game_end(self) -> None:
         """Rulebook: "End-of-Game Scoring": Game End abilities in turn order, then Coins and Flower cards."""
         self._end = {"before": list(self._prestige)}
-        t: list[tuple[Any, ...]] = []
-        for p in self._order:
-            for f in self._features[p]:
-                ab = FEATURES[f].ability
-                if ab.timing == "game_end" and (p != self._auto or automaton_scores(ab)) \
-                        and holds(self, p, ab.condition):
-                    t += [("_t_step", p, st) for st in steps(self, p, ab.effect, FEATURES[f].id)]
+        t: list[tuple[Any, ...]] = [
+            ("_t_feature_ability", p, f) for p in self._order for f in self._features[p]
+            if FEATURES[f].ability.timing == "game_end"]
         t.append(("_t_bonus",))
         self._push(t)
 
