@@ -215,6 +215,33 @@ def steps(s: Board, p: int, effect: Mapping[str, Any], source: str = "") -> list
     return []  # static effects (modify, romance_threshold) act where they are read
 
 
+_CHANGING = frozenset({"coins", "hand", "prestige"})
+"""Quantities that resolving a Garden Party's effects can change."""
+
+
+def is_static(effect: Mapping[str, Any]) -> bool:
+    """True for an effect with nothing to resolve (a lowered romance threshold)."""
+    return set(effect) <= {"romance_threshold"}
+
+
+def order_free(effect: Mapping[str, Any], condition: Mapping[str, Any] | None) -> bool:
+    """True when the effect gives the same whenever it is resolved among a player's Garden Party
+    effects: a plain gain whose amount and condition read none of Coins, hand, Prestige.
+
+    Such gains commute with each other (their order changes nothing), so a
+    Garden Party of only such items needs no order decision.
+    """
+    if set(effect) - {"gain", "per"}:
+        return False
+    per = effect.get("per")
+    if per and _parse(per["q"])[0] in _CHANGING:
+        return False
+    if condition is None:
+        return True
+    qs = [condition.get("q")] + [condition.get(k) for k in ("most", "least", "most_strict")]
+    return not any(q and _parse(q)[0] in _CHANGING for q in qs)
+
+
 def gain_of(effect: Mapping[str, Any]) -> tuple[int, int, int]:
     """(prestige, coins, flowers) of a plain ``gain`` effect, ignoring ``per``."""
     return _gain_tuple(effect.get("gain", {}))

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from games.lafleur.abilities import effect_text
+from games.lafleur.abilities import effect_text, render
 from games.lafleur.cards import (
     ALLURE,
     ARTISANS,
@@ -73,6 +73,15 @@ def _gain_text(g: tuple[int, int, int]) -> str:
     return effect_text({"gain": {"prestige": g[0], "coins": g[1], "flowers": g[2]}})
 
 
+def _item_text(it: tuple[str, int]) -> str:
+    kind, x = it
+    if kind == "visitor":
+        return f"{VISITORS[x].id} {VISITORS[x].name}: {effect_text(VISITORS[x].effect)}"
+    if kind == "bonus":
+        return f"Event: +{x} Coins"
+    return f"{FEATURES[x].id} {FEATURES[x].name}: {render(FEATURES[x].ability)}"
+
+
 def prompt_of(s: LaFleurState) -> dict[str, Any]:
     """The pending prompt of an effect decision (empty strings when none)."""
     pr = s._prompt
@@ -91,6 +100,9 @@ def prompt_of(s: LaFleurState) -> dict[str, Any]:
             source = pr[1][2]
             options = [effect_text(e) for e in pr[1][1]]
             text = "choose one"
+        elif kind == "order":
+            text = "choose what to resolve next at your Garden Party"
+            options = [_item_text(it) for it in pr[1]]
         elif kind == "discard":
             source = pr[2]
             text = f"discard {s._discard_left} Flower card(s)"

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from games.lafleur import actions as A
-from games.lafleur.abilities import automaton_scores, holds, steps
+from games.lafleur.abilities import automaton_scores, holds, is_static, order_free, steps
 from games.lafleur.cards import (
     CHARACTERS,
     D_EVENT,
@@ -189,12 +189,20 @@ class PartyMixin(_Base):
             self._tasks.append(("_t_step", p, g))
 
     def _legal_choose(self) -> list[A.Action]:
-        return [A.intern(A.Choose, i) for i in range(len(self._prompt[1][1]))]
+        pr = self._prompt
+        n = len(pr[1]) if pr[0] == "order" else len(pr[1][1])
+        return [A.intern(A.Choose, i) for i in range(n)]
 
     def _do_choose(self, a: A.Choose) -> None:
         p = self._cur
         st = self._prompt[1]
+        kind = self._prompt[0]
         self._prompt = ()
+        if kind == "order":  # resolve the chosen item, then choose among the rest
+            rest = st[:a.option] + st[a.option + 1:]
+            self._tasks.append(("_t_order", p, rest))
+            self._tasks.append(("_t_item", p, st[a.option]))
+            return
         self._push([("_t_step", p, s) for s in steps(self, p, st[1][a.option], st[2])])
 
     def _legal_discard(self) -> list[A.Action]:
@@ -287,25 +295,68 @@ class PartyMixin(_Base):
         self._visitors = [self._visitors[i] for i in stay]
         self._vpawn = [self._vpawn[i] for i in stay]
         self._vrom = [self._vrom[i] for i in stay]
-        t: list[tuple[Any, ...]] = []
-        bonus = int(self._evmods.get("visitor_coins", 0))
-        for p in self._order:
-            gains: list[tuple[Any, ...]] = []
-            offers: list[tuple[Any, ...]] = []
-            for v in self._party[p]:
-                for st in steps(self, p, VISITORS[v].effect, VISITORS[v].id):
-                    (offers if st[0] == "offer" else gains).append(st)
-            if bonus and self._party[p]:
-                gains.append(("gain", 0, bonus * len(self._party[p]), 0, EVENTS[self._event].id))
-            visited = []
-            for f in self._features[p]:
-                ab = FEATURES[f].ability
-                if ab.timing == "when_visited" and (p != self._auto or automaton_scores(ab)) \
-                        and holds(self, p, ab.condition):
-                    visited += steps(self, p, ab.effect, FEATURES[f].id)
-            t += [("_t_step", p, st) for st in gains + offers + visited]
+        t: list[tuple[Any, ...]] = [("_t_visits", p) for p in self._order]
         t.append(("_t_au_revoir",))
         self._push(t)
+
+    # -- resolving one's Garden Party, in the order the player chooses -----------------------------
+    def _party_items(self, p: int) -> list[tuple[str, int]]:
+        """What player ``p`` resolves at this Garden Party: ``("visitor", v)`` per Visitor
+        (Companion included), ``("bonus", coins)`` for the Generous Guests Event, and
+        ``("feature", f)`` per When Visited Garden Feature with an effect to resolve."""
+        items: list[tuple[str, int]] = [("visitor", v) for v in self._party[p]]
+        bonus = int(self._evmods.get("visitor_coins", 0))
+        if bonus and self._party[p]:
+            items.append(("bonus", bonus * len(self._party[p])))
+        for f in self._features[p]:
+            ab = FEATURES[f].ability
+            if ab.timing == "when_visited" and not is_static(ab.effect) \
+                    and (p != self._auto or automaton_scores(ab)):
+                items.append(("feature", f))
+        return items
+
+    def _order_free(self, it: tuple[str, int]) -> bool:
+        """True when resolving ``it`` gives the same whatever was resolved before it."""
+        kind, x = it
+        if kind == "bonus":
+            return True
+        if kind == "visitor":
+            return order_free(VISITORS[x].effect, None)
+        ab = FEATURES[x].ability
+        return order_free(ab.effect, ab.condition)
+
+    def _t_visits(self, p: int) -> None:
+        """Rulebook: "Garden Party", VISITORS: each player "resolves the text on each of the
+        Visitor cards in their play area ... in any order they choose" (and, "WHEN VISITED"
+        ABILITIES, the When Visited abilities "at this time")."""
+        items = self._party_items(p)
+        if p == self._auto:
+            # Solo: the opponent takes every conversion "if they are able to": everything
+            # else first, the conversions last (decision 4).
+            last = [it for it in items if it[0] == "visitor" and "pay" in VISITORS[it[1]].effect]
+            self._push([("_t_item", p, it) for it in items if it not in last] +
+                       [("_t_item", p, it) for it in last])
+            return
+        self._t_order(p, tuple(items))
+
+    def _t_order(self, p: int, items: tuple[tuple[str, int], ...]) -> None:
+        """Ask which of ``items`` to resolve next (one small decision, DESIGN §2); when every
+        order gives the same (at most one item, or only fixed gains) resolve them as listed."""
+        if len(items) <= 1 or all(self._order_free(it) for it in items):
+            self._push([("_t_item", p, it) for it in items])
+            return
+        self._prompt = ("order", items)
+        self._ask(P_CHOOSE, p)
+
+    def _t_item(self, p: int, it: tuple[str, int]) -> None:
+        """Resolve one Visitor's text, the Event bonus or one When Visited ability (judged now)."""
+        kind, x = it
+        if kind == "visitor":
+            self._push([("_t_step", p, st) for st in steps(self, p, VISITORS[x].effect, VISITORS[x].id)])
+        elif kind == "bonus":
+            self._tasks.append(("_t_step", p, ("gain", 0, x, 0, EVENTS[self._event].id)))
+        else:
+            self._apply_ability(p, FEATURES[x].ability, FEATURES[x].id)
 
     def _t_au_revoir(self) -> None:
         """Every Visitor but Companions goes to the Visitor discard pile; pawns come back."""
