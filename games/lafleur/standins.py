@@ -152,14 +152,21 @@ _EOR8 = _ab("end_of_round", {"gain": {"prestige": 1}}, {"q": "coins", "min": 8})
 _WV2 = _ab("when_visited", {"gain": {"prestige": 1}}, {"q": "visitors", "min": 2})
 GENERIC_BIG: dict[str, list[Any]] = {
     # Allure:       T,T,U (3)  T,T,U,V (4)  T,T,U,V (4)  T,T,U,U,V (5)
-    A: [_WA2C, _EOR1C, _WV2, _ab("game_end", {"gain": {"prestige": 2}}, {"q": "companion", "min": 1})],
+    A: [_WA2C, _EOR1C, _WV2, "EACH2"],
     P: [_WA2C, _EOR8, _EOR1F, _ab("game_end", {"gain": {"prestige": 1}, "per": {"q": "features", "every": 2, "max": 3}})],
-    W: [_WA2C, _EOR1C, _WV2, "EACH2"],
+    W: [_WA2C, _EOR1C, _WV2, _ab("game_end", {"gain": {"prestige": 2}}, {"q": "companion", "min": 1})],
     F: [_WA2C, _EOR1C, _EOR1F, _ab("game_end", {"gain": {"prestige": 2}}, {"q": "artisans", "min": 4})],
     V: ["PERGOLA", _EOR1C, _EOR1F, _EOR8],
 }
 """The other 20 abilities, by the type a Garden Feature doubles, spread so that every
-type gets about the same value (each type one weaker pick: Pergola, 8+ Coins, 2+ Visitors)."""
+type gets about the same value (each type one weaker pick: Pergola, 8+ Coins, 2+ Visitors).
+
+"2+ of each Allure type: +3 Prestige" (Quincunx, the End-Game Scoring Example's
+first Garden Feature) sits on Architecture's 5-symbol card (Architecture x2,
+Paths x2, Water: no Flower, 1 Water), so that with Cascade (Flowers x2,
+Architecture) and Obelisk (Flowers x2) James can hold "4 Flower Allure" and
+"only 1 Water Allure" as the example says (issue 12, item 3); on Water's card
+(Water x2, Flowers x2, Vistas) those three alone gave 6 Flower and 2 Water."""
 FEATURE_NAMES = [
     ("Parterre", "Parterre"), ("Fountain", "Fontaine"), ("Orangery", "Orangerie"), ("Labyrinth", "Labyrinthe"),
     ("Grotto", "Grotte"), ("Belvedere", "Belvédère"), ("Grand Canal", "Grand Canal"), ("Grove", "Bosquet"),
@@ -243,6 +250,11 @@ def features() -> list[Card]:
             extra = {"provenance": "rulebook", "stand_in_fields": ["name", "cost"], "rulebook": note}
         out.append(dict(id=f"G{i + 1:02d}", type="feature", name=name[0], name_fr=name[1], cost=cost,
                         ability=ab, **extra))
+    # The example's name follows its ability (names are stand-ins, given in layout order).
+    each2 = next(f for f in out if f["ability"] == EACH2)
+    named = next(f for f in out if f["name"] == "Quincunx")
+    each2["name"], named["name"] = named["name"], each2["name"]
+    each2["name_fr"], named["name_fr"] = named["name_fr"], each2["name_fr"]
     return out
 
 
