@@ -12,19 +12,18 @@ from games.lafleur.cards import FEATURES, INDEX
 from games.lafleur.script import (
     advance,
     card_id,
-    give,
     new_match,
     place_everyone_on_coin,
     play,
     put_visitors,
     set_allure,
-    set_display,
     set_hand,
 )
 from games.lafleur.state import LaFleurState
 
 PAVILION = card_id("Pavilion")
 EACH2 = next(f.id for f in FEATURES if f.ability.condition == {"q": "min_allure", "min": 2})
+QUINCUNX, CASCADE, OBELISK, SUNDIAL = EACH2, card_id("Cascade"), card_id("Obelisk"), card_id("Sundial")
 # Characters whose abilities stay silent in these positions (Comtesse Solène, Abbé Fulbert).
 QUIET = {"character": ["C08", "C01", "C09", "C02", "C03", "C04", "C05", "C06"]}
 
@@ -112,11 +111,15 @@ def test_character_abilities_resolve_in_order() -> None:
 
 
 def _pavilion_position(hand: list[str], artisans: tuple[str, str]) -> LaFleurState:
-    queues = {"artisan": [*artisans, "A14", "A10", "A11", "A12"], **QUIET}
+    """Round 1 by play: seat 0 is dealt ``hand`` (filled up to the 3 starting cards with
+    single-Architecture cards) and ``artisans``; Pavilion is the first Garden Feature revealed."""
+    dealt = (hand + ["F02", "F03", "F04"])[:3]
+    queues = {"artisan": [*artisans, "A14", "A10", "A11", "A12"], "flower": [*dealt, "F05", "F06", "F07"],
+              "feature": [PAVILION], **QUIET}
     s = new_match("lafleur(players=2)", first=0, queues=queues, characters=["C08", "C09"],
                   artisans=[artisans, ("A10", "A11")])
-    set_display(s, [PAVILION])  # Vista, Path, Architecture x2
-    set_hand(s, 0, hand)
+    assert s.observation(0)["players"][0]["hand"] == dealt
+    assert s.observation(0)["garden_features"][0]["card"] == PAVILION  # Vista, Path, Architecture x2
     return s
 
 
@@ -134,12 +137,11 @@ def test_pavilion_purchase_example_flowers() -> None:
     play(s, A.PayFlower("F81", "paths"))  # the Wild card pays the Path
     assert A.PayFlower("F51", "") in s.legal_actions()
     play(s, A.PayFlower("F51", ""))  # Common Ivy pays the last Architecture; its second is lost
-    assert s._hand[0] == []
-    assert [FEATURES[f].id for f in s._features[0]] == [PAVILION]
+    me = s.observation(0)["players"][0]
+    assert me["hand"] == [] and me["garden_features"] == [PAVILION]
     # Allure tracker: Vista +1, Path +1, Architecture +2.
-    assert s.observation(0)["players"][0]["allure"] == {
-        "architecture": 2, "paths": 1, "water": 0, "flowers": 0, "vistas": 1}
-    assert s._display[0] == -1  # the space stays empty until the next round
+    assert me["allure"] == {"architecture": 2, "paths": 1, "water": 0, "flowers": 0, "vistas": 1}
+    assert s.observation(0)["garden_features"][0]["card"] == ""  # the space stays empty until the next round
 
 
 def test_pavilion_purchase_example_artisans() -> None:
@@ -150,35 +152,89 @@ def test_pavilion_purchase_example_artisans() -> None:
     play(s, A.PayFlower("F51", ""))
     # The Painter's pawn is still on the Château board: it may pay all the same.
     play(s, A.PayArtisan("A05", "paths"), A.PayArtisan("A17", "vistas"))
-    assert [FEATURES[f].id for f in s._features[0]] == [PAVILION]
-    assert s.observation(0)["players"][0]["artisans"][0]["tilted"] is True
-    assert s.observation(0)["players"][0]["artisans"][1]["tilted"] is True
+    me = s.observation(0)["players"][0]
+    assert me["garden_features"] == [PAVILION]
+    assert me["artisans"][0]["tilted"] is True and me["artisans"][1]["tilted"] is True
     # Artisan Allure does not count toward the Château: only the Pavilion's symbols do.
-    assert sum(s._allure[0]) == 4
+    assert me["total_allure"] == 4
+
+
+def _settle(s: LaFleurState, queues: dict[str, list[str]]) -> None:
+    """Answer the prompts of a Garden Party and an End of Round: the first option of an
+    order, decline every offer, take gained Flower cards from the top of the deck."""
+    while not s.is_terminal():
+        phase = _phase(s)
+        if phase == "choose":
+            play(s, A.Choose(0), queues=queues)
+        elif phase == "accept":
+            play(s, A.NO, queues=queues)
+        elif phase == "take_flower":
+            play(s, A.TakeFlower(0, ""), queues=queues)
+        else:
+            return
 
 
 def test_end_game_scoring_example() -> None:
-    """Rulebook: "End-of-Game Scoring", END-GAME SCORING EXAMPLE: James 14 -> 15 -> 17 -> 18 -> 20 beats Aurora 19."""
-    s = new_match("lafleur(players=2)", first=0, queues={"character": ["C09", "C01", "C08", "C02"]},
-                  characters=["C09", "C08"])
-    james, aurora = 0, 1
-    # James' three Game End Garden Features: 2+ of each type (+3), +1 per 3 Flower Allure on
-    # Garden Features, 4+ Flower Allure (+2); his Château has only 1 Water Allure.
-    give(s, james, features=[EACH2, card_id("Cascade"), card_id("Obelisk")])
-    set_allure(s, james, {"architecture": 2, "paths": 2, "water": 1, "flowers": 4, "vistas": 2})
-    set_hand(s, james, ["F01", "F02", "F03", "F04", "F05", "F06"])
-    s._prestige[james], s._coins[james] = 14, 5  # +4 (two Coin placements) +1 (his Character) -> 10
-    s._prestige[aurora], s._coins[aurora] = 19, 0
-    set_hand(s, aurora, [])
-    s._final = True  # this is the Grande Soirée round
-    put_visitors(s, [])
-    advance(s, lambda st: st.is_terminal())
+    """Rulebook: "End-of-Game Scoring", END-GAME SCORING EXAMPLE, reached by play (issue 12, item 3).
+
+    James (seat 0, Comtesse Solène: +1 Prestige per 4 Flower Allure, +1 Flower card
+    per 3 Architecture, +1 Prestige with 3+ Game End Garden Features) buys Obelisk
+    (Flowers x2) and Cascade (Flowers x2, Architecture) in round 1, Quincunx
+    (Architecture x2, Paths x2, Water) and Sundial (Vistas x2, Paths) in round 2:
+    "4 Flower Allure", "only 1 Water Allure", 2+ of the other four. The Visitors,
+    Flower cards and Events of every round are chosen chance outcomes; he reaches
+    12 Prestige at the end of round 4, so round 5 is the Grande Soirée, which he ends
+    with 14 Prestige, 10 Coins and 6 Flower cards: 14 -> 14 (Quincunx: only 1 Water)
+    -> 15 (Cascade: 4 Flower Allure on Garden Features) -> 17 (Obelisk) -> 18 (10
+    Coins) -> 20 (6 Flower cards). Aurora (seat 1) only takes Coins here: she ends
+    below James, not at the example's 19 (not reproduced).
+    """
+    q = {"character": ["C08", "C01", "C09", "C02"], "artisan": ["A02", "A06", "A01", "A16", "A20", "A03"],
+         "flower": ["F57", "F58", "F51", "F01", "F02", "F03"],  # Damask Rose, Jonquil (Flowers x2), Common Ivy
+         "feature": [OBELISK, CASCADE, QUINCUNX, SUNDIAL], "visitor": ["V23", "V13"]}  # Jules (+2 cards); a tie
+    s = new_match("lafleur(players=2)", first=0, queues=q, characters=["C08", "C09"],
+                  artisans=[("A02", "A06"), ("A16", "A20")])  # Mason, Surveyor (pay 1 of any type at Garden Features)
+    later = {"flower": ["F25", "F59"],  # Jules: a Water card and Giant Onion (Vistas x2)
+             "event": ["E11", "E12", "E14", "E15"],  # Events that change nothing here
+             "visitor": ["V01", "V07",  # round 2: +1 Prestige each
+                         "V02", "V03", "V06",  # round 3: +1 Coin +1 card, +2 Coins, a conversion declined
+                         "V04", "V26", "V20",  # round 4: +1 Prestige +1 card, +1 Prestige, +1 Prestige
+                         "V12", "V18", "V24", "V30", "V33"]}  # round 5: conversions declined; a tie
+    james = lambda: s.observation(0)["players"][0]  # noqa: E731
+    # Round 1 (James first)
+    play(s, A.Place("A02", "garden_features"), A.BuyFeature(1, OBELISK), A.PayFlower("F57", ""),
+         A.Place("A16", "coin"), A.Place("A06", "garden_features"), A.BuyFeature(2, CASCADE),
+         A.PayFlower("F58", ""), A.PayArtisan("A02", "architecture"), A.Place("A20", "coin"), queues=later)
+    _settle(s, later)
+    # Round 2 (Aurora first)
+    play(s, A.Place("A16", "coin"), A.Place("A02", "garden_features"), A.BuyFeature(3, QUINCUNX),
+         A.PayFlower("F51", ""), A.PayFlower("F25", ""), A.PayArtisan("A06", "paths"), A.PayDiscount("paths"),
+         A.Place("A20", "coin"), A.Place("A06", "garden_features"), A.BuyFeature(4, SUNDIAL),
+         A.PayFlower("F59", ""), A.PayDiscount("paths"), queues=later)
+    _settle(s, later)
+    assert james()["allure"] == {"architecture": 3, "paths": 3, "water": 1, "flowers": 4, "vistas": 2}
+    assert james()["garden_features"] == [OBELISK, CASCADE, QUINCUNX, SUNDIAL]
+    # Round 3 (James first): Coins twice. Round 4 (Aurora first): James buys nothing.
+    play(s, A.Place("A02", "coin"), A.Place("A16", "coin"), A.Place("A06", "coin"), A.Place("A20", "coin"),
+         queues=later)
+    _settle(s, later)
+    play(s, A.Place("A16", "coin"), A.Place("A02", "garden_features"), A.DONE, A.Place("A20", "coin"),
+         A.Place("A06", "garden_features"), A.DONE, queues=later)
+    _settle(s, later)
+    obs = s.observation(0)
+    assert obs["grande_soiree"] and obs["round"] == 5 and james()["prestige"] == 12
+    # Round 5, the Grande Soirée (James first): James buys nothing.
+    play(s, A.Place("A02", "garden_features"), A.DONE, A.Place("A16", "coin"),
+         A.Place("A06", "garden_features"), A.DONE, A.Place("A20", "coin"), queues=later)
+    _settle(s, later)
+    assert s.is_terminal()
     out = s.outcome()
-    b = out.details["breakdown"][james]
+    b = out.details["breakdown"][0]
     assert b["prestige_before_end"] == 14
-    assert b["game_end_features"] == 3  # +0 (only 1 Water), +1 (4 Flower Allure), +2 (4+ Flower)
+    assert b["game_end_features"] == 0 + 1 + 2  # Quincunx (only 1 Water), Cascade (4 // 3), Obelisk (4+)
     assert b["coins"] == 10 and b["coins_bonus"] == 1
     assert b["flower_cards"] == 6 and b["flowers_bonus"] == 2
-    assert out.scores == (20, 19)
-    assert out.ranks == (1, 2)
+    assert out.scores[0] == 20 and out.scores[1] < 20 and out.ranks == (1, 2)
     assert out.reason == "Grande Soirée complete"
+
+

@@ -38,7 +38,8 @@ def test_per_seat_resampling_keeps_that_seats_view(variant: str) -> None:
                         assert [a.to_json() for a in twin.legal_actions()] == [
                             a.to_json() for a in state.legal_actions()]
                     moved += twin.state_hash() != state.state_hash()
-            state.apply_action(state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
+            state.apply_action(state.sample_chance(rng) if state.is_chance_node()
+                               else rng.choice(state.legal_actions()))
             step += 1
     assert moved
 

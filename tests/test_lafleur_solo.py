@@ -10,7 +10,6 @@ import random
 import pytest
 
 from games.api import Outcome
-
 from games.lafleur import actions as A
 from games.lafleur.cards import CHARACTERS, EVENTS, FEATURES, INDEX, SOLO_OPPONENTS, VISITORS
 from games.lafleur.script import (
@@ -182,7 +181,7 @@ def _greedy_solo(level: str, seed: int) -> tuple[float, int, Outcome]:
 
 
 # Greedy solo games (easier) whose final Prestige is equal, lower and higher than the opponent's.
-SOLO_SEEDS = {"equal": [42], "lower": [41], "higher": [43]}
+SOLO_SEEDS = {"equal": [12, 160], "lower": [0], "higher": [4]}
 
 
 @pytest.mark.parametrize(("kind", "seed"), [(k, s) for k, seeds in SOLO_SEEDS.items() for s in seeds])

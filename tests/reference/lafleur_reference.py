@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -68,7 +68,7 @@ def _symbols(card_id: str) -> tuple[int, ...]:
     return () if allure == ["wild"] else tuple(TYPES.index(t) for t in allure)
 
 
-@lru_cache(maxsize=None)
+@cache
 def payable(need: tuple[int, ...], hand: tuple[tuple[int, ...] | None, ...], arts: tuple[int, ...],
             free: int) -> bool:
     """Can ``need`` (per type) be paid by ``hand`` (symbol tuples, None = Wild; sorted),
@@ -101,9 +101,8 @@ def payable(need: tuple[int, ...], hand: tuple[tuple[int, ...] | None, ...], art
         if card is None:
             if payable(less(need, t), rest_h, arts, free):
                 return True
-        elif t in card:
-            if payable(less(need, *card), rest_h, arts, free):
-                return True
+        elif t in card and payable(less(need, *card), rest_h, arts, free):
+            return True
     for i, j in combinations(range(len(hand)), 2):
         rest_h = tuple(c for k, c in enumerate(hand) if k not in (i, j))
         if payable(less(need, t), rest_h, arts, free):
@@ -171,11 +170,11 @@ def _market(obs: dict[str, Any], me: dict[str, Any], ab: dict[str, Any]) -> list
 
 
 def _hire_cost(obs: dict[str, Any], ab: dict[str, Any]) -> int:
-    return min(HIRE, ab.get("hire_cost", HIRE), _event(obs).get("hire_cost", HIRE))
+    return int(min(HIRE, ab.get("hire_cost", HIRE), _event(obs).get("hire_cost", HIRE)))
 
 
 def _replace_cost(obs: dict[str, Any], ab: dict[str, Any]) -> int:
-    return min(REPLACE, ab.get("replace_cost", REPLACE), _event(obs).get("replace_cost", REPLACE))
+    return int(min(REPLACE, ab.get("replace_cost", REPLACE), _event(obs).get("replace_cost", REPLACE)))
 
 
 def _can_reveal(obs: dict[str, Any], me: dict[str, Any], ab: dict[str, Any]) -> bool:
@@ -199,10 +198,9 @@ def _location_ok(obs: dict[str, Any], me: dict[str, Any], loc: str, ab: dict[str
     if loc == "garden_features":
         return any(g["card"] for g in obs["garden_features"]) or _can_reveal(obs, me, ab)
     if loc == "artisan_guild":
-        if not (obs["artisan_deck"] or obs["artisan_discard"]):
-            return False
+        left = obs["artisan_deck"] or obs["artisan_discard"]
         hire = len(me["artisans"]) < MAX_ARTISANS and me["coins"] >= _hire_cost(obs, ab)
-        return hire or me["coins"] >= _replace_cost(obs, ab)
+        return bool(left and (hire or me["coins"] >= _replace_cost(obs, ab)))
     return any(v["pawn"] < 0 for v in obs["visitors"])  # special_invitation
 
 
@@ -308,9 +306,9 @@ def _payment(obs: dict[str, Any], me: dict[str, Any], hand: list[str], arts: lis
     for card, t in _untilted(me):  # one option per type: alike Artisans are alike
         if need[t] and t not in seen_types:
             seen_types.add(t)
-            rest = list(sorted_arts)
-            rest.remove(t)
-            if ok(less(need, t), hand, rest, free):
+            other_arts = list(sorted_arts)
+            other_arts.remove(t)
+            if ok(less(need, t), hand, other_arts, free):
                 out.add(_j("pay_artisan", artisan=card, allure=TYPES[t]))
     for i, c in enumerate(hand):
         rest = hand[:i] + hand[i + 1:]
