@@ -363,7 +363,8 @@ def test_events_immediate_round_and_end_of_round() -> None:
 
 
 def test_choice_event_notre_dame() -> None:
-    """Rulebook: "Solo Mode", NOTE FOR EVENTS: Notre Dame de Paris offers a choice (stand-in: +1 Prestige or +2 Coins)."""
+    """Rulebook: "Solo Mode", NOTE FOR EVENTS: Notre Dame de Paris offers a choice
+    (stand-in: +1 Prestige or +2 Coins)."""
     s = new_match("lafleur(players=2)", first=0)
     put_visitors(s, [])
     advance(s, lambda st: _phase(st) == "choose", queues={"event": ["E01"]})

@@ -147,7 +147,7 @@ class Evaluator:
 
     def payment_cost(self, x: int) -> float:
         """Rough value of the Flower cards a purchase of ``x`` uses up."""
-        owed = sum(max(0, n - a) for n, a in zip(FEATURES[x].counts, self.arts))
+        owed = sum(max(0, n - a) for n, a in zip(FEATURES[x].counts, self.arts, strict=False))
         return 0.4 * owed
 
     def visitor_value(self, card_id: str) -> float:

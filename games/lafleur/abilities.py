@@ -329,7 +329,8 @@ def effect_text(effect: Mapping[str, Any]) -> str:
         text = f"gain {_gain_text(effect['gain'])}"
         per = effect.get("per")
         if per:
-            text += f" for every {per['every']} {_qtext(per['q'])}" if per["every"] > 1 else f" per {_qtext(per['q'])[:-1]}"
+            every = per["every"]
+            text += f" for every {every} {_qtext(per['q'])}" if every > 1 else f" per {_qtext(per['q'])[:-1]}"
             if per.get("max") is not None:
                 text += f" (max {per['max']})"
         return text
@@ -374,8 +375,10 @@ def render_visitor(effect: Mapping[str, Any], visits: str | None) -> str:
     text = effect_text(effect)
     if visits:
         who = {
-            "least_prestige": "the player with the least Prestige", "most_features": "the player with the most Garden Features",
-            "most_artisans": "the player with the most Artisans", "most_total_allure": "the player with the most total Allure",
+            "least_prestige": "the player with the least Prestige",
+            "most_features": "the player with the most Garden Features",
+            "most_artisans": "the player with the most Artisans",
+            "most_total_allure": "the player with the most total Allure",
             "most_hand": "the player with the most Flower cards in hand",
         }[visits]
         return f"Visits {who}; {text}."

@@ -66,7 +66,7 @@ if TYPE_CHECKING:
 
 
 def _allure(values: list[int] | tuple[int, ...]) -> dict[str, int]:
-    return dict(zip(ALLURE, values))
+    return dict(zip(ALLURE, values, strict=True))
 
 
 def _gain_text(g: tuple[int, int, int]) -> str:

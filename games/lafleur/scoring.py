@@ -61,7 +61,7 @@ def breakdown(s: LaFleurState, p: int) -> dict[str, Any]:
         "flowers_bonus": end["flowers"][p] if end else 0,
         "total": s._prestige[p],
         "total_allure": sum(allure),
-        "allure": dict(zip(ALLURE, allure)),
+        "allure": dict(zip(ALLURE, allure, strict=True)),
         "coins": s._coins[p],
         "flower_cards": len(s._hand[p]),
         "garden_features": len(s._features[p]),

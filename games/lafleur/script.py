@@ -278,7 +278,7 @@ def resample(state: LaFleurState, rng: random.Random, seat: int | None = None, t
         for d, pool in pools.items():
             shuffled = pool[:]
             rng.shuffle(shuffled)
-            maps[d] = dict(zip(pool, shuffled))
+            maps[d] = dict(zip(pool, shuffled, strict=True))
         twin = state.game.new_initial_state()
         try:
             for a in history:

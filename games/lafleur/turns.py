@@ -78,7 +78,7 @@ def _minus(need: tuple[int, ...], t: int) -> tuple[int, ...]:
 def _slack(need: tuple[int, ...], lays: list[int], arts: tuple[int, ...], free: int, drop: int) -> bool:
     """True when ``need`` stays payable by Wilds, ``free`` and pairs alone whichever
     ``drop`` cards leave the hand (a cheap sufficient test before a search)."""
-    owed = sum(n - a if n > a else 0 for n, a in zip(need, arts))
+    owed = sum(n - a if n > a else 0 for n, a in zip(need, arts, strict=False))
     wild = lays.count(L_WILD) - drop
     wild = wild if wild > 0 else 0
     left = len(lays) - drop
