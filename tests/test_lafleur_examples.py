@@ -1,8 +1,10 @@
 """Every worked example of the La Fleur rulebook, with its numbers.
 
-Each test names its rulebook section. Positions are built with explicit
-chance outcomes (games.lafleur.script) and, where the example states a
-Château directly, by setting that Château.
+Each test names its rulebook section. Positions are reached by play from a
+new match, with explicit chance outcomes (games.lafleur.script queues): the
+Garden Party, Pavilion purchase and End-Game Scoring examples entirely so;
+the Visitor count and Character ability examples still set a Château or a
+Prestige total with the script's board-editing helpers (not yet by play).
 """
 
 from __future__ import annotations
@@ -49,26 +51,58 @@ def test_visitor_count_example() -> None:
 
 
 def test_garden_party_example() -> None:
-    """Rulebook: "Garden Party Example": Camille -> Aurora, André ties (no one), Louise Marie Madeleine -> James."""
-    s = new_match("lafleur(players=2)", first=0, queues=QUIET, characters=["C08", "C09"])
-    set_allure(s, 0, {"architecture": 1, "paths": 2, "flowers": 3})  # Aurora
-    set_allure(s, 1, {"architecture": 1, "water": 3, "vistas": 4})  # James
-    put_visitors(s, ["V19", "V01", "V25"])  # Camille, André, Louise Marie Madeleine
+    """Rulebook: "Garden Party Example", reached by play: Camille -> Aurora, André ties (no one),
+    Louise Marie Madeleine -> James; Aurora (First Player) resolves first.
+
+    Round 1 (Aurora first): Aurora (seat 0) buys Cascade (Flowers x2, Architecture) and Avenue
+    (Paths x2, Flowers); James (seat 1) Greenhouse (Vistas x2, Water) and Statue (Water x2).
+    Round 2: James buys Aviary (Vistas x2, Architecture); Aurora takes the Prestige location.
+    Round 3 (Aurora first again): "Aurora currently has 1 Architecture Allure, 2 Path Allure,
+    and 3 Flower Allure ... James has 1 Architecture Allure, 3 Water Allure, and 4 Vista
+    Allure"; Aurora's 4 Prestige adds a third Visitor (the example's three, chosen chance
+    outcomes), and everybody takes Coins.
+    """
+    q = {"character": ["C08", "C01", "C09", "C02"], "artisan": ["A02", "A06", "A01", "A18", "A12", "A03"],
+         "flower": ["F57", "F53", "F01", "F59", "F55", "F60"],
+         "feature": [CASCADE, "G09", "G24", "G11", "G22"], "visitor": ["V20", "V07"]}  # round 1: +1 Prestige each
+    s = new_match("lafleur(players=2)", first=0, queues=q, characters=["C08", "C09"],
+                  artisans=[("A02", "A06"), ("A12", "A18")])
+    later = {"event": ["E11", "E12"], "visitor": ["V10", "V21", "V19", "V01", "V25"]}
+    play(s, A.Place("A02", "garden_features"), A.BuyFeature(1, CASCADE), A.PayFlower("F57", ""),
+         A.PayArtisan("A02", "architecture"),
+         A.Place("A18", "garden_features"), A.BuyFeature(3, "G24"), A.PayFlower("F59", ""),
+         A.PayArtisan("A12", "water"),
+         A.Place("A06", "garden_features"), A.BuyFeature(2, "G09"), A.PayFlower("F53", ""),
+         A.PayDiscount("flowers"),
+         A.Place("A12", "garden_features"), A.BuyFeature(4, "G11"), A.PayFlower("F55", ""), queues=later)
+    _settle(s, later)
+    play(s, A.Place("A18", "garden_features"), A.BuyFeature(5, "G22"), A.PayFlower("F60", ""),
+         A.PayDiscount("architecture"), A.Place("A02", "prestige"), A.Place("A12", "coin"), A.Place("A06", "coin"),
+         queues=later)
+    _settle(s, later)
+    obs = s.observation(0)
+    aurora, james = obs["players"]
+    assert obs["round"] == 3 and obs["first_player"] == 0
+    assert aurora["allure"] == {"architecture": 1, "paths": 2, "water": 0, "flowers": 3, "vistas": 0}
+    assert james["allure"] == {"architecture": 1, "paths": 0, "water": 3, "flowers": 0, "vistas": 4}
+    assert [v["card"] for v in obs["visitors"]] == ["V19", "V01", "V25"]  # Camille, André, Louise Marie Madeleine
     assert s.destinations() == [0, -1, 1]
-    p0, c1, hand0 = s._prestige[0], s._coins[1] + 4, len(s._hand[0])  # two Coin placements each: +4
-    place_everyone_on_coin(s)
+    p0, c1, hand0 = aurora["prestige"], james["coins"] + 4, aurora["hand_size"]  # two Coin placements each: +4
+    place_everyone_on_coin(s, later)
     # Aurora holds the First Player pawn: she resolves first: +1 Prestige, then +1 Flower card.
-    assert s.current_player() == 0 and _phase(s) == "take_flower"
-    assert s._prestige[0] == p0 + 1
-    assert s.observation(0)["players"][0]["visitors"] == ["V19"]
-    assert s.observation(0)["players"][1]["visitors"] == ["V25"]
-    assert s._coins[1] == c1  # James has not resolved yet
+    obs = s.observation(0)
+    assert s.current_player() == 0 and obs["phase"] == "take_flower"
+    assert obs["players"][0]["prestige"] == p0 + 1
+    assert obs["players"][0]["visitors"] == ["V19"] and obs["players"][1]["visitors"] == ["V25"]
+    assert obs["players"][1]["coins"] == c1  # James has not resolved yet
     take = s.legal_actions()[0]
     assert isinstance(take, A.TakeFlower) and take.space == 1  # from the Flower Market, at no cost
-    play(s, take, queues={"event": ["E11"]})  # (then round 2 starts; its Event adds nothing)
-    assert len(s._hand[0]) == hand0 + 1
-    assert s._coins[1] == c1 + 2  # Louise Marie Madeleine: +2 Coins
-    assert INDEX["V01"][1] in s._disc[2]  # André stayed in the Visitor area, then was discarded
+    play(s, take, queues=later)
+    obs = s.observation(0)
+    assert obs["players"][0]["hand_size"] == hand0 + 1
+    # Louise Marie Madeleine: +2 Coins; then (End of Round) Greenhouse: +1 Coin for 3 of his 4 Vistas.
+    assert obs["players"][1]["coins"] == c1 + 2 + 1
+    assert "V01" in obs["visitor_discard"]  # André stayed in the Visitor area, then was discarded
 
 
 def test_character_ability_example() -> None:
