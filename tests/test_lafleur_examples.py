@@ -10,7 +10,7 @@ Prestige total with the script's board-editing helpers (not yet by play).
 from __future__ import annotations
 
 from games.lafleur import actions as A
-from games.lafleur.cards import FEATURES, INDEX
+from games.lafleur.cards import FEATURES
 from games.lafleur.script import (
     advance,
     card_id,
