@@ -12,7 +12,6 @@ from __future__ import annotations
 from games.lafleur import actions as A
 from games.lafleur.cards import FEATURES
 from games.lafleur.script import (
-    advance,
     card_id,
     new_match,
     place_everyone_on_coin,
@@ -34,20 +33,50 @@ def _phase(state: LaFleurState) -> str:
     return str(state.observation(None)["phase"])
 
 
+def _option(s: LaFleurState, card: str) -> A.Choose:
+    """The option of the pending prompt that names ``card``."""
+    return A.Choose(next(i for i, t in enumerate(s.observation(0)["prompt"]["options"]) if t.startswith(card)))
+
+
 def test_visitor_count_example() -> None:
-    """Rulebook: "Start of Round", 3. VISITOR CARDS: 3 players, the leader at 8 Prestige -> 5 Visitors."""
-    s = new_match("lafleur(players=3)", queues={"event": ["E11"]})  # Flower Sale: adds no Visitor
-    assert len(s._visitors) == 3  # round 1: one per player
-    s._prestige[0] = 8  # Ronan
-    put_visitors(s, [])
-    advance(s, lambda st: st._round == 2 and _phase(st) == "place", queues={"event": ["E11"]})
-    assert s.observation(0)["event"] == "E11"
-    assert len(s._visitors) == 5  # 3 for 3 players + 1 for 4 Prestige + 1 for 8 Prestige
-    s2 = new_match("lafleur(players=3)")
-    s2._prestige[2] = 12
-    put_visitors(s2, [])
-    advance(s2, lambda st: st._round == 2 and _phase(st) == "place", queues={"event": ["E11"]})
-    assert len(s2._visitors) == 6  # 3 + 3 thresholds; only one Visitor per threshold
+    """Rulebook: "Start of Round", 3. VISITOR CARDS, reached by play: 3 players, one Visitor per
+    player; Ronan (seat 0) at 8 Prestige -> 5 Visitors; at 12+ -> 6 (one per threshold).
+
+    Round 1: Ronan buys Obelisk (Flowers x2) and takes the Prestige location; Delphine (+1),
+    Camille (+1, +1 card: Rosemary) and Lise (3 Coins for +2) visit him: 5. Round 2: Parterre
+    (Architecture x2), Prestige; André and Gabrielle (+1 each) visit him, two Water Visitors
+    tie (no one): 8. Round 3: Belvedere (Paths x2), Prestige; Baptiste, Kai and Lucien (+1
+    each), Catherine and Céleste tie; his Character adds +1 for 3 Game End Garden Features: 13.
+    The others only take Coins; chance outcomes are chosen, Events change nothing here.
+    """
+    q = {"character": ["C08", "C01", "C09", "C02", "C03", "C04"],
+         "artisan": ["A02", "A06", "A01", "A16", "A20", "A03", "A08", "A07", "A04"],
+         "flower": ["F57", "F51", "F01", "F02", "F03", "F04", "F05", "F06", "F07"],
+         "feature": [OBELISK, "G01", "G06"], "visitor": ["V20", "V19", "V24"]}
+    s = new_match("lafleur(players=3)", first=0, queues=q, characters=["C08", "C09", "C03"],
+                  artisans=[("A02", "A06"), ("A16", "A20"), ("A07", "A08")])
+    later = {"event": ["E11", "E12", "E14"], "flower": ["F53"],
+             "visitor": ["V01", "V04", "V13", "V14", "V34", "V32", "V33", "V07", "V15"]}
+    assert len(s.observation(0)["visitors"]) == 3  # round 1: one per player
+    play(s, A.Place("A02", "garden_features"), A.BuyFeature(1, OBELISK), A.PayFlower("F57", ""),
+         A.Place("A16", "coin"), A.Place("A07", "coin"), A.Place("A06", "prestige"), A.Place("A20", "coin"),
+         A.Place("A08", "coin"), queues=later)
+    play(s, _option(s, "V24"), A.YES, queues=later)  # Lise first, while Ronan still has his 3 Coins
+    _settle(s, later)
+    play(s, A.Place("A16", "coin"), A.Place("A07", "coin"), A.Place("A02", "garden_features"),
+         A.BuyFeature(2, "G01"), A.PayFlower("F51", ""), A.Place("A20", "coin"), A.Place("A08", "coin"),
+         A.Place("A06", "prestige"), queues=later)
+    _settle(s, later)
+    obs = s.observation(0)
+    assert obs["round"] == 3 and [p["prestige"] for p in obs["players"]] == [8, 0, 0]
+    assert len(obs["visitors"]) == 5  # 3 for 3 players + 1 for 4 Prestige + 1 for 8 Prestige
+    play(s, A.Place("A07", "coin"), A.Place("A02", "garden_features"), A.BuyFeature(3, "G06"),
+         A.PayFlower("F53", ""), A.Place("A16", "coin"), A.Place("A08", "coin"), A.Place("A06", "prestige"),
+         A.Place("A20", "coin"), queues=later)
+    _settle(s, later)
+    obs = s.observation(0)
+    assert obs["round"] == 4 and obs["players"][0]["prestige"] >= 12 and obs["grande_soiree"]
+    assert len(obs["visitors"]) == 6  # 3 + one per threshold (4, 8, 12)
 
 
 def test_garden_party_example() -> None:
