@@ -16,9 +16,6 @@ from games.lafleur.script import (
     new_match,
     place_everyone_on_coin,
     play,
-    put_visitors,
-    set_allure,
-    set_hand,
 )
 from games.lafleur.state import LaFleurState
 
@@ -134,43 +131,66 @@ def test_garden_party_example() -> None:
     assert "V01" in obs["visitor_discard"]  # André stayed in the Visitor area, then was discarded
 
 
+def _aurore_end_of_round_3(third_round_visitors: list[str]) -> tuple[LaFleurState, dict[str, list[str]]]:
+    """By play, 2 players: Aurora (seat 0, Aurore: the example's Character; Florist and Sculptor,
+    who each pay 1 Allure of any type at Garden Features) buys Obelisk and Cascade (round 1),
+    Pergola (Vistas x2, Flowers) and Nymphaeum (Flowers x2, Vistas; round 2), Apiary
+    (Architecture, Vistas; round 3): "7 Flower Allure", "4 Vista Allure". Jules (round 1) and
+    ``third_round_visitors`` bring Flower cards; Aurore's own gains at the end of rounds 1-2 too.
+    Returns the state at Aurora's first Character prompt of round 3 (a Flower card to take)."""
+    q = {"character": ["C01", "C02", "C09", "C03"], "artisan": ["A13", "A18", "A01", "A16", "A20", "A03"],
+         "flower": ["F57", "F58", "F31", "F01", "F02", "F03"],
+         "feature": [OBELISK, CASCADE, "G48", "G52", "G29"], "visitor": ["V23", "V13"]}
+    s = new_match("lafleur(players=2)", first=0, queues=q, characters=["C01", "C09"],
+                  artisans=[("A13", "A18"), ("A16", "A20")])
+    later = {"event": ["E11", "E12"], "flower": ["F59", "F60", "F43", "F11", "F12"],
+             "visitor": ["V14", "V08", *third_round_visitors]}
+    play(s, A.Place("A13", "garden_features"), A.BuyFeature(1, OBELISK), A.PayFlower("F57", ""),
+         A.Place("A16", "coin"), A.Place("A18", "garden_features"), A.BuyFeature(2, CASCADE),
+         A.PayFlower("F58", ""), A.PayDiscount("architecture"), A.Place("A20", "coin"), queues=later)
+    _settle(s, later)
+    play(s, A.Place("A16", "coin"), A.Place("A13", "garden_features"), A.BuyFeature(4, "G52"),
+         A.PayFlower("F59", ""), A.PayArtisan("A13", "flowers"), A.Place("A20", "coin"),
+         A.Place("A18", "garden_features"), A.BuyFeature(3, "G48"), A.PayFlower("F31", ""),
+         A.PayDiscount("flowers"), A.PayArtisan("A18", "vistas"), queues=later)
+    _settle(s, later)
+    play(s, A.Place("A18", "garden_features"), A.BuyFeature(5, "G29"), A.PayFlower("F43", ""),
+         A.PayDiscount("architecture"), A.Place("A16", "coin"), A.Place("A13", "coin"), A.Place("A20", "coin"),
+         queues=later)
+    while s.observation(0)["prompt"]["source"] != "C01":  # the round-3 Visitors' Flower cards
+        assert _phase(s) == "take_flower"
+        play(s, A.TakeFlower(0, ""), queues=later)
+    me = s.observation(0)["players"][0]
+    assert me["allure"]["flowers"] == 7 and me["allure"]["vistas"] == 4
+    return s, later
+
+
 def test_character_ability_example() -> None:
-    """Rulebook: "End of Round", CHARACTER ABILITY EXAMPLE: 7 Flower -> +2 Flower cards,
-    4 Vista -> +1 Coin, 6 cards in hand -> +1 Prestige."""
-    s = new_match("lafleur(players=2)", first=0,
-                  queues={"character": ["C01", "C02", "C08", "C03"]}, characters=["C01", "C08"])
-    assert s.observation(0)["players"][0]["character"] == "C01"  # Aurore: the rulebook's example Character
-    set_allure(s, 0, {"flowers": 7, "vistas": 4})
-    set_hand(s, 0, ["F01", "F02", "F03", "F04", "F05", "F06"])
-    put_visitors(s, [])
-    place_everyone_on_coin(s)
-    # End of Round: the First Player pawn passed to seat 1 (Solène: nothing), then Aurora's three abilities.
-    assert _phase(s) == "take_flower" and s.current_player() == 0
-    before_p, before_c = s._prestige[0], s._coins[0]
-    play(s, s.legal_actions()[0])
-    assert _phase(s) == "take_flower"
-    play(s, s.legal_actions()[-1])  # the second one from the top of the deck
-    assert len(s._hand[0]) == 8
-    # Abilities resolve in order; the Coin and Prestige come after the two Flower cards.
-    assert s._coins[0] == before_c + 1 and s._prestige[0] == before_p + 1
+    """Rulebook: "End of Round", CHARACTER ABILITY EXAMPLE, reached by play: 7 Flower -> +2
+    Flower cards, 4 Vista -> +1 Coin, 6 cards in hand -> +1 Prestige (Aurora ends round 3 with
+    6 cards: Perrine's 2 and Octave's 1 on top of her 3)."""
+    s, later = _aurore_end_of_round_3(["V29", "V28"])  # Perrine (+2 cards), Octave (+1 Prestige, +1 card)
+    me = s.observation(0)["players"][0]
+    assert me["character"] == "C01" and me["hand_size"] == 6
+    before_p, before_c = me["prestige"], me["coins"]
+    play(s, A.TakeFlower(0, ""), A.TakeFlower(0, ""), queues=later)  # first ability: two Flower cards
+    me = s.observation(0)["players"][0]
+    assert me["hand_size"] == 8
+    assert me["coins"] == before_c + 1 and me["prestige"] == before_p + 1
 
 
 def test_character_abilities_resolve_in_order() -> None:
-    """Rulebook: "End of Round", CHARACTER ABILITY EXAMPLE: "Aurora checks each of her
-    Character's abilities" one after the other: with 4 Flower cards before the round ends,
-    the first ability's +2 Flower cards make 6, so the third ("+1 Prestige if you have 5+
-    Flower cards in hand") pays too (decision 28; judged all at once it would not)."""
-    s = new_match("lafleur(players=2)", first=0,
-                  queues={"character": ["C01", "C02", "C08", "C03"]}, characters=["C01", "C08"])
-    set_allure(s, 0, {"flowers": 7, "vistas": 4})
-    set_hand(s, 0, ["F01", "F02", "F03", "F04"])
-    put_visitors(s, [])
-    place_everyone_on_coin(s)
-    before_p, before_c = s._prestige[0], s._coins[0]
-    play(s, s.legal_actions()[-1])
-    play(s, s.legal_actions()[-1])
-    assert s.observation(0)["players"][0]["hand_size"] == 6
-    assert s._coins[0] == before_c + 1 and s._prestige[0] == before_p + 1
+    """Decision 28, reached by play: "Aurora checks each of her Character's abilities" in order.
+    With 4 Flower cards at the end of round 3, the first ability's +2 make 6, so the third ("+1
+    Prestige if you have 5+ Flower cards in hand") pays too; judged all at once it would not."""
+    s, later = _aurore_end_of_round_3(["V27", "V15"])  # Noémie (+1 Coin, +1 card), Céleste (a tie)
+    me = s.observation(0)["players"][0]
+    assert me["hand_size"] == 4
+    before_p, before_c = me["prestige"], me["coins"]
+    play(s, A.TakeFlower(0, ""), A.TakeFlower(0, ""), queues=later)
+    me = s.observation(0)["players"][0]
+    assert me["hand_size"] == 6
+    assert me["coins"] == before_c + 1 and me["prestige"] == before_p + 1
 
 
 def _pavilion_position(hand: list[str], artisans: tuple[str, str]) -> LaFleurState:
