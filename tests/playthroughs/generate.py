@@ -157,9 +157,13 @@ def _position(state: State, note: str, depths: int) -> dict[str, Any]:
 
 
 def perft_positions(name: str) -> list[dict[str, Any]]:
-    """Positions and their perft counts for the game ``name`` (Floriferous and Flowar for now)."""
+    """Positions and their perft counts for the game ``name`` (every registered game)."""
     if name == "flowar":
         return flowar_perft_positions()
+    if name == "lafleur":
+        from .perft_lafleur import positions
+
+        return positions(_walk, _position, PERFT_SEED)
     if name != "floriferous":
         return []
     obs = lambda s: s.observation(None)  # noqa: E731
