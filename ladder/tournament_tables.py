@@ -19,6 +19,7 @@ import math
 import re
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from typing import Any
 
 from psycopg_pool import ConnectionPool
@@ -238,3 +239,85 @@ def _duplicate(bots: list[tuple[int, str]], matches: list[tuple[Any, ...]],
         for bid, p in r.points.items():
             totals[bid] = totals.get(bid, 0.0) + p
     return DuplicateTable(bots, results, totals)
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentSummary:
+    """A tournament as listed (``parterre tournament list``, the web site's tournament list).
+
+    Attributes:
+        state: ``open`` (taking entries), ``not_started`` (no match yet),
+            ``in_progress`` (matches planned or running), ``finished`` or ``cancelled``.
+        entry_deadline: end of its entry window, or None.
+        entrants: bots entered (a gauntlet's candidate included).
+        total / finished: its matches, and how many are finished.
+        outcome: why it was cancelled, else None.
+    """
+
+    id: int
+    name: str
+    game: str
+    format: str
+    state: str
+    status: str
+    created_at: datetime
+    entry_deadline: datetime | None
+    entrants: int
+    total: int
+    finished: int
+    outcome: str | None
+    candidate_bot_id: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (times ISO-8601)."""
+        out = asdict(self)
+        for k in ("created_at", "entry_deadline"):
+            out[k] = out[k].isoformat() if out[k] is not None else None
+        return out
+
+
+def tournament_state(status: str, total: int, open_matches: int) -> str:
+    """``open``, ``cancelled``, ``not_started``, ``in_progress`` or ``finished`` (see :class:`TournamentSummary`)."""
+    if status in ("open", "cancelled"):
+        return status
+    if total == 0:
+        return "not_started"
+    return "in_progress" if open_matches else "finished"
+
+
+def list_tournaments(pool: ConnectionPool, *, limit: int = 50, before: int | None = None,
+                     game: str | None = None, state: str | None = None) -> list[TournamentSummary]:
+    """The newest tournaments first, with their progress (index ``matches_by_tournament``).
+
+    Args:
+        pool: ladder connection pool.
+        limit: most rows (1..500).
+        before: only tournaments with a smaller id (paging).
+        game: only this game.
+        state: only ``open`` or ``cancelled`` ones (the stored statuses); other states are derived.
+
+    Raises:
+        ValueError: ``limit`` out of range.
+    """
+    if not 1 <= limit <= 500:
+        raise ValueError(f"limit must be in 1..500, got {limit}")
+    with connection(pool) as conn:
+        rows = conn.execute(
+            "SELECT t.id, t.name, t.game, t.format, t.status, t.created_at, t.entry_deadline, t.outcome, "
+            "t.candidate_bot_id, c.total, c.finished, c.open, "
+            "(SELECT count(*) FROM tournament_bots tb WHERE tb.tournament_id = t.id) "
+            "FROM (SELECT * FROM tournaments WHERE (%s::bigint IS NULL OR id < %s) AND (%s::text IS NULL OR game = %s) "
+            "AND (%s::text IS NULL OR status = %s) ORDER BY id DESC LIMIT %s) t "
+            "CROSS JOIN LATERAL (SELECT count(*) AS total, count(*) FILTER (WHERE m.status = 'finished') AS finished, "
+            "count(*) FILTER (WHERE m.status IN ('planned', 'running')) AS open "
+            "FROM matches m WHERE m.tournament_id = t.id) c ORDER BY t.id DESC",
+            (before, before, game, game, state, state, limit),
+        ).fetchall()
+    return [
+        TournamentSummary(
+            id=int(tid), name=name, game=g, format=fmt, state=tournament_state(st, int(total), int(open_)),
+            status=st, created_at=created, entry_deadline=deadline, entrants=int(entrants), total=int(total),
+            finished=int(fin), outcome=outcome, candidate_bot_id=cand,
+        )
+        for tid, name, g, fmt, st, created, deadline, outcome, cand, total, fin, open_, entrants in rows
+    ]

@@ -13,6 +13,7 @@ Adding a tier (a search bot, say) is one line in :data:`HOUSE_KINDS`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 from collections.abc import Callable, Sequence
@@ -82,10 +83,8 @@ async def play_house_bots(address: str, bots: Sequence[tuple[Bot, str, int]]) ->
     """Play with every house bot until SIGINT/SIGTERM (reconnecting whenever a stream ends)."""
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread
             loop.add_signal_handler(sig, lambda: [b.stop() for b, _, _ in bots])
-        except (NotImplementedError, RuntimeError):  # not the main thread
-            pass
     await asyncio.gather(*(b.arun(address, token, reconnect=True, max_backoff_s=5.0) for b, token, _ in bots))
 
 
