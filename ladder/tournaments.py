@@ -700,8 +700,9 @@ def plan_ladder_round(
 
     Pairing (DESIGN §5 "fewest games first"): of ``bot_ids`` (the bots online
     now), drop revoked bots, house bots (:mod:`ladder.house`: they are there
-    to be challenged and to fill gauntlets, not to play each other forever) and bots with ``max_pending`` or more planned or
-    running matches (any match, ladder or not); order the rest by games
+    to be challenged and to fill gauntlets, not to play each other forever)
+    and bots with ``max_pending`` or more planned or running matches (any
+    match, ladder or not); order the rest by games
     played in this game (rated games, plus their pending matches), ties in a
     random order drawn from the round's key; cut that list into tables of the
     game's seat count (a remainder waits for the next round); each table's
