@@ -51,7 +51,8 @@ FORMATS = ("round_robin", "gauntlet", "duplicate")
 """Tournament formats this version can plan."""
 
 MATCH_STATUSES = ("planned", "running", "finished", "aborted_no_show", "failed")
-"""Every status a match can have (see the initial migration for the lifecycle)."""
+"""Every status a tournament's match can have (see the initial migration for the lifecycle); a
+challenge's match may also be ``waiting`` (for its bots) or ``expired`` (:mod:`ladder.challenges`)."""
 
 
 @dataclass(frozen=True, slots=True)

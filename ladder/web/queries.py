@@ -335,8 +335,8 @@ class TournamentListItem:
     """A tournament as listed on the home page.
 
     Attributes:
-        state: ``not_started`` (no match yet), ``in_progress`` (matches planned
-            or running), ``finished`` (none left) or ``cancelled``.
+        state: ``open`` (taking entries), ``not_started`` (no match yet),
+            ``in_progress`` (matches planned or running), ``finished`` (none left) or ``cancelled``.
     """
 
     id: int
@@ -788,8 +788,8 @@ def latest_results(pool: ConnectionPool, game: str, limit: int = 10) -> list[Mat
 
 
 def _tournament_state(status: str, total: int, open_: int) -> str:
-    if status == "cancelled":
-        return "cancelled"
+    if status in ("cancelled", "open"):  # "open": taking entries (ladder.entries)
+        return status
     if total == 0:
         return "not_started"
     return "in_progress" if open_ else "finished"
