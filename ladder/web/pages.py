@@ -104,9 +104,12 @@ def leaderboard(
 
 @router.get("/bots/{bot_id}", response_class=HTMLResponse)
 def bot(request: Request, bot_id: BotId, before: Before = None, recent: Recent = 20) -> HTMLResponse:
+    from ladder.house import list_house_bots
+
     page = q.bot_page(pool(request), bot_id, before=before, recent=recent)
     plots = {r.game: rating_plot(r.history, r.history_total) for r in page.ratings}
-    return render(request, "bot.html", {"bot": page, "plots": plots, "recent": recent})
+    house = next((h for h in list_house_bots(pool(request)) if h.bot_id == bot_id), None)
+    return render(request, "bot.html", {"bot": page, "plots": plots, "recent": recent, "house": house})
 
 
 @router.get("/tournaments/{tournament_id}", response_class=HTMLResponse)
