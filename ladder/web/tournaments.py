@@ -16,9 +16,9 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from ladder.house import HouseBot, list_house_bots
+from ladder.read.common import NotFound
 from ladder.tournament_tables import FinalTable, TournamentSummary, final_table, list_tournaments
 from ladder.web.api import MAX_ID, TournamentId, pool
-from ladder.web.queries import NotFound
 
 GameFilter = Annotated[str | None, Query(min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_]*$",
                                          description="only this game")]

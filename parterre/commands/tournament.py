@@ -117,7 +117,7 @@ def cmd_tournament_run(args: argparse.Namespace) -> int:
     from workers.app import app
     from workers.tasks import plan_tournament
 
-    app.conf.broker_url = services.redis_url
+    app.conf.update(broker_url=services.redis_url)
     plan_tournament.delay(args.tournament_id)
     print(f"tournament {args.tournament_id}: planning queued")
     if args.wait:
