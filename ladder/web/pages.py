@@ -105,15 +105,20 @@ def leaderboard(
 
 @router.get("/bots/{bot_id}", response_class=HTMLResponse)
 def bot(request: Request, bot_id: BotId, before: Before = None, recent: Recent = 20) -> HTMLResponse:
+    from ladder.house import list_house_bots
+
     page = q.bot_page(pool(request), bot_id, before=before, recent=recent)
     plots = {r.game: rating_plot(r.history, r.history_total) for r in page.ratings}
-    return render(request, "bot.html", {"bot": page, "plots": plots, "recent": recent})
+    house = next((h for h in list_house_bots(pool(request)) if h.bot_id == bot_id), None)
+    return render(request, "bot.html", {"bot": page, "plots": plots, "recent": recent, "house": house})
 
 
 @router.get("/tournaments/{tournament_id}", response_class=HTMLResponse)
 def tournament(request: Request, tournament_id: TournamentId, page: Page = 1, per_page: PerPage = 50) -> HTMLResponse:
+    from ladder.web.tournaments import table_or_404
+
     data = q.tournament_page(pool(request), tournament_id, page=page, per_page=per_page)
-    return render(request, "tournament.html", {"t": data})
+    return render(request, "tournament.html", {"t": data, "final": table_or_404(request, tournament_id)})
 
 
 def _board(request: Request, match_id: int, step: int, all_hands: bool) -> dict[str, Any]:
@@ -135,6 +140,16 @@ def _outcome_extra(page: q.MatchPage) -> dict[str, Any]:
     return {k: v for k, v in details.items() if k != "breakdown"} if isinstance(details, dict) else {}
 
 
+def _challenge(request: Request, match_id: int) -> Any:
+    """The match's challenge (rated or casual, waiting, expired and why), or None."""
+    from ladder.challenges import challenge_status
+
+    try:
+        return challenge_status(pool(request), match_id)
+    except LookupError:
+        return None
+
+
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
 def match(
     request: Request,
@@ -143,6 +158,7 @@ def match(
     all: Annotated[bool, Query()] = False,  # noqa: A002 - the public query parameter is ?all=
 ) -> HTMLResponse:
     page = q.match_page(pool(request), match_id, request.app.state.replays)
+    challenge = _challenge(request, match_id)
     board = None
     if page.has_replay:
         step = min(step, len(page.steps) - 1)
@@ -151,6 +167,7 @@ def match(
         request,
         "match.html",
         {"m": page, "board": board, "step": step, "all_hands": all and page.status == "finished",
+         "challenge": challenge,
          "engine": engine_available(page.game), "outcome_extra": _outcome_extra(page)},
     )
 

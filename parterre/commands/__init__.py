@@ -13,9 +13,11 @@ from types import ModuleType
 from parterre.commands import (
     beat,
     bot,
+    challenge,
     connect,
     db,
     demo,
+    house,
     leaderboard,
     matches,
     ratings,
@@ -29,7 +31,7 @@ from parterre.commands import (
 )
 
 MODULES: tuple[ModuleType, ...] = (
-    demo, referee, beat, worker, bot, connect, tournament, leaderboard, matches, replay, ratings, regress, up,
-    web, db,
+    demo, referee, beat, worker, house, bot, connect, challenge, tournament, leaderboard, matches, replay,
+    ratings, regress, up, web, db,
 )
 """The command modules, in ``--help`` order."""
