@@ -458,7 +458,7 @@ def tournament_tick() -> dict[str, int]:
     for tid in planned:
         try:
             queued += int(plan_tournament(tid))
-        except ladder_db.DatabaseUnavailableError:
+        except DatabaseUnavailableError:
             raise
         except Exception as exc:  # one bad tournament must not stop the others; retried next tick
             log.warning("tournament %s: cannot plan it after its entry window closed: %s", tid, exc)
