@@ -13,6 +13,7 @@ test machines usually lack.)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import shutil
@@ -137,10 +138,8 @@ async def test_f09_fifty_streams_forty_vanish_without_fin_and_are_found_within_2
             r = await h.run_match(600, "toy(players=2,turns=3)", [140, 141])
             assert r.status == "finished" and [s.verdict for s in r.seats] == ["normal", "normal"]
         finally:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(child.pid, signal.SIGCONT)
-            except ProcessLookupError:
-                pass
             child.kill()
             child.wait(10)
 
@@ -442,9 +441,10 @@ def test_parterre_referee_process_with_tls_and_a_control_address(tmp_path, redis
            "PARTERRE_DATABASE_URL": pg_admin_url, "PARTERRE_SERVICE_TOKEN": "svc-token",
            "PARTERRE_TLS_CERT": str(cert), "PARTERRE_TLS_KEY": str(key),
            "PARTERRE_CLUSTER_NAMESPACE": f"parterre-test-{os.getpid()}-{bot_port}"}
-    proc = subprocess.Popen([sys.executable, "-m", "parterre.cli", "referee", "--address", f"127.0.0.1:{bot_port}",
-                             "--control-address", f"127.0.0.1:{control_port}"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=open(tmp_path / "referee.log", "wb"))
+    with open(tmp_path / "referee.log", "wb") as log_file:
+        proc = subprocess.Popen([sys.executable, "-m", "parterre.cli", "referee", "--address",
+                                 f"127.0.0.1:{bot_port}", "--control-address", f"127.0.0.1:{control_port}"],
+                                env=env, stdout=subprocess.DEVNULL, stderr=log_file)
     try:
         from parterre.demo import wait_for_referee
 

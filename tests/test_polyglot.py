@@ -102,7 +102,7 @@ class Processes:
             except TimeoutError:
                 return None
         codes = await asyncio.gather(*(one(p) for p in self.procs.values()))
-        return dict(zip(self.procs, codes))
+        return dict(zip(self.procs, codes, strict=True))
 
     def kill(self) -> None:
         for proc in self.procs.values():
@@ -152,7 +152,7 @@ async def test_round_robin_in_every_game_between_python_node_go_and_stdio_bots(n
         for game, matches in schedule.items():
             runs = [(game, seats, h.run_match(next(match_id), f"{game}(players={len(seats)})",
                                               [BOTS[n] for n in seats], **TC)) for seats in matches]
-            for (g, seats, _), result in zip(runs, await asyncio.gather(*(r[2] for r in runs))):
+            for (g, seats, _), result in zip(runs, await asyncio.gather(*(r[2] for r in runs)), strict=True):
                 results[(g, tuple(seats))] = result
         codes = await processes.wait(30)
     problems = [f"{game} {seats}: {r.status} {[s.verdict for s in r.seats]} {r.reason}"
