@@ -45,6 +45,7 @@ from games.floriferous.cards import (
     CrowRow,
 )
 from games.floriferous.scoring import (
+    bounty_column_points_ix,
     bounty_met_ix,
     breakdowns_json,
     final_breakdowns_ix,
@@ -546,7 +547,7 @@ class FloriferousState(State):
         for pos, b in enumerate(self._bounties):
             for d, seats in enumerate(self._bcols[pos]):
                 for s in seats:
-                    pts[s] += BOUNTIES[b].points[d]
+                    pts[s] += bounty_column_points_ix(b, d)
         return pts
 
     def _score(self) -> Outcome:
