@@ -47,7 +47,7 @@ class RefereeServicer(pb_grpc.RefereeServicer):
         self.core = core
         self.relay_only = relay_only
 
-    async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
+    async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         core = self.core
         if core.shutting_down:
             await refuse(context, grpc.StatusCode.UNAVAILABLE, pb.SHUTTING_DOWN, "referee shutting down")

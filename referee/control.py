@@ -26,7 +26,7 @@ class MatchControlServicer(pb_grpc.MatchControlServicer):
     def __init__(self, core: RefereeCore) -> None:
         self.core = core
 
-    async def RunMatch(  # noqa: N802
+    async def RunMatch(
         self, request: pb.RunMatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.MatchEvent]:
         core = self.core
@@ -69,8 +69,9 @@ class MatchControlServicer(pb_grpc.MatchControlServicer):
                     if event.HasField("result"):
                         return
                 if task.done() and not events:
-                    if not task.cancelled() and task.exception() is not None:
-                        raise task.exception()  # type: ignore[misc]
+                    failure = None if task.cancelled() else task.exception()
+                    if failure is not None:
+                        raise failure
                     return
                 wake.clear()
                 waiter = asyncio.ensure_future(wake.wait())

@@ -178,7 +178,7 @@ async def create_server(
     core.control_server = control_server
     core.health = health_servicer
     core.start_background()
-    server.referee = core  # type: ignore[attr-defined,unused-ignore]
+    server.referee = core  # grpc.aio.Server is untyped here (no grpc stubs): read back by core_of()
     if cluster is not None:
         bot_address = _advertised(address, port, cluster.address)
         ctl = _advertised(control_address, core.control_port, cluster.control_address) if control_address else ""
@@ -191,7 +191,7 @@ async def create_server(
 
 def core_of(server: grpc.aio.Server) -> RefereeCore:
     """The :class:`RefereeCore` of a server made by :func:`create_server`."""
-    core: RefereeCore = server.referee  # type: ignore[attr-defined,unused-ignore]
+    core: RefereeCore = server.referee
     return core
 
 

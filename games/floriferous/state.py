@@ -24,6 +24,7 @@ a deal is uniform over what remains.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -192,40 +193,39 @@ class FloriferousState(State):
         return self._chance_table()[seq[rng.randrange(len(seq))]]
 
     def _is_legal(self, action: Action) -> bool:
-        t = type(action)
         if self._cur == CHANCE:
             ph = self._phase
-            if t is A.DealCard:
+            if type(action) is A.DealCard:
                 if ph == P_DEAL:
                     cell = self._queue[self._qi]
                 elif ph == P_CROW_DEAL:
                     cell = self._crow_target
                 else:
                     return False
-                x = CARD_INDEX.get(action.card)  # type: ignore[attr-defined]
+                x = CARD_INDEX.get(action.card)
                 if x is None or not self._indeck[x]:
                     return False
                 return (x >= FIRST_DESIRE) == (cell >= self._desire_start)
-            if t is A.RevealBounty:
-                b = BOUNTY_INDEX.get(action.bounty)  # type: ignore[attr-defined]
+            if type(action) is A.RevealBounty:
+                b = BOUNTY_INDEX.get(action.bounty)
                 return ph == P_BOUNTY and b is not None and b in self._bpool
-            if t is A.ChooseStartPlayer:
-                s = action.seat  # type: ignore[attr-defined]
+            if type(action) is A.ChooseStartPlayer:
+                s = action.seat
                 return ph == P_START and 0 <= s < self._n
-            if t is A.RevealCrow:
-                c = CROW_INDEX.get(action.crow)  # type: ignore[attr-defined]
+            if type(action) is A.RevealCrow:
+                c = CROW_INDEX.get(action.crow)
                 return ph == P_CROW and c is not None and c in (self._crow_deck or self._crow_disc)
             return False
-        if t is A.TakeCard and self._phase == P_TURN:
+        if type(action) is A.TakeCard and self._phase == P_TURN:
             # Fast path: the named space holds exactly the card (or a face-down card) and Stones named.
-            ri = self._row_index[action.row]  # type: ignore[attr-defined]
+            ri = self._row_index[action.row]
             if ri < 0:
                 return False
             cell = ri * self._ncols + self._round
             x = self._card[cell]
-            if x < 0 or action.stones != self._st[cell]:  # type: ignore[attr-defined]
+            if x < 0 or action.stones != self._st[cell]:
                 return False
-            return action.card == ("" if self._fd[cell] else CARD_IDS[x])  # type: ignore[attr-defined]
+            return action.card == ("" if self._fd[cell] else CARD_IDS[x])
         cache = self._legal_cache
         if cache is None:
             cache = self._legal_actions()
@@ -245,7 +245,8 @@ class FloriferousState(State):
                 if x >= 0:
                     k = st[cell]
                     if k < 2:
-                        out.append(table[(base + (0 if fd[cell] else x + 1)) * 2 + k])
+                        # TAKE_TABLE holds a TakeCard at every index of rows 1..5 (row 0 is None)
+                        out.append(table[(base + (0 if fd[cell] else x + 1)) * 2 + k])  # type: ignore[arg-type]
                     else:
                         out.append(A.take(base // _TAKE_STRIDE, -1 if fd[cell] else x, k))
                 elif st[cell]:
@@ -253,7 +254,7 @@ class FloriferousState(State):
             if not out:
                 rows = self._lay.rows
                 taken = {self._prow[s] for s in range(self._n) if self._pcol[s] == c}
-                out = [A.MOVE_EMPTY[rows[ri]] for ri in range(self._nrows) if ri not in taken]  # type: ignore[misc]
+                out = [A.MOVE_EMPTY[rows[ri]] for ri in range(self._nrows) if ri not in taken]  # type: ignore[misc]  # rows are 1..5: never MOVE_EMPTY[0] (None)
             return out
         if ph == P_TEA:
             return [A.KEEP, A.TOSS]
@@ -656,7 +657,7 @@ _LIST_FIELDS = (
     "_stones", "_prow", "_pcol", "_order", "_queue", "_crow_deck", "_crow_disc",
 )
 
-_DISPATCH = {
+_DISPATCH: dict[type[Action], Callable[[FloriferousState, Any], None]] = {
     A.RevealBounty: FloriferousState._do_reveal_bounty,
     A.ChooseStartPlayer: FloriferousState._do_start,
     A.DealCard: FloriferousState._do_deal,
