@@ -53,6 +53,7 @@ from games.floriferous.scoring import (
     mood,
     tea_winner,
 )
+from games.floriferous.termination import FloriferousTermination
 
 if TYPE_CHECKING:
     from games.floriferous.game import FloriferousGame
@@ -567,12 +568,12 @@ class FloriferousState(State):
             details["mood"] = mood(scores[0], extended)
             details["mood_chart"] = "extended" if extended else "standard"
             details["tea_tossed"] = self._tea_tossed
-            return Outcome(scores, (1,), "third day complete", (), details)
+            return Outcome(scores, (1,), FloriferousTermination.THIRD_DAY_COMPLETE, (), details)
         # Tie-break: the player closest to the top position at the end of the third day.
         ranks = ranks_from_keys([(scores[s], -self._prow[s]) for s in range(self._n)])
         tied = len(set(scores)) < len(scores)
         tie_breaks = ("pawn closest to the top at the end of day 3",) if tied else ()
-        return Outcome(scores, ranks, "third day complete", tie_breaks, details)
+        return Outcome(scores, ranks, FloriferousTermination.THIRD_DAY_COMPLETE, tie_breaks, details)
 
     # -- state as data ------------------------------------------------------------------------
     def _full_state(self) -> dict[str, Any]:

@@ -101,6 +101,7 @@ def build_outcome(s: LaFleurState) -> Outcome:
         "breakdown": [breakdown(s, p) for p in range(np)],
     }
     reason = s._end_reason
+    assert reason is not None, "build_outcome() of a game that has not ended"
     if not s._solo:
         return Outcome(tuple(prestige), ranks_from_keys(keys), reason, tuple(tie_breaks), details)
     me, opp = keys
