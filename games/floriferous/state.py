@@ -26,9 +26,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from games.api import CHANCE, TERMINAL, Action, Outcome, State, ranks_from_keys
+from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State, ranks_from_keys
 from games.floriferous import actions as A
 from games.floriferous.cards import (
     BOUNTIES,
@@ -45,6 +45,22 @@ from games.floriferous.cards import (
     SOLO_GARDEN_CARDS,
     CrowRow,
 )
+from games.floriferous.layout import layout_for
+from games.floriferous.observation import build_observation
+from games.floriferous.phases import (
+    DAYS,
+    P_BOUNTY,
+    P_CROW,
+    P_CROW_DEAL,
+    P_DEAL,
+    P_DISCARD,
+    P_OVER,
+    P_PAY,
+    P_START,
+    P_TEA,
+    P_TURN,
+    PHASE_NAMES,
+)
 from games.floriferous.scoring import (
     bounty_column_points_ix,
     bounty_met_ix,
@@ -55,23 +71,8 @@ from games.floriferous.scoring import (
 )
 from games.floriferous.termination import FloriferousTermination
 
-if TYPE_CHECKING:
-    from games.floriferous.game import FloriferousGame
-
 TOTAL_STONES = 24
 """Stones in the box (Rulebook: "Contents")."""
-FLOWER_TOKENS = 3
-"""Flower Tokens per player (Rulebook: "Game Setup", step 6)."""
-DAYS = 3
-"""Days per game (Rulebook: "Gameplay")."""
-
-# Phases.
-P_BOUNTY, P_START, P_DEAL, P_TURN, P_TEA, P_CROW, P_CROW_DEAL, P_PAY, P_DISCARD, P_OVER = range(10)
-PHASE_NAMES: tuple[str, ...] = (
-    "setup_bounties", "setup_start_player", "deal", "turn", "tea", "crow", "crow_deal",
-    "pay_crow", "discard", "game_over",
-)
-"""Observation names of the phases, by phase number."""
 
 _EMPTY = -1
 _CHANCE_PHASES = frozenset((P_BOUNTY, P_START, P_DEAL, P_CROW, P_CROW_DEAL))
@@ -84,11 +85,9 @@ class FloriferousState(State):
     public method :meth:`resample_hidden` serves the conformance tests.
     """
 
-    game: FloriferousGame
-
-    def __init__(self, game: FloriferousGame) -> None:
+    def __init__(self, game: Game) -> None:
         super().__init__(game)
-        lay = game.layout
+        lay = layout_for(game.num_players, bool(game.options["extended"]))  # the FloriferousGame's layout
         n = game.num_players
         self._n = n
         self._solo = n == 1
@@ -269,8 +268,6 @@ class FloriferousState(State):
         _DISPATCH[type(action)](self, action)
 
     def _view(self, seat: int | None) -> dict[str, Any]:
-        from games.floriferous.observation import build_observation
-
         return build_observation(self, seat)
 
     def _outcome(self) -> Outcome:
@@ -643,7 +640,7 @@ class FloriferousState(State):
                 continue
             x = pool.pop(rng.randrange(len(pool)))
             history[self._dealt_at[cell]] = A.DEAL[x]
-        twin = self.game.new_initial_state()
+        twin = FloriferousState(self.game)
         for a in history:
             twin.apply_action(a)
         return twin
