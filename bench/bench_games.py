@@ -47,10 +47,7 @@ def play_random(game_string: str, seconds: float, seed: int = 1) -> tuple[int, i
     while True:
         state = game.new_initial_state()
         while not state.is_terminal():
-            if state.is_chance_node():
-                action = state.sample_chance(rng)
-            else:
-                action = rng.choice(state.legal_actions())
+            action = state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions())
             state.apply_action(action)
             actions += 1
         state.outcome()

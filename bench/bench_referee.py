@@ -228,7 +228,7 @@ async def run_all(ns: argparse.Namespace) -> None:
               f"CPU/op: server {statistics.median(r['server_us'] for r in rs):4.0f} us, "
               f"clients {statistics.median(r['client_us'] for r in rs):4.0f} us")
     for key in ("per_match", "shared"):
-        ratios = [f["per_s"] / r["per_s"] for r, f in zip(runs["raw"], runs[key])]
+        ratios = [f["per_s"] / r["per_s"] for r, f in zip(runs["raw"], runs[key], strict=False)]
         print(f"ratio {names[key]} / raw, per round: {', '.join(f'{x:.2f}' for x in ratios)}; "
               f"median {statistics.median(ratios):.2f}" + ("  (target >= 0.6)" if key == "per_match" else ""))
 

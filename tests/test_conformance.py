@@ -59,10 +59,7 @@ SEEDS = (0, 1)
 
 
 def _step(state: State, rng: random.Random) -> Any:
-    if state.is_chance_node():
-        action = state.sample_chance(rng)
-    else:
-        action = rng.choice(state.legal_actions())
+    action = state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions())
     state.apply_action(action)
     return action
 

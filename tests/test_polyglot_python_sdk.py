@@ -69,7 +69,8 @@ def test_the_sdk_wheel_holds_the_sdk_and_stubs_and_needs_only_grpc_and_protobuf(
                    "proto/parterre/v1/floriferous_pb2.py"):
         assert needed in names
     assert not any(n.split("/")[0] in SERVER_PACKAGES for n in names)
-    requires = sorted(line.split(":", 1)[1].strip() for line in metadata.splitlines() if line.startswith("Requires-Dist:"))
+    requires = sorted(line.split(":", 1)[1].strip() for line in metadata.splitlines()
+                      if line.startswith("Requires-Dist:"))
     assert [r.split(">")[0].split("<")[0].strip() for r in requires] == ["grpcio", "protobuf"]
     # Import the SDK from the unpacked wheel alone (first on sys.path), with the server's packages hidden.
     code = (
