@@ -30,8 +30,7 @@ lint: install
 	exit $$status
 
 bench: install
-	$(BIN)/python bench/bench_games.py
-	$(BIN)/python bench/bench_referee.py
+	$(BIN)/python bench/run_all.py
 
 protos: install
 	$(BIN)/python -m proto.generate
