@@ -52,6 +52,8 @@ class Harness:
         cluster: join a cluster of referees (referee/cluster.py).
         referee_id: the referee's id (default ``host:pid``; set it when several
             harnesses share a process and a cluster).
+        service_token: the referee's service token (default :data:`SERVICE_TOKEN`;
+            give a random one when the referee serves a real run, e.g. ``parterre regress``).
         **settings: :class:`referee.server.RefereeSettings` overrides.
 
     Attributes:
@@ -63,8 +65,9 @@ class Harness:
 
     def __init__(self, tokens: Mapping[str, int] | None = None, *, token_store: TokenStore | None = None,
                  control: bool = False, tls: TlsConfig | None = None, cluster: ClusterConfig | None = None,
-                 referee_id: str = "", **settings: Any) -> None:
+                 referee_id: str = "", service_token: str = SERVICE_TOKEN, **settings: Any) -> None:
         self.store: Any = token_store or StaticTokenStore(tokens or {})
+        self.service_token = service_token
         self.settings = settings
         if referee_id:
             self.settings["referee_id"] = referee_id
@@ -80,7 +83,7 @@ class Harness:
 
     async def __aenter__(self) -> Harness:
         self.server, port = await create_server(
-            "127.0.0.1:0", token_store=self.store, service_token=SERVICE_TOKEN,
+            "127.0.0.1:0", token_store=self.store, service_token=self.service_token,
             control_address="127.0.0.1:0" if self.control else None, tls=self.tls, cluster=self.cluster,
             **self.settings,
         )
@@ -148,7 +151,7 @@ class Harness:
                                         margin_ms=margin_ms),
             no_show_timeout_ms=no_show_timeout_ms, max_duration_ms=max_duration_ms,
         )
-        md = [(SERVICE_TOKEN_HEADER, SERVICE_TOKEN)] if metadata is None else list(metadata)
+        md = [(SERVICE_TOKEN_HEADER, self.service_token)] if metadata is None else list(metadata)
         return [ev async for ev in self.match_control().RunMatch(req, metadata=md)]
 
     async def run_match(self, match_id: int, game_string: str, bot_ids: Sequence[int], **kwargs: Any) -> pb.MatchResult:
@@ -177,6 +180,7 @@ class ThreadedReferee:
         tokens: token -> bot id (a :class:`StaticTokenStore`), as :class:`Harness`.
         bots: token -> bot (anything with ``arun(address, token)`` and ``stop()``),
             started on the referee's loop.
+        bot_options: keyword arguments for every ``bot.arun`` (e.g. ``initial_backoff_s``).
         start_timeout_s: how long :meth:`start` waits for the referee and the bots.
         **harness: other :class:`Harness` arguments (``control``, ``cluster``,
             ``referee_id``, settings overrides such as ``reconnect_grace_ms``).
@@ -189,9 +193,11 @@ class ThreadedReferee:
     """
 
     def __init__(self, tokens: Mapping[str, int] | None = None, *, bots: Mapping[str, Any] | None = None,
-                 start_timeout_s: float = 20.0, **harness: Any) -> None:
+                 bot_options: Mapping[str, Any] | None = None, start_timeout_s: float = 20.0,
+                 **harness: Any) -> None:
         self.tokens = dict(tokens or {})
         self.bots = dict(bots or {})
+        self.bot_options = dict(bot_options or {})
         self.start_timeout_s = start_timeout_s
         self._harness_args = harness
         self.harness: Harness | None = None
@@ -216,7 +222,7 @@ class ThreadedReferee:
         self._stop = asyncio.Event()
         async with Harness(self.tokens, **self._harness_args) as h:
             for token, bot in self.bots.items():
-                h.start_bot(bot, token)
+                h.start_bot(bot, token, **self.bot_options)
             for bot_id in sorted({self.tokens[t] for t in self.bots}):
                 await h.wait_sessions(bot_id, timeout_s=self.start_timeout_s)
             self.harness, self.core = h, h.core
