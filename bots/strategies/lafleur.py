@@ -147,7 +147,7 @@ class Evaluator:
 
     def payment_cost(self, x: int) -> float:
         """Rough value of the Flower cards a purchase of ``x`` uses up."""
-        owed = sum(max(0, n - a) for n, a in zip(FEATURES[x].counts, self.arts, strict=False))
+        owed = sum(max(0, n - a) for n, a in zip(FEATURES[x].counts, self.arts, strict=True))
         return 0.4 * owed
 
     def visitor_value(self, card_id: str) -> float:
@@ -209,7 +209,7 @@ class Evaluator:
         if location == "artisan_guild":
             cost = ab.get("hire_cost", 8)
             if len(self.me["artisans"]) < 4 and self.coins >= cost:
-                return 0.9 * (self.rounds_left - 1) - COIN * cost
+                return float(0.9 * (self.rounds_left - 1) - COIN * cost)
             return -1.0
         return self.best_invitation() + bonus
 

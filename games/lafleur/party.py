@@ -44,6 +44,7 @@ from games.lafleur.constants import (
     P_TAKE,
     SOIREE,
 )
+from games.lafleur.termination import LaFleurTermination
 
 if TYPE_CHECKING:
     from games.lafleur.state_protocol import LaFleurStateProtocol
@@ -53,6 +54,8 @@ from games.api import TERMINAL, Action  # noqa: E402
 
 class PartyMixin:
     """Effects, Events, Garden Party, End of Round and end of game."""
+
+    _end_reason: LaFleurTermination | None  # None until the game ends (set in LaFleurState.__init__)
 
     # -- effects -----------------------------------------------------------------------------
     def _apply_ability(self: LaFleurStateProtocol, p: int, ability: Ability, source: str) -> None:
@@ -413,7 +416,8 @@ class PartyMixin:
         for p in range(self._np):
             self._tilted[p] = [False] * len(self._arts[p])
         if self._final or self._round >= MAX_ROUNDS:
-            self._end_reason = "Grande Soirée complete" if self._final else f"round limit ({MAX_ROUNDS})"
+            self._end_reason = (LaFleurTermination.GRANDE_SOIREE_COMPLETE if self._final
+                                else LaFleurTermination.ROUND_LIMIT)
             self._tasks.append(("_t_game_end",))
             return
         if max(self._prestige) >= SOIREE:

@@ -18,8 +18,8 @@ most Prestige; a tie goes to the most total Allure; then the win is shared),
 Solo (Rulebook: "Solo Mode", GAME END: "If your Prestige score is higher, you
 win!"): ``result`` is ``"win"`` when the player's Prestige is strictly higher
 than the opponent's, else ``"loss"`` (equal Prestige included); ``ranks`` is
-``(1,)`` for a win and ``(2,)`` for a loss (second behind the automaton), and
-``reason`` ends with who won.
+``(1,)`` for a win and ``(2,)`` for a loss (second behind the automaton);
+``reason`` is the :class:`~games.lafleur.termination.LaFleurTermination`.
 """
 
 from __future__ import annotations
@@ -107,6 +107,7 @@ def build_outcome(s: LaFleurStateProtocol) -> Outcome:
         "breakdown": [breakdown(s, p) for p in range(np)],
     }
     reason = s._end_reason
+    assert reason is not None, "build_outcome() of a game that has not ended"
     if not s._solo:
         return Outcome(tuple(prestige), ranks_from_keys(keys), reason, tuple(tie_breaks), details)
     # Rulebook: "Solo Mode", GAME END: "If your Prestige score is higher, you win!" Only a
@@ -123,6 +124,6 @@ def build_outcome(s: LaFleurStateProtocol) -> Outcome:
         "achievements": [i + 1 for i, m in enumerate(met) if m],
     }
     # The seat's rank against the automaton: 1 = won, 2 = the opponent won (a lost solo game is
-    # never reported as rank 1).
-    reason = f"{reason}: {'the player wins' if won else 'the opponent wins'}"
+    # never reported as rank 1). Who won is data (``details["solo"]["result"]``); ``reason`` stays
+    # the Termination (why the game ended).
     return Outcome((prestige[0],), (1 if won else 2,), reason, (), details)

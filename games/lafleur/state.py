@@ -59,6 +59,7 @@ from games.lafleur.constants import (
 )
 from games.lafleur.party import PARTY_DISPATCH, PARTY_LEGAL, PartyMixin
 from games.lafleur.solo import SoloMixin
+from games.lafleur.termination import LaFleurTermination
 from games.lafleur.turns import LEGAL_BUILDERS, TURN_DISPATCH, TurnsMixin
 
 if TYPE_CHECKING:
@@ -151,7 +152,7 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         self._ti = 0
         self._final = False
         self._trigger: list[int] = []
-        self._end_reason = ""
+        self._end_reason: LaFleurTermination | None = None  # set when the game ends
         self._end: dict[str, list[int]] = {}
         # decision context
         self._who = -1

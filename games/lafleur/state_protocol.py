@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol
 
 from games.api import Action, Outcome
+from games.lafleur.termination import LaFleurTermination
 
 if TYPE_CHECKING:
     from games.lafleur import actions as A
@@ -55,7 +56,7 @@ class LaFleurStateProtocol(Protocol):
     _discard_left: int
     _display: list[int]
     _end: dict[str, list[int]]
-    _end_reason: str
+    _end_reason: LaFleurTermination | None  # None until the game ends
     _event: int
     _evmods: dict[str, Any]
     _fallure: list[list[int]]
