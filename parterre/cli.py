@@ -778,6 +778,10 @@ def build_parser() -> argparse.ArgumentParser:
     dbp = sub.add_parser("db", help="database maintenance").add_subparsers(dest="db_cmd", required=True)
     dm = dbp.add_parser("migrate", help="upgrade the schema to the latest migration")
     dm.set_defaults(func=cmd_db_migrate)
+    from parterre.commands import admin, remote
+
+    admin.register(sub)  # parterre admin ... (accounts; database access)
+    remote.register(sub)  # parterre remote ... (the participants' HTTP API)
     return p
 
 

@@ -1,0 +1,1 @@
+"""``parterre`` subcommand groups, one module each with ``register(subparsers)``."""
