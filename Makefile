@@ -23,8 +23,7 @@ test: install
 	$(BIN)/python -m pytest -q
 
 bench: install
-	$(BIN)/python bench/bench_games.py
-	$(BIN)/python bench/bench_referee.py
+	$(BIN)/python bench/run_all.py
 
 protos: install
 	$(BIN)/python -m proto.generate

@@ -1,96 +1,109 @@
-"""Random playouts per second of each rules engine, on one core.
+"""Random playouts per CPU-second of each rules engine, with a baseline from the same run.
 
 Usage::
 
-    .venv/bin/python bench/bench_games.py [--seconds 3] [--game floriferous]
+    .venv/bin/python bench/bench_games.py [--seconds 2] [--repeats 3] [--game flowar]
 
-For each variant: complete random matches (chance sampled with
-``State.sample_chance``, decisions uniform over ``legal_actions()``, the outcome
-computed) per second, and the average number of actions per match. A baseline
-is measured in the same run: a bare Python loop doing the same number of
-``random.choice`` calls on a small list, so the ratio (engine time / baseline
-time) is comparable between noisy machines. Target (DESIGN §9 machines):
->= 1,000 random 4-player Floriferous matches per second.
+A playout is a complete random game through the public API, as a search bot
+drives it: ``legal_actions()``, a uniform choice, ``apply_action()``, and
+``sample_chance()`` at chance nodes (game i of a repeat uses
+``random.Random(i)``), then ``outcome()``. No observation is built.
+
+Rates are per CPU-second of this process (``time.process_time``), which is what
+one core gives the loop on a shared machine. The baseline, interleaved with
+each game (B M B M ...), is a bare Python loop of ``random.choice`` calls over
+a 5-element list per CPU-second: it shows how fast this machine runs Python at
+the moment of the measurement. Goals (issue 19, "search bots live on this"):
+4-player Floriferous >= 5,000, La Fleur >= 500, Flowar >= 1,000 playouts per
+CPU-second. Exits 1 when a goal is missed.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
+from pathlib import Path
 
-from games.registry import load_game
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-DEFAULT_VARIANTS: dict[str, tuple[str, ...]] = {
-    "floriferous": (
-        "floriferous(players=4)",
-        "floriferous(players=3)",
-        "floriferous(players=2)",
-        "floriferous(players=2,extended=true)",
-        "floriferous(players=1)",
-        "floriferous(players=1,extended=true)",
-    ),
+from bench.harness import Goal, Result, interleave, report  # noqa: E402
+from games.registry import load_game  # noqa: E402
+
+GOALS: dict[str, tuple[str, float]] = {
+    "floriferous": ("floriferous(players=4)", 5_000.0),
+    "lafleur": ("lafleur(players=4)", 500.0),
+    "flowar": ("flowar(players=4)", 1_000.0),
 }
+"""Game -> (variant measured, random playouts per CPU-second required)."""
 
 
-def play_random(game_string: str, seconds: float, seed: int = 1) -> tuple[int, int, float]:
-    """Play random matches for about ``seconds``.
+def playouts_per_cpu_second(game_string: str, seconds: float) -> tuple[float, float]:
+    """Play random games for at least ``seconds`` of CPU time.
 
     Returns:
-        (matches, actions, elapsed seconds).
+        (playouts per CPU-second, steps per playout).
     """
     game = load_game(game_string)
-    rng = random.Random(seed)
-    matches = actions = 0
-    start = time.perf_counter()
-    deadline = start + seconds
+    games = steps = 0
+    start = time.process_time()
     while True:
+        rng = random.Random(games)
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
-                action = state.sample_chance(rng)
+                state.apply_action(state.sample_chance(rng))
             else:
-                action = rng.choice(state.legal_actions())
-            state.apply_action(action)
-            actions += 1
+                state.apply_action(rng.choice(state.legal_actions()))
+            steps += 1
         state.outcome()
-        matches += 1
-        now = time.perf_counter()
-        if now >= deadline:
-            return matches, actions, now - start
+        games += 1
+        used = time.process_time() - start
+        if used >= seconds:
+            return games / used, steps / games
 
 
-def baseline(calls: int, seed: int = 1) -> float:
-    """Seconds for ``calls`` bare ``random.choice`` calls plus a list append (the loop floor)."""
-    rng = random.Random(seed)
+def baseline_calls_per_cpu_second(seconds: float) -> float:
+    """``random.choice`` calls over a 5-element list per CPU-second (the Python loop floor)."""
+    rng = random.Random(1)
     options = list(range(5))
-    out: list[int] = []
-    start = time.perf_counter()
-    for _ in range(calls):
-        out.append(rng.choice(options))
-    return time.perf_counter() - start
+    calls = 0
+    start = time.process_time()
+    while True:
+        for _ in range(10_000):
+            rng.choice(options)
+        calls += 10_000
+        used = time.process_time() - start
+        if used >= seconds:
+            return calls / used
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print one line per variant; returns the exit status."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per variant (s)")
-    parser.add_argument("--game", default=None, help="only this game")
-    ns = parser.parse_args(argv)
-    print(f"{'variant':44s} {'matches/s':>10s} {'actions/match':>14s} {'us/action':>10s} "
-          f"{'baseline us/call':>17s} {'ratio':>7s}")
-    for name, variants in DEFAULT_VARIANTS.items():
+    """Measure each game, print the report; returns 0 when every goal is met, else 1."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per repeat and game")
+    p.add_argument("--repeats", type=int, default=3, help="interleaved repeats (median reported)")
+    p.add_argument("--game", choices=sorted(GOALS), help="only this game")
+    ns = p.parse_args(argv)
+    results = []
+    for name, (variant, target) in GOALS.items():
         if ns.game and ns.game != name:
             continue
-        for variant in variants:
-            matches, actions, elapsed = play_random(variant, ns.seconds)
-            base = baseline(actions)
-            per_action_us = elapsed / actions * 1e6
-            base_us = base / actions * 1e6
-            print(f"{variant:44s} {matches / elapsed:10.0f} {actions / matches:14.1f} {per_action_us:10.2f} "
-                  f"{base_us:17.3f} {elapsed / base:7.1f}")
-    return 0
+        lengths: list[float] = []
+
+        def measured(variant: str = variant, lengths: list[float] = lengths) -> float:
+            rate, length = playouts_per_cpu_second(variant, ns.seconds)
+            lengths.append(length)
+            return rate
+
+        got, base = interleave(measured, lambda: baseline_calls_per_cpu_second(ns.seconds / 4), ns.repeats)
+        results.append(Result(
+            Goal(f"{variant} random playouts", "playouts/CPU-s", target),
+            got, base, "choice calls/CPU-s", note=f"{sum(lengths) / len(lengths):.0f} steps per playout",
+        ))
+    return report(results, "engines: random playouts per CPU-second")
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

@@ -1,27 +1,28 @@
-"""Referee throughput against raw gRPC, measured in the same run (DESIGN §9).
+"""Referee throughput and CPU per decision against raw gRPC, measured in the same run (DESIGN §9, issue 19).
 
 Usage::
 
-    .venv/bin/python bench/bench_referee.py [--game "toy(players=2,turns=50)"]
-        [--concurrency 4] [--seconds 3] [--rounds 3]
+    .venv/bin/python bench/bench_referee.py [--games toy,floriferous,lafleur,flowar]
+        [--concurrency 4] [--seconds 3] [--repeats 3]
 
 Each measurement has the server in this process and the clients in a child
 process (as in production, bots are other processes):
 
 * **raw**: a grpc.aio bidirectional stream echo over ``concurrency`` streams,
   each doing request/answer round trips of ~100-byte messages back to back.
-* **referee, stream per match**: ``concurrency`` 2-player matches at a time
-  through ``MatchControl.RunMatch``, played by instant bots (``choose``
-  returns 0), each bot connected ``concurrency`` times (one stream per
-  concurrent match, like the raw streams); decisions (not chance outcomes)
-  per second. The child process holds the bots and the match driver (the
-  workers' role), so this process holds the referee alone.
-* **referee, shared stream**: the same, each bot playing all its matches over
-  one stream (``max_concurrent_matches = concurrency``).
+* **referee**: ``concurrency`` 2-player matches at a time through
+  ``MatchControl.RunMatch``, one stream per concurrent match, played by bots
+  that answer at once with a uniformly random legal index (seeded), so matches
+  last as long as real ones (always index 0 ended Flowar after ~33 decisions).
+  Decisions are counted as the bots answer them, not when a match ends. The
+  child holds the bots and the match driver (the workers' role), so this
+  process holds the referee alone.
 
-Rounds are interleaved and medians reported, since shared machines are noisy
-(DESIGN §9), with the CPU time per operation of each side. The headline is
-``ratio = referee (stream per match) / raw`` (target >= 0.6).
+Repeats are interleaved (raw, then each game, then raw again ...), since shared
+machines are noisy. Goals (issue 19): decisions/s ÷ raw round trips/s of the
+same repeat >= 0.8 for the toy game and >= 0.6 for each real game; referee CPU
+per decision <= 2 × the server CPU of a raw round trip of the same repeat.
+Exits 1 when a goal is missed.
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import statistics
+import random
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,16 +44,21 @@ sys.path.insert(0, str(ROOT / "tests"))  # the toy game fixture
 import grpc  # noqa: E402
 import grpc.aio  # noqa: E402
 
+from bench.harness import Goal, Result, cpu_seconds, report  # noqa: E402
+
 ECHO_METHOD = "/bench.Echo/Chat"
 PAYLOAD = b"x" * 100
 TOKENS = {"bench-a": 1, "bench-b": 2}
-_TICK = os.sysconf("SC_CLK_TCK")
-
-
-def _cpu_of(pid: int) -> float:
-    """CPU seconds (user + system, all threads) used so far by process ``pid`` (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / _TICK
+GAMES = {
+    "toy": ("toy(players=2,turns=50)", 0.8),
+    "floriferous": ("floriferous(players=2)", 0.6),
+    "lafleur": ("lafleur(players=2)", 0.6),
+    "flowar": ("flowar(players=2)", 0.6),
+}
+"""Name -> (2-player game string, required decisions/s ÷ raw round trips/s)."""
+CPU_FACTOR = 2.0
+"""Referee CPU per decision must be at most this times a raw round trip's server CPU."""
+_cpu_of = cpu_seconds
 
 
 def _identity(b: bytes) -> bytes:
@@ -138,23 +145,32 @@ async def referee_child(address: str, game_string: str, concurrency: int, shared
     from referee.server import SERVICE_TOKEN_HEADER
     from referee.testing import SERVICE_TOKEN
 
+    decisions = 0
+
     class Instant(Bot):
+        """Answers at once with a random legal index; counts every answer."""
+
         name = "instant"
 
+        def __init__(self, seed: int, max_concurrent_matches: int) -> None:
+            super().__init__(max_concurrent_matches=max_concurrent_matches)
+            self.rng = random.Random(seed)
+
         def choose(self, request):  # noqa: ANN001, ANN201
-            return 0
+            nonlocal decisions
+            decisions += 1
+            return self.rng.randrange(len(request.raw.legal_actions))
 
     connections, per_connection = (1, concurrency) if shared else (concurrency, 1)
-    bots = [asyncio.create_task(Instant(max_concurrent_matches=per_connection).arun(address, tok))
-            for tok in TOKENS for _ in range(connections)]
-    decisions = 0
+    bots = [asyncio.create_task(Instant(i * 100 + j, per_connection).arun(address, tok))
+            for i, tok in enumerate(TOKENS) for j in range(connections)]
     next_id = 1
     async with grpc.aio.insecure_channel(address) as ch:
         stub = pb_grpc.MatchControlStub(ch)
         md = [(SERVICE_TOKEN_HEADER, SERVICE_TOKEN)]
 
         async def lane() -> None:
-            nonlocal decisions, next_id
+            nonlocal next_id
             while True:
                 match_id, next_id = next_id, next_id + 1
                 req = pb.RunMatchRequest(
@@ -165,7 +181,6 @@ async def referee_child(address: str, game_string: str, concurrency: int, shared
                 async for event in stub.RunMatch(req, metadata=md):
                     if event.HasField("result"):
                         assert event.result.status == "finished", event.result.reason
-                        decisions += sum(s.decisions for s in event.result.seats)
 
         lanes = [asyncio.create_task(lane()) for _ in range(concurrency)]
         loop = asyncio.get_running_loop()
@@ -208,38 +223,45 @@ async def measure_referee(game_string: str, concurrency: int, seconds: float, sh
             "client_us": (child1 - child0) / n * 1e6}
 
 
-async def run_all(ns: argparse.Namespace) -> None:
-    """Interleave the three measurements ``ns.rounds`` times and print medians."""
-    runs: dict[str, list[dict[str, float]]] = {"raw": [], "per_match": [], "shared": []}
-    for _ in range(ns.rounds):
-        runs["raw"].append(await measure_raw(ns.concurrency, ns.seconds))
-        runs["per_match"].append(await measure_referee(ns.game, ns.concurrency, ns.seconds, shared=False))
-        runs["shared"].append(await measure_referee(ns.game, ns.concurrency, ns.seconds, shared=True))
-    names = {
-        "raw": f"raw grpc.aio ping-pong, {ns.concurrency} streams",
-        "per_match": "referee, stream per match",
-        "shared": "referee, one shared stream per bot",
-    }
-    for key, label in names.items():
-        rs = runs[key]
-        unit = "round trips/s" if key == "raw" else "decisions/s"
-        rates = ", ".join(f"{r['per_s']:.0f}" for r in rs)
-        print(f"{label:38s} median {statistics.median(r['per_s'] for r in rs):6.0f} {unit:13s} [{rates}]  "
-              f"CPU/op: server {statistics.median(r['server_us'] for r in rs):4.0f} us, "
-              f"clients {statistics.median(r['client_us'] for r in rs):4.0f} us")
-    for key in ("per_match", "shared"):
-        ratios = [f["per_s"] / r["per_s"] for r, f in zip(runs["raw"], runs[key])]
-        print(f"ratio {names[key]} / raw, per round: {', '.join(f'{x:.2f}' for x in ratios)}; "
-              f"median {statistics.median(ratios):.2f}" + ("  (target >= 0.6)" if key == "per_match" else ""))
+def _join(values: Iterable[float]) -> str:
+    return ", ".join(f"{v:.0f}" for v in values)
+
+
+async def run_all(ns: argparse.Namespace) -> list[Result]:
+    """Interleave raw and each game ``ns.repeats`` times; the results with their goals."""
+    games = [g.strip() for g in ns.games.split(",") if g.strip()]
+    raw: list[dict[str, float]] = []
+    ref: dict[str, list[dict[str, float]]] = {g: [] for g in games}
+    for _ in range(ns.repeats):
+        raw.append(await measure_raw(ns.concurrency, ns.seconds))
+        for g in games:
+            ref[g].append(await measure_referee(GAMES[g][0], ns.concurrency, ns.seconds, shared=False))
+    results = []
+    for g in games:
+        game_string, target = GAMES[g]
+        results.append(Result(
+            Goal(f"{g}: decisions/s ÷ raw round trips/s", "ratio", target),
+            [r["per_s"] / w["per_s"] for w, r in zip(raw, ref[g], strict=True)],
+            [w["per_s"] for w in raw], "raw round trips/s",
+            note=f"{game_string}: decisions/s [{_join(r['per_s'] for r in ref[g])}]",
+        ))
+        results.append(Result(
+            Goal(f"{g}: CPU/decision ÷ raw CPU/round trip", "ratio", CPU_FACTOR, higher_is_better=False),
+            [r["server_us"] / w["server_us"] for w, r in zip(raw, ref[g], strict=True)],
+            [w["server_us"] for w in raw], "us server CPU per raw round trip",
+            note=f"referee CPU per decision [{_join(r['server_us'] for r in ref[g])}] us",
+        ))
+    return results
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark and print the figures; returns the exit status."""
+    """Run the benchmark and print the report; returns 0 when every goal is met, else 1."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--game", default="toy(players=2,turns=50)", help="game string of the matches")
+    p.add_argument("--games", default=",".join(GAMES), help=f"comma-separated, of {', '.join(GAMES)}")
+    p.add_argument("--game", default="toy(players=2,turns=50)", help=argparse.SUPPRESS)  # children
     p.add_argument("--concurrency", type=int, default=4, help="concurrent matches = concurrent raw streams")
-    p.add_argument("--seconds", type=float, default=3.0, help="length of one measurement")
-    p.add_argument("--rounds", type=int, default=3, help="interleaved rounds (medians reported)")
+    p.add_argument("--seconds", type=float, default=3.0, help="length of one measurement (s)")
+    p.add_argument("--repeats", type=int, default=3, help="interleaved repeats (medians reported)")
     p.add_argument("--child-pingpong", metavar="ADDRESS", help=argparse.SUPPRESS)
     p.add_argument("--child-referee", metavar="ADDRESS", help=argparse.SUPPRESS)
     p.add_argument("--shared", action="store_true", help=argparse.SUPPRESS)
@@ -248,14 +270,18 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(pingpong_client(ns.child_pingpong, ns.concurrency))
         return 0
     if ns.child_referee:
+        import fixtures.toy_game  # noqa: F401  registers "toy"
+
         asyncio.run(referee_child(ns.child_referee, ns.game, ns.concurrency, ns.shared))
         return 0
-    import fixtures.toy_game  # noqa: F401  registers "toy"
+    import fixtures.toy_game  # noqa: F401, F811  registers "toy"
 
-    print(f"cores: {os.cpu_count()}, concurrency: {ns.concurrency}, game: {ns.game}, "
-          f"{ns.rounds} interleaved rounds of {ns.seconds:.0f} s")
-    asyncio.run(run_all(ns))
-    return 0
+    unknown = set(g.strip() for g in ns.games.split(",") if g.strip()) - set(GAMES)
+    if unknown:
+        p.error(f"unknown game(s): {', '.join(sorted(unknown))}")
+    print(f"cores: {os.cpu_count()}, concurrency: {ns.concurrency}, {ns.repeats} interleaved repeats of "
+          f"{ns.seconds:.0f} s")
+    return report(asyncio.run(run_all(ns)), "referee against raw gRPC")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -41,6 +41,13 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+class Supervised(Protocol):
+    """Child processes that can tell whether one of them died (``Children``, ``parterre.up.Stack``)."""
+
+    def check_alive(self) -> None:
+        """Raise when a child exited (or a stop was requested)."""
 
 
 class Children:
@@ -88,7 +95,7 @@ class Children:
                 proc.wait()
 
 
-def wait_for_referee(address: str, children: Children | None = None, timeout_s: float = 60) -> None:
+def wait_for_referee(address: str, children: Supervised | None = None, timeout_s: float = 60) -> None:
     """Block until the referee at ``address`` reports SERVING on the gRPC health service.
 
     Raises:

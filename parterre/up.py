@@ -1,8 +1,7 @@
 """``parterre up``: the multi-process stack on one machine, without Docker (issue 9, DESIGN §8).
 
 Runs, as child processes of this one, what ``docker-compose.yml`` runs as
-containers: the referee, Celery workers, Celery beat (when this ``parterre``
-has a ``beat`` command) and the web site, against the configured PostgreSQL
+containers: the referee, Celery workers, Celery beat and the web site, against the configured PostgreSQL
 and Redis (``PARTERRE_DATABASE_URL`` / ``PARTERRE_REDIS_URL``) or the embedded
 ones in ``$PARTERRE_HOME``. Bots are not part of it: register them with
 ``parterre bot register`` and run them with ``parterre bot run`` or
@@ -69,7 +68,7 @@ class UpConfig:
         concurrency: pool size of each worker (matches at once per worker).
         web: run the web site.
         web_host / web_port: where it listens (port 0 = a free port).
-        beat: run Celery beat, when ``parterre beat`` exists.
+        beat: run Celery beat.
         metrics_host: interface of the metrics endpoints.
         metrics_port: first metrics port; ``0`` = free ports; ``None`` = no endpoints.
         grace_s: seconds each shutdown step waits before killing.
@@ -85,19 +84,6 @@ class UpConfig:
     metrics_host: str = "127.0.0.1"
     metrics_port: int | None = 9100
     grace_s: float = 15.0
-
-
-def cli_commands() -> set[str]:
-    """The subcommands of this ``parterre`` (to find out whether ``beat`` and ``web`` exist)."""
-    import argparse
-
-    from parterre.cli import build_parser
-
-    parser = build_parser()
-    for action in parser._actions:  # argparse keeps subparsers here; there is no public accessor
-        if isinstance(action, argparse._SubParsersAction):
-            return set(action.choices)
-    return set()
 
 
 def _parent_death_signal() -> Any:
@@ -293,7 +279,6 @@ def run_up(cfg: UpConfig, *, services: embedded.Services | None = None, out: Any
     st = settings_mod.load()
     services = services or embedded.resolve(st)
     db.migrate(services.database_url)
-    commands = cli_commands()
     run_dir = st.home / "run"
     run_dir.mkdir(parents=True, exist_ok=True)
     env = {
@@ -328,7 +313,7 @@ def run_up(cfg: UpConfig, *, services: embedded.Services | None = None, out: Any
         m_env, m_url = metrics_env()
         referee = stack.start("referee", _cli("referee", "--address", cfg.referee_address), env=m_env,
                               metrics_url=m_url)
-        wait_for_referee(cfg.referee_address, stack, timeout_s=READY_TIMEOUT_S)  # type: ignore[arg-type]
+        wait_for_referee(cfg.referee_address, stack, timeout_s=READY_TIMEOUT_S)
         say(f"referee      {cfg.referee_address}  (pid {referee.pid})")
 
         workers = []
@@ -343,11 +328,9 @@ def run_up(cfg: UpConfig, *, services: embedded.Services | None = None, out: Any
             ))
 
         beat = None
-        if cfg.beat and "beat" in commands:
+        if cfg.beat:
             m_env, m_url = metrics_env()
             beat = stack.start("beat", _cli("beat"), env=m_env, metrics_url=m_url)
-        elif cfg.beat:
-            say("beat         not started: this parterre has no `beat` command")
 
         web = None
         web_url = None
@@ -355,12 +338,8 @@ def run_up(cfg: UpConfig, *, services: embedded.Services | None = None, out: Any
             m_env, m_url = metrics_env()
             port = free_port() if cfg.web_port == 0 else cfg.web_port
             web_url = f"http://{cfg.web_host}:{port}"
-            if "web" in commands:
-                argv = _cli("web", "--host", cfg.web_host, "--port", str(port))
-            else:  # no `parterre web` command in this version: the same app, served by serve_web()
-                argv = ["-c", "import sys; from parterre.up import serve_web; "
-                              "serve_web(sys.argv[1], int(sys.argv[2]))", cfg.web_host, str(port)]
-            web = stack.start("web", argv, env=m_env, metrics_url=m_url)
+            web = stack.start("web", _cli("web", "--host", cfg.web_host, "--port", str(port)), env=m_env,
+                              metrics_url=m_url)
 
         for child in workers + ([beat] if beat else []):
             if child.metrics_url:

@@ -61,13 +61,13 @@ def test_cli_missing_database_is_clear(tmp_path, monkeypatch, capsys):
 
 
 def test_cli_bad_time_control(tmp_path, monkeypatch, capsys):
-    from parterre.cli import CliError, _parse_time_control
+    from parterre.commands.common import CliError, parse_time_control
 
-    assert _parse_time_control("200+50") == {"base_ms": 0, "increment_ms": 200, "cap_ms": 200, "margin_ms": 50}
-    assert _parse_time_control("60000:1000:5000:100")["base_ms"] == 60000
+    assert parse_time_control("200+50") == {"base_ms": 0, "increment_ms": 200, "cap_ms": 200, "margin_ms": 50}
+    assert parse_time_control("60000:1000:5000:100")["base_ms"] == 60000
     for bad in ("fast", "1+2+3", "-5+1"):
         with pytest.raises(CliError):
-            _parse_time_control(bad)
+            parse_time_control(bad)
 
 
 def test_replay_verify_rejects_non_json(tmp_path, capsys):

@@ -22,7 +22,7 @@ builds dataclasses nor compares them field by field.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, cast
 
 from games.api import Action
 from games.flowar.cards import WORKERS
@@ -517,15 +517,16 @@ ALL_ACTIONS: tuple[type[Action], ...] = CHANCE_ACTIONS + DECISION_ACTIONS
 """Every action class of the game (``Game.ACTIONS``)."""
 
 _INTERNED: dict[tuple[Any, ...], Action] = {}
+_A = TypeVar("_A", bound=Action)
 
 
-def make(cls: type[Action], *fields: Any) -> Any:
+def make(cls: type[_A], *fields: Any) -> _A:
     """The interned instance ``cls(*fields)`` (built once, then shared)."""
     key = (cls, *fields)
     got = _INTERNED.get(key)
     if got is None:
         got = _INTERNED[key] = cls(*fields)
-    return got
+    return cast(_A, got)  # the key starts with ``cls``, so the interned value is a ``cls``
 
 
 PASS = Pass()

@@ -31,36 +31,36 @@ from games.flowar.phases import C_CONTRACT, C_EFF, C_FAVOR, C_FLOWER, C_GUILD, C
 from games.flowar.setup import TO_SEAT
 
 if TYPE_CHECKING:
-    from games.flowar.state import FlowarState
+    from games.flowar.state_protocol import FlowarStateProtocol
 
 
 class ChanceMixin:
     """Outcomes, sampling and application of the chance actions."""
 
     # -- decks ----------------------------------------------------------------------------
-    def _flowers_left(self: FlowarState) -> bool:
+    def _flowers_left(self: FlowarStateProtocol) -> bool:
         if not self._fdeck and self._fdisc:  # "shuffle the discard Cards to create a new deck"
             self._fdeck = sorted(self._fdisc)
             for x in self._fdeck:
                 self._fin[x] = 1
-            self._fdisc = []
+            self._fdisc: list[int] = []
         return bool(self._fdeck)
 
-    def _contracts_left(self: FlowarState) -> bool:
+    def _contracts_left(self: FlowarStateProtocol) -> bool:
         if not self._cdeck and self._cdisc:
             self._cdeck = sorted(self._cdisc)
             for x in self._cdeck:
                 self._cin[x] = 1
-            self._cdisc = []
+            self._cdisc: list[int] = []
         return bool(self._cdeck)
 
-    def _weighted(self: FlowarState) -> tuple[tuple[Action, ...], list[int]]:
+    def _weighted(self: FlowarStateProtocol) -> tuple[tuple[Action, ...], list[int]]:
         """Outcomes and integer weights of the weighted chance nodes (Workers, tiles)."""
         if self._phase == C_WORKER:
             return _worker_outcomes(tuple(self._bag))
         return _DRAW_EFF, [self._eff_supply[v] for v in EFFICIENCY_VALUES]
 
-    def _uniform(self: FlowarState) -> list[Action]:
+    def _uniform(self: FlowarStateProtocol) -> list[Action]:
         ph = self._phase
         if ph == C_FLOWER:
             return [_DRAW_FLOWER[x] for x in self._fdeck]
@@ -75,16 +75,16 @@ class ChanceMixin:
             return [A.make(A.ChooseStartPlayer, s) for s in range(self._n)]
         return [_REVEAL_TAXUS[x] for x in self._tx_deck]
 
-    def _chance_outcomes(self: FlowarState) -> list[tuple[Action, Fraction]]:
+    def _chance_outcomes(self: FlowarStateProtocol) -> list[tuple[Action, Fraction]]:
         if self._phase in (C_WORKER, C_EFF):
             acts, weights = self._weighted()
             total = sum(weights)
             return [(acts[i], Fraction(w, total)) for i, w in enumerate(weights) if w]
-        acts = self._uniform()
-        p = Fraction(1, len(acts))
-        return [(a, p) for a in acts]
+        outcomes = self._uniform()
+        p = Fraction(1, len(outcomes))
+        return [(a, p) for a in outcomes]
 
-    def _sample_chance(self: FlowarState, rng: random.Random) -> Action:
+    def _sample_chance(self: FlowarStateProtocol, rng: random.Random) -> Action:
         ph = self._phase
         if ph == C_FLOWER:
             deck = self._fdeck
@@ -107,10 +107,10 @@ class ChanceMixin:
                 if r < w:
                     return acts[i]
                 r -= w
-        acts = self._uniform()
-        return acts[rng.randrange(len(acts))]
+        outcomes = self._uniform()
+        return outcomes[rng.randrange(len(outcomes))]
 
-    def _chance_legal(self: FlowarState, action: Action) -> bool:
+    def _chance_legal(self: FlowarStateProtocol, action: Action) -> bool:
         ph, t = self._phase, type(action)
         if t is A.DrawFlower:
             x = FLOWER_INDEX.get(action.card, -1)  # type: ignore[attr-defined]
@@ -131,16 +131,16 @@ class ChanceMixin:
             return ph == C_EFF and self._eff_supply.get(action.value, 0) > 0  # type: ignore[attr-defined]
         return action in self._uniform() if ph not in (C_WORKER, C_EFF, C_FLOWER, C_CONTRACT) else False
 
-    def _do_deal_favor(self: FlowarState, a: A.DealFavor) -> None:
+    def _do_deal_favor(self: FlowarStateProtocol, a: A.DealFavor) -> None:
         self._fav_pool.remove(a.favor)
         self._fav_slots[self._nfav] = a.favor
         self._nfav += 1
 
-    def _do_draw_efficiency(self: FlowarState, a: A.DrawEfficiency) -> None:
+    def _do_draw_efficiency(self: FlowarStateProtocol, a: A.DrawEfficiency) -> None:
         self._eff_supply[a.value] -= 1
         self._eff[self._ct] = a.value
 
-    def _do_draw_flower(self: FlowarState, a: A.DrawFlower) -> None:
+    def _do_draw_flower(self: FlowarStateProtocol, a: A.DrawFlower) -> None:
         x = FLOWER_INDEX[a.card]
         self._fdeck.remove(x)
         self._fin[x] = 0
@@ -149,7 +149,7 @@ class ChanceMixin:
         else:
             self._market[self._ct] = x
 
-    def _do_draw_contract(self: FlowarState, a: A.DrawContract) -> None:
+    def _do_draw_contract(self: FlowarStateProtocol, a: A.DrawContract) -> None:
         x = CONTRACT_INDEX[a.card]
         if self._unchosen and self._ct < TO_SEAT:
             self._unchosen.remove(x)
@@ -161,18 +161,18 @@ class ChanceMixin:
         else:
             self._cgrid[self._ct] = x
 
-    def _do_draw_guild(self: FlowarState, a: A.DrawGuild) -> None:
+    def _do_draw_guild(self: FlowarStateProtocol, a: A.DrawGuild) -> None:
         self._guild_pool.remove(a.guild)
         self._guilds.append(a.guild)
         self._guilds.sort()
 
-    def _do_draw_workers(self: FlowarState, a: A.DrawWorkers) -> None:
+    def _do_draw_workers(self: FlowarStateProtocol, a: A.DrawWorkers) -> None:
         got = (a.trentis, a.humans, a.foxes)
         for t in range(3):
             self._bag[t] -= got[t]
             self._gworkers[self._ct][t] += got[t]
 
-    def _do_start(self: FlowarState, a: A.ChooseStartPlayer) -> None:
+    def _do_start(self: FlowarStateProtocol, a: A.ChooseStartPlayer) -> None:
         self._set_start(a.seat)
 
 

@@ -25,7 +25,7 @@ offered once, by their lowest id, so a decision has at most ~30 options.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from games.api import Action
 from games.flowar import actions as A
@@ -48,7 +48,7 @@ from games.flowar.phases import D_BASKET, D_DELIVER
 from games.flowar.turn import flower_classes
 
 if TYPE_CHECKING:
-    from games.flowar.state import FlowarState
+    from games.flowar.state_protocol import FlowarStateProtocol
 
 _FAVOR6_MP = FAVORS[5].params["mp"]
 
@@ -95,7 +95,7 @@ def transport_total(contracts: list[int], kingdom: int) -> int:
 class DeliveryMixin:
     """Travel Petal deliveries; mixed into :class:`games.flowar.state.FlowarState`."""
 
-    def _reset_delivery(self: FlowarState) -> None:
+    def _reset_delivery(self: FlowarStateProtocol) -> None:
         self._dk = -1  # kingdom
         self._dsel: list[int] = []  # Contracts chosen (paid or being paid), in order
         self._dfl: list[bool] = []  # fresh-only flag of each fully paid Contract
@@ -105,7 +105,7 @@ class DeliveryMixin:
         self._dx = 0  # picks left of an exchange in progress
         self._dwild = 0  # Favor 8 Baskets available
 
-    def _pool(self: FlowarState, seat: int) -> list[int]:
+    def _pool(self: FlowarStateProtocol, seat: int) -> list[int]:
         pool = [0, 0, 0, 0, 0]
         used = self._dused
         for area in (self._fresh[seat], self._wilt[seat]):
@@ -113,11 +113,11 @@ class DeliveryMixin:
                 pool[FLOWER_COLOUR[x]] += FLOWER_BASKETS[x] - used.get(x, 0)
         return pool
 
-    def _t_deliver_menu(self: FlowarState) -> bool:
-        self._loop = ("deliver_menu",)
+    def _t_deliver_menu(self: FlowarStateProtocol) -> bool:
+        self._loop: tuple[Any, ...] = ("deliver_menu",)
         return self._wait(D_DELIVER, self._tseat)
 
-    def _deliver_actions(self: FlowarState, seat: int) -> list[Action]:
+    def _deliver_actions(self: FlowarStateProtocol, seat: int) -> list[Action]:
         out: list[Action] = []
         sel = self._dsel
         if len(sel) < MAX_CONTRACTS_DELIVERED:
@@ -141,7 +141,7 @@ class DeliveryMixin:
             out.extend(self._favor_actions(seat, ("delivery",)))
         return out
 
-    def _do_deliver(self: FlowarState, a: A.Deliver) -> None:
+    def _do_deliver(self: FlowarStateProtocol, a: A.Deliver) -> None:
         seat = self._cur
         c = CONTRACT_INDEX[a.card]
         if not self._t_mods & 16:
@@ -151,20 +151,20 @@ class DeliveryMixin:
         self._dfresh = True
         self._push(("basket",))
 
-    def _t_basket(self: FlowarState) -> bool:
+    def _t_basket(self: FlowarStateProtocol) -> bool:
         if self._dreq:
             return self._wait(D_BASKET, self._tseat)
         self._dfl.append(self._dfresh)
         self._push(("deliver_menu",))
         return False
 
-    def _rest(self: FlowarState) -> list[int]:
+    def _rest(self: FlowarStateProtocol) -> list[int]:
         need = [0, 0, 0, 0, 0]
         for c in self._dreq[1:]:
             need[c] += 1
         return need
 
-    def _basket_actions(self: FlowarState, seat: int) -> list[Action]:
+    def _basket_actions(self: FlowarStateProtocol, seat: int) -> list[Action]:
         pool = self._pool(seat)
         rest = self._rest()
         wild = self._dwild
@@ -188,7 +188,7 @@ class DeliveryMixin:
                 out.append(A.WILDCARD)
         return out
 
-    def _do_basket(self: FlowarState, a: A.UseBasket) -> None:
+    def _do_basket(self: FlowarStateProtocol, a: A.UseBasket) -> None:
         seat = self._cur
         x = FLOWER_INDEX[a.card]
         self._dused[x] = self._dused.get(x, 0) + 1
@@ -202,17 +202,17 @@ class DeliveryMixin:
             self._dreq.pop(0)
         self._push(("basket",))
 
-    def _do_exchange(self: FlowarState, a: A.Exchange) -> None:
+    def _do_exchange(self: FlowarStateProtocol, a: A.Exchange) -> None:
         self._dx = EXCHANGE_BASKETS
         self._push(("basket",))
 
-    def _do_wildcard(self: FlowarState, a: A.Wildcard) -> None:
+    def _do_wildcard(self: FlowarStateProtocol, a: A.Wildcard) -> None:
         self._dwild -= 1
         self._dfresh = False  # a Contract is not a fresh flower
         self._dreq.pop(0)
         self._push(("basket",))
 
-    def _do_finish_delivery(self: FlowarState, a: A.FinishDelivery) -> None:
+    def _do_finish_delivery(self: FlowarStateProtocol, a: A.FinishDelivery) -> None:
         seat = self._cur
         k = self._dk
         bonus = _FAVOR6_MP if self._t_mods & 64 else 0

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from games.flowar.cards import FAVORS, HIRE_COINS, MAX_LOANS, PAYOFF_COINS, WORKERS_PER_GUILD
 
 if TYPE_CHECKING:
-    from games.flowar.state import FlowarState
+    from games.flowar.state_protocol import FlowarStateProtocol
 
 # Phases that offer Favors, by timing (phase numbers are defined in state.py; we use names).
 MENU_TIMINGS = frozenset(("placement", "layoff", "hire", "payoff", "now"))
@@ -45,120 +45,120 @@ MENU_TIMINGS = frozenset(("placement", "layoff", "hire", "payoff", "now"))
 KEEPS_PASS = frozenset((2, 10, 11))
 """Favors that only change the passing steps: using one still allows passing this turn."""
 
-Can = Callable[["FlowarState", int], bool]
-Use = Callable[["FlowarState", int], None]
+Can = Callable[["FlowarStateProtocol", int], bool]
+Use = Callable[["FlowarStateProtocol", int], None]
 
 
 def _mod(bit: int) -> Use:
-    def use(st: FlowarState, seat: int) -> None:
+    def use(st: FlowarStateProtocol, seat: int) -> None:
         st._t_mods |= 1 << bit
     return use
 
 
-def _not_placed(st: FlowarState, seat: int) -> bool:
+def _not_placed(st: FlowarStateProtocol, seat: int) -> bool:
     return st._t_placed == 0
 
 
-def _can_fire(st: FlowarState, seat: int) -> bool:
+def _can_fire(st: FlowarStateProtocol, seat: int) -> bool:
     return not st._t_fired and not st._t_hired and sum(st._workers[seat]) > 0
 
 
-def _can_hire(st: FlowarState, seat: int) -> bool:
+def _can_hire(st: FlowarStateProtocol, seat: int) -> bool:
     return not st._hired[seat] and not st._t_fired and sum(st._strike_area) > 0
 
 
-def _cheap_payoff(st: FlowarState, seat: int) -> bool:
+def _cheap_payoff(st: FlowarStateProtocol, seat: int) -> bool:
     return (st._loans[seat] > 0 and not st._board[seat] & 4 and st._t_placed == 0
             and st._coins[seat] >= FAVORS[6].params["coins"])
 
 
-def _second_worker(st: FlowarState, seat: int) -> bool:
+def _second_worker(st: FlowarStateProtocol, seat: int) -> bool:
     return not st._t_extra and sum(st._workers[seat]) >= (2 if st._t_placed == 0 else 1) and (
-        not st._board[seat] & 8 or (st._fellowship and not st._fellow_used))
+        not st._board[seat] & 8 or (bool(st._fellowship) and not st._fellow_used))
 
 
-def _use_second(st: FlowarState, seat: int) -> None:
+def _use_second(st: FlowarStateProtocol, seat: int) -> None:
     st._t_extra = True
 
 
-def _no_wither(st: FlowarState, seat: int) -> bool:
+def _no_wither(st: FlowarStateProtocol, seat: int) -> bool:
     return bool(st._fresh[seat]) and not st._nowither[seat]
 
 
-def _use_no_wither(st: FlowarState, seat: int) -> None:
+def _use_no_wither(st: FlowarStateProtocol, seat: int) -> None:
     st._nowither[seat] = True
 
 
-def _own_guild(st: FlowarState, seat: int) -> bool:
+def _own_guild(st: FlowarStateProtocol, seat: int) -> bool:
     return st._guild[seat] > 0
 
 
-def _use_own_guild(st: FlowarState, seat: int) -> None:
+def _use_own_guild(st: FlowarStateProtocol, seat: int) -> None:
     st._guild_action(seat, st._guild[seat])
 
 
-def _fellowship(st: FlowarState, seat: int) -> bool:
+def _fellowship(st: FlowarStateProtocol, seat: int) -> bool:
     return st._fellowship > 0
 
 
-def _use_fellowship(st: FlowarState, seat: int) -> None:
+def _use_fellowship(st: FlowarStateProtocol, seat: int) -> None:
     st._guild_action(seat, st._fellowship)
 
 
-def _torches(st: FlowarState, seat: int) -> bool:
+def _torches(st: FlowarStateProtocol, seat: int) -> bool:
     return st._torches[seat] > 0
 
 
-def _use_torches(st: FlowarState, seat: int) -> None:
+def _use_torches(st: FlowarStateProtocol, seat: int) -> None:
     st._coins[seat] += FAVORS[14].params["coins_per_torch"] * st._torches[seat]
 
 
-def _big_loan(st: FlowarState, seat: int) -> bool:
+def _big_loan(st: FlowarStateProtocol, seat: int) -> bool:
     return st._loans[seat] < MAX_LOANS
 
 
-def _use_big_loan(st: FlowarState, seat: int) -> None:
+def _use_big_loan(st: FlowarStateProtocol, seat: int) -> None:
     st._take_loan(seat, FAVORS[15].params["coins"])
 
 
-def _swap(st: FlowarState, seat: int) -> bool:
+def _swap(st: FlowarStateProtocol, seat: int) -> bool:
     w, a = st._workers[seat], st._strike_area
     return any(w[g] and a[t] for g in range(3) for t in range(3) if g != t)
 
 
-def _use_swap(st: FlowarState, seat: int) -> None:
+def _use_swap(st: FlowarStateProtocol, seat: int) -> None:
     st._push(("swap", seat))
 
 
-def _spend(st: FlowarState, seat: int) -> bool:
+def _spend(st: FlowarStateProtocol, seat: int) -> bool:
     return st._mp[seat] >= 1
 
 
-def _use_spend(st: FlowarState, seat: int) -> None:
+def _use_spend(st: FlowarStateProtocol, seat: int) -> None:
     st._push(("spend", seat))
 
 
-def _free_pick(st: FlowarState, seat: int) -> None:
+def _free_pick(st: FlowarStateProtocol, seat: int) -> None:
     st._begin_picks(seat, st._line_grid, 2 if st._line_grid == 0 else 3)
 
 
-def _delivery_start(st: FlowarState, seat: int) -> bool:
+def _delivery_start(st: FlowarStateProtocol, seat: int) -> bool:
     return not st._dsel
 
 
-def _use_wild(st: FlowarState, seat: int) -> None:
+def _use_wild(st: FlowarStateProtocol, seat: int) -> None:
     st._dwild += 1
 
 
-def _sell_start(st: FlowarState, seat: int) -> bool:
+def _sell_start(st: FlowarStateProtocol, seat: int) -> bool:
     return st._sold == 0
 
 
-def _strike_free(st: FlowarState, seat: int) -> None:
+def _strike_free(st: FlowarStateProtocol, seat: int) -> None:
     st._strike_immune(seat)
 
 
-def _always(st: FlowarState, seat: int) -> bool:
+def _always(st: FlowarStateProtocol, seat: int) -> bool:
     return True
 
 
@@ -194,12 +194,12 @@ TIMING: tuple[str, ...] = tuple(f.timing for f in FAVORS)
 assert WORKERS_PER_GUILD == 5 and HIRE_COINS == 5 and PAYOFF_COINS == 8  # printed values the effects assume
 
 
-def can_use(state: FlowarState, seat: int, favor: int) -> bool:
+def can_use(state: FlowarStateProtocol, seat: int, favor: int) -> bool:
     """Whether Favor ``favor`` can usefully be used by ``seat`` at this decision point."""
     return _CAN[favor - 1](state, seat)
 
 
-def use(state: FlowarState, seat: int, favor: int) -> None:
+def use(state: FlowarStateProtocol, seat: int, favor: int) -> None:
     """Apply Favor ``favor`` for ``seat`` (the Contract discard is done by the caller)."""
     _USE[favor - 1](state, seat)
 

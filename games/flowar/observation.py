@@ -64,7 +64,7 @@ from games.flowar.cards import (
 from games.flowar.phases import P_OVER, PHASE_NAMES
 
 if TYPE_CHECKING:
-    from games.flowar.state import FlowarState
+    from games.flowar.state_protocol import FlowarStateProtocol
 
 BOARD_SPACES = (("maintenance", 1), ("sell", 2), ("payoff", 4), ("guild", 8))
 
@@ -78,7 +78,7 @@ def _ids(ids: tuple[str, ...], xs: list[int]) -> list[str]:
     return [ids[x] if x >= 0 else "" for x in xs]
 
 
-def _player(st: FlowarState, s: int, seat: int | None) -> dict[str, Any]:
+def _player(st: FlowarStateProtocol, s: int, seat: int | None) -> dict[str, Any]:
     own = seat == s
     over = st._phase == P_OVER
     hide = st._kept_hidden and not own
@@ -105,7 +105,7 @@ def _player(st: FlowarState, s: int, seat: int | None) -> dict[str, Any]:
     }
 
 
-def _context(st: FlowarState) -> dict[str, Any]:
+def _context(st: FlowarStateProtocol) -> dict[str, Any]:
     """The decision in progress: the turn's flags, a strike, a grid choice, a delivery."""
     cur = st._cur
     used: list[str] = []
@@ -132,7 +132,7 @@ def _context(st: FlowarState) -> dict[str, Any]:
     }
 
 
-def _taxus(st: FlowarState) -> dict[str, Any]:
+def _taxus(st: FlowarStateProtocol) -> dict[str, Any]:
     return {
         "mp": st._tx_mp,
         "coins": st._tx_coins,
@@ -147,7 +147,7 @@ def _taxus(st: FlowarState) -> dict[str, Any]:
     }
 
 
-def build_observation(st: FlowarState, seat: int | None) -> dict[str, Any]:
+def build_observation(st: FlowarStateProtocol, seat: int | None) -> dict[str, Any]:
     """The observation of ``seat`` (None = spectator); see the module docstring.
 
     Returns:
@@ -213,7 +213,7 @@ def build_observation(st: FlowarState, seat: int | None) -> dict[str, Any]:
     }
 
 
-def full_state(st: FlowarState) -> dict[str, Any]:
+def full_state(st: FlowarStateProtocol) -> dict[str, Any]:
     """Every field of the state, hidden information included (hashes, the referee, tests).
 
     Field names are the state's attribute names without the leading underscore;

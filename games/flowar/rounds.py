@@ -7,7 +7,7 @@ Mixed into :class:`games.flowar.state.FlowarState`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from games.api import TERMINAL, Action
 from games.flowar import actions as A
@@ -21,19 +21,19 @@ from games.flowar.cards import (
 from games.flowar.phases import D_EXCH, D_STRIKE, P_OVER
 
 if TYPE_CHECKING:
-    from games.flowar.state import FlowarState
+    from games.flowar.state_protocol import FlowarStateProtocol
 
 
 class RoundsMixin:
     """Turns in Guild order, strikes, passing, end of round and game."""
 
-    def _t_turns(self: FlowarState) -> bool:
+    def _t_turns(self: FlowarStateProtocol) -> bool:
         self._ti = -1
-        self._new_track = []
+        self._new_track: list[int] = []
         self._push(("next_turn",))
         return False
 
-    def _t_next_turn(self: FlowarState) -> bool:
+    def _t_next_turn(self: FlowarStateProtocol) -> bool:
         order = self._order
         k = len(order)
         for step in range(1, k + 1):
@@ -55,7 +55,7 @@ class RoundsMixin:
         return False
 
     # -- strikes (Rulebook: "Strikes") -------------------------------------------------------
-    def _t_strike_check(self: FlowarState, t: int, cause: int, layoff: bool) -> bool:
+    def _t_strike_check(self: FlowarStateProtocol, t: int, cause: int, layoff: bool) -> bool:
         if self._strike[t] or self._strike_area[t] < 3:
             return False
         self._strike[t] = True
@@ -65,14 +65,14 @@ class RoundsMixin:
         self._push(*[("strike_pay", s, t) for s in order if s != self._tx])
         return False
 
-    def _t_strike_pay(self: FlowarState, seat: int, t: int) -> bool:
+    def _t_strike_pay(self: FlowarStateProtocol, seat: int, t: int) -> bool:
         if not self._workers[seat][t]:
             return False
         self._strike_type = t
-        self._loop = ("strike_pay", seat, t)
+        self._loop: tuple[Any, ...] = ("strike_pay", seat, t)
         return self._wait(D_STRIKE, seat)
 
-    def _strike_actions(self: FlowarState, seat: int) -> list[Action]:
+    def _strike_actions(self: FlowarStateProtocol, seat: int) -> list[Action]:
         k = self._workers[seat][self._strike_type]
         out: list[Action] = [A.make(A.PayStrike, j) for j in range(min(k, self._coins[seat]) + 1)]
         if self._loans[seat] < 2:
@@ -81,7 +81,7 @@ class RoundsMixin:
             out.extend(self._favor_actions(seat, ("strike",)))
         return out
 
-    def _do_pay_strike(self: FlowarState, a: A.PayStrike) -> None:
+    def _do_pay_strike(self: FlowarStateProtocol, a: A.PayStrike) -> None:
         seat, t = self._cur, self._strike_type
         unpaid = self._workers[seat][t] - a.count
         self._coins[seat] -= a.count
@@ -89,11 +89,11 @@ class RoundsMixin:
         self._strike_area[t] += unpaid
         self._strike_type = -1
 
-    def _strike_immune(self: FlowarState, seat: int) -> None:
+    def _strike_immune(self: FlowarStateProtocol, seat: int) -> None:
         """Kingdom Favor 18: keep every Worker of the striking type without paying."""
         self._strike_type = -1
 
-    def _strike_off(self: FlowarState, t: int, seat: int) -> bool:
+    def _strike_off(self: FlowarStateProtocol, t: int, seat: int) -> bool:
         """Call off the strike of type ``t`` if fewer than 3 remain; True when called off."""
         if self._strike[t] and self._strike_area[t] < 3:
             self._strike[t] = False
@@ -103,14 +103,14 @@ class RoundsMixin:
         return False
 
     # -- loans, layoffs (shared by turn, passing and Favors) -------------------------------
-    def _take_loan(self: FlowarState, seat: int, coins: int) -> None:
+    def _take_loan(self: FlowarStateProtocol, seat: int, coins: int) -> None:
         # Rulebook: "Loans": +5 Coins and 1 Torch; at most 2 at a time.
         self._loans[seat] += 1
         self._loans_taken[seat] += 1
         self._coins[seat] += coins
         self._torches[seat] += 1
 
-    def _lay_off(self: FlowarState, seat: int, counts: list[int] | tuple[int, int, int]) -> None:
+    def _lay_off(self: FlowarStateProtocol, seat: int, counts: list[int] | tuple[int, int, int]) -> None:
         """Fire Workers to the Strike Area (Rulebook: "Firing Workers"); strikes are checked next."""
         mods = self._t_mods if seat == self._tseat else 0
         table = LAYOFF_TABLE_FAVOR2 if mods & (1 << 2) else LAYOFF_TABLE
@@ -126,23 +126,23 @@ class RoundsMixin:
         self._push(*[("strike_check", t, seat, True) for t in range(3) if counts[t]])
 
     # -- passing (Rulebook: "Passing Your Turn") --------------------------------------------
-    def _do_pass(self: FlowarState, a: A.Pass) -> None:
+    def _do_pass(self: FlowarStateProtocol, a: A.Pass) -> None:
         seat = self._cur
         self._passed[seat] = True
         self._push(("pass_fire", seat), ("pass_track", seat), ("pass_wither", seat), ("pass_exchange", seat),
                    ("next_turn",))
 
-    def _t_pass_fire(self: FlowarState, seat: int) -> bool:
+    def _t_pass_fire(self: FlowarStateProtocol, seat: int) -> bool:
         w = self._workers[seat]
         if sum(w):
             self._lay_off(seat, w[:])
         return False
 
-    def _t_pass_track(self: FlowarState, seat: int) -> bool:
+    def _t_pass_track(self: FlowarStateProtocol, seat: int) -> bool:
         self._new_track.append(seat)
         return False
 
-    def _t_pass_wither(self: FlowarState, seat: int) -> bool:
+    def _t_pass_wither(self: FlowarStateProtocol, seat: int) -> bool:
         if self._board[seat] & 1 or self._nowither[seat]:
             return False  # Maintenance or Kingdom Favor 10: no withering this round
         self._fdisc.extend(self._wilt[seat])
@@ -150,10 +150,10 @@ class RoundsMixin:
         self._fresh[seat] = []
         return False
 
-    def _exchange_max(self: FlowarState, seat: int) -> int:
+    def _exchange_max(self: FlowarStateProtocol, seat: int) -> int:
         return min(EXCHANGE_MAX_MP, self._coins[seat] // exchange_rate(self._round))
 
-    def _t_pass_exchange(self: FlowarState, seat: int) -> bool:
+    def _t_pass_exchange(self: FlowarStateProtocol, seat: int) -> bool:
         top = self._exchange_max(seat)
         if top <= 0:
             return False
@@ -162,17 +162,17 @@ class RoundsMixin:
             return False
         return self._wait(D_EXCH, seat)
 
-    def _exchange(self: FlowarState, seat: int, mp: int) -> None:
+    def _exchange(self: FlowarStateProtocol, seat: int, mp: int) -> None:
         self._coins[seat] -= mp * exchange_rate(self._round)
         self._mp[seat] += mp
         if mp:
             self._exchanged[seat] |= 1 << (self._round - 1)
 
-    def _do_exchange_mp(self: FlowarState, a: A.ExchangeMP) -> None:
+    def _do_exchange_mp(self: FlowarStateProtocol, a: A.ExchangeMP) -> None:
         self._exchange(self._cur, a.mp)
 
     # -- end of the round / game (Rulebook: "End of the Round", "End of the Game") ---------
-    def _t_round_end(self: FlowarState) -> bool:
+    def _t_round_end(self: FlowarStateProtocol) -> bool:
         if self._solo:
             self._taxus_exchange()
         if self._round == 4:
@@ -182,7 +182,7 @@ class RoundsMixin:
             self._gowner[g] = -1
         if self._solo:
             self._guild_pool = sorted(self._guild_pool + self._guilds)
-            self._guilds = []
+            self._guilds: list[int] = []
             self._tx_guild = 0
             self._tx_passed = False
         self._fellowship = 0
@@ -202,11 +202,11 @@ class RoundsMixin:
         self._passed = [False] * n
         self._track = self._new_track
         self._new_track = []
-        self._order = []
+        self._order: list[int] = []
         self._push(("round",))
         return False
 
-    def _t_game_end(self: FlowarState) -> bool:
+    def _t_game_end(self: FlowarStateProtocol) -> bool:
         self._phase = P_OVER
         self._cur = TERMINAL
         return True

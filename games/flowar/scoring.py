@@ -17,7 +17,7 @@ from games.api import Outcome, ranks_from_keys
 from games.flowar.cards import FLOWER_BASKETS, NO_TORCH_BONUS, UNPAID_LOAN_MP, torch_penalty
 
 if TYPE_CHECKING:
-    from games.flowar.state import FlowarState
+    from games.flowar.state_protocol import FlowarStateProtocol
 
 TIE_BREAKS: tuple[str, ...] = (
     "most fulfilled Contracts below the Player Board",
@@ -85,7 +85,7 @@ def tie_breaks_used(parts: list[Breakdown]) -> tuple[str, ...]:
     return tuple(used)
 
 
-def _breakdowns(st: FlowarState) -> list[Breakdown]:
+def _breakdowns(st: FlowarStateProtocol) -> list[Breakdown]:
     out = []
     for s in range(st._n):
         baskets = sum(FLOWER_BASKETS[x] for x in st._fresh[s] + st._wilt[s])
@@ -94,7 +94,7 @@ def _breakdowns(st: FlowarState) -> list[Breakdown]:
     return out
 
 
-def achievements(st: FlowarState, seat: int, defeated_taxus: bool) -> dict[str, bool]:
+def achievements(st: FlowarStateProtocol, seat: int, defeated_taxus: bool) -> dict[str, bool]:
     """The ten Achievements of ``seat`` (Rulebook: "Achievements")."""
     delivered = st._delivered[seat]
     total = sum(delivered)
@@ -113,7 +113,7 @@ def achievements(st: FlowarState, seat: int, defeated_taxus: bool) -> dict[str, 
     return dict(zip(ACHIEVEMENTS, values))
 
 
-def outcome_of(st: FlowarState) -> Outcome:
+def outcome_of(st: FlowarStateProtocol) -> Outcome:
     """The Outcome of a finished match: scores in MP, ranks, tie-breaks, details.
 
     ``details``: ``breakdown`` (per seat, see :class:`Breakdown`, plus

@@ -25,7 +25,7 @@ from games.flowar.cards import (
 from games.flowar.phases import C_CONTRACT, C_EFF, C_FAVOR, C_FLOWER, C_GUILD, C_START, C_WORKER, D_GUILD, D_KEEP
 
 if TYPE_CHECKING:
-    from games.flowar.state import FlowarState
+    from games.flowar.state_protocol import FlowarStateProtocol
 
 TO_SEAT = 100
 """Chance target of a card dealt to a player: ``TO_SEAT + seat`` (else a grid slot)."""
@@ -37,7 +37,7 @@ class SetupMixin:
     """Setup and round-setup tasks."""
 
     # -- setup (Rulebook: "Game Setup") ----------------------------------------------------
-    def _setup_tasks(self: FlowarState) -> list[tuple[Any, ...]]:
+    def _setup_tasks(self: FlowarStateProtocol) -> list[tuple[Any, ...]]:
         n = self._n
         tasks: list[tuple[Any, ...]] = [("favors",), ("eff", 0), ("eff", 1), ("eff", 2), ("market", True)]
         tasks += [("baskets", s) for s in range(n)]
@@ -49,17 +49,17 @@ class SetupMixin:
         tasks += [("start_player",), ("round",)]
         return tasks
 
-    def _t_favors(self: FlowarState) -> bool:
+    def _t_favors(self: FlowarStateProtocol) -> bool:
         if self._nfav < 6:
             self._agenda.append(("favors",))
             return self._wait(C_FAVOR, CHANCE)
         return False
 
-    def _t_eff(self: FlowarState, k: int) -> bool:
+    def _t_eff(self: FlowarStateProtocol, k: int) -> bool:
         self._ct = k
         return self._wait(C_EFF, CHANCE)
 
-    def _t_market(self: FlowarState, setup: bool) -> bool:
+    def _t_market(self: FlowarStateProtocol, setup: bool) -> bool:
         """Fill empty Market spaces; at setup (and round 3) all five colours must show."""
         market = self._market
         for slot in range(MARKET_SLOTS):
@@ -80,10 +80,10 @@ class SetupMixin:
                 self._fdeck.append(x)
                 self._fin[x] = 1
             self._fdeck.sort()
-            self._aside = []
+            self._aside: list[int] = []
         return False
 
-    def _redraw_slot(self: FlowarState) -> int:
+    def _redraw_slot(self: FlowarStateProtocol) -> int:
         """The Market slot to redraw at setup, or -1 (all colours present, or none left to find)."""
         counts = [0] * 5
         for x in self._market:
@@ -100,7 +100,7 @@ class SetupMixin:
                 return slot
         return -1
 
-    def _t_baskets(self: FlowarState, seat: int) -> bool:
+    def _t_baskets(self: FlowarStateProtocol, seat: int) -> bool:
         # Rulebook: "Game Setup", step 6: deal Flower cards until 3 or 4 Baskets.
         if sum(FLOWER_BASKETS[x] for x in self._fresh[seat]) < 3 and self._flowers_left():
             self._agenda.append(("baskets", seat))
@@ -108,23 +108,23 @@ class SetupMixin:
             return self._wait(C_FLOWER, CHANCE)
         return False
 
-    def _t_deal_contracts(self: FlowarState, seat: int) -> bool:
+    def _t_deal_contracts(self: FlowarStateProtocol, seat: int) -> bool:
         if len(self._dealt[seat]) < 2 and self._contracts_left():
             self._agenda.append(("deal_contracts", seat))
             self._ct = TO_SEAT + seat
             return self._wait(C_CONTRACT, CHANCE)
         return False
 
-    def _t_keep(self: FlowarState, seat: int) -> bool:
+    def _t_keep(self: FlowarStateProtocol, seat: int) -> bool:
         if not self._dealt[seat]:
             return False
         return self._wait(D_KEEP, seat)
 
-    def _t_reveal_kept(self: FlowarState) -> bool:
+    def _t_reveal_kept(self: FlowarStateProtocol) -> bool:
         self._kept_hidden = False
         return False
 
-    def _t_contracts_fill(self: FlowarState) -> bool:
+    def _t_contracts_fill(self: FlowarStateProtocol) -> bool:
         """Fill empty Contract grid spaces: setup leftovers first, then the deck."""
         for slot in range(CONTRACT_SLOTS):
             if self._cgrid[slot] < 0 and (self._unchosen or self._contracts_left()):
@@ -133,32 +133,32 @@ class SetupMixin:
                 return self._wait(C_CONTRACT, CHANCE)
         return False
 
-    def _t_draw_guilds(self: FlowarState, count: int) -> bool:
+    def _t_draw_guilds(self: FlowarStateProtocol, count: int) -> bool:
         if len(self._guilds) < count:
             if len(self._guild_pool) == count - len(self._guilds):  # all of them: no chance involved
                 self._guilds = sorted(self._guilds + self._guild_pool)
-                self._guild_pool = []
+                self._guild_pool: list[int] = []
                 return False
             self._agenda.append(("draw_guilds", count))
             return self._wait(C_GUILD, CHANCE)
         return False
 
-    def _t_guild_workers(self: FlowarState) -> bool:
+    def _t_guild_workers(self: FlowarStateProtocol) -> bool:
         # Rulebook: "Game Setup", step 10 / "Round Setup": 5 Workers from the bag on each Guild Tile.
         for g in self._guilds:
-            if not sum(self._gworkers[g]) and sum(self._bag):
+            if not any(self._gworkers[g]) and any(self._bag):
                 self._agenda.append(("guild_workers",))
                 self._ct = g
                 return self._wait(C_WORKER, CHANCE)
         return False
 
-    def _t_start_player(self: FlowarState) -> bool:
+    def _t_start_player(self: FlowarStateProtocol) -> bool:
         if self._solo:  # Rulebook: solo "Setup": your marker first, Taxus second
             self._set_start(0)
             return False
         return self._wait(C_START, CHANCE)
 
-    def _set_start(self: FlowarState, seat: int) -> None:
+    def _set_start(self: FlowarStateProtocol, seat: int) -> None:
         self._start = seat
         n = self._n
         self._track = [(seat + k) % n for k in range(n)]
@@ -168,7 +168,7 @@ class SetupMixin:
             self._track.append(self._tx)
 
     # -- rounds (Rulebook: "Round Setup") --------------------------------------------------
-    def _t_round(self: FlowarState) -> bool:
+    def _t_round(self: FlowarStateProtocol) -> bool:
         self._round += 1
         r = self._round
         tasks: list[tuple[Any, ...]] = []
@@ -186,7 +186,7 @@ class SetupMixin:
         self._push(*tasks)
         return False
 
-    def _t_refresh(self: FlowarState) -> bool:
+    def _t_refresh(self: FlowarStateProtocol) -> bool:
         # Rulebook: "Round Setup": before round 3, new Favors, fresh Contract and Flower grids.
         self._fav_slots[0:3] = self._fav_slots[3:6]
         self._fav_slots[3:6] = [0, 0, 0]
@@ -200,10 +200,10 @@ class SetupMixin:
                 self._market[slot] = -1
         if self._solo:  # Rulebook: Taxus "End of the Round": reshuffle all Taxus cards before round 3
             self._tx_deck = list(range(len(TAXUS_CARDS)))
-            self._tx_disc = []
+            self._tx_disc: list[int] = []
         return False
 
-    def _t_choose_guild(self: FlowarState, seat: int) -> bool:
+    def _t_choose_guild(self: FlowarStateProtocol, seat: int) -> bool:
         free = [g for g in self._guilds if self._gowner[g] < 0]
         if not free:
             return False
@@ -216,7 +216,7 @@ class SetupMixin:
             return False
         return self._wait(D_GUILD, seat)
 
-    def _take_guild(self: FlowarState, seat: int, g: int) -> None:
+    def _take_guild(self: FlowarStateProtocol, seat: int, g: int) -> None:
         self._gowner[g] = seat
         if seat == self._tx:
             self._tx_guild = g
@@ -226,7 +226,7 @@ class SetupMixin:
             self._workers[seat] = self._gworkers[g][:]
         self._gworkers[g] = [0, 0, 0]
 
-    def _t_fellowship(self: FlowarState) -> bool:
+    def _t_fellowship(self: FlowarStateProtocol) -> bool:
         # Rulebook: "Round Setup": the remaining Guild Tile goes to the Fellowship Petal,
         # its 5 Workers to the Strike Area (this may start the round with a strike).
         free = [g for g in self._guilds if self._gowner[g] < 0]
@@ -242,7 +242,7 @@ class SetupMixin:
         return False
 
     # -- setup decisions ---------------------------------------------------------------------
-    def _do_keep(self: FlowarState, a: A.KeepContract) -> None:
+    def _do_keep(self: FlowarStateProtocol, a: A.KeepContract) -> None:
         seat = self._cur
         x = CONTRACT_INDEX[a.card]
         dealt = self._dealt[seat]
@@ -252,5 +252,5 @@ class SetupMixin:
         self._unchosen.sort()
         self._dealt[seat] = []
 
-    def _do_choose_guild(self: FlowarState, a: A.ChooseGuild) -> None:
+    def _do_choose_guild(self: FlowarStateProtocol, a: A.ChooseGuild) -> None:
         self._take_guild(self._cur, a.guild)

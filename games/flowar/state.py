@@ -29,6 +29,7 @@ the game ends. Everything else on the table is public.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from games.api import CHANCE, TERMINAL, Action, Outcome, State
@@ -301,9 +302,8 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
             return self.clone()
         twin = self.game.new_initial_state()
         for _, a in self.history:
-            card = getattr(a, "card", None)
-            if isinstance(a, (A.DrawContract, A.KeepContract)) and CONTRACT_INDEX[card] in swap:
-                a = A.make(type(a), CONTRACT_IDS[swap[CONTRACT_INDEX[card]]])
+            if isinstance(a, (A.DrawContract, A.KeepContract)) and CONTRACT_INDEX[a.card] in swap:
+                a = A.make(type(a), CONTRACT_IDS[swap[CONTRACT_INDEX[a.card]]])
             twin.apply_action(a)
         return twin
 
@@ -319,7 +319,7 @@ _TASKS: dict[str, Any] = {
 }
 """Agenda task name -> handler (every ``_t_<name>`` method of the class and its mixins)."""
 
-_LEGAL: dict[int, Any] = {
+_LEGAL: dict[int, Callable[[FlowarState], list[Action]]] = {
     D_KEEP: lambda st: [A.make(A.KeepContract, CONTRACT_IDS[x]) for x in sorted(st._dealt[st._cur])],
     D_GUILD: lambda st: [A.make(A.ChooseGuild, g) for g in st._guilds if st._gowner[g] < 0],
     D_STRIKE: lambda st: st._strike_actions(st._cur),

@@ -38,7 +38,7 @@ from games.flowar.phases import C_TAXUS
 from games.flowar.turn import LINE_SLOTS
 
 if TYPE_CHECKING:
-    from games.flowar.state import FlowarState
+    from games.flowar.state_protocol import FlowarStateProtocol
 
 DRAW_PILE = 5
 """Taxus cards drawn each round (Rulebook: solo "Round Setup")."""
@@ -56,7 +56,7 @@ def contract_transport(c: int) -> int:
 class TaxusMixin:
     """The solo automaton; mixed into :class:`games.flowar.state.FlowarState`."""
 
-    def _t_taxus_setup(self: FlowarState) -> bool:
+    def _t_taxus_setup(self: FlowarStateProtocol) -> bool:
         tx = self._tx
         self._tx_mp += self._tx_guild
         for t in range(3):
@@ -69,7 +69,7 @@ class TaxusMixin:
         self._push(*[("strike_check", t, -1, False) for t in range(3)])
         return False
 
-    def _t_taxus_turn(self: FlowarState) -> bool:
+    def _t_taxus_turn(self: FlowarStateProtocol) -> bool:
         if self._tx_pile == 0:
             self._tx_passed = True
             self._new_track.append(self._tx)
@@ -80,10 +80,10 @@ class TaxusMixin:
         self._push(("next_turn",))
         return self._wait(C_TAXUS, -1)
 
-    def _t_taxus_reveal(self: FlowarState) -> bool:
+    def _t_taxus_reveal(self: FlowarStateProtocol) -> bool:
         return self._wait(C_TAXUS, -1)
 
-    def _do_reveal_taxus(self: FlowarState, a: A.RevealTaxus) -> None:
+    def _do_reveal_taxus(self: FlowarStateProtocol, a: A.RevealTaxus) -> None:
         x = TAXUS_INDEX[a.taxus]
         self._tx_deck.remove(x)
         self._tx_disc.append(x)
@@ -129,7 +129,7 @@ class TaxusMixin:
         else:  # torches
             self._tx_torches += card.torches
 
-    def _taxus_workers(self: FlowarState, workers: tuple[int, int, int], space: str) -> None:
+    def _taxus_workers(self: FlowarStateProtocol, workers: tuple[int, int, int], space: str) -> None:
         """Take the card's Workers from the bag (else the Strike Area) onto its space."""
         travel = 0
         for t in range(3):
@@ -151,7 +151,7 @@ class TaxusMixin:
                 else:  # travel_K1..K3
                     self._spaces[1 + int(space[-1])][t] += 1
 
-    def _taxus_exchange(self: FlowarState) -> None:
+    def _taxus_exchange(self: FlowarStateProtocol) -> None:
         rate = exchange_rate(self._round)
         mp = min(EXCHANGE_MAX_MP, self._tx_coins // rate)
         self._tx_coins -= mp * rate

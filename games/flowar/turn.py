@@ -43,7 +43,7 @@ from games.flowar.cards import (
 from games.flowar.phases import D_DISCARD, D_LINE, D_PICK, D_SELL, D_SPEND, D_STRIKE, D_SWAP, D_TURN, LOOPS
 
 if TYPE_CHECKING:
-    from games.flowar.state import FlowarState
+    from games.flowar.state_protocol import FlowarStateProtocol
 
 SPACE_TYPE: tuple[int, ...] = (HUMAN, TRENTI, FOX, FOX, FOX)
 """Worker type of the typed Main Board spaces (contract, market, travel K1..K3)."""
@@ -71,7 +71,7 @@ _PLACE: tuple[tuple[tuple[A.Place, ...], ...], ...] = tuple(
 def _place(sp: int, t: int, coins: int) -> A.Place:
     if coins < _MAX_TABLE_COST:
         return _PLACE[sp][t][coins]
-    return A.make(A.Place, A.SPACES[sp], WORKERS[t], coins)  # type: ignore[no-any-return]
+    return A.make(A.Place, A.SPACES[sp], WORKERS[t], coins)
 _HIRE = tuple(A.make(A.Hire, w) for w in WORKERS)
 _FIRES: dict[tuple[int, int, int, bool], list[A.Fire]] = {}
 
@@ -110,7 +110,7 @@ class TurnMixin:
     """The turn menu and everything reachable from it but deliveries."""
 
     # -- turn state --------------------------------------------------------------------------
-    def _reset_turn(self: FlowarState) -> None:
+    def _reset_turn(self: FlowarStateProtocol) -> None:
         self._t_placed = 0
         self._t_fired = False
         self._t_hired = False
@@ -120,11 +120,11 @@ class TurnMixin:
         self._t_extra = False
         self._loop: tuple[Any, ...] = ()
 
-    def _t_menu(self: FlowarState, seat: int) -> bool:
+    def _t_menu(self: FlowarStateProtocol, seat: int) -> bool:
         self._loop = ("menu", seat)
         return self._wait(D_TURN, seat)
 
-    def _menu_actions(self: FlowarState, seat: int) -> list[Action]:
+    def _menu_actions(self: FlowarStateProtocol, seat: int) -> list[Action]:
         out: list[Action] = []
         placed = self._t_placed
         places = self._placements(seat) if placed == 0 or (self._t_extra and placed == 1) else []
@@ -147,7 +147,7 @@ class TurnMixin:
             out.append(A.END_TURN)
         return out
 
-    def _place_cost(self: FlowarState, seat: int, sp: int) -> int:
+    def _place_cost(self: FlowarStateProtocol, seat: int, sp: int) -> int:
         """Coins to place on space ``sp`` now (Rulebook: "Placing a Worker"; Market adds the flower price)."""
         if sp >= S_MAINTENANCE:
             return 0
@@ -166,7 +166,7 @@ class TurnMixin:
             cost += GUILDS[self._guild[seat] - 1].flower_price
         return cost
 
-    def _placements(self: FlowarState, seat: int) -> list[Action]:
+    def _placements(self: FlowarStateProtocol, seat: int) -> list[Action]:
         w = self._workers[seat]
         types = [t for t in range(3) if w[t]]
         if not types:
@@ -210,7 +210,7 @@ class TurnMixin:
             out.extend(_place(S_GUILD, t, 0) for t in types)
         return out
 
-    def _favor_actions(self: FlowarState, seat: int, timings: Any) -> list[Action]:
+    def _favor_actions(self: FlowarStateProtocol, seat: int, timings: Any) -> list[Action]:
         out: list[Action] = []
         below = self._below[seat]
         for k in range(3):
@@ -220,7 +220,7 @@ class TurnMixin:
         return out
 
     # -- menu actions ------------------------------------------------------------------------
-    def _do_place(self: FlowarState, a: A.Place) -> None:
+    def _do_place(self: FlowarStateProtocol, a: A.Place) -> None:
         seat = self._cur
         sp = A.SPACE_INDEX[a.space]
         t = WORKER_INDEX[a.worker]
@@ -246,7 +246,7 @@ class TurnMixin:
         self._t_acted = True
         self._push(*tasks, ("space_action", seat, sp), ("menu", seat))
 
-    def _t_space_action(self: FlowarState, seat: int, sp: int) -> bool:
+    def _t_space_action(self: FlowarStateProtocol, seat: int, sp: int) -> bool:
         if sp == S_CONTRACT:
             self._line_grid = 0
             self._push(("line", seat), ("discard_over", seat), ("contracts_fill",))
@@ -271,7 +271,7 @@ class TurnMixin:
             self._guild_action(seat, self._guild[seat])
         return False  # maintenance: the board bit is the whole effect
 
-    def _guild_action(self: FlowarState, seat: int, g: int) -> None:
+    def _guild_action(self: FlowarStateProtocol, seat: int, g: int) -> None:
         """Take the action of Guild Tile ``g`` (Rulebook: "Guilds")."""
         guild = GUILDS[g - 1]
         kind = guild.action
@@ -289,17 +289,17 @@ class TurnMixin:
             self._coins[seat] += 1
             self._begin_picks(seat, 1, 1)
 
-    def _do_end_turn(self: FlowarState, a: A.EndTurn) -> None:
+    def _do_end_turn(self: FlowarStateProtocol, a: A.EndTurn) -> None:
         self._push(("next_turn",))
 
-    def _do_fire(self: FlowarState, a: A.Fire) -> None:
+    def _do_fire(self: FlowarStateProtocol, a: A.Fire) -> None:
         seat = self._cur
         self._t_fired = True
         self._t_acted = True
         self._push(("menu", seat))
         self._lay_off(seat, (a.trentis, a.humans, a.foxes))
 
-    def _do_hire(self: FlowarState, a: A.Hire) -> None:
+    def _do_hire(self: FlowarStateProtocol, a: A.Hire) -> None:
         # Rulebook: "Hiring Workers": 5 Coins (0 with Favor 5), once per round; a strike
         # called off lets you return 1 Torch.
         seat = self._cur
@@ -315,11 +315,11 @@ class TurnMixin:
             self._torches[seat] -= 1
         self._push(("menu", seat))
 
-    def _do_take_loan(self: FlowarState, a: A.TakeLoan) -> None:
+    def _do_take_loan(self: FlowarStateProtocol, a: A.TakeLoan) -> None:
         self._push(self._loop)
         self._take_loan(self._cur, LOAN_COINS)
 
-    def _do_use_favor(self: FlowarState, a: A.UseFavor) -> None:
+    def _do_use_favor(self: FlowarStateProtocol, a: A.UseFavor) -> None:
         # Rulebook: "Using a Kingdom Favor": discard a Contract delivered in that kingdom.
         seat = self._cur
         self._cdisc.append(self._below[seat][a.kingdom - 1].pop())
@@ -332,15 +332,15 @@ class TurnMixin:
         F.use(self, seat, a.favor)
 
     # -- grids: lines, picks, discards -------------------------------------------------------
-    def _grid(self: FlowarState) -> list[int]:
+    def _grid(self: FlowarStateProtocol) -> list[int]:
         return self._cgrid if self._line_grid == 0 else self._market
 
-    def _t_line(self: FlowarState, seat: int) -> bool:
+    def _t_line(self: FlowarStateProtocol, seat: int) -> bool:
         if not any(x >= 0 for x in self._grid()):
             return False
         return self._wait(D_LINE, seat)
 
-    def _line_actions(self: FlowarState, seat: int) -> list[Action]:
+    def _line_actions(self: FlowarStateProtocol, seat: int) -> list[Action]:
         grid = self._grid()
         out: list[Action] = [
             A.make(A.TakeLine, line) for line, slots in LINE_SLOTS[self._line_grid].items()
@@ -350,7 +350,7 @@ class TurnMixin:
             out.extend(self._favor_actions(seat, ("acquire",)))
         return out
 
-    def _take_slot(self: FlowarState, seat: int, slot: int) -> None:
+    def _take_slot(self: FlowarStateProtocol, seat: int, slot: int) -> None:
         grid = self._grid()
         x = grid[slot]
         grid[slot] = -1
@@ -359,14 +359,14 @@ class TurnMixin:
         else:
             self._fresh[seat].append(x)  # Rulebook: "Market Petal": to the Fresh Flower Area
 
-    def _do_take_line(self: FlowarState, a: A.TakeLine) -> None:
+    def _do_take_line(self: FlowarStateProtocol, a: A.TakeLine) -> None:
         seat = self._cur
         grid = self._grid()
         for slot in LINE_SLOTS[self._line_grid][a.line]:
             if grid[slot] >= 0:
                 self._take_slot(seat, slot)
 
-    def _begin_picks(self: FlowarState, seat: int, grid: int, count: int) -> None:
+    def _begin_picks(self: FlowarStateProtocol, seat: int, grid: int, count: int) -> None:
         """Pick ``count`` single cards of a grid (Guild actions, Kingdom Favor 3), then refill."""
         self._line_grid = grid
         self._picks = count
@@ -375,31 +375,31 @@ class TurnMixin:
         else:
             self._push(("pick", seat), ("market", False))
 
-    def _t_pick(self: FlowarState, seat: int) -> bool:
+    def _t_pick(self: FlowarStateProtocol, seat: int) -> bool:
         if self._picks <= 0 or not any(x >= 0 for x in self._grid()):
             self._picks = 0
             return False
         return self._wait(D_PICK, seat)
 
-    def _pick_actions(self: FlowarState) -> list[Action]:
+    def _pick_actions(self: FlowarStateProtocol) -> list[Action]:
         grid = self._grid()
         ids = CONTRACT_IDS if self._line_grid == 0 else FLOWER_IDS
         return [A.make(A.TakeCard, i + 1, ids[x]) for i, x in enumerate(grid) if x >= 0]
 
-    def _do_take_card(self: FlowarState, a: A.TakeCard) -> None:
+    def _do_take_card(self: FlowarStateProtocol, a: A.TakeCard) -> None:
         seat = self._cur
         self._take_slot(seat, a.slot - 1)
         self._picks -= 1
         self._push(("pick", seat))
 
-    def _t_discard_over(self: FlowarState, seat: int) -> bool:
+    def _t_discard_over(self: FlowarStateProtocol, seat: int) -> bool:
         # Rulebook: "Contract Petal": at most 4 Contracts; choose which one to discard.
         if len(self._contracts[seat]) <= 4:
             return False
         self._agenda.append(("discard_over", seat))
         return self._wait(D_DISCARD, seat)
 
-    def _do_discard_contract(self: FlowarState, a: A.DiscardContract) -> None:
+    def _do_discard_contract(self: FlowarStateProtocol, a: A.DiscardContract) -> None:
         from games.flowar.cards import CONTRACT_INDEX
 
         x = CONTRACT_INDEX[a.card]
@@ -407,13 +407,13 @@ class TurnMixin:
         self._cdisc.append(x)
 
     # -- selling flowers (Rulebook: "Action Spaces of the Player Board") ----------------------
-    def _t_sell(self: FlowarState, seat: int) -> bool:
+    def _t_sell(self: FlowarStateProtocol, seat: int) -> bool:
         if not self._fresh[seat] and not self._wilt[seat]:
             return False
         self._loop = ("sell", seat)
         return self._wait(D_SELL, seat)
 
-    def _sell_actions(self: FlowarState, seat: int) -> list[Action]:
+    def _sell_actions(self: FlowarStateProtocol, seat: int) -> list[Action]:
         out: list[Action] = []
         for area in (self._fresh[seat], self._wilt[seat]):
             out.extend(A.make(A.Sell, FLOWER_IDS[x]) for x in sorted(flower_classes(area).values()))
@@ -422,7 +422,7 @@ class TurnMixin:
             out.extend(self._favor_actions(seat, ("sell",)))
         return out
 
-    def _do_sell(self: FlowarState, a: A.Sell) -> None:
+    def _do_sell(self: FlowarStateProtocol, a: A.Sell) -> None:
         from games.flowar.cards import FLOWER_INDEX
 
         seat = self._cur
@@ -434,19 +434,19 @@ class TurnMixin:
         self._sold += 1
         self._push(("sell", seat))
 
-    def _do_finish_selling(self: FlowarState, a: A.FinishSelling) -> None:
+    def _do_finish_selling(self: FlowarStateProtocol, a: A.FinishSelling) -> None:
         self._sold = 0
 
     # -- Kingdom Favors 19 and 20 --------------------------------------------------------------
-    def _t_swap(self: FlowarState, seat: int) -> bool:
+    def _t_swap(self: FlowarStateProtocol, seat: int) -> bool:
         return self._wait(D_SWAP, seat)
 
-    def _swap_actions(self: FlowarState, seat: int) -> list[Action]:
+    def _swap_actions(self: FlowarStateProtocol, seat: int) -> list[Action]:
         w, area = self._workers[seat], self._strike_area
         return [A.make(A.SwapWorker, WORKERS[g], WORKERS[t])
                 for g in range(3) for t in range(3) if g != t and w[g] and area[t]]
 
-    def _do_swap(self: FlowarState, a: A.SwapWorker) -> None:
+    def _do_swap(self: FlowarStateProtocol, a: A.SwapWorker) -> None:
         seat = self._cur
         g, t = WORKER_INDEX[a.give], WORKER_INDEX[a.take]
         self._workers[seat][g] -= 1
@@ -456,10 +456,10 @@ class TurnMixin:
         self._strike_off(t, seat)
         self._push(("strike_check", g, seat, False))
 
-    def _t_spend(self: FlowarState, seat: int) -> bool:
+    def _t_spend(self: FlowarStateProtocol, seat: int) -> bool:
         return self._wait(D_SPEND, seat)
 
-    def _do_spend(self: FlowarState, a: A.SpendMP) -> None:
+    def _do_spend(self: FlowarStateProtocol, a: A.SpendMP) -> None:
         seat = self._cur
         self._mp[seat] -= a.mp
         self._coins[seat] += _SPEND_RATE * a.mp

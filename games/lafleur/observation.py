@@ -62,7 +62,7 @@ from games.lafleur.cards import (
 from games.lafleur.constants import MAX_ROUNDS, PHASE_NAMES, VISITOR_SPACES
 
 if TYPE_CHECKING:
-    from games.lafleur.state import LaFleurState
+    from games.lafleur.state_protocol import LaFleurStateProtocol
 
 
 def _allure(values: list[int] | tuple[int, ...]) -> dict[str, int]:
@@ -73,7 +73,7 @@ def _gain_text(g: tuple[int, int, int]) -> str:
     return effect_text({"gain": {"prestige": g[0], "coins": g[1], "flowers": g[2]}})
 
 
-def prompt_of(s: LaFleurState) -> dict[str, Any]:
+def prompt_of(s: LaFleurStateProtocol) -> dict[str, Any]:
     """The pending prompt of an effect decision (empty strings when none)."""
     pr = s._prompt
     kind, source, text, options = "", "", "", []
@@ -100,7 +100,7 @@ def prompt_of(s: LaFleurState) -> dict[str, Any]:
     return {"kind": kind, "source": source, "text": text, "options": options}
 
 
-def _player(s: LaFleurState, p: int, seat: int | None) -> dict[str, Any]:
+def _player(s: LaFleurStateProtocol, p: int, seat: int | None) -> dict[str, Any]:
     own = seat == p
     revealed = s._revealed
     if revealed:
@@ -144,7 +144,7 @@ def _player(s: LaFleurState, p: int, seat: int | None) -> dict[str, Any]:
     }
 
 
-def build_observation(s: LaFleurState, seat: int | None) -> dict[str, Any]:
+def build_observation(s: LaFleurStateProtocol, seat: int | None) -> dict[str, Any]:
     """The observation of ``seat`` (None = spectator); see the module docstring.
 
     Args:
@@ -202,7 +202,7 @@ def build_observation(s: LaFleurState, seat: int | None) -> dict[str, Any]:
     }
 
 
-def full_state(s: LaFleurState) -> dict[str, Any]:
+def full_state(s: LaFleurStateProtocol) -> dict[str, Any]:
     """Everything, hidden information included, JSON-able (hashes, referee and tests only)."""
     ids = {name: [c.id for c in cards] for name, cards in
            (("flower", FLOWERS), ("feature", FEATURES), ("visitor", VISITORS), ("artisan", ARTISANS),

@@ -45,27 +45,23 @@ from games.lafleur.constants import (
 )
 
 if TYPE_CHECKING:
-    from games.lafleur.state import LaFleurState
+    from games.lafleur.state_protocol import LaFleurStateProtocol
 
-    _Base = LaFleurState
-else:
-    _Base = object
-
-from games.api import TERMINAL  # noqa: E402
+from games.api import TERMINAL, Action  # noqa: E402
 
 
-class PartyMixin(_Base):
+class PartyMixin:
     """Effects, Events, Garden Party, End of Round and end of game."""
 
     # -- effects -----------------------------------------------------------------------------
-    def _apply_ability(self, p: int, ability: Ability, source: str) -> None:
+    def _apply_ability(self: LaFleurStateProtocol, p: int, ability: Ability, source: str) -> None:
         """Schedule one player's ability if its condition holds (solo opponent: if it may score)."""
         if p == self._auto and not automaton_scores(ability):
             return
         if holds(self, p, ability.condition):
             self._push([("_t_step", p, st) for st in steps(self, p, ability.effect, source)])
 
-    def _apply_to_all(self, ability: Ability, source: str) -> None:
+    def _apply_to_all(self: LaFleurStateProtocol, ability: Ability, source: str) -> None:
         """An Event for every player in turn order; conditions are judged before anything changes."""
         eff = ability.effect
         if "refresh" in eff or "extra_visitors" in eff:
@@ -75,7 +71,7 @@ class PartyMixin(_Base):
                if (p != self._auto or automaton_scores(ability)) and holds(self, p, ability.condition)]
         self._push([("_t_step", p, st) for p in who for st in steps(self, p, eff, source)])
 
-    def _t_step(self, p: int, st: tuple[Any, ...]) -> None:
+    def _t_step(self: LaFleurStateProtocol, p: int, st: tuple[Any, ...]) -> None:
         kind = st[0]
         if kind == "gain":
             self._prestige[p] += st[1]
@@ -122,22 +118,22 @@ class PartyMixin(_Base):
         elif kind == "extra_visitors":
             self._push([("_t_draw", D_VISITOR, ("visitor",))] * st[1])
 
-    def _t_gain_flower(self, p: int, source: str) -> None:
+    def _t_gain_flower(self: LaFleurStateProtocol, p: int, source: str) -> None:
         if p == self._auto:  # the opponent keeps its Flower cards face-down: from the deck
             self._draw(D_FLOWER, ("hand", p))
         elif any(x >= 0 for x in self._market) or self._available(D_FLOWER):
             self._prompt = ("take", source)
             self._ask(P_TAKE, p)
 
-    def _legal_take(self) -> list[A.Action]:
-        out: list[A.Action] = [
+    def _legal_take(self: LaFleurStateProtocol) -> list[Action]:
+        out: list[Action] = [
             A.TAKE_FLOWER[i + 1][x] for i, x in enumerate(self._market) if x >= 0
         ]
         if self._available(D_FLOWER):
             out.append(A.TAKE_FLOWER[0][-1])
         return out
 
-    def _do_take(self, a: A.TakeFlower) -> None:
+    def _do_take(self: LaFleurStateProtocol, a: A.TakeFlower) -> None:
         p = self._cur
         self._prompt = ()
         if a.space:
@@ -147,10 +143,10 @@ class PartyMixin(_Base):
         else:
             self._draw(D_FLOWER, ("hand", p))
 
-    def _legal_accept(self) -> list[A.Action]:
+    def _legal_accept(self: LaFleurStateProtocol) -> list[Action]:
         return [A.YES, A.NO]
 
-    def _do_accept(self, a: A.Accept) -> None:
+    def _do_accept(self: LaFleurStateProtocol, a: A.Accept) -> None:
         p = self._cur
         prompt = self._prompt
         self._prompt = ()
@@ -171,19 +167,19 @@ class PartyMixin(_Base):
         else:
             self._tasks.append(("_t_step", p, g))
 
-    def _legal_choose(self) -> list[A.Action]:
+    def _legal_choose(self: LaFleurStateProtocol) -> list[Action]:
         return [A.intern(A.Choose, i) for i in range(len(self._prompt[1][1]))]
 
-    def _do_choose(self, a: A.Choose) -> None:
+    def _do_choose(self: LaFleurStateProtocol, a: A.Choose) -> None:
         p = self._cur
         st = self._prompt[1]
         self._prompt = ()
         self._push([("_t_step", p, s) for s in steps(self, p, st[1][a.option], st[2])])
 
-    def _legal_discard(self) -> list[A.Action]:
+    def _legal_discard(self: LaFleurStateProtocol) -> list[Action]:
         return [A.DISCARD_FLOWER[x] for x in self._hand[self._cur]]
 
-    def _do_discard(self, a: A.DiscardFlower) -> None:
+    def _do_discard(self: LaFleurStateProtocol, a: A.DiscardFlower) -> None:
         p = self._cur
         self._discard_flower(p, INDEX[a.card][1])
         self._discard_left -= 1
@@ -196,7 +192,7 @@ class PartyMixin(_Base):
             self._after_discard = ()
 
     # -- Events ---------------------------------------------------------------------------------
-    def _event_drawn(self, x: int) -> None:
+    def _event_drawn(self: LaFleurStateProtocol, x: int) -> None:
         """Rulebook: "Start of Round", 4: the Event goes face-up on the Event discard pile."""
         self._event = x
         self._disc[D_EVENT].append(x)
@@ -206,11 +202,11 @@ class PartyMixin(_Base):
         elif ab.timing == "round":
             self._evmods = dict(ab.effect.get("modify", {}))
 
-    def _t_event(self, x: int) -> None:
+    def _t_event(self: LaFleurStateProtocol, x: int) -> None:
         self._apply_to_all(EVENTS[x].ability, EVENTS[x].id)
 
     # -- Garden Party ---------------------------------------------------------------------------
-    def _visit_value(self, p: int, vis: Visitor) -> int:
+    def _visit_value(self: LaFleurStateProtocol, p: int, vis: Visitor) -> int:
         """What makes ``vis`` visit: matching Allure, or a type-less Visitor's rule (higher wins)."""
         if vis.allure >= 0:
             return self._allure[p][vis.allure]
@@ -225,7 +221,7 @@ class PartyMixin(_Base):
             return sum(self._allure[p])
         return len(self._hand[p])  # most_hand
 
-    def destinations(self) -> list[int]:
+    def destinations(self: LaFleurStateProtocol) -> list[int]:
         """Where each face-up Visitor goes now (player index, -1 = no one).
 
         Rulebook: "Garden Party": the highest matching Allure; a tie visits no
@@ -251,7 +247,7 @@ class PartyMixin(_Base):
                 out.append(-1)
         return out
 
-    def _t_party(self) -> None:
+    def _t_party(self: LaFleurStateProtocol) -> None:
         np = self._np
         dest = self.destinations()
         received: list[list[int]] = [[] for _ in range(np)]
@@ -290,7 +286,7 @@ class PartyMixin(_Base):
         t.append(("_t_au_revoir",))
         self._push(t)
 
-    def _t_au_revoir(self) -> None:
+    def _t_au_revoir(self: LaFleurStateProtocol) -> None:
         """Every Visitor but Companions goes to the Visitor discard pile; pawns come back."""
         for p in range(self._np):
             self._disc[D_VISITOR].extend(v for v in self._party[p] if v != self._companion[p])
@@ -300,7 +296,7 @@ class PartyMixin(_Base):
         self._romancing = [False] * self._np
 
     # -- End of Round ---------------------------------------------------------------------------
-    def _t_end_round(self) -> None:
+    def _t_end_round(self: LaFleurStateProtocol) -> None:
         """Rulebook: "End of Round", in its order (an end-of-round Event first; our decision)."""
         if self._event >= 0 and EVENTS[self._event].ability.timing == "end_of_round":
             self._tasks.append(("_t_return",))
@@ -308,7 +304,7 @@ class PartyMixin(_Base):
             return
         self._t_return()
 
-    def _t_return(self) -> None:
+    def _t_return(self: LaFleurStateProtocol) -> None:
         np = self._np
         for p in range(np):
             self._placed[p] = [False] * len(self._arts[p])
@@ -321,13 +317,13 @@ class PartyMixin(_Base):
         t.append(("_t_reset_check",))
         self._push(t)
 
-    def _t_eor_features(self, p: int) -> None:
+    def _t_eor_features(self: LaFleurStateProtocol, p: int) -> None:
         for f in self._features[p]:
             ab = FEATURES[f].ability
             if ab.timing == "end_of_round":
                 self._apply_ability(p, ab, FEATURES[f].id)
 
-    def _t_character(self, p: int) -> None:
+    def _t_character(self: LaFleurStateProtocol, p: int) -> None:
         """Rulebook: "End of Round", CHARACTER ABILITIES (solo: the player may decline, for challenge 10)."""
         c = self._character[p]
         if c < 0:
@@ -344,7 +340,7 @@ class PartyMixin(_Base):
             return
         self._push([("_t_step", p, st) for st in todo])
 
-    def _t_reset_check(self) -> None:
+    def _t_reset_check(self: LaFleurStateProtocol) -> None:
         """Reset tilted Artisans, then CHECK FOR THE GRANDE SOIRÉE."""
         for p in range(self._np):
             self._tilted[p] = [False] * len(self._arts[p])
@@ -358,7 +354,7 @@ class PartyMixin(_Base):
         self._tasks.append(("_t_start_round",))
 
     # -- game end --------------------------------------------------------------------------------
-    def _t_game_end(self) -> None:
+    def _t_game_end(self: LaFleurStateProtocol) -> None:
         """Rulebook: "End-of-Game Scoring": Game End abilities in turn order, then Coins and Flower cards."""
         self._end = {"before": list(self._prestige)}
         t: list[tuple[Any, ...]] = []
@@ -371,7 +367,7 @@ class PartyMixin(_Base):
         t.append(("_t_bonus",))
         self._push(t)
 
-    def _t_bonus(self) -> None:
+    def _t_bonus(self: LaFleurStateProtocol) -> None:
         np = self._np
         before = self._end["before"]
         self._end["game_end_features"] = [self._prestige[p] - before[p] for p in range(np)]

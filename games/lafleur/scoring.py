@@ -24,7 +24,7 @@ from games.api import Outcome, ranks_from_keys
 from games.lafleur.cards import ALLURE, CHARACTERS, VISITORS
 
 if TYPE_CHECKING:
-    from games.lafleur.state import LaFleurState
+    from games.lafleur.state_protocol import LaFleurStateProtocol
 
 CHALLENGES: tuple[str, ...] = (
     "Win with 20+ Prestige.",
@@ -41,7 +41,7 @@ CHALLENGES: tuple[str, ...] = (
 """The ten solo challenges (Rulebook: "Solo Difficulties & Challenges"), in order."""
 
 
-def breakdown(s: LaFleurState, p: int) -> dict[str, Any]:
+def breakdown(s: LaFleurStateProtocol, p: int) -> dict[str, Any]:
     """Per-player score breakdown (see the module docstring)."""
     end = s._end
     allure = s._allure[p]
@@ -65,7 +65,7 @@ def breakdown(s: LaFleurState, p: int) -> dict[str, Any]:
     }
 
 
-def challenges(s: LaFleurState, won: bool) -> list[bool]:
+def challenges(s: LaFleurStateProtocol, won: bool) -> list[bool]:
     """Which of the ten solo challenges the player met (each needs a win)."""
     allure = s._allure[0]
     met = [
@@ -83,7 +83,7 @@ def challenges(s: LaFleurState, won: bool) -> list[bool]:
     return [won and m for m in met]
 
 
-def build_outcome(s: LaFleurState) -> Outcome:
+def build_outcome(s: LaFleurStateProtocol) -> Outcome:
     """The :class:`games.api.Outcome` of a terminal state."""
     np = s._np
     prestige = s._prestige

@@ -31,11 +31,7 @@ from games.lafleur.cards import D_FEATURE, D_FLOWER, D_VISITOR, FEATURES, FLOWER
 from games.lafleur.constants import P_PLACE
 
 if TYPE_CHECKING:
-    from games.lafleur.state import LaFleurState
-
-    _Base = LaFleurState
-else:
-    _Base = object
+    from games.lafleur.state_protocol import LaFleurStateProtocol
 
 
 def most_frequent_type(visitors: Sequence[int]) -> int:
@@ -53,23 +49,23 @@ def most_frequent_type(visitors: Sequence[int]) -> int:
     return min((t for t in range(5) if counts[t] == best), key=lambda t: first[t])
 
 
-class SoloMixin(_Base):
+class SoloMixin:
     """The solo opponent's turn, its round gain and the player's own turn in solo."""
 
-    def _slide(self) -> None:
+    def _slide(self: LaFleurStateProtocol) -> None:
         """Rulebook: "Solo Mode": slide Garden Features down and Flower cards to the right before refilling."""
         cards = [x for x in self._market if x >= 0]
         self._market = [-1] * (len(self._market) - len(cards)) + cards
         feats = [x for x in self._display if x >= 0]
         self._display = feats + [-1] * (len(self._display) - len(feats))
 
-    def _t_solo_player(self) -> None:
+    def _t_solo_player(self: LaFleurStateProtocol) -> None:
         """Rulebook: "Solo Mode", TURNS: place all your Artisans on your turn, 1 at a time."""
         if not all(self._placed[0]):
             self._tasks.append(("_t_solo_player",))
             self._ask(P_PLACE, 0)
 
-    def _t_automaton(self) -> None:
+    def _t_automaton(self: LaFleurStateProtocol) -> None:
         for i in range(len(self._market) - 1, -1, -1):  # 1. the rightmost Flower card
             x = self._market[i]
             if x >= 0:
@@ -81,7 +77,7 @@ class SoloMixin(_Base):
             t.append(("_t_auto_hardest",))
         self._push(t)
 
-    def _auto_feature(self, x: int) -> None:
+    def _auto_feature(self: LaFleurStateProtocol, x: int) -> None:
         """2. The top Garden Feature goes in front of the opponent."""
         self._features[1].append(x)
         counts = FEATURES[x].counts
@@ -91,11 +87,11 @@ class SoloMixin(_Base):
         if ab.timing == "when_acquired":
             self._apply_ability(1, ab, FEATURES[x].id)
 
-    def _t_auto_flowers(self) -> None:
+    def _t_auto_flowers(self: LaFleurStateProtocol) -> None:
         """3. One Flower card per Visitor present."""
         self._push([("_t_draw", D_FLOWER, ("auto_allure",))] * len(self._visitors))
 
-    def _auto_allure(self, x: int) -> None:
+    def _auto_allure(self: LaFleurStateProtocol, x: int) -> None:
         card = FLOWERS[x]
         if card.symbols:
             for t in card.symbols:
@@ -107,14 +103,14 @@ class SoloMixin(_Base):
         self._disc[D_FLOWER].append(x)
         self._public_f[x] = 1
 
-    def _t_auto_hardest(self) -> None:
+    def _t_auto_hardest(self: LaFleurStateProtocol) -> None:
         """4. Hardest: the Allure of the first 3 Visitors displayed (or 2)."""
         for v in self._visitors[:3]:
             t = VISITOR_ALLURE[v]
             if t >= 0:
                 self._allure[1][t] += 1
 
-    def _t_solo_allure(self) -> None:
+    def _t_solo_allure(self: LaFleurStateProtocol) -> None:
         """Normal/harder: +1 Allure of the most frequent type among the Visitors."""
         t = most_frequent_type(self._visitors + self._vsearch)
         if t >= 0 or not self._available(D_VISITOR) or len(self._vsearch) > 40:

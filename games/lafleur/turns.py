@@ -21,6 +21,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
+from games.api import Action
 from games.lafleur import actions as A
 from games.lafleur.cards import (
     ALLURE,
@@ -65,11 +66,7 @@ from games.lafleur.constants import (
 from games.lafleur.payment import pay_with_card, payable
 
 if TYPE_CHECKING:
-    from games.lafleur.state import LaFleurState
-
-    _Base = LaFleurState
-else:
-    _Base = object
+    from games.lafleur.state_protocol import LaFleurStateProtocol
 
 def _minus(need: tuple[int, ...], t: int) -> tuple[int, ...]:
     return tuple(n - 1 if i == t else n for i, n in enumerate(need))
@@ -102,7 +99,7 @@ _OWN_LEGALITY: tuple[int, ...] = tuple(
 """Per Artisan: its ability location when the ability can make that location playable, else -1."""
 
 
-class TurnsMixin(_Base):
+class TurnsMixin:
     """Placements, locations and Garden Feature payments."""
 
     # -- modifiers ------------------------------------------------------------------------
@@ -111,20 +108,20 @@ class TurnsMixin(_Base):
         """Value of ``key`` in an Artisan ability ``ab`` (None: no ability in use)."""
         return int(ab.get(key, default)) if ab else default
 
-    def _ev(self, key: str, default: int = 0) -> int:
+    def _ev(self: LaFleurStateProtocol, key: str, default: int = 0) -> int:
         """Value of ``key`` in this round's Event modifiers."""
         return int(self._evmods.get(key, default))
 
-    def _hire_cost(self, ab: dict[str, Any] | None) -> int:
+    def _hire_cost(self: LaFleurStateProtocol, ab: dict[str, Any] | None) -> int:
         return min(HIRE_COST, self._ab("hire_cost", HIRE_COST, ab), self._ev("hire_cost", HIRE_COST))
 
-    def _replace_cost(self, ab: dict[str, Any] | None) -> int:
+    def _replace_cost(self: LaFleurStateProtocol, ab: dict[str, Any] | None) -> int:
         return min(REPLACE_COST, self._ab("replace_cost", REPLACE_COST, ab), self._ev("replace_cost", REPLACE_COST))
 
-    def _reveal_cost(self, ab: dict[str, Any] | None) -> int:
+    def _reveal_cost(self: LaFleurStateProtocol, ab: dict[str, Any] | None) -> int:
         return 0 if self._ab("free_reveals", 0, ab) or self._ev("free_reveals") else REVEAL_COST
 
-    def romance_threshold(self, p: int, t: int) -> int:
+    def romance_threshold(self: LaFleurStateProtocol, p: int, t: int) -> int:
         """Matching Allure player ``p`` needs to romance a Visitor of type ``t``.
 
         5 (Rulebook: "Special Invitation"), 4 with the Open Gates Event or a
@@ -140,7 +137,7 @@ class TurnsMixin(_Base):
         return best
 
     # -- what a player can do ---------------------------------------------------------------
-    def _untilted(self, p: int) -> tuple[int, ...]:
+    def _untilted(self: LaFleurStateProtocol, p: int) -> tuple[int, ...]:
         arts = [0] * 5
         tilted = self._tilted[p]
         for i, a in enumerate(self._arts[p]):
@@ -148,14 +145,14 @@ class TurnsMixin(_Base):
                 arts[ARTISAN_ALLURE[a]] += 1
         return tuple(arts)
 
-    def _layouts(self, p: int) -> tuple[int, ...]:
+    def _layouts(self: LaFleurStateProtocol, p: int) -> tuple[int, ...]:
         return tuple(sorted(FLOWER_LAYOUT[c] for c in self._hand[p]))
 
-    def affordable(self, p: int, x: int, free: int = 0) -> bool:
+    def affordable(self: LaFleurStateProtocol, p: int, x: int, free: int = 0) -> bool:
         """True when player ``p`` can pay Garden Feature ``x`` now (hand, untilted Artisans, ``free``)."""
         return payable(FEATURE_COUNTS[x], self._layouts(p), self._untilted(p), free)
 
-    def _market_options(self, p: int, ab: dict[str, Any] | None) -> list[tuple[int, int, int]]:
+    def _market_options(self: LaFleurStateProtocol, p: int, ab: dict[str, Any] | None) -> list[tuple[int, int, int]]:
         """(space 1..4 or 0 for the deck, card or -1, price) the player can pay."""
         coins = self._coins[p]
         disc = self._ab("market_discount", 0, ab) + self._ev("market_discount")
@@ -170,10 +167,10 @@ class TurnsMixin(_Base):
             out.append((0, -1, price))
         return out
 
-    def _can_reveal(self, p: int, ab: dict[str, Any] | None) -> bool:
+    def _can_reveal(self: LaFleurStateProtocol, p: int, ab: dict[str, Any] | None) -> bool:
         return -1 in self._display and self._available(D_FEATURE) and self._coins[p] >= self._reveal_cost(ab)
 
-    def _can_place(self, p: int, loc: int, ab: dict[str, Any] | None) -> bool:
+    def _can_place(self: LaFleurStateProtocol, p: int, loc: int, ab: dict[str, Any] | None) -> bool:
         if loc == LOC_COIN:
             return True
         if loc == LOC_PRESTIGE:
@@ -195,9 +192,9 @@ class TurnsMixin(_Base):
         return -1 in self._vpawn  # special invitation
 
     # -- placing -----------------------------------------------------------------------------
-    def _legal_place(self) -> list[A.Action]:
+    def _legal_place(self: LaFleurStateProtocol) -> list[Action]:
         p = self._cur
-        out: list[A.Action] = []
+        out: list[Action] = []
         base = [self._can_place(p, loc, None) for loc in range(6)]
         placed = self._placed[p]
         for i, a in enumerate(self._arts[p]):
@@ -210,7 +207,7 @@ class TurnsMixin(_Base):
                     out.append(row[loc])
         return out
 
-    def _do_place(self, a: A.Place) -> None:
+    def _do_place(self: LaFleurStateProtocol, a: A.Place) -> None:
         p = self._cur
         x = INDEX[a.artisan][1]
         slot = next(i for i, y in enumerate(self._arts[p]) if y == x and not self._placed[p][i])
@@ -241,8 +238,8 @@ class TurnsMixin(_Base):
             self._coins[p] += self._ev("coin_location", COIN_GAIN)
 
     # -- Flower Market -------------------------------------------------------------------------
-    def _legal_market(self) -> list[A.Action]:
-        out: list[A.Action] = [
+    def _legal_market(self: LaFleurStateProtocol) -> list[Action]:
+        out: list[Action] = [
             A.BUY_FLOWER[space][x]
             for space, x, _ in self._market_options(self._who, self._abil)
         ]
@@ -250,7 +247,7 @@ class TurnsMixin(_Base):
             out.append(A.DONE)
         return out
 
-    def _do_buy_flower(self, a: A.BuyFlower) -> None:
+    def _do_buy_flower(self: LaFleurStateProtocol, a: A.BuyFlower) -> None:
         p = self._who
         opts = {space: price for space, _, price in self._market_options(p, self._abil)}
         self._coins[p] -= opts[a.space]
@@ -264,15 +261,15 @@ class TurnsMixin(_Base):
         else:
             self._draw(D_FLOWER, ("hand", p))
 
-    def _t_market_again(self) -> None:
+    def _t_market_again(self: LaFleurStateProtocol) -> None:
         if self._market_options(self._who, self._abil):
             self._optional = True
             self._ask(P_MARKET, self._who)
 
     # -- Garden Features -----------------------------------------------------------------------
-    def _legal_feature(self) -> list[A.Action]:
+    def _legal_feature(self: LaFleurStateProtocol) -> list[Action]:
         p = self._who
-        out: list[A.Action] = []
+        out: list[Action] = []
         if self._can_reveal(p, self._abil):
             out.append(A.REVEAL)
         free = self._ab("free_allure", 0, self._abil)
@@ -284,30 +281,30 @@ class TurnsMixin(_Base):
         out.append(A.DONE)
         return out
 
-    def _do_reveal(self, a: A.RevealFeature) -> None:
+    def _do_reveal(self: LaFleurStateProtocol, a: A.RevealFeature) -> None:
         p = self._who
         self._coins[p] -= self._reveal_cost(self._abil)
         self._tasks.append(("_t_feature_again",))
         self._draw(D_FEATURE, ("display", self._display.index(-1)))
 
-    def _t_feature_again(self) -> None:
+    def _t_feature_again(self: LaFleurStateProtocol) -> None:
         self._ask(P_FEATURE, self._who)
 
-    def _do_buy_feature(self, a: A.BuyFeature) -> None:
+    def _do_buy_feature(self: LaFleurStateProtocol, a: A.BuyFeature) -> None:
         self._pay_space = a.space - 1
         self._pay_x = self._display[self._pay_space]
         self._pay_need = FEATURE_COUNTS[self._pay_x]
         self._pay_free = self._ab("free_allure", 0, self._abil)
         self._ask(P_PAY, self._who)
 
-    def _legal_pay(self) -> list[A.Action]:
+    def _legal_pay(self: LaFleurStateProtocol) -> list[Action]:
         p = self._who
         need = self._pay_need
         hand = self._hand[p]
         lays = [FLOWER_LAYOUT[c] for c in hand]
         arts = self._untilted(p)
         free = self._pay_free
-        out: list[A.Action] = []
+        out: list[Action] = []
         ordered = sorted(lays)
         # Plenty of cards: every step that pays something leaves the rest payable.
         easy = _slack(need, lays, arts, free, 2)
@@ -365,7 +362,7 @@ class TurnsMixin(_Base):
                 return True
         return False
 
-    def _do_pay_artisan(self, a: A.PayArtisan) -> None:
+    def _do_pay_artisan(self: LaFleurStateProtocol, a: A.PayArtisan) -> None:
         p = self._who
         x = INDEX[a.artisan][1]
         slot = next(i for i, y in enumerate(self._arts[p]) if y == x and not self._tilted[p][i])
@@ -373,12 +370,12 @@ class TurnsMixin(_Base):
         self._pay_need = _minus(self._pay_need, ARTISAN_ALLURE[x])
         self._after_pay()
 
-    def _discard_flower(self, p: int, x: int) -> None:
+    def _discard_flower(self: LaFleurStateProtocol, p: int, x: int) -> None:
         self._hand[p].remove(x)
         self._disc[D_FLOWER].append(x)
         self._public_f[x] = 1
 
-    def _do_pay_flower(self, a: A.PayFlower) -> None:
+    def _do_pay_flower(self: LaFleurStateProtocol, a: A.PayFlower) -> None:
         x = INDEX[a.card][1]
         self._discard_flower(self._who, x)
         if a.allure:
@@ -387,19 +384,19 @@ class TurnsMixin(_Base):
             self._pay_need = pay_with_card(self._pay_need, FLOWER_LAYOUT[x])
         self._after_pay()
 
-    def _do_pay_pair(self, a: A.PayPair) -> None:
+    def _do_pay_pair(self: LaFleurStateProtocol, a: A.PayPair) -> None:
         self._pair_t = ALLURE.index(a.allure)
         self._pair_first = -1
         self._ask(P_PAIR, self._who)
 
-    def _legal_pair(self) -> list[A.Action]:
+    def _legal_pair(self: LaFleurStateProtocol) -> list[Action]:
         p = self._who
         need = _minus(self._pay_need, self._pair_t)
         hand = self._hand[p]
         lays = [FLOWER_LAYOUT[c] for c in hand]
         arts = self._untilted(p)
         free = self._pay_free
-        out: list[A.Action] = []
+        out: list[Action] = []
         verdict: dict[int, bool] = {}  # by layout: cards alike are alike here
         for j, c in enumerate(hand):
             lay = lays[j]
@@ -415,7 +412,7 @@ class TurnsMixin(_Base):
                 out.append(A.PAIR_CARD[c])
         return out
 
-    def _do_pair_card(self, a: A.PairCard) -> None:
+    def _do_pair_card(self: LaFleurStateProtocol, a: A.PairCard) -> None:
         x = INDEX[a.card][1]
         self._discard_flower(self._who, x)
         if self._pair_first < 0:
@@ -426,12 +423,12 @@ class TurnsMixin(_Base):
         self._pair_t = self._pair_first = -1
         self._after_pay()
 
-    def _do_pay_discount(self, a: A.PayDiscount) -> None:
+    def _do_pay_discount(self: LaFleurStateProtocol, a: A.PayDiscount) -> None:
         self._pay_free = 0
         self._pay_need = _minus(self._pay_need, ALLURE.index(a.allure))
         self._after_pay()
 
-    def _after_pay(self) -> None:
+    def _after_pay(self: LaFleurStateProtocol) -> None:
         if any(self._pay_need):
             self._ask(P_PAY, self._who)
             return
@@ -439,7 +436,7 @@ class TurnsMixin(_Base):
         self._display[self._pay_space] = -1
         self._pay_x = self._pay_space = -1
 
-    def _acquire(self, p: int, x: int) -> None:
+    def _acquire(self: LaFleurStateProtocol, p: int, x: int) -> None:
         """Rulebook: "Purchasing a Garden Feature", UPDATE ALLURE TRACKER; then When Acquired."""
         self._features[p].append(x)
         counts = FEATURE_COUNTS[x]
@@ -450,13 +447,13 @@ class TurnsMixin(_Base):
         if ab.timing == "when_acquired":
             self._apply_ability(p, ab, FEATURES[x].id)
 
-    def _do_done(self, a: A.Done) -> None:
+    def _do_done(self: LaFleurStateProtocol, a: A.Done) -> None:
         """Buy nothing (more): the placement ends."""
 
     # -- Artisan Guild -------------------------------------------------------------------------
-    def _legal_guild(self) -> list[A.Action]:
+    def _legal_guild(self: LaFleurStateProtocol) -> list[Action]:
         p = self._who
-        out: list[A.Action] = []
+        out: list[Action] = []
         coins = self._coins[p]
         if len(self._arts[p]) < MAX_ARTISANS and coins >= self._hire_cost(self._abil):
             out.append(A.HIRE)
@@ -464,22 +461,22 @@ class TurnsMixin(_Base):
             out.append(A.REPLACE)
         return out
 
-    def _do_hire(self, a: A.HireArtisan) -> None:
+    def _do_hire(self: LaFleurStateProtocol, a: A.HireArtisan) -> None:
         p = self._who
         self._coins[p] -= self._hire_cost(self._abil)
         self._draw(D_ARTISAN, ("hire", p))
 
-    def _do_replace(self, a: A.ReplaceArtisan) -> None:
+    def _do_replace(self: LaFleurStateProtocol, a: A.ReplaceArtisan) -> None:
         p = self._who
         self._coins[p] -= self._replace_cost(self._abil)
         self._draw(D_ARTISAN, ("replace", p))
 
-    def _legal_swap(self) -> list[A.Action]:
-        out: list[A.Action] = [A.intern(A.SwapArtisan, ARTISANS[x].id) for x in self._arts[self._cur]]
+    def _legal_swap(self: LaFleurStateProtocol) -> list[Action]:
+        out: list[Action] = [A.intern(A.SwapArtisan, ARTISANS[x].id) for x in self._arts[self._cur]]
         out.append(A.intern(A.SwapArtisan, ""))
         return out
 
-    def _do_swap(self, a: A.SwapArtisan) -> None:
+    def _do_swap(self: LaFleurStateProtocol, a: A.SwapArtisan) -> None:
         """Rulebook: "Artisan Guild", REPLACING: keep the new card in the old one's space, or discard it.
 
         The space keeps its pawn and tilt: a replaced Artisan that already
@@ -497,9 +494,9 @@ class TurnsMixin(_Base):
         self._disc[D_ARTISAN].append(x)
 
     # -- Special Invitation --------------------------------------------------------------------
-    def _legal_invite(self) -> list[A.Action]:
+    def _legal_invite(self: LaFleurStateProtocol) -> list[Action]:
         p = self._who
-        out: list[A.Action] = []
+        out: list[Action] = []
         can_romance = self._companion[p] < 0 and not self._romancing[p]
         for i, v in enumerate(self._visitors):
             if self._vpawn[i] >= 0:
@@ -510,7 +507,7 @@ class TurnsMixin(_Base):
                 out.append(A.INVITE[v][1])
         return out
 
-    def _do_invite(self, a: A.Invite) -> None:
+    def _do_invite(self: LaFleurStateProtocol, a: A.Invite) -> None:
         p = self._who
         i = self._visitors.index(INDEX[a.visitor][1])
         self._vpawn[i] = p

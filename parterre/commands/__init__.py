@@ -1,1 +1,37 @@
-"""``parterre`` subcommand groups, one module each with ``register(subparsers)``."""
+"""The subcommands of ``parterre``: one module per command group.
+
+Each module exposes ``register(subparsers) -> None``, which adds its
+subparser(s) and sets ``func`` on each (``func(args) -> int`` returns the exit
+status, or raises :class:`parterre.commands.common.CliError`). The order of
+:data:`MODULES` is the order of ``parterre --help``.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from parterre.commands import (
+    admin,
+    beat,
+    bot,
+    connect,
+    db,
+    demo,
+    leaderboard,
+    matches,
+    ratings,
+    referee,
+    regress,
+    remote,
+    replay,
+    tournament,
+    up,
+    web,
+    worker,
+)
+
+MODULES: tuple[ModuleType, ...] = (
+    demo, referee, beat, worker, bot, connect, tournament, leaderboard, matches, replay, ratings, regress, up,
+    web, db, admin, remote,
+)
+"""The command modules, in ``--help`` order."""

@@ -17,15 +17,14 @@ from typing import Any
 
 
 def _pool() -> Any:
-    from parterre.cli import _pool as pool_for
-    from parterre.cli import _services
+    from parterre.commands.common import pool, services
 
-    return pool_for(_services(), migrate=True)
+    return pool(services(), migrate=True)
 
 
 def _account(pool: Any, username: str) -> Any:
     from ladder import accounts as acc
-    from parterre.cli import CliError
+    from parterre.commands.common import CliError
 
     account = acc.get_account(pool, username)
     if account is None:
@@ -35,7 +34,7 @@ def _account(pool: Any, username: str) -> Any:
 
 def cmd_create(args: argparse.Namespace) -> int:
     from ladder import accounts as acc
-    from parterre.cli import CliError
+    from parterre.commands.common import CliError
 
     password = os.environ.get("PARTERRE_ADMIN_PASSWORD") or getpass.getpass(f"password for {args.username}: ")
     pool = _pool()

@@ -58,7 +58,7 @@ def call(method: str, path: str, body: Any = None, *, token: str | None = None, 
 
 
 def _token() -> str:
-    from parterre.cli import CliError
+    from parterre.commands.common import CliError
 
     token = os.environ.get("PARTERRE_API_TOKEN")
     if not token:

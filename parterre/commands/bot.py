@@ -1,0 +1,78 @@
+"""``parterre bot register|revoke|run``: bots on the ladder, and the reference bots."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from parterre import settings as settings_mod
+from parterre.commands import common
+from parterre.commands.common import CliError, Subparsers
+
+
+def cmd_bot_register(args: argparse.Namespace) -> int:
+    """Register a bot and print its token once."""
+    from ladder import bots
+
+    services = common.services(need_redis=True)
+    pool = common.pool(services)
+    try:
+        bot_id, token = bots.register_bot(
+            pool, args.name, version=args.version, owner=args.owner, redis=common.redis_client(services)
+        )
+    except ValueError as exc:  # bots.BotExistsError among them
+        raise CliError(str(exc)) from None
+    print(f"registered bot {args.name!r} with id {bot_id}")
+    print(f"token (shown once, keep it secret): {token}")
+    return 0
+
+
+def cmd_bot_revoke(args: argparse.Namespace) -> int:
+    """Revoke a bot's token (its live sessions are closed through Redis)."""
+    from ladder import bots
+
+    services = common.services(need_redis=True)
+    pool = common.pool(services)
+    try:
+        bots.revoke_bot(pool, args.bot, redis=common.redis_client(services))
+    except LookupError as exc:
+        raise CliError(str(exc)) from None
+    print(f"revoked {args.bot}")
+    return 0
+
+
+def cmd_bot_run(args: argparse.Namespace) -> int:
+    """Run a reference (or misbehaving) bot against a referee."""
+    from bots.cli import run_bot
+
+    st = common.settings()
+    address = settings_mod.check_address("--address", args.address or st.referee_address)
+    token = args.token or os.environ.get("PARTERRE_BOT_TOKEN")
+    if not token:
+        raise CliError("a bot token is required: --token T or PARTERRE_BOT_TOKEN")
+    try:
+        run_bot(args.kind, address, token, name=args.name, max_matches=args.max_matches, seed=args.seed)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    return 0
+
+
+def register(sub: Subparsers) -> None:
+    """Add ``bot register``, ``bot revoke`` and ``bot run``."""
+    b = sub.add_parser("bot", help="register, revoke and run bots").add_subparsers(dest="bot_cmd", required=True)
+    br = b.add_parser("register", help="register a bot and print its token once")
+    br.add_argument("name")
+    br.add_argument("--version", default="1")
+    br.add_argument("--owner")
+    br.set_defaults(func=cmd_bot_register)
+    bv = b.add_parser("revoke", help="revoke a bot's token")
+    bv.add_argument("bot", help="bot name or id")
+    bv.set_defaults(func=cmd_bot_revoke)
+    bn = b.add_parser("run", help="run a reference bot against a referee")
+    bn.add_argument("kind", help="random, greedy, or a misbehaving kind (slow, illegal, drop, garbage, silent)")
+    bn.add_argument("--token")
+    bn.add_argument("--address")
+    bn.add_argument("--name")
+    bn.add_argument("--max-matches", type=int, default=4)
+    bn.add_argument("--seed", type=int, default=None)
+    bn.set_defaults(func=cmd_bot_run)

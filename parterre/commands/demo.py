@@ -1,0 +1,30 @@
+"""``parterre demo``: everything embedded, a round-robin per game, then the leaderboards."""
+
+from __future__ import annotations
+
+import argparse
+
+from parterre.commands.common import CliError, Subparsers
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Run the demo (``parterre/demo.py``); a bad ``--games`` is a :class:`CliError`."""
+    from parterre.demo import run_demo
+
+    try:
+        return run_demo(rounds=args.rounds, games=args.games, web_port=args.web_port, serve=args.serve)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+
+
+def register(sub: Subparsers) -> None:
+    """Add ``demo``."""
+    d = sub.add_parser("demo", help="run everything embedded: referee, worker, bots, tournaments")
+    d.add_argument("--rounds", type=int, default=3, help="round-robin cycles per game (default 3)")
+    d.add_argument(
+        "--games", default="floriferous,lafleur,flowar", help="comma-separated games (default: all three)"
+    )
+    d.add_argument("--web-port", type=int, default=0, help="port of the web site (default: a free port)")
+    d.add_argument("--serve", action="store_true",
+                   help="keep the web site running after the tournaments (Ctrl-C stops)")
+    d.set_defaults(func=cmd_demo)

@@ -1,0 +1,43 @@
+"""``parterre leaderboard GAME``: a game's Elo leaderboard as a table or JSON."""
+
+from __future__ import annotations
+
+import argparse
+
+from parterre.commands import common
+from parterre.commands.common import CliError, Subparsers
+
+
+def check_game(name: str) -> None:
+    """Raise :class:`CliError` when ``name`` is no registered game (before anything is started)."""
+    from games.api import UnknownGameError
+    from games.registry import game_class
+
+    try:
+        game_class(name)
+    except UnknownGameError as exc:
+        raise CliError(str(exc)) from None
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    """Print the leaderboard of ``args.game``."""
+    from ladder import queries
+    from parterre.render import leaderboard_table
+
+    check_game(args.game)
+    services = common.services()
+    pool = common.pool(services)
+    rows = queries.leaderboard(pool, args.game)
+    if args.json:
+        common.print_json([common.row_dict(r) for r in rows])
+    else:
+        leaderboard_table(args.game, rows)
+    return 0
+
+
+def register(sub: Subparsers) -> None:
+    """Add ``leaderboard``."""
+    lb = sub.add_parser("leaderboard", help="print a game's leaderboard")
+    lb.add_argument("game")
+    lb.add_argument("--json", action="store_true")
+    lb.set_defaults(func=cmd_leaderboard)

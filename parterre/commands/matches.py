@@ -1,0 +1,38 @@
+"""``parterre matches``: the most recent matches, one line each or JSON."""
+
+from __future__ import annotations
+
+import argparse
+
+from parterre.commands import common
+from parterre.commands.common import Subparsers
+from parterre.commands.leaderboard import check_game
+
+
+def cmd_matches(args: argparse.Namespace) -> int:
+    """Print the ``args.limit`` most recent matches (of ``args.game`` when given)."""
+    from ladder import queries
+
+    if args.game is not None:
+        check_game(args.game)
+    services = common.services()
+    pool = common.pool(services)
+    rows = [common.row_dict(r) for r in queries.recent_matches(pool, game=args.game, limit=args.limit)]
+    if args.json:
+        common.print_json(rows)
+    else:
+        for r in rows:
+            seats = ", ".join(
+                f"{s.get('name', s.get('bot_id'))}#{s.get('rank')}({s.get('score')})" for s in r.get("seats", [])
+            )
+            print(f"{r.get('id')}\t{r.get('game_string')}\t{r.get('status')}\t{seats}")
+    return 0
+
+
+def register(sub: Subparsers) -> None:
+    """Add ``matches``."""
+    m = sub.add_parser("matches", help="recent matches")
+    m.add_argument("--game")
+    m.add_argument("--limit", type=int, default=20)
+    m.add_argument("--json", action="store_true")
+    m.set_defaults(func=cmd_matches)

@@ -1,0 +1,104 @@
+"""``parterre replay export|verify``: replays out of the ladder, and their independent check."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from parterre.commands import common
+from parterre.commands.common import CliError, Subparsers
+
+
+def cmd_replay_export(args: argparse.Namespace) -> int:
+    """Print (or write to ``-o``) a match's replay as JSON."""
+    from ladder import queries
+
+    services = common.services()
+    pool = common.pool(services)
+    try:
+        replay = queries.export_replay(pool, args.match_id)
+    except LookupError as exc:
+        raise CliError(str(exc)) from None
+    text = json.dumps(replay, indent=1, default=str, ensure_ascii=False)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        print(f"wrote {args.output}")
+    else:
+        print(text)
+    return 0
+
+
+def cmd_replay_verify(args: argparse.Namespace) -> int:
+    """Re-simulate an exported replay; 0 when every hash, score and rank agrees, else 1."""
+    from games.replay import verify_replay
+
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise CliError(f"cannot read {args.file}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{args.file} is not JSON: {exc}") from None
+    replay = data.get("replay", data) if isinstance(data, dict) else data
+    if not isinstance(replay, dict):
+        raise CliError(f"{args.file} does not hold a replay object")
+    report = verify_replay(replay)
+    check_result_ranks(replay, data if isinstance(data, dict) else {}, report)
+    print(
+        f"{'OK' if report.ok else 'FAILED'}: {report.steps} steps re-simulated, "
+        f"{report.hashes_checked} state hashes checked"
+    )
+    for problem in report.problems:
+        print(f"  - {problem}")
+    return 0 if report.ok else 1
+
+
+def check_result_ranks(replay: dict[str, Any], export: dict[str, Any], report: Any) -> None:
+    """Check the ranks the ladder records against the verdicts and the rules' outcome.
+
+    ``result_ranks`` must equal the referee's rule (DESIGN §4: faulting seats
+    last, the others by the rules' ranks); when the file is a full export, its
+    ``seats`` rows (rank, score, verdict) must agree with the replay.
+    """
+    from referee.verdicts import Verdict, result_ranks
+
+    verdicts_raw = replay.get("verdicts")
+    if not isinstance(verdicts_raw, list):
+        report.fail("the replay lacks its verdicts")
+        return
+    try:
+        verdicts = [Verdict(v) for v in verdicts_raw]
+    except ValueError as exc:
+        report.fail(f"unknown verdict in the replay: {exc}")
+        return
+    outcome = replay.get("outcome")
+    expected = list(result_ranks(verdicts, outcome.get("ranks") if isinstance(outcome, dict) else None))
+    if list(replay.get("result_ranks") or []) != expected:
+        report.fail(f"result_ranks {replay.get('result_ranks')} differ from the verdicts' ranks {expected}")
+    for row in export.get("seats") or []:
+        seat = row.get("seat")
+        if not isinstance(seat, int) or not 0 <= seat < len(expected):
+            report.fail(f"seat row {row!r} names no seat of the replay")
+            continue
+        if row.get("rank") != expected[seat]:
+            report.fail(f"seat {seat}: recorded rank {row.get('rank')} but the replay gives {expected[seat]}")
+        if row.get("verdict") not in (None, verdicts_raw[seat]):
+            report.fail(f"seat {seat}: recorded verdict {row.get('verdict')} but the replay says {verdicts_raw[seat]}")
+        if (isinstance(outcome, dict) and row.get("score") is not None
+                and float(row["score"]) != float(outcome["scores"][seat])):
+            report.fail(f"seat {seat}: recorded score {row['score']} but the replay gives "
+                        f"{outcome['scores'][seat]}")
+
+
+def register(sub: Subparsers) -> None:
+    """Add ``replay export`` and ``replay verify``."""
+    rp = sub.add_parser("replay", help="export and verify replays").add_subparsers(dest="r_cmd", required=True)
+    re_ = rp.add_parser("export", help="print a match's replay as JSON")
+    re_.add_argument("match_id", type=int)
+    re_.add_argument("-o", "--output")
+    re_.set_defaults(func=cmd_replay_export)
+    rv = rp.add_parser("verify", help="re-simulate an exported replay and check its hashes and scores")
+    rv.add_argument("file")
+    rv.set_defaults(func=cmd_replay_verify)
