@@ -281,7 +281,9 @@ def record_result(
     ``result_seq`` (so results sharing a bot get ``result_seq`` in the order
     they were applied); apply pairwise Elo (:func:`ladder.elo.pairwise_deltas`)
     and write ``rating_history``; mark the match ``finished`` and the attempt
-    ``finished``.
+    ``finished``. A casual match (``matches.rated`` false, e.g. a casual
+    challenge) skips the rating rows and history: it only takes its
+    ``result_seq``.
 
     Args:
         pool: ladder connection pool.
@@ -314,11 +316,11 @@ def record_result(
 
     def write(conn: Any) -> bool:
         row = conn.execute(
-            "SELECT status, attempt, game FROM matches WHERE id = %s FOR UPDATE", (match_id,)
+            "SELECT status, attempt, game, rated FROM matches WHERE id = %s FOR UPDATE", (match_id,)
         ).fetchone()
         if row is None:
             raise MatchNotFoundError(f"no match with id {match_id}")
-        status, current, game = row
+        status, current, game, rated = row
         recorded_game[:] = [game]
         if status != "running" or current != attempt:
             log.info(
@@ -340,7 +342,10 @@ def record_result(
             "INSERT INTO replays (match_id, format, data, raw_bytes) VALUES (%s, %s, %s, %s)",
             (match_id, replay_format, blob, len(raw)),
         )
-        seq = _apply_ratings(conn, match_id, game, seats, k)
+        if rated:
+            seq = _apply_ratings(conn, match_id, game, seats, k)
+        else:  # a casual match: recorded and replayed, never rated (it still takes its place in the order)
+            seq = int(conn.execute("SELECT nextval('match_result_seq')").fetchone()[0])
         conn.execute(
             "UPDATE matches SET status = 'finished', finished_at = now(), result_seq = %s, lease_until = NULL "
             "WHERE id = %s",
