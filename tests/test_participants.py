@@ -216,7 +216,8 @@ def test_s1_challenges_need_own_bot_and_consent(client: TestClient) -> None:
     shy = new_bot(client, c, accepts_challenges=False)
     other = new_bot(client, c)
     # two bots of someone else: never (even if they accept)
-    r = client.post("/api/challenges", json={"game": "floriferous", "bots": [shy["id"], other["id"]]}, headers=bearer(a))
+    r = client.post("/api/challenges", json={"game": "floriferous", "bots": [shy["id"], other["id"]]},
+                    headers=bearer(a))
     assert r.status_code == 403
     r = client.post("/api/challenges", json={"game": "floriferous", "bots": [mine["id"], shy["id"]]}, headers=bearer(a))
     assert r.status_code == 403 and "does not accept challenges" in r.json()["detail"]
@@ -440,3 +441,22 @@ def test_password_change_logs_other_sessions_out(app: Any, client: TestClient) -
     assert r.status_code == 200 and "password changed" in r.text
     assert client.get("/my/bots", follow_redirects=False).status_code == 200
     assert other.get("/my/bots", follow_redirects=False).status_code == 303
+
+
+def test_challenge_a_house_bot_and_see_it_waiting(client: TestClient, pool: Any) -> None:
+    from ladder.house import ensure_house_bot
+
+    house_id, _ = ensure_house_bot(pool, "random", ["floriferous"])
+    _, tok = account(client)
+    mine = new_bot(client, tok)
+    r = client.post("/api/challenges", json={"game": "floriferous", "bots": [mine["id"], house_id], "rated": True},
+                    headers=bearer(tok))
+    assert r.status_code == 201, r.text
+    mid = r.json()["match_id"]
+    rows = client.get(f"/api/bots/{mine['id']}/matches", headers=bearer(tok)).json()
+    assert rows[0]["match_id"] == mid and rows[0]["status"] == "waiting"
+    assert {s["bot_id"] for s in rows[0]["seats"]} == {mine["id"], house_id}
+    # A bad game string is the challenge module's refusal, in words.
+    r = client.post("/api/challenges", json={"game": "floriferous(players=3)", "bots": [mine["id"], house_id]},
+                    headers=bearer(tok))
+    assert r.status_code == 422 and r.json()["detail"]

@@ -10,6 +10,7 @@ they are made.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException, Path, Query, Request
@@ -273,15 +274,22 @@ def api_seat_view(request: Request, match_id: Id,
     return seat_view(_pool(request), request.app.state.replays, caller.account.id, match_id, bot_id)
 
 
-def check_challenge(pool: Any, account_id: int, game_string: str, bot_ids: list[int]) -> None:
+def check_challenge(pool: Any, account_id: int, game_string: str, bot_ids: list[int]) -> str:
     """Who may challenge whom: at least one bot is the challenger's own; every other bot accepts challenges
-    in this game and none is retired. Raises HTTPException 404 (unknown bot) or 403."""
+    in this game and none is retired. Raises HTTPException 404 (unknown bot) or 403.
+
+    Returns:
+        The game string, with ``players`` = the number of bots when it names no player count.
+    """
     from games.registry import parse_game_string
 
     try:
-        game, _ = parse_game_string(game_string)
+        game, options = parse_game_string(game_string)
     except Exception as exc:  # noqa: BLE001 - any parse failure is the client's
         raise HTTPException(422, f"bad game string: {exc}") from None
+    if "players" not in options:
+        options = {**options, "players": str(len(bot_ids))}
+        game_string = f"{game}({','.join(f'{k}={v}' for k, v in sorted(options.items()))})"
     bots = []
     for bid in bot_ids:
         bot = ob.get_bot(pool, bid)
@@ -295,16 +303,22 @@ def check_challenge(pool: Any, account_id: int, game_string: str, bot_ids: list[
             raise HTTPException(403, f"bot {b.id} is retired")
         if b.account_id != account_id and not _house(pool, b.id) and not b.accepts_challenge(game):
             raise HTTPException(403, f"bot {b.id} does not accept challenges in {game}")
+    return game_string
 
 
 def _house(pool: Any, bot_id: int) -> bool:
-    """House bots (tourney's ``ladder.house``) always accept challenges."""
-    try:
-        from ladder import house  # type: ignore[attr-defined]
-    except ImportError:
-        return False
-    is_house = getattr(house, "is_house_bot", None)
-    return bool(is_house(pool, bot_id)) if is_house else False
+    """House bots (``ladder.house``) always accept challenges."""
+    from ladder.house import house_bot_ids
+
+    return bot_id in house_bot_ids(pool)
+
+
+def _deadline(text: str | None) -> datetime | None:
+    """An ISO 8601 entry deadline (UTC when it names no zone); ValueError when malformed."""
+    if not text:
+        return None
+    when = datetime.fromisoformat(text)
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 @router.post("/challenges", status_code=201, response_model=ChallengeOut,
@@ -313,12 +327,12 @@ def _house(pool: Any, bot_id: int) -> bool:
 def api_challenge(request: Request, body: ChallengeIn) -> ChallengeOut:
     caller = auth.bearer(request, "challenge")
     pool = _pool(request)
-    check_challenge(pool, caller.account.id, body.game, body.bots)
-    from ladder import challenges  # type: ignore[attr-defined]
-    from ladder.errors import ChallengeError  # type: ignore[attr-defined]
+    game_string = check_challenge(pool, caller.account.id, body.game, body.bots)
+    from ladder import challenges
+    from ladder.errors import ChallengeError
 
     try:
-        match_id = challenges.create_challenge(pool, game_string=body.game, bot_ids=body.bots, rated=body.rated,
+        match_id = challenges.create_challenge(pool, game_string=game_string, bot_ids=body.bots, rated=body.rated,
                                                time_control=body.time_control, challenger_id=caller.account.id)
     except ChallengeError as exc:
         raise HTTPException(422, str(exc)) from None
@@ -336,7 +350,7 @@ def api_create_tournament(request: Request, body: TournamentIn) -> dict[str, int
         tid = tournaments.create_tournament(
             _pool(request), name=body.name, game=body.game, game_options=body.game_options, format=body.format,
             player_counts=body.player_counts, rounds=body.rounds, time_control=body.time_control,
-            bot_ids=body.bot_ids, candidate_bot_id=body.candidate_bot_id, entry_deadline=body.entry_deadline,
+            bot_ids=body.bot_ids, candidate_bot_id=body.candidate_bot_id, entry_deadline=_deadline(body.entry_deadline),
             organiser_id=caller.account.id)
     except (LadderError, ValueError) as exc:
         raise HTTPException(422, str(exc)) from None
@@ -350,10 +364,10 @@ def api_enter(request: Request, tournament_id: Id, body: Annotated[EntryIn, Body
     bot = _owned(request, caller, body.bot_id)
     if bot.retired:
         raise HTTPException(403, f"bot {bot.id} is retired")
-    from ladder import tournaments
+    from ladder import entries
 
     try:
-        tournaments.enter_tournament(_pool(request), tournament_id, bot.id)  # type: ignore[attr-defined]
+        entries.enter_tournament(_pool(request), tournament_id, bot.id)
     except LookupError as exc:
         raise HTTPException(404, str(exc)) from None
     except (LadderError, ValueError) as exc:

@@ -19,7 +19,7 @@ from ladder import owned_bots as ob
 from ladder.errors import BotExistsError, BotNotFoundError, LadderError
 from ladder.web import auth
 from ladder.web.owner import owner_matches, seat_view
-from ladder.web.participants_api import check_challenge
+from ladder.web.participants_api import _deadline, check_challenge
 
 MAX_ID = 2**63 - 1
 Id = Annotated[int, Path(ge=1, le=MAX_ID)]
@@ -272,8 +272,8 @@ async def challenge_post(request: Request) -> Response:
                        message="bot ids are whole numbers, separated by commas", error=True)
     game = str(form.get("game", ""))
     try:
-        check_challenge(pool, account.id, game, ids)
-        from ladder import challenges  # type: ignore[attr-defined]
+        game = check_challenge(pool, account.id, game, ids)
+        from ladder import challenges
 
         match_id = challenges.create_challenge(pool, game_string=game, bot_ids=ids, rated=form.get("rated") == "1",
                                                challenger_id=account.id)
@@ -311,7 +311,7 @@ async def tournament_create(request: Request) -> Response:
             player_counts=[int(x) for x in str(form.get("players", "2")).split(",")],
             rounds=int(str(form.get("rounds", "1"))), time_control=None,
             candidate_bot_id=int(candidate) if candidate else None,
-            entry_deadline=str(form.get("entry_deadline", "")).strip() or None, organiser_id=account.id)
+            entry_deadline=_deadline(str(form.get("entry_deadline", "")).strip() or None), organiser_id=account.id)
     except (LadderError, ValueError, TypeError) as exc:
         return _tournaments_page(request, account, 422, message=str(exc), error=True)
     return _see_other(f"/tournaments/{int(tid)}")
@@ -326,10 +326,10 @@ async def tournament_enter(request: Request) -> Response:
     except ValueError:
         return _tournaments_page(request, account, 422, message="ids are whole numbers", error=True)
     _owned_or_404(request, account, bot_id)
-    from ladder import tournaments
+    from ladder import entries
 
     try:
-        tournaments.enter_tournament(request.app.state.pool, tid, bot_id)  # type: ignore[attr-defined]
+        entries.enter_tournament(request.app.state.pool, tid, bot_id)
     except (LadderError, ValueError, LookupError) as exc:
         return _tournaments_page(request, account, 409, message=str(exc), error=True)
     return _see_other(f"/tournaments/{tid}")
