@@ -459,4 +459,4 @@ def test_challenge_a_house_bot_and_see_it_waiting(client: TestClient, pool: Any)
     # A bad game string is the challenge module's refusal, in words.
     r = client.post("/api/challenges", json={"game": "floriferous(players=3)", "bots": [mine["id"], house_id]},
                     headers=bearer(tok))
-    assert r.status_code == 422 and r.json()["detail"]
+    assert r.status_code == 400 and "player" in r.json()["detail"]

@@ -24,13 +24,24 @@ from ladder.web.owner import OwnerMatch, SeatView, owner_matches, seat_view
 
 MAX_ID = 2**63 - 1
 Id = Annotated[int, Path(ge=1, le=MAX_ID)]
+JSON_ID = 2**53 - 1
+"""Largest id a JSON body carries exactly (ids in bodies; bigger ones are no bot's)."""
 
-router = APIRouter(prefix="/api", tags=["participants"])
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"description": "the body is not JSON, or the request is not acceptable (the detail says why)"},
+    401: {"description": "no, an unknown or a revoked API token (Basic: wrong username or password)"},
+    403: {"description": "the token lacks the scope, or the caller may not do this"},
+    404: {"description": "no such bot, match, token or tournament of the caller's (someone else's answers the same)"},
+    409: {"description": "conflict: name taken, bot retired, entries closed"},
+    429: {"description": "too many attempts; see Retry-After"},
+}
+router = APIRouter(prefix="/api", tags=["participants"], responses=_ERRORS)
 
 
 class AccountIn(BaseModel):
-    username: str = Field(max_length=64)
-    password: str = Field(max_length=1024)
+    username: str = Field(min_length=2, max_length=32, pattern=acc.USERNAME_RE.pattern,
+                          description="2-32 letters, digits, '_', '.', '-', starting with a letter or digit")
+    password: str = Field(min_length=acc.MIN_PASSWORD, max_length=acc.MAX_PASSWORD)
 
 
 class AccountOut(BaseModel):
@@ -41,7 +52,7 @@ class AccountOut(BaseModel):
 
 
 class TokenIn(BaseModel):
-    scopes: list[str] = Field(max_length=8)
+    scopes: list[str] = Field(min_length=1, max_length=8, description="of bot:manage, tournament:create, challenge")
     label: str = Field("", max_length=64)
 
 
@@ -60,8 +71,9 @@ class TokenRow(BaseModel):
 
 
 class BotIn(BaseModel):
-    name: str = Field(max_length=128)
-    description: str = Field("", max_length=1000)
+    name: str = Field(min_length=1, max_length=64, pattern=ob.BOT_NAME_RE.pattern,
+                      description="1-64 letters, digits, '_', '.', '+', '-' or inner spaces")
+    description: str = Field("", max_length=ob.MAX_DESCRIPTION)
     games: list[str] = Field(default_factory=list, max_length=16)
     version: str = Field("1", max_length=128)
     accepts_challenges: bool = False
@@ -96,7 +108,7 @@ class BotToken(BaseModel):
 
 class ChallengeIn(BaseModel):
     game: str = Field(max_length=200, description="game string, e.g. 'floriferous' or 'flowar(players=3)'")
-    bots: list[int] = Field(min_length=1, max_length=8)
+    bots: list[Annotated[int, Field(ge=1, le=JSON_ID)]] = Field(min_length=1, max_length=8)
     rated: bool = False
     time_control: dict[str, int] | None = None
 
@@ -113,13 +125,13 @@ class TournamentIn(BaseModel):
     player_counts: list[int] = Field(default_factory=lambda: [2], max_length=4)
     rounds: int = Field(1, ge=1, le=100)
     time_control: dict[str, int] | None = None
-    bot_ids: list[int] = Field(default_factory=list, max_length=64)
-    candidate_bot_id: int | None = None
+    bot_ids: list[Annotated[int, Field(ge=1, le=JSON_ID)]] = Field(default_factory=list, max_length=64)
+    candidate_bot_id: int | None = Field(None, ge=1, le=JSON_ID)
     entry_deadline: str | None = None
 
 
 class EntryIn(BaseModel):
-    bot_id: int = Field(ge=1, le=MAX_ID)
+    bot_id: int = Field(ge=1, le=JSON_ID)
 
 
 def _bot_out(bot: ob.OwnedBot) -> dict[str, Any]:
@@ -147,7 +159,7 @@ def api_sign_up(request: Request, body: AccountIn) -> AccountOut:
     except acc.RateLimitedError as exc:
         raise HTTPException(429, str(exc), headers={"Retry-After": str(exc.retry_after_s)}) from None
     except acc.AccountError as exc:
-        raise HTTPException(422, str(exc)) from None
+        raise HTTPException(400, str(exc)) from None
     return AccountOut(id=account.id, username=account.username, role=account.role, status=account.status)
 
 
@@ -165,7 +177,7 @@ def api_create_token(request: Request, body: TokenIn) -> TokenOut:
     try:
         token_id, token = acc.create_api_token(_pool(request), account.id, body.scopes, label=body.label)
     except acc.AccountError as exc:
-        raise HTTPException(422, str(exc)) from None
+        raise HTTPException(400, str(exc)) from None
     return TokenOut(id=token_id, token=token, scopes=list(acc.check_scopes(body.scopes)))
 
 
@@ -195,7 +207,7 @@ def api_create_bot(request: Request, body: BotIn) -> BotCreated:
     except BotExistsError as exc:
         raise HTTPException(409, str(exc)) from None
     except LadderError as exc:
-        raise HTTPException(422, str(exc)) from None
+        raise HTTPException(400, str(exc)) from None
     return BotCreated(**_bot_out(bot), token=token)
 
 
@@ -222,7 +234,7 @@ def api_bot_settings(request: Request, bot_id: Id, body: BotSettingsIn) -> BotOu
                                  games=body.games, accepts_challenges=body.accepts_challenges,
                                  challenge_games=sent.get("challenge_games", False))
     except LadderError as exc:
-        raise HTTPException(422, str(exc)) from None
+        raise HTTPException(400, str(exc)) from None
     return BotOut(**_bot_out(bot))
 
 
@@ -286,7 +298,7 @@ def check_challenge(pool: Any, account_id: int, game_string: str, bot_ids: list[
     try:
         game, options = parse_game_string(game_string)
     except Exception as exc:  # noqa: BLE001 - any parse failure is the client's
-        raise HTTPException(422, f"bad game string: {exc}") from None
+        raise HTTPException(400, f"bad game string: {exc}") from None
     if "players" not in options:
         options = {**options, "players": str(len(bot_ids))}
         game_string = f"{game}({','.join(f'{k}={v}' for k, v in sorted(options.items()))})"
@@ -351,7 +363,7 @@ def api_challenge(request: Request, body: ChallengeIn) -> ChallengeOut:
         match_id = challenges.create_challenge(pool, game_string=game_string, bot_ids=body.bots, rated=body.rated,
                                                time_control=body.time_control, challenger_id=caller.account.id)
     except ChallengeError as exc:
-        raise HTTPException(422, str(exc)) from None
+        raise HTTPException(400, str(exc)) from None
     return ChallengeOut(match_id=int(match_id))
 
 
@@ -369,7 +381,7 @@ def api_create_tournament(request: Request, body: TournamentIn) -> dict[str, int
             bot_ids=body.bot_ids, candidate_bot_id=body.candidate_bot_id, entry_deadline=_deadline(body.entry_deadline),
             organiser_id=caller.account.id)
     except (LadderError, ValueError) as exc:
-        raise HTTPException(422, str(exc)) from None
+        raise HTTPException(400, str(exc)) from None
     return {"id": int(tid)}
 
 
