@@ -183,7 +183,7 @@ def test_s1_other_accounts_things_are_unreachable(client: TestClient, pool: Any)
     b = vbot["id"]
     attempts = [
         ("POST", f"/api/bots/{b}/token", None), ("POST", f"/api/bots/{b}/retire", None),
-        ("PATCH", f"/api/bots/{b}", {"accepts_challenges": True}), ("GET", f"/api/bots/{b}/matches", None),
+        ("PATCH", f"/api/bots/{b}/settings", {"accepts_challenges": True}), ("GET", f"/api/bots/{b}/matches", None),
         ("GET", f"/api/matches/{mid}/seat-view", None), ("GET", f"/api/matches/{mid}/seat-view?bot_id={b}", None),
         ("DELETE", f"/api/tokens/{victim_tokens[0]['id']}", None),
         ("POST", "/api/tournaments/1/entries", {"bot_id": b}),

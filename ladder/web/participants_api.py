@@ -224,7 +224,7 @@ def _owned(request: Request, caller: auth.Caller, bot_id: int) -> ob.OwnedBot:
         raise HTTPException(404, str(exc)) from None
 
 
-@router.patch("/bots/{bot_id}", response_model=BotOut, summary="Change the owner's bot (scope bot:manage)")
+@router.patch("/bots/{bot_id}/settings", response_model=BotOut, summary="Change the owner's bot (scope bot:manage)")
 def api_bot_settings(request: Request, bot_id: Id, body: BotSettingsIn) -> BotOut:
     caller = auth.bearer(request, "bot:manage")
     _owned(request, caller, bot_id)

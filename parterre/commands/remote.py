@@ -98,7 +98,7 @@ def _run(args: argparse.Namespace) -> tuple[str, str, Any, dict[str, Any]]:
             body["accepts_challenges"] = args.accept_challenges
         if args.challenge_games is not None:
             body["challenge_games"] = [g for g in args.challenge_games.split(",") if g] or None
-        return "PATCH", f"/api/bots/{args.bot_id}", body, auth
+        return "PATCH", f"/api/bots/{args.bot_id}/settings", body, auth
     if c == "matches":
         return "GET", f"/api/bots/{args.bot_id}/matches?limit={args.limit}", None, auth
     if c == "seat-view":
