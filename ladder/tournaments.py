@@ -699,8 +699,10 @@ def plan_ladder_round(
     """Plan one round of the continuous ladder; idempotent per ``(game_string, round_no)`` (FAULTS F-12).
 
     Pairing (DESIGN §5 "fewest games first"): of ``bot_ids`` (the bots online
-    now), drop revoked bots and bots with ``max_pending`` or more planned or
-    running matches (any match, ladder or not); order the rest by games
+    now), drop revoked bots, house bots (:mod:`ladder.house`: they are there
+    to be challenged and to fill gauntlets, not to play each other forever)
+    and bots with ``max_pending`` or more planned or running matches (any
+    match, ladder or not); order the rest by games
     played in this game (rated games, plus their pending matches), ties in a
     random order drawn from the round's key; cut that list into tables of the
     game's seat count (a remainder waits for the next round); each table's
@@ -751,7 +753,8 @@ def plan_ladder_round(
         live = {
             int(r[0])
             for r in conn.execute(
-                "SELECT id FROM bots WHERE id = ANY(%s::bigint[]) AND revoked_at IS NULL", (candidates,)
+                "SELECT id FROM bots WHERE id = ANY(%s::bigint[]) AND revoked_at IS NULL "
+                "AND NOT EXISTS (SELECT 1 FROM house_bots h WHERE h.bot_id = bots.id)", (candidates,)
             ).fetchall()
         }
         pending = dict(

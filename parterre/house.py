@@ -82,9 +82,14 @@ def start_house_bots(pool: Any, redis: Any, kinds: Sequence[str] = tuple(HOUSE_K
 async def play_house_bots(address: str, bots: Sequence[tuple[Bot, str, int]]) -> None:
     """Play with every house bot until SIGINT/SIGTERM (reconnecting whenever a stream ends)."""
     loop = asyncio.get_running_loop()
+
+    def stop_all() -> None:
+        for b, _, _ in bots:
+            b.stop()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread
-            loop.add_signal_handler(sig, lambda: [b.stop() for b, _, _ in bots])
+            loop.add_signal_handler(sig, stop_all)
     await asyncio.gather(*(b.arun(address, token, reconnect=True, max_backoff_s=5.0) for b, token, _ in bots))
 
 

@@ -189,7 +189,12 @@ def create_app(
     """
     if (database_url is None) == (pool is None):
         raise ValueError("give exactly one of database_url and pool")
+<<<<<<< HEAD
     from ladder.web import api, pages, participants
+=======
+    from ladder.web import api, pages
+    from ladder.web import tournaments as tournament_routes
+>>>>>>> tourney
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -215,7 +220,9 @@ def create_app(
     app.state.replays = ReplayCache(replay_cache_size)
     app.state.templates = Jinja2Templates(env=_environment())
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
+    app.include_router(tournament_routes.api_router)  # before api.router: /api/tournaments/{id}/table
     app.include_router(api.router)
+    app.include_router(tournament_routes.page_router)
     app.include_router(pages.router)
     participants.install(app)  # accounts, tokens, owned bots, owner's view (ladder/web/participants.py)
     _install_error_handlers(app)

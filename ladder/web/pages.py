@@ -111,8 +111,10 @@ def bot(request: Request, bot_id: BotId, before: Before = None, recent: Recent =
 
 @router.get("/tournaments/{tournament_id}", response_class=HTMLResponse)
 def tournament(request: Request, tournament_id: TournamentId, page: Page = 1, per_page: PerPage = 50) -> HTMLResponse:
+    from ladder.web.tournaments import table_or_404
+
     data = q.tournament_page(pool(request), tournament_id, page=page, per_page=per_page)
-    return render(request, "tournament.html", {"t": data})
+    return render(request, "tournament.html", {"t": data, "final": table_or_404(request, tournament_id)})
 
 
 def _board(request: Request, match_id: int, step: int, all_hands: bool) -> dict[str, Any]:
@@ -134,6 +136,16 @@ def _outcome_extra(page: q.MatchPage) -> dict[str, Any]:
     return {k: v for k, v in details.items() if k != "breakdown"} if isinstance(details, dict) else {}
 
 
+def _challenge(request: Request, match_id: int) -> Any:
+    """The match's challenge (rated or casual, waiting, expired and why), or None."""
+    from ladder.challenges import challenge_status
+
+    try:
+        return challenge_status(pool(request), match_id)
+    except LookupError:
+        return None
+
+
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
 def match(
     request: Request,
@@ -142,6 +154,7 @@ def match(
     all: Annotated[bool, Query()] = False,  # noqa: A002
 ) -> HTMLResponse:
     page = q.match_page(pool(request), match_id, request.app.state.replays)
+    challenge = _challenge(request, match_id)
     board = None
     if page.has_replay:
         step = min(step, len(page.steps) - 1)
@@ -150,6 +163,7 @@ def match(
         request,
         "match.html",
         {"m": page, "board": board, "step": step, "all_hands": all and page.status == "finished",
+         "challenge": challenge,
          "engine": engine_available(page.game), "outcome_extra": _outcome_extra(page)},
     )
 

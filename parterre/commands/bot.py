@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 from parterre import settings as settings_mod
 from parterre.commands import common
@@ -64,7 +65,7 @@ def cmd_bot_list(args: argparse.Namespace) -> int:
 
     pool = common.pool(common.services())
     house = {h.bot_id: h for h in list_house_bots(pool)}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for b in bots.list_bots(pool, include_revoked=args.all):
         h = house.get(b.id)
         rows.append({"id": b.id, "name": b.name, "version": b.version, "owner": b.owner,
