@@ -52,7 +52,7 @@ def test_participant_journey_over_http(up, stack_env) -> None:  # noqa: F811 - p
          "--address", referee, "--name", "zoe-random"],
         env=stack_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        match_id = api("POST", "/api/challenges", {"game": "floriferous", "bots": [bot["id"], house[0]["id"]],
+        match_id = api("POST", "/api/challenges", {"game": "floriferous", "bots": [bot["id"], house[0]["bot_id"]],
                                                     "rated": True}, token=token)["match_id"]
 
         def finished() -> Any:
@@ -62,7 +62,7 @@ def test_participant_journey_over_http(up, stack_env) -> None:  # noqa: F811 - p
 
         row = _wait("the challenge to finish", finished)
         seats = {s["bot_id"]: s for s in row["seats"]}
-        assert seats[bot["id"]]["mine"] and not seats[house[0]["id"]]["mine"]
+        assert seats[bot["id"]]["mine"] and not seats[house[0]["bot_id"]]["mine"]
         assert all(s["verdict"] == "normal" and s["reason"] == "played to the end" for s in row["seats"])
         assert seats[bot["id"]]["version"]  # what the SDK announced in Hello
         view = api("GET", f"/api/matches/{match_id}/seat-view", token=token)

@@ -189,12 +189,8 @@ def create_app(
     """
     if (database_url is None) == (pool is None):
         raise ValueError("give exactly one of database_url and pool")
-<<<<<<< HEAD
     from ladder.web import api, pages, participants
-=======
-    from ladder.web import api, pages
     from ladder.web import tournaments as tournament_routes
->>>>>>> tourney
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

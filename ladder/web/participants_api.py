@@ -333,22 +333,6 @@ def _deadline(text: str | None) -> datetime | None:
     return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
-class HouseBotOut(BaseModel):
-    id: int
-    name: str
-    kind: str
-    games: list[str]
-
-
-@router.get("/house-bots", response_model=list[HouseBotOut],
-            summary="The house bots (always connected, always accept challenges): public")
-def api_house_bots(request: Request, game: Annotated[str | None, Query(max_length=64)] = None) -> list[HouseBotOut]:
-    from ladder.house import list_house_bots
-
-    return [HouseBotOut(id=h.bot_id, name=h.name, kind=h.kind, games=list(h.games))
-            for h in list_house_bots(_pool(request), game=game)]
-
-
 @router.post("/challenges", status_code=201, response_model=ChallengeOut,
              summary="Challenge bots to one match (scope challenge): your own bot against anyone's",
              responses={403: {"description": "not your bot, or a bot that does not accept challenges"}})
