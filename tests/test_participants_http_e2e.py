@@ -14,6 +14,7 @@ import asyncio
 import subprocess
 import sys
 import time
+import urllib.request
 from typing import Any
 
 import grpc
@@ -76,6 +77,8 @@ def test_participant_journey_over_http(up, stack_env) -> None:  # noqa: F811 - p
         assert rotated["id"] == bot["id"] and rotated["token"] != bot["token"]
         # The old token: a running bot with it is cut off within the referee's recheck, a new Hello refused.
         runner.wait(timeout=30)
+        said = runner.stdout.read() if runner.stdout else ""
+        assert runner.returncode != 0 and "AuthenticationError" in said, said[-2000:]
 
         async def connect(tok: str) -> Any:
             return await raw_connect(referee, hello(tok), read=2)
@@ -96,3 +99,74 @@ def test_participant_journey_over_http(up, stack_env) -> None:  # noqa: F811 - p
         if runner.poll() is None:
             runner.kill()
         runner.wait()
+
+
+def test_gauntlet_and_duplicate_created_and_entered_over_http(up, stack_env) -> None:  # noqa: F811
+    """Organiser and participants through the API only; ``parterre beat`` closes the windows, the workers play."""
+    from datetime import UTC, datetime, timedelta
+
+    proc, state, out = up
+    base, referee = state["web"], state["referee"]
+
+    def api(method: str, path: str, body: Any = None, **kw: Any) -> Any:
+        return call(method, path, body, base_url=base, **kw)
+
+    tokens = {}
+    for name in ("olga", "yan"):
+        api("POST", "/api/accounts", {"username": name, "password": PASSWORD})
+    promoted = subprocess.run([sys.executable, "-m", "parterre.cli", "admin", "role", "olga", "organiser"],
+                              env=stack_env, capture_output=True, text=True, timeout=120)
+    assert promoted.returncode == 0, promoted.stderr
+    for name in ("olga", "yan"):
+        tokens[name] = api("POST", "/api/tokens", {"scopes": ["bot:manage", "tournament:create"]},
+                           basic=(name, PASSWORD))["token"]
+    bots = {}
+    for owner, name in (("olga", "olga-a"), ("olga", "olga-b"), ("yan", "yan-1")):
+        bots[name] = api("POST", "/api/bots", {"name": name, "games": ["floriferous"]}, token=tokens[owner])
+    runners = [subprocess.Popen([sys.executable, "-m", "parterre.cli", "bot", "run", "random",
+                                 f"--token={b['token']}", "--address", referee, "--name", n],
+                                env=stack_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+               for n, b in bots.items()]
+    try:
+        refused = None
+        try:
+            api("POST", "/api/tournaments", {"name": "not mine", "game": "floriferous"}, token=tokens["yan"])
+        except RemoteError as exc:
+            refused = exc.status
+        assert refused == 403  # participants do not organise
+        deadline = (datetime.now(UTC) + timedelta(seconds=12)).isoformat()
+        common = {"game": "floriferous", "player_counts": [2], "rounds": 1, "entry_deadline": deadline,
+                  "time_control": {"base_ms": 0, "increment_ms": 2000, "cap_ms": 2000, "margin_ms": 300}}
+        gauntlet = api("POST", "/api/tournaments", {"name": "open gauntlet", "format": "gauntlet",
+                                                     "candidate_bot_id": bots["olga-a"]["id"], **common},
+                       token=tokens["olga"])["id"]
+        duplicate = api("POST", "/api/tournaments", {"name": "open duplicate", "format": "duplicate", **common},
+                        token=tokens["olga"])["id"]
+        for tid, entrants in ((gauntlet, ("olga-b", "yan-1")), (duplicate, ("olga-a", "olga-b", "yan-1"))):
+            for name in entrants:
+                owner = "yan" if name.startswith("yan") else "olga"
+                api("POST", f"/api/tournaments/{tid}/entries", {"bot_id": bots[name]["id"]}, token=tokens[owner])
+        try:  # another's bot cannot be entered
+            api("POST", f"/api/tournaments/{gauntlet}/entries", {"bot_id": bots["olga-a"]["id"]}, token=tokens["yan"])
+        except RemoteError as exc:
+            assert exc.status == 404
+        else:
+            raise AssertionError("yan entered olga's bot")
+
+        def complete(tid: int) -> Any:
+            table = api("GET", f"/api/tournaments/{tid}/table")
+            return table if table["complete"] else None
+
+        g = _wait("the gauntlet's final table", lambda: complete(gauntlet), 300)
+        assert g["format"] == "gauntlet" and g["gauntlet"]["candidate_id"] == bots["olga-a"]["id"]
+        assert {r["bot_id"] for r in g["gauntlet"]["rows"]} == {bots["olga-b"]["id"], bots["yan-1"]["id"]}
+        d = _wait("the duplicate's final table", lambda: complete(duplicate), 300)
+        assert d["format"] == "duplicate" and d["duplicate"]["deals"]
+        assert {r["bot_id"] for r in d["standings"]} == {b["id"] for b in bots.values()}
+        for tid in (gauntlet, duplicate):
+            page = urllib.request.urlopen(f"{base}/tournaments/{tid}", timeout=30).read().decode()
+            assert "olga-b" in page and "yan-1" in page
+    finally:
+        for r in runners:
+            r.kill()
+            r.wait()
