@@ -156,6 +156,8 @@ def test_sign_up_token_bot_rotate_and_owner_view(client: TestClient, pool: Any, 
         assert conn.execute("SELECT elo FROM ratings WHERE bot_id = %s", (bot["id"],)).fetchone()[0] == elo_before
     versions = client.get(f"/api/bots/{bot['id']}/versions").json()  # public
     assert [(v["version"], v["game"], v["matches"]) for v in versions] == [("7.1", "floriferous", 1)]
+    page = client.get(f"/bots/{bot['id']}").text  # the public bot page shows each version too
+    assert "<h2>Versions</h2>" in page and "<td>7.1</td><td>floriferous</td><td>1</td>" in page
 
 
 def test_reason_in_words_for_each_fault() -> None:
@@ -460,3 +462,39 @@ def test_challenge_a_house_bot_and_see_it_waiting(client: TestClient, pool: Any)
     r = client.post("/api/challenges", json={"game": "floriferous(players=3)", "bots": [mine["id"], house_id]},
                     headers=bearer(tok))
     assert r.status_code == 400 and "player" in r.json()["detail"]
+
+
+def test_parterre_remote_commands_over_http(pool: Any, rds: tuple[Any, str], monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``parterre remote`` against a served site: nothing but HTTP (no database settings at all)."""
+    from ladder.web.app import start_background
+    from parterre.cli import main
+
+    monkeypatch.setenv("PARTERRE_SESSION_SECRET", "r" * 48)
+    server = start_background(pool=pool)
+    try:
+        for var in ("PARTERRE_DATABASE_URL", "PARTERRE_REDIS_URL"):
+            monkeypatch.delenv(var, raising=False)
+        monkeypatch.setenv("PARTERRE_URL", server.url)
+        monkeypatch.setenv("PARTERRE_PASSWORD", PASSWORD)
+
+        def run(*argv: str) -> tuple[int, Any]:
+            code = main(["remote", *argv])
+            text = capsys.readouterr().out
+            return code, json.loads(text) if text.strip() else None
+
+        assert run("signup", "rita")[1]["role"] == "participant"
+        code, made = run("token", "rita", "--scopes", "bot:manage,challenge")
+        assert code == 0 and made["token"].startswith("ptk_")
+        monkeypatch.setenv("PARTERRE_API_TOKEN", made["token"])
+        code, bot = run("bot-create", "rita-bot", "--games", "floriferous")
+        assert code == 0 and len(bot["token"]) == 43
+        assert [b["name"] for b in run("bots")[1]] == ["rita-bot"]
+        code, rotated = run("bot-rotate", str(bot["id"]))
+        assert code == 0 and rotated["token"] != bot["token"]
+        assert run("bot-set", str(bot["id"]), "--accept-challenges")[1]["accepts_challenges"] is True
+        assert run("matches", str(bot["id"])) == (0, [])
+        assert main(["remote", "bot-rotate", "999999"]) == 1  # not hers: the server's 404, exit 1
+        assert "HTTP 404" in capsys.readouterr().err
+    finally:
+        server.stop()

@@ -30,5 +30,9 @@ def install(app: FastAPI, cfg: auth.ParticipantConfig | None = None, *, secret: 
     app.add_middleware(SessionMiddleware, secret_key=secret or auth.session_secret(),
                        session_cookie=auth.SESSION_COOKIE, max_age=SESSION_MAX_AGE_S, same_site="lax",
                        https_only=cfg.secure_cookies)
+    from ladder.owned_bots import bot_versions
+
+    # The public bot page (bot.html) shows each announced version: a template global reading the app's pool.
+    app.state.templates.env.globals["bot_versions"] = lambda bot_id: bot_versions(app.state.pool, bot_id)
     app.include_router(participants_api.router)
     app.include_router(participants_pages.router)
