@@ -498,3 +498,42 @@ def test_parterre_remote_commands_over_http(pool: Any, rds: tuple[Any, str], mon
         assert "HTTP 404" in capsys.readouterr().err
     finally:
         server.stop()
+
+
+def test_pages_challenge_tournament_and_seat_view(client: TestClient, pool: Any) -> None:
+    """The forms for challenges and tournaments, and the seat view page, as a participant and an organiser."""
+    from ladder.bots import register_bot
+    from ladder.house import ensure_house_bot
+
+    house_id, _ = ensure_house_bot(pool, "greedy", ["floriferous"])
+    _, tok = account(client, "hana")
+    mine = new_bot(client, tok, "hana-bot")
+    xss_id, _ = register_bot(pool, "<img src=x onerror=alert(9)>")  # an operator-registered name
+    mid = finished_match(pool, [mine["id"], xss_id], rejections=[
+        [{"seq": 2, "code": "STALE", "reason": "decision 2 is no longer pending", "step": 3}], []])
+    login(client, "hana")
+    page = client.get(f"/my/bots/{mine['id']}").text
+    assert "&lt;img src=x onerror=alert(9)&gt;" in page and "<img src=x" not in page
+    view = client.get(f"/my/matches/{mid}").text
+    assert "decision 2 (after step 3): STALE" in view and "my move" in view
+    csrf = csrf_of(client, "/my/challenge")
+    r = client.post("/my/challenge", data={"csrf": csrf, "game": "floriferous", "mine": str(mine["id"]),
+                                           "opponents": str(house_id), "rated": "1"}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    # Participants see no creation form and are refused; organisers create, anyone enters their own bot.
+    assert "needs the organiser role" in client.get("/my/tournaments").text
+    form = {"csrf": csrf, "name": "Hana's cup", "game": "floriferous", "format": "duplicate", "players": "2",
+            "rounds": "1", "entry_deadline": "2099-01-01T00:00:00"}
+    assert client.post("/my/tournaments", data=form).status_code == 403
+    acc.set_role(pool, acc.get_account(pool, "hana").id, "organiser")  # type: ignore[union-attr]
+    r = client.post("/my/tournaments", data=form, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    tid = int(r.headers["location"].rsplit("/", 1)[1])
+    r = client.post("/my/tournaments/enter", data={"csrf": csrf, "tournament_id": str(tid), "bot_id": str(mine["id"])},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    r = client.post("/my/tournaments/enter", data={"csrf": csrf, "tournament_id": str(tid), "bot_id": str(xss_id)})
+    assert r.status_code == 404  # not hers
+    with pool.connection() as conn:
+        assert conn.execute("SELECT bot_id FROM tournament_bots WHERE tournament_id = %s", (tid,)).fetchall() == [
+            (mine["id"],)]
