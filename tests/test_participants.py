@@ -537,3 +537,39 @@ def test_pages_challenge_tournament_and_seat_view(client: TestClient, pool: Any)
     with pool.connection() as conn:
         assert conn.execute("SELECT bot_id FROM tournament_bots WHERE tournament_id = %s", (tid,)).fetchall() == [
             (mine["id"],)]
+
+
+# -- what the referee records for the owner's view (a real referee, real misbehaving bots) -------------
+
+
+@pytest.mark.parametrize("kind", ["drop", "illegal", "duplicate"])
+async def test_referee_records_reasons_and_rejections_for_the_owner(kind: str) -> None:
+    from fixtures.toy_game import register_toy
+
+    from bots.misbehaving import DropBot, GarbageBot, IllegalBot
+    from bots.reference import RandomBot
+    from ladder.web.owner import reason_in_words
+    from referee.testing import Harness, replay_of
+
+    register_toy()
+    faulty = {"drop": lambda: DropBot(at_decision=2, reconnect_after_s=None),
+              "illegal": lambda: IllegalBot("out_of_range", at_decision=2),
+              "duplicate": lambda: GarbageBot(modes=("duplicate",), at_decision=2)}[kind]()
+    async with Harness({"tok-a": 1, "tok-b": 2}, reconnect_grace_ms=200) as h:
+        h.start_bot(RandomBot(seed=1), "tok-a")
+        h.start_bot(faulty, "tok-b")
+        result = await h.run_match(900 + len(kind), "toy(players=2,turns=4)", [1, 2], cap_ms=10_000)
+    replay = replay_of(result)
+    verdict, reason = replay["verdicts"][1], replay["fault_reasons"][1]
+    words = reason_in_words(verdict, reason)
+    if kind == "drop":
+        assert verdict == "disconnect"
+        assert re.fullmatch(r"disconnect: the stream ended after step \d+, 0\.\d s before the verdict and the bot "
+                            r"was not back within 200 ms", words), (reason, words)
+    elif kind == "illegal":
+        assert verdict == "illegal_action"
+        assert re.fullmatch(r"illegal action on decision \d+: it sent index (\d+), but there were \1 legal actions "
+                            r"\(0\.\.\d+\)", words), (reason, words)  # out_of_range sends index = number of actions
+    else:
+        assert verdict == "normal" and words == "played to the end"
+        assert [r["code"] for r in replay["rejections"][1]] == ["DUPLICATE"] and replay["rejections"][0] == []
