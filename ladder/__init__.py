@@ -1,4 +1,4 @@
-"""Parterre's ladder: PostgreSQL schema and migrations, Elo maths, result recording, queries.
+"""Parterre's ladder: PostgreSQL schema and migrations, Elo maths, result recording, the read model.
 
 The only package with database code (DESIGN §1, §6). It may import ``games``
 and ``proto``, never ``referee``, ``workers`` or ``parterre``.
@@ -50,12 +50,14 @@ Running matches, for workers (:mod:`ladder.matches`)
     ``requeue_expired(pool, *, max_attempts=None) -> dict[int, str]``  (the reaper)
     ``requeue_worker(pool, worker, *, max_attempts=None) -> dict[int, str]``
 
-Reading (:mod:`ladder.queries`)
-    ``leaderboard(pool, game, *, limit=None, include_revoked=False) -> list[LeaderboardRow]``
+Reading (:mod:`ladder.read`, shared by the web site and the CLI; its own docstring lists every page)
+    ``leaderboard(pool, game, *, limit=None, include_revoked=False) -> list[LeaderboardEntry]``
     ``recent_matches(pool, game=None, limit=20, *, status=None, tournament_id=None,
-    bot_id=None) -> list[MatchSummary]``
+    bot_id=None) -> list[MatchListItem]``
     ``export_replay(pool, match_id) -> dict``; ``replay_json(pool, match_id) -> str | None``
-    ``tournament_standings(pool, tournament_id) -> list[StandingRow]``
+    ``tournament_standings(pool, tournament_id) -> list[StandingEntry]``
+
+Rebuilding ratings (:mod:`ladder.ratings`)
     ``rebuild_ratings(pool, game=None, *, k=32.0) -> dict``
 
 Errors (:mod:`ladder.errors`): ``LadderError`` and ``DatabaseUnavailableError``,
@@ -114,14 +116,14 @@ from ladder.matches import (
     requeue_expired,
     requeue_worker,
 )
-from ladder.queries import (
-    LeaderboardRow,
-    MatchSummary,
-    SeatSummary,
-    StandingRow,
+from ladder.ratings import rebuild_ratings
+from ladder.read import (
+    LeaderboardEntry,
+    MatchListItem,
+    SeatResult,
+    StandingEntry,
     export_replay,
     leaderboard,
-    rebuild_ratings,
     recent_matches,
     replay_json,
     tournament_standings,
@@ -147,13 +149,13 @@ __all__ = [
     "DatabaseUnavailableError",
     "InvalidBotNameError",
     "LadderError",
-    "LeaderboardRow",
+    "LeaderboardEntry",
     "MatchNotFoundError",
     "MatchSpec",
-    "MatchSummary",
+    "MatchListItem",
     "ResultError",
-    "SeatSummary",
-    "StandingRow",
+    "SeatResult",
+    "StandingEntry",
     "TimeControl",
     "TournamentClosedError",
     "TournamentError",

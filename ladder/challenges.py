@@ -17,7 +17,7 @@ presence and pass it in (DESIGN §1: ladder never imports workers).
 
 A casual challenge (``rated=False``) is recorded and replayed but changes no
 rating (``matches.rated``; see :func:`ladder.matches.record_result` and
-:func:`ladder.queries.rebuild_ratings`).
+:func:`ladder.ratings.rebuild_ratings`).
 
 Who may challenge whom (ownership, scopes, "accepts challenges") is checked
 by the caller, the web site's API, before :func:`create_challenge`.

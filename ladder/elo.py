@@ -16,7 +16,7 @@ classic Elo. Four players at 1500 finishing [1, 2, 2, 4] with K = 32 get
 one match always sum to zero (every pair's two changes cancel).
 
 Online updates (``ladder.matches.record_result``) and full rebuilds
-(``ladder.queries.rebuild_ratings``) both call :func:`pairwise_deltas` and add
+(``ladder.ratings.rebuild_ratings``) both call :func:`pairwise_deltas` and add
 the deltas with ``before + delta`` in the same order, so they agree bit for bit.
 """
 

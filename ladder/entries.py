@@ -91,7 +91,7 @@ def close_entries(pool: ConnectionPool, tournament_id: int) -> str:
     With enough entrants (the largest player count, a gauntlet's candidate
     included) the tournament becomes ``created``, ready to plan; otherwise
     ``cancelled`` with ``outcome`` saying why ("too few entrants: 1 bot
-    entered, at least 2 needed").
+    entered, at least 2 needed"; a gauntlet whose candidate was revoked).
 
     Returns:
         The status afterwards: ``open`` (deadline not passed yet),
@@ -118,6 +118,12 @@ def close_entries(pool: ConnectionPool, tournament_id: int) -> str:
             (tournament_id,),
         ).fetchone()[0])
         needed = bots_needed(fmt, counts)
+        if candidate is not None and conn.execute(
+            "SELECT revoked_at IS NOT NULL FROM bots WHERE id = %s", (candidate,)
+        ).fetchone()[0]:
+            conn.execute("UPDATE tournaments SET status = 'cancelled', outcome = %s WHERE id = %s",
+                         (f"the candidate (bot id {candidate}) was revoked", tournament_id))
+            return "cancelled"
         if entrants < needed:
             pool_note = " (the candidate included)" if fmt == "gauntlet" else ""
             outcome = (f"too few entrants: {entrants} bot{'s' if entrants != 1 else ''} entered, "

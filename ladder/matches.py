@@ -209,7 +209,7 @@ def _opt_int(value: Any, what: str) -> int | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ResultError(f"{what} must be a non-negative int or null, got {value!r}")
-    return value
+    return int(value)
 
 
 def _parse_result(result: Mapping[str, Any]) -> tuple[list[_SeatResult], str, dict[str, Any]]:

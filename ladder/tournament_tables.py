@@ -1,6 +1,6 @@
 """Final tables per tournament format, from the stored seats of finished matches (FAULTS F-14).
 
-* every format: the standings (:func:`ladder.queries.tournament_standings`:
+* every format: the standings (:func:`ladder.read.standings.tournament_standings`:
   pairwise points, 1 per opponent ranked below, ½ per tie);
 * **gauntlet**: the candidate's score against each pool bot: over every
   finished match seating both, the pairwise result of the candidate against
@@ -27,6 +27,7 @@ from psycopg_pool import ConnectionPool
 from ladder import elo
 from ladder.db import connection
 from ladder.errors import TournamentNotFoundError
+from ladder.read.tournaments import tournament_state
 
 _DEAL = re.compile(r"^r(\d+):n(\d+):")
 
@@ -107,7 +108,7 @@ class FinalTable:
         complete: every match ended (finished, failed or aborted) and there is at least one.
         outcome: why it was cancelled (e.g. too few entrants), else None.
         entry_deadline: end of its entry window (ISO-8601), or None.
-        standings: ``ladder.queries.StandingRow`` values as dicts, best first.
+        standings: ``ladder.read.standings.StandingEntry`` values as dicts, best first.
         gauntlet / duplicate: the format's own table, or None.
     """
 
@@ -142,7 +143,7 @@ def final_table(pool: ConnectionPool, tournament_id: int) -> FinalTable:
     Raises:
         TournamentNotFoundError: no such tournament.
     """
-    from ladder.queries import tournament_standings
+    from ladder.read.standings import tournament_standings
 
     with connection(pool) as conn:
         t = conn.execute(
@@ -274,15 +275,6 @@ class TournamentSummary:
         for k in ("created_at", "entry_deadline"):
             out[k] = out[k].isoformat() if out[k] is not None else None
         return out
-
-
-def tournament_state(status: str, total: int, open_matches: int) -> str:
-    """``open``, ``cancelled``, ``not_started``, ``in_progress`` or ``finished`` (see :class:`TournamentSummary`)."""
-    if status in ("open", "cancelled"):
-        return status
-    if total == 0:
-        return "not_started"
-    return "in_progress" if open_matches else "finished"
 
 
 def list_tournaments(pool: ConnectionPool, *, limit: int = 50, before: int | None = None,

@@ -51,7 +51,8 @@ FORMATS = ("round_robin", "gauntlet", "duplicate")
 """Tournament formats this version can plan."""
 
 MATCH_STATUSES = ("planned", "running", "finished", "aborted_no_show", "failed")
-"""Every status a match can have (see the initial migration for the lifecycle)."""
+"""Every status a tournament's match can have (see the initial migration for the lifecycle); a
+challenge's match may also be ``waiting`` (for its bots) or ``expired`` (:mod:`ladder.challenges`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,13 +342,13 @@ def _plan(pool: ConnectionPool, tournament_id: int, expected: str | None) -> lis
 
     def plan(conn: Any) -> list[int]:
         row = conn.execute(
-            "SELECT game, game_options, format, player_counts, rounds, time_control, status, entry_deadline "
-            "FROM tournaments WHERE id = %s FOR UPDATE",
+            "SELECT game, game_options, format, player_counts, rounds, time_control, status, entry_deadline, "
+            "candidate_bot_id FROM tournaments WHERE id = %s FOR UPDATE",
             (tournament_id,),
         ).fetchone()
         if row is None:
             raise TournamentNotFoundError(f"no tournament with id {tournament_id}")
-        game, options, fmt, counts, rounds, tc, status, deadline = row
+        game, options, fmt, counts, rounds, tc, status, deadline, candidate = row
         if expected is not None and fmt != expected:
             raise TournamentError(f"tournament {tournament_id} is {fmt!r}, not {expected}")
         if fmt not in FORMATS:
@@ -366,6 +367,10 @@ def _plan(pool: ConnectionPool, tournament_id: int, expected: str | None) -> lis
                 (tournament_id,),
             ).fetchall()
         ]
+        if fmt == "gauntlet":  # the candidate first, whatever the entry order
+            if candidate not in bots:
+                raise TournamentError(f"gauntlet {tournament_id} has no candidate among its bots")
+            bots = [candidate, *[b for b in bots if b != candidate]]
         existing = {
             r[0]
             for r in conn.execute("SELECT plan_key FROM matches WHERE tournament_id = %s", (tournament_id,))

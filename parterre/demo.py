@@ -31,7 +31,9 @@ console = Console()
 #: Demo bots: name -> reference bot kind.
 DEMO_BOTS = {"random-1": "random", "random-2": "random", "greedy-1": "greedy", "greedy-2": "greedy"}
 #: Player counts per game in the demo round-robin.
-DEMO_PLAYER_COUNTS: Mapping[str, tuple[int, ...]] = {"floriferous": (2, 3, 4), "lafleur": (2, 3, 4), "flowar": (2, 3, 4)}
+DEMO_PLAYER_COUNTS: Mapping[str, tuple[int, ...]] = {
+    "floriferous": (2, 3, 4), "lafleur": (2, 3, 4), "flowar": (2, 3, 4),
+}
 #: Demo time control: 2 s per decision and a 250 ms margin, no bank.
 DEMO_TIME_CONTROL = {"base_ms": 0, "increment_ms": 2000, "cap_ms": 2000, "margin_ms": 250}
 DONE_STATUSES = ("finished", "failed", "aborted_no_show")
@@ -62,15 +64,14 @@ class Children:
 
     def start(self, name: str, *args: str) -> subprocess.Popen[bytes]:
         """Start ``python -m parterre.cli ARGS`` logging to ``logs/NAME.log``."""
-        log = open(self.log_dir / f"{name}.log", "ab")
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "parterre.cli", *args],
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-        )
-        log.close()
+        with open(self.log_dir / f"{name}.log", "ab") as log:  # the child keeps its own descriptor
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "parterre.cli", *args],
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
         self.procs.append((name, proc))
         return proc
 
@@ -193,7 +194,7 @@ def run_demo(
     """
     import redis
 
-    from ladder import db, queries, tournaments
+    from ladder import db, read, tournaments
     from parterre.render import leaderboard_table
 
     if rounds < 1:
@@ -230,7 +231,8 @@ def run_demo(
         for name, (_, token) in demo_bots.items():
             children.start(f"bot-{name}", "bot", "run", DEMO_BOTS[name], f"--token={token}", "--name", name)
         children.start("house", "house", "--address", referee_address)
-        children.start("worker", "worker", "--concurrency", "4", "--loglevel", "WARNING", "--hostname", f"demo-{os.getpid()}@%h")
+        children.start("worker", "worker", "--concurrency", "4", "--loglevel", "WARNING",
+                       "--hostname", f"demo-{os.getpid()}@%h")
         console.print(f"  {len(demo_bots)} bots, the house bots (house-random, house-greedy) and a Celery worker "
                       f"started (logs in {children.log_dir})")
         port = web_port or free_port()
@@ -241,7 +243,7 @@ def run_demo(
         from workers.app import app
         from workers.tasks import plan_tournament
 
-        app.conf.broker_url = services.redis_url
+        app.conf.update(broker_url=services.redis_url)
         app.conf.task_default_queue = env["PARTERRE_QUEUE"]
         ok = True
         for game in game_list:
@@ -259,7 +261,7 @@ def run_demo(
             if counts.get("finished", 0) != sum(counts.values()):
                 ok = False
             console.print(f"  tournament {tid}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
-            leaderboard_table(game, queries.leaderboard(pool, game), console)
+            leaderboard_table(game, read.leaderboard(pool, game), console)
         exe = Path(sys.executable).parent / "parterre"
         console.print(
             f"Data kept in {st.home}; try `{exe} leaderboard floriferous` or "

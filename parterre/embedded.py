@@ -65,9 +65,9 @@ class EmbeddedPostgres:
             with warnings.catch_warnings():
                 # platformdirs warns when XDG_RUNTIME_DIR is unset (containers, CI); its fallback is fine.
                 warnings.simplefilter("ignore")
-                import pgserver
+                from pgserver.postgres_server import get_server
 
-                self._server = pgserver.get_server(self.home / "pg", cleanup_mode="stop")
+                self._server = get_server(self.home / "pg", cleanup_mode="stop")
         except Exception as exc:  # pgserver raises plain exceptions of several kinds
             raise EmbeddedServiceError(
                 f"could not start the embedded PostgreSQL in {self.home / 'pg'}: {exc}. "

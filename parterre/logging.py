@@ -106,7 +106,7 @@ class ContextFilter(logging.Filter):
         return True
 
 
-class ContextAdapter(logging.LoggerAdapter):  # type: ignore[type-arg]
+class ContextAdapter(logging.LoggerAdapter[logging.Logger]):
     """A logger that adds its own fields, the bound context and the call's ``extra=``.
 
     ``log = ContextAdapter(logging.getLogger(__name__), {"bot_id": 3})``;

@@ -96,7 +96,12 @@ def prepare_multiprocess(directory: str | os.PathLike[str] | None = None) -> Pat
     else:
         path = Path(tempfile.mkdtemp(prefix="parterre-metrics-"))
         owner = os.getpid()
-        atexit.register(lambda: os.getpid() == owner and shutil.rmtree(path, ignore_errors=True))
+
+        def remove_in_owner() -> None:  # forked children inherit atexit handlers: only the creator removes
+            if os.getpid() == owner:
+                shutil.rmtree(path, ignore_errors=True)
+
+        atexit.register(remove_in_owner)
     os.environ[ENV_MULTIPROC] = str(path)
     return path
 
@@ -118,7 +123,7 @@ def start_metrics_server(host: str, port: int, *, multiprocess: bool = False) ->
         from prometheus_client import multiprocess as mp
 
         registry = CollectorRegistry()
-        mp.MultiProcessCollector(registry)
+        mp.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # unannotated in prometheus_client
     try:
         server, _thread = start_http_server(port, addr=host, registry=registry)
     except OSError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 from typing import Any
 
@@ -67,7 +68,7 @@ def leaderboard_table(game: str, rows: list[Any], console: Console | None = None
 
     Args:
         game: game name for the title.
-        rows: ``ladder.queries.leaderboard`` rows, best first.
+        rows: ``ladder.read.leaderboard`` rows, best first.
         console: where to print (default: a new rich Console).
         bt: a ``ladder.stats.store.BTLeaderboard``, None to omit the
             Bradley-Terry figures, or unset to load it with
@@ -109,7 +110,7 @@ def leaderboard_table(game: str, rows: list[Any], console: Console | None = None
     if bt is not None and len(bt.rows) > 1:
         pairs = [
             f"{escape(a.name)} > {escape(b.name)} {a.p_above_next:.0%}"
-            for a, b in zip(bt.rows, bt.rows[1:])
+            for a, b in itertools.pairwise(bt.rows)
             if a.p_above_next is not None
         ]
         console.print("Likelihood of being the stronger (BT bootstrap, neighbours): " + ", ".join(pairs))

@@ -2,14 +2,19 @@
 
 Every setting is an environment variable; command-line flags override them.
 
-| variable | default | meaning |
-|---|---|---|
-| ``PARTERRE_HOME`` | ``$XDG_DATA_HOME/parterre`` or ``~/.local/share/parterre`` | data directory of the embedded PostgreSQL and Redis, and logs |
-| ``PARTERRE_DATABASE_URL`` | embedded PostgreSQL in ``$PARTERRE_HOME/pg`` | ``postgresql://...`` |
-| ``PARTERRE_REDIS_URL`` | embedded Redis in ``$PARTERRE_HOME/redis`` | ``redis://host:port/db`` or ``redis+socket:///path`` |
-| ``PARTERRE_REFEREE_ADDRESS`` | ``127.0.0.1:50051`` | bot endpoint (``Referee.Connect``) and, unless set apart, ``MatchControl`` |
-| ``PARTERRE_SERVICE_TOKEN`` | generated once into ``$PARTERRE_HOME/service-token`` | token workers present to ``MatchControl`` |
-| ``PARTERRE_MATCH_ATTEMPTS`` | ``3`` | attempts before a match is given up (DESIGN §4) |
+``PARTERRE_HOME``
+    data directory of the embedded PostgreSQL and Redis, and logs;
+    default ``$XDG_DATA_HOME/parterre`` or ``~/.local/share/parterre``.
+``PARTERRE_DATABASE_URL``
+    ``postgresql://...``; default: the embedded PostgreSQL in ``$PARTERRE_HOME/pg``.
+``PARTERRE_REDIS_URL``
+    ``redis://host:port/db`` or ``redis+socket:///path``; default: the embedded Redis in ``$PARTERRE_HOME/redis``.
+``PARTERRE_REFEREE_ADDRESS``
+    bot endpoint (``Referee.Connect``) and, unless set apart, ``MatchControl``; default ``127.0.0.1:50051``.
+``PARTERRE_SERVICE_TOKEN``
+    token workers present to ``MatchControl``; default: generated once into ``$PARTERRE_HOME/service-token``.
+``PARTERRE_MATCH_ATTEMPTS``
+    attempts before a match is given up (DESIGN §4); default ``3``.
 """
 
 from __future__ import annotations

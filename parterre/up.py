@@ -31,6 +31,7 @@ once every child is ready.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -193,10 +194,8 @@ class Stack:
                     _signal_group(child, signal.SIGTERM, leader_only=True)
             deadline = time.monotonic() + grace_s
             for child in group:
-                try:
+                with contextlib.suppress(subprocess.TimeoutExpired):  # killed below
                     child.proc.wait(max(0.05, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    pass
         for child in self.children:  # whatever is left, in any group: killed
             _signal_group(child, signal.SIGKILL, leader_only=False)
             child.proc.wait()

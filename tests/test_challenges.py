@@ -17,7 +17,7 @@ import test_ladder_helpers as h
 from test_ladder_helpers import DUEL, GAME, count, make_bots, make_result
 
 from ladder import matches as ladder_matches
-from ladder import queries
+from ladder import ratings, read
 from ladder.bots import revoke_bot
 from ladder.challenges import challenge_status, create_challenge, dispatch_challenges, list_challenges
 from ladder.errors import ChallengeError, MatchNotFoundError
@@ -150,17 +150,17 @@ def test_casual_matches_leave_ratings_alone_and_rebuild_agrees(pool) -> None:
     # interleave rated and casual results: the casual ones (bot a wins all) must change nothing
     for r, k in zip(rated, casual, strict=True):
         h.play(pool, r, [1, 2])
-        before = {(x.bot_id, x.elo, x.games, x.wins) for x in queries.leaderboard(pool, GAME)}
+        before = {(x.bot_id, x.elo, x.games, x.wins) for x in read.leaderboard(pool, GAME)}
         spec = claim_match(pool, k, "w1")
         assert spec is not None
         assert record_result(pool, k, spec.attempt, make_result(spec, [1, 2]))
-        assert {(x.bot_id, x.elo, x.games, x.wins) for x in queries.leaderboard(pool, GAME)} == before
+        assert {(x.bot_id, x.elo, x.games, x.wins) for x in read.leaderboard(pool, GAME)} == before
     assert count(pool, "SELECT count(*) FROM rating_history WHERE match_id = ANY(%s)", (casual,)) == 0
     assert count(pool, "SELECT count(*) FROM replays WHERE match_id = ANY(%s)", (casual,)) == 3  # recorded, replayable
     assert count(pool, "SELECT sum(games) FROM ratings") == 6  # 3 rated 2-seat matches
     assert count(pool, "SELECT coalesce(sum(games), 0) FROM bot_player_stats") == 6
-    online = {x.bot_id: x.elo for x in queries.leaderboard(pool, GAME)}
-    summary = queries.rebuild_ratings(pool, GAME)
+    online = {x.bot_id: x.elo for x in read.leaderboard(pool, GAME)}
+    summary = ratings.rebuild_ratings(pool, GAME)
     assert summary["matches"] == 3 and summary["changed"] == 0
-    assert {x.bot_id: x.elo for x in queries.leaderboard(pool, GAME)} == online
+    assert {x.bot_id: x.elo for x in read.leaderboard(pool, GAME)} == online
     assert count(pool, "SELECT count(*) FROM rating_history") == 6

@@ -42,6 +42,7 @@ import psycopg
 import pytest
 
 from parterre.demo import free_port, wait_for_referee
+from parterre.embedded import celery_url
 
 pytestmark = pytest.mark.e2e
 
@@ -187,7 +188,7 @@ def test_a_tournament_survives_killed_workers_and_referees_and_a_database_restar
     from games.replay import verify_replay
     from ladder import bots as ladder_bots
     from ladder import db as ladder_db
-    from ladder import queries, tournaments
+    from ladder import ratings, read, tournaments
 
     t_start = time.monotonic()
     with psycopg.connect(pg.url, autocommit=True) as conn:
@@ -250,7 +251,7 @@ def test_a_tournament_survives_killed_workers_and_referees_and_a_database_restar
         assert len(match_ids) == 50  # 10 pairs x 2 seatings + 10 triples x 3
         from workers.app import app
 
-        app.conf.broker_url = redis_base_url
+        app.conf.update(broker_url=celery_url(redis_base_url))
         for mid in match_ids:
             app.send_task("parterre.run_match", args=(mid,), queue=queue)
 
@@ -317,12 +318,12 @@ def test_a_tournament_survives_killed_workers_and_referees_and_a_database_restar
             assert verdicts == {"normal": seats}, verdicts
             # the match attempts recorded are the ones in the replays
             final_attempt = dict(q("SELECT id, attempt FROM matches").fetchall())
-        before = {row.bot_id: (row.elo, row.games) for row in queries.leaderboard(pool, "floriferous")}
-        queries.rebuild_ratings(pool, "floriferous")
-        after = {row.bot_id: (row.elo, row.games) for row in queries.leaderboard(pool, "floriferous")}
+        before = {row.bot_id: (row.elo, row.games) for row in read.leaderboard(pool, "floriferous")}
+        ratings.rebuild_ratings(pool, "floriferous")
+        after = {row.bot_id: (row.elo, row.games) for row in read.leaderboard(pool, "floriferous")}
         assert before == after
         for mid in match_ids:
-            exported = queries.export_replay(pool, mid)
+            exported = read.export_replay(pool, mid)
             replay = exported["replay"]
             assert replay["attempt"] == final_attempt[mid] and replay["status"] == "finished"
             assert replay["steps"] and replay["outcome"] is not None and replay["final_hash"]

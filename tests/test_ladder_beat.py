@@ -24,8 +24,9 @@ import test_ladder_helpers as h
 from test_ladder_helpers import GAME, count, make_bots, play
 
 from ladder import bots as ladder_bots
-from ladder import queries
+from ladder import ratings, read
 from ladder.tournaments import ladder_round_prefix, plan_ladder_round, plan_match
+from parterre.embedded import celery_url
 from workers import directory
 
 
@@ -238,7 +239,7 @@ def test_two_beat_processes_and_a_worker_run_the_continuous_ladder(database_url,
     monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", box["address"])
     monkeypatch.setattr(tasks, "_pool", None)
     old = (app.conf.broker_url, app.conf.task_default_queue)
-    app.conf.broker_url = redis_base_url
+    app.conf.update(broker_url=celery_url(redis_base_url))
     app.conf.task_default_queue = queue
     beats = []
     try:
@@ -279,9 +280,9 @@ def test_two_beat_processes_and_a_worker_run_the_continuous_ladder(database_url,
         games = Counter(b for _, _, seats in rows for b in seats)
         assert max(games.values()) - min(games.values()) <= 2, games  # fewest games first
         assert count(pool, "SELECT count(*) FROM match_attempts WHERE status = 'finished'") == len(rows)
-        before = {r.bot_id: r.elo for r in queries.leaderboard(pool, "toy")}
-        queries.rebuild_ratings(pool, "toy")
-        assert before == {r.bot_id: r.elo for r in queries.leaderboard(pool, "toy")}
+        before = {r.bot_id: r.elo for r in read.leaderboard(pool, "toy")}
+        ratings.rebuild_ratings(pool, "toy")
+        assert before == {r.bot_id: r.elo for r in read.leaderboard(pool, "toy")}
     finally:
         for b in beats:
             if b.poll() is None:

@@ -26,7 +26,7 @@ from ladder.matches import (
     requeue_expired,
     requeue_worker,
 )
-from ladder.queries import export_replay, replay_json, tournament_standings
+from ladder.read import export_replay, replay_json, tournament_standings
 from ladder.tournaments import create_tournament, plan_match, plan_round_robin, tournament_status
 
 

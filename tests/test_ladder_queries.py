@@ -1,4 +1,7 @@
-"""Leaderboards, recent matches, replays, standings and rating rebuilds (ladder.queries). DESIGN §6, FAULTS F-14."""
+"""Leaderboards, recent matches, replays, standings and rating rebuilds (ladder.read, ladder.ratings).
+
+DESIGN §6, FAULTS F-14.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +17,8 @@ from test_ladder_helpers import DUEL, GAME, count, make_bots, make_result, play
 from ladder.bots import revoke_bot
 from ladder.errors import MatchNotFoundError, TournamentNotFoundError
 from ladder.matches import claim_match, record_result
-from ladder.queries import export_replay, leaderboard, rebuild_ratings, recent_matches, tournament_standings
+from ladder.ratings import rebuild_ratings
+from ladder.read import export_replay, leaderboard, recent_matches, tournament_standings
 from ladder.tournaments import create_tournament, plan_match, plan_round_robin
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from ladder import bots as ladder_bots
 from ladder import db as ladder_db
-from ladder import queries
+from ladder import ratings, read
 
 GAME = "toy"
 TC = {"base_ms": 0, "increment_ms": 2000, "cap_ms": 2000, "margin_ms": 200}
@@ -212,10 +212,10 @@ def test_challenges_and_entry_window_tournaments_run_on_the_workers(database_url
                                    "WHERE m.status = 'finished' AND m.rated")
         assert rated_seats == 2 * (1 + 6 + 12)
         assert _count(pool, "SELECT sum(games) FROM ratings") == rated_seats
-        before = {r.bot_id: r.elo for r in queries.leaderboard(pool, GAME)}
-        summary = queries.rebuild_ratings(pool, GAME)
+        before = {r.bot_id: r.elo for r in read.leaderboard(pool, GAME)}
+        summary = ratings.rebuild_ratings(pool, GAME)
         assert summary["matches"] == 1 + 6 + 12 and summary["changed"] == 0
-        assert {r.bot_id: r.elo for r in queries.leaderboard(pool, GAME)} == before
+        assert {r.bot_id: r.elo for r in read.leaderboard(pool, GAME)} == before
     finally:
         if beat is not None and beat.poll() is None:
             beat.kill()

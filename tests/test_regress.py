@@ -63,7 +63,7 @@ def test_tables_and_rotations_put_both_bots_in_the_same_seat():
     ids = {"candidate": "A", "baseline": "B", "opponent1": "X", "opponent2": "Y"}
     tables = plan.tables(ids)
     assert tables == [["A", "X", "Y"], ["B", "X", "Y"]]
-    rot = [rg._rotations(t) for t in tables]
+    rot = [rg.rotations(t) for t in tables]
     for k in range(3):
         assert rot[0][k].index("A") == rot[1][k].index("B") == (3 - k) % 3
     # candidate first in every rotation of its table, baseline last in every rotation of its table

@@ -11,7 +11,7 @@ import test_ladder_helpers as h
 from rich.console import Console
 from test_ladder_helpers import GAME, make_bots
 
-from ladder import queries
+from ladder import read
 from ladder.bots import revoke_bot
 from ladder.stats import store
 from ladder.tournaments import create_tournament, plan_round_robin
@@ -148,7 +148,7 @@ def test_cli_leaderboard_shows_both_models(pool):
     _play_round_robin(pool, bots, rounds=2, strong=bots[0], weak=bots[2])
     store.refresh_bradley_terry(pool, GAME, bootstrap=20)
     out = io.StringIO()
-    leaderboard_table(GAME, queries.leaderboard(pool, GAME), Console(file=out, width=200),
+    leaderboard_table(GAME, read.leaderboard(pool, GAME), Console(file=out, width=200),
                       bt=store.bt_leaderboard(pool, GAME, include_revoked=True))
     text = out.getvalue()
     for needle in ("Elo", "BT 95 %", "online logistic Elo, K=32", "Bradley-Terry", "bootstrap",
@@ -157,7 +157,7 @@ def test_cli_leaderboard_shows_both_models(pool):
     names = [r.name for r in store.bt_leaderboard(pool, GAME).rows]
     assert f"{names[0]} > {names[1]}" in text
     out = io.StringIO()
-    leaderboard_table(GAME, queries.leaderboard(pool, GAME), Console(file=out, width=200), bt=None)
+    leaderboard_table(GAME, read.leaderboard(pool, GAME), Console(file=out, width=200), bt=None)
     assert "BT 95 %" not in out.getvalue() and "online logistic Elo" in out.getvalue()
 
 

@@ -226,3 +226,13 @@ def test_house_bots_enter_only_their_games(pool) -> None:
     enter_tournament(pool, tid, a)
     with pytest.raises(TournamentError, match=f"does not play {GAME}"):
         enter_tournament(pool, tid, house)
+
+
+def test_a_gauntlet_whose_candidate_was_revoked_is_cancelled(pool) -> None:
+    cand, a = make_bots(pool, 2)
+    tid = create_tournament(pool, name="g", game=GAME, format="gauntlet", candidate_bot_id=cand, bot_ids=[a],
+                            entry_deadline=_soon(0.3))
+    revoke_bot(pool, cand)
+    time.sleep(0.4)
+    assert close_due_entries(pool) == ([], [tid])
+    assert final_table(pool, tid).outcome == f"the candidate (bot id {cand}) was revoked"

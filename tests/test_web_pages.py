@@ -22,8 +22,8 @@ from test_web_helpers import XSS_NAME, XSS_VERSION, Site, shared_site
 
 from games.replay import iter_states, verify_replay
 from ladder import leaderboard, make_pool, replay_json
+from ladder.stats.store import bt_leaderboard, refresh_bradley_terry
 from ladder.web import create_app
-from ladder.web import queries as web_queries
 
 with warnings.catch_warnings():  # Starlette's TestClient recommends httpx2 over httpx; httpx works the same
     warnings.simplefilter("ignore")
@@ -190,7 +190,8 @@ def test_leaderboard_player_count_filter_counts_only_those_matches(client: TestC
     with psycopg.connect(pool.conninfo) as conn:
         want = dict(
             conn.execute(
-                "SELECT s.bot_id, count(*) FROM seats s JOIN matches m ON m.id = s.match_id JOIN bots b ON b.id = s.bot_id "
+                "SELECT s.bot_id, count(*) FROM seats s JOIN matches m ON m.id = s.match_id "
+                "JOIN bots b ON b.id = s.bot_id "
                 "WHERE m.status = 'finished' AND m.game = 'floriferous' AND b.revoked_at IS NULL "
                 "AND (SELECT count(*) FROM seats x WHERE x.match_id = m.id) = 3 GROUP BY s.bot_id"
             ).fetchall()
@@ -213,23 +214,13 @@ def test_bt_interval_column_shows_a_dash_until_a_fit_exists(client: TestClient, 
     html = client.get("/leaderboard/floriferous").text
     assert "95 % interval (BT)" in html
     assert html.count('title="no Bradley-Terry fit yet">—</span>') == len(leaderboard(pool, "floriferous"))
-    assert all(r["bt_low"] is None for r in client.get("/api/leaderboard/floriferous").json()["rows"])
+    before = client.get("/api/leaderboard/floriferous").json()
+    assert before["bt_available"] is False and all(r["bt_low"] is None for r in before["rows"])
+    refresh_bradley_terry(pool, "floriferous", bootstrap=40)
+    fit = bt_leaderboard(pool, "floriferous")
+    assert fit is not None
+    want = {b: (r.low, r.high) for b, r in fit.by_bot().items()}
     try:
-        from ladder.stats.store import bt_leaderboard, refresh_bradley_terry
-    except ImportError:  # the ratings-with-uncertainty work is not installed: a table of the same shape
-        with psycopg.connect(pool.conninfo, autocommit=True) as conn:
-            conn.execute("CREATE TABLE ratings_bt (bot_id bigint, game text, elo_low float8, elo_high float8)")
-            conn.execute("INSERT INTO ratings_bt SELECT bot_id, game, elo - 50, elo + 50 FROM ratings")
-        want = {r.bot_id: (r.elo - 50, r.elo + 50) for r in leaderboard(pool, "floriferous")}
-        cleanup = "DROP TABLE ratings_bt"
-    else:
-        refresh_bradley_terry(pool, "floriferous", bootstrap=40)
-        fit = bt_leaderboard(pool, "floriferous")
-        assert fit is not None
-        want = {b: (r.low, r.high) for b, r in fit.by_bot().items()}
-        cleanup = "DELETE FROM ratings_bt_fits WHERE game = 'floriferous'"
-    try:
-        web_queries._bt_probe.reset()
         data = client.get("/api/leaderboard/floriferous").json()
         assert data["bt_available"] is True
         for row in data["rows"]:
@@ -240,8 +231,7 @@ def test_bt_interval_column_shows_a_dash_until_a_fit_exists(client: TestClient, 
         assert f"{low:.0f}–{high:.0f}" in client.get(f"/bots/{alpha}").text
     finally:
         with psycopg.connect(pool.conninfo, autocommit=True) as conn:
-            conn.execute(cleanup)
-        web_queries._bt_probe.reset()
+            conn.execute("DELETE FROM ratings_bt_fits WHERE game = 'floriferous'")
 
 
 def test_bot_page_shows_ratings_plot_verdicts_and_head_to_head(client: TestClient, pool: Any, site: Site) -> None:
@@ -298,15 +288,40 @@ def test_tournament_page_standings_crosstable_and_matches(client: TestClient, si
     assert "Crosstable" in html and "round robin" in html and "1.00 s per decision" in html
 
 
-def test_tournament_standings_are_the_ladders(client: TestClient, pool: Any, site: Site) -> None:
-    from ladder import tournament_standings
-
+def test_tournament_standings_follow_the_stored_seats(client: TestClient, pool: Any, site: Site) -> None:
+    """Oracle: the seats table counted by hand (1 point per opponent ranked below, 1/2 per tie; a win is a sole
+    first place; order by points, then wins, then bot id), not the read model's own code."""
     got = client.get(f"/api/tournaments/{site.tournament_id}").json()["standings"]
-    want = tournament_standings(pool, site.tournament_id)
-    assert [(g["position"], g["bot_id"], g["points"], g["matches"], g["wins"], g["draws"], g["losses"]) for g in got] \
-        == [(w.position, w.bot_id, w.points, w.matches, w.wins, w.draws, w.losses) for w in want]
-    assert [g["avg_rank"] for g in got] == pytest.approx([w.avg_rank for w in want])
-    assert [g["avg_score"] for g in got] == pytest.approx([w.score_sum / w.matches for w in want])
+    with psycopg.connect(pool.conninfo) as conn:
+        rows = conn.execute(
+            "SELECT s.match_id, s.bot_id, s.rank, s.score FROM seats s JOIN matches m ON m.id = s.match_id "
+            "WHERE m.tournament_id = %s AND m.status = 'finished' ORDER BY s.match_id, s.seat",
+            (site.tournament_id,),
+        ).fetchall()
+    by_match: dict[int, list[tuple[int, int, float]]] = {}
+    for mid, bid, rank, score in rows:
+        by_match.setdefault(mid, []).append((bid, rank, score))
+    points: dict[int, float] = {}
+    played: dict[int, int] = {}
+    wins: dict[int, int] = {}
+    scores: dict[int, float] = {}
+    for seats in by_match.values():
+        firsts = [r for _, r, _ in seats].count(1)
+        for i, (bid, rank, score) in enumerate(seats):
+            mine = sum(1.0 if rank < r else 0.5 if rank == r else 0.0
+                       for j, (_, r, _) in enumerate(seats) if j != i)
+            points[bid] = points.get(bid, 0.0) + mine
+            played[bid] = played.get(bid, 0) + 1
+            wins[bid] = wins.get(bid, 0) + (rank == 1 and firsts == 1)
+            scores[bid] = scores.get(bid, 0.0) + score
+    assert len(by_match) > 0
+    played_rows = [g for g in got if g["matches"]]
+    assert {g["bot_id"]: g["points"] for g in played_rows} == pytest.approx(points)
+    assert {g["bot_id"]: (g["matches"], g["wins"]) for g in played_rows} == {b: (played[b], wins[b]) for b in played}
+    assert {g["bot_id"]: g["avg_score"] for g in played_rows} == pytest.approx(
+        {b: scores[b] / played[b] for b in played})
+    order = sorted(got, key=lambda g: (-g["points"], -g["wins"], g["bot_id"]))
+    assert [g["position"] for g in order] == list(range(1, len(got) + 1))
 
 
 def test_match_page_shows_seats_verdicts_time_and_the_seed(client: TestClient, site: Site) -> None:
@@ -400,11 +415,12 @@ def test_viewer_degrades_when_the_engine_is_not_installed(client: TestClient, po
     with psycopg.connect(pool.conninfo, autocommit=True) as conn:
         mid = conn.execute(
             "INSERT INTO matches (plan_key, game, game_string, seed, seed_commitment, time_control, status, attempt, "
-            "finished_at, result_seq) VALUES ('web:nosuchgame', 'nosuchgame', 'nosuchgame(players=2)', 'ab', 'cd', '{}', "
-            "'finished', 1, now(), nextval('match_result_seq')) RETURNING id"
+            "finished_at, result_seq) VALUES ('web:nosuchgame', 'nosuchgame', 'nosuchgame(players=2)', 'ab', 'cd', "
+            "'{}', 'finished', 1, now(), nextval('match_result_seq')) RETURNING id"
         ).fetchone()[0]
-        conn.execute("INSERT INTO seats (match_id, seat, bot_id, rank, score, verdict) VALUES (%s, 0, %s, 1, 3, 'normal'),"
-                     " (%s, 1, %s, 2, 1, 'normal')", (mid, site.bots["greedy-alpha"], mid, site.bots["greedy-beta"]))
+        conn.execute("INSERT INTO seats (match_id, seat, bot_id, rank, score, verdict) VALUES "
+                     "(%s, 0, %s, 1, 3, 'normal'), (%s, 1, %s, 2, 1, 'normal')",
+                     (mid, site.bots["greedy-alpha"], mid, site.bots["greedy-beta"]))
         conn.execute("INSERT INTO replays (match_id, format, data, raw_bytes) VALUES (%s, 'parterre-replay/1', %s, %s)",
                      (mid, zstandard.ZstdCompressor().compress(text.encode()), len(text)))
     try:

@@ -90,6 +90,8 @@ def test_tournament_list_and_format_tables(client: TestClient, pool: Any) -> Non
     wp = client.get(f"/tournaments/{w}").text
     assert "open until" in wp and "open for entries" in wp
     assert client.get("/api/tournaments/999999/table").status_code == 404
+    assert "house bot (random)" in client.get(f"/bots/{house_id}").text
+    assert "house bot" not in client.get(f"/bots/{a}").text
     assert client.get("/api/house-bots").json() == [
         {"bot_id": house_id, "name": "house-random", "kind": "random", "games": [GAME]}]
 

@@ -21,7 +21,7 @@ import pytest
 from bots.reference import GreedyBot, RandomBot
 from ladder import bots as ladder_bots
 from ladder import db as ladder_db
-from ladder import queries, tournaments
+from ladder import ratings, read, tournaments
 from referee.testing import SERVICE_TOKEN, Harness
 
 TC = {"base_ms": 0, "increment_ms": 2000, "cap_ms": 2000, "margin_ms": 200}
@@ -146,7 +146,7 @@ def test_run_match_twice_records_once(pool, registered, worker_env, live):
     assert _count(pool, "SELECT count(*) FROM replays WHERE match_id = %s", match_ids[0]) == 1
     assert _count(pool, "SELECT count(*) FROM rating_history WHERE match_id = %s", match_ids[0]) == 2
     assert _count(pool, "SELECT sum(games) FROM ratings") == 2
-    replay = queries.export_replay(pool, match_ids[0])
+    replay = read.export_replay(pool, match_ids[0])
     from games.replay import verify_replay
 
     report = verify_replay(replay["replay"])
@@ -239,9 +239,9 @@ def test_round_robin_through_a_real_celery_worker(pool, registered, live, databa
         assert _count(pool, "SELECT count(*) FROM replays") == 9
         # each seat's rating moves in every match: 6 two-player + 3 three-player matches
         assert _count(pool, "SELECT sum(games) FROM ratings") == 6 * 2 + 3 * 3
-        before = {r.bot_id: r.elo for r in queries.leaderboard(pool, "floriferous")}
-        queries.rebuild_ratings(pool, "floriferous")
-        after = {r.bot_id: r.elo for r in queries.leaderboard(pool, "floriferous")}
+        before = {r.bot_id: r.elo for r in read.leaderboard(pool, "floriferous")}
+        ratings.rebuild_ratings(pool, "floriferous")
+        after = {r.bot_id: r.elo for r in read.leaderboard(pool, "floriferous")}
         assert before == after
     finally:
         app.conf.broker_url, app.conf.task_default_queue = old

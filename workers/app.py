@@ -11,6 +11,7 @@ does nothing when the match is already claimed or finished (FAULTS F-11).
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from celery import Celery
 
@@ -45,9 +46,10 @@ app.conf.update(
 )
 
 
-def configure_beat(ladder_period_s: float | None = None, reap_period_s: float | None = None,
-                   challenge_period_s: float | None = None,
-                   tournament_period_s: float | None = None) -> dict[str, dict]:
+def configure_beat(
+    ladder_period_s: float | None = None, reap_period_s: float | None = None,
+    challenge_period_s: float | None = None, tournament_period_s: float | None = None,
+) -> dict[str, dict[str, Any]]:
     """Install the periodic tasks ``parterre beat`` sends (DESIGN §5) and return the schedule.
 
     * ``parterre.ladder_tick`` every ``PARTERRE_LADDER_PERIOD_S`` (10 s): one

@@ -91,4 +91,4 @@ def _child_exit(pid: int | None = None, **_: Any) -> None:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         from prometheus_client import multiprocess
 
-        multiprocess.mark_process_dead(pid or os.getpid())
+        multiprocess.mark_process_dead(pid or os.getpid())  # type: ignore[no-untyped-call]  # unannotated in prometheus_client

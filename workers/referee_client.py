@@ -109,7 +109,8 @@ def run_match(
         seen = 0
         try:
             with _channel(addr, tls_root_cert) as channel:
-                stub = referee_pb2_grpc.MatchControlStub(channel)
+                # the generated gRPC module (proto/.../referee_pb2_grpc.py) carries no annotations
+                stub = referee_pb2_grpc.MatchControlStub(channel)  # type: ignore[no-untyped-call]  # generated, unannotated
                 responses = stub.RunMatch(
                     request,
                     metadata=[(SERVICE_TOKEN_METADATA, service_token)],

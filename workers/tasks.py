@@ -30,6 +30,7 @@ from ladder import db as ladder_db
 from ladder import entries as ladder_entries
 from ladder import matches as ladder_matches
 from ladder import tournaments as ladder_tournaments
+from ladder.errors import DatabaseUnavailableError
 from workers import directory
 from workers import metrics as worker_metrics
 from workers.app import MAX_MATCH_DURATION_S, app
@@ -184,7 +185,7 @@ class _LeaseKeeper:
         self.last = now
         try:
             ok = ladder_matches.extend_lease(self.pool, self.spec.match_id, self.spec.attempt, self.lease_s)
-        except ladder_db.DatabaseUnavailableError as exc:
+        except DatabaseUnavailableError as exc:
             log.warning("match %s: cannot extend the lease (database unavailable): %s", self.spec.match_id, exc)
             return True  # keep playing; the result is recorded if the claim still holds then
         self.renewals += ok
@@ -208,7 +209,7 @@ def run_match(self: Any, match_id: int) -> str:
     """
     try:
         return _run_match(match_id)
-    except ladder_db.DatabaseUnavailableError as exc:
+    except DatabaseUnavailableError as exc:
         delay = min(30.0, 1.0 * 2 ** min(self.request.retries, 5)) * random.uniform(0.8, 1.2)
         log.warning("match %s: database unavailable, retrying in %.1f s: %s", match_id, delay, exc)
         raise self.retry(countdown=delay, exc=exc) from None
@@ -257,7 +258,7 @@ def _run_match(match_id: int) -> str:
         try:
             recorded = ladder_matches.record_result(pool, match_id, spec.attempt, outcome.as_result())
             return "finished" if recorded else "skipped"
-        except ladder_db.DatabaseUnavailableError as exc:
+        except DatabaseUnavailableError as exc:
             # The lease expires and the reaper runs the match again if the database stays down.
             log.warning("match %s: database unavailable while recording: %s", match_id, exc, extra=ctx)
             time.sleep(delay)
@@ -279,7 +280,8 @@ def _queue_length(queue: str) -> int | None:
     """Messages waiting in a Celery queue (None when the broker cannot say)."""
     try:
         with app.connection_for_write() as conn:
-            channel = conn.default_channel
+            # the transport's own Channel class; the stubs' StdChannel declares no queue_declare
+            channel: Any = conn.default_channel
             size = getattr(channel, "_size", None)  # kombu's Redis transport: LLEN over priorities
             if size is not None:
                 return int(size(queue))

@@ -242,7 +242,8 @@ def _newton(
     plist = list(pairs.items())
     current = _loglik(theta, wins, plist, prior)
     it = 0
-    for it in range(1, max_iter + 1):
+    while it < max_iter:
+        it += 1
         grad = [0.0] * k
         neg_h = [[0.0] * k for _ in range(k)]
         for i, t in enumerate(theta):

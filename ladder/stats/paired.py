@@ -255,9 +255,9 @@ class DuplicateTest:
         """``(values, counts)`` of the regularised empirical distribution of ``y``."""
         if self.pentanomial:
             return [i / 4 for i in range(5)], [float(c) if c else REGULARIZATION for c in self.penta]
-        found = dict(self.scores)
+        found: dict[Fraction, float] = {k: float(v) for k, v in self.scores.items()}
         for end in (Fraction(0), Fraction(1)):
-            found.setdefault(end, REGULARIZATION)  # type: ignore[arg-type]
+            found.setdefault(end, REGULARIZATION)
         keys = sorted(found)
         return [float(k) for k in keys], [float(found[k]) for k in keys]
 

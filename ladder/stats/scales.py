@@ -47,7 +47,7 @@ def logistic(d: float) -> float:
 
     ``L(d) = 1 / (1 + 10 ** (-d / 400))``; ``L(0) = 0.5``, ``L(400) = 10/11``.
     """
-    return 1.0 / (1.0 + 10.0 ** (-d / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -d / 400.0))
 
 
 def elo(score: float) -> float:

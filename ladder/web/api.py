@@ -1,7 +1,7 @@
 """The JSON API under ``/api/`` (read-only; described at ``/openapi.json``).
 
 Each route returns the same dataclass the matching HTML page renders
-(:mod:`ladder.web.queries`), so the page and the API cannot drift apart.
+(:mod:`ladder.read`), so the page and the API cannot drift apart.
 Unknown ids give 404, malformed ones 422.
 """
 
@@ -12,8 +12,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 
+from ladder import read as q
 from ladder.db import connection
-from ladder.web import queries as q
 from ladder.web.viewer import Frame, ViewerUnavailable, frame_at
 
 MAX_ID = 2**63 - 1
@@ -79,7 +79,8 @@ def api_bot(request: Request, bot_id: BotId, before: Before = None, recent: Rece
 
 
 @router.get("/tournaments/{tournament_id}", response_model=q.TournamentPage,
-            summary="A tournament: standings, crosstable, matches", responses={404: {"description": "unknown tournament"}})
+            summary="A tournament: standings, crosstable, matches",
+            responses={404: {"description": "unknown tournament"}})
 def api_tournament(request: Request, tournament_id: TournamentId, page: Page = 1,
                    per_page: PerPage = 50) -> q.TournamentPage:
     return q.tournament_page(pool(request), tournament_id, page=page, per_page=per_page)
@@ -153,7 +154,7 @@ def api_step(
     request: Request,
     match_id: MatchId,
     step: Step,
-    all: Annotated[bool, Query(description="also every seat's view and the full state")] = False,  # noqa: A002
+    all: Annotated[bool, Query(description="also every seat's view and the full state")] = False,  # noqa: A002 - the public query parameter is ?all=
 ) -> Any:
     try:
         return load_frame(request, match_id, step, all)[1]

@@ -32,9 +32,9 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from ladder.db import make_pool
 from ladder.errors import DatabaseUnavailableError
+from ladder.read import NotFound, ReplayCache
 from ladder.web import filters
 from ladder.web.metrics import instrument as instrument_metrics
-from ladder.web.queries import NotFound, ReplayCache
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
+from fastapi.templating import Jinja2Templates
 
-from ladder.web import queries as q
+from ladder import read as q
 from ladder.web.api import (
     MAX_STEP,
     Before,
@@ -42,7 +43,7 @@ StepQuery = Annotated[int, Query(ge=-1, le=MAX_STEP)]
 
 def render(request: Request, template: str, context: dict[str, Any], status_code: int = 200) -> HTMLResponse:
     """Render a page template (autoescaped)."""
-    templates = request.app.state.templates
+    templates: Jinja2Templates = request.app.state.templates
     return templates.TemplateResponse(request, template, context, status_code=status_code)
 
 
@@ -66,7 +67,7 @@ LEADERBOARD_COLUMNS: tuple[tuple[q.SortKey | None, str, str], ...] = (
 
 def _sort_headers(board: q.LeaderboardPage, base: dict[str, Any]) -> list[dict[str, Any]]:
     """Column headings with their sort links: a click sorts by the column, a second click reverses."""
-    out = []
+    out: list[dict[str, Any]] = []
     for key, label, cls in LEADERBOARD_COLUMNS:
         if key is None:
             out.append({"key": None, "label": label})
@@ -104,9 +105,12 @@ def leaderboard(
 
 @router.get("/bots/{bot_id}", response_class=HTMLResponse)
 def bot(request: Request, bot_id: BotId, before: Before = None, recent: Recent = 20) -> HTMLResponse:
+    from ladder.house import list_house_bots
+
     page = q.bot_page(pool(request), bot_id, before=before, recent=recent)
     plots = {r.game: rating_plot(r.history, r.history_total) for r in page.ratings}
-    return render(request, "bot.html", {"bot": page, "plots": plots, "recent": recent})
+    house = next((h for h in list_house_bots(pool(request)) if h.bot_id == bot_id), None)
+    return render(request, "bot.html", {"bot": page, "plots": plots, "recent": recent, "house": house})
 
 
 @router.get("/tournaments/{tournament_id}", response_class=HTMLResponse)
@@ -151,7 +155,7 @@ def match(
     request: Request,
     match_id: MatchId,
     step: StepQuery = START,
-    all: Annotated[bool, Query()] = False,  # noqa: A002
+    all: Annotated[bool, Query()] = False,  # noqa: A002 - the public query parameter is ?all=
 ) -> HTMLResponse:
     page = q.match_page(pool(request), match_id, request.app.state.replays)
     challenge = _challenge(request, match_id)
@@ -173,7 +177,7 @@ def match_board(
     request: Request,
     match_id: MatchId,
     step: StepQuery = START,
-    all: Annotated[bool, Query()] = False,  # noqa: A002
+    all: Annotated[bool, Query()] = False,  # noqa: A002 - the public query parameter is ?all=
 ) -> HTMLResponse:
     context = _board(request, match_id, step, all)
     response = render(request, "_board.html", {"board": context, "step": step})

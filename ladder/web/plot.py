@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ladder.elo import INITIAL_RATING
-from ladder.web.queries import RatingPoint
+from ladder.read import RatingPoint
 
 WIDTH, HEIGHT = 640, 220
 """SVG viewBox size, user units."""

@@ -16,9 +16,9 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from ladder.house import HouseBot, list_house_bots
+from ladder.read.common import NotFound
 from ladder.tournament_tables import FinalTable, TournamentSummary, final_table, list_tournaments
 from ladder.web.api import MAX_ID, TournamentId, pool
-from ladder.web.queries import NotFound
 
 GameFilter = Annotated[str | None, Query(min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_]*$",
                                          description="only this game")]
@@ -63,10 +63,9 @@ def api_house_bots(request: Request, game: GameFilter = None) -> list[HouseBot]:
 
 @page_router.get("/tournaments", response_class=HTMLResponse)
 def tournaments_page(request: Request, game: GameFilter = None, before: BeforeId = None) -> HTMLResponse:
-    from ladder.web.pages import render
-
     rows = list_tournaments(pool(request), limit=PER_PAGE + 1, before=before, game=game)
     older = rows[PER_PAGE - 1].id if len(rows) > PER_PAGE else None
     house = list_house_bots(pool(request))
-    return render(request, "tournaments.html", {"rows": rows[:PER_PAGE], "older": older, "game": game,
-                                                "house": house})
+    context = {"rows": rows[:PER_PAGE], "older": older, "game": game, "house": house}
+    # as ladder.web.pages.render (which imports this module): the app's autoescaping templates
+    return request.app.state.templates.TemplateResponse(request, "tournaments.html", context)  # type: ignore[no-any-return]

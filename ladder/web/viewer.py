@@ -90,10 +90,8 @@ def frame_at(replay: Mapping[str, Any], step: int, *, all_hands: bool = False) -
     if not engine_available(str(replay.get("game", ""))):
         raise ViewerUnavailable(f"the rules engine of {replay.get('game')!r} is not installed here")
     try:
-        for i, state in iter_states(replay):
-            if i == step:
-                break
-        else:  # pragma: no cover - range checked above
+        state = next((s for i, s in iter_states(replay) if i == step), None)
+        if state is None:  # pragma: no cover - range checked above
             raise IndexError(step)
         observation = state.observation(None)
         seat_views = full = None

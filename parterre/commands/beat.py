@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from parterre import embedded
 from parterre.commands import common
 from parterre.commands.common import CliError, Subparsers
 
@@ -17,7 +18,7 @@ def cmd_beat(args: argparse.Namespace) -> int:
     os.environ.update({"PARTERRE_REDIS_URL": services.redis_url, "PARTERRE_SERVICE_TOKEN": st.service_token})
     from workers.app import app, configure_beat
 
-    app.conf.broker_url = services.redis_url
+    app.conf.update(broker_url=embedded.celery_url(services.redis_url))
     if args.ladder_period is not None and args.ladder_period <= 0:
         raise CliError("--ladder-period must be positive")
     if args.reap_period is not None and args.reap_period <= 0:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any
 
-from parterre import settings as settings_mod
 from parterre.commands import common
 from parterre.commands.common import CliError, Subparsers
 
@@ -46,11 +44,7 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     """Run a reference (or misbehaving) bot against a referee."""
     from bots.cli import run_bot
 
-    st = common.settings()
-    address = settings_mod.check_address("--address", args.address or st.referee_address)
-    token = args.token or os.environ.get("PARTERRE_BOT_TOKEN")
-    if not token:
-        raise CliError("a bot token is required: --token T or PARTERRE_BOT_TOKEN")
+    address, token = common.bot_connection(args)
     try:
         run_bot(args.kind, address, token, name=args.name, max_matches=args.max_matches, seed=args.seed)
     except ValueError as exc:

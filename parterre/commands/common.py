@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from parterre import settings as settings_mod
@@ -67,6 +68,20 @@ def redis_client(services: Services) -> redis.Redis:
     from parterre.embedded import redis_py_url
 
     return redis.Redis.from_url(redis_py_url(services.redis_url))
+
+
+def bot_connection(args: argparse.Namespace) -> tuple[str, str]:
+    """``(referee address, bot token)`` of a bot command: ``--address`` or ``$PARTERRE_REFEREE_ADDRESS``,
+    ``--token`` or ``$PARTERRE_BOT_TOKEN``.
+
+    Raises:
+        CliError: a malformed address, or no token.
+    """
+    address = settings_mod.check_address("--address", args.address or settings().referee_address)
+    token = args.token or os.environ.get("PARTERRE_BOT_TOKEN")
+    if not token:
+        raise CliError("a bot token is required: --token T or PARTERRE_BOT_TOKEN")
+    return address, token
 
 
 def print_json(value: Any) -> None:

@@ -5,12 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import shlex
 import signal
 import sys
 
-from parterre import settings as settings_mod
 from parterre.commands import common
 from parterre.commands.common import CliError, Subparsers
 
@@ -21,10 +19,7 @@ def cmd_connect(args: argparse.Namespace) -> int:
     from bots.stdio import StdioBot, StdioError
 
     st = common.settings()
-    address = settings_mod.check_address("--address", args.address or st.referee_address)
-    token = args.token or os.environ.get("PARTERRE_BOT_TOKEN")
-    if not token:
-        raise CliError("a bot token is required: --token T or PARTERRE_BOT_TOKEN")
+    address, token = common.bot_connection(args)
     try:
         command = shlex.split(args.exec)
     except ValueError as exc:

@@ -21,13 +21,13 @@ def check_game(name: str) -> None:
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     """Print the leaderboard of ``args.game``."""
-    from ladder import queries
+    from ladder import read
     from parterre.render import leaderboard_table
 
     check_game(args.game)
     services = common.services()
     pool = common.pool(services)
-    rows = queries.leaderboard(pool, args.game)
+    rows = read.leaderboard(pool, args.game)
     if args.json:
         common.print_json([common.row_dict(r) for r in rows])
     else:

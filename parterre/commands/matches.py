@@ -11,13 +11,13 @@ from parterre.commands.leaderboard import check_game
 
 def cmd_matches(args: argparse.Namespace) -> int:
     """Print the ``args.limit`` most recent matches (of ``args.game`` when given)."""
-    from ladder import queries
+    from ladder import read
 
     if args.game is not None:
         check_game(args.game)
     services = common.services()
     pool = common.pool(services)
-    rows = [common.row_dict(r) for r in queries.recent_matches(pool, game=args.game, limit=args.limit)]
+    rows = [common.row_dict(r) for r in read.recent_matches(pool, game=args.game, limit=args.limit)]
     if args.json:
         common.print_json(rows)
     else:

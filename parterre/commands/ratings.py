@@ -10,11 +10,11 @@ from parterre.commands.common import Subparsers
 
 def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
     """Rebuild the ratings (of ``args.game`` or every game) and print the summary as JSON."""
-    from ladder import queries
+    from ladder.ratings import rebuild_ratings
 
     services = common.services()
     pool = common.pool(services)
-    summary = queries.rebuild_ratings(pool, args.game)
+    summary = rebuild_ratings(pool, args.game)
     common.print_json(summary)
     return 0
 

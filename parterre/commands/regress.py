@@ -46,7 +46,7 @@ def cmd_regress(args: argparse.Namespace) -> int:
             os.environ["PARTERRE_REDIS_URL"] = services.redis_url
             from workers.app import app
 
-            app.conf.broker_url = services.redis_url
+            app.conf.update(broker_url=services.redis_url)
             tc = common.parse_time_control(args.time_control) if args.time_control else None
             runner = rg.LadderRunner(plan, common.pool(services), time_control=tc)
         every = args.every or rg.auto_every(args.max_games, plan.games_per_deal)

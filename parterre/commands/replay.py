@@ -12,12 +12,12 @@ from parterre.commands.common import CliError, Subparsers
 
 def cmd_replay_export(args: argparse.Namespace) -> int:
     """Print (or write to ``-o``) a match's replay as JSON."""
-    from ladder import queries
+    from ladder import read
 
     services = common.services()
     pool = common.pool(services)
     try:
-        replay = queries.export_replay(pool, args.match_id)
+        replay = read.export_replay(pool, args.match_id)
     except LookupError as exc:
         raise CliError(str(exc)) from None
     text = json.dumps(replay, indent=1, default=str, ensure_ascii=False)

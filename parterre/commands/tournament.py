@@ -98,15 +98,26 @@ def cmd_tournament_enter(args: argparse.Namespace) -> int:
 
 def cmd_tournament_run(args: argparse.Namespace) -> int:
     """Queue the planning of a tournament's matches; with ``--wait``, show progress to the end."""
+    from ladder.tournament_tables import final_table
     from parterre.demo import wait_for_tournament
 
     services = common.services(need_redis=True)
     os.environ["PARTERRE_REDIS_URL"] = services.redis_url
     pool = common.pool(services)
+    try:
+        table = final_table(pool, args.tournament_id)
+    except LookupError as exc:
+        raise CliError(str(exc)) from None
+    if table.status == "open":
+        raise CliError(f"tournament {args.tournament_id} is open for entries until {table.entry_deadline}; "
+                       "the workers plan and run it when the window closes")
+    if table.status == "cancelled":
+        raise CliError(f"tournament {args.tournament_id} is cancelled" +
+                       (f": {table.outcome}" if table.outcome else ""))
     from workers.app import app
     from workers.tasks import plan_tournament
 
-    app.conf.broker_url = services.redis_url
+    app.conf.update(broker_url=services.redis_url)
     plan_tournament.delay(args.tournament_id)
     print(f"tournament {args.tournament_id}: planning queued")
     if args.wait:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from parterre import embedded
 from parterre.commands import common
 from parterre.commands.common import Subparsers
 
@@ -30,7 +31,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     db.migrate(services.database_url)
     from workers.app import app
 
-    app.conf.broker_url = services.redis_url
+    app.conf.update(broker_url=embedded.celery_url(services.redis_url))
     argv = ["worker", "--loglevel", args.loglevel, "--concurrency", str(args.concurrency)]
     if args.hostname:
         argv += ["--hostname", args.hostname]

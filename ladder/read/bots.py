@@ -1,0 +1,236 @@
+"""The bot page: ratings with their history, per-seat-count statistics, verdicts, head-to-head, recent matches.
+
+Indexes: ``rating_history_by_bot``, ``seats_by_bot``, ``bot_player_stats_by_bot``
+(migration 0002); the bench (``bench/bench_web.py``) prints the plans.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+
+from psycopg_pool import ConnectionPool
+
+from ladder.db import connection
+from ladder.read.common import NotFound, game_info
+from ladder.read.leaderboards import bt_intervals
+from ladder.read.matches import MATCH_COLUMNS, MatchListItem, match_items
+
+MAX_PLOT_POINTS = 400
+"""Rating-history points sent to a plot per game; longer histories are thinned evenly (ends kept)."""
+
+
+VERDICTS: tuple[str, ...] = ("normal", "timeout", "illegal_action", "disconnect", "crash", "resigned", "no_show")
+"""Per-seat verdicts of the referee (DESIGN §4), in display order."""
+
+
+@dataclass(frozen=True, slots=True)
+class RatingPoint:
+    """The bot's Elo after its ``n``-th rated match of a game (``n`` = 1 for the first)."""
+
+    n: int
+    match_id: int
+    elo: float
+
+
+@dataclass(frozen=True, slots=True)
+class BotRating:
+    """A bot's rating in one game, with its history (thinned to :data:`MAX_PLOT_POINTS`).
+
+    Attributes:
+        rank: position on the game's leaderboard (None for a revoked bot).
+        history: Elo after each rated match; ``history_total`` is the unthinned length.
+    """
+
+    game: str
+    long_name: str
+    rank: int | None
+    elo: float
+    bt_low: float | None
+    bt_high: float | None
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    win_rate: float
+    avg_score: float
+    last_played: datetime | None
+    history_total: int
+    history: list[RatingPoint]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerCountStats:
+    """A bot's finished matches of one game at one seat count (``bot_player_stats``)."""
+
+    game: str
+    players: int
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    win_rate: float
+    avg_score: float
+    last_played: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class HeadToHead:
+    """The bot's record against one opponent in one game, over finished matches they shared.
+
+    Attributes:
+        wins / draws / losses: matches where the bot ranked above / equal to / below the opponent.
+        score: pairwise points per match, 0..1 (wins + draws / 2) / matches.
+    """
+
+    game: str
+    opponent_id: int
+    name: str
+    version: str
+    matches: int
+    wins: int
+    draws: int
+    losses: int
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class BotPage:
+    """Everything the bot page shows.
+
+    Attributes:
+        revoked: the bot's token was revoked (it no longer plays; kept for history).
+        verdicts: count of seats per referee verdict (every verdict listed, zeros included).
+        recent: most recent matches first (by match id); ``older_before`` is the
+            ``before`` value of the next page, or None at the end.
+    """
+
+    id: int
+    name: str
+    version: str
+    created_at: datetime
+    revoked: bool
+    ratings: list[BotRating]
+    by_players: list[PlayerCountStats]
+    verdicts: dict[str, int]
+    head_to_head: list[HeadToHead]
+    recent: list[MatchListItem]
+    older_before: int | None
+
+
+def _thin(points: list[RatingPoint], most: int) -> list[RatingPoint]:
+    if len(points) <= most:
+        return points
+    step = (len(points) - 1) / (most - 1)
+    return [points[round(i * step)] for i in range(most)]
+
+
+BOT_RATINGS_SQL = (
+    "SELECT r.game, r.elo, r.games, r.wins, r.draws, r.losses, r.score_sum, r.last_played, "
+    "(SELECT count(*) + 1 FROM ratings o JOIN bots ob ON ob.id = o.bot_id WHERE o.game = r.game "
+    " AND ob.revoked_at IS NULL AND (o.elo > r.elo OR (o.elo = r.elo AND (o.games < r.games "
+    " OR (o.games = r.games AND o.bot_id < r.bot_id))))) "
+    "FROM ratings r WHERE r.bot_id = %s ORDER BY r.game"
+)
+"""A bot's rating rows with its leaderboard rank (index ``ratings_leaderboard`` for the rank count)."""
+
+
+BOT_HISTORY_SQL = "SELECT game, match_id, elo_after FROM rating_history WHERE bot_id = %s ORDER BY game, result_seq"
+"""A bot's Elo after each rated match (index ``rating_history_by_bot``)."""
+
+
+BOT_PLAYER_COUNTS_SQL = (
+    "SELECT game, players, games, wins, draws, losses, score_sum, last_played FROM bot_player_stats "
+    "WHERE bot_id = %s ORDER BY game, players"
+)
+"""A bot's matches per game and seat count (index ``bot_player_stats_by_bot``)."""
+
+
+BOT_VERDICTS_SQL = "SELECT verdict, count(*) FROM seats WHERE bot_id = %s AND verdict IS NOT NULL GROUP BY verdict"
+"""Seats per verdict (index ``seats_by_bot``)."""
+
+
+BOT_HEAD_TO_HEAD_SQL = (
+    "SELECT m.game, o.bot_id, b.name, b.version, count(*), "
+    "count(*) FILTER (WHERE me.rank < o.rank), count(*) FILTER (WHERE me.rank = o.rank), "
+    "count(*) FILTER (WHERE me.rank > o.rank) "
+    "FROM seats me JOIN matches m ON m.id = me.match_id "
+    "JOIN seats o ON o.match_id = me.match_id AND o.bot_id <> me.bot_id "
+    "JOIN bots b ON b.id = o.bot_id "
+    "WHERE me.bot_id = %s AND me.rank IS NOT NULL AND o.rank IS NOT NULL "
+    "GROUP BY m.game, o.bot_id, b.name, b.version ORDER BY m.game, count(*) DESC, o.bot_id"
+)
+"""Head-to-head per game and opponent (``seats_by_bot``, then the seats' and matches' keys)."""
+
+
+BOT_RECENT_SQL = "SELECT match_id FROM seats WHERE bot_id = %s AND match_id < %s ORDER BY match_id DESC LIMIT %s"
+"""Ids of a bot's matches, newest first (index ``seats_by_bot``)."""
+
+
+MATCHES_BY_ID_SQL = (
+    f"SELECT {MATCH_COLUMNS} FROM matches m LEFT JOIN tournaments t ON t.id = m.tournament_id "
+    "WHERE m.id = ANY(%s::bigint[]) ORDER BY m.id DESC"
+)
+
+
+def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, recent: int = 20) -> BotPage:
+    """The bot page: ratings with history per game, verdict counts, head-to-head, recent matches.
+
+    Args:
+        pool: ladder connection pool.
+        bot_id: the bot.
+        before: list recent matches with ids below this (the "older" link), or the newest.
+        recent: matches per page of the recent list.
+
+    Raises:
+        NotFound: no such bot.
+    """
+    with connection(pool) as conn:
+        bot = conn.execute(
+            "SELECT id, name, version, created_at, revoked_at FROM bots WHERE id = %s", (bot_id,)
+        ).fetchone()
+        if bot is None:
+            raise NotFound(f"no bot with id {bot_id}")
+        revoked = bot[4] is not None
+        rating_rows = conn.execute(BOT_RATINGS_SQL, (bot_id,)).fetchall()
+        history: dict[str, list[RatingPoint]] = defaultdict(list)
+        for game, mid, after in conn.execute(BOT_HISTORY_SQL, (bot_id,)):
+            pts = history[game]
+            pts.append(RatingPoint(len(pts) + 1, mid, after))
+        ratings = []
+        for game, e, g, w, d, lo, ss, lp, rank in rating_rows:
+            bt = bt_intervals(conn, game, [bot_id]).get(bot_id, (None, None))
+            pts = history.get(game, [])
+            ratings.append(
+                BotRating(
+                    game=game, long_name=game_info(game)[0], rank=None if revoked else int(rank), elo=e,
+                    bt_low=bt[0], bt_high=bt[1], games=g, wins=w, draws=d, losses=lo,
+                    win_rate=(w / g) if g else 0.0, avg_score=(ss / g) if g else 0.0, last_played=lp,
+                    history_total=len(pts), history=_thin(pts, MAX_PLOT_POINTS),
+                )
+            )
+        by_players = [
+            PlayerCountStats(game, n, g, w, d, lo, (w / g) if g else 0.0, (ss / g) if g else 0.0, lp)
+            for game, n, g, w, d, lo, ss, lp in conn.execute(BOT_PLAYER_COUNTS_SQL, (bot_id,))
+        ]
+        verdicts = {v: 0 for v in VERDICTS}
+        for verdict, n in conn.execute(BOT_VERDICTS_SQL, (bot_id,)):
+            verdicts[verdict] = int(n)
+        h2h = [
+            HeadToHead(game, oid, name, ver, int(n), int(w), int(d), int(lo), (w + d / 2) / n)
+            for game, oid, name, ver, n, w, d, lo in conn.execute(BOT_HEAD_TO_HEAD_SQL, (bot_id,))
+        ]
+        ids = [
+            r[0]
+            for r in conn.execute(BOT_RECENT_SQL, (bot_id, before if before is not None else 2**63 - 1, recent + 1))
+        ]
+        more = len(ids) > recent
+        ids = ids[:recent]
+        rows = conn.execute(MATCHES_BY_ID_SQL, (ids,)).fetchall()
+        matches = match_items(conn, rows)
+    return BotPage(
+        id=bot[0], name=bot[1], version=bot[2], created_at=bot[3], revoked=revoked, ratings=ratings,
+        by_players=by_players, verdicts=verdicts, head_to_head=h2h, recent=matches,
+        older_before=ids[-1] if more and ids else None,
+    )

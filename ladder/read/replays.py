@@ -1,0 +1,235 @@
+"""One match: the match page (seats, seed, attempts, the replay's steps), the replay cache, and the export.
+
+A seed is published only once its match is ``finished`` (DESIGN §6, FAULTS
+F-20); before that only its sha256 commitment is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from ladder.db import connection
+from ladder.errors import MatchNotFoundError
+from ladder.read.common import NotFound, decompress_replay, game_info
+from ladder.read.matches import SeatResult, seats_of
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptInfo:
+    """One attempt of a match (worker names and error texts are not published)."""
+
+    attempt: int
+    status: str
+    started_at: datetime | None
+    ended_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class StepInfo:
+    """One replay step as listed beside the viewer.
+
+    Attributes:
+        i: step index, 0-based.
+        player: seat, or -1 for a chance outcome.
+        label: the action's short human label.
+        time_ms: server-measured decision time (None for chance and fallback moves).
+        fallback: the referee played it for a retired seat.
+    """
+
+    i: int
+    player: int
+    label: str
+    time_ms: float | None
+    fallback: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MatchPage:
+    """Everything the match page shows, replay steps included (no board states).
+
+    Attributes:
+        seed_commitment: sha256 hex of the seed, public from the start.
+        seed: the seed, only once the match is finished (DESIGN §6).
+        seed_verified: sha256(seed) equals the commitment (None before the seed is public).
+        outcome: the rules' own result from the replay (scores, ranks, reason,
+            tie_breaks, details), or None.
+        steps: the replay's steps; empty without a replay.
+        has_replay: a replay is stored.
+    """
+
+    id: int
+    game: str
+    long_name: str
+    game_string: str
+    players: int
+    tournament_id: int | None
+    tournament: str | None
+    status: str
+    attempt: int
+    time_control: dict[str, int]
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    seed_commitment: str
+    seed: str | None
+    seed_verified: bool | None
+    seats: list[SeatResult]
+    attempts: list[AttemptInfo]
+    outcome: dict[str, Any] | None
+    has_replay: bool
+    replay_bytes: int | None
+    steps: list[StepInfo] = field(default_factory=list)
+
+
+class ReplayCache:
+    """A small thread-safe LRU of decoded replays, by match id.
+
+    A replay is written once, in the transaction that finishes its match
+    (``ladder.matches.record_result``), and never changed, so caching the
+    decoded JSON is safe. Only replays are cached, never match rows.
+    """
+
+    def __init__(self, size: int = 32) -> None:
+        self._size = size
+        self._lock = threading.Lock()
+        self._items: OrderedDict[int, tuple[dict[str, Any], str, int]] = OrderedDict()
+
+    def get(self, pool: ConnectionPool, match_id: int) -> tuple[dict[str, Any], str, int] | None:
+        """``(replay dict, replay JSON text, raw bytes)`` of a match, or None when it has no replay."""
+        with self._lock:
+            hit = self._items.get(match_id)
+            if hit is not None:
+                self._items.move_to_end(match_id)
+                return hit
+        with connection(pool) as conn:
+            row = conn.execute("SELECT data, raw_bytes FROM replays WHERE match_id = %s", (match_id,)).fetchone()
+        if row is None:
+            return None
+        text = decompress_replay(row[0])
+        item = (json.loads(text), text, int(row[1]))
+        with self._lock:
+            self._items[match_id] = item
+            self._items.move_to_end(match_id)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return item
+
+
+def match_page(pool: ConnectionPool, match_id: int, replays: ReplayCache) -> MatchPage:
+    """The match page: seats and results, seed, attempts, outcome and the replay's step list.
+
+    Raises:
+        NotFound: no such match.
+    """
+    with connection(pool) as conn:
+        m = conn.execute(
+            "SELECT m.id, m.game, m.game_string, m.tournament_id, t.name, m.status, m.attempt, m.time_control, "
+            "m.created_at, m.started_at, m.finished_at, m.seed_commitment, m.seed "
+            "FROM matches m LEFT JOIN tournaments t ON t.id = m.tournament_id WHERE m.id = %s",
+            (match_id,),
+        ).fetchone()
+        if m is None:
+            raise NotFound(f"no match with id {match_id}")
+        seats = seats_of(conn, [match_id]).get(match_id, [])
+        attempts = [
+            AttemptInfo(a, s, st, en)
+            for a, s, st, en in conn.execute(
+                "SELECT attempt, status, started_at, ended_at FROM match_attempts WHERE match_id = %s ORDER BY attempt",
+                (match_id,),
+            )
+        ]
+    (mid, game, gs, tid, tname, status, attempt, tc, created, started, finished, commitment, seed) = m
+    if status != "finished":
+        seed = None  # secret until the match ends (DESIGN §6)
+    verified = None if seed is None else hashlib.sha256(seed.encode("ascii")).hexdigest() == commitment
+    cached = replays.get(pool, match_id) if status == "finished" else None
+    replay, raw = (cached[0], cached[2]) if cached else (None, None)
+    steps: list[StepInfo] = []
+    outcome = None
+    if replay is not None:
+        for i, st in enumerate(replay.get("steps", [])):
+            steps.append(
+                StepInfo(
+                    i=i, player=int(st.get("player", -1)), label=str(st.get("label", "")),
+                    time_ms=st.get("time_ms"), fallback=bool(st.get("fallback", False)),
+                )
+            )
+        outcome = replay.get("outcome")
+    return MatchPage(
+        id=mid, game=game, long_name=game_info(game)[0], game_string=gs, players=len(seats), tournament_id=tid,
+        tournament=tname, status=status, attempt=attempt, time_control=dict(tc), created_at=created,
+        started_at=started, finished_at=finished, seed_commitment=commitment, seed=seed, seed_verified=verified,
+        seats=seats, attempts=attempts, outcome=outcome, has_replay=replay is not None, replay_bytes=raw,
+        steps=steps,
+    )
+
+
+def export_replay(pool: ConnectionPool, match_id: int) -> dict[str, Any]:
+    """The stored record of a match: its row, seats, attempts and decompressed replay.
+
+    The seed is included only once the match is ``finished`` (before that
+    only its commitment is public, DESIGN §6 / FAULTS F-20).
+
+    Returns:
+        ``{"match": {id, tournament_id, plan_key, game, game_string,
+        seed_commitment, seed (finished only), time_control, status, attempt,
+        created_at, started_at, finished_at, result_seq} (timestamps ISO-8601),
+        "seats": [{seat, bot_id, name, version, rank, score, verdict,
+        time_used_ms, decisions}], "attempts": [{attempt, status, worker,
+        error, started_at, ended_at}], "replay": <the replay JSON object> or
+        None, "replay_raw_bytes": int or None}``.
+
+    Raises:
+        MatchNotFoundError: no such match.
+    """
+    with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
+        m = cur.execute(
+            "SELECT id, tournament_id, plan_key, game, game_string, seed_commitment, seed, time_control, status, "
+            "attempt, created_at, started_at, finished_at, result_seq FROM matches WHERE id = %s",
+            (match_id,),
+        ).fetchone()
+        if m is None:
+            raise MatchNotFoundError(f"no match with id {match_id}")
+        seats = cur.execute(
+            "SELECT s.seat, s.bot_id, b.name, b.version, s.rank, s.score, s.verdict, s.time_used_ms, s.decisions "
+            "FROM seats s JOIN bots b ON b.id = s.bot_id WHERE s.match_id = %s ORDER BY s.seat",
+            (match_id,),
+        ).fetchall()
+        attempts = cur.execute(
+            "SELECT attempt, status, worker, error, started_at, ended_at FROM match_attempts "
+            "WHERE match_id = %s ORDER BY attempt",
+            (match_id,),
+        ).fetchall()
+        rep = cur.execute("SELECT data, raw_bytes FROM replays WHERE match_id = %s", (match_id,)).fetchone()
+    if m["status"] != "finished":
+        m.pop("seed")
+    replay = None
+    if rep is not None:
+        replay = json.loads(decompress_replay(rep["data"]))
+    return {
+        "match": _iso(m),
+        "seats": [_iso(s) for s in seats],
+        "attempts": [_iso(a) for a in attempts],
+        "replay": replay,
+        "replay_raw_bytes": None if rep is None else rep["raw_bytes"],
+    }
+
+
+def replay_json(pool: ConnectionPool, match_id: int) -> str | None:
+    """The stored replay JSON text of a match exactly as recorded, or ``None`` if it has none."""
+    with connection(pool) as conn:
+        row = conn.execute("SELECT data FROM replays WHERE match_id = %s", (match_id,)).fetchone()
+    return None if row is None else decompress_replay(row[0])
+
+
+def _iso(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in row.items()}

@@ -1,0 +1,324 @@
+"""How a deal is played: the ``Runner`` interface and the ``referee`` and ``ladder`` backends."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import itertools
+import secrets
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from parterre.regress.plan import RegressPlan, rotations
+from parterre.regress.spec import Ranks, RegressError
+
+#: Time control of in-process matches (ms): generous, built-in bots never come near it.
+IN_PROCESS_TIME_CONTROL = {"base_ms": 0, "increment_ms": 60_000, "cap_ms": 60_000, "margin_ms": 5_000}
+
+
+#: Default time control of ladder-backed regress matches (ms).
+LADDER_TIME_CONTROL = {"base_ms": 0, "increment_ms": 2000, "cap_ms": 2000, "margin_ms": 250}
+
+
+class Runner:
+    """Plays deals. ``start_deal`` returns a future of ``ranks[table][rotation]``."""
+
+    backend = "?"
+
+    def start_deal(self, index: int, seed: str) -> concurrent.futures.Future[list[list[Ranks]]]:
+        """Start playing deal ``index`` on ``seed``."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Stop everything this runner started."""
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class RefereeRunner(Runner):
+    """The ``referee`` backend: a real referee on 127.0.0.1 and the built-in bots, in a background thread.
+
+    The referee (``referee.server.create_server`` with a static token store, no
+    Redis) and one SDK bot per role run on an event loop in a daemon thread,
+    like ``referee.testing.Harness``; each deal's matches are started at once
+    through ``MatchControl.RunMatch`` with the service token.
+
+    Args:
+        plan: the run's plan (built-in bots only).
+        run_seed: seeds the bots (seed ``"{run_seed}:{role}"``).
+        time_control: per-match time control (ms); :data:`IN_PROCESS_TIME_CONTROL` by default.
+
+    Raises:
+        RegressError: a registered bot in the plan, or the referee did not start.
+    """
+
+    backend = "referee"
+
+    def __init__(self, plan: RegressPlan, run_seed: str, time_control: Mapping[str, int] | None = None) -> None:
+        for role, spec in plan.roles():
+            if not spec.builtin:
+                raise RegressError(f"the referee backend plays builtin bots; {role} is {spec.text!r}")
+        self.plan = plan
+        self.tc = dict(time_control or IN_PROCESS_TIME_CONTROL)
+        concurrent_matches = 2 * plan.players * 4
+        self.bots = {
+            role: spec.make(seed=f"{run_seed}:{role}", name=f"{role}", max_concurrent_matches=concurrent_matches)
+            for role, spec in plan.roles()
+        }
+        self.ids = {role: i + 1 for i, (role, _) in enumerate(plan.roles())}
+        self.tokens = {f"regress-{role}-{secrets.token_hex(8)}": role for role in self.ids}
+        self._match_ids = itertools.count(1)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._thread_main, name="regress-referee", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(30):
+            raise RegressError("the in-process referee did not start within 30 s")
+        if self._error is not None:
+            raise RegressError(f"the in-process referee failed to start: {self._error}") from self._error
+
+    def _thread_main(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as exc:  # reported by __init__ or by the futures
+            self._error = exc
+            self._ready.set()
+
+    async def _main(self) -> None:
+        import grpc.aio
+
+        from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
+        from referee.server import create_server
+        from referee.tokens import StaticTokenStore
+
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        self._service_token = secrets.token_hex(16)
+        server, port = await create_server(
+            "127.0.0.1:0",
+            token_store=StaticTokenStore({tok: self.ids[role] for tok, role in self.tokens.items()}),
+            service_token=self._service_token,
+        )
+        core: Any = server.referee  # the RefereeCore create_server attaches to the server
+        address = f"127.0.0.1:{port}"
+        tasks = [
+            asyncio.create_task(self.bots[role].arun(address, tok, initial_backoff_s=0.05))
+            for tok, role in self.tokens.items()
+        ]
+        try:
+            async with asyncio.timeout(20):
+                while any(not core.registry.by_bot.get(bot_id) for bot_id in self.ids.values()):
+                    await asyncio.sleep(0.01)
+            async with grpc.aio.insecure_channel(address) as channel:
+                # the generated gRPC module (proto/.../referee_pb2_grpc.py) carries no annotations
+                self._stub = pb_grpc.MatchControlStub(channel)  # type: ignore[no-untyped-call]  # generated, unannotated
+                self._ready.set()
+                await self._stop.wait()
+        finally:
+            for bot in self.bots.values():
+                bot.stop()
+            await asyncio.wait(tasks, timeout=2.0)
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await core.stop(grace_s=0.5)
+
+    async def _run_match(self, game_string: str, seed: str, seats: Sequence[str]) -> Ranks:
+        from proto.parterre.v1 import referee_pb2 as pb
+        from referee.server import SERVICE_TOKEN_HEADER
+
+        req = pb.RunMatchRequest(
+            match_id=next(self._match_ids), attempt=1, game_string=game_string, seed=seed,
+            seat_bot_ids=[self.ids[r] for r in seats], time_control=pb.TimeControl(**self.tc),
+            no_show_timeout_ms=10_000, max_duration_ms=0,
+        )
+        result = None
+        async for event in self._stub.RunMatch(req, metadata=[(SERVICE_TOKEN_HEADER, self._service_token)]):
+            if event.HasField("result"):
+                result = event.result
+        if result is None or result.status != "finished":
+            status = "no result" if result is None else result.status
+            raise RegressError(f"in-process match {req.match_id} ({game_string}) ended {status}")
+        by_seat = sorted(result.seats, key=lambda s: s.seat)
+        return tuple(int(s.rank) for s in by_seat)
+
+    async def _run_deal(self, seed: str) -> list[list[Ranks]]:
+        plan = self.plan
+        tables = plan.tables({role: role for role, _ in plan.roles()})
+        coros = [[self._run_match(plan.game_string, seed, seats) for seats in rotations(t)] for t in tables]
+        flat = await asyncio.gather(*(c for row in coros for c in row))
+        n = plan.players
+        return [list(flat[i * n:(i + 1) * n]) for i in range(len(tables))]
+
+    def start_deal(self, index: int, seed: str) -> concurrent.futures.Future[list[list[Ranks]]]:
+        """Schedule the deal's matches on the referee's loop."""
+        assert self._loop is not None
+        return asyncio.run_coroutine_threadsafe(self._run_deal(seed), self._loop)
+
+    def close(self) -> None:
+        """Stop the bots and the referee, and join the thread."""
+        if self._loop is not None and self._stop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(15)
+
+
+class LadderRunner(Runner):
+    """The ``ladder`` backend: registered bots, matches planned in PostgreSQL and run by Celery workers.
+
+    Creates a ``duplicate`` tournament named ``regress <candidate> vs <baseline>``
+    holding the run's bots; each deal is planned with
+    :func:`ladder.tournaments.plan_duplicate_deal` (plan keys ``d{index}:...``)
+    and its matches queued as ``parterre.run_match`` tasks; a poller thread
+    reads the seats of finished matches. The matches are ordinary ladder
+    matches: they are rated.
+
+    Args:
+        plan: the run's plan (registered bots only).
+        pool: ladder connection pool.
+        time_control: per-match time control (ms).
+        poll_s: how often the database is polled.
+
+    Raises:
+        RegressError: a built-in spec, an unknown or revoked bot, or no Celery
+            worker answering a ping.
+    """
+
+    backend = "ladder"
+
+    def __init__(self, plan: RegressPlan, pool: Any, time_control: Mapping[str, int] | None = None,
+                 poll_s: float = 0.3, check_workers: bool = True) -> None:
+        from ladder import bots as ladder_bots
+        from ladder import tournaments
+
+        self.plan, self.pool, self.poll_s = plan, pool, poll_s
+        self.tc = dict(time_control or LADDER_TIME_CONTROL)
+        ids: dict[str, int] = {}
+        for role, spec in plan.roles():
+            if spec.builtin:
+                raise RegressError(f"the ladder backend plays registered bots; {role} is {spec.text!r}")
+            assert spec.ref is not None
+            bot = ladder_bots.find_bot(pool, spec.ref)
+            if bot is None:
+                raise RegressError(f"no registered bot named or numbered {spec.ref!r}")
+            if bot.revoked_at is not None:
+                raise RegressError(f"bot {spec.ref!r} is revoked")
+            ids[role] = int(bot.id)
+        if check_workers and not self.workers_alive():
+            raise RegressError(
+                "no Celery worker answered a ping; start `parterre worker` (with a referee and the bots), "
+                "or compare builtin: bots in-process"
+            )
+        self.ids = ids
+        distinct = list(dict.fromkeys(ids.values()))
+        try:
+            self.tournament_id = tournaments.create_tournament(
+                pool, name=f"regress {plan.candidate.text} vs {plan.baseline.text}", game=plan.game,
+                bot_ids=distinct, player_counts=(plan.players,), rounds=1, time_control=self.tc,
+                game_options=_options_of(plan.game_string), format="duplicate",
+            )
+        except ValueError as exc:
+            raise RegressError(str(exc)) from None
+        self._pending: dict[int, tuple[list[list[int]], concurrent.futures.Future[list[list[Ranks]]]]] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, name="regress-poller", daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def workers_alive(timeout_s: float = 2.0) -> bool:
+        """True when at least one Celery worker answers ``control.ping``."""
+        from workers.app import app
+
+        try:
+            return bool(app.control.ping(timeout=timeout_s))
+        except Exception:  # broker unreachable: no worker either
+            return False
+
+    def start_deal(self, index: int, seed: str) -> concurrent.futures.Future[list[list[Ranks]]]:
+        """Plan the deal (idempotent) and queue its matches on the workers."""
+        from ladder import tournaments
+        from workers.tasks import run_match
+
+        match_ids = tournaments.plan_duplicate_deal(
+            self.pool, game_string=self.plan.game_string, tables=self.plan.tables(self.ids), deal_key=f"d{index}",
+            tournament_id=self.tournament_id, time_control=self.tc, seed=seed,
+        )
+        fut: concurrent.futures.Future[list[list[Ranks]]] = concurrent.futures.Future()
+        with self._lock:
+            self._pending[index] = (match_ids, fut)
+        for mid in itertools.chain.from_iterable(match_ids):
+            run_match.delay(mid)
+        return fut
+
+    def _poll(self) -> None:
+        from ladder.db import connection
+
+        while not self._stop.wait(self.poll_s):
+            with self._lock:
+                pending = dict(self._pending)
+            if not pending:
+                continue
+            all_ids = [m for ids, _ in pending.values() for row in ids for m in row]
+            try:
+                with connection(self.pool) as conn:
+                    status = dict(conn.execute(
+                        "SELECT id, status FROM matches WHERE id = ANY(%s::bigint[])", (all_ids,)).fetchall())
+                    done = [m for m in all_ids if status.get(m) == "finished"]
+                    ranks: dict[int, dict[int, int]] = {}
+                    for mid, seat, rank in conn.execute(
+                        "SELECT match_id, seat, rank FROM seats WHERE match_id = ANY(%s::bigint[])", (done,)
+                    ).fetchall():
+                        ranks.setdefault(mid, {})[seat] = rank
+            except Exception as exc:  # database trouble: fail the waiting deals
+                for index, (_, fut) in pending.items():
+                    _settle(fut, error=RegressError(f"deal {index}: {exc}"))
+                with self._lock:
+                    self._pending.clear()
+                continue
+            for index, (ids, fut) in pending.items():
+                flat = [m for row in ids for m in row]
+                bad = [m for m in flat if status.get(m) in ("failed", "aborted_no_show")]
+                if bad:
+                    _settle(fut, error=RegressError(
+                        f"deal {index}: match(es) {bad} ended {', '.join(sorted({status[m] for m in bad}))} "
+                        "(are the bots connected to the referee?)"))
+                elif all(status.get(m) == "finished" for m in flat):
+                    _settle(fut, result=[[tuple(ranks[m][s] for s in sorted(ranks[m])) for m in row] for row in ids])
+                else:
+                    continue
+                with self._lock:
+                    self._pending.pop(index, None)
+
+    def close(self) -> None:
+        """Stop polling (matches already queued still run and are recorded)."""
+        self._stop.set()
+        self._thread.join(5)
+
+
+def _settle(fut: concurrent.futures.Future[Any], *, result: Any = None, error: BaseException | None = None) -> None:
+    """Complete a future unless the run already cancelled it."""
+    try:
+        if error is not None:
+            fut.set_exception(error)
+        else:
+            fut.set_result(result)
+    except concurrent.futures.InvalidStateError:
+        pass
+
+
+def _options_of(game_string: str) -> dict[str, str]:
+    """Options of a canonical game string other than ``players``."""
+    inner = game_string.partition("(")[2].rstrip(")")
+    out = {}
+    for item in filter(None, inner.split(",")):
+        key, _, value = item.partition("=")
+        if key != "players":
+            out[key] = value
+    return out

@@ -1,0 +1,163 @@
+"""No import cycle between modules, and only the imports DESIGN §1 allows, read from the source.
+
+Every ``import`` and ``from ... import`` of every module is read with
+:mod:`ast` (function-local and ``TYPE_CHECKING`` imports included: a cycle
+hidden behind a lazy import is still two modules that need each other). An
+edge goes to the module named, or to ``package.name`` when ``name`` is a
+submodule (``from ladder import db`` is an edge to ``ladder.db``). The
+implicit import of a package's ``__init__`` before its submodules is not an
+edge: otherwise every package that re-exports its modules would be a cycle.
+
+The cycle check covers the packages in :data:`CHECKED`; the arrows check
+covers every first-party package (DESIGN §1: "arrows only point
+left-to-right": the rules never import the server, the server never imports
+the web site).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ALLOWED: dict[str, set[str]] = {
+    "games": set(),
+    "proto": set(),
+    "referee": {"games", "proto"},
+    "workers": {"games", "proto", "ladder"},
+    "ladder": {"games", "proto"},
+    "bots": {"games", "proto"},
+    "parterre": {"games", "proto", "referee", "workers", "ladder", "bots"},
+}
+"""DESIGN §1: the first-party packages each package may import (besides itself)."""
+
+CHECKED = ("ladder", "parterre", "workers")
+"""Packages whose modules must form no cycle (the others are checked by their owners' tests)."""
+
+SKIP_DIRS = {"node", "go", "cpp", "java", "__pycache__"}
+"""Bot folders in other languages (``bots/node/`` ...) hold no Python modules of the project."""
+
+
+def _module_files() -> dict[str, Path]:
+    out = {}
+    for top in ALLOWED:
+        for path in sorted((ROOT / top).rglob("*.py")):
+            rel = path.relative_to(ROOT)
+            if SKIP_DIRS & set(rel.parts):
+                continue
+            parts = list(rel.with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join(parts)] = path
+    return out
+
+
+MODULES = _module_files()
+
+
+def _imports(name: str, path: Path) -> Iterator[tuple[str, int]]:
+    """``(imported first-party module, line)`` for each import in ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in MODULES or alias.name.split(".")[0] in ALLOWED:
+                    yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base_parts = package.split(".")
+                base_parts = base_parts[: len(base_parts) - (node.level - 1)]
+                base = ".".join(base_parts + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            if base.split(".")[0] not in ALLOWED:
+                continue
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                yield (sub if sub in MODULES else base), node.lineno
+
+
+GRAPH: dict[str, set[str]] = {
+    name: {target for target, _ in _imports(name, path) if target != name} for name, path in MODULES.items()
+}
+
+
+def _cycles(nodes: set[str]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+
+    def visit(v: str) -> None:
+        nonlocal counter
+        index[v] = low[v] = counter
+        counter += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(GRAPH.get(v, set()) & nodes):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(nodes):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_scan_sees_the_tree() -> None:
+    """The scan is not vacuous: it finds the modules and the imports it should."""
+    assert {"ladder.read.leaderboards", "parterre.commands.common", "workers.tasks", "games.api"} <= set(MODULES)
+    assert "ladder.db" in GRAPH["ladder.read.leaderboards"]
+    assert "parterre.commands.common" in GRAPH["parterre.commands.referee"]
+    assert "ladder.matches" in GRAPH["workers.tasks"]  # `from ladder import matches as ladder_matches`
+
+
+def test_cycle_finder_finds_a_planted_cycle() -> None:
+    planted = {"a.x": {"a.y"}, "a.y": {"a.z"}, "a.z": {"a.x"}, "a.w": {"a.x"}}
+    saved = dict(GRAPH)
+    GRAPH.clear()
+    GRAPH.update(planted)
+    try:
+        assert _cycles(set(planted)) == [["a.x", "a.y", "a.z"]]
+    finally:
+        GRAPH.clear()
+        GRAPH.update(saved)
+
+
+def test_no_import_cycle_between_modules() -> None:
+    nodes = {m for m in MODULES if m.split(".")[0] in CHECKED}
+    assert _cycles(nodes) == []
+
+
+@pytest.mark.parametrize("top", sorted(ALLOWED))
+def test_imports_follow_design_arrows(top: str) -> None:
+    wrong = []
+    for name, path in MODULES.items():
+        if name.split(".")[0] != top:
+            continue
+        for target, line in _imports(name, path):
+            other = target.split(".")[0]
+            if other != top and other not in ALLOWED[top]:
+                wrong.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    assert wrong == []
