@@ -573,3 +573,14 @@ async def test_referee_records_reasons_and_rejections_for_the_owner(kind: str) -
     else:
         assert verdict == "normal" and words == "played to the end"
         assert [r["code"] for r in replay["rejections"][1]] == ["DUPLICATE"] and replay["rejections"][0] == []
+
+
+def test_s1_organisers_cannot_seat_other_peoples_bots(client: TestClient, pool: Any) -> None:
+    _, org = account(client, "oscar", scopes=("tournament:create", "bot:manage"))
+    acc.set_role(pool, acc.get_account(pool, "oscar").id, "organiser")  # type: ignore[union-attr]
+    _, other = account(client)
+    theirs = new_bot(client, other)
+    mine = new_bot(client, org)
+    for body in ({"bot_ids": [mine["id"], theirs["id"]]}, {"format": "gauntlet", "candidate_bot_id": theirs["id"]}):
+        r = client.post("/api/tournaments", json={"name": "t", "game": "floriferous", **body}, headers=bearer(org))
+        assert r.status_code == 403 and "not yours" in r.json()["detail"], r.text

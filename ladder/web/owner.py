@@ -1,7 +1,7 @@
 """The owner's view of a bot: its matches with verdicts in words, and the replay from its own seat (issue 14).
 
 Every query here takes the caller's account id and checks ownership in SQL;
-a match or bot that is not the caller's is :class:`~ladder.web.queries.NotFound`,
+a match or bot that is not the caller's is :class:`~ladder.read.common.NotFound`,
 exactly like one that does not exist, so ids cannot be probed.
 
 Reasons in words (:func:`reason_in_words`) come from the referee's fault
@@ -26,7 +26,7 @@ from pydantic import BaseModel
 from games.api import GameError
 from games.replay import ReplayError, iter_states
 from ladder.db import connection
-from ladder.web.queries import NotFound, ReplayCache
+from ladder.read import NotFound, ReplayCache
 
 _TIMEOUT = re.compile(r"^decision (\d+): ([\d.]+) ms > (\d+) ms$")
 _NO_ANSWER = re.compile(r"^decision (\d+): no answer within (\d+) ms$")

@@ -351,11 +351,34 @@ def api_challenge(request: Request, body: ChallengeIn) -> ChallengeOut:
     return ChallengeOut(match_id=int(match_id))
 
 
+def check_tournament_bots(pool: Any, account: acc.Account, bot_ids: list[int]) -> None:
+    """An organiser seats only their own bots and house bots at creation (others enter themselves);
+    an admin seats any live bot. Raises HTTPException 404 (unknown) or 403."""
+    house = None
+    for bid in bot_ids:
+        bot = ob.get_bot(pool, bid)
+        if bot is None:
+            raise HTTPException(404, f"no bot {bid}")
+        if bot.retired:
+            raise HTTPException(403, f"bot {bid} is retired")
+        if account.role == "admin" or bot.account_id == account.id:
+            continue
+        if house is None:
+            from ladder.house import house_bot_ids
+
+            house = house_bot_ids(pool)
+        if bid not in house:
+            raise HTTPException(403, f"bot {bid} is not yours: its owner enters it "
+                                     "(POST /api/tournaments/{id}/entries)")
+
+
 @router.post("/tournaments", status_code=201, summary="Create a tournament (scope tournament:create; organisers)")
 def api_create_tournament(request: Request, body: TournamentIn) -> dict[str, int]:
     caller = auth.bearer(request, "tournament:create")
     if caller.account.role not in ("organiser", "admin"):
         raise HTTPException(403, "only organisers create tournaments")
+    seated = [*body.bot_ids, *([body.candidate_bot_id] if body.candidate_bot_id else [])]
+    check_tournament_bots(_pool(request), caller.account, seated)
     from ladder import tournaments
 
     try:

@@ -19,7 +19,7 @@ from ladder import owned_bots as ob
 from ladder.errors import BotExistsError, BotNotFoundError, LadderError
 from ladder.web import auth
 from ladder.web.owner import owner_matches, seat_view
-from ladder.web.participants_api import _deadline, check_challenge
+from ladder.web.participants_api import _deadline, check_challenge, check_tournament_bots
 
 MAX_ID = 2**63 - 1
 Id = Annotated[int, Path(ge=1, le=MAX_ID)]
@@ -305,6 +305,8 @@ async def tournament_create(request: Request) -> Response:
 
     try:
         candidate = str(form.get("candidate_bot_id", "")).strip()
+        if candidate:
+            check_tournament_bots(request.app.state.pool, account, [int(candidate)])
         tid = tournaments.create_tournament(
             request.app.state.pool, name=str(form.get("name", "")), game=str(form.get("game", "")), game_options={},
             format=str(form.get("format", "round_robin")),
@@ -312,6 +314,8 @@ async def tournament_create(request: Request) -> Response:
             rounds=int(str(form.get("rounds", "1"))), time_control=None,
             candidate_bot_id=int(candidate) if candidate else None,
             entry_deadline=_deadline(str(form.get("entry_deadline", "")).strip() or None), organiser_id=account.id)
+    except HTTPException as exc:
+        return _tournaments_page(request, account, exc.status_code, message=str(exc.detail), error=True)
     except (LadderError, ValueError, TypeError) as exc:
         return _tournaments_page(request, account, 422, message=str(exc), error=True)
     return _see_other(f"/tournaments/{int(tid)}")
