@@ -321,7 +321,7 @@ def record_result(
         if row is None:
             raise MatchNotFoundError(f"no match with id {match_id}")
         status, current, game, rated = row
-        recorded_game[:] = [game]
+        recorded_game[:] = [game, rated]
         if status != "running" or current != attempt:
             log.info(
                 "match %s: result for attempt %s ignored (status %s, attempt %s)", match_id, attempt, status, current,
@@ -354,10 +354,11 @@ def record_result(
         _end_attempt(conn, match_id, attempt, "finished", None)
         return True
 
-    recorded_game: list[str] = []
+    recorded_game: list[Any] = []
     recorded = run_transaction(pool, write)
     if recorded:  # after the commit: a rolled-back try is not counted
-        ladder_metrics.result_recorded(recorded_game[0], seats=len(seats), replay_bytes=len(blob), raw_bytes=len(raw))
+        ladder_metrics.result_recorded(recorded_game[0], seats=len(seats) if recorded_game[1] else 0,
+                                       replay_bytes=len(blob), raw_bytes=len(raw))
     return recorded
 
 

@@ -456,5 +456,12 @@ def tournament_tick() -> dict[str, int]:
     planned, cancelled = ladder_entries.close_due_entries(pool)
     queued = 0
     for tid in planned:
-        queued += plan_tournament(tid)
+        try:
+            queued += int(plan_tournament(tid))
+        except ladder_db.DatabaseUnavailableError:
+            raise
+        except Exception as exc:  # one bad tournament must not stop the others; retried next tick
+            log.warning("tournament %s: cannot plan it after its entry window closed: %s", tid, exc)
+    if cancelled:
+        log.info("tournaments %s cancelled at the end of their entry window", cancelled)
     return {"planned": len(planned), "cancelled": len(cancelled), "queued": queued}
