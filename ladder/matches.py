@@ -337,6 +337,7 @@ def record_result(
             "WHERE match_id = %s AND seat = %s",
             [(s.rank, s.score, s.verdict, s.time_used_ms, s.decisions, match_id, s.seat) for s in seats],
         )
+        _record_seat_details(conn, match_id, replay)
         conn.execute(
             "INSERT INTO replays (match_id, format, data, raw_bytes) VALUES (%s, %s, %s, %s)",
             (match_id, replay_format, blob, len(raw)),
@@ -359,6 +360,24 @@ def record_result(
         ladder_metrics.result_recorded(recorded_game[0], seats=len(seats) if recorded_game[1] else 0,
                                        replay_bytes=len(blob), raw_bytes=len(raw))
     return recorded
+
+
+def _record_seat_details(conn: Any, match_id: int, replay: Mapping[str, Any]) -> None:
+    """Copy each seat's announced bot version (``Hello.version``, the replay's ``players``) and the
+    referee's fault reason (``fault_reasons``) onto ``seats`` (migration 0004; issue 14)."""
+    players: list[Any] = replay.get("players") or []
+    reasons: list[Any] = replay.get("fault_reasons") or []
+    if not isinstance(players, list) or not isinstance(reasons, list):
+        return
+    rows = []
+    for p in players:
+        if isinstance(p, Mapping) and isinstance(p.get("seat"), int):
+            seat = p["seat"]
+            reason = reasons[seat] if 0 <= seat < len(reasons) and isinstance(reasons[seat], str) else ""
+            rows.append((str(p.get("version") or "")[:64] or None, reason[:500] or None, match_id, seat))
+    if rows:
+        conn.cursor().executemany(
+            "UPDATE seats SET bot_version = %s, fault_reason = %s WHERE match_id = %s AND seat = %s", rows)
 
 
 def _apply_ratings(conn: Any, match_id: int, game: str, seats: list[_SeatResult], k: float) -> int:

@@ -5,8 +5,8 @@ pool the caller owns); :func:`serve` runs it with uvicorn until interrupted;
 :func:`start_background` runs it in a thread (tests, the demo) and returns
 the address.
 
-The site is read-only: every route is ``GET`` (``HEAD`` too); there is no admin
-endpoint (any future one must require ``PARTERRE_ADMIN_TOKEN``).
+The public site is read-only (``GET``/``HEAD``); participants' accounts, tokens and
+bots are the routes of ladder/web/participants.py (signed sessions, CSRF, Bearer tokens).
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ def create_app(
     """
     if (database_url is None) == (pool is None):
         raise ValueError("give exactly one of database_url and pool")
-    from ladder.web import api, pages
+    from ladder.web import api, pages, participants
     from ladder.web import tournaments as tournament_routes
 
     @asynccontextmanager
@@ -220,6 +220,7 @@ def create_app(
     app.include_router(api.router)
     app.include_router(tournament_routes.page_router)
     app.include_router(pages.router)
+    participants.install(app)  # accounts, tokens, owned bots, owner's view (ladder/web/participants.py)
     _install_error_handlers(app)
     app.add_middleware(GZipMiddleware, minimum_size=2048)
     app.add_middleware(_ResponseHeaders)

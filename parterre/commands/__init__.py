@@ -11,6 +11,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from parterre.commands import (
+    admin,
     beat,
     bot,
     challenge,
@@ -23,6 +24,7 @@ from parterre.commands import (
     ratings,
     referee,
     regress,
+    remote,
     replay,
     tournament,
     up,
@@ -32,6 +34,6 @@ from parterre.commands import (
 
 MODULES: tuple[ModuleType, ...] = (
     demo, referee, beat, worker, house, bot, connect, challenge, tournament, leaderboard, matches, replay,
-    ratings, regress, up, web, db,
+    ratings, regress, up, web, db, admin, remote,
 )
 """The command modules, in ``--help`` order."""

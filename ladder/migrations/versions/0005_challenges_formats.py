@@ -1,7 +1,7 @@
 """Challenges, casual matches, gauntlets, entry windows, house bots (issue 14; DESIGN §5, §10).
 
 Revision ID: 0005
-Revises: 0003
+Revises: 0004
 Create Date: 2026-12-01
 
 * ``matches.rated``: a casual match (``false``) is recorded and replayed like
@@ -30,7 +30,7 @@ from __future__ import annotations
 from alembic import op
 
 revision = "0005"
-down_revision = "0003"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 
