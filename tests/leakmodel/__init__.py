@@ -58,11 +58,14 @@ the engine's messages do not.
 from __future__ import annotations
 
 import json
+import os
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from games.api import CHANCE, Action, State
 from games.registry import load_game
@@ -117,19 +120,17 @@ class GameModel:
         """Every card id the relabelling may rewrite in actions."""
         raise NotImplementedError
 
-    def tracked(self) -> frozenset[str]:
-        """Cards that must lie in exactly one zone at every step (the model is complete for them)."""
-        raise NotImplementedError
 
-
-def located(model: GameModel, fs: dict[str, Any]) -> list[Zone]:
+def located(model: GameModel, fs: dict[str, Any], universe: frozenset[str] | None = None) -> list[Zone]:
+    """The model's zones of a full state, checked: no card twice, every card of ``universe``
+    (the cards of the initial state) somewhere."""
     zones = model.zones(fs)
     seen: Counter[str] = Counter()
     for z in zones:
         seen.update(z.cards)
     dup = [c for c, n in seen.items() if n > 1]
     assert not dup, f"model: cards in two zones at once: {dup}"
-    missing = model.tracked() - set(seen)
+    missing = (universe or frozenset()) - set(seen)
     assert not missing, f"model: cards in no zone: {sorted(missing)[:8]}"
     return zones
 
@@ -165,7 +166,7 @@ def model_view(model: GameModel, fs: dict[str, Any], zoned: list[Zone], known: f
             zones[z.name] = list(z.cards) if z.ordered else sorted(z.cards)
         else:
             zones[z.name] = [len(z.cards), sorted(c for c in z.cards if c in known)]
-    return json.dumps({"zones": zones, "public": model.public(fs, observer)}, sort_keys=True)
+    return _dump({"zones": zones, "public": model.public(fs, observer)})
 
 
 Policy = Callable[[Action], float]
@@ -251,7 +252,7 @@ class Leak:
 
 
 def check_game(model: GameModel, game_string: str, seed: int, counts: Counts,
-               horizons: Callable[[int, random.Random], list[int]],
+               horizons: int,
                automaton: Callable[[dict[str, Any], dict[str, Any]], bool] | None = None,
                policy: Policy | None = None) -> list[Leak]:
     """Run the resampling check on one seeded game for every observer; return the leaks found."""
@@ -262,11 +263,12 @@ def check_game(model: GameModel, game_string: str, seed: int, counts: Counts,
     ids = model.card_ids()
     # Replay h once: full states, observations, requests per observer.
     state = game.new_initial_state()
-    states = [state.full_state()]
+    states = [_snapshot(state)]
     for p, a in history:
         state.apply_action(a)
-        states.append(state.full_state())
-    zoned = [located(model, fs) for fs in states]
+        states.append(_snapshot(state))
+    universe = frozenset(c for z in located(model, states[0]) for c in z.cards)
+    zoned = [located(model, fs, universe) for fs in states]
     decks = [frozenset(c for z in zones if z.shuffled for c in z.cards) for zones in zoned]
     counts.games += 1
     counts.steps += len(history)
@@ -277,13 +279,34 @@ def check_game(model: GameModel, game_string: str, seed: int, counts: Counts,
         known = knowledge(zoned, observer)
         views = [model_view(model, fs, zs, k, observer) for fs, zs, k in zip(states, zoned, known, strict=True)]
         ref = _engine_messages(game, codec, history, observer, len(history))
-        for t in horizons(len(history), rng):
+        for t in _horizons(model, history, decks, known, horizons, rng):
             leak = _check_horizon(model, game, codec, history, decks, known, views, ref, observer, t, rng, ids,
                                   counts)
             if leak is not None:
                 leaks.append(Leak(game_string, seed, observer, t, leak[0], leak[1]))
                 break
     return leaks
+
+
+def _horizons(model: GameModel, history: list[tuple[int, Action]], decks: list[frozenset[str]],
+              known: list[frozenset[str]], k: int, rng: random.Random) -> list[int]:
+    """The end of the game, and up to ``k - 1`` horizons just before a card drawn
+    face-down (for this observer) becomes known to it: the longest stretches
+    where it is hidden, so that it is relabelled (random ones when there are none)."""
+    n = len(history)
+    cands: set[int] = set()
+    for i, (p, a) in enumerate(history):
+        c = model.drawn_card(a.to_json()) if p == CHANCE else None
+        if c is None or c in known[i + 1]:
+            continue
+        for j in range(i + 2, n + 1):
+            if c in decks[j]:
+                break
+            if c in known[j]:
+                cands.add(j - 1)
+                break
+    pool = sorted(cands) or list(range(1, n))
+    return [n, *sorted(rng.sample(pool, min(k - 1, len(pool))))]
 
 
 def _count_paths(model: GameModel, history: list[tuple[int, Action]], states: list[dict[str, Any]],
@@ -320,7 +343,7 @@ def _engine_messages(game: Any, codec: GameCodec, history: list[tuple[int, Actio
 
 
 def _messages(codec: GameCodec, state: State, observer: int | None, seq: int) -> tuple[str, bytes | None]:
-    obs = json.dumps(state.observation(observer), sort_keys=True)
+    obs = _dump(state.observation(observer))
     req = None
     if observer is not None and state.current_player() == observer:
         req = decision_request(codec, state, observer, seq + 1)
@@ -373,7 +396,7 @@ def _check_horizon(model: GameModel, game: Any, codec: GameCodec, history: list[
     state = game.new_initial_state()
     seq = 0
     knower = Knower(observer)
-    knower.update(located(model, state.full_state()))
+    knower.update(located(model, _snapshot(state)))
     for u, (p, a) in enumerate(history[:t]):
         if p == CHANCE and u in keep:
             data = a.to_json()
@@ -400,10 +423,13 @@ def _check_horizon(model: GameModel, game: Any, codec: GameCodec, history: list[
         state.apply_action(twin)
         if p != CHANCE:
             seq += 1
-        fs = state.full_state()
+        fs = _snapshot(state)
         zones = located(model, fs)
-        if model_view(model, fs, zones, knower.update(zones), observer) != views[u + 1]:
+        view = model_view(model, fs, zones, knower.update(zones), observer)
+        if view != views[u + 1]:
             counts.stopped_public += 1
+            if os.environ.get("LEAKMODEL_DEBUG"):
+                print("stopped_public", observer, t, u + 1, _first_diff(views[u + 1], view))
             return None
         obs, req = _messages(codec, state, observer, seq)
         counts.observations_checked += 1
@@ -414,6 +440,15 @@ def _check_horizon(model: GameModel, game: Any, codec: GameCodec, history: list[
             if req != ref[u + 1][1]:
                 return u + 1, "DecisionRequest (legal actions / labels / typed messages) differs"
     return None
+
+
+def _snapshot(state: State) -> dict[str, Any]:
+    """A copy of the full state (some engines return their live lists)."""
+    return orjson.loads(orjson.dumps(state.full_state(), option=orjson.OPT_NON_STR_KEYS))  # type: ignore[no-any-return]
+
+
+def _dump(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS).decode()
 
 
 def _card_fields(model: GameModel, data: dict[str, Any], card: str) -> dict[str, Any]:

@@ -88,6 +88,3 @@ class LaFleurModel(GameModel):
 
     def card_ids(self) -> frozenset[str]:
         return frozenset(F + G + A + C)
-
-    def tracked(self) -> frozenset[str]:
-        return self.card_ids()
