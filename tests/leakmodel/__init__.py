@@ -104,6 +104,9 @@ class GameModel:
 
     game_name: str = ""
 
+    def __init__(self, num_players: int) -> None:
+        self.num_players = num_players  # seats; a solo automaton is seat 1 of the engine's state
+
     def zones(self, fs: dict[str, Any]) -> list[Zone]:
         """Every card zone of a full state."""
         raise NotImplementedError
@@ -119,6 +122,10 @@ class GameModel:
     def card_ids(self) -> frozenset[str]:
         """Every card id the relabelling may rewrite in actions."""
         raise NotImplementedError
+
+    def automaton_turn(self, action: dict[str, Any], after: list[Zone]) -> bool:
+        """Is this step a solo automaton's turn or face-down gain? For the path counts."""
+        return False
 
 
 def located(model: GameModel, fs: dict[str, Any], universe: frozenset[str] | None = None) -> list[Zone]:
@@ -251,12 +258,12 @@ class Leak:
                 f"difference at step {self.step} ({self.what}) between two histories it cannot tell apart")
 
 
-def check_game(model: GameModel, game_string: str, seed: int, counts: Counts,
+def check_game(model_cls: type[GameModel], game_string: str, seed: int, counts: Counts,
                horizons: int,
-               automaton: Callable[[dict[str, Any], dict[str, Any]], bool] | None = None,
                policy: Policy | None = None) -> list[Leak]:
     """Run the resampling check on one seeded game for every observer; return the leaks found."""
     game = load_game(game_string)
+    model = model_cls(game.num_players)
     history = play_random(game_string, seed, policy)
     rng = random.Random(seed * 7919 + 17)
     codec = GameCodec(game.name)
@@ -272,7 +279,7 @@ def check_game(model: GameModel, game_string: str, seed: int, counts: Counts,
     decks = [frozenset(c for z in zones if z.shuffled for c in z.cards) for zones in zoned]
     counts.games += 1
     counts.steps += len(history)
-    _count_paths(model, history, states, zoned, decks, counts, automaton)
+    _count_paths(model, history, zoned, decks, counts)
     observers: list[int | None] = [*range(game.num_players), None]
     leaks: list[Leak] = []
     for observer in observers:
@@ -309,13 +316,15 @@ def _horizons(model: GameModel, history: list[tuple[int, Action]], decks: list[f
     return [n, *sorted(rng.sample(pool, min(k - 1, len(pool))))]
 
 
-def _count_paths(model: GameModel, history: list[tuple[int, Action]], states: list[dict[str, Any]],
-                 zoned: list[list[Zone]], decks: list[frozenset[str]], counts: Counts,
-                 automaton: Callable[[dict[str, Any], dict[str, Any]], bool] | None) -> None:
+def _count_paths(model: GameModel, history: list[tuple[int, Action]], zoned: list[list[Zone]],
+                 decks: list[frozenset[str]], counts: Counts) -> None:
     drawn: set[str] = set()
     for i, (p, a) in enumerate(history):
-        if decks[i + 1] - decks[i]:
+        back = decks[i + 1] - decks[i]
+        if back:
             counts.reshuffles += 1
+            zone = next(z for z in zoned[i + 1] if z.shuffled and back & set(z.cards))
+            counts.extra[f"reshuffle:{zone.name}"] += 1
         if p == CHANCE:
             c = model.drawn_card(a.to_json())
             if c is not None:
@@ -325,7 +334,7 @@ def _count_paths(model: GameModel, history: list[tuple[int, Action]], states: li
                     if zone.vis != PUBLIC:
                         counts.hidden_redraws += 1
                 drawn.add(c)
-        if automaton is not None and automaton(states[i], states[i + 1]):
+        if model.automaton_turn(a.to_json(), zoned[i + 1]):
             counts.automaton_turns += 1
 
 
@@ -417,8 +426,14 @@ def _check_horizon(model: GameModel, game: Any, codec: GameCodec, history: list[
             twin = game.action_from_json({**data, **_card_fields(model, data, d)})
         else:
             twin = game.action_from_json(relabel(a.to_json(), sigma, ids))
-        if twin not in state.legal_actions():
+        legal = state.legal_actions()
+        if twin not in legal:  # a relabelled set of cards may be listed in another order
+            key = _unordered(twin.to_json())
+            twin = next((o for o in legal if _unordered(o.to_json()) == key), twin)
+        if twin not in legal:
             counts.stopped_illegal += 1
+            if os.environ.get("LEAKMODEL_DEBUG"):
+                print("stopped_illegal", observer, t, u, a.to_json(), twin.to_json())
             return None
         state.apply_action(twin)
         if p != CHANCE:
@@ -440,6 +455,10 @@ def _check_horizon(model: GameModel, game: Any, codec: GameCodec, history: list[
             if req != ref[u + 1][1]:
                 return u + 1, "DecisionRequest (legal actions / labels / typed messages) differs"
     return None
+
+
+def _unordered(data: dict[str, Any]) -> str:
+    return _dump({k: sorted(v) if isinstance(v, list) else v for k, v in data.items()})
 
 
 def _snapshot(state: State) -> dict[str, Any]:

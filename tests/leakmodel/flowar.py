@@ -87,5 +87,8 @@ class FlowarModel(GameModel):
             return str(action["card"])
         return None
 
+    def automaton_turn(self, action: dict[str, Any], after: list[Zone]) -> bool:
+        return action.get("kind") == "reveal_taxus"
+
     def card_ids(self) -> frozenset[str]:
         return frozenset(FLOWER_IDS + CONTRACT_IDS)

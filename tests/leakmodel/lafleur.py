@@ -66,7 +66,8 @@ class LaFleurModel(GameModel):
             z.append(Zone(f"dealt_artisans.{p}", dealt_a, OWNER, owner=p))
             ch = _ix(C, [pl["character"]])
             dealt_c = () if revealed else _ix(C, [x for x in pl["dealt_characters"] if x != pl["character"]])
-            z.append(Zone(f"character.{p}", ch, PUBLIC if revealed or p >= len(fs["order"]) else OWNER, owner=p))
+            # Solo: the opponent's Character is drawn at random to play against (public).
+            z.append(Zone(f"character.{p}", ch, PUBLIC if revealed or p >= self.num_players else OWNER, owner=p))
             z.append(Zone(f"dealt_characters.{p}", dealt_c, OWNER, owner=p))
         return z
 
@@ -85,6 +86,12 @@ class LaFleurModel(GameModel):
         if action.get("kind") == "draw" and action.get("deck") in TRACKED_DECKS:
             return str(action["card"])
         return None
+
+    def automaton_turn(self, action: dict[str, Any], after: list[Zone]) -> bool:
+        """Solo: a card drawn face-down into the opponent's hand (its Visitor/Character rewards)."""
+        if self.num_players > 1 or self.drawn_card(action) is None:
+            return False
+        return any(z.name == "hand.1" and action["card"] in z.cards for z in after)
 
     def card_ids(self) -> frozenset[str]:
         return frozenset(F + G + A + C)
