@@ -167,7 +167,7 @@ def knowledge(zoned: Iterable[list[Zone]], observer: int | None) -> list[frozens
 def model_view(model: GameModel, fs: dict[str, Any], zoned: list[Zone], known: frozenset[str],
                observer: int | None) -> str:
     """What the model says the observer may know: the basis of "indistinguishable"."""
-    zones = {}
+    zones: dict[str, Any] = {}
     for z in zoned:
         if z.visible_to(observer):
             zones[z.name] = list(z.cards) if z.ordered else sorted(z.cards)
@@ -215,7 +215,7 @@ def decision_request(codec: GameCodec, state: State, seat: int, seq: int) -> byt
     req.legal_actions.extend(codec.legal_actions(state.legal_actions()))
     req.seat = seat
     req.game = codec.game
-    return req.SerializeToString(deterministic=True)
+    return bytes(req.SerializeToString(deterministic=True))
 
 
 @dataclass
@@ -271,7 +271,7 @@ def check_game(model_cls: type[GameModel], game_string: str, seed: int, counts: 
     # Replay h once: full states, observations, requests per observer.
     state = game.new_initial_state()
     states = [_snapshot(state)]
-    for p, a in history:
+    for _, a in history:
         state.apply_action(a)
         states.append(_snapshot(state))
     universe = frozenset(c for z in located(model, states[0]) for c in z.cards)

@@ -13,9 +13,10 @@ Rulebook lines used:
   lay face-down; a card the crow places face-down is seen by nobody.
 * Bounty and Crow Action cards are revealed face-up (replayed as drawn).
 
-Zones: the two decks and the Crow Actions deck (shuffled), the crow discard pile,, face-up garden cells, face-down garden cells,
-collections, and "gone" (cards that left play: crow discards, the garden
-cleared at a day's end), seen by nobody but remembered by whoever saw them.
+Zones: the two decks and the Crow Actions deck (shuffled), the crow discard
+pile, face-up garden cells, face-down garden cells, collections, and "gone"
+(cards that left play: crow discards, the garden cleared at a day's end),
+seen by nobody but remembered by whoever saw them.
 """
 
 from __future__ import annotations
