@@ -20,15 +20,17 @@ minute of CPU for all three; ``PARTERRE_SLOW=1``: ten times as many games.
 from __future__ import annotations
 
 import os
+import random
 from typing import Any
 
 import pytest
-from leakmodel import Counts, GameModel, Leak, check_game
+from leakmodel import Counts, Driver, GameModel, Leak, check_game, uniform, weighted
 from leakmodel.floriferous import FloriferousModel
 from leakmodel.flowar import FlowarModel
 from leakmodel.lafleur import LaFleurModel
 
-from games.api import Action
+from bots.strategies.lafleur import greedy_choice
+from games.api import Action, State
 
 SLOW = os.environ.get("PARTERRE_SLOW") == "1"
 SCALE = 10 if SLOW else 1
@@ -56,25 +58,51 @@ def flowar_policy(a: Action) -> float:
     return 5.0 if k in ("take_line", "take_card", "deliver", "sell", "discard_contract", "keep_contract") else 1.0
 
 
-# (game string, games in the default run)
-FLORIFEROUS = [("floriferous(players=1)", 8), ("floriferous(players=1,extended=true)", 6),
-               ("floriferous(players=2)", 6), ("floriferous(players=2,extended=true)", 4),
-               ("floriferous(players=3)", 4), ("floriferous(players=4)", 3)]
-LAFLEUR = [("lafleur(players=1)", 10), ("lafleur(players=2)", 3), ("lafleur(players=3)", 3),
-           ("lafleur(players=4)", 2)]
-FLOWAR = [("flowar(players=1)", 6), ("flowar(players=2)", 4), ("flowar(players=3)", 3), ("flowar(players=4)", 2)]
+def lafleur_greedy(state: State, legal: list[Action], rng: random.Random) -> Action:
+    """Every seat plays the greedy bot (bench/balance_lafleur.py's games: the issue's seeds)."""
+    seat = state.current_player()
+    return legal[greedy_choice(state.observation(seat), [a.to_json() for a in legal], seat)] if len(legal) > 1 \
+        else legal[0]
 
 
-def _run(model: type[GameModel], configs: list[tuple[str, int]], policy: Any, capsys: pytest.CaptureFixture[str],
+CYCLE_FLOWERS = weighted(lafleur_policy)
+CYCLE_DECKS = weighted(flowar_policy)
+# (game string, driver, seeds of the default run; PARTERRE_SLOW=1 runs SCALE times as many)
+Config = tuple[str, Driver, list[int]]
+FLORIFEROUS: list[Config] = [
+    ("floriferous(players=1)", uniform, list(range(8))),
+    ("floriferous(players=1,extended=true)", uniform, list(range(6))),
+    ("floriferous(players=2)", uniform, list(range(6))),
+    ("floriferous(players=2,extended=true)", uniform, list(range(4))),
+    ("floriferous(players=3)", uniform, list(range(4))),
+    ("floriferous(players=4)", uniform, list(range(3)))]
+LAFLEUR: list[Config] = [
+    # Issue 12 item 1: greedy 3-player seed 512 and greedy solo games (1, 4) show a reshuffled
+    # Flower card drawn face-down in another seat's hand.
+    ("lafleur(players=3)", lafleur_greedy, [512]), ("lafleur(players=1)", lafleur_greedy, [1, 4]),
+    ("lafleur(players=1)", CYCLE_FLOWERS, list(range(8))), ("lafleur(players=2)", CYCLE_FLOWERS, list(range(3))),
+    ("lafleur(players=3)", CYCLE_FLOWERS, list(range(2))), ("lafleur(players=4)", CYCLE_FLOWERS, list(range(2)))]
+FLOWAR: list[Config] = [
+    ("flowar(players=1)", CYCLE_DECKS, list(range(6))), ("flowar(players=2)", CYCLE_DECKS, list(range(4))),
+    ("flowar(players=3)", CYCLE_DECKS, list(range(3))), ("flowar(players=4)", CYCLE_DECKS, list(range(2)))]
+
+
+def _seeds(seeds: list[int]) -> list[int]:
+    """The default seeds, then (slow run) further ones after the largest."""
+    return seeds + list(range(max(seeds) + 1, max(seeds) + 1 + len(seeds) * (SCALE - 1)))
+
+
+def _run(model: type[GameModel], configs: list[Config], capsys: pytest.CaptureFixture[str],
          name: str) -> tuple[Counts, list[Leak]]:
     total = Counts()
     leaks: list[Leak] = []
     lines = []
-    for game_string, n in configs:
+    for game_string, driver, seeds in configs:
         counts = Counts()
-        for seed in range(n * SCALE):
-            leaks += check_game(model, game_string, seed, counts, HORIZONS, policy)
-        lines.append("  " + counts.line(game_string))
+        for seed in _seeds(seeds):
+            leaks += check_game(model, game_string, seed, counts, HORIZONS, driver)
+        label = {uniform: "uniform", CYCLE_FLOWERS: "weighted", CYCLE_DECKS: "weighted"}.get(driver, "greedy")
+        lines.append(f"  {game_string} [{label}]: " + counts.line("")[2:])
         for f in ("games", "steps", "decisions_checked", "observations_checked", "replays", "relabelled_draws",
                   "reshuffles", "hidden_redraws", "automaton_turns", "stopped_public", "stopped_illegal"):
             setattr(total, f, getattr(total, f) + getattr(counts, f))
@@ -89,7 +117,7 @@ def _no_leaks(leaks: list[Leak]) -> None:
 
 
 def test_floriferous_resampling(capsys: pytest.CaptureFixture[str]) -> None:
-    counts, leaks = _run(FloriferousModel, FLORIFEROUS, None, capsys, "Floriferous")
+    counts, leaks = _run(FloriferousModel, FLORIFEROUS, capsys, "Floriferous")
     _no_leaks(leaks)
     assert counts.relabelled_draws >= 100  # face-down garden cards and crow-placed cards
     assert counts.automaton_turns >= 50  # crow turns (solo)
@@ -98,7 +126,7 @@ def test_floriferous_resampling(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_lafleur_resampling(capsys: pytest.CaptureFixture[str]) -> None:
-    counts, leaks = _run(LaFleurModel, LAFLEUR, lafleur_policy, capsys, "La Fleur")
+    counts, leaks = _run(LaFleurModel, LAFLEUR, capsys, "La Fleur")
     _no_leaks(leaks)
     assert counts.extra["reshuffle:deck.0"] >= 3  # the Flower discard shuffled into the deck
     assert counts.hidden_redraws >= 10  # face-down draws of reshuffled Flower cards
@@ -107,7 +135,7 @@ def test_lafleur_resampling(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_flowar_resampling(capsys: pytest.CaptureFixture[str]) -> None:
-    counts, leaks = _run(FlowarModel, FLOWAR, flowar_policy, capsys, "Flowar")
+    counts, leaks = _run(FlowarModel, FLOWAR, capsys, "Flowar")
     _no_leaks(leaks)
     assert counts.relabelled_draws >= 20  # the Contracts dealt at setup, hidden until all have chosen
     assert counts.extra["reshuffle:fdeck"] >= 1

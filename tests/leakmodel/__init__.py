@@ -176,24 +176,31 @@ def model_view(model: GameModel, fs: dict[str, Any], zoned: list[Zone], known: f
     return _dump({"zones": zones, "public": model.public(fs, observer)})
 
 
-Policy = Callable[[Action], float]
+Driver = Callable[[State, list[Action], random.Random], Action]
+"""Chooses a seat's action: ``driver(state, legal, rng)``."""
 
 
-def play_random(game_string: str, seed: int, policy: Policy | None = None) -> list[tuple[int, Action]]:
-    """History of a seeded random game: the engine's chance law; legal actions drawn
-    uniformly, or with weights ``policy(action)`` (used to steer play into rare paths
-    such as deck reshuffles)."""
+def uniform(state: State, legal: list[Action], rng: random.Random) -> Action:
+    """Uniform random play (the drivers of the engines' own random tests)."""
+    return rng.choice(legal)
+
+
+def weighted(weight: Callable[[Action], float]) -> Driver:
+    """Random play with weights (to steer play into rare paths such as reshuffles)."""
+    def drive(state: State, legal: list[Action], rng: random.Random) -> Action:
+        return rng.choices(legal, weights=[weight(a) for a in legal])[0]
+    return drive
+
+
+def play_random(game_string: str, seed: int, driver: Driver = uniform) -> list[tuple[int, Action]]:
+    """History of a seeded game: the engine's chance law from ``random.Random(seed)``, seats by ``driver``."""
     state = load_game(game_string).new_initial_state()
     rng = random.Random(seed)
     while not state.is_terminal():
         if state.is_chance_node():
             state.apply_action(state.sample_chance(rng))
         else:
-            legal = state.legal_actions()
-            if policy is None:
-                state.apply_action(rng.choice(legal))
-            else:
-                state.apply_action(rng.choices(legal, weights=[policy(a) for a in legal])[0])
+            state.apply_action(driver(state, state.legal_actions(), rng))
     return list(state.history)
 
 
@@ -260,11 +267,11 @@ class Leak:
 
 def check_game(model_cls: type[GameModel], game_string: str, seed: int, counts: Counts,
                horizons: int,
-               policy: Policy | None = None) -> list[Leak]:
+               driver: Driver = uniform) -> list[Leak]:
     """Run the resampling check on one seeded game for every observer; return the leaks found."""
     game = load_game(game_string)
     model = model_cls(game.num_players)
-    history = play_random(game_string, seed, policy)
+    history = play_random(game_string, seed, driver)
     rng = random.Random(seed * 7919 + 17)
     codec = GameCodec(game.name)
     ids = model.card_ids()
