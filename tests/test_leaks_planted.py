@@ -25,7 +25,7 @@ def test_a_shown_face_down_garden_card_is_caught(monkeypatch: pytest.MonkeyPatch
     view = FloriferousState._view
 
     def leaky(self: FloriferousState, seat: int | None) -> dict[str, Any]:
-        obs = view(self, seat)
+        obs: dict[str, Any] = view(self, seat)
         obs["planted"] = sorted(c for c, fd, _ in self.full_state()["cells"] if c and fd)
         return obs
 
@@ -39,7 +39,7 @@ def test_a_crow_placed_face_down_card_is_caught(monkeypatch: pytest.MonkeyPatch)
     view = FloriferousState._view
 
     def leaky(self: FloriferousState, seat: int | None) -> dict[str, Any]:
-        obs = view(self, seat)
+        obs: dict[str, Any] = view(self, seat)
         steps = [a for _, a in self.history]
         crow_deals = {a.to_json()["card"] for prev, a in zip(steps, steps[1:], strict=False) if a.KIND == "deal"
                       and prev.KIND == "reveal_crow"}
@@ -57,7 +57,7 @@ def test_another_seats_dealt_contracts_are_caught(monkeypatch: pytest.MonkeyPatc
     view = FlowarState._view
 
     def leaky(self: FlowarState, seat: int | None) -> dict[str, Any]:
-        obs = view(self, seat)
+        obs: dict[str, Any] = view(self, seat)
         obs["planted"] = [list(d) for d in self.full_state()["dealt"]]
         return obs
 
