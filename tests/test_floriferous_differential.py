@@ -62,3 +62,22 @@ def test_legal_actions_match_the_rulebook_reference(capsys: pytest.CaptureFixtur
     assert not mismatches, "\n".join(mismatches)
     for kind in ("take", "scatter", "toss_tea", "pay_crow", "discard"):  # every decision kind met
         assert total[kind] > 0, kind
+
+
+def test_the_comparison_catches_a_planted_rule_bug() -> None:
+    """A planted bug (face-down cards not offered; the Cup of Tea only kept) is reported."""
+    game = load_game("floriferous(players=1)")
+    rng = random.Random(0)
+    state = game.new_initial_state()
+    caught = set()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance(rng))
+            continue
+        legal = [a.to_json() for a in state.legal_actions()]
+        planted = [a for a in legal if a.get("card", "x") != "" and a.get("toss") is not True]
+        missing, extra = same_decisions(legal_decisions(state.observation(state.current_player())), planted)
+        assert not extra
+        caught.update(dict(m)["kind"] for m in missing)
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert caught == {"take", "toss_tea"}
