@@ -69,7 +69,7 @@ def test_the_comparison_catches_a_planted_rule_bug() -> None:
     game = load_game("floriferous(players=1)")
     rng = random.Random(0)
     state = game.new_initial_state()
-    caught = set()
+    caught: set[str] = set()
     while not state.is_terminal():
         if state.is_chance_node():
             state.apply_action(state.sample_chance(rng))
