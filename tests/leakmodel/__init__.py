@@ -39,8 +39,9 @@ the identity. Walking ``h``:
 * other chance outcomes (first player, dice-like draws, automaton cards drawn
   face-up) are replayed as they are;
 * every player action is relabelled through ``sigma`` (each string field that is
-  a card id, lists included). A seat's hidden choice (keep this Contract,
-  choose this Character) thus follows its relabelled card. If the relabelled
+  a card id, lists included; a relabelled set of cards is matched with the legal
+  action listing the same cards in another order). A seat's hidden choice (keep
+  this Contract, choose this Character) thus follows its relabelled card. If the relabelled
   action is illegal in ``h'`` (a hidden card's properties changed what the
   owner may do), the replay stops there: the steps compared so far stand and
   the stop is counted (``stopped_illegal``). It is not resampled, because a
@@ -53,6 +54,11 @@ the two histories are legitimately distinguishable (e.g. a solo automaton paid
 with a relabelled card and scored differently); comparison stops there and is
 counted (``stopped_public``). A leak is a step where the model views agree and
 the engine's messages do not.
+
+Observers are every seat and the spectator (``observation(None)``). Horizons
+per observer: the end of the game and steps just before a card drawn face-down
+(for that observer) becomes known to it, where the most is relabelled. Seats
+are driven by a :data:`Driver` (uniform, weighted to cycle decks, or a bot).
 """
 
 from __future__ import annotations
