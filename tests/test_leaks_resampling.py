@@ -29,7 +29,9 @@ from leakmodel.floriferous import FloriferousModel
 from leakmodel.flowar import FlowarModel
 from leakmodel.lafleur import LaFleurModel
 
-from bots.strategies.lafleur import greedy_choice
+from bots.strategies import floriferous as floriferous_bot
+from bots.strategies import flowar as flowar_bot
+from bots.strategies import lafleur as lafleur_bot
 from games.api import Action, State
 
 SLOW = os.environ.get("PARTERRE_SLOW") == "1"
@@ -58,11 +60,18 @@ def flowar_policy(a: Action) -> float:
     return 5.0 if k in ("take_line", "take_card", "deliver", "sell", "discard_contract", "keep_contract") else 1.0
 
 
-def lafleur_greedy(state: State, legal: list[Action], rng: random.Random) -> Action:
-    """Every seat plays the greedy bot (bench/balance_lafleur.py's games: the issue's seeds)."""
-    seat = state.current_player()
-    return legal[greedy_choice(state.observation(seat), [a.to_json() for a in legal], seat)] if len(legal) > 1 \
-        else legal[0]
+def greedy(choice: Any) -> Driver:
+    """Every seat plays the game's greedy bot (as bench/balance_*.py do: the issue's seeds)."""
+    def drive(state: State, legal: list[Action], rng: random.Random) -> Action:
+        if len(legal) == 1:
+            return legal[0]
+        seat = state.current_player()
+        return legal[choice(state.observation(seat), [a.to_json() for a in legal], seat)]
+    drive.__name__ = "greedy"
+    return drive
+
+
+lafleur_greedy = greedy(lafleur_bot.greedy_choice)
 
 
 CYCLE_FLOWERS = weighted(lafleur_policy)
@@ -75,7 +84,9 @@ FLORIFEROUS: list[Config] = [
     ("floriferous(players=2)", uniform, list(range(6))),
     ("floriferous(players=2,extended=true)", uniform, list(range(4))),
     ("floriferous(players=3)", uniform, list(range(4))),
-    ("floriferous(players=4)", uniform, list(range(3)))]
+    ("floriferous(players=4)", uniform, list(range(3))),
+    ("floriferous(players=1)", greedy(floriferous_bot.greedy_choice), list(range(2))),
+    ("floriferous(players=3)", greedy(floriferous_bot.greedy_choice), list(range(1)))]
 LAFLEUR: list[Config] = [
     # Issue 12 item 1: greedy 3-player seed 512 and greedy solo games (1, 4) show a reshuffled
     # Flower card drawn face-down in another seat's hand.
@@ -84,7 +95,9 @@ LAFLEUR: list[Config] = [
     ("lafleur(players=3)", CYCLE_FLOWERS, list(range(2))), ("lafleur(players=4)", CYCLE_FLOWERS, list(range(2)))]
 FLOWAR: list[Config] = [
     ("flowar(players=1)", CYCLE_DECKS, list(range(6))), ("flowar(players=2)", CYCLE_DECKS, list(range(4))),
-    ("flowar(players=3)", CYCLE_DECKS, list(range(3))), ("flowar(players=4)", CYCLE_DECKS, list(range(2)))]
+    ("flowar(players=3)", CYCLE_DECKS, list(range(3))), ("flowar(players=4)", CYCLE_DECKS, list(range(2))),
+    ("flowar(players=1)", greedy(flowar_bot.greedy_choice), list(range(2))),
+    ("flowar(players=2)", greedy(flowar_bot.greedy_choice), list(range(1)))]
 
 
 def _seeds(seeds: list[int]) -> list[int]:
