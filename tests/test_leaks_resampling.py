@@ -37,6 +37,7 @@ from games.api import Action, State
 SLOW = os.environ.get("PARTERRE_SLOW") == "1"
 SCALE = 10 if SLOW else 1
 HORIZONS = 3  # per observer: the end + 2 just before a face-down card is revealed
+pytestmark = pytest.mark.timeout(7200 if SLOW else 600)  # CPU: ~20 s per test by default, ~10x slow
 
 
 def lafleur_policy(a: Action) -> float:
