@@ -1,0 +1,394 @@
+"""Run one hosted bot process in a bubblewrap sandbox (issue 15; DESIGN §10; docs/hosted.md).
+
+``python -m bots.sandbox --root DIR --runtime R [limits] -- COMMAND...`` is a
+command line like any other, so the stdio adapter (``parterre connect
+--exec``) runs a hosted bot exactly as it runs a local one, and the referee
+cannot tell the two apart. This process (the *keeper*) stays outside the
+sandbox, as root, and:
+
+* starts ``bwrap`` as a fresh unprivileged uid (``UID_BASE`` + its own pid, so
+  no two sandboxes share one and ``RLIMIT_NPROC`` counts only this sandbox's
+  processes) in its own session, in a memory and a pids cgroup (v1) when the
+  machine has them;
+* inside: new user, pid, network, IPC, UTS and cgroup namespaces (no
+  network at all: only a loopback that nothing listens on), the system's
+  ``/usr`` read-only, the bot's directory read-only at ``/bot``, a private
+  ``tmpfs`` scratch at ``/scratch`` capped at ``scratch_mb``, a fresh
+  ``/proc`` that shows only the sandbox's processes, an empty environment
+  (``PATH``, ``HOME=/scratch``, ``LANG`` and, for Python, ``PYTHONPATH=/sdk``);
+  the worker's code, ``/root``, ``/work``, ``/tmp``, other bots' directories
+  and ``/etc`` (beyond the dynamic loader's cache) are simply not there;
+* rlimits: CPU seconds, file size (= scratch cap), no core files, open files,
+  processes/threads, and address space when no memory cgroup exists (not for
+  Node.js, whose V8 reserves far more address space than it uses);
+* forwards the bot's stdout to its own stdout and keeps at most ``stderr_kb``
+  of its stderr in ``--stderr-file``; when stdout and stderr together pass
+  ``output_mb`` the sandbox is killed;
+* kills the whole tree (``SIGKILL`` to bwrap: the pid namespace's init dies and
+  the kernel kills every process in it; then every process of the sandbox's
+  uid and cgroup, in case) at the wall-time limit, on ``SIGTERM``/``SIGINT``/
+  ``SIGHUP`` (the adapter stops a child with SIGTERM), and when its own
+  parent dies;
+* writes a JSON status (``--status-file``): ``verdict`` one of :data:`VERDICTS`,
+  the exit code or signal, CPU seconds, peak memory, output bytes.
+
+Exit status: the bot's own exit code, ``128 + signal`` when it was killed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import resource
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+UID_BASE = 200_000
+"""Sandboxes run as uid ``UID_BASE + keeper pid`` (no such user exists; owns nothing on the disk)."""
+
+RUNTIMES = ("python3.11", "node", "static")
+"""Runtimes a manifest may name (docs/hosted.md)."""
+
+VERDICTS = ("ok", "exit", "wall_time", "cpu_time", "memory", "output_limit", "stopped", "start_failed")
+"""``ok``: exit 0; ``exit``: non-zero exit or a signal of its own; ``wall_time``/``cpu_time``/
+``memory``/``output_limit``: killed for that limit; ``stopped``: stopped from outside (match over);
+``start_failed``: bwrap could not start the command."""
+
+CGROUP_V1 = Path("/sys/fs/cgroup")
+SDK_ROOT = Path(__file__).resolve().parent.parent / "games"
+"""The project's Python SDK offered to ``python3.11`` bots at ``/sdk/games`` (the rules engines)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Resource limits of one sandbox.
+
+    Attributes:
+        memory_mb: resident memory (memory cgroup) or address space (rlimit) in MiB.
+        pids: processes and threads.
+        cpu_s: CPU seconds (SIGXCPU, then SIGKILL one second later).
+        wall_s: seconds before the sandbox is killed whatever it does.
+        scratch_mb: size of the private writable ``/scratch`` (tmpfs), and the largest file.
+        output_mb: stdout plus stderr bytes, in MiB, before the sandbox is killed.
+        stderr_kb: stderr kept in the log file (the rest is counted and dropped).
+        nofile: open file descriptors.
+    """
+
+    memory_mb: int = 512
+    pids: int = 64
+    cpu_s: int = 900
+    wall_s: float = 3600.0
+    scratch_mb: int = 64
+    output_mb: int = 64
+    stderr_kb: int = 256
+    nofile: int = 256
+
+
+def bwrap_argv(root: str, runtime: str, command: Sequence[str], limits: Limits) -> list[str]:
+    """The ``bwrap`` command line that runs ``command`` (inside ``/bot``) for ``runtime``.
+
+    Raises:
+        ValueError: unknown runtime or empty command.
+    """
+    if runtime not in RUNTIMES:
+        raise ValueError(f"unknown runtime {runtime!r}")
+    if not command:
+        raise ValueError("empty command")
+    argv = [
+        "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+        "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/scratch", "--setenv", "TMPDIR", "/scratch",
+        "--setenv", "LANG", "C.UTF-8",
+        "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
+        "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin",
+        "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
+        "--ro-bind-try", "/etc/alternatives", "/etc/alternatives",
+        "--ro-bind-try", "/etc/localtime", "/etc/localtime",
+        "--proc", "/proc", "--dev", "/dev",
+        "--size", str(limits.scratch_mb << 20), "--tmpfs", "/scratch",
+        "--ro-bind", str(root), "/bot", "--chdir", "/bot",
+    ]
+    if runtime == "python3.11":
+        argv += ["--ro-bind", str(SDK_ROOT), "/sdk/games", "--setenv", "PYTHONPATH", "/sdk",
+                 "--setenv", "PYTHONDONTWRITEBYTECODE", "1"]
+    # The root itself is bwrap's tmpfs: read-only too, so only /scratch can be written.
+    return [*argv, "--remount-ro", "/", "--", *command]
+
+
+class _Cgroups:
+    """A memory and a pids cgroup (v1) for one sandbox, when the machine lets us make them."""
+
+    def __init__(self, name: str, limits: Limits) -> None:
+        self.dirs: dict[str, Path] = {}
+        for ctl, files in (("memory", {"memory.limit_in_bytes": limits.memory_mb << 20,
+                                       "memory.memsw.limit_in_bytes": limits.memory_mb << 20}),
+                           ("pids", {"pids.max": limits.pids})):
+            path = CGROUP_V1 / ctl / "parterre-sandbox" / name
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+                for fname, value in files.items():
+                    if (path / fname).exists():
+                        (path / fname).write_text(str(value))
+            except OSError:
+                continue
+            self.dirs[ctl] = path
+
+    def join(self) -> None:
+        for path in self.dirs.values():
+            (path / "cgroup.procs").write_text(str(os.getpid()))
+
+    def pids(self) -> set[int]:
+        out: set[int] = set()
+        for path in self.dirs.values():
+            with contextlib.suppress(OSError, ValueError):
+                out |= {int(x) for x in (path / "cgroup.procs").read_text().split()}
+        return out
+
+    def read(self, ctl: str, fname: str) -> int | None:
+        path = self.dirs.get(ctl)
+        if path is None:
+            return None
+        try:
+            return int((path / fname).read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def remove(self) -> None:
+        for path in self.dirs.values():
+            for _ in range(50):
+                try:
+                    path.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.02)
+
+
+def uid_pids(uid: int) -> list[int]:
+    """Pids of the live (not zombie) processes whose real uid is ``uid`` (read from ``/proc``)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as fh:
+                fields = dict(line.split(":", 1) for line in fh if ":" in line)
+            if int(fields["Uid"].split()[0]) == uid and fields["State"].split()[0] not in ("Z", "X"):
+                out.append(int(entry))
+        except (OSError, ValueError, KeyError, IndexError):
+            continue
+    return out
+
+
+@dataclass(slots=True)
+class Status:
+    """What became of a sandboxed run (the ``--status-file`` JSON)."""
+
+    verdict: str
+    exit_code: int | None = None
+    signal: int | None = None
+    cpu_s: float = 0.0
+    peak_memory_mb: float = 0.0
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    wall_s: float = 0.0
+    detail: str = ""
+
+
+class Keeper:
+    """Starts the sandbox, pumps its output, enforces the limits, kills its tree (see the module doc)."""
+
+    def __init__(self, root: str, runtime: str, command: Sequence[str], limits: Limits,
+                 stderr_file: str | None = None) -> None:
+        self.limits = limits
+        self.runtime = runtime
+        self.argv = bwrap_argv(root, runtime, command, limits)
+        self.uid = UID_BASE + os.getpid()
+        self.stderr_file = stderr_file
+        self.cgroups = _Cgroups(f"{os.getpid()}-{int(time.time() * 1000)}", limits)
+        self.stop_reason: str | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def _preexec(self) -> None:
+        self.cgroups.join()
+        lim = self.limits
+        resource.setrlimit(resource.RLIMIT_CPU, (lim.cpu_s, lim.cpu_s + 1))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (lim.scratch_mb << 20, lim.scratch_mb << 20))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (lim.nofile, lim.nofile))
+        # bwrap's own processes count too: a few more than the bot's allowance.
+        resource.setrlimit(resource.RLIMIT_NPROC, (lim.pids + 4, lim.pids + 4))
+        if "memory" not in self.cgroups.dirs and self.runtime != "node":
+            resource.setrlimit(resource.RLIMIT_AS, (lim.memory_mb << 20, lim.memory_mb << 20))
+        os.setgroups([])
+        os.setgid(self.uid)
+        os.setuid(self.uid)
+
+    def kill_tree(self) -> None:
+        """SIGKILL the sandbox: bwrap (its pid namespace dies with it), then the uid's and cgroup's stragglers."""
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        for _ in range(3):
+            left = set(uid_pids(self.uid)) | self.cgroups.pids()
+            if not left:
+                return
+            for pid in left:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.05)
+
+    def _stop(self, reason: str) -> None:
+        if self.stop_reason is None:
+            self.stop_reason = reason
+        self.kill_tree()
+
+    def run(self) -> Status:
+        """Run the bot to its end; returns its :class:`Status` (never raises for what the bot does)."""
+        started = time.monotonic()
+        try:
+            self.proc = subprocess.Popen(self.argv, stdin=sys.stdin.fileno(), stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, preexec_fn=self._preexec, start_new_session=True,
+                                         env={"PATH": "/usr/bin:/bin"})  # bwrap's own init is visible inside
+        except OSError as exc:
+            self.cgroups.remove()
+            return Status(verdict="start_failed", detail=str(exc))
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, lambda *_: self._stop("stopped"))
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        out_fd, err_fd = self.proc.stdout.fileno(), self.proc.stderr.fileno()
+        os.set_blocking(out_fd, False)
+        os.set_blocking(err_fd, False)
+        sel = selectors.DefaultSelector()
+        sel.register(out_fd, selectors.EVENT_READ, "out")
+        sel.register(err_fd, selectors.EVENT_READ, "err")
+        log = open(self.stderr_file, "ab") if self.stderr_file else None  # noqa: SIM115 - closed below
+        kept = 0
+        status = Status(verdict="ok")
+        cap_out, cap_err = self.limits.output_mb << 20, self.limits.stderr_kb << 10
+        parent = os.getppid()
+        try:
+            while sel.get_map():
+                if self.stop_reason is not None:
+                    break
+                if time.monotonic() - started > self.limits.wall_s:
+                    self._stop("wall_time")
+                    break
+                if os.getppid() != parent:
+                    self._stop("stopped")
+                    break
+                for key, _ in sel.select(timeout=0.2):
+                    try:
+                        data = os.read(key.fd, 1 << 16)
+                    except BlockingIOError:
+                        continue
+                    if not data:
+                        sel.unregister(key.fd)
+                        continue
+                    if key.data == "out":
+                        status.stdout_bytes += len(data)
+                        try:
+                            os.write(1, data)
+                        except BrokenPipeError:
+                            self._stop("stopped")
+                    else:
+                        status.stderr_bytes += len(data)
+                        if log is not None and kept < cap_err:
+                            chunk = data[: cap_err - kept]
+                            log.write(chunk)
+                            log.flush()
+                            kept += len(chunk)
+                    if status.stdout_bytes + status.stderr_bytes > cap_out:
+                        self._stop("output_limit")
+                        break
+            self._wait(started)
+        finally:
+            self.kill_tree()
+            if log is not None:
+                if status.stderr_bytes > kept:
+                    log.write(f"\n[parterre: stderr truncated, {status.stderr_bytes - kept} more bytes]\n".encode())
+                log.close()
+        return self._status(status, started)
+
+    def _wait(self, started: float) -> None:
+        assert self.proc is not None
+        while self.proc.poll() is None:
+            if self.stop_reason is not None:
+                self.kill_tree()
+            elif time.monotonic() - started > self.limits.wall_s:
+                self._stop("wall_time")
+            time.sleep(0.01)
+
+    def _status(self, status: Status, started: float) -> Status:
+        assert self.proc is not None
+        code = self.proc.wait()
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        status.cpu_s = round(usage.ru_utime + usage.ru_stime, 3)
+        status.wall_s = round(time.monotonic() - started, 3)
+        peak = self.cgroups.read("memory", "memory.max_usage_in_bytes")
+        status.peak_memory_mb = round((peak if peak is not None else usage.ru_maxrss * 1024) / (1 << 20), 1)
+        # bwrap reports the command's status as its own: an exit code, or 128 + signal.
+        if code < 0:
+            status.signal = -code
+        elif code > 128:
+            status.signal = code - 128
+        else:
+            status.exit_code = code
+        failcnt = self.cgroups.read("memory", "memory.failcnt") or 0
+        if self.stop_reason is not None:
+            status.verdict = self.stop_reason
+        elif status.signal == signal.SIGXCPU or (status.signal == signal.SIGKILL and status.cpu_s >= self.limits.cpu_s):
+            status.verdict = "cpu_time"
+        elif failcnt > 0 and status.signal == signal.SIGKILL:
+            status.verdict = "memory"
+        elif status.exit_code == 0:
+            status.verdict = "ok"
+        else:
+            status.verdict = "exit"
+        self.cgroups.remove()
+        return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bots.sandbox``: see the module doc."""
+    p = argparse.ArgumentParser(prog="python -m bots.sandbox", description=__doc__.splitlines()[0])
+    p.add_argument("--root", required=True, help="the bot's directory (bound read-only at /bot)")
+    p.add_argument("--runtime", required=True, choices=RUNTIMES)
+    p.add_argument("--stderr-file")
+    p.add_argument("--status-file")
+    defaults = Limits()
+    for name in Limits.__slots__:
+        p.add_argument(f"--{name.replace('_', '-')}", type=type(getattr(defaults, name)), default=getattr(defaults, name))
+    p.add_argument("command", nargs=argparse.REMAINDER)
+    ns = p.parse_args(argv)
+    command = ns.command[1:] if ns.command[:1] == ["--"] else ns.command
+    limits = Limits(**{name: getattr(ns, name) for name in Limits.__slots__})
+    try:
+        keeper = Keeper(ns.root, ns.runtime, command, limits, ns.stderr_file)
+    except ValueError as exc:
+        p.error(str(exc))
+    status = keeper.run()
+    if ns.status_file:
+        Path(ns.status_file).write_text(json.dumps(asdict(status)))
+    if status.signal is not None:
+        return 128 + status.signal
+    return status.exit_code if status.exit_code is not None else 125
+
+
+def status_of(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a ``--status-file`` (an empty dict when the keeper wrote none)."""
+    try:
+        return dict(json.loads(Path(path).read_text()))
+    except (OSError, ValueError):
+        return {}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
