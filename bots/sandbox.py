@@ -64,8 +64,44 @@ VERDICTS = ("ok", "exit", "wall_time", "cpu_time", "memory", "output_limit", "st
 ``start_failed``: bwrap could not start the command."""
 
 CGROUP_V1 = Path("/sys/fs/cgroup")
-SDK_ROOT = Path(__file__).resolve().parent.parent / "games"
-"""The project's Python SDK offered to ``python3.11`` bots at ``/sdk/games`` (the rules engines)."""
+PROJECT = Path(__file__).resolve().parent.parent
+SDK_PARTS = ("games", "bots/strategies")
+"""The project's Python SDK offered to ``python3.11`` bots on ``PYTHONPATH=/sdk``: the rules engines
+(``import games``) and the reference strategies (``from bots.strategies import strategy_for``).
+The wire SDK (``bots.sdk``) needs gRPC and a network, neither of which a sandbox has."""
+
+
+def sdk_dir() -> Path:
+    """A read-only copy of the SDK (:data:`SDK_PARTS`) made once per project state; returns its path.
+
+    Copied rather than bound so the sandbox sees no other file of the worker's code."""
+    import hashlib
+    import shutil
+
+    digest = hashlib.sha256()
+    files = sorted(f for part in SDK_PARTS for f in (PROJECT / part).rglob("*")
+                   if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc")
+    for f in files:
+        digest.update(str(f.relative_to(PROJECT)).encode() + b"\0" + f.read_bytes())
+    base = Path(os.environ.get("PARTERRE_HOSTED_DIR", "/var/tmp/parterre-hosted"))
+    target = base / f"sdk-{digest.hexdigest()[:16]}"
+    if target.exists():
+        return target
+    base.mkdir(parents=True, exist_ok=True)
+    base.chmod(0o711)
+    tmp = base / f".sdk-{os.getpid()}-{time.monotonic_ns()}"
+    for f in files:
+        dest = tmp / f.relative_to(PROJECT)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(f, dest)
+    (tmp / "bots" / "__init__.py").write_text("")
+    for path in [tmp, *tmp.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    try:
+        tmp.rename(target)
+    except OSError:  # another process made it first
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +153,7 @@ def bwrap_argv(root: str, runtime: str, command: Sequence[str], limits: Limits) 
         "--ro-bind", str(root), "/bot", "--chdir", "/bot",
     ]
     if runtime == "python3.11":
-        argv += ["--ro-bind", str(SDK_ROOT), "/sdk/games", "--setenv", "PYTHONPATH", "/sdk",
+        argv += ["--ro-bind", str(sdk_dir()), "/sdk", "--setenv", "PYTHONPATH", "/sdk",
                  "--setenv", "PYTHONDONTWRITEBYTECODE", "1"]
     # The root itself is bwrap's tmpfs: read-only too, so only /scratch can be written.
     return [*argv, "--remount-ro", "/", "--", *command]

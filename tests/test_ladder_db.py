@@ -30,6 +30,7 @@ TABLES = {
     "ratings_bt", "ratings_bt_fits",  # 0003: cached Bradley-Terry fits
     "accounts", "api_tokens", "auth_events",  # 0004: participants (issue 14)
     "challenges", "house_bots",  # 0005: challenges and house bots (issue 14)
+    "hosted_versions", "hosted_settings",  # 0006: hosted bots (issue 15)
 }
 
 

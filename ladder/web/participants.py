@@ -23,7 +23,7 @@ def install(app: FastAPI, cfg: auth.ParticipantConfig | None = None, *, secret: 
             ``app.state.participants`` after :func:`~ladder.web.app.create_app`.
         secret: session signing secret (default :func:`ladder.web.auth.session_secret`).
     """
-    from ladder.web import participants_api, participants_pages
+    from ladder.web import participants_api, participants_pages, submissions
 
     cfg = cfg or auth.config_from_env()
     app.state.participants = cfg
@@ -36,3 +36,4 @@ def install(app: FastAPI, cfg: auth.ParticipantConfig | None = None, *, secret: 
     app.state.templates.env.globals["bot_versions"] = lambda bot_id: bot_versions(app.state.pool, bot_id)
     app.include_router(participants_api.router)
     app.include_router(participants_pages.router)
+    app.include_router(submissions.router)

@@ -1,0 +1,261 @@
+"""Head-to-head duplicate deals between two bots, at least one a stdio child (issue 15's validation and test).
+
+``python -m bots.hosted_match --game G --run-seed S --deals N --a SPEC --b SPEC``
+plays deal ``i`` (seed ``sha256("{S}:{i}")``, as ``parterre regress``:
+:func:`deal_seed`) twice, A in seat 0 then B in seat 0, and prints one JSON
+line per deal::
+
+    {"deal": 0, "seed": "...", "ranks": [[1, 2], [2, 1]], "faults": [null, "timeout"]}
+
+``ranks[k]`` are the seats' ranks of game ``k`` (the rules' own outcome);
+``faults[k]`` is ``{"side": "a"|"b", "verdict": ...}`` when a stdio side did
+wrong in game ``k`` (``timeout``, ``illegal_action``, ``crash``, ``resigned``),
+else null; ``decision_ms`` the mean decision time of each stdio side so far. A faulting side loses the
+game (rank 2, the other rank 1), as the referee's verdicts do. A SPEC is
+``builtin:KIND[:OPT=VALUE,...]`` (``bots.cli.make_bot``) or ``exec:`` followed
+by a JSON list, the command of a child speaking the stdio line protocol of
+docs/bots.md (the workers give the sandbox keeper's command line,
+``python -m bots.sandbox ...``). One child plays all the games of a side in a
+row (``match_started`` ... ``match_ended``), so its start-up is paid once; a
+child that crashes or times out is replaced for the next game.
+
+Chance is drawn from ``random.Random(seed)`` (the referee's rule), so a deal's
+two games see the same cards. This plays without a referee: a hosted bot's
+*rated* matches go through the referee like any other (docs/hosted.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import selectors
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from bots.stdio import PROTOCOL, Answer, parse_answer
+
+DEFAULT_DEADLINE_MS = 1000
+
+
+def deal_seed(run_seed: str, index: int) -> str:
+    """Deal ``index``'s seed: ``sha256("{run_seed}:{index}")`` (docs/regression.md, "Duplicate deals")."""
+    return hashlib.sha256(f"{run_seed}:{index}".encode()).hexdigest()
+
+
+class _Request:
+    """What a built-in bot's ``choose`` reads (the ``direct`` backend's request)."""
+
+    __slots__ = ("game", "seat", "observation", "legal_actions", "match_id")
+
+    def __init__(self, game: str, seat: int, observation: dict[str, Any], legal: list[dict[str, Any]]) -> None:
+        self.game, self.seat, self.observation, self.legal_actions = game, seat, observation, legal
+        self.match_id = 0
+
+    @property
+    def num_actions(self) -> int:
+        return len(self.legal_actions)
+
+
+def _line(obj: dict[str, Any]) -> bytes:
+    return (json.dumps(obj, separators=(",", ":")) + "\n").encode("ascii")
+
+
+class ChildSide:
+    """A stdio child that plays one game after another; replaced after a fault."""
+
+    def __init__(self, command: Sequence[str], deadline_ms: int, startup_ms: int = 10_000) -> None:
+        self.command = list(command)
+        self.deadline_s = deadline_ms / 1000.0
+        self.startup_s = startup_ms / 1000.0
+        self.fresh = False
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.buf = b""
+        self.decision_ms: list[float] = []
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         start_new_session=True)
+            assert self.proc.stdout is not None
+            os.set_blocking(self.proc.stdout.fileno(), False)
+            self.buf = b""
+            self.fresh = True  # its start-up is not charged to its first decision (as the adapter does)
+        return self.proc
+
+    def send(self, obj: dict[str, Any]) -> bool:
+        proc = self._start()
+        assert proc.stdin is not None
+        try:
+            proc.stdin.write(_line(obj))
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            return False
+        return True
+
+    def readline(self) -> bytes | None:
+        """The next non-blank line within the deadline; None on timeout or exit."""
+        proc = self._start()
+        assert proc.stdout is not None
+        end = time.monotonic() + self.deadline_s + (self.startup_s if self.fresh else 0.0)
+        self.fresh = False
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout.fileno(), selectors.EVENT_READ)
+            while True:
+                if b"\n" in self.buf:
+                    line, self.buf = self.buf.split(b"\n", 1)
+                    if line.strip():
+                        return line
+                    continue
+                left = end - time.monotonic()
+                if left <= 0 or not sel.select(timeout=left):
+                    return None
+                try:
+                    data = os.read(proc.stdout.fileno(), 1 << 16)
+                except BlockingIOError:
+                    continue
+                if not data:
+                    return None
+                self.buf += data
+                if len(self.buf) > 1 << 20:
+                    return b"garbage"
+
+    def choose(self, game: str, seat: int, obs: dict[str, Any], legal: list[Any], seq: int) -> int | str:
+        """An index, or the fault (``timeout``, ``crash``, ``illegal_action``, ``resigned``)."""
+        started = time.perf_counter()
+        ok = self.send({"type": "decision_request", "match_id": 1, "seq": seq, "num_actions": len(legal),
+                        "game": game, "seat": seat, "deadline_ms": int(self.deadline_s * 1000),
+                        "time_left_ms": int(self.deadline_s * 1000), "observation": obs,
+                        "legal_actions": [{"index": i, "label": a.label(), "action": a.to_json()}
+                                          for i, a in enumerate(legal)]})
+        line = self.readline() if ok else None
+        self.decision_ms.append((time.perf_counter() - started) * 1000)
+        if line is None:
+            assert self.proc is not None
+            return "crash" if self.proc.poll() is not None else "timeout"
+        answer = parse_answer(line.decode("utf-8", "replace"))
+        if answer is Answer.RESIGN:
+            return "resigned"
+        if isinstance(answer, Answer) or not 0 <= answer < len(legal):
+            return "illegal_action"
+        return answer
+
+    def reset(self) -> None:
+        """Stop the child (after a fault: its state is unknown)."""
+        if self.proc is not None:
+            if self.proc.stdin is not None:
+                try:
+                    self.proc.stdin.close()
+                except OSError:
+                    pass
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+
+
+def play_game(game_string: str, seed: str, sides: Sequence[Any], seq0: int = 0) -> tuple[list[int], int | None, str]:
+    """One game; ``sides[seat]`` is a :class:`ChildSide` or a built-in bot.
+
+    Returns:
+        (ranks, the seat that faulted or None, its fault).
+    """
+    from games.api import CHANCE, TERMINAL
+    from games.registry import load_game
+
+    game = load_game(game_string)
+    state = game.new_initial_state()
+    rng = random.Random(seed)
+    for seat, side in enumerate(sides):
+        if isinstance(side, ChildSide):
+            side.send({"type": "match_started", "protocol": PROTOCOL, "match_id": 1, "game": game.name,
+                       "game_string": game_string, "options": {}, "seat": seat, "num_players": len(sides),
+                       "players": [{"seat": s, "bot_id": 0, "name": f"seat{s}", "version": ""}
+                                   for s in range(len(sides))],
+                       "time_control": {}, "seed_commitment": ""})
+    seq = seq0
+    while True:
+        player = state.current_player()
+        if player == TERMINAL:
+            ranks = list(state.outcome().ranks)
+            fault, fault_seat = "", None
+            break
+        if player == CHANCE:
+            state.apply_action(state.sample_chance(rng))
+            continue
+        legal = state.legal_actions()
+        obs = state.observation(player)
+        side = sides[player]
+        seq += 1
+        if isinstance(side, ChildSide):
+            choice = side.choose(game.name, player, obs, legal, seq)
+            if isinstance(choice, str):
+                side.reset()
+                ranks = [1] * len(sides)
+                ranks[player] = len(sides)
+                fault, fault_seat = choice, player
+                break
+        else:
+            choice = side.choose(_Request(game.name, player, obs, [a.to_json() for a in legal]))
+        state.apply_action(legal[choice])
+    for seat, side in enumerate(sides):
+        if isinstance(side, ChildSide) and side.proc is not None:
+            side.send({"type": "match_ended", "match_id": 1, "seat": seat, "status": "finished",
+                       "reason": "", "rank": ranks[seat], "verdict": "normal", "ranks": ranks})
+    return ranks, fault_seat, fault
+
+
+def make_side(spec: str, seed: str, deadline_ms: int) -> Any:
+    """A side from its SPEC (see the module doc)."""
+    if spec.startswith("exec:"):
+        return ChildSide(json.loads(spec[5:]), deadline_ms)
+    from bots.cli import make_bot
+
+    kind, _, opts = spec.removeprefix("builtin:").partition(":")
+    options: dict[str, Any] = {"seed": seed}
+    for item in filter(None, opts.split(",")):
+        key, _, value = item.partition("=")
+        options[key] = float(value) if value.replace(".", "", 1).isdigit() else value
+    return make_bot(kind, **options)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bots.hosted_match", description=__doc__.splitlines()[0])
+    p.add_argument("--game", required=True)
+    p.add_argument("--run-seed", required=True)
+    p.add_argument("--deals", type=int, required=True)
+    p.add_argument("--first-deal", type=int, default=0)
+    p.add_argument("--a", required=True)
+    p.add_argument("--b", required=True)
+    p.add_argument("--deadline-ms", type=int, default=DEFAULT_DEADLINE_MS)
+    ns = p.parse_args(argv)
+    a = make_side(ns.a, f"{ns.run_seed}:a", ns.deadline_ms)
+    b = make_side(ns.b, f"{ns.run_seed}:b", ns.deadline_ms)
+    try:
+        for i in range(ns.first_deal, ns.first_deal + ns.deals):
+            seed = deal_seed(ns.run_seed, i)
+            r1, s1, f1 = play_game(ns.game, seed, [a, b])
+            r2, s2, f2 = play_game(ns.game, seed, [b, a])
+            faults = [None if s1 is None else {"side": "ab"[s1], "verdict": f1},
+                      None if s2 is None else {"side": "ba"[s2], "verdict": f2}]
+            ms = [round(sum(x.decision_ms) / len(x.decision_ms), 3) if isinstance(x, ChildSide) and x.decision_ms
+                  else None for x in (a, b)]
+            print(json.dumps({"deal": i, "seed": seed, "ranks": [r1, r2], "faults": faults, "decision_ms": ms}),
+                  flush=True)
+    finally:
+        for side in (a, b):
+            if isinstance(side, ChildSide):
+                side.reset()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,355 @@
+"""Hosted bots' submissions: archives, manifests, immutable versions and their verdicts (issue 15).
+
+An owner uploads a version of a bot as an archive (``.tar.gz`` or ``.zip``)
+with ``parterre-bot.toml`` at its root::
+
+    runtime = "python3.11"          # or "node", or "static"
+    command = ["python3.11", "bot.py"]
+    protocol = "stdio"              # the line protocol of docs/bots.md
+    games = ["floriferous"]         # optional: the games it plays (validated in each)
+
+:func:`inspect_archive` reads it without writing anything to the disk and
+rejects, with the reason in words: an archive too big (packed or unpacked) or
+with too many files; not a tar.gz/zip or corrupt; an absolute path, a ``..``
+part, a link of any kind (symbolic or hard: a link inside a bot is never
+needed, and one pointing outside is the classic escape), a device or FIFO;
+a missing or malformed manifest, an unknown runtime or protocol, a command
+whose program is not the runtime's interpreter (or, for ``static``, not a file
+of the archive), or with unsafe arguments. Versions are numbered per bot,
+immutable (a trigger refuses any change of the archive, its sha256 or the
+manifest) and kept. Status: ``validating`` -> ``rejected`` (reason and log)
+or ``testing`` (the regression test against the active version) -> ``active``
+(the previous active one becomes ``superseded``) or ``failed_test`` (the
+regression test reported a regression and the owner's setting blocks it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import posixpath
+import shlex
+import stat
+import tarfile
+import tomllib
+import zipfile
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from games.registry import game_names
+from ladder.db import connection
+from ladder.errors import LadderError
+
+MAX_ARCHIVE_BYTES = 8 << 20
+"""Largest archive accepted (8 MiB packed)."""
+MAX_UNPACKED_BYTES = 64 << 20
+"""Largest total of the files unpacked (64 MiB; a zip bomb stops here without being unpacked)."""
+MAX_FILES = 2000
+MANIFEST = "parterre-bot.toml"
+RUNTIMES = {"python3.11": ("python3.11", "python3"), "node": ("node",), "static": ()}
+"""Runtime -> the programs its command may start (``static``: a file of the archive)."""
+PROTOCOLS = ("stdio",)
+"""Protocols a hosted bot may speak. gRPC is not offered yet: the sandbox has no network (docs/hosted.md)."""
+STATUSES = ("validating", "rejected", "testing", "active", "superseded", "failed_test")
+
+
+class SubmissionError(LadderError):
+    """The archive or its manifest is refused; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """A checked ``parterre-bot.toml``."""
+
+    runtime: str
+    command: tuple[str, ...]
+    protocol: str = "stdio"
+    games: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"runtime": self.runtime, "command": list(self.command), "protocol": self.protocol,
+                "games": list(self.games)}
+
+
+@dataclass(frozen=True, slots=True)
+class Archive:
+    """An accepted archive: its files (path -> (bytes, executable)) and manifest."""
+
+    sha256: str
+    size: int
+    manifest: Manifest
+    files: dict[str, tuple[bytes, bool]] = field(repr=False)
+
+
+def _check_path(name: str) -> str:
+    if not name or "\x00" in name or name.startswith("/") or "\\" in name:
+        raise SubmissionError(f"archive entry {name!r}: absolute or malformed path")
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise SubmissionError(f"archive entry {name!r}: '..' is not allowed (path traversal)")
+    return "/".join(parts)
+
+
+def _read_tar(data: bytes) -> dict[str, tuple[bytes, bool]]:
+    files: dict[str, tuple[bytes, bool]] = {}
+    total = 0
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            for count, member in enumerate(tar):
+                if count >= MAX_FILES:
+                    raise SubmissionError(f"more than {MAX_FILES} entries in the archive")
+                path = _check_path(member.name)
+                if member.issym() or member.islnk():
+                    raise SubmissionError(f"archive entry {member.name!r}: links are not allowed "
+                                          f"(it points to {member.linkname!r})")
+                if member.isdir():
+                    continue
+                if not member.isfile():
+                    raise SubmissionError(f"archive entry {member.name!r}: only files and folders are allowed")
+                total += member.size
+                if total > MAX_UNPACKED_BYTES:
+                    raise SubmissionError(f"unpacked size over {MAX_UNPACKED_BYTES >> 20} MiB")
+                fh = tar.extractfile(member)
+                content = fh.read() if fh is not None else b""
+                files[path] = (content, bool(member.mode & 0o111))
+    except (tarfile.TarError, EOFError, OSError) as exc:
+        raise SubmissionError(f"not a readable .tar.gz archive: {exc}") from None
+    return files
+
+
+def _read_zip(data: bytes) -> dict[str, tuple[bytes, bool]]:
+    files: dict[str, tuple[bytes, bool]] = {}
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            infos = zf.infolist()
+            if len(infos) > MAX_FILES:
+                raise SubmissionError(f"more than {MAX_FILES} entries in the archive")
+            if sum(i.file_size for i in infos) > MAX_UNPACKED_BYTES:
+                raise SubmissionError(f"unpacked size over {MAX_UNPACKED_BYTES >> 20} MiB")
+            for info in infos:
+                path = _check_path(info.filename)
+                mode = info.external_attr >> 16
+                if stat.S_ISLNK(mode):
+                    raise SubmissionError(f"archive entry {info.filename!r}: links are not allowed")
+                if info.is_dir():
+                    continue
+                if mode and not stat.S_ISREG(mode):
+                    raise SubmissionError(f"archive entry {info.filename!r}: only files and folders are allowed")
+                with zf.open(info) as fh:
+                    content = fh.read(MAX_UNPACKED_BYTES + 1)
+                if len(content) != info.file_size:
+                    raise SubmissionError(f"archive entry {info.filename!r}: size does not match its header")
+                files[path] = (content, bool(mode & 0o111))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as exc:
+        raise SubmissionError(f"not a readable .zip archive: {exc}") from None
+    return files
+
+
+def parse_manifest(text: str, files: dict[str, tuple[bytes, bool]] | None = None) -> Manifest:
+    """Check a ``parterre-bot.toml`` (and, given the archive's files, that a static program is one of them).
+
+    Raises:
+        SubmissionError: malformed TOML, unknown runtime/protocol/game, bad command.
+    """
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SubmissionError(f"{MANIFEST}: not valid TOML: {exc}") from None
+    runtime = raw.get("runtime")
+    if runtime not in RUNTIMES:
+        raise SubmissionError(f"{MANIFEST}: runtime {runtime!r} is not one of {', '.join(RUNTIMES)}")
+    protocol = raw.get("protocol", "stdio")
+    if protocol not in PROTOCOLS:
+        raise SubmissionError(f"{MANIFEST}: protocol {protocol!r} is not offered to hosted bots "
+                              f"(one of {', '.join(PROTOCOLS)}; see docs/hosted.md)")
+    command = raw.get("command")
+    if isinstance(command, str):
+        command = shlex.split(command)
+    if (not isinstance(command, list) or not command or len(command) > 32
+            or not all(isinstance(a, str) and 0 < len(a) <= 256 and "\x00" not in a for a in command)):
+        raise SubmissionError(f"{MANIFEST}: command must be a list of 1-32 non-empty strings")
+    program = command[0]
+    if runtime == "static":
+        rel = posixpath.normpath(program.removeprefix("/bot/"))
+        if rel.startswith(("/", "..")) or files is None or rel not in files:
+            raise SubmissionError(f"{MANIFEST}: a static bot's command must start a file of the archive, "
+                                  f"not {program!r}")
+        command = [f"/bot/{rel}", *command[1:]]
+    elif program not in RUNTIMES[runtime]:
+        raise SubmissionError(f"{MANIFEST}: runtime {runtime} starts {' or '.join(RUNTIMES[runtime])}, "
+                              f"not {program!r}")
+    games = raw.get("games", [])
+    if not isinstance(games, list) or not all(isinstance(g, str) and g in game_names() for g in games):
+        raise SubmissionError(f"{MANIFEST}: games must be a list of {', '.join(game_names())}")
+    return Manifest(runtime=runtime, command=tuple(command), protocol=protocol, games=tuple(games))
+
+
+def inspect_archive(data: bytes) -> Archive:
+    """Read and check an uploaded archive (nothing is written to the disk).
+
+    Raises:
+        SubmissionError: see the module docstring for each reason.
+    """
+    if len(data) > MAX_ARCHIVE_BYTES:
+        raise SubmissionError(f"archive over {MAX_ARCHIVE_BYTES >> 20} MiB")
+    if data[:2] == b"\x1f\x8b":
+        files = _read_tar(data)
+    elif data[:4] == b"PK\x03\x04":
+        files = _read_zip(data)
+    else:
+        raise SubmissionError("not a .tar.gz or .zip archive")
+    if MANIFEST not in files:
+        raise SubmissionError(f"no {MANIFEST} at the root of the archive")
+    try:
+        text = files[MANIFEST][0].decode("utf-8")
+    except UnicodeDecodeError:
+        raise SubmissionError(f"{MANIFEST} is not UTF-8") from None
+    manifest = parse_manifest(text, files)
+    if manifest.runtime == "static":
+        program = manifest.command[0].removeprefix("/bot/")
+        files[program] = (files[program][0], True)
+    return Archive(sha256=hashlib.sha256(data).hexdigest(), size=len(data), manifest=manifest, files=files)
+
+
+# -- storage ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HostedVersion:
+    """One submitted version as its owner sees it (never the archive bytes)."""
+
+    id: int
+    bot_id: int
+    number: int
+    sha256: str
+    size: int
+    manifest: dict[str, Any]
+    status: str
+    reason: str
+    log: str
+    validation: dict[str, Any]
+    regression: dict[str, Any]
+    created_at: datetime
+    decided_at: datetime | None
+
+    def public(self) -> dict[str, Any]:
+        """What anyone may see (no log: a bot's stderr is its owner's)."""
+        return {"id": self.id, "bot_id": self.bot_id, "number": self.number, "sha256": self.sha256,
+                "size": self.size, "status": self.status, "regression": self.regression,
+                "created_at": self.created_at.isoformat()}
+
+
+_COLS = ("id, bot_id, number, sha256, size, manifest, status, reason, log, validation, regression, "
+         "created_at, decided_at")
+
+
+def _version(row: dict[str, Any]) -> HostedVersion:
+    return HostedVersion(**row)
+
+
+def create_version(pool: ConnectionPool, bot_id: int, data: bytes) -> HostedVersion:
+    """Store a new version of ``bot_id`` (ownership is the caller's to check) in ``validating``.
+
+    Raises:
+        SubmissionError: the archive is refused (nothing is stored).
+    """
+    archive = inspect_archive(data)
+    with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
+        cur.execute("SELECT id FROM bots WHERE id = %s FOR UPDATE", (bot_id,))
+        cur.execute("SELECT coalesce(max(number), 0) + 1 AS n FROM hosted_versions WHERE bot_id = %s", (bot_id,))
+        number = cur.fetchone()["n"]  # type: ignore[index]
+        cur.execute(
+            f"INSERT INTO hosted_versions (bot_id, number, sha256, size, archive, manifest) "
+            f"VALUES (%s, %s, %s, %s, %s, %s) RETURNING {_COLS}",
+            (bot_id, number, archive.sha256, archive.size, data, Jsonb(archive.manifest.to_json())))
+        row = cur.fetchone()
+    assert row is not None
+    return _version(row)
+
+
+def get_version(pool: ConnectionPool, version_id: int) -> HostedVersion | None:
+    with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
+        cur.execute(f"SELECT {_COLS} FROM hosted_versions WHERE id = %s", (version_id,))
+        row = cur.fetchone()
+    return _version(row) if row else None
+
+
+def version_by_number(pool: ConnectionPool, bot_id: int, number: int) -> HostedVersion | None:
+    with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
+        cur.execute(f"SELECT {_COLS} FROM hosted_versions WHERE bot_id = %s AND number = %s", (bot_id, number))
+        row = cur.fetchone()
+    return _version(row) if row else None
+
+
+def list_versions(pool: ConnectionPool, bot_id: int) -> list[HostedVersion]:
+    with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
+        cur.execute(f"SELECT {_COLS} FROM hosted_versions WHERE bot_id = %s ORDER BY number", (bot_id,))
+        return [_version(r) for r in cur.fetchall()]
+
+
+def active_version(pool: ConnectionPool, bot_id: int) -> HostedVersion | None:
+    """The version that plays for ``bot_id`` now (None: not a hosted bot, or none accepted yet)."""
+    with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
+        cur.execute(f"SELECT {_COLS} FROM hosted_versions WHERE bot_id = %s AND status = 'active'", (bot_id,))
+        row = cur.fetchone()
+    return _version(row) if row else None
+
+
+def archive_bytes(pool: ConnectionPool, version_id: int) -> bytes:
+    with connection(pool) as conn, conn.cursor() as cur:
+        cur.execute("SELECT archive FROM hosted_versions WHERE id = %s", (version_id,))
+        row = cur.fetchone()
+    if row is None:
+        raise SubmissionError(f"no hosted version {version_id}")
+    return bytes(row[0])
+
+
+def set_verdict(pool: ConnectionPool, version_id: int, status: str, *, reason: str = "", log: str = "",
+                validation: dict[str, Any] | None = None, regression: dict[str, Any] | None = None) -> None:
+    """Move a version to ``status``; ``active`` supersedes the bot's previous active version atomically."""
+    if status not in STATUSES:
+        raise ValueError(status)
+    with connection(pool) as conn, conn.cursor() as cur:
+        if status == "active":
+            cur.execute("UPDATE hosted_versions SET status = 'superseded' WHERE status = 'active' AND bot_id = "
+                        "(SELECT bot_id FROM hosted_versions WHERE id = %s) AND id <> %s", (version_id, version_id))
+        cur.execute(
+            "UPDATE hosted_versions SET status = %s, reason = %s, log = left(%s, 65536), "
+            "validation = coalesce(%s, validation), regression = coalesce(%s, regression), "
+            "decided_at = CASE WHEN %s IN ('validating', 'testing') THEN NULL ELSE now() END WHERE id = %s",
+            (status, reason, log, Jsonb(validation) if validation is not None else None,
+             Jsonb(regression) if regression is not None else None, status, version_id))
+
+
+def set_regression(pool: ConnectionPool, version_id: int, regression: dict[str, Any]) -> None:
+    """Store the running result of the regression test (the version page polls it)."""
+    with connection(pool) as conn, conn.cursor() as cur:
+        cur.execute("UPDATE hosted_versions SET regression = %s WHERE id = %s", (Jsonb(regression), version_id))
+
+
+def blocks_on_regression(pool: ConnectionPool, bot_id: int) -> bool:
+    """The owner's setting: does a failed regression test keep the new version out (default yes)?"""
+    with connection(pool) as conn, conn.cursor() as cur:
+        cur.execute("SELECT block_on_regression FROM hosted_settings WHERE bot_id = %s", (bot_id,))
+        row = cur.fetchone()
+    return True if row is None else bool(row[0])
+
+
+def set_block_on_regression(pool: ConnectionPool, bot_id: int, block: bool) -> None:
+    with connection(pool) as conn, conn.cursor() as cur:
+        cur.execute("INSERT INTO hosted_settings (bot_id, block_on_regression) VALUES (%s, %s) "
+                    "ON CONFLICT (bot_id) DO UPDATE SET block_on_regression = EXCLUDED.block_on_regression",
+                    (bot_id, block))
+
+
+def verdict_counts(pool: ConnectionPool) -> dict[tuple[str, str], int]:
+    """``{(status, cause): versions}`` for the operators' metrics (cause: the reason's first word)."""
+    with connection(pool) as conn, conn.cursor() as cur:
+        cur.execute("SELECT status, coalesce(nullif(split_part(reason, ':', 1), ''), '-'), count(*) "
+                    "FROM hosted_versions GROUP BY 1, 2")
+        return {(s, c): int(n) for s, c, n in cur.fetchall()}

@@ -1,0 +1,100 @@
+"""Hosted bots on the web: upload a version, read its verdict, the owner's regression setting (issue 15).
+
+* ``POST /api/bots/{bot_id}/versions`` (scope ``bot:manage``, owner only): the
+  body is the archive itself (``.tar.gz`` or ``.zip``, at most
+  :data:`ladder.submissions.MAX_ARCHIVE_BYTES`; ``curl --data-binary
+  @bot.tar.gz``). 201 with the version (number, sha256, status
+  ``validating``); 400 with the reason when the archive is refused; 413 when
+  it is too big (the body is not read past the limit).
+* ``GET /api/bots/{bot_id}/versions/{number}``: the version's status, the
+  validation matches and the regression test (games, Elo with its interval,
+  LLR, verdict). The owner also gets the reason and the log (the bot's
+  stderr); anyone else the public part only. A participant's CI polls this
+  until ``status`` is no longer ``validating`` or ``testing``
+  (``parterre bot upload --wait`` does it and sets its exit code).
+* ``PUT /api/bots/{bot_id}/hosted-settings``: ``{"block_on_regression": bool}``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Path, Request
+from pydantic import BaseModel
+
+from ladder import owned_bots as ob
+from ladder import submissions as sub
+from ladder.errors import BotNotFoundError
+from ladder.web import auth
+
+Id = Annotated[int, Path(ge=1, le=2**63 - 1)]
+router = APIRouter(prefix="/api", tags=["hosted bots"])
+
+
+class HostedSettingsIn(BaseModel):
+    block_on_regression: bool
+
+
+def _owned(request: Request, caller: auth.Caller, bot_id: int) -> ob.OwnedBot:
+    try:
+        return ob.owned_bot(request.app.state.pool, caller.account.id, bot_id)
+    except BotNotFoundError as exc:
+        raise HTTPException(404, str(exc)) from None
+
+
+def owner_view(version: sub.HostedVersion) -> dict[str, Any]:
+    """Everything about a version, for its owner."""
+    return {**version.public(), "manifest": version.manifest, "reason": version.reason, "log": version.log,
+            "validation": version.validation,
+            "decided_at": version.decided_at.isoformat() if version.decided_at else None}
+
+
+async def _read_limited(request: Request) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > sub.MAX_ARCHIVE_BYTES:
+        raise HTTPException(413, f"archive over {sub.MAX_ARCHIVE_BYTES >> 20} MiB")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > sub.MAX_ARCHIVE_BYTES:
+            raise HTTPException(413, f"archive over {sub.MAX_ARCHIVE_BYTES >> 20} MiB")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@router.post("/bots/{bot_id}/versions", status_code=201,
+             summary="Upload a new version of the owner's hosted bot (the body is the archive; bot:manage)")
+async def api_upload(request: Request, bot_id: Id) -> dict[str, Any]:
+    from starlette.concurrency import run_in_threadpool
+
+    caller = await run_in_threadpool(auth.bearer, request, "bot:manage")
+    bot = await run_in_threadpool(_owned, request, caller, bot_id)
+    if bot.retired:
+        raise HTTPException(409, f"bot {bot_id} is retired")
+    data = await _read_limited(request)
+    try:
+        version = await run_in_threadpool(sub.create_version, request.app.state.pool, bot_id, data)
+    except sub.SubmissionError as exc:
+        raise HTTPException(400, f"archive refused: {exc}") from None
+    return owner_view(version)
+
+
+@router.get("/bots/{bot_id}/versions/{number}", summary="A hosted version: status, validation, regression test")
+def api_version(request: Request, bot_id: Id, number: Annotated[int, Path(ge=1, le=2**31 - 1)]) -> dict[str, Any]:
+    version = sub.version_by_number(request.app.state.pool, bot_id, number)
+    if version is None:
+        raise HTTPException(404, f"no version {number} of bot {bot_id}")
+    if request.headers.get("authorization"):
+        caller = auth.bearer(request)
+        bot = ob.get_bot(request.app.state.pool, bot_id)
+        if bot is not None and bot.account_id == caller.account.id:
+            return owner_view(version)
+    return version.public()
+
+
+@router.put("/bots/{bot_id}/hosted-settings", summary="Whether a failed regression test blocks a new version")
+def api_hosted_settings(request: Request, bot_id: Id, body: HostedSettingsIn) -> dict[str, Any]:
+    caller = auth.bearer(request, "bot:manage")
+    _owned(request, caller, bot_id)
+    sub.set_block_on_regression(request.app.state.pool, bot_id, body.block_on_regression)
+    return {"bot_id": bot_id, "block_on_regression": sub.blocks_on_regression(request.app.state.pool, bot_id)}
