@@ -138,7 +138,7 @@ def _read_zip(data: bytes) -> dict[str, tuple[bytes, bool]]:
                     raise SubmissionError(f"archive entry {info.filename!r}: links are not allowed")
                 if info.is_dir():
                     continue
-                if mode and not stat.S_ISREG(mode):
+                if stat.S_IFMT(mode) and not stat.S_ISREG(mode):
                     raise SubmissionError(f"archive entry {info.filename!r}: only files and folders are allowed")
                 with zf.open(info) as fh:
                     content = fh.read(MAX_UNPACKED_BYTES + 1)
@@ -329,7 +329,8 @@ def set_verdict(pool: ConnectionPool, version_id: int, status: str, *, reason: s
 def set_regression(pool: ConnectionPool, version_id: int, regression: dict[str, Any]) -> None:
     """Store the running result of the regression test (the version page polls it)."""
     with connection(pool) as conn, conn.cursor() as cur:
-        cur.execute("UPDATE hosted_versions SET regression = %s WHERE id = %s", (Jsonb(regression), version_id))
+        cur.execute("UPDATE hosted_versions SET regression = %s, lease_until = greatest(lease_until, now() + "
+                    "interval '5 minutes') WHERE id = %s", (Jsonb(regression), version_id))
 
 
 def blocks_on_regression(pool: ConnectionPool, bot_id: int) -> bool:
@@ -353,3 +354,18 @@ def verdict_counts(pool: ConnectionPool) -> dict[tuple[str, str], int]:
         cur.execute("SELECT status, coalesce(nullif(split_part(reason, ':', 1), ''), '-'), count(*) "
                     "FROM hosted_versions GROUP BY 1, 2")
         return {(s, c): int(n) for s, c, n in cur.fetchall()}
+
+
+def claim_next(pool: ConnectionPool, worker: str, lease_s: float = 900.0) -> int | None:
+    """Take the oldest version waiting for validation or its test whose lease is free; returns its id.
+
+    Two workers never hold one version at once (``FOR UPDATE SKIP LOCKED`` and the lease); a version
+    whose worker died is taken again when its lease runs out (its test starts over)."""
+    with connection(pool) as conn, conn.cursor() as cur:
+        cur.execute(
+            "UPDATE hosted_versions SET worker = %s, lease_until = now() + make_interval(secs => %s) "
+            "WHERE id = (SELECT id FROM hosted_versions WHERE status IN ('validating', 'testing') "
+            "AND (lease_until IS NULL OR lease_until < now()) ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) "
+            "RETURNING id", (worker, lease_s))
+        row = cur.fetchone()
+    return int(row[0]) if row else None

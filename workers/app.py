@@ -28,7 +28,7 @@ def _broker_url() -> str:
     return url
 
 
-app = Celery("parterre", include=["workers.tasks", "workers.ratings_tasks"])
+app = Celery("parterre", include=["workers.tasks", "workers.ratings_tasks", "workers.hosted"])
 app.conf.update(
     broker_url=_broker_url(),
     result_backend=None,
@@ -59,7 +59,9 @@ def configure_beat(
     * ``parterre.challenge_tick`` every ``PARTERRE_CHALLENGE_PERIOD_S`` (1 s):
       start challenges whose bots are connected, expire the others in time;
     * ``parterre.tournament_tick`` every ``PARTERRE_TOURNAMENT_PERIOD_S`` (5 s):
-      close entry windows past their deadline and run those tournaments.
+      close entry windows past their deadline and run those tournaments;
+    * ``parterre.hosted_tick`` every ``PARTERRE_HOSTED_PERIOD_S`` (10 s): validate
+      and regression-test one new hosted bot version (``workers/hosted.py``).
 
     Each message expires after one period: a tick that waited longer in the
     queue is dropped rather than run late (the next one plans anyway). The
@@ -72,6 +74,7 @@ def configure_beat(
     reap = float(reap_period_s or os.environ.get("PARTERRE_REAP_PERIOD_S", "15"))
     challenge = float(challenge_period_s or os.environ.get("PARTERRE_CHALLENGE_PERIOD_S", "1"))
     tournament = float(tournament_period_s or os.environ.get("PARTERRE_TOURNAMENT_PERIOD_S", "5"))
+    hosted = float(os.environ.get("PARTERRE_HOSTED_PERIOD_S", "10"))
     schedule = {
         "parterre-ladder-tick": {"task": "parterre.ladder_tick", "schedule": ladder, "kwargs": {"period_s": ladder},
                                  "options": {"expires": ladder}},
@@ -80,6 +83,7 @@ def configure_beat(
                                     "options": {"expires": challenge}},
         "parterre-tournament-tick": {"task": "parterre.tournament_tick", "schedule": tournament,
                                      "options": {"expires": tournament}},
+        "parterre-hosted-tick": {"task": "parterre.hosted_tick", "schedule": hosted, "options": {"expires": hosted}},
     }
     app.conf.beat_schedule = schedule
     return schedule

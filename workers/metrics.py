@@ -15,6 +15,9 @@ say how they add up across processes (``multiprocess_mode``).
 | ``parterre_worker_tasks_in_progress`` | task | tasks running now |
 | ``parterre_worker_match_attempts_total`` | status | match attempts a worker ran, by how they ended |
 | ``parterre_worker_match_retries_total`` | reason | matches queued again for a new attempt |
+| ``parterre_hosted_verdicts_total`` | status, cause | hosted versions decided (``rejected``/``active``/``failed_test``, why) |
+| ``parterre_hosted_sandboxes`` | — | sandboxed bot processes trees running on this machine now |
+| ``parterre_hosted_sandbox_rss_bytes`` / ``_cpu_seconds`` | — | their resident memory and CPU time, summed |
 """
 
 from __future__ import annotations
@@ -52,6 +55,18 @@ MATCH_RETRIES = Counter(
     "Matches queued again for a new attempt after an unrated attempt, by reason.",
     ["reason"],
 )
+
+HOSTED_VERDICTS = Counter(
+    "parterre_hosted_verdicts_total",
+    "Hosted bot versions decided by a worker, by status (rejected, active, failed_test) and cause.",
+    ["status", "cause"],
+)
+HOSTED_SANDBOXES = Gauge("parterre_hosted_sandboxes", "Sandboxes (hosted bot process trees) running on this "
+                         "machine.", multiprocess_mode="max")
+HOSTED_SANDBOX_RSS = Gauge("parterre_hosted_sandbox_rss_bytes", "Resident memory of the running sandboxes, "
+                           "summed (bytes).", multiprocess_mode="max")
+HOSTED_SANDBOX_CPU = Gauge("parterre_hosted_sandbox_cpu_seconds", "CPU time of the running sandboxes' "
+                           "processes, summed (seconds).", multiprocess_mode="max")
 
 _started: dict[str, tuple[float, str]] = {}
 

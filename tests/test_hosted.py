@@ -1,0 +1,329 @@
+"""Hosted bots end to end (issue 15): archives through the API, validation, the regression test.
+
+The app runs in-process over a real, migrated PostgreSQL database; versions are
+decided by :func:`workers.hosted.process_version` — what ``parterre.hosted_tick``
+runs on a worker — with the real sandbox (bubblewrap). Oracles: the archive
+checks are tried with archives built by hand as an attacker would; the
+regression test's verdicts come from ``ladder.stats``' SPRT on games whose
+strength difference is planted (greedy vs greedy playing randomly 30 % of the
+time: about -150 Elo in Floriferous, docs/regression.md), not from this code.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+import warnings
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_ladder_helpers import module_database
+
+from bots.sandbox import UID_BASE
+from ladder import make_pool
+from ladder import submissions as sub
+from ladder.web import create_app
+from ladder.web.auth import ParticipantConfig
+from workers import hosted
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+BOTS = Path(__file__).resolve().parent / "hosted_bots"
+ROOT = Path(__file__).resolve().parent.parent
+PASSWORD = "correct horse battery"
+needs_sandbox = pytest.mark.skipif(shutil.which("bwrap") is None or os.geteuid() != 0,
+                                   reason="needs bubblewrap and root (the workers' setting)")
+
+
+def targz(files: dict[str, bytes | tuple[bytes, int]], links: dict[str, str] | None = None,
+          hardlinks: dict[str, str] | None = None) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, content in files.items():
+            data, mode = content if isinstance(content, tuple) else (content, 0o644)
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), mode
+            tar.addfile(info, io.BytesIO(data))
+        for name, target in (links or {}).items():
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = tarfile.SYMTYPE, target
+            tar.addfile(info)
+        for name, target in (hardlinks or {}).items():
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = tarfile.LNKTYPE, target
+            tar.addfile(info)
+    return buf.getvalue()
+
+
+def manifest(runtime: str, command: list[str], games: list[str] | None = None) -> bytes:
+    quoted = ", ".join(f'"{c}"' for c in command)
+    text = f'runtime = "{runtime}"\ncommand = [{quoted}]\nprotocol = "stdio"\n'
+    if games is not None:
+        text += "games = [" + ", ".join(f'"{g}"' for g in games) + "]\n"
+    return text.encode()
+
+
+def python_bot(p: float = 0.0, seed: str = "hosted") -> bytes:
+    return targz({"parterre-bot.toml": manifest("python3.11", ["python3.11", "greedy.py", str(p), seed],
+                                                ["floriferous"]),
+                  "greedy.py": (BOTS / "greedy.py").read_bytes()})
+
+
+@pytest.fixture(scope="module")
+def db_url(pg_admin_url: str) -> Iterator[str]:
+    yield from module_database(pg_admin_url)
+
+
+@pytest.fixture(scope="module")
+def pool(db_url: str) -> Iterator[Any]:
+    p = make_pool(db_url, max_size=6)
+    yield p
+    p.close()
+
+
+@pytest.fixture(scope="module")
+def app(pool: Any) -> Iterator[Any]:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PARTERRE_SESSION_SECRET", "s" * 48)
+    a = create_app(pool=pool)
+    a.state.participants = ParticipantConfig(signup="open")
+    yield a
+    mp.undo()
+
+
+_addr = iter(range(1, 250))
+
+
+@pytest.fixture
+def client(app: Any) -> TestClient:
+    return TestClient(app, client=(f"198.51.100.{next(_addr)}", 50000))  # sign-up is rate limited per address
+
+
+@pytest.fixture(scope="module")
+def attacker(app: Any) -> tuple[dict[str, str], int]:
+    return owner(TestClient(app, client=("192.0.2.1", 50000)))
+
+
+@pytest.fixture
+def cfg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    base = Path(tempfile.mkdtemp(prefix="parterre-hosted-test-", dir="/var/tmp"))
+    base.chmod(0o711)
+    c = hosted.hosted_settings({"PARTERRE_HOSTED_DIR": str(base), "PARTERRE_SANDBOXES_PER_SLOT": "2",
+                                "PARTERRE_HOSTED_VALIDATION_DEALS": "1", "PARTERRE_HOSTED_MAX_GAMES": "400"})
+    os.environ["PARTERRE_HOSTED_DIR"] = str(base)  # the keeper's SDK copy goes there too
+    yield c
+    os.environ.pop("PARTERRE_HOSTED_DIR", None)
+    shutil.rmtree(base, ignore_errors=True)
+
+
+_n = iter(range(10**6))
+
+
+def owner(client: TestClient) -> tuple[dict[str, str], int]:
+    """A new account with a token and a bot; returns (headers, bot id)."""
+    name = f"host{next(_n)}"
+    assert client.post("/api/accounts", json={"username": name, "password": PASSWORD}).status_code == 201
+    token = client.post("/api/tokens", json={"scopes": ["bot:manage"]}, auth=(name, PASSWORD)).json()["token"]
+    headers = {"Authorization": f"Bearer {token}"}
+    r = client.post("/api/bots", json={"name": f"hb{next(_n)}", "games": ["floriferous"]}, headers=headers)
+    assert r.status_code == 201, r.text
+    return headers, r.json()["id"]
+
+
+def upload(client: TestClient, headers: dict[str, str], bot_id: int, data: bytes) -> Any:
+    return client.post(f"/api/bots/{bot_id}/versions", content=data,
+                       headers={**headers, "Content-Type": "application/octet-stream"})
+
+
+def no_sandbox_left() -> bool:
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid >= UID_BASE:
+                    status = Path(f"/proc/{entry}/status").read_text()
+                    if "State:\tZ" not in status:
+                        return False
+            except OSError:
+                continue
+    return True
+
+
+# -- archives, tried as an attacker ----------------------------------------------------------------
+
+GOOD_TOML = manifest("python3.11", ["python3.11", "bot.py"])
+HOSTILE = {
+    "not an archive": (b"hello world", "not a .tar.gz or .zip"),
+    "corrupt gzip": (b"\x1f\x8b\x08\x00garbage", "not a readable .tar.gz"),
+    "no manifest": (targz({"bot.py": b"print(0)"}), "no parterre-bot.toml"),
+    "path traversal": (targz({"parterre-bot.toml": GOOD_TOML, "../../etc/cron.d/x": b"x"}), "'..'"),
+    "absolute path": (targz({"parterre-bot.toml": GOOD_TOML, "/etc/passwd": b"x"}), "absolute"),
+    "symlink outside": (targz({"parterre-bot.toml": GOOD_TOML}, links={"bot.py": "/etc/shadow"}), "links"),
+    "hard link outside": (targz({"parterre-bot.toml": GOOD_TOML}, hardlinks={"bot.py": "/etc/shadow"}), "links"),
+    "bad runtime": (targz({"parterre-bot.toml": manifest("java", ["java", "Bot"])}), "runtime 'java'"),
+    "command not the runtime": (targz({"parterre-bot.toml": manifest("python3.11", ["/bin/sh", "-c", "id"])}),
+                                "not '/bin/sh'"),
+    "static outside the archive": (targz({"parterre-bot.toml": manifest("static", ["/usr/bin/curl"])}),
+                                   "must start a file of the archive"),
+    "static ../": (targz({"parterre-bot.toml": manifest("static", ["../../bin/sh"])}),
+                   "must start a file of the archive"),
+    "grpc": (targz({"parterre-bot.toml": b'runtime = "node"\ncommand = ["node", "b.js"]\nprotocol = "grpc"\n'}),
+             "protocol 'grpc'"),
+    "bad toml": (targz({"parterre-bot.toml": b"runtime = = ="}), "not valid TOML"),
+    "zip bomb": (None, "unpacked size"),
+    "zip symlink": (None, "links"),
+}
+
+
+def _zip(kind: str) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("parterre-bot.toml", GOOD_TOML)
+        if kind == "zip bomb":
+            zf.writestr("big.bin", b"\0" * (sub.MAX_UNPACKED_BYTES + 1))
+        else:
+            info = zipfile.ZipInfo("bot.py")
+            info.external_attr = (0o120777 << 16)
+            zf.writestr(info, "/etc/shadow")
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_archive_is_refused_with_its_reason(client: TestClient, pool: Any, case: str,
+                                                   attacker: tuple[dict[str, str], int]) -> None:
+    headers, bot_id = attacker
+    data, reason = HOSTILE[case]
+    r = upload(client, headers, bot_id, data if data is not None else _zip(case))
+    assert r.status_code == 400, r.text
+    assert reason in r.json()["detail"], r.json()
+    assert sub.list_versions(pool, bot_id) == []  # nothing stored
+
+
+def test_oversized_archive_is_413_and_not_read(client: TestClient, attacker: tuple[dict[str, str], int]) -> None:
+    headers, bot_id = attacker
+    r = upload(client, headers, bot_id, b"\x1f\x8b" + os.urandom(sub.MAX_ARCHIVE_BYTES))
+    assert r.status_code == 413
+
+
+def test_only_the_owner_uploads_and_sees_the_log(client: TestClient, pool: Any) -> None:
+    headers, bot_id = owner(client)
+    other, _ = owner(client)
+    assert upload(client, other, bot_id, python_bot()).status_code == 404
+    assert upload(client, {}, bot_id, python_bot()).status_code == 401
+    r = upload(client, headers, bot_id, python_bot())
+    assert r.status_code == 201, r.text
+    body = r.json()
+    assert body["number"] == 1 and body["status"] == "validating" and len(body["sha256"]) == 64
+    import hashlib
+
+    assert body["sha256"] == hashlib.sha256(python_bot()).hexdigest()
+    public = client.get(f"/api/bots/{bot_id}/versions/1", headers=other).json()
+    assert "log" not in public and "reason" not in public
+    assert "log" in client.get(f"/api/bots/{bot_id}/versions/1", headers=headers).json()
+
+
+def test_versions_are_immutable(client: TestClient, pool: Any) -> None:
+    import psycopg
+
+    headers, bot_id = owner(client)
+    vid = upload(client, headers, bot_id, python_bot()).json()["id"]
+    with pool.connection() as conn, pytest.raises(psycopg.errors.RaiseException):
+        conn.execute("UPDATE hosted_versions SET archive = 'x' WHERE id = %s", (vid,))
+
+
+# -- validation and the regression test, on the real sandbox ------------------------------------------
+
+
+def _decide(pool: Any, cfg: dict[str, Any], client: TestClient, headers: dict[str, str], bot_id: int,
+            data: bytes) -> dict[str, Any]:
+    r = upload(client, headers, bot_id, data)
+    assert r.status_code == 201, r.text
+    hosted.process_version(pool, r.json()["id"], cfg)
+    assert no_sandbox_left()
+    return dict(client.get(f"/api/bots/{bot_id}/versions/{r.json()['number']}", headers=headers).json())
+
+
+@needs_sandbox
+def test_python_node_and_static_bots_are_validated(client: TestClient, pool: Any, cfg: dict[str, Any],
+                                                    tmp_path: Path) -> None:
+    headers, bot_id = owner(client)
+    v = _decide(pool, cfg, client, headers, bot_id, python_bot())
+    assert v["status"] == "active", v
+    assert len(v["validation"]["games"]) == 2 and all(g["fault"] is None for g in v["validation"]["games"])
+
+    headers, bot_id = owner(client)
+    node = targz({"parterre-bot.toml": manifest("node", ["node", "random_bot.js"], ["floriferous"]),
+                  "random_bot.js": (BOTS / "random_bot.js").read_bytes()})
+    v = _decide(pool, cfg, client, headers, bot_id, node)
+    assert v["status"] == "active", v
+
+    exe = tmp_path / "bot"
+    subprocess.run(["gcc", "-static", "-O2", "-o", str(exe), str(BOTS / "random_bot.c")], check=True)
+    static = targz({"parterre-bot.toml": manifest("static", ["./bot"], ["floriferous"]),
+                    "bot": (exe.read_bytes(), 0o644)})  # the executable bit is set by the platform
+    headers, bot_id = owner(client)
+    v = _decide(pool, cfg, client, headers, bot_id, static)
+    assert v["status"] == "active", v
+
+
+@needs_sandbox
+def test_a_crashing_version_is_rejected_and_the_previous_stays_active(client: TestClient, pool: Any,
+                                                                       cfg: dict[str, Any]) -> None:
+    headers, bot_id = owner(client)
+    assert _decide(pool, cfg, client, headers, bot_id, python_bot())["status"] == "active"
+    crash = targz({"parterre-bot.toml": manifest("python3.11", ["python3.11", "bot.py"], ["floriferous"]),
+                   "bot.py": b"import sys\nsys.stdin.readline()\nprint('I give up', file=sys.stderr)\nraise "
+                             b"SystemExit(3)\n"})
+    v = _decide(pool, cfg, client, headers, bot_id, crash)
+    assert v["status"] == "rejected" and v["reason"].startswith("crash"), v
+    assert "I give up" in v["log"]
+    assert sub.active_version(pool, bot_id).number == 1  # type: ignore[union-attr]
+    illegal = targz({"parterre-bot.toml": manifest("python3.11", ["python3.11", "bot.py"], ["floriferous"]),
+                     "bot.py": b"import sys\nfor line in sys.stdin:\n    print(9999, flush=True)\n"})
+    v = _decide(pool, cfg, client, headers, bot_id, illegal)
+    assert v["status"] == "rejected" and v["reason"].startswith("illegal_action"), v
+    sleepy = targz({"parterre-bot.toml": manifest("python3.11", ["python3.11", "bot.py"], ["floriferous"]),
+                    "bot.py": b"import time\ntime.sleep(3600)\n"})
+    cfg_fast = {**cfg, "deadline_ms": 300}
+    r = upload(client, headers, bot_id, sleepy)
+    hosted.process_version(pool, r.json()["id"], {**cfg_fast})
+    assert no_sandbox_left()
+    v = client.get(f"/api/bots/{bot_id}/versions/{r.json()['number']}", headers=headers).json()
+    assert v["status"] == "rejected" and v["reason"].startswith("timeout"), v
+
+
+@needs_sandbox
+def test_regression_test_flags_a_weaker_version_and_passes_an_identical_one(
+        client: TestClient, pool: Any, cfg: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    headers, bot_id = owner(client)
+    assert _decide(pool, cfg, client, headers, bot_id, python_bot())["status"] == "active"
+    weak = _decide(pool, cfg, client, headers, bot_id, python_bot(0.3, "weak"))
+    reg = weak["regression"]
+    assert reg["verdict"] == "regression" and weak["status"] == "failed_test", weak
+    assert reg["llr"] <= reg["lower"] and reg["elo_high"] < 50
+    assert sub.active_version(pool, bot_id).number == 1  # type: ignore[union-attr]
+    same = _decide(pool, cfg, client, headers, bot_id, python_bot(0.0, "copy"))
+    assert same["regression"]["verdict"] in ("pass", "undecided") and same["status"] == "active", same
+    assert sub.active_version(pool, bot_id).number == 3  # type: ignore[union-attr]
+    with capsys.disabled():
+        print(f"\nweaker: {reg['games']} games, LLR {reg['llr']}, Elo {reg['elo']} [{reg['elo_low']}, "
+              f"{reg['elo_high']}]; identical: {same['regression']['games']} games, LLR "
+              f"{same['regression']['llr']}, verdict {same['regression']['verdict']}")
+
+
+@needs_sandbox
+def test_owner_may_let_a_failed_test_through(client: TestClient, pool: Any, cfg: dict[str, Any]) -> None:
+    headers, bot_id = owner(client)
+    assert _decide(pool, cfg, client, headers, bot_id, python_bot())["status"] == "active"
+    r = client.put(f"/api/bots/{bot_id}/hosted-settings", json={"block_on_regression": False}, headers=headers)
+    assert r.status_code == 200 and r.json()["block_on_regression"] is False
+    weak = _decide(pool, cfg, client, headers, bot_id, python_bot(0.3, "weak2"))
+    assert weak["regression"]["verdict"] == "regression" and weak["status"] == "active", weak

@@ -1,0 +1,303 @@
+"""Hosted bots on the workers: unpack a version, run it sandboxed, validate it, regression-test it (issue 15).
+
+A new version (``ladder.submissions``, status ``validating``) is taken by
+``parterre.hosted_tick`` (sent by ``parterre beat``), which claims it with a
+lease and runs :func:`process_version`:
+
+1. **Validation** (unrated): in each game the manifest declares (all 2-player
+   games when it declares none), ``PARTERRE_HOSTED_VALIDATION_DEALS`` deals (2)
+   against the house's greedy bot. The first crash, timeout, illegal answer or
+   resignation rejects the version with the verdict, the game and the bot's
+   stderr (owner only); the previous active version stays active.
+2. **Regression test** (when the bot has an active version): duplicate deals
+   of the new version against the active one, head to head, with the
+   pentanomial GSPRT of ``parterre regress`` (``ladder.stats``: the same
+   :class:`~ladder.stats.paired.DuplicateTest`), bounds per ladder
+   (:func:`hosted_settings`). The running result is stored after every deal
+   (the version page shows it). H0 accepted = a regression: the version
+   becomes ``failed_test`` when the owner's setting blocks it, else
+   ``active``; H1 accepted or the budget used up undecided: ``active``.
+
+Every game is played by ``python -m bots.hosted_match`` (a subprocess: the
+arrows of DESIGN §1 keep ``workers`` from importing ``bots``), whose stdio
+children are the sandbox keepers, ``python -m bots.sandbox`` — the same
+command line the stdio adapter runs for a hosted bot's rated matches.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ladder import submissions as sub
+from ladder.stats.paired import DuplicateTest, head_to_head_deal
+from ladder.stats.sprt import Sprt, SprtState
+from workers import metrics as worker_metrics
+
+log = logging.getLogger(__name__)
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+LIMIT_NAMES = ("memory_mb", "pids", "cpu_s", "wall_s", "scratch_mb", "output_mb", "stderr_kb")
+"""``bots.sandbox.Limits`` fields a worker sets from ``PARTERRE_SANDBOX_<NAME>``."""
+
+
+class SandboxCapacityError(RuntimeError):
+    """A match would need more sandboxed processes than a worker slot may run."""
+
+
+def hosted_settings(env: dict[str, str] | None = None) -> dict[str, Any]:
+    """The hosted bots' settings, from the environment.
+
+    | variable | default | meaning |
+    |---|---|---|
+    | ``PARTERRE_HOSTED_DIR`` | ``/var/tmp/parterre-hosted`` | unpacked versions (by sha256) and logs |
+    | ``PARTERRE_SANDBOXES_PER_SLOT`` | cores of the machine | bot processes one worker slot may run at once |
+    | ``PARTERRE_SANDBOX_MEMORY_MB`` / ``_PIDS`` / ``_CPU_S`` / ``_WALL_S`` / ``_SCRATCH_MB`` / ``_OUTPUT_MB`` / ``_STDERR_KB`` | see ``bots.sandbox.Limits`` | limits of each sandbox |
+    | ``PARTERRE_HOSTED_VALIDATION_DEALS`` | ``2`` | validation deals per game (2 games each) |
+    | ``PARTERRE_HOSTED_ELO0`` / ``_ELO1`` | ``-25`` / ``0`` | the regression test's hypotheses (logistic Elo) |
+    | ``PARTERRE_HOSTED_ALPHA`` / ``_BETA`` | ``0.05`` / ``0.05`` | its error probabilities |
+    | ``PARTERRE_HOSTED_MAX_GAMES`` | ``400`` | its budget (games) |
+    | ``PARTERRE_HOSTED_GAME`` | ``floriferous(players=2)`` | the regression test's game when the manifest names none |
+    | ``PARTERRE_HOSTED_DEADLINE_MS`` | ``1000`` | time per decision |
+    """
+    e = os.environ if env is None else env
+    limits = {name: e[f"PARTERRE_SANDBOX_{name.upper()}"] for name in LIMIT_NAMES
+              if e.get(f"PARTERRE_SANDBOX_{name.upper()}")}
+    return {
+        "dir": Path(e.get("PARTERRE_HOSTED_DIR", "/var/tmp/parterre-hosted")),
+        "per_slot": int(e.get("PARTERRE_SANDBOXES_PER_SLOT", str(os.cpu_count() or 1))),
+        "limits": limits,
+        "validation_deals": int(e.get("PARTERRE_HOSTED_VALIDATION_DEALS", "2")),
+        "sprt": Sprt(float(e.get("PARTERRE_HOSTED_ELO0", "-25")), float(e.get("PARTERRE_HOSTED_ELO1", "0")),
+                     float(e.get("PARTERRE_HOSTED_ALPHA", "0.05")), float(e.get("PARTERRE_HOSTED_BETA", "0.05"))),
+        "max_games": int(e.get("PARTERRE_HOSTED_MAX_GAMES", "400")),
+        "game": e.get("PARTERRE_HOSTED_GAME", "floriferous(players=2)"),
+        "deadline_ms": int(e.get("PARTERRE_HOSTED_DEADLINE_MS", "1000")),
+    }
+
+
+def unpack(pool: Any, version: sub.HostedVersion, base: Path) -> Path:
+    """The version's files, unpacked once under ``base/<sha256>`` (root-owned, read-only to the sandbox).
+
+    The archive is checked again (:func:`ladder.submissions.inspect_archive`): nothing is
+    written from an archive that would be refused."""
+    target = base / version.sha256
+    if target.exists():
+        return target
+    archive = sub.inspect_archive(sub.archive_bytes(pool, version.id))
+    base.mkdir(parents=True, exist_ok=True)
+    base.chmod(0o711)
+    tmp = Path(tempfile.mkdtemp(prefix=".unpack-", dir=base))
+    for rel, (content, executable) in archive.files.items():
+        dest = tmp / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(content)
+        dest.chmod(0o755 if executable else 0o644)
+    for path in [tmp, *tmp.rglob("*")]:
+        if path.is_dir():
+            path.chmod(0o755)
+    try:
+        tmp.rename(target)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def sandbox_command(bot_dir: Path, manifest: dict[str, Any], limits: dict[str, Any],
+                    stderr_file: Path | None = None) -> list[str]:
+    """The keeper's command line for a hosted bot (what the stdio adapter or ``bots.hosted_match`` runs)."""
+    argv = [sys.executable, "-m", "bots.sandbox", "--root", str(bot_dir), "--runtime", manifest["runtime"]]
+    if stderr_file is not None:
+        argv += ["--stderr-file", str(stderr_file)]
+    for name, value in limits.items():
+        argv += [f"--{name.replace('_', '-')}", str(value)]
+    return [*argv, "--", *manifest["command"]]
+
+
+def _games(manifest: dict[str, Any]) -> list[str]:
+    from games.registry import load_game
+
+    names = manifest.get("games") or ["floriferous", "lafleur", "flowar"]
+    return [load_game(f"{n}(players=2)").game_string() for n in names]
+
+
+def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline_ms: int) -> Any:
+    """Yield the deals of ``bots.hosted_match`` one by one (a generator; closing it stops the games)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bots.hosted_match", "--game", game, "--run-seed", run_seed, "--deals", str(deals),
+         "--a", a, "--b", b, "--deadline-ms", str(deadline_ms)],
+        stdout=subprocess.PIPE, cwd=PROJECT, start_new_session=True, env={**os.environ, "PYTHONPATH": str(PROJECT)})
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:
+            yield json.loads(line)
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _log_tail(path: Path, limit: int = 16384) -> str:
+    try:
+        return path.read_bytes()[-limit:].decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def validate(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any], work: Path) -> tuple[bool, str, str, dict]:
+    """Validation matches against the house's greedy bot; returns (ok, reason, log, details)."""
+    bot_dir = unpack(pool, version, cfg["dir"])
+    stderr = work / f"v{version.id}-validation.log"
+    spec = "exec:" + json.dumps(sandbox_command(bot_dir, version.manifest, cfg["limits"], stderr))
+    details: dict[str, Any] = {"games": []}
+    for game in _games(version.manifest):
+        for deal in play_deals(game, spec, "builtin:greedy", run_seed=f"validate:{version.sha256}",
+                               deals=cfg["validation_deals"], deadline_ms=cfg["deadline_ms"]):
+            for k, fault in enumerate(deal["faults"]):
+                details["games"].append({"game": game, "seed": deal["seed"], "ranks": deal["ranks"][k],
+                                         "fault": fault})
+                if fault is not None and fault["side"] == "a":
+                    return False, f"{fault['verdict']}: in a validation game of {game} (seed {deal['seed']})", \
+                        _log_tail(stderr), details
+    return True, "", _log_tail(stderr), details
+
+
+def regression_test(pool: Any, version: sub.HostedVersion, previous: sub.HostedVersion, cfg: dict[str, Any],
+                    work: Path) -> dict[str, Any]:
+    """The SPRT of ``version`` (candidate) against ``previous`` (baseline) on duplicate deals.
+
+    Returns:
+        ``{"game", "games", "deals", "llr", "lower", "upper", "elo", "elo_low", "elo_high", "state",
+        "verdict"}`` with ``verdict`` one of ``pass`` (H1), ``regression`` (H0), ``undecided``.
+    """
+    sprt: Sprt = cfg["sprt"]
+    test = DuplicateTest(sprt, pentanomial=True)
+    cand = "exec:" + json.dumps(sandbox_command(unpack(pool, version, cfg["dir"]), version.manifest, cfg["limits"],
+                                                work / f"v{version.id}-test.log"))
+    base = "exec:" + json.dumps(sandbox_command(unpack(pool, previous, cfg["dir"]), previous.manifest, cfg["limits"],
+                                                work / f"v{previous.id}-as-baseline.log"))
+    game = _games(version.manifest)[0] if version.manifest.get("games") else cfg["game"]
+    result: dict[str, Any] = {"game": game, "baseline": previous.number, "elo0": sprt.elo0, "elo1": sprt.elo1,
+                              "alpha": sprt.alpha, "beta": sprt.beta, "max_games": cfg["max_games"],
+                              "lower": sprt.lower, "upper": sprt.upper, "state": "running"}
+    deals = play_deals(game, cand, base, run_seed=f"regress:{version.sha256}:{previous.sha256}",
+                       deals=max(1, cfg["max_games"] // 2), deadline_ms=cfg["deadline_ms"])
+    faults = 0
+    try:
+        for deal in deals:
+            faults += sum(1 for f in deal["faults"] if f is not None)
+            state = test.add(head_to_head_deal(deal["ranks"][0], deal["ranks"][1]))
+            est = test.estimate()
+            result.update(games=test.games, deals=test.deals, llr=round(test.llr(), 4), elo=round(est.elo, 1),
+                          elo_low=round(est.low, 1), elo_high=round(est.high, 1), faults=faults)
+            sub.set_regression(pool, version.id, result)
+            if state is not SprtState.CONTINUE:
+                break
+    finally:
+        deals.close()
+    result["state"] = test.state.name
+    result["verdict"] = {SprtState.H1: "pass", SprtState.H0: "regression"}.get(test.state, "undecided")
+    sub.set_regression(pool, version.id, result)
+    return result
+
+
+def process_version(pool: Any, version_id: int, cfg: dict[str, Any] | None = None) -> str:
+    """Validate, then regression-test, version ``version_id``; set its final status and return it."""
+    cfg = cfg or hosted_settings()
+    version = sub.get_version(pool, version_id)
+    if version is None or version.status not in ("validating", "testing"):
+        return "skipped"
+    if cfg["per_slot"] < 2:
+        raise SandboxCapacityError("a regression test runs two sandboxed bots: PARTERRE_SANDBOXES_PER_SLOT >= 2")
+    work = cfg["dir"] / "logs"
+    work.mkdir(parents=True, exist_ok=True)
+    ok, reason, stderr_log, details = validate(pool, version, cfg, work)
+    if not ok:
+        sub.set_verdict(pool, version_id, "rejected", reason=reason, log=stderr_log, validation=details)
+        worker_metrics.HOSTED_VERDICTS.labels("rejected", reason.split(":")[0]).inc()
+        return "rejected"
+    previous = sub.active_version(pool, version.bot_id)
+    if previous is None:
+        sub.set_verdict(pool, version_id, "active", log=stderr_log, validation=details)
+        worker_metrics.HOSTED_VERDICTS.labels("active", "first version").inc()
+        return "active"
+    sub.set_verdict(pool, version_id, "testing", log=stderr_log, validation=details)
+    result = regression_test(pool, version, previous, cfg, work)
+    if result["verdict"] == "regression" and sub.blocks_on_regression(pool, version.bot_id):
+        status, reason = "failed_test", (f"regression: SPRT accepted H0 (elo <= {result['elo0']}) after "
+                                         f"{result['games']} games, LLR {result['llr']}")
+    else:
+        status, reason = "active", f"regression test: {result['verdict']}"
+    sub.set_verdict(pool, version_id, status, reason=reason, log=stderr_log)
+    worker_metrics.HOSTED_VERDICTS.labels(status, result["verdict"]).inc()
+    return status
+
+
+SANDBOX_UID_BASE = 200_000
+"""``bots.sandbox.UID_BASE``: every process with a uid from here up is a sandbox's (docs/hosted.md)."""
+
+
+def sandbox_snapshot() -> dict[str, float]:
+    """The sandboxes running on this machine now, read from ``/proc``: ``{"sandboxes", "processes",
+    "rss_bytes", "cpu_seconds"}``; also sets the worker's gauges (operators' view)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    page = os.sysconf("SC_PAGE_SIZE")
+    uids: set[int] = set()
+    procs, rss, cpu = 0, 0, 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            uid = os.stat(f"/proc/{entry}").st_uid
+            if uid < SANDBOX_UID_BASE:
+                continue
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        uids.add(uid)
+        procs += 1
+        cpu += (int(fields[11]) + int(fields[12])) / tick
+        rss += int(fields[21]) * page
+    worker_metrics.HOSTED_SANDBOXES.set(len(uids))
+    worker_metrics.HOSTED_SANDBOX_RSS.set(rss)
+    worker_metrics.HOSTED_SANDBOX_CPU.set(cpu)
+    return {"sandboxes": len(uids), "processes": procs, "rss_bytes": rss, "cpu_seconds": round(cpu, 2)}
+
+
+def _register_task() -> None:
+    from workers.app import app
+
+    @app.task(name="parterre.hosted_tick")
+    def hosted_tick() -> dict[str, Any]:
+        """Take one hosted version waiting for validation or its regression test, and decide it.
+
+        Sent by ``parterre beat`` every ``PARTERRE_HOSTED_PERIOD_S`` (10 s); a version is
+        claimed with a lease (:func:`ladder.submissions.claim_next`), so beats and workers
+        never test one version twice at once.
+
+        Returns:
+            ``{"version": id or None, "status": the new status, **sandbox_snapshot()}``.
+        """
+        from workers.tasks import _worker_name, get_pool
+
+        pool = get_pool()
+        version_id = sub.claim_next(pool, _worker_name())
+        status = process_version(pool, version_id) if version_id is not None else "idle"
+        return {"version": version_id, "status": status, **sandbox_snapshot()}
+
+
+_register_task()
