@@ -32,6 +32,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "games": (["bench/bench_games.py"], ["--seconds", "1", "--repeats", "2"]),
     "referee": (["bench/bench_referee.py"], ["--seconds", "2", "--repeats", "2"]),
     "replay": (["bench/bench_replay.py"], ["--matches", "2", "--repeats", "2"]),
+    "sandbox": (["bench/bench_sandbox.py"], ["--decisions", "500", "--repeats", "3"]),
 }
 """Name -> (script and arguments, extra arguments for ``--quick``)."""
 
