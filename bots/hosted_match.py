@@ -27,11 +27,13 @@ two games see the same cards. This plays without a referee: a hosted bot's
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
 import random
 import selectors
+import signal
 import subprocess
 import sys
 import time
@@ -149,10 +151,8 @@ class ChildSide:
         """Stop the child (after a fault: its state is unknown)."""
         if self.proc is not None:
             if self.proc.stdin is not None:
-                try:
+                with contextlib.suppress(OSError):
                     self.proc.stdin.close()
-                except OSError:
-                    pass
             self.proc.terminate()
             try:
                 self.proc.wait(timeout=5)
@@ -237,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--b", required=True)
     p.add_argument("--deadline-ms", type=int, default=DEFAULT_DEADLINE_MS)
     ns = p.parse_args(argv)
+    # Stopped by the worker (the test decided): stop the children cleanly on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     a = make_side(ns.a, f"{ns.run_seed}:a", ns.deadline_ms)
     b = make_side(ns.b, f"{ns.run_seed}:b", ns.deadline_ms)
     try:

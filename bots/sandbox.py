@@ -401,7 +401,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--status-file")
     defaults = Limits()
     for name in Limits.__slots__:
-        p.add_argument(f"--{name.replace('_', '-')}", type=type(getattr(defaults, name)), default=getattr(defaults, name))
+        value = getattr(defaults, name)
+        p.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
     p.add_argument("command", nargs=argparse.REMAINDER)
     ns = p.parse_args(argv)
     command = ns.command[1:] if ns.command[:1] == ["--"] else ns.command

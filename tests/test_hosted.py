@@ -144,7 +144,20 @@ def upload(client: TestClient, headers: dict[str, str], bot_id: int, data: bytes
                        headers={**headers, "Content-Type": "application/octet-stream"})
 
 
-def no_sandbox_left() -> bool:
+def no_sandbox_left(within_s: float = 5.0) -> bool:
+    """True when no live process of a sandbox uid exists within ``within_s`` (a pid namespace is torn
+    down asynchronously after its init is killed)."""
+    import time
+
+    end = time.monotonic() + within_s
+    while not _no_sandbox_now():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def _no_sandbox_now() -> bool:
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:

@@ -20,6 +20,7 @@ import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,7 +59,7 @@ def no_process_left(uid: int, within_s: float = 3.0) -> bool:
 
 
 def run_bot(tmp_path: Path, source: str, *limits: str, stdin: bytes = b"", timeout: float = 60,
-            runtime: str = "python3.11", command: list[str] | None = None) -> tuple[dict, bytes, str]:
+            runtime: str = "python3.11", command: list[str] | None = None) -> tuple[dict[str, Any], bytes, str]:
     """Run ``source`` as ``bot.py`` in a sandbox; returns (status, stdout, stderr log)."""
     bot = tmp_path / "bot"
     bot.mkdir(mode=0o755, exist_ok=True)

@@ -61,7 +61,7 @@ def hosted_settings(env: dict[str, str] | None = None) -> dict[str, Any]:
     |---|---|---|
     | ``PARTERRE_HOSTED_DIR`` | ``/var/tmp/parterre-hosted`` | unpacked versions (by sha256) and logs |
     | ``PARTERRE_SANDBOXES_PER_SLOT`` | cores of the machine | bot processes one worker slot may run at once |
-    | ``PARTERRE_SANDBOX_MEMORY_MB`` / ``_PIDS`` / ``_CPU_S`` / ``_WALL_S`` / ``_SCRATCH_MB`` / ``_OUTPUT_MB`` / ``_STDERR_KB`` | see ``bots.sandbox.Limits`` | limits of each sandbox |
+    | ``PARTERRE_SANDBOX_<LIMIT>`` (:data:`LIMIT_NAMES`, upper case) | ``bots.sandbox.Limits`` | each sandbox's limits |
     | ``PARTERRE_HOSTED_VALIDATION_DEALS`` | ``2`` | validation deals per game (2 games each) |
     | ``PARTERRE_HOSTED_ELO0`` / ``_ELO1`` | ``-25`` / ``0`` | the regression test's hypotheses (logistic Elo) |
     | ``PARTERRE_HOSTED_ALPHA`` / ``_BETA`` | ``0.05`` / ``0.05`` | its error probabilities |
@@ -157,7 +157,7 @@ def _log_tail(path: Path, limit: int = 16384) -> str:
         return ""
 
 
-def validate(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any], work: Path) -> tuple[bool, str, str, dict]:
+def validate(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any], work: Path) -> tuple[bool, str, str, dict[str, Any]]:
     """Validation matches against the house's greedy bot; returns (ok, reason, log, details)."""
     bot_dir = unpack(pool, version, cfg["dir"])
     stderr = work / f"v{version.id}-validation.log"
@@ -185,10 +185,10 @@ def regression_test(pool: Any, version: sub.HostedVersion, previous: sub.HostedV
     """
     sprt: Sprt = cfg["sprt"]
     test = DuplicateTest(sprt, pentanomial=True)
-    cand = "exec:" + json.dumps(sandbox_command(unpack(pool, version, cfg["dir"]), version.manifest, cfg["limits"],
-                                                work / f"v{version.id}-test.log"))
-    base = "exec:" + json.dumps(sandbox_command(unpack(pool, previous, cfg["dir"]), previous.manifest, cfg["limits"],
-                                                work / f"v{previous.id}-as-baseline.log"))
+    cand = "exec:" + json.dumps(sandbox_command(unpack(pool, version, cfg["dir"]), version.manifest,
+                                                cfg["limits"], work / f"v{version.id}-test.log"))
+    base = "exec:" + json.dumps(sandbox_command(unpack(pool, previous, cfg["dir"]), previous.manifest,
+                                                cfg["limits"], work / f"v{previous.id}-as-baseline.log"))
     game = _games(version.manifest)[0] if version.manifest.get("games") else cfg["game"]
     result: dict[str, Any] = {"game": game, "baseline": previous.number, "elo0": sprt.elo0, "elo1": sprt.elo1,
                               "alpha": sprt.alpha, "beta": sprt.beta, "max_games": cfg["max_games"],

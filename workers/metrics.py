@@ -15,7 +15,7 @@ say how they add up across processes (``multiprocess_mode``).
 | ``parterre_worker_tasks_in_progress`` | task | tasks running now |
 | ``parterre_worker_match_attempts_total`` | status | match attempts a worker ran, by how they ended |
 | ``parterre_worker_match_retries_total`` | reason | matches queued again for a new attempt |
-| ``parterre_hosted_verdicts_total`` | status, cause | hosted versions decided (``rejected``/``active``/``failed_test``, why) |
+| ``parterre_hosted_verdicts_total`` | status, cause | hosted versions decided: rejected, active, failed_test |
 | ``parterre_hosted_sandboxes`` | — | sandboxed bot processes trees running on this machine now |
 | ``parterre_hosted_sandbox_rss_bytes`` / ``_cpu_seconds`` | — | their resident memory and CPU time, summed |
 """

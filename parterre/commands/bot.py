@@ -100,3 +100,6 @@ def register(sub: Subparsers) -> None:
     bl.add_argument("--house", action="store_true", help="house bots only")
     bl.add_argument("--json", action="store_true")
     bl.set_defaults(func=cmd_bot_list)
+    from parterre.commands import upload
+
+    upload.register(b)

@@ -1,0 +1,96 @@
+"""``parterre bot upload``: send a new version of a hosted bot to the web API; optionally wait for its verdict.
+
+``parterre bot upload BOT_ID PATH --url https://ladder.example --token ptk_...``
+packs PATH (a folder with ``parterre-bot.toml``; or an existing ``.tar.gz`` /
+``.zip``), sends it to ``POST /api/bots/{id}/versions``, and prints the version
+number and sha256. With ``--wait`` it polls ``GET /api/bots/{id}/versions/{n}``
+until the version is decided and exits like ``parterre regress`` does, so a
+participant's CI can use the exit status:
+
+| exit | meaning |
+|---|---|
+| 0 | active (validated; regression test passed, undecided, or not blocking) |
+| 1 | ``failed_test``: the regression test found a regression and the owner's setting blocks it |
+| 2 | ``rejected`` in validation (the reason is printed) |
+| 3 | the upload or the wait failed (refused archive, HTTP error, ``--timeout``) |
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import tarfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+EXIT = {"active": 0, "superseded": 0, "failed_test": 1, "rejected": 2}
+
+
+def pack(path: Path) -> bytes:
+    """The archive to send: the file itself, or a folder packed as .tar.gz (paths relative to it)."""
+    if path.is_file():
+        return path.read_bytes()
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for item in sorted(path.rglob("*")):
+            if item.is_file() and "__pycache__" not in item.parts:
+                tar.add(item, arcname=str(item.relative_to(path)), recursive=False)
+    return buf.getvalue()
+
+
+def _call(method: str, url: str, token: str, data: bytes | None = None) -> dict[str, Any]:
+    req = urllib.request.Request(url, data=data, method=method, headers={
+        "Authorization": f"Bearer {token}", "Content-Type": "application/octet-stream"})
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        return dict(json.loads(resp.read()))
+
+
+def cmd_bot_upload(args: argparse.Namespace) -> int:
+    token = args.token or os.environ.get("PARTERRE_API_TOKEN", "")
+    base = args.url.rstrip("/")
+    try:
+        version = _call("POST", f"{base}/api/bots/{args.bot_id}/versions", token, pack(Path(args.path)))
+    except urllib.error.HTTPError as exc:
+        print(f"upload refused ({exc.code}): {exc.read().decode('utf-8', 'replace')}")
+        return 3
+    except (OSError, ValueError) as exc:
+        print(f"upload failed: {exc}")
+        return 3
+    print(f"version {version['number']} of bot {args.bot_id}: sha256 {version['sha256']}, {version['status']}")
+    if not args.wait:
+        return 0
+    end = time.monotonic() + args.timeout
+    while time.monotonic() < end:
+        time.sleep(args.poll)
+        try:
+            version = _call("GET", f"{base}/api/bots/{args.bot_id}/versions/{version['number']}", token)
+        except (OSError, ValueError) as exc:
+            print(f"cannot read the version: {exc}")
+            continue
+        if version["status"] in EXIT:
+            reg = version.get("regression") or {}
+            if reg.get("games"):
+                print(f"regression test: {reg.get('verdict')} after {reg['games']} games, LLR {reg.get('llr')}, "
+                      f"Elo {reg.get('elo')} [{reg.get('elo_low')}, {reg.get('elo_high')}]")
+            print(f"{version['status']}{': ' + version['reason'] if version.get('reason') else ''}")
+            return EXIT[version["status"]]
+    print(f"no verdict within {args.timeout:.0f} s (status {version['status']})")
+    return 3
+
+
+def register(b: Any) -> None:
+    """Add ``bot upload`` to the ``bot`` subcommands ``b``."""
+    bu = b.add_parser("upload", help="upload a new version of a hosted bot (docs/hosted.md)")
+    bu.add_argument("bot_id", type=int)
+    bu.add_argument("path", help="a folder with parterre-bot.toml, or a .tar.gz / .zip")
+    bu.add_argument("--url", default=os.environ.get("PARTERRE_URL", "http://127.0.0.1:8000"))
+    bu.add_argument("--token", help="personal API token with bot:manage (default $PARTERRE_API_TOKEN)")
+    bu.add_argument("--wait", action="store_true", help="wait for the verdict; the exit status tells it")
+    bu.add_argument("--timeout", type=float, default=3600.0)
+    bu.add_argument("--poll", type=float, default=5.0)
+    bu.set_defaults(func=cmd_bot_upload)
