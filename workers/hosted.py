@@ -157,7 +157,8 @@ def _log_tail(path: Path, limit: int = 16384) -> str:
         return ""
 
 
-def validate(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any], work: Path) -> tuple[bool, str, str, dict[str, Any]]:
+def validate(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any],
+             work: Path) -> tuple[bool, str, str, dict[str, Any]]:
     """Validation matches against the house's greedy bot; returns (ok, reason, log, details)."""
     bot_dir = unpack(pool, version, cfg["dir"])
     stderr = work / f"v{version.id}-validation.log"
