@@ -60,11 +60,11 @@ def log(msg: str) -> None:
 class Stack:
     """``docker compose -p PROJECT -f docker-compose.yml -f deploy/ci/docker-compose.ci.yml``."""
 
-    def __init__(self, project: str) -> None:
-        self.project = project
+    def __init__(self, project: str, logs: Path) -> None:
+        self.project, self.logs = project, logs
 
     def compose(self, *args: str, check: bool = True, timeout: float = 600, capture: bool = True) -> str:
-        argv = ["docker", "compose", "-p", self.project, *FILES, *args]
+        argv = ["docker", "compose", "--ansi", "never", "-p", self.project, *FILES, *args]
         proc = subprocess.run(argv, cwd=ROOT, capture_output=capture, text=True, timeout=timeout)
         if check and proc.returncode != 0:
             raise Failure(f"`{' '.join(argv[2:])}` exited {proc.returncode}:\n{(proc.stdout or '')[-3000:]}"
@@ -144,7 +144,13 @@ def bring_up(stack: Stack, report: dict[str, Any]) -> None:
         raise Failure(f"promtool rejects deploy/prometheus/prometheus.yml:\n{proc.stdout}{proc.stderr}")
     log("promtool: deploy/prometheus/prometheus.yml is valid")
     t0 = time.monotonic()
-    out = stack.compose("--progress=plain", "build", "migrate", timeout=1800)
+    build_log = stack.logs / "build.log"
+    with build_log.open("w") as fh:
+        argv = ["docker", "compose", "-p", stack.project, *FILES, "--progress=plain", "build", "migrate"]
+        built = subprocess.run(argv, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT, timeout=1800)
+    out = build_log.read_text(errors="replace")
+    if built.returncode != 0:
+        raise Failure(f"`docker compose build migrate` exited {built.returncode} (log {build_log}):\n{out[-4000:]}")
     report["build_s"] = time.monotonic() - t0
     cached = len(re.findall(r"CACHED", out))
     report["build_cached_steps"] = cached
@@ -407,7 +413,7 @@ def main() -> int:
     p.add_argument("--logs", default="/var/log/parterre-ci")
     p.add_argument("--keep", action="store_true", help="leave the stack running")
     args = p.parse_args()
-    stack = Stack(args.project)
+    stack = Stack(args.project, Path(args.logs))
     report: dict[str, Any] = {}
     stack.compose("--profile", "tools", "down", "-v", "--remove-orphans", "--timeout", "5", check=False)
     ok = False
