@@ -10,7 +10,7 @@ postgres container or the HTTP APIs of the web site and Prometheus.
 3. registers two bots, runs them in containers beside the two sample bots, and plays a
    round-robin in each game to completion; reads the leaderboards from the web container's API;
 4. checks Prometheus has every target up and the referee's decision-latency histogram has samples;
-5. plays a larger tournament and, while it runs, kill -9s a worker container and a referee
+5. plays a 48-match tournament and, while it runs, kill -9s a worker container and a referee
    container (the kernel kills the container's whole process tree; Docker's restart policy
    brings it back); then checks every match finished exactly once, nothing was double-counted,
    no bot was charged, and the ratings equal ``parterre ratings rebuild``'s;
@@ -89,6 +89,14 @@ class Stack:
             raise Failure(f"service {service}: expected one container, found {ids}")
         return ids[0]
 
+    def states(self) -> dict[str, dict[str, Any]]:
+        """Service -> ``State`` of its container, for every container of the project."""
+        ids = self.compose("ps", "-q", "--all").split()
+        if not ids:
+            return {}
+        out = subprocess.run(["docker", "inspect", *ids], capture_output=True, text=True, check=True).stdout
+        return {c["Config"]["Labels"]["com.docker.compose.service"]: c["State"] for c in json.loads(out)}
+
     def inspect(self, service: str) -> dict[str, Any]:
         out = subprocess.run(["docker", "inspect", self.container(service)], capture_output=True, text=True,
                              check=True).stdout
@@ -162,31 +170,38 @@ def bring_up(stack: Stack, report: dict[str, Any]) -> None:
           "(profile 'grafana' in deploy/ci/docker-compose.ci.yml); its dashboard is checked by tests/test_deploy.py",
           flush=True)
     t0 = time.monotonic()
-    stack.compose("up", "-d", "--no-build", timeout=900)
-    report["up_s"] = time.monotonic() - t0
-
-    def all_healthy() -> bool:
-        states = {s: stack.inspect(s)["State"] for s in LONG_RUNNING}
-        bad = {s: st["Status"] for s, st in states.items() if st["Status"] != "running"}
-        if bad:
-            raise Failure(f"containers not running after `up`: {bad}")
-        return all(st.get("Health", {}).get("Status") == "healthy" for st in states.values())
-
-    wait_until("every service healthy", all_healthy, 300)
+    # `up -d` returns once the services others wait on are healthy; meanwhile, and until every
+    # service is, note when each one is first seen healthy (Docker keeps only 5 health results).
+    up = subprocess.Popen(["docker", "compose", "--ansi", "never", "-p", stack.project, *FILES, "up", "-d",
+                           "--no-build"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    first_healthy: dict[str, float] = {}
+    deadline = time.monotonic() + 600
+    while True:
+        if up.poll() is not None and "up_s" not in report:
+            report["up_s"] = time.monotonic() - t0
+            if up.returncode != 0:
+                said = up.stdout.read() if up.stdout else ""
+                raise Failure(f"`docker compose up -d` exited {up.returncode}:\n{said[-4000:]}")
+        states = stack.states()
+        for service, st in states.items():
+            if service not in first_healthy and st.get("Health", {}).get("Status") == "healthy":
+                first_healthy[service] = time.time() - _ts(st["StartedAt"])
+        if "up_s" in report:
+            bad = {s: st["Status"] for s, st in states.items() if s in LONG_RUNNING and st["Status"] != "running"}
+            if bad:
+                raise Failure(f"containers not running after `up`: {bad}")
+            if set(LONG_RUNNING) <= set(first_healthy):
+                break
+        if time.monotonic() > deadline:
+            raise Failure(f"not every service healthy after 600 s: healthy {sorted(first_healthy)}")
+        time.sleep(0.5)
     report["healthy_s"] = time.monotonic() - t0
     migrate = stack.inspect("migrate")["State"]
     if migrate["Status"] != "exited" or migrate["ExitCode"] != 0:
         raise Failure(f"migrate: {migrate['Status']} exit {migrate['ExitCode']}")
-    startup = {}
-    for service in ("migrate", *LONG_RUNNING):
-        st = stack.inspect(service)["State"]
-        started = _ts(st["StartedAt"])
-        if service == "migrate":
-            startup[service] = (_ts(st["FinishedAt"]) - started, "ran to exit 0")
-            continue
-        ok = [h for h in st["Health"]["Log"] if h["ExitCode"] == 0]
-        first = min(_ts(h["End"]) for h in ok) if ok else float("nan")
-        startup[service] = (first - started, "to first healthy check")
+    startup = {"migrate": (_ts(migrate["FinishedAt"]) - _ts(migrate["StartedAt"]), "ran to exit 0")}
+    for service in LONG_RUNNING:
+        startup[service] = (first_healthy[service], "to healthy (checks every 5-30 s)")
     report["startup"] = startup
     log(f"stack up in {report['up_s']:.0f} s, every service healthy after {report['healthy_s']:.0f} s")
 
@@ -311,28 +326,49 @@ def kill9(stack: Stack, service: str) -> dict[str, Any]:
     return {"service": service, "pid": pid, "restarts": after["RestartCount"]}
 
 
+def referee_matches_running(metrics_url: str) -> float:
+    """``parterre_referee_matches_running`` of one referee, from its /metrics."""
+    try:
+        with urllib.request.urlopen(metrics_url, timeout=3) as resp:  # noqa: S310 - our own loopback services
+            text = resp.read().decode()
+    except OSError:
+        return 0.0
+    values = re.findall(r"^parterre_referee_matches_running(?:\{[^}]*\})? ([0-9.e+]+)$", text, re.M)
+    return sum(float(v) for v in values)
+
+
 def fault_tournament(stack: Stack, bots: list[str], report: dict[str, Any]) -> int:
+    """A 48-match tournament; kill -9 worker-1 while it runs matches, then referee-1 while it hosts some."""
     t0 = time.monotonic()
-    tid = create_tournament(stack, "floriferous", bots, "2,3", 1)
+    tid = create_tournament(stack, "floriferous", bots, "2,3", 2)
     stack.exec("web", "parterre", "tournament", "run", str(tid))
-    total = 4 * 3 // 2 * 2 + 4 * 3  # 6 pairs x 2 seatings + 4 triples x 3 seatings
-    faults = [(4, "worker"), (10, "referee")]
+    total = 2 * (4 * 3 // 2 * 2 + 4 * 3)  # 2 rounds of 6 pairs x 2 seatings + 4 triples x 3 seatings
+
+    def worker_busy() -> bool:
+        return bool(stack.sql("SELECT 1 FROM match_attempts WHERE status = 'running' AND worker LIKE 'worker-1@ci#%'"))
+
+    def referee_busy() -> bool:
+        return referee_matches_running("http://127.0.0.1:25101/metrics") > 0
+
+    faults = [(3, "worker", worker_busy), (14, "referee", referee_busy)]
     timeline = []
     deadline = time.monotonic() + 900
     while True:
         st = tournament_status(stack, tid)
         done = sum(st.get(s, 0) for s in DONE)
-        if faults and done >= faults[0][0] and st.get("running", 0) > 0:
-            _, service = faults.pop(0)
+        if faults and done >= faults[0][0] and faults[0][2]():
+            _, service, _ = faults.pop(0)
             info = kill9(stack, service)
             timeline.append(f"{time.monotonic() - t0:.0f} s, {done} done, {st.get('running', 0)} running: "
                             f"kill -9 {service} (pid {info['pid']}), restarted by Docker")
             log(timeline[-1])
-        if not faults and sum(st.values()) == total and done == total:
+        if sum(st.values()) == total and done == total:
             break
         if time.monotonic() > deadline:
             raise Failure(f"fault tournament {tid} not done after 900 s: {st}; {timeline}")
-        time.sleep(1)
+        time.sleep(0.5)
+    if faults:
+        raise Failure(f"the tournament ended before every kill was done: {timeline}")
     report["faults"] = timeline
     report["fault_s"] = time.monotonic() - t0
     log(f"fault tournament {tid}: {total} matches done in {report['fault_s']:.0f} s")
@@ -345,8 +381,8 @@ def check_exactly_once(stack: Stack, tid: int, games: list[str]) -> None:
         "SELECT 1 FROM matches WHERE status IN ('planned', 'running') LIMIT 1"), 300, every_s=2)
     sql = stack.sql
     st = dict(sql(f"SELECT status, count(*) FROM matches WHERE tournament_id = {tid} GROUP BY status"))
-    if st != {"finished": "24"}:
-        raise Failure(f"fault tournament: {st}, expected 24 finished")
+    if st != {"finished": "48"}:
+        raise Failure(f"fault tournament: {st}, expected 48 finished")
     bad = sql("SELECT match_id, count(*) FILTER (WHERE status = 'finished'), count(*) FILTER (WHERE status = "
               "'running') FROM match_attempts GROUP BY match_id HAVING count(*) FILTER (WHERE status = 'finished') "
               "<> 1 OR count(*) FILTER (WHERE status = 'running') > 0")
@@ -375,6 +411,8 @@ def check_exactly_once(stack: Stack, tid: int, games: list[str]) -> None:
     if set(verdicts) != {"normal"}:
         raise Failure(f"bots were charged for the infrastructure: verdicts {verdicts}")
     attempts = dict(sql("SELECT status, count(*) FROM match_attempts GROUP BY status"))
+    for e in errors:
+        log(f"  attempt ended by a kill: {e[:160]}")
     log(f"exactly once: {len(finished_matches)} matches finished once each (attempts by status {attempts}), "
         f"{replays} replays, seats == games rated == history rows in every game, every verdict normal")
     before = {g: stack.exec("web", "parterre", "leaderboard", g, "--json") for g in games}
@@ -404,7 +442,7 @@ def print_report(report: dict[str, Any]) -> None:
     for line in report.get("faults", []):
         print(f"fault: {line}")
     if "fault_s" in report:
-        print(f"fault tournament (24 matches): {report['fault_s']:.0f} s")
+        print(f"fault tournament (48 matches): {report['fault_s']:.0f} s")
 
 
 def main() -> int:
