@@ -47,6 +47,9 @@ GAMES = ("floriferous", "lafleur", "flowar")
 LONG_RUNNING = ("postgres", "redis", "referee", "referee-2", "worker", "worker-2", "beat", "web", "prometheus",
                 "bot-greedy", "bot-random")
 DONE = ("finished", "failed", "aborted_no_show")
+FAULT_GAME = "flowar"
+"""The game of the kill phase: its matches have the most decisions (~4x Floriferous's), so a kill
+lands in running matches."""
 
 
 class Failure(Exception):
@@ -91,11 +94,16 @@ class Stack:
 
     def states(self) -> dict[str, dict[str, Any]]:
         """Service -> ``State`` of its container, for every container of the project."""
-        ids = self.compose("ps", "-q", "--all").split()
+        # While `up` creates containers one may vanish between `ps` and `inspect`: that poll is empty.
+        ids = self.compose("ps", "-q", "--all", check=False).split()
         if not ids:
             return {}
-        out = subprocess.run(["docker", "inspect", *ids], capture_output=True, text=True, check=True).stdout
-        return {c["Config"]["Labels"]["com.docker.compose.service"]: c["State"] for c in json.loads(out)}
+        out = subprocess.run(["docker", "inspect", *ids], capture_output=True, text=True).stdout
+        try:
+            found = json.loads(out or "[]")
+        except ValueError:
+            return {}
+        return {c["Config"]["Labels"]["com.docker.compose.service"]: c["State"] for c in found}
 
     def inspect(self, service: str) -> dict[str, Any]:
         out = subprocess.run(["docker", "inspect", self.container(service)], capture_output=True, text=True,
@@ -338,9 +346,10 @@ def referee_matches_running(metrics_url: str) -> float:
 
 
 def fault_tournament(stack: Stack, bots: list[str], report: dict[str, Any]) -> int:
-    """A 48-match tournament; kill -9 worker-1 while it runs matches, then referee-1 while it hosts some."""
+    """A 48-match tournament of :data:`FAULT_GAME`; kill -9 worker-1 while it runs matches, then
+    referee-1 while it hosts some."""
     t0 = time.monotonic()
-    tid = create_tournament(stack, "floriferous", bots, "2,3", 2)
+    tid = create_tournament(stack, FAULT_GAME, bots, "2,3", 2)
     stack.exec("web", "parterre", "tournament", "run", str(tid))
     total = 2 * (4 * 3 // 2 * 2 + 4 * 3)  # 2 rounds of 6 pairs x 2 seatings + 4 triples x 3 seatings
 
@@ -350,18 +359,31 @@ def fault_tournament(stack: Stack, bots: list[str], report: dict[str, Any]) -> i
     def referee_busy() -> bool:
         return referee_matches_running("http://127.0.0.1:25101/metrics") > 0
 
-    faults = [(3, "worker", worker_busy), (14, "referee", referee_busy)]
+    def hit(pattern: str) -> int:
+        return int(stack.sql(f"SELECT count(*) FROM match_attempts WHERE error LIKE '{pattern}'")[0][0])
+
+    # (matches done first, service, busy now?, error pattern of the attempts a kill ends). A match
+    # lasts about a second, so a match seen running may end before the kill lands: a kill that
+    # ended no attempt is tried again (at most 3 kills of each).
+    faults = [(3, "worker", worker_busy, "%worker-1@ci#%"), (14, "referee", referee_busy, "%referee%")]
+    kills = {"worker": 0, "referee": 0}
     timeline = []
     deadline = time.monotonic() + 900
     while True:
         st = tournament_status(stack, tid)
         done = sum(st.get(s, 0) for s in DONE)
-        if faults and done >= faults[0][0] and faults[0][2]():
-            _, service, _ = faults.pop(0)
+        if faults and done >= faults[0][0] and faults[0][2]() and done < total - 4:
+            _, service, _, pattern = fault = faults.pop(0)
+            before = hit(pattern)
             info = kill9(stack, service)
+            kills[service] += 1
+            time.sleep(2)  # the worker that lost its call, or the node that came back, ends the attempt
+            ended = hit(pattern) - before
             timeline.append(f"{time.monotonic() - t0:.0f} s, {done} done, {st.get('running', 0)} running: "
-                            f"kill -9 {service} (pid {info['pid']}), restarted by Docker")
+                            f"kill -9 {service} (pid {info['pid']}), restarted by Docker; {ended} attempts ended")
             log(timeline[-1])
+            if service == "referee" and ended == 0 and kills[service] < 3:
+                faults.insert(0, fault)
         if sum(st.values()) == total and done == total:
             break
         if time.monotonic() > deadline:
