@@ -180,16 +180,20 @@ def bring_up(stack: Stack, report: dict[str, Any]) -> None:
     t0 = time.monotonic()
     # `up -d` returns once the services others wait on are healthy; meanwhile, and until every
     # service is, note when each one is first seen healthy (Docker keeps only 5 health results).
-    up = subprocess.Popen(["docker", "compose", "--ansi", "never", "-p", stack.project, *FILES, "up", "-d",
-                           "--no-build"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    up_log = stack.logs / "up.log"
+    with up_log.open("w") as fh:
+        up = subprocess.Popen(["docker", "compose", "--ansi", "never", "-p", stack.project, *FILES, "up", "-d",
+                               "--no-build"], cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
     first_healthy: dict[str, float] = {}
     deadline = time.monotonic() + 600
     while True:
         if up.poll() is not None and "up_s" not in report:
             report["up_s"] = time.monotonic() - t0
             if up.returncode != 0:
-                said = up.stdout.read() if up.stdout else ""
-                raise Failure(f"`docker compose up -d` exited {up.returncode}:\n{said[-4000:]}")
+                said = up_log.read_text(errors="replace")
+                health = {s: (st["Status"], st.get("Health", {}).get("Status")) for s, st in stack.states().items()}
+                raise Failure(f"`docker compose up -d` exited {up.returncode}:\n{said[-3000:]}\n"
+                              f"containers (status, health): {health}")
         states = stack.states()
         for service, st in states.items():
             if service not in first_healthy and st.get("Health", {}).get("Status") == "healthy":
