@@ -246,7 +246,10 @@ class Keeper:
         self.limits = limits
         self.runtime = runtime
         self.argv = bwrap_argv(root, runtime, command, limits)
-        self.uid = UID_BASE + os.getpid()
+        # As root: a uid of its own. Unprivileged (a worker image run as a user): the worker's uid,
+        # bwrap's user namespace still isolates, and the uid sweep is skipped (it would kill the worker).
+        self.privileged = os.geteuid() == 0
+        self.uid = UID_BASE + os.getpid() if self.privileged else os.geteuid()
         self.stderr_file = stderr_file
         self.cgroups = _Cgroups(f"{os.getpid()}-{int(time.time() * 1000)}", limits)
         self.stop_reason: str | None = None
@@ -259,13 +262,15 @@ class Keeper:
         resource.setrlimit(resource.RLIMIT_FSIZE, (lim.scratch_mb << 20, lim.scratch_mb << 20))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NOFILE, (lim.nofile, lim.nofile))
-        # bwrap's own processes count too: a few more than the bot's allowance.
-        resource.setrlimit(resource.RLIMIT_NPROC, (lim.pids + 4, lim.pids + 4))
+        if self.privileged:  # per uid: only meaningful for a uid of the sandbox's own
+            # bwrap's own processes count too: a few more than the bot's allowance.
+            resource.setrlimit(resource.RLIMIT_NPROC, (lim.pids + 4, lim.pids + 4))
         if "memory" not in self.cgroups.dirs and self.runtime != "node":
             resource.setrlimit(resource.RLIMIT_AS, (lim.memory_mb << 20, lim.memory_mb << 20))
-        os.setgroups([])
-        os.setgid(self.uid)
-        os.setuid(self.uid)
+        if self.privileged:
+            os.setgroups([])
+            os.setgid(self.uid)
+            os.setuid(self.uid)
 
     def kill_tree(self) -> None:
         """SIGKILL the sandbox: bwrap (its pid namespace dies with it), then the uid's and cgroup's stragglers."""
@@ -273,7 +278,7 @@ class Keeper:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
         for _ in range(3):
-            left = set(uid_pids(self.uid)) | self.cgroups.pids()
+            left = (set(uid_pids(self.uid)) if self.privileged else set()) | self.cgroups.pids()
             if not left:
                 return
             for pid in left:
