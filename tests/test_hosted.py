@@ -340,3 +340,54 @@ def test_owner_may_let_a_failed_test_through(client: TestClient, pool: Any, cfg:
     assert r.status_code == 200 and r.json()["block_on_regression"] is False
     weak = _decide(pool, cfg, client, headers, bot_id, python_bot(0.3, "weak2"))
     assert weak["regression"]["verdict"] == "regression" and weak["status"] == "active", weak
+
+
+def test_cli_upload_and_wait_exit_codes(app: Any, pool: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``parterre bot upload`` over real HTTP (uvicorn in a thread): packs a folder, prints the sha256, and
+    ``--wait`` exits 2 for a rejected version (decided here as a worker would, while the CLI polls)."""
+    import hashlib
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from parterre.commands import upload as cli_upload
+
+    headers, bot_id = owner(TestClient(app, client=("192.0.2.77", 50000)))
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    try:
+        folder = tmp_path / "bot"
+        folder.mkdir()
+        (folder / "parterre-bot.toml").write_bytes(manifest("python3.11", ["python3.11", "bot.py"]))
+        (folder / "bot.py").write_text("print('hi')\n")
+        token = headers["Authorization"].split()[1]
+        ns = type("NS", (), {"token": token, "url": f"http://127.0.0.1:{port}", "bot_id": bot_id,
+                             "path": str(folder), "wait": False, "timeout": 30.0, "poll": 0.2})()
+        assert cli_upload.cmd_bot_upload(ns) == 0
+        out = capsys.readouterr().out
+        version = sub.version_by_number(pool, bot_id, 1)
+        assert version is not None and version.sha256 in out
+        assert version.sha256 == hashlib.sha256(sub.archive_bytes(pool, version.id)).hexdigest()
+        sub.set_verdict(pool, version.id, "rejected", reason="crash: in a validation game")
+        ns.path, ns.wait = str(folder / "bot.py"), True  # not an archive: refused -> 3
+        assert cli_upload.cmd_bot_upload(ns) == 3
+        assert "not a .tar.gz or .zip" in capsys.readouterr().out
+        ns.path = str(folder)
+        done = threading.Timer(0.5, lambda: sub.set_verdict(
+            pool, sub.version_by_number(pool, bot_id, 2).id, "rejected", reason="timeout: x"))  # type: ignore[union-attr]
+        done.start()
+        assert cli_upload.cmd_bot_upload(ns) == 2
+        assert "rejected: timeout: x" in capsys.readouterr().out
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
