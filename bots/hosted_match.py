@@ -101,7 +101,7 @@ class ChildSide:
         return True
 
     def readline(self) -> bytes | None:
-        """The next non-blank line within the deadline; None on timeout or exit."""
+        """The next non-blank line within the deadline; None on timeout, ``b""`` when stdout closed (exit)."""
         proc = self._start()
         assert proc.stdout is not None
         end = time.monotonic() + self.deadline_s + (self.startup_s if self.fresh else 0.0)
@@ -122,7 +122,7 @@ class ChildSide:
                 except BlockingIOError:
                     continue
                 if not data:
-                    return None
+                    return b""
                 self.buf += data
                 if len(self.buf) > 1 << 20:
                     return b"garbage"
@@ -135,11 +135,12 @@ class ChildSide:
                         "time_left_ms": int(self.deadline_s * 1000), "observation": obs,
                         "legal_actions": [{"index": i, "label": a.label(), "action": a.to_json()}
                                           for i, a in enumerate(legal)]})
-        line = self.readline() if ok else None
+        line = self.readline() if ok else b""
         self.decision_ms.append((time.perf_counter() - started) * 1000)
         if line is None:
-            assert self.proc is not None
-            return "crash" if self.proc.poll() is not None else "timeout"
+            return "timeout"
+        if not line:  # its stdout closed: it exited (or is being killed)
+            return "crash"
         answer = parse_answer(line.decode("utf-8", "replace"))
         if answer is Answer.RESIGN:
             return "resigned"
