@@ -55,10 +55,14 @@ def _commands(bot_dir: Path) -> tuple[list[str], list[str]]:
     return plain, sandboxed
 
 
-def _session(cmd: list[str], decisions: int) -> tuple[float, float]:
+CLEAN_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
+"""The plain bot's environment: the one the sandbox gives (so both start the same interpreter the same way)."""
+
+
+def _session(cmd: list[str], decisions: int, env: dict[str, str] | None = None) -> tuple[float, float]:
     """(seconds to the first answer, mean seconds per decision over ``decisions`` more)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT, env=env)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(REQUEST)
     proc.stdin.flush()
@@ -96,8 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         _session(sandboxed, 10)  # the SDK copy and the page cache, once
         for _ in range(ns.repeats):
-            sp, dp = _session(plain, ns.decisions)
-            ss, ds = _session(sandboxed, ns.decisions)
+            sp, dp = _session(plain, ns.decisions, CLEAN_ENV)
+            ss, ds = _session(sandboxed, ns.decisions, {**os.environ, "PYTHONPATH": str(ROOT)})
             start_plain.append(sp * 1000)
             dec_plain.append(dp * 1000)
             start_over.append((ss - sp) * 1000)
