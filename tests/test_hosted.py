@@ -391,3 +391,43 @@ def test_cli_upload_and_wait_exit_codes(app: Any, pool: Any, tmp_path: Path, cap
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def test_web_form_upload_and_version_page(client: TestClient, pool: Any) -> None:
+    """The owner's pages: upload through the form (CSRF), the refusal's reason, the version page; another
+    account gets 404."""
+    import re
+
+    headers, bot_id = owner(client)
+    name = client.get("/api/account", headers=headers).json()["username"]
+
+    def csrf(path: str) -> str:
+        m = re.search(r'name="csrf" value="([^"]+)"', client.get(path).text)
+        assert m, path
+        return m.group(1)
+
+    r = client.post("/login", data={"csrf": csrf("/login"), "username": name, "password": PASSWORD},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    page = f"/my/bots/{bot_id}/hosted"
+    assert client.post(page, files={"archive": ("bot.tar.gz", python_bot())}).status_code in (400, 403)  # no CSRF
+    r = client.post(page, data={"csrf": csrf(page)}, files={"archive": ("bot.tar.gz", python_bot())})
+    assert r.status_code == 200 and "version 1 uploaded" in r.text, r.text[-500:]
+    r = client.post(page, data={"csrf": csrf(page)}, files={"archive": ("x.zip", b"nope")})
+    assert r.status_code == 400 and "not a .tar.gz or .zip" in r.text
+    v = sub.version_by_number(pool, bot_id, 1)
+    assert v is not None
+    sub.set_verdict(pool, v.id, "testing")
+    sub.set_regression(pool, v.id, {"games": 40, "deals": 20, "llr": -1.5, "lower": -2.94, "upper": 2.94,
+                                    "elo": -30.0, "elo_low": -80.0, "elo_high": 20.0, "elo0": -25, "elo1": 0,
+                                    "game": "floriferous(players=2)", "baseline": 1})
+    text = client.get(f"{page}/1").text
+    assert "testing" in text and "-30.0 [-80.0, 20.0]" in text and "-1.5" in text and 'http-equiv="refresh"' in text
+    other = TestClient(client.app, client=("192.0.2.99", 50000))
+    oh, _ = owner(other)
+    oname = other.get("/api/account", headers=oh).json()["username"]
+    m = re.search(r'name="csrf" value="([^"]+)"', other.get("/login").text)
+    assert m
+    other.post("/login", data={"csrf": m.group(1), "username": oname, "password": PASSWORD})
+    assert other.get(f"{page}/1").status_code == 404
+    assert other.get(page).status_code == 404

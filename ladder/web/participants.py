@@ -37,3 +37,4 @@ def install(app: FastAPI, cfg: auth.ParticipantConfig | None = None, *, secret: 
     app.include_router(participants_api.router)
     app.include_router(participants_pages.router)
     app.include_router(submissions.router)
+    app.include_router(submissions.pages)

@@ -98,3 +98,71 @@ def api_hosted_settings(request: Request, bot_id: Id, body: HostedSettingsIn) ->
     _owned(request, caller, bot_id)
     sub.set_block_on_regression(request.app.state.pool, bot_id, body.block_on_regression)
     return {"bot_id": bot_id, "block_on_regression": sub.blocks_on_regression(request.app.state.pool, bot_id)}
+
+
+# -- pages (session, CSRF): the owner's hosted versions, the upload form, the version page ----------
+
+pages = APIRouter(include_in_schema=False)
+
+
+def _hosted_page(request: Request, bot_id: int, status: int = 200, message: str = "", error: bool = False) -> Any:
+    from ladder.web.participants_pages import _render
+
+    account = auth.require_session(request)
+    try:
+        bot = ob.owned_bot(request.app.state.pool, account.id, bot_id)
+    except BotNotFoundError as exc:
+        raise HTTPException(404, str(exc)) from None
+    pool = request.app.state.pool
+    return _render(request, "me/hosted.html", status, account=account, bot=bot, message=message, error=error,
+                   versions=sub.list_versions(pool, bot_id), block=sub.blocks_on_regression(pool, bot_id),
+                   max_mb=sub.MAX_ARCHIVE_BYTES >> 20)
+
+
+@pages.get("/my/bots/{bot_id}/hosted")
+def hosted_page(request: Request, bot_id: Id) -> Any:
+    return _hosted_page(request, bot_id)
+
+
+@pages.post("/my/bots/{bot_id}/hosted")
+async def hosted_upload(request: Request, bot_id: Id) -> Any:
+    from starlette.concurrency import run_in_threadpool
+
+    account = auth.require_session(request)
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > sub.MAX_ARCHIVE_BYTES + 65536:
+        return _hosted_page(request, bot_id, 413, f"archive over {sub.MAX_ARCHIVE_BYTES >> 20} MiB", True)
+    form = await request.form(max_files=1, max_fields=8)
+    auth.check_csrf(request, form)
+    try:
+        ob.owned_bot(request.app.state.pool, account.id, bot_id)
+    except BotNotFoundError as exc:
+        raise HTTPException(404, str(exc)) from None
+    if "block_on_regression" in form:
+        sub.set_block_on_regression(request.app.state.pool, bot_id, form.get("block_on_regression") == "1")
+        return _hosted_page(request, bot_id, message="setting saved")
+    upload = form.get("archive")
+    if upload is None or isinstance(upload, str):
+        return _hosted_page(request, bot_id, 400, "choose an archive", True)
+    data = await upload.read(sub.MAX_ARCHIVE_BYTES + 1)
+    try:
+        version = await run_in_threadpool(sub.create_version, request.app.state.pool, bot_id, data)
+    except sub.SubmissionError as exc:
+        return _hosted_page(request, bot_id, 400, f"archive refused: {exc}", True)
+    return _hosted_page(request, bot_id, message=f"version {version.number} uploaded (sha256 {version.sha256}); "
+                                                 f"validation follows")
+
+
+@pages.get("/my/bots/{bot_id}/hosted/{number}")
+def hosted_version_page(request: Request, bot_id: Id, number: Annotated[int, Path(ge=1, le=2**31 - 1)]) -> Any:
+    from ladder.web.participants_pages import _render
+
+    account = auth.require_session(request)
+    try:
+        bot = ob.owned_bot(request.app.state.pool, account.id, bot_id)
+    except BotNotFoundError as exc:
+        raise HTTPException(404, str(exc)) from None
+    version = sub.version_by_number(request.app.state.pool, bot_id, number)
+    if version is None:
+        raise HTTPException(404, f"no version {number} of bot {bot_id}")
+    return _render(request, "me/hosted_version.html", account=account, bot=bot, v=version)
