@@ -34,6 +34,7 @@ from ladder.db import make_pool
 from ladder.errors import DatabaseUnavailableError
 from ladder.read import NotFound, ReplayCache
 from ladder.web import filters
+from ladder.web.labels import LabelCache
 from ladder.web.metrics import instrument as instrument_metrics
 
 log = logging.getLogger(__name__)
@@ -213,6 +214,7 @@ def create_app(
     )
     app.state.pool = pool
     app.state.replays = ReplayCache(replay_cache_size)
+    app.state.labels = LabelCache(2 * replay_cache_size)
     app.state.templates = Jinja2Templates(env=_environment())
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(api.router)

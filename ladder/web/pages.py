@@ -26,10 +26,13 @@ from ladder.web.api import (
     PerPage,
     Players,
     Recent,
+    Seat,
     TournamentId,
     load_frame,
     pool,
     replay_download,
+    view_of,
+    with_view_labels,
 )
 from ladder.web.boards import board_panel
 from ladder.web.filters import query
@@ -116,14 +119,14 @@ def tournament(request: Request, tournament_id: TournamentId, page: Page = 1, pe
     return render(request, "tournament.html", {"t": data})
 
 
-def _board(request: Request, match_id: int, step: int, all_hands: bool) -> dict[str, Any]:
+def _board(request: Request, match_id: int, step: int, all_hands: bool, seat: int | None = None) -> dict[str, Any]:
     """Context of the viewer's board panel (``_board.html``) for one step."""
     try:
-        page, frame = load_frame(request, match_id, step, all_hands)
+        page, frame = load_frame(request, match_id, step, all_hands, seat)
     except ViewerUnavailable as exc:
         return {"frame": None, "panel": None, "problem": str(exc), "names": [], "all_hands": False}
     names = [s.name for s in page.seats]
-    shown_all = all_hands and page.status == "finished"
+    shown_all = view_of(page, all_hands, seat) == "all"
     panel = board_panel(page.game, frame, names, shown_all)
     return {"frame": frame, "panel": panel, "problem": None, "names": names, "all_hands": shown_all,
             "match": page}
@@ -141,18 +144,30 @@ def match(
     match_id: MatchId,
     step: StepQuery = START,
     all: Annotated[bool, Query()] = False,  # noqa: A002 - the public query parameter is ?all=
+    seat: Seat = None,
 ) -> HTMLResponse:
     page = q.match_page(pool(request), match_id, request.app.state.replays)
+    view = view_of(page, all, seat)
     board = None
     if page.has_replay:
         step = min(step, len(page.steps) - 1)
-        board = _board(request, match_id, step, all)
+        board = _board(request, match_id, step, all, seat)
+        if engine_available(page.game):
+            page = with_view_labels(request, page, view)
     return render(
         request,
         "match.html",
-        {"m": page, "board": board, "step": step, "all_hands": all and page.status == "finished",
+        {"m": page, "board": board, "step": step, "all_hands": view == "all",
+         "view": view, "view_q": _view_query(view),
          "engine": engine_available(page.game), "outcome_extra": _outcome_extra(page)},
     )
+
+
+def _view_query(view: str | int) -> str:
+    """The query-string tail that keeps a point of view in the viewer's links."""
+    if view == "all":
+        return "&all=1"
+    return f"&seat={view}" if isinstance(view, int) else ""
 
 
 @router.get("/matches/{match_id}/board", response_class=HTMLResponse)
@@ -161,8 +176,9 @@ def match_board(
     match_id: MatchId,
     step: StepQuery = START,
     all: Annotated[bool, Query()] = False,  # noqa: A002 - the public query parameter is ?all=
+    seat: Seat = None,
 ) -> HTMLResponse:
-    context = _board(request, match_id, step, all)
+    context = _board(request, match_id, step, all, seat)
     response = render(request, "_board.html", {"board": context, "step": step})
     if context["frame"] is not None:
         response.headers["Cache-Control"] = "public, max-age=3600"
