@@ -60,8 +60,10 @@ Read-only JSON API of the Parterre ladder: the same data as the web pages.
 * `GET /api/matches/{match_id}/replay` — the replay JSON (`parterre-replay/1`) as stored
 * `GET /api/matches/{match_id}/steps/{step}` — the rebuilt state after a step
 
-Elo is in rating points, times in milliseconds. Bradley-Terry intervals
-(`bt_low`, `bt_high`) are null until that rating method is built.
+Elo is in rating points, times in milliseconds. Two ratings per bot: the
+online Elo (`elo`, a running estimate without an interval) and the
+Bradley-Terry fit of all results (`bt_elo`, its bootstrap 95 % interval
+`bt_low`–`bt_high`, and `bt_rank`), null for a bot outside the latest fit.
 """
 
 

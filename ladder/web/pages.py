@@ -58,8 +58,8 @@ def home(request: Request) -> HTMLResponse:
 LEADERBOARD_COLUMNS: tuple[tuple[q.SortKey | None, str, str], ...] = (
     (q.SortKey.RANK, "rank", "num"),
     (q.SortKey.NAME, "bot", ""),
-    (q.SortKey.ELO, "Elo", "num"),
-    (None, "95 % interval (BT)", "num"),
+    (q.SortKey.ELO, "Elo (online)", "num"),
+    (q.SortKey.BT, "Bradley-Terry [95 % interval]", "num bt"),
     (q.SortKey.GAMES, "games", "num"),
     (q.SortKey.WIN_RATE, "win rate", "num"),
     (q.SortKey.AVG_SCORE, "avg score", "num"),
