@@ -36,6 +36,7 @@ from ladder.web.api import (
 )
 from ladder.web.boards import board_panel
 from ladder.web.filters import query
+from ladder.web.outcome import outcome_cards
 from ladder.web.plot import rating_plot
 from ladder.web.viewer import START, ViewerUnavailable, engine_available
 
@@ -132,12 +133,6 @@ def _board(request: Request, match_id: int, step: int, all_hands: bool, seat: in
             "match": page}
 
 
-def _outcome_extra(page: q.MatchPage) -> dict[str, Any]:
-    """The outcome's details other than the per-seat ``breakdown`` (shown as its own table)."""
-    details = (page.outcome or {}).get("details") or {}
-    return {k: v for k, v in details.items() if k != "breakdown"} if isinstance(details, dict) else {}
-
-
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
 def match(
     request: Request,
@@ -159,7 +154,8 @@ def match(
         "match.html",
         {"m": page, "board": board, "step": step, "all_hands": view == "all",
          "view": view, "view_q": _view_query(view),
-         "engine": engine_available(page.game), "outcome_extra": _outcome_extra(page)},
+         "engine": engine_available(page.game),
+         "outcome": outcome_cards(page.game, page.outcome, [s.name for s in page.seats])},
     )
 
 
