@@ -34,7 +34,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from proto.parterre.v1 import referee_pb2 as pb
 from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
-from referee import metrics
+from referee import live, metrics
 from referee.cluster import RELAY_BOT_HEADER, RELAY_CLOSE_NONCE, RELAY_FROM_HEADER, Cluster, ClusterConfig
 from referee.room import MatchSpec, MatchSpecError, Room
 from referee.sessions import RateLimit, Session, SessionRegistry
@@ -730,6 +730,8 @@ async def serve(
         if not redis_url:
             raise ValueError("serve() needs a token_store or a redis_url")
         token_store = RedisTokenStore(redis_url, key=token_key)
+    if redis_url:
+        live.configure(redis_url, cluster_namespace)  # spectator steps of running matches (referee/live.py)
     cluster_config = None
     if cluster and redis_url:
         cluster_config = ClusterConfig(redis_url, address=advertise_address, control_address=advertise_control_address,

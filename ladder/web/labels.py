@@ -7,12 +7,12 @@ point of view — the spectator (``State.observation(None)``), one seat
 (``State.observation(seat)``), or "all hands" (after the match, everything) —
 and its labels must match it.
 
-Rule: a step's label is kept when every card its action names (the card ids
-among the action's JSON values, :func:`named_cards`) has appeared in the
-viewer's observation at that step or before (a card once shown face up stays
-known: it was seen). Otherwise the label is replaced by the step's kind with
-its cards withheld (:data:`HIDDEN_TEXT`, e.g. ``draw character: a card
-(hidden)``). "All hands" keeps every label.
+Rule (:mod:`games.spectator`, shared with the referee's live feed): a step's
+label is kept when every card its action names has appeared in the viewer's
+observation at that step or before (a card once shown face up stays known: it
+was seen). Otherwise the label is replaced by the step's kind with its cards
+withheld (e.g. ``draw character: a card (hidden)``). "All hands" keeps every
+label.
 
 Rebuilding the observations costs one pass over the replay (La Fleur: about
 300 steps, tens of milliseconds); :class:`LabelCache` keeps the result per
@@ -21,85 +21,18 @@ match and view, since a stored replay never changes.
 
 from __future__ import annotations
 
-import json
-import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
-from functools import cache
+from collections.abc import Mapping
 from typing import Any
 
 from games.replay import iter_states
+from games.spectator import card_ids, hidden_label, named_cards, public_label, seen_cards
+
+__all__ = ["ALL", "SPECTATOR", "LabelCache", "card_ids", "hidden_label", "named_cards", "seen_cards", "step_labels"]
 
 ALL = "all"
 SPECTATOR = "spectator"
-
-_TOKEN = re.compile(r'"([A-Za-z]{1,2}\d{1,3}[a-z]?)"')
-
-
-@cache
-def card_ids(game: str) -> frozenset[str]:
-    """Every card id of ``game`` (the strings a label may name), empty for a game without card data."""
-    if game == "lafleur":
-        from games.lafleur.cards import INDEX
-
-        return frozenset(INDEX)
-    if game == "flowar":
-        from games.flowar.cards import CONTRACT_IDS, FLOWER_IDS, TAXUS_CARDS
-
-        return frozenset(FLOWER_IDS) | frozenset(CONTRACT_IDS) | {t.id for t in TAXUS_CARDS}
-    if game == "floriferous":
-        from games.floriferous.cards import BOUNTY_INDEX, CARD_INDEX
-
-        return frozenset(CARD_INDEX) | frozenset(BOUNTY_INDEX)
-    return frozenset()
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from _strings(v)
-
-
-def named_cards(game: str, action: Mapping[str, Any]) -> set[str]:
-    """The card ids an action JSON names (any string value, at any depth, that is a card id of ``game``)."""
-    ids = card_ids(game)
-    return {s for s in _strings(action) if s in ids}
-
-
-def seen_cards(game: str, observation: Mapping[str, Any]) -> set[str]:
-    """The card ids that appear anywhere in an observation."""
-    ids = card_ids(game)
-    text = json.dumps(observation, ensure_ascii=False)
-    return {t for t in _TOKEN.findall(text) if t in ids}
-
-
-HIDDEN_TEXT: dict[tuple[str, str], str] = {
-    ("lafleur", "choose_character"): "choose a Character (hidden)",
-    ("lafleur", "keep_artisans"): "keep two Artisans (hidden)",
-    ("flowar", "draw_contract"): "draw a Contract (hidden)",
-    ("flowar", "keep_contract"): "keep a Contract (hidden)",
-    ("flowar", "draw_flower"): "draw a Flower card (hidden)",
-    ("floriferous", "deal"): "deal a card face down",
-}
-"""(game, action kind) -> the label shown when the step's cards are hidden from the view."""
-
-
-def hidden_label(game: str, action: Mapping[str, Any]) -> str:
-    """The label of a step whose cards the view hides (never names a card)."""
-    kind = str(action.get("kind", ""))
-    text = HIDDEN_TEXT.get((game, kind))
-    if text is not None:
-        return text
-    if game == "lafleur" and kind == "draw":
-        return f"draw {action.get('deck', 'a')}: a card (hidden)"
-    return kind.replace("_", " ") + " (hidden)"
-
 
 def step_labels(replay: Mapping[str, Any], view: str | int) -> list[str]:
     """The label of every step of ``replay`` as ``view`` may read it.
@@ -124,7 +57,7 @@ def step_labels(replay: Mapping[str, Any], view: str | int) -> list[str]:
         if i < 0:
             continue
         action = steps[i].get("action") or {}
-        out.append(raw[i] if named_cards(game, action) <= seen else hidden_label(game, action))
+        out.append(public_label(game, action, raw[i], seen))
     return out
 
 
