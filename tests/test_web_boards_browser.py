@@ -20,7 +20,7 @@ import os
 from typing import Any
 
 import pytest
-from test_web_browser import CHROMIUM, SCREENSHOTS, browser, page, served  # noqa: F401 - fixtures
+import test_web_browser as wb
 from test_web_helpers import play_match
 
 from games.registry import load_game
@@ -28,6 +28,8 @@ from games.replay import iter_states
 from ladder import make_pool
 from ladder.tournaments import plan_match
 
+CHROMIUM, SCREENSHOTS = wb.CHROMIUM, wb.SCREENSHOTS
+browser, page, served = wb.browser, wb.page, wb.served  # the browser tests' fixtures
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
 
 

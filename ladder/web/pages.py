@@ -36,6 +36,7 @@ from ladder.web.api import (
 )
 from ladder.web.boards import board_panel
 from ladder.web.filters import query
+from ladder.web.live import playing_now
 from ladder.web.outcome import outcome_cards
 from ladder.web.plot import rating_plot
 from ladder.web.viewer import START, ViewerUnavailable, engine_available
@@ -53,7 +54,8 @@ def render(request: Request, template: str, context: dict[str, Any], status_code
 
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request) -> HTMLResponse:
-    return render(request, "home.html", {"home": q.home_page(pool(request))})
+    return render(request, "home.html", {"home": q.home_page(pool(request)), "playing": playing_now(request),
+                                         "live_on": request.app.state.live is not None})
 
 
 LEADERBOARD_COLUMNS: tuple[tuple[q.SortKey | None, str, str], ...] = (
@@ -104,7 +106,9 @@ def leaderboard(
                                per_page=per_page)
     base = {"players": players, "sort": sort.value, "order": board.order.value,
             "per_page": None if per_page == 50 else per_page}
-    return render(request, "leaderboard.html", {"board": board, "base": base, "headers": _sort_headers(board, base)})
+    return render(request, "leaderboard.html", {"board": board, "base": base, "headers": _sort_headers(board, base),
+                                                "playing": playing_now(request, game),
+                                                "live_on": request.app.state.live is not None})
 
 
 @router.get("/bots/{bot_id}", response_class=HTMLResponse)
@@ -154,6 +158,8 @@ def match(
         "match.html",
         {"m": page, "board": board, "step": step, "all_hands": view == "all",
          "view": view, "view_q": _view_query(view),
+         "live": request.app.state.live is not None and page.status == "running",
+         "live_delay": request.app.state.live.delay_s if request.app.state.live is not None else 0,
          "engine": engine_available(page.game),
          "outcome": outcome_cards(page.game, page.outcome, [s.name for s in page.seats])},
     )
