@@ -67,12 +67,22 @@ class LiveConfig:
 
 
 def config_from_env() -> LiveConfig | None:
-    """``PARTERRE_REDIS_URL`` and ``PARTERRE_LIVE_DELAY`` (seconds); None without a Redis URL."""
+    """``PARTERRE_REDIS_URL`` and ``PARTERRE_LIVE_DELAY`` (seconds); None without a Redis URL.
+
+    Raises:
+        ValueError: ``PARTERRE_LIVE_DELAY`` is not a number >= 0.
+    """
     url = os.environ.get("PARTERRE_REDIS_URL")
     if not url:
         return None
-    delay = float(os.environ.get("PARTERRE_LIVE_DELAY", DEFAULT_DELAY_S))
-    return LiveConfig(url, max(0.0, delay), os.environ.get("PARTERRE_CLUSTER_NAMESPACE", "parterre"))
+    text = os.environ.get("PARTERRE_LIVE_DELAY", str(DEFAULT_DELAY_S))
+    try:
+        delay = float(text)
+    except ValueError:
+        raise ValueError(f"PARTERRE_LIVE_DELAY must be a number of seconds >= 0, not {text!r}") from None
+    if not delay >= 0:
+        raise ValueError(f"PARTERRE_LIVE_DELAY must be a number of seconds >= 0, not {text!r}")
+    return LiveConfig(url, delay, os.environ.get("PARTERRE_CLUSTER_NAMESPACE", "parterre"))
 
 
 def _stream(cfg: LiveConfig, match_id: int) -> str:
