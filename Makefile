@@ -1,11 +1,12 @@
 # Two commands for a fresh machine (Python 3.11+ and a C compiler):
 #   make demo   - set up a virtual environment, install, run `parterre demo`
 #   make test   - set up a virtual environment, install, run the test suite
+#   make lint   - ruff and mypy over the tree configured in pyproject.toml (0 findings)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install demo test bench protos clean
+.PHONY: install demo test lint bench protos clean
 
 $(BIN)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is required (set PYTHON=python3.11)")'
@@ -21,6 +22,12 @@ demo: install
 
 test: install
 	$(BIN)/python -m pytest -q
+
+lint: install
+	@status=0; \
+	$(BIN)/ruff check . || status=1; \
+	$(BIN)/mypy || status=1; \
+	exit $$status
 
 bench: install
 	$(BIN)/python bench/run_all.py

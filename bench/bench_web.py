@@ -55,8 +55,8 @@ import psycopg  # noqa: E402
 import zstandard  # noqa: E402
 
 from ladder import elo, migrate  # noqa: E402
-from ladder.matches import MatchSpec  # noqa: E402
 from ladder import read as wq  # noqa: E402
+from ladder.matches import MatchSpec  # noqa: E402
 
 DEFAULT_ADMIN = os.environ.get("PARTERRE_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 TIME_CONTROL = {"base_ms": 0, "increment_ms": 0, "cap_ms": 1000, "margin_ms": 50}

@@ -162,7 +162,9 @@ class GarbageBot(_Counting):
                 elif mode == "raw_bytes":
                     self.send(b"\xff\xff\xff\xff\x0f garbage")
                 elif mode == "duplicate":
-                    self.send(super().make_decision(request, 0))  # type: ignore[arg-type]
+                    again = super().make_decision(request, 0)
+                    assert again is not None  # the SDK's make_decision always builds a Decision
+                    self.send(again)
         return 0
 
 

@@ -2,7 +2,10 @@
 
 ``GreedyBot`` uses ``bots.strategies.STRATEGIES[("greedy", game)]`` when the
 game has one (a function ``(observation: dict, legal_actions: list[dict],
-seat: int) -> int``), and plays like :class:`RandomBot` otherwise.
+seat: int) -> int``), and plays like :class:`RandomBot` for a game without
+one. The strategies need the full ``parterre`` package (they use ``games``):
+with only the ``parterre-bot`` SDK wheel, making a ``GreedyBot`` raises
+``ImportError`` instead of quietly playing random.
 """
 
 from __future__ import annotations
@@ -39,11 +42,14 @@ class RandomBot(Bot):
 
 
 def strategy_for(kind: str, game: str) -> Strategy | None:
-    """``bots.strategies.STRATEGIES[(kind, game)]``, or None when absent."""
-    try:
-        from bots.strategies import STRATEGIES
-    except ImportError:
-        return None
+    """``bots.strategies.STRATEGIES[(kind, game)]``, or None when that game has none.
+
+    Raises:
+        ImportError: ``bots.strategies`` (or the ``games`` package it uses) cannot
+            be imported, e.g. with only the ``parterre-bot`` SDK wheel installed.
+    """
+    from bots.strategies import STRATEGIES  # imported here: the SDK wheel has RandomBot without it
+
     found: Strategy | None = STRATEGIES.get((kind, game))
     return found
 
@@ -54,12 +60,16 @@ class GreedyBot(RandomBot):
     Args:
         seed: seed of the random fallback.
         **kwargs: see :class:`bots.sdk.Bot`.
+
+    Raises:
+        ImportError: the strategies cannot be imported (see the module docstring).
     """
 
     name = "greedy"
 
     def __init__(self, seed: int | str | None = None, **kwargs: Any) -> None:
         super().__init__(seed, **kwargs)
+        strategy_for("greedy", "")  # a broken or missing bots.strategies fails here, loudly
         self._strategies: dict[str, Strategy | None] = {}
 
     def choose(self, request: DecisionRequest) -> int:

@@ -32,9 +32,9 @@ import operator
 import random
 import time
 from collections import deque
-from collections.abc import Awaitable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import grpc.aio
@@ -59,10 +59,13 @@ class AuthenticationError(RuntimeError):
     """The referee refused the token (missing, unknown or revoked); not retried."""
 
 
+_loads: Callable[[str | bytes], Any]
 try:
-    from orjson import loads as _loads
-except ImportError:  # pragma: no cover - optional speed-up for bots
-    _loads = json.loads  # type: ignore[assignment,unused-ignore]
+    import orjson
+
+    _loads = orjson.loads
+except ImportError:  # the SDK wheel needs only grpcio and protobuf: orjson is an optional speed-up
+    _loads = json.loads
 
 
 def decode_observation(msg: pb.Observation) -> dict[str, Any]:
@@ -564,7 +567,8 @@ class Bot:
 
     async def _answer_async(self, request: DecisionRequest) -> None:
         try:
-            index = await self.choose(request)  # type: ignore[misc]
+            choose = cast(Callable[[DecisionRequest], Awaitable[Any]], self.choose)  # _async_choose: a coroutine
+            index = await choose(request)
         except asyncio.CancelledError:
             raise
         except Exception:

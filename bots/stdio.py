@@ -42,6 +42,7 @@ If children keep exiting before they answer a single decision
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -275,10 +276,8 @@ class StdioBot(Bot):
         finally:  # also when cancelled while waiting
             for child in children:
                 if child.proc is not None and child.proc.returncode is None:
-                    try:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
                         os.killpg(child.proc.pid, signal.SIGKILL)
-                    except (ProcessLookupError, PermissionError):
-                        pass
                 if child.log_file is not None:
                     child.log_file.close()
             for task in list(self._own_tasks):
@@ -315,8 +314,9 @@ class StdioBot(Bot):
             StdioError: the program cannot be executed (not found, not executable).
         """
         self._numbers += 1
-        child = _Child(self._numbers, self.log_dir / f"{self.name}-{self._stamp}-{os.getpid()}-child{self._numbers}.log")
-        child.log_file = open(child.log_path, "ab")  # noqa: SIM115 - closed when the child is reaped
+        log_path = self.log_dir / f"{self.name}-{self._stamp}-{os.getpid()}-child{self._numbers}.log"
+        child = _Child(self._numbers, log_path)
+        child.log_file = open(child.log_path, "ab")  # noqa: SIM115 - outlives this call: closed when the child is reaped
         self.log_paths.append(child.log_path)
         child.note(f"starting {' '.join(self.command)}")
         try:
@@ -409,20 +409,16 @@ class StdioBot(Bot):
             proc.stdin.close()
         for sig in (None, signal.SIGTERM, signal.SIGKILL):
             if sig is not None:
-                try:
+                with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
                     os.killpg(proc.pid, sig)
-                except (ProcessLookupError, PermissionError):
-                    pass
             try:
                 await asyncio.wait_for(asyncio.shield(proc.wait()), self.stop_grace_s)
                 break
             except TimeoutError:
                 continue
         if child.reader is not None:
-            try:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):  # the reader ends with the pipe
                 await asyncio.wait_for(asyncio.shield(child.reader), self.stop_grace_s)
-            except (TimeoutError, asyncio.CancelledError):
-                pass
 
     async def _retire(self, child: _Child) -> None:
         """Stop a child that is stuck (its match ended while it was thinking) and replace it."""
@@ -474,6 +470,7 @@ class StdioBot(Bot):
         """Bind the match to a child (see :meth:`_bind`)."""
         self._slot_for(match)
 
+    # The SDK runs an async choose as a task (Bot._async_choose); Bot declares the plain form.
     async def choose(self, request: DecisionRequest) -> int | Answer:  # type: ignore[override]
         """Send the request to the match's child and wait for its line (never answers for it)."""
         try:
@@ -511,7 +508,7 @@ class StdioBot(Bot):
             slot.resigned = True
         return answer
 
-    def make_decision(self, request: DecisionRequest, index: Any) -> pb.BotMessage | None:
+    def make_decision(self, request: DecisionRequest, index: Any) -> pb.BotMessage | bytes | None:
         """The message for the child's answer: Decision, Decision with no index, Resign, or nothing."""
         if index is Answer.NOTHING:
             return None
@@ -530,9 +527,10 @@ class StdioBot(Bot):
         child = slot.child
         if child is None:
             return
-        stuck = slot.answer is not None and not slot.answer.done()
-        if stuck:
-            slot.answer.set_result(Answer.NOTHING)  # type: ignore[union-attr]
+        waiting = slot.answer
+        stuck = waiting is not None and not waiting.done()
+        if waiting is not None and stuck:
+            waiting.set_result(Answer.NOTHING)
         child.note(f"match {result.match_id} ended: {result.status}, {result.reason}; verdicts {result.verdicts}, "
                    f"ranks {result.ranks}")
         log.info("%s: match %d ended: %s, rank %s, verdict %s", self.name, result.match_id, result.reason,

@@ -33,6 +33,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -91,7 +92,7 @@ class Action:
     def to_json(self) -> dict[str, Any]:
         """Return the canonical JSON-able dict of this action."""
         out: dict[str, Any] = {"kind": self.KIND}
-        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass; the base is not
             value = getattr(self, f.name)
             out[f.name] = list(value) if isinstance(value, tuple) else value
         return out
@@ -176,6 +177,18 @@ class GameInfo:
     max_game_length: int
 
 
+class Termination(StrEnum):
+    """Why a game ended by its rules (cf. python-chess ``Termination``).
+
+    Each game subclasses it with its own members (an enum with no members can
+    be subclassed), e.g. ``FloriferousTermination.THIRD_DAY_COMPLETE``; the
+    value is the text written in replays (``Outcome.to_json()["reason"]``).
+    Why the *referee* ended a match (a fault, every opponent retired, an
+    infrastructure error) is not a termination: those are the referee's
+    verdicts and statuses (``referee.verdicts``), kept apart.
+    """
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """How a finished game ended (cf. python-chess ``Outcome``).
@@ -184,14 +197,15 @@ class Outcome:
         scores: final score per seat (points, or prestige/MP as the game says).
         ranks: rank per seat, 1 = winner; tied seats share a rank and the next
             rank skips (1, 2, 2, 4).
-        reason: why the game ended, e.g. ``"third day complete"``.
+        reason: why the game ended, a member of the game's :class:`Termination`
+            enum (e.g. ``FloriferousTermination.THIRD_DAY_COMPLETE``).
         tie_breaks: the rulebook tie-break steps that were needed, in order.
         details: per-game breakdown (score categories, solo mood, ...), JSON-able.
     """
 
     scores: tuple[float, ...]
     ranks: tuple[int, ...]
-    reason: str
+    reason: Termination
     tie_breaks: tuple[str, ...] = ()
     details: Mapping[str, Any] = field(default_factory=dict)
 
@@ -200,7 +214,7 @@ class Outcome:
         return {
             "scores": list(self.scores),
             "ranks": list(self.ranks),
-            "reason": self.reason,
+            "reason": self.reason.value,
             "tie_breaks": list(self.tie_breaks),
             "details": dict(self.details),
         }
@@ -248,7 +262,7 @@ class Game(ABC):
         self._validate_options()
         self._action_kinds = {cls.KIND: cls for cls in self.ACTIONS}
 
-    def _validate_options(self) -> None:
+    def _validate_options(self) -> None:  # noqa: B027 - an optional hook: most games have nothing to check
         """Hook: check combinations of options; raise InvalidOptionError."""
 
     @property
@@ -257,9 +271,15 @@ class Game(ABC):
         return self.INFO.name
 
     @property
-    @abstractmethod
     def num_players(self) -> int:
-        """Number of seats in a match of this game with these options."""
+        """Number of seats in a match of this game with these options: the
+        ``players`` option, which every game declares (override otherwise)."""
+        return int(self.options["players"])
+
+    @property
+    def solo(self) -> bool:
+        """True for a one-seat (solo) match; the game's own automaton, if any, is part of the rules."""
+        return self.num_players == 1
 
     def game_string(self) -> str:
         """Canonical game string, e.g. ``floriferous(players=4)``; see registry."""
@@ -284,10 +304,10 @@ class Game(ABC):
         if not isinstance(data, Mapping):
             raise InvalidActionError("action JSON must be an object")
         kind = data.get("kind")
-        cls = self._action_kinds.get(kind)  # type: ignore[arg-type]
+        cls = self._action_kinds.get(kind) if isinstance(kind, str) else None
         if cls is None:
             raise InvalidActionError(f"{self.name}: unknown action kind {kind!r}")
-        names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+        names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]  # action classes are dataclasses
         extra = sorted(set(data) - set(names) - {"kind"})
         missing = [n for n in names if n not in data]
         if extra or missing:

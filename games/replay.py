@@ -82,9 +82,8 @@ def verify_replay(replay: Mapping[str, Any]) -> VerifyReport:
         return report
     seed = replay.get("seed")
     commitment = replay.get("seed_commitment")
-    if seed is not None and commitment is not None:
-        if hashlib.sha256(str(seed).encode()).hexdigest() != commitment:
-            report.fail("seed does not match its published commitment (sha256)")
+    if seed is not None and commitment is not None and hashlib.sha256(str(seed).encode()).hexdigest() != commitment:
+        report.fail("seed does not match its published commitment (sha256)")
     steps = replay.get("steps", [])
     final: State | None = None
     try:

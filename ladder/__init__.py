@@ -25,13 +25,22 @@ Bots and tokens (:mod:`ladder.bots`)
     ``find_bot(pool, name_or_id) -> Bot | None``; ``list_bots(pool, *, include_revoked=False)``
     ``token_hash(token) -> str``
 
-Tournaments (:mod:`ladder.tournaments`)
-    ``create_tournament(pool, *, name, game, bot_ids, player_counts=(2,), rounds=1,
-    time_control=None, game_options=None, format="round_robin") -> int``
-    ``plan_round_robin(pool, tournament_id) -> list[int]``  (idempotent, FAULTS F-12)
+Tournaments (:mod:`ladder.tournaments`, :mod:`ladder.entries`, :mod:`ladder.tournament_tables`)
+    ``create_tournament(pool, *, name, game, game_options=None, format="round_robin",
+    player_counts=(2,), rounds=1, time_control=None, bot_ids=(), candidate_bot_id=None,
+    entry_deadline=None, organiser_id=None, autostart=False) -> int``
+    ``plan_tournament(pool, tournament_id) -> list[int]``  (any format, idempotent, FAULTS F-12);
+    ``plan_round_robin``, ``plan_gauntlet``, ``plan_duplicate`` (one format each)
+    ``enter_tournament(pool, tournament_id, bot_id) -> None``; ``close_due_entries(pool)``
     ``plan_match(pool, *, game_string, bot_ids, plan_key, time_control=None,
     tournament_id=None, seed=None) -> int``  (one match, idempotent on plan_key)
     ``tournament_status(pool, tournament_id) -> dict``; ``TimeControl``
+
+Challenges (:mod:`ladder.challenges`)
+    ``create_challenge(pool, *, game_string, bot_ids, rated, time_control=None,
+    challenger_id=None, expires_after_s=300.0) -> int`` (the match id)
+    ``challenge_status(pool, match_id) -> ChallengeInfo``; ``list_challenges(pool, *,
+    challenger_id=None, bot_id=None, limit=50, before=None)``; ``dispatch_challenges(pool, online)``
 
 Running matches, for workers (:mod:`ladder.matches`)
     ``claim_match(pool, match_id, worker, lease_s=600.0, *, max_attempts=None) -> MatchSpec | None``
@@ -53,9 +62,9 @@ Rebuilding ratings (:mod:`ladder.ratings`)
 
 Errors (:mod:`ladder.errors`): ``LadderError`` and ``DatabaseUnavailableError``,
 ``BotExistsError``, ``InvalidBotNameError``, ``BotNotFoundError``, ``BotRevokedError``,
-``TournamentError``, ``TournamentNotFoundError``, ``MatchNotFoundError``,
-``ResultError``. Errors of the rules engines (``games.api.UnknownGameError``,
-``games.api.InvalidOptionError``) pass through unchanged.
+``TournamentError``, ``TournamentClosedError``, ``TournamentNotFoundError``,
+``MatchNotFoundError``, ``ResultError``, ``ChallengeError``. Errors of the rules engines
+(``games.api.UnknownGameError``, ``games.api.InvalidOptionError``) pass through unchanged.
 """
 
 from __future__ import annotations
@@ -70,6 +79,7 @@ from ladder.bots import (
     revoke_bot,
     token_hash,
 )
+from ladder.challenges import ChallengeInfo, challenge_status, create_challenge, list_challenges
 from ladder.db import (
     alembic_config,
     connection,
@@ -82,15 +92,18 @@ from ladder.db import (
     sqlalchemy_url,
 )
 from ladder.elo import DEFAULT_K, INITIAL_RATING, expected, pairwise_deltas, seat_outcomes
+from ladder.entries import enter_tournament
 from ladder.errors import (
     BotExistsError,
     BotNotFoundError,
     BotRevokedError,
+    ChallengeError,
     DatabaseUnavailableError,
     InvalidBotNameError,
     LadderError,
     MatchNotFoundError,
     ResultError,
+    TournamentClosedError,
     TournamentError,
     TournamentNotFoundError,
 )
@@ -120,6 +133,7 @@ from ladder.tournaments import (
     create_tournament,
     plan_match,
     plan_round_robin,
+    plan_tournament,
     tournament_status,
 )
 
@@ -130,6 +144,8 @@ __all__ = [
     "BotExistsError",
     "BotNotFoundError",
     "BotRevokedError",
+    "ChallengeError",
+    "ChallengeInfo",
     "DatabaseUnavailableError",
     "InvalidBotNameError",
     "LadderError",
@@ -141,26 +157,32 @@ __all__ = [
     "SeatResult",
     "StandingEntry",
     "TimeControl",
+    "TournamentClosedError",
     "TournamentError",
     "TournamentNotFoundError",
     "alembic_config",
     "claim_match",
+    "challenge_status",
     "connection",
+    "create_challenge",
     "create_tournament",
     "current_revision",
     "expected",
     "export_replay",
     "extend_lease",
+    "enter_tournament",
     "find_bot",
     "head_revision",
     "issue_token",
     "leaderboard",
+    "list_challenges",
     "list_bots",
     "make_pool",
     "migrate",
     "pairwise_deltas",
     "plan_match",
     "plan_round_robin",
+    "plan_tournament",
     "publish_tokens",
     "rebuild_ratings",
     "recent_matches",

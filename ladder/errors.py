@@ -48,3 +48,12 @@ class MatchNotFoundError(LadderError, LookupError):
 
 class ResultError(LadderError, ValueError):
     """A match result is malformed or does not fit the planned match (seats, bots, ranks)."""
+
+
+class ChallengeError(LadderError, ValueError):
+    """A challenge cannot be made as asked (unknown game or option, wrong number of bots, a
+    repeated, unknown or revoked bot, a bad time control or expiry); nothing was written."""
+
+
+class TournamentClosedError(TournamentError):
+    """The tournament takes no more entries: its entry window has closed, or it never had one."""

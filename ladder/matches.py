@@ -281,7 +281,9 @@ def record_result(
     ``result_seq`` (so results sharing a bot get ``result_seq`` in the order
     they were applied); apply pairwise Elo (:func:`ladder.elo.pairwise_deltas`)
     and write ``rating_history``; mark the match ``finished`` and the attempt
-    ``finished``.
+    ``finished``. A casual match (``matches.rated`` false, e.g. a casual
+    challenge) skips the rating rows and history: it only takes its
+    ``result_seq``.
 
     Args:
         pool: ladder connection pool.
@@ -314,12 +316,12 @@ def record_result(
 
     def write(conn: Any) -> bool:
         row = conn.execute(
-            "SELECT status, attempt, game FROM matches WHERE id = %s FOR UPDATE", (match_id,)
+            "SELECT status, attempt, game, rated FROM matches WHERE id = %s FOR UPDATE", (match_id,)
         ).fetchone()
         if row is None:
             raise MatchNotFoundError(f"no match with id {match_id}")
-        status, current, game = row
-        recorded_game[:] = [game]
+        status, current, game, rated = row
+        recorded_game[:] = [game, rated]
         if status != "running" or current != attempt:
             log.info(
                 "match %s: result for attempt %s ignored (status %s, attempt %s)", match_id, attempt, status, current,
@@ -335,11 +337,15 @@ def record_result(
             "WHERE match_id = %s AND seat = %s",
             [(s.rank, s.score, s.verdict, s.time_used_ms, s.decisions, match_id, s.seat) for s in seats],
         )
+        _record_seat_details(conn, match_id, replay)
         conn.execute(
             "INSERT INTO replays (match_id, format, data, raw_bytes) VALUES (%s, %s, %s, %s)",
             (match_id, replay_format, blob, len(raw)),
         )
-        seq = _apply_ratings(conn, match_id, game, seats, k)
+        if rated:
+            seq = _apply_ratings(conn, match_id, game, seats, k)
+        else:  # a casual match: recorded and replayed, never rated (it still takes its place in the order)
+            seq = int(conn.execute("SELECT nextval('match_result_seq')").fetchone()[0])
         conn.execute(
             "UPDATE matches SET status = 'finished', finished_at = now(), result_seq = %s, lease_until = NULL "
             "WHERE id = %s",
@@ -348,11 +354,30 @@ def record_result(
         _end_attempt(conn, match_id, attempt, "finished", None)
         return True
 
-    recorded_game: list[str] = []
+    recorded_game: list[Any] = []
     recorded = run_transaction(pool, write)
     if recorded:  # after the commit: a rolled-back try is not counted
-        ladder_metrics.result_recorded(recorded_game[0], seats=len(seats), replay_bytes=len(blob), raw_bytes=len(raw))
+        ladder_metrics.result_recorded(recorded_game[0], seats=len(seats) if recorded_game[1] else 0,
+                                       replay_bytes=len(blob), raw_bytes=len(raw))
     return recorded
+
+
+def _record_seat_details(conn: Any, match_id: int, replay: Mapping[str, Any]) -> None:
+    """Copy each seat's announced bot version (``Hello.version``, the replay's ``players``) and the
+    referee's fault reason (``fault_reasons``) onto ``seats`` (migration 0004; issue 14)."""
+    players: list[Any] = replay.get("players") or []
+    reasons: list[Any] = replay.get("fault_reasons") or []
+    if not isinstance(players, list) or not isinstance(reasons, list):
+        return
+    rows = []
+    for p in players:
+        if isinstance(p, Mapping) and isinstance(p.get("seat"), int):
+            seat = p["seat"]
+            reason = reasons[seat] if 0 <= seat < len(reasons) and isinstance(reasons[seat], str) else ""
+            rows.append((str(p.get("version") or "")[:64] or None, reason[:500] or None, match_id, seat))
+    if rows:
+        conn.cursor().executemany(
+            "UPDATE seats SET bot_version = %s, fault_reason = %s WHERE match_id = %s AND seat = %s", rows)
 
 
 def _apply_ratings(conn: Any, match_id: int, game: str, seats: list[_SeatResult], k: float) -> int:

@@ -6,8 +6,8 @@ committed, in whichever process records results (the Celery workers, whose
 
 | metric | labels | meaning |
 |---|---|---|
-| ``parterre_ladder_results_total`` | game | finished matches recorded (rated) |
-| ``parterre_ladder_ratings_updated_total`` | game | rating rows updated (one per seat of a recorded result) |
+| ``parterre_ladder_results_total`` | game | finished matches recorded (rated or casual) |
+| ``parterre_ladder_ratings_updated_total`` | game | rating rows updated (one per seat of a rated result; casual: 0) |
 | ``parterre_ladder_replay_bytes`` | game | size of one stored replay, zstd-compressed (bytes), histogram |
 | ``parterre_ladder_replay_raw_bytes_total`` | game | replay JSON bytes before compression |
 """

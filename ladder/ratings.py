@@ -19,7 +19,8 @@ from ladder.db import run_transaction
 def rebuild_ratings(pool: ConnectionPool, game: str | None = None, *, k: float = elo.DEFAULT_K) -> dict[str, Any]:
     """Recompute ratings and rating history from the seats of finished matches, in ``result_seq`` order.
 
-    Runs in one transaction holding ``EXCLUSIVE`` locks on ``ratings`` and
+    Casual matches (``matches.rated`` false) are skipped, as online. Runs in
+    one transaction holding ``EXCLUSIVE`` locks on ``ratings`` and
     ``rating_history`` (results being recorded meanwhile wait, then apply on
     top of the rebuilt numbers). Uses the same arithmetic as
     :func:`ladder.matches.record_result`, so the numbers are identical to the
@@ -47,7 +48,8 @@ def rebuild_ratings(pool: ConnectionPool, game: str | None = None, *, k: float =
         }
         rows = conn.execute(
             "SELECT m.id, m.game, m.result_seq, m.finished_at, s.bot_id, s.rank, s.score FROM matches m "
-            f"JOIN seats s ON s.match_id = m.id WHERE m.status = 'finished' {cond} ORDER BY m.result_seq, s.seat",
+            f"JOIN seats s ON s.match_id = m.id WHERE m.status = 'finished' AND m.rated {cond} "
+            "ORDER BY m.result_seq, s.seat",
             params,
         ).fetchall()
         matches: list[tuple[int, str, int, Any, list[tuple[int, int, float | None]]]] = []

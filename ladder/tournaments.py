@@ -1,4 +1,4 @@
-"""Tournaments: round-robin and duplicate planning (DESIGN §5; FAULTS F-12).
+"""Tournaments: round-robin, gauntlet and duplicate planning (DESIGN §5; FAULTS F-12).
 
 A round-robin of ``rounds`` rounds over bots B with player counts P plans, for
 each round r and each N in P, every combination of N bots, each in every
@@ -15,8 +15,15 @@ seat rotation, plays the same deal, as the tables of a duplicate bridge
 session do, so differences between bots are not differences of luck. Its plan
 keys are the round-robin's. :func:`plan_duplicate_deal` plans one deal for
 arbitrary tables (``parterre regress`` uses it: the candidate's table and the
-baseline's table, each in every rotation, on one seed); :func:`plan_tournament`
-plans a tournament of either format.
+baseline's table, each in every rotation, on one seed).
+
+The **gauntlet** format (:func:`plan_gauntlet`) plays one candidate against a
+pool (DESIGN §5): per round and player count N, the candidate with every
+combination of N - 1 pool bots, each table in every seat rotation on one seed,
+with the round-robin's key shape (the candidate's id first).
+:func:`plan_tournament` plans a tournament of any format. Entry windows
+(tournaments that bots enter until a deadline) are in :mod:`ladder.entries`;
+final tables per format in :mod:`ladder.tournament_tables`.
 
 Seeds are 32 random bytes from :mod:`secrets`, as 64 hex characters; the
 commitment is ``sha256(seed.encode("ascii")).hexdigest()``, published before the
@@ -30,6 +37,7 @@ import itertools
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from psycopg.types.json import Jsonb
@@ -39,11 +47,12 @@ from games.registry import game_class, load_game
 from ladder.db import connection, run_transaction
 from ladder.errors import BotNotFoundError, TournamentError, TournamentNotFoundError
 
-FORMATS = ("round_robin", "duplicate")
+FORMATS = ("round_robin", "gauntlet", "duplicate")
 """Tournament formats this version can plan."""
 
 MATCH_STATUSES = ("planned", "running", "finished", "aborted_no_show", "failed")
-"""Every status a match can have (see the initial migration for the lifecycle)."""
+"""Every status a tournament's match can have (see the initial migration for the lifecycle); a
+challenge's match may also be ``waiting`` (for its bots) or ``expired`` (:mod:`ladder.challenges`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,35 +140,69 @@ def game_string_for(game: str, options: Mapping[str, Any] | None, players: int) 
     return loaded.game_string()
 
 
+def _format_name(format: str) -> str:
+    """``round-robin`` and ``round_robin`` are the same format; returns the stored spelling."""
+    fmt = format.replace("-", "_") if isinstance(format, str) else format
+    if fmt not in FORMATS:
+        raise TournamentError(f"unsupported tournament format {format!r}; supported: {', '.join(FORMATS)}")
+    return str(fmt)
+
+
+def bots_needed(format: str, player_counts: Sequence[int]) -> int:
+    """Fewest bots a tournament can be played with: the largest player count (a gauntlet's
+    candidate included)."""
+    return max(player_counts)
+
+
 def create_tournament(
     pool: ConnectionPool,
     *,
     name: str,
     game: str,
-    bot_ids: Sequence[int],
+    game_options: Mapping[str, Any] | None = None,
+    format: str = "round_robin",
     player_counts: Iterable[int] = (2,),
     rounds: int = 1,
     time_control: TimeControl | Mapping[str, Any] | None = None,
-    game_options: Mapping[str, Any] | None = None,
-    format: str = "round_robin",
+    bot_ids: Sequence[int] = (),
+    candidate_bot_id: int | None = None,
+    entry_deadline: datetime | None = None,
+    organiser_id: int | None = None,
+    autostart: bool = False,
 ) -> int:
-    """Create a tournament (status ``created``); plan it with :func:`plan_round_robin`.
+    """Create a tournament, with or without an entry window; plan it with :func:`plan_tournament`.
 
-    Everything is validated before anything is written.
+    Everything is validated before anything is written. Three ways to start:
+
+    * no ``entry_deadline``, ``autostart`` False: status ``created``; whoever
+      created it plans it (``parterre tournament run``, ``parterre regress``);
+    * ``entry_deadline``: status ``open``; bots enter with
+      :func:`ladder.entries.enter_tournament` until the deadline; then the
+      workers' beat closes the entries and plans and runs it, or cancels it
+      when too few bots entered (:func:`ladder.entries.close_due_entries`);
+    * ``autostart`` without a deadline: an entry window that closes at once:
+      the workers plan and run it at their next tick (within seconds).
 
     Args:
         pool: ladder connection pool.
         name: display name (1-200 characters).
         game: registry name (``"floriferous"``).
-        bot_ids: participating bots, distinct, not revoked; their order is the
-            order used in plan keys and seat rotations.
+        game_options: game options other than ``players`` (e.g. ``{"variant": "b"}``).
+        format: ``"round_robin"`` (every combination of bots in every seat
+            rotation), ``"gauntlet"`` (the candidate against every combination
+            of the other bots) or ``"duplicate"`` (the round-robin's matches on
+            one deal per round and player count); ``-`` may replace ``_``.
         player_counts: seat counts to play, each allowed by the game (e.g. ``(2, 3, 4)``).
-        rounds: number of round-robin rounds (>= 1).
+        rounds: number of rounds (>= 1).
         time_control: :class:`TimeControl` or mapping of its ``*_ms`` fields;
             default 1 s cap per decision with a 50 ms margin.
-        game_options: game options other than ``players`` (e.g. ``{"variant": "b"}``).
-        format: ``"round_robin"`` (plan with :func:`plan_round_robin`) or
-            ``"duplicate"`` (plan with :func:`plan_duplicate`); :func:`plan_tournament` plans either.
+        bot_ids: participating bots (a gauntlet's pool), distinct, not revoked;
+            their order is the order used in plan keys and seat rotations.
+            With an entry window these are the first entrants (may be empty).
+        candidate_bot_id: a gauntlet's candidate (required for, and only for, a gauntlet).
+        entry_deadline: end of the entry window (timezone-aware, in the future), or None.
+        organiser_id: account id of the organiser (stored as is), or None.
+        autostart: see above.
 
     Returns:
         The tournament id.
@@ -167,14 +210,14 @@ def create_tournament(
     Raises:
         games.api.UnknownGameError: unknown game.
         games.api.InvalidOptionError: bad game option or a player count the game does not allow.
-        TournamentError: bad name, format, rounds, time control, duplicate bots, or
-            fewer bots than the largest player count; a revoked bot.
+        TournamentError: bad name, format, rounds, time control, deadline, duplicate bots, a
+            revoked bot, a missing or misplaced candidate, or (without an entry window) fewer
+            bots than the largest player count.
         BotNotFoundError: a bot id does not exist.
     """
     if not isinstance(name, str) or not 1 <= len(name.strip()) <= 200:
         raise TournamentError(f"tournament name must be 1-200 characters, got {name!r}")
-    if format not in FORMATS:
-        raise TournamentError(f"unsupported tournament format {format!r}; supported: {', '.join(FORMATS)}")
+    fmt = _format_name(format)
     if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
         raise TournamentError(f"rounds must be a positive int, got {rounds!r}")
     counts = sorted(set(int(n) for n in player_counts))
@@ -193,9 +236,25 @@ def create_tournament(
     ids = [int(b) for b in bot_ids]
     if len(set(ids)) != len(ids):
         raise TournamentError(f"bot ids must be distinct, got {ids}")
-    if len(ids) < counts[-1]:
+    if fmt == "gauntlet":
+        if candidate_bot_id is None:
+            raise TournamentError("a gauntlet needs a candidate bot (candidate_bot_id)")
+        candidate = int(candidate_bot_id)
+        if candidate in ids:
+            raise TournamentError(f"the candidate {candidate} cannot also be in the gauntlet's pool")
+        ids = [candidate, *ids]
+    elif candidate_bot_id is not None:
+        raise TournamentError(f"only a gauntlet has a candidate, not a {fmt.replace('_', '-')} tournament")
+    if entry_deadline is not None:
+        if not isinstance(entry_deadline, datetime) or entry_deadline.tzinfo is None:
+            raise TournamentError(f"entry_deadline must be a timezone-aware datetime, got {entry_deadline!r}")
+        if entry_deadline <= datetime.now(UTC):
+            raise TournamentError(f"entry deadline {entry_deadline.isoformat()} is not in the future")
+    window = entry_deadline is not None or bool(autostart)
+    needed = bots_needed(fmt, counts)
+    if not window and len(ids) < needed:
         raise TournamentError(
-            f"{len(ids)} bot(s) cannot fill a {counts[-1]}-player match; need at least {counts[-1]}"
+            f"{len(ids)} bot(s) cannot fill a {counts[-1]}-player match; need at least {needed}"
         )
 
     def write(conn: Any) -> int:
@@ -208,9 +267,13 @@ def create_tournament(
         if revoked:
             raise TournamentError(f"bot(s) {revoked} are revoked")
         row = conn.execute(
-            "INSERT INTO tournaments (name, game, game_options, format, player_counts, rounds, time_control) "
-            "VALUES (%s, %s, %s, %s, %s::int[], %s, %s) RETURNING id",
-            (name.strip(), game, Jsonb(normalized), format, counts, rounds, Jsonb(tc.to_json())),
+            "INSERT INTO tournaments (name, game, game_options, format, player_counts, rounds, time_control, "
+            "status, entry_deadline, organiser_id, candidate_bot_id) "
+            "VALUES (%s, %s, %s, %s, %s::int[], %s, %s, %s, coalesce(%s, CASE WHEN %s THEN now() END), %s, %s) "
+            "RETURNING id",
+            (name.strip(), game, Jsonb(normalized), fmt, counts, rounds, Jsonb(tc.to_json()),
+             "open" if window else "created", entry_deadline, bool(autostart), organiser_id,
+             ids[0] if fmt == "gauntlet" else None),
         ).fetchone()
         tid = int(row[0])
         conn.cursor().executemany(
@@ -222,52 +285,81 @@ def create_tournament(
     return run_transaction(pool, write)
 
 
-def _round_robin_plan(
-    game: str, options: Mapping[str, Any], bot_ids: Sequence[int], counts: Sequence[int], rounds: int
-) -> list[tuple[str, str, str, str, list[int]]]:
-    """(plan_key, game_string, seed, commitment, seat bot ids) for every match of the plan."""
-    out = []
+PlannedMatch = tuple[str, str, str, str, list[int]]
+"""``(plan_key, game_string, seed, seed_commitment, bot id per seat)`` of one match of a plan."""
+
+
+def _rotations(table: Sequence[int]) -> list[list[int]]:
+    """The N cyclic seat rotations of a table of N bots (rotation k puts ``table[k]`` in seat 0)."""
+    t = list(table)
+    return [t[k:] + t[:k] for k in range(len(t))]
+
+
+def _tables(fmt: str, bots: Sequence[int], n: int) -> list[tuple[int, ...]]:
+    """The tables (bots in rotation-0 seat order) of one round and player count N.
+
+    Round-robin and duplicate: every combination of N bots, in tournament
+    order. Gauntlet: ``bots[0]`` (the candidate) with every combination of
+    N - 1 of the others.
+    """
+    if fmt == "gauntlet":
+        return [(bots[0], *combo) for combo in itertools.combinations(bots[1:], n - 1)]
+    return list(itertools.combinations(bots, n))
+
+
+def _plan_rows(
+    fmt: str, game: str, options: Mapping[str, Any], bots: Sequence[int], counts: Sequence[int], rounds: int,
+    dealt: Mapping[str, str],
+) -> list[PlannedMatch]:
+    """Every match of a tournament's plan (see the module docstring for seeds and keys).
+
+    ``dealt``: seeds already dealt, by plan-key prefix (a deal ``r{r}:n{N}:``
+    for the duplicate format, a table ``r{r}:n{N}:{ids}:`` otherwise), so that
+    completing a partial plan keeps its deals.
+    """
+    out: list[PlannedMatch] = []
     for r in range(1, rounds + 1):
         for n in counts:
             gs = game_string_for(game, options, n)
-            for combo in itertools.combinations(bot_ids, n):
-                seed, commitment = new_seed()
-                combo_key = "-".join(str(b) for b in combo)
-                for k in range(n):
-                    seats = list(combo[k:] + combo[:k])
-                    out.append((f"r{r}:n{n}:{combo_key}:rot{k}", gs, seed, commitment, seats))
+            deal = f"r{r}:n{n}:"
+            deal_seed = (dealt.get(deal) or new_seed()[0]) if fmt == "duplicate" else None
+            for table in _tables(fmt, bots, n):
+                combo_key = "-".join(str(b) for b in table)
+                seed = deal_seed or dealt.get(f"{deal}{combo_key}:") or new_seed()[0]
+                commitment = seed_commitment(seed)
+                for k, seats in enumerate(_rotations(table)):
+                    out.append((f"{deal}{combo_key}:rot{k}", gs, seed, commitment, seats))
     return out
 
 
-def plan_round_robin(pool: ConnectionPool, tournament_id: int) -> list[int]:
-    """Insert every match of a round-robin tournament (idempotent) and return all its match ids.
+def _plan(pool: ConnectionPool, tournament_id: int, expected: str | None) -> list[int]:
+    """Insert every match of a tournament's plan (idempotent); all its match ids, ascending.
 
-    See the module docstring for the plan. Count per round and player count
-    N over B bots: C(B, N) x N matches (4 bots, counts 2, 3, 4: 12 + 12 + 4 =
-    28). The tournament row is locked while planning and every insert is
-    ``ON CONFLICT DO NOTHING`` on ``(tournament_id, plan_key)``, so two
-    schedulers planning at once make one set of matches (FAULTS F-12), and
-    the N rotations of a combination always share one seed.
-
-    Returns:
-        Ids of all the tournament's matches (whatever their status now), ascending.
-
-    Raises:
-        TournamentNotFoundError: no such tournament.
-        TournamentError: the tournament's format is not ``round_robin``.
+    The tournament row is locked while planning and every insert is ``ON
+    CONFLICT DO NOTHING`` on ``(tournament_id, plan_key)``, so two schedulers
+    planning at once make one set of matches (FAULTS F-12).
     """
 
     def plan(conn: Any) -> list[int]:
         row = conn.execute(
-            "SELECT game, game_options, format, player_counts, rounds, time_control "
-            "FROM tournaments WHERE id = %s FOR UPDATE",
+            "SELECT game, game_options, format, player_counts, rounds, time_control, status, entry_deadline, "
+            "candidate_bot_id FROM tournaments WHERE id = %s FOR UPDATE",
             (tournament_id,),
         ).fetchone()
         if row is None:
             raise TournamentNotFoundError(f"no tournament with id {tournament_id}")
-        game, options, fmt, counts, rounds, tc = row
-        if fmt != "round_robin":
-            raise TournamentError(f"tournament {tournament_id} is {fmt!r}, not round_robin")
+        game, options, fmt, counts, rounds, tc, status, deadline, candidate = row
+        if expected is not None and fmt != expected:
+            raise TournamentError(f"tournament {tournament_id} is {fmt!r}, not {expected}")
+        if fmt not in FORMATS:
+            raise TournamentError(f"tournament {tournament_id} has format {fmt!r}, which this version cannot plan")
+        if status == "open":
+            raise TournamentError(
+                f"tournament {tournament_id} is open for entries until {deadline.isoformat()}; "
+                "it is planned when they close"
+            )
+        if status == "cancelled":
+            raise TournamentError(f"tournament {tournament_id} is cancelled")
         bots = [
             r[0]
             for r in conn.execute(
@@ -275,11 +367,24 @@ def plan_round_robin(pool: ConnectionPool, tournament_id: int) -> list[int]:
                 (tournament_id,),
             ).fetchall()
         ]
+        if fmt == "gauntlet":  # the candidate first, whatever the entry order
+            if candidate not in bots:
+                raise TournamentError(f"gauntlet {tournament_id} has no candidate among its bots")
+            bots = [candidate, *[b for b in bots if b != candidate]]
         existing = {
             r[0]
             for r in conn.execute("SELECT plan_key FROM matches WHERE tournament_id = %s", (tournament_id,))
         }
-        todo = [m for m in _round_robin_plan(game, options, bots, counts, rounds) if m[0] not in existing]
+        dealt: dict[str, str] = {}
+        for key, seed in conn.execute(
+            "SELECT DISTINCT ON (1) CASE WHEN %s THEN substring(plan_key from '^r[0-9]+:n[0-9]+:') "
+            "ELSE substring(plan_key from '^(.*:)rot[0-9]+$') END, seed FROM matches WHERE tournament_id = %s "
+            "ORDER BY 1, id",
+            (fmt == "duplicate", tournament_id),
+        ).fetchall():
+            if key:
+                dealt[key] = seed
+        todo = [m for m in _plan_rows(fmt, game, options, bots, counts, rounds, dealt) if m[0] not in existing]
         if todo:
             _insert_matches(conn, tournament_id, game, tc, todo)
         conn.execute("UPDATE tournaments SET status = 'planned' WHERE id = %s AND status = 'created'", (tournament_id,))
@@ -291,10 +396,43 @@ def plan_round_robin(pool: ConnectionPool, tournament_id: int) -> list[int]:
     return run_transaction(pool, plan)
 
 
-def _rotations(table: Sequence[int]) -> list[list[int]]:
-    """The N cyclic seat rotations of a table of N bots (rotation k puts ``table[k]`` in seat 0)."""
-    t = list(table)
-    return [t[k:] + t[:k] for k in range(len(t))]
+def plan_round_robin(pool: ConnectionPool, tournament_id: int) -> list[int]:
+    """Insert every match of a round-robin tournament (idempotent) and return all its match ids.
+
+    See the module docstring for the plan. Count per round and player count
+    N over B bots: C(B, N) x N matches (4 bots, counts 2, 3, 4: 12 + 12 + 4 =
+    28). The N rotations of a combination always share one seed (FAULTS F-12).
+
+    Returns:
+        Ids of all the tournament's matches (whatever their status now), ascending.
+
+    Raises:
+        TournamentNotFoundError: no such tournament.
+        TournamentError: the tournament's format is not ``round_robin``; it is
+            still open for entries, or cancelled.
+    """
+    return _plan(pool, tournament_id, "round_robin")
+
+
+def plan_gauntlet(pool: ConnectionPool, tournament_id: int) -> list[int]:
+    """Insert every match of a gauntlet (idempotent) and return all its match ids.
+
+    DESIGN §5 "one candidate against a pool": per round and player count N,
+    the candidate with every combination of N - 1 pool bots, each table in
+    every cyclic seat rotation on one seed (the candidate sits in every seat
+    of the same deal). Pool bots never meet without the candidate. Count per
+    round and N over P pool bots: C(P, N - 1) x N (3 pool bots, 2 players:
+    3 x 2 = 6). Plan keys ``r{r}:n{N}:{candidate}-{pool ids}:rot{k}``.
+
+    Returns:
+        Ids of all the tournament's matches, ascending.
+
+    Raises:
+        TournamentNotFoundError: no such tournament.
+        TournamentError: the tournament's format is not ``gauntlet``; it is
+            still open for entries, or cancelled.
+    """
+    return _plan(pool, tournament_id, "gauntlet")
 
 
 def _seed_by_prefix(conn: Any, tournament_id: int | None, prefixes: Iterable[str]) -> dict[str, str]:
@@ -326,76 +464,23 @@ def plan_duplicate(pool: ConnectionPool, tournament_id: int) -> list[int]:
 
     Raises:
         TournamentNotFoundError: no such tournament.
-        TournamentError: the tournament's format is not ``duplicate``.
+        TournamentError: the tournament's format is not ``duplicate``; it is
+            still open for entries, or cancelled.
     """
-
-    def plan(conn: Any) -> list[int]:
-        row = conn.execute(
-            "SELECT game, game_options, format, player_counts, rounds, time_control "
-            "FROM tournaments WHERE id = %s FOR UPDATE",
-            (tournament_id,),
-        ).fetchone()
-        if row is None:
-            raise TournamentNotFoundError(f"no tournament with id {tournament_id}")
-        game, options, fmt, counts, rounds, tc = row
-        if fmt != "duplicate":
-            raise TournamentError(f"tournament {tournament_id} is {fmt!r}, not duplicate")
-        bots = [
-            r[0]
-            for r in conn.execute(
-                "SELECT bot_id FROM tournament_bots WHERE tournament_id = %s ORDER BY position",
-                (tournament_id,),
-            ).fetchall()
-        ]
-        existing = {
-            r[0]
-            for r in conn.execute("SELECT plan_key FROM matches WHERE tournament_id = %s", (tournament_id,))
-        }
-        prefixes = [f"r{r}:n{n}:" for r in range(1, rounds + 1) for n in counts]
-        dealt = _seed_by_prefix(conn, tournament_id, prefixes)
-        todo = []
-        for r in range(1, rounds + 1):
-            for n in counts:
-                prefix = f"r{r}:n{n}:"
-                seed = dealt.get(prefix) or new_seed()[0]
-                commitment = seed_commitment(seed)
-                gs = game_string_for(game, options, n)
-                for combo in itertools.combinations(bots, n):
-                    combo_key = "-".join(str(b) for b in combo)
-                    for k, seats in enumerate(_rotations(combo)):
-                        key = f"{prefix}{combo_key}:rot{k}"
-                        if key not in existing:
-                            todo.append((key, gs, seed, commitment, seats))
-        if todo:
-            _insert_matches(conn, tournament_id, game, tc, todo)
-        conn.execute("UPDATE tournaments SET status = 'planned' WHERE id = %s AND status = 'created'", (tournament_id,))
-        return [
-            r[0]
-            for r in conn.execute("SELECT id FROM matches WHERE tournament_id = %s ORDER BY id", (tournament_id,))
-        ]
-
-    return run_transaction(pool, plan)
+    return _plan(pool, tournament_id, "duplicate")
 
 
 def plan_tournament(pool: ConnectionPool, tournament_id: int) -> list[int]:
-    """Plan a tournament of any format this version plans (see :data:`FORMATS`); idempotent.
+    """Plan a tournament in its own format (see :data:`FORMATS`); idempotent.
 
     Returns:
         Ids of all the tournament's matches, ascending.
 
     Raises:
         TournamentNotFoundError: no such tournament.
-        TournamentError: a format this version cannot plan.
+        TournamentError: a format this version cannot plan; open for entries; cancelled.
     """
-    with connection(pool) as conn:
-        row = conn.execute("SELECT format FROM tournaments WHERE id = %s", (tournament_id,)).fetchone()
-    if row is None:
-        raise TournamentNotFoundError(f"no tournament with id {tournament_id}")
-    if row[0] == "round_robin":
-        return plan_round_robin(pool, tournament_id)
-    if row[0] == "duplicate":
-        return plan_duplicate(pool, tournament_id)
-    raise TournamentError(f"tournament {tournament_id} has format {row[0]!r}, which this version cannot plan")
+    return _plan(pool, tournament_id, None)
 
 
 def plan_duplicate_deal(
@@ -619,8 +704,10 @@ def plan_ladder_round(
     """Plan one round of the continuous ladder; idempotent per ``(game_string, round_no)`` (FAULTS F-12).
 
     Pairing (DESIGN §5 "fewest games first"): of ``bot_ids`` (the bots online
-    now), drop revoked bots and bots with ``max_pending`` or more planned or
-    running matches (any match, ladder or not); order the rest by games
+    now), drop revoked bots, house bots (:mod:`ladder.house`: they are there
+    to be challenged and to fill gauntlets, not to play each other forever)
+    and bots with ``max_pending`` or more planned or running matches (any
+    match, ladder or not); order the rest by games
     played in this game (rated games, plus their pending matches), ties in a
     random order drawn from the round's key; cut that list into tables of the
     game's seat count (a remainder waits for the next round); each table's
@@ -671,7 +758,8 @@ def plan_ladder_round(
         live = {
             int(r[0])
             for r in conn.execute(
-                "SELECT id FROM bots WHERE id = ANY(%s::bigint[]) AND revoked_at IS NULL", (candidates,)
+                "SELECT id FROM bots WHERE id = ANY(%s::bigint[]) AND revoked_at IS NULL "
+                "AND NOT EXISTS (SELECT 1 FROM house_bots h WHERE h.bot_id = bots.id)", (candidates,)
             ).fetchall()
         }
         pending = dict(

@@ -1,7 +1,8 @@
 """``parterre demo``: the whole service on one machine with nothing configured.
 
 DESIGN §8: an embedded PostgreSQL and Redis (unless URLs are configured), a
-referee, a Celery worker and reference bots as separate processes connecting
+referee, a Celery worker, reference bots and the house bots (``parterre house``)
+as separate processes connecting
 over gRPC; a round-robin per game with 2-, 3- and 4-player matches; a progress
 bar; the leaderboards at the end. Child processes log to
 ``$PARTERRE_HOME/logs``; all of them are stopped when the demo ends.
@@ -229,16 +230,18 @@ def run_demo(
         demo_bots = _ensure_demo_bots(pool, redis_client)
         for name, (_, token) in demo_bots.items():
             children.start(f"bot-{name}", "bot", "run", DEMO_BOTS[name], f"--token={token}", "--name", name)
+        children.start("house", "house", "--address", referee_address)
         children.start("worker", "worker", "--concurrency", "4", "--loglevel", "WARNING",
                        "--hostname", f"demo-{os.getpid()}@%h")
-        console.print(f"  {len(demo_bots)} bots and a Celery worker started (logs in {children.log_dir})")
+        console.print(f"  {len(demo_bots)} bots, the house bots (house-random, house-greedy) and a Celery worker "
+                      f"started (logs in {children.log_dir})")
         port = web_port or free_port()
         children.start("web", "web", "--port", str(port))
         console.print(f"  web site: http://127.0.0.1:{port}/ (watch the ladder live)")
 
         os.environ.update({"PARTERRE_REDIS_URL": services.redis_url, "PARTERRE_QUEUE": env["PARTERRE_QUEUE"]})
         from workers.app import app
-        from workers.tasks import plan_round_robin
+        from workers.tasks import plan_tournament
 
         app.conf.update(broker_url=services.redis_url)
         app.conf.task_default_queue = env["PARTERRE_QUEUE"]
@@ -253,7 +256,7 @@ def run_demo(
                 rounds=rounds,
                 time_control=DEMO_TIME_CONTROL,
             )
-            plan_round_robin.delay(tid)
+            plan_tournament.delay(tid)
             counts = wait_for_tournament(pool, tid, children=children, label=f"{game} round-robin #{tid}")
             if counts.get("finished", 0) != sum(counts.values()):
                 ok = False

@@ -70,6 +70,7 @@ class UpConfig:
         web: run the web site.
         web_host / web_port: where it listens (port 0 = a free port).
         beat: run Celery beat.
+        house: run ``parterre house`` (the house bots, always connected for challenges and gauntlets).
         metrics_host: interface of the metrics endpoints.
         metrics_port: first metrics port; ``0`` = free ports; ``None`` = no endpoints.
         grace_s: seconds each shutdown step waits before killing.
@@ -82,6 +83,7 @@ class UpConfig:
     web_host: str = "127.0.0.1"
     web_port: int = 8000
     beat: bool = True
+    house: bool = True
     metrics_host: str = "127.0.0.1"
     metrics_port: int | None = 9100
     grace_s: float = 15.0
@@ -332,6 +334,12 @@ def run_up(cfg: UpConfig, *, services: embedded.Services | None = None, out: Any
         if cfg.beat:
             m_env, m_url = metrics_env()
             beat = stack.start("beat", _cli("beat"), env=m_env, metrics_url=m_url)
+
+        house = None
+        if cfg.house:
+            house = stack.start("house", _cli("house", "--address", cfg.referee_address),
+                                env={"PARTERRE_METRICS_PORT": None})
+            say(f"house        pid {house.pid}  (house-random, house-greedy)")
 
         web = None
         web_url = None

@@ -56,7 +56,8 @@ def generate(out: Path | None = None) -> list[Path]:
     Raises:
         GenerateError: ``protoc`` reported an error (printed on stderr).
     """
-    from grpc_tools import protoc  # dev dependency; imported here on purpose
+    # a dev dependency without type information; imported here on purpose
+    from grpc_tools import protoc  # type: ignore[import-untyped]
 
     out = ROOT if out is None else Path(out)
     files = proto_files()

@@ -6,7 +6,7 @@ Public API:
 * :class:`referee.tokens.RedisTokenStore`, :class:`referee.tokens.StaticTokenStore`
 * :class:`referee.server.TlsConfig`; :class:`referee.cluster.ClusterConfig` (several referees)
 * :func:`referee.replay.verify`
-* :class:`referee.testing.Harness` (tests and benchmarks)
+* :class:`referee.testing.Harness` and :class:`referee.testing.ThreadedReferee` (tests and benchmarks)
 
 Decisions taken where DESIGN is silent are written down in ``referee/README.md``.
 """

@@ -25,7 +25,8 @@ host seats bots connected to *other* referees through **relay streams**
   everything the host sends for the match to the bot's own stream (answering
   Pings itself) and the bot's Decisions/Resigns for that match back.
 * **Failures.** The bot drops: the lender closes the relay cleanly (a
-  ``Pong`` with nonce :data:`RELAY_CLOSE_NONCE`, then half-close), the host applies its reconnect grace and disconnect policy as
+  ``Pong`` with nonce :data:`~referee.headers.RELAY_CLOSE_NONCE`, then
+  half-close), the host applies its reconnect grace and disconnect policy as
   for a local bot. The lender dies or freezes: the relay ends abruptly, the
   host marks the seat *infra-lost* and, unless the bot comes back through
   another relay within the grace window, ends the match ``infra_error``
@@ -45,19 +46,39 @@ import logging
 import random
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import grpc
 import grpc.aio
+from redis.exceptions import RedisError
 
 from proto.parterre.v1 import referee_pb2 as pb
-from referee.sessions import Session
-
-if TYPE_CHECKING:
-    from referee.server import RefereeCore
+from referee.headers import RELAY_BOT_HEADER, RELAY_CLOSE_NONCE, RELAY_FROM_HEADER, SERVICE_TOKEN_HEADER
+from referee.room import Room
+from referee.sessions import Session, SessionRegistry
 
 log = logging.getLogger(__name__)
+
+REDIS_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
+"""What a Redis call raises when the server is down, slow or gone (redis-py's
+``ConnectionError``/``TimeoutError`` are ``RedisError``s; a reset socket is an ``OSError``)."""
+
+
+class ClusterHost(Protocol):
+    """What a :class:`Cluster` needs of its referee (``referee.core.RefereeCore`` has it)."""
+
+    @property
+    def referee_id(self) -> str: ...
+    @property
+    def service_token(self) -> str: ...
+    @property
+    def shutting_down(self) -> bool: ...
+    @property
+    def registry(self) -> SessionRegistry: ...
+    @property
+    def rooms(self) -> Mapping[int, tuple[Room, asyncio.Task[Any]]]: ...
 
 NAMESPACE = "parterre"
 """Default prefix of the cluster's Redis keys (``PARTERRE_CLUSTER_NAMESPACE``)."""
@@ -67,14 +88,6 @@ REFEREE_KEY = "{ns}:referee:{id}"
 """Redis key of one referee's presence JSON (format with ``ns`` and ``id``)."""
 RELAY_CHANNEL = "{ns}:relay:{id}"
 """Redis pub/sub channel of relay requests to one referee (format with ``ns`` and ``id``)."""
-RELAY_BOT_HEADER = "x-parterre-relay-bot"
-"""Metadata of a relay stream: the bot id it carries."""
-RELAY_FROM_HEADER = "x-parterre-relay-from"
-"""Metadata of a relay stream: the id of the referee the bot is connected to."""
-RELAY_CLOSE_NONCE = -1
-"""``Pong.nonce`` a lender sends last on a relay it closes on purpose (the bot left, or the
-loan is over). A relay that ends without it ended abruptly: its referee died. (A stream
-cancelled by its client reads as a plain end on the server, so the end alone cannot tell.)"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,7 +270,7 @@ class Cluster:
         config: :class:`ClusterConfig` with resolved addresses.
     """
 
-    def __init__(self, core: RefereeCore, config: ClusterConfig) -> None:
+    def __init__(self, core: ClusterHost, config: ClusterConfig) -> None:
         self.core = core
         self.config = config
         self.id = core.referee_id
@@ -299,8 +312,6 @@ class Cluster:
 
     def relay_metadata(self, bot_id: int) -> list[tuple[str, str]]:
         """Metadata of a relay stream carrying ``bot_id``."""
-        from referee.server import SERVICE_TOKEN_HEADER
-
         return [(SERVICE_TOKEN_HEADER, self.core.service_token), (RELAY_BOT_HEADER, str(bot_id)),
                 (RELAY_FROM_HEADER, self.id)]
 
@@ -328,7 +339,7 @@ class Cluster:
             r = self.redis()
             await r.delete(REFEREE_KEY.format(ns=self.ns, id=self.id))
             await r.srem(REFEREES_KEY.format(ns=self.ns), self.id)
-        except Exception as exc:
+        except REDIS_ERRORS as exc:
             log.info("could not withdraw presence: %s", exc)
         for ch in self._channels.values():
             await ch.close()
@@ -378,7 +389,7 @@ class Cluster:
                 pipe.set(REFEREE_KEY.format(ns=self.ns, id=self.id), json.dumps(self.snapshot()), px=ttl_ms)
                 pipe.sadd(REFEREES_KEY.format(ns=self.ns), self.id)
                 await pipe.execute()
-        except Exception as exc:
+        except REDIS_ERRORS as exc:
             self._warn("publishing presence", exc)
 
     async def _presence_loop(self) -> None:
@@ -395,7 +406,8 @@ class Cluster:
     async def read_directory(self) -> dict[str, dict[str, Any]]:
         """Presence of every live referee (this one included), by id."""
         r = self.redis()
-        ids = sorted(x.decode() if isinstance(x, bytes) else str(x) for x in await r.smembers(REFEREES_KEY.format(ns=self.ns)))
+        members = await r.smembers(REFEREES_KEY.format(ns=self.ns))
+        ids = sorted(x.decode() if isinstance(x, bytes) else str(x) for x in members)
         if not ids:
             return {}
         values = await r.mget([REFEREE_KEY.format(ns=self.ns, id=i) for i in ids])
@@ -438,8 +450,10 @@ class Cluster:
                 self._close_idle_relays()
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:
+            except REDIS_ERRORS as exc:
                 self._warn("asking for relays", exc)
+            except Exception:  # a bug here must not stop the loop that brings bots over
+                log.exception("cluster: asking for relays failed")
 
     async def _ask_for_wanted(self) -> None:
         want = self.wanted()
@@ -498,19 +512,24 @@ class Cluster:
                         continue
                     try:
                         self.serve_request(json.loads(message["data"]))
+                    except (ValueError, KeyError, TypeError) as exc:  # not JSON, or not a relay request
+                        log.warning("bad relay request %r: %s", message.get("data"), exc)
                     except Exception:
-                        log.exception("bad relay request %r", message.get("data"))
+                        log.exception("serving relay request %r failed", message.get("data"))
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:
+            except REDIS_ERRORS as exc:
                 self._warn("listening for relay requests", exc)
+                await asyncio.sleep(1.0)
+            except Exception:
+                log.exception("cluster: listening for relay requests failed")
                 await asyncio.sleep(1.0)
             finally:
                 if pubsub is not None:
                     try:
                         await pubsub.aclose()
-                    except Exception:
-                        pass
+                    except REDIS_ERRORS as exc:  # the connection is already gone
+                        log.debug("closing the relay subscription: %s", exc)
 
     def serve_request(self, request: dict[str, Any]) -> int:
         """Lend capacity of a local bot to the referee asking for it.

@@ -76,12 +76,12 @@ class LatencyBatch:
         buckets = getattr(child, "_buckets", None)
         total = getattr(child, "_sum", None)
         if buckets is not None and total is not None and len(buckets) == len(self.counts):
-            for bucket, n in zip(buckets, self.counts):
+            for bucket, n in zip(buckets, self.counts, strict=True):
                 if n:
                     bucket.inc(n)
             total.inc(self.sum_s)
         else:  # a prometheus_client without these internals: replay bucket bounds
-            for bound, n in zip(self._BOUNDS_MS, self.counts):
+            for bound, n in zip(self._BOUNDS_MS, self.counts, strict=True):
                 for _ in range(n):
                     child.observe(min(bound, 1e12) / 1000.0)
         self.counts = [0] * len(self._BOUNDS_MS)

@@ -168,6 +168,7 @@ class Seat:
     __slots__ = (
         "room", "seat", "bot_id", "match_id", "session", "clock", "verdict", "fault_reason",
         "drop_kind", "infra_drop", "grace", "answered", "late", "decisions", "name", "version", "started",
+        "dropped", "rejections",
     )
 
     def __init__(self, room: Room, seat: int, bot_id: int) -> None:
@@ -188,6 +189,8 @@ class Seat:
         self.name = ""
         self.version = ""
         self.started = False
+        self.dropped = (0.0, 0)  # (time.monotonic(), steps played) when the stream was lost
+        self.rejections: list[dict[str, object]] = []  # DecisionRejected sent to this seat (replay)
 
     # -- sessions.SeatBinding ------------------------------------------------------
     def on_decision(self, seq: int, index: int | None, received_at: float) -> None:
@@ -493,6 +496,9 @@ class Room:
 
     def _reject(self, seat: Seat, seq: int, code: pb.RejectionCode, reason: str) -> None:
         metrics.REJECTED_DECISIONS.labels(pb.RejectionCode.Name(code)).inc()
+        if len(seat.rejections) < 100:  # kept for the owner's view (replay "rejections"), bounded
+            seat.rejections.append({"seq": seq, "code": pb.RejectionCode.Name(code), "reason": reason,
+                                    "step": len(self.steps)})
         if seat.session is not None:
             seat.session.send(pb.RefereeMessage(decision_rejected=pb.DecisionRejected(
                 match_id=self.spec.match_id, seq=seq, code=code, reason=reason)))
@@ -550,6 +556,7 @@ class Room:
         if seat.verdict is not Verdict.NORMAL:
             return
         seat.drop_kind = kind
+        seat.dropped = (time.monotonic(), len(self.steps))
         seat.infra_drop = lost is not None and lost.infra_lost
         seat.grace = self.loop.call_later(self.grace_s, self._grace_expired, seat)
         self.registry.add_orphan(seat.bot_id, id(seat), lambda session: self._reattach(seat, session))
@@ -561,7 +568,9 @@ class Room:
             self.abort_infra(f"the referee relaying seat {seat.seat} (bot {seat.bot_id}) was lost and the bot "
                              f"was not back within {self.grace_s * 1000:.0f} ms")
         elif seat.session is None:
-            self.retire(seat, seat.drop_kind, f"stream lost, not back within {self.grace_s * 1000:.0f} ms")
+            ago = (time.monotonic() - seat.dropped[0]) * 1000.0
+            self.retire(seat, seat.drop_kind, f"stream lost, not back within {self.grace_s * 1000:.0f} ms "
+                        f"(lost after step {seat.dropped[1]}, {ago:.0f} ms before this verdict)")
 
     def _reattach(self, seat: Seat, session: Session) -> bool:
         """Give ``seat`` to a new session of its bot; resend MatchStarted and the pending request."""
@@ -660,6 +669,7 @@ class Room:
             "time_control": self.spec.time_control.to_json(),
             "verdicts": [v.value for v in verdicts],
             "fault_reasons": [s.fault_reason for s in self.seats],
+            "rejections": [s.rejections for s in self.seats],
             "outcome": outcome.to_json() if outcome else None,
             "result_ranks": list(ranks),
             "status": status.value,

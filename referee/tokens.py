@@ -12,6 +12,8 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from redis.exceptions import RedisError
+
 DEFAULT_KEY = "parterre:bot_tokens"
 """Redis hash the ladder publishes live tokens into."""
 
@@ -136,7 +138,7 @@ class RedisTokenStore:
             return None
         try:
             value = await self._redis().hget(self.key, token_hash(token))
-        except Exception as exc:  # redis raises several connection/timeout classes
+        except (RedisError, OSError) as exc:  # connection refused/reset, timeouts, a dead server
             raise TokenStoreUnavailableError(f"token store at {redact_url(self.redis_url)} unavailable: {exc}") from exc
         return _bot_id(value)
 
@@ -146,7 +148,7 @@ class RedisTokenStore:
             return []
         try:
             values = await self._redis().hmget(self.key, digests)
-        except Exception as exc:
+        except (RedisError, OSError) as exc:
             raise TokenStoreUnavailableError(f"token store at {redact_url(self.redis_url)} unavailable: {exc}") from exc
         return [_bot_id(v) for v in values]
 

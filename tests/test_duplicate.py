@@ -106,7 +106,13 @@ def test_formats_are_kept_apart(pool):
     with pytest.raises(TournamentNotFoundError):
         plan_tournament(pool, 999_999)
     with pytest.raises(TournamentError, match="format"):
-        create_tournament(pool, name="g", game=GAME, bot_ids=bots, format="gauntlet")
+        create_tournament(pool, name="s", game=GAME, bot_ids=bots, format="swiss")
+    # a gauntlet is planned by its own planner only (tests/test_tournament_formats.py plans one)
+    g = create_tournament(pool, name="g", game=GAME, bot_ids=bots[1:], candidate_bot_id=bots[0], format="gauntlet")
+    with pytest.raises(TournamentError, match="not round_robin"):
+        plan_round_robin(pool, g)
+    with pytest.raises(TournamentError, match="not duplicate"):
+        plan_duplicate(pool, g)
 
 
 def test_plan_duplicate_deal_puts_both_bots_in_the_same_seats_on_one_seed(pool):

@@ -13,20 +13,25 @@ test machines usually lack.)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import grpc
 import grpc.aio
 import pytest
+from fixtures.toolchains import missing
 from fixtures.toy_game import register_toy
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from prometheus_client import REGISTRY
 
 from bots.misbehaving import SilentBot
 from bots.reference import RandomBot
@@ -34,8 +39,9 @@ from bots.sdk import AuthenticationError, Bot
 from proto.parterre.v1 import referee_pb2 as pb
 from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
 from referee import metrics
+from referee.headers import RELAY_BOT_HEADER, SERVICE_TOKEN_HEADER
 from referee.replay import verify
-from referee.server import SERVICE_TOKEN_HEADER, TlsConfig
+from referee.server import TlsConfig
 from referee.testing import SERVICE_TOKEN, Harness, replay_of
 
 register_toy()
@@ -135,10 +141,8 @@ async def test_f09_fifty_streams_forty_vanish_without_fin_and_are_found_within_2
             r = await h.run_match(600, "toy(players=2,turns=3)", [140, 141])
             assert r.status == "finished" and [s.verdict for s in r.seats] == ["normal", "normal"]
         finally:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(child.pid, signal.SIGCONT)
-            except ProcessLookupError:
-                pass
             child.kill()
             child.wait(10)
 
@@ -371,7 +375,9 @@ async def test_match_control_only_on_its_own_address_and_only_with_the_service_t
 
 
 def make_self_signed(tmp: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for localhost / 127.0.0.1 (openssl)."""
+    """A self-signed certificate for localhost / 127.0.0.1 (openssl; skip, or fail under CI, without it)."""
+    if shutil.which("openssl") is None:
+        missing("openssl is needed to make a test certificate")
     cert, key = tmp / "cert.pem", tmp / "key.pem"
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
@@ -405,8 +411,6 @@ async def tls_bot(address: str, token: str, root: bytes, matches: int = 1) -> li
     return got
 
 
-@pytest.mark.skipif(subprocess.run(["which", "openssl"], capture_output=True).returncode != 0,
-                    reason="openssl is needed to make a test certificate")
 async def test_tls_on_the_bot_endpoint(tmp_path):
     cert, key = make_self_signed(tmp_path)
     tls = TlsConfig.from_files(str(cert), str(key))
@@ -430,8 +434,6 @@ async def test_tls_on_the_bot_endpoint(tmp_path):
 
 
 @pytest.mark.e2e
-@pytest.mark.skipif(subprocess.run(["which", "openssl"], capture_output=True).returncode != 0,
-                    reason="openssl is needed to make a test certificate")
 def test_parterre_referee_process_with_tls_and_a_control_address(tmp_path, redis_base_url, pg_admin_url):
     """The command line: PARTERRE_TLS_CERT/KEY and --control-address."""
     from parterre.demo import free_port
@@ -442,9 +444,10 @@ def test_parterre_referee_process_with_tls_and_a_control_address(tmp_path, redis
            "PARTERRE_DATABASE_URL": pg_admin_url, "PARTERRE_SERVICE_TOKEN": "svc-token",
            "PARTERRE_TLS_CERT": str(cert), "PARTERRE_TLS_KEY": str(key),
            "PARTERRE_CLUSTER_NAMESPACE": f"parterre-test-{os.getpid()}-{bot_port}"}
-    proc = subprocess.Popen([sys.executable, "-m", "parterre.cli", "referee", "--address", f"127.0.0.1:{bot_port}",
-                             "--control-address", f"127.0.0.1:{control_port}"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=open(tmp_path / "referee.log", "wb"))
+    with open(tmp_path / "referee.log", "wb") as log_file:
+        proc = subprocess.Popen([sys.executable, "-m", "parterre.cli", "referee", "--address",
+                                 f"127.0.0.1:{bot_port}", "--control-address", f"127.0.0.1:{control_port}"],
+                                env=env, stdout=subprocess.DEVNULL, stderr=log_file)
     try:
         from parterre.demo import wait_for_referee
 
@@ -467,9 +470,59 @@ def test_parterre_referee_process_with_tls_and_a_control_address(tmp_path, redis
     assert "svc-token" not in log
 
 
-def test_metrics_count_refusals():
-    """F-06 "a counter goes up": the Prometheus counters exist with the labels used."""
-    for name in ("missing", "invalid", "revoked", "service_token", "relay", "control_endpoint"):
-        metrics.AUTH_FAILURES.labels(name)
-    for kind in ("rate_limited", "undecodable", "not_seated"):
-        metrics.PROTOCOL_ERRORS.labels(kind)
+def _sample(name: str, **labels: str) -> float:
+    """The current value of a Prometheus counter child (0 before its first increment)."""
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+async def test_metrics_count_refusals():
+    """F-06 "a counter goes up": each kind of refusal adds exactly one to its Prometheus
+    counter, under its own label (read before and after, from the default registry)."""
+    auth, proto = "parterre_referee_auth_failures_total", "parterre_referee_protocol_errors_total"
+    expected = {(auth, r): 1 for r in ("missing", "invalid", "service_token", "relay", "control_endpoint")}
+    expected |= {(proto, k): 1 for k in ("empty", "hello_again", "not_seated", "undecodable")}
+    before = {key: _sample(key[0], **{"reason" if key[0] == auth else "kind": key[1]}) for key in expected}
+
+    async def refused(ch: grpc.aio.Channel, first: pb.BotMessage, metadata: Any = None) -> grpc.StatusCode:
+        call = pb_grpc.RefereeStub(ch).Connect(metadata=metadata)
+        await call.write(first)
+        answer = await asyncio.wait_for(call.read(), 5)  # the Error comes first, then the status
+        assert answer.HasField("error"), answer
+        return await asyncio.wait_for(call.code(), 10)
+
+    async with Harness({"tok-a": 1}, control=True) as h:
+        async with grpc.aio.insecure_channel(h.address) as ch:
+            assert await refused(ch, hello("")) == grpc.StatusCode.UNAUTHENTICATED  # missing
+            assert await refused(ch, hello("tok-nope")) == grpc.StatusCode.UNAUTHENTICATED  # invalid
+            relay_md = [(RELAY_BOT_HEADER, "1"), (SERVICE_TOKEN_HEADER, "wrong")]
+            assert await refused(ch, hello(""), relay_md) == grpc.StatusCode.UNAUTHENTICATED  # relay
+            call = pb_grpc.RefereeStub(ch).Connect()
+            await call.write(hello("tok-a"))
+            assert (await asyncio.wait_for(call.read(), 5)).HasField("welcome")
+            for msg, code in ((pb.BotMessage(), pb.PROTOCOL), (hello("tok-a"), pb.PROTOCOL),
+                              (pb.BotMessage(decision=pb.Decision(match_id=999_999, seq=1, action_index=0)),
+                               pb.NOT_SEATED)):
+                await call.write(msg)
+                answer = await asyncio.wait_for(call.read(), 5)
+                assert answer.error.code == code, answer
+            raw = ch.stream_stream("/parterre.v1.Referee/Connect", request_serializer=bytes,
+                                   response_deserializer=pb.RefereeMessage.FromString)()
+            await raw.write(hello("tok-a").SerializeToString())
+            assert (await asyncio.wait_for(raw.read(), 5)).HasField("welcome")
+            await raw.write(b"\xff\xff\xff\xff")  # undecodable
+            answer = await asyncio.wait_for(raw.read(), 5)
+            assert answer.error.code == pb.PROTOCOL and "not a BotMessage" in answer.error.message, answer
+            assert await asyncio.wait_for(raw.code(), 10) == grpc.StatusCode.INVALID_ARGUMENT
+            call.cancel()
+        async with grpc.aio.insecure_channel(h.control_address) as ch:
+            assert await refused(ch, hello("tok-a")) == grpc.StatusCode.PERMISSION_DENIED  # control_endpoint
+            req = pb.RunMatchRequest(match_id=870, attempt=1, game_string="toy(players=2)", seat_bot_ids=[1, 1],
+                                     time_control=pb.TimeControl(cap_ms=1000))
+            with pytest.raises(grpc.aio.AioRpcError) as err:  # service_token
+                async for _ in pb_grpc.MatchControlStub(ch).RunMatch(req, metadata=[(SERVICE_TOKEN_HEADER, "no")]):
+                    pass
+            assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert h.core is not None
+        assert h.core.counters.auth_failures == 5 and h.core.counters.undecodable == 1
+    after = {key: _sample(key[0], **{"reason" if key[0] == auth else "kind": key[1]}) for key in expected}
+    assert {key: after[key] - before[key] for key in expected} == expected

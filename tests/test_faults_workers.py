@@ -8,7 +8,6 @@ referee is real (in-process, gRPC over loopback, in a background thread).
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import threading
 import time
@@ -24,46 +23,11 @@ from ladder import bots as ladder_bots
 from ladder import db as ladder_db
 from ladder import matches as ladder_matches
 from ladder import tournaments
-from referee.testing import SERVICE_TOKEN, Harness
+from referee.testing import SERVICE_TOKEN, ThreadedReferee
 
 register_toy()
 
 TC = {"base_ms": 0, "increment_ms": 0, "cap_ms": 5000, "margin_ms": 200}
-
-
-class Referee:
-    """A Harness in its own event-loop thread, with bots; ``settings`` go to the referee."""
-
-    def __init__(self, tokens: dict[str, int], bots: dict[str, Any], **settings: Any) -> None:
-        self.tokens, self.bots, self.settings = tokens, bots, settings
-        self.address = ""
-        self.core: Any = None
-        self._ready = threading.Event()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stop: asyncio.Event | None = None
-        self._thread = threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True)
-
-    async def _main(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._stop = asyncio.Event()
-        async with Harness(self.tokens, **self.settings) as h:
-            for token, bot in self.bots.items():
-                h.start_bot(bot, token)
-            for token in self.bots:
-                await h.wait_sessions(self.tokens[token])
-            self.address, self.core = h.address, h.core
-            self._ready.set()
-            await self._stop.wait()
-
-    def __enter__(self) -> Referee:
-        self._thread.start()
-        assert self._ready.wait(20), "referee did not start"
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        assert self._loop is not None and self._stop is not None
-        self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(10)
 
 
 @pytest.fixture
@@ -115,8 +79,8 @@ def test_f10_the_lease_is_renewed_while_a_match_runs_so_the_reaper_leaves_it_alo
 
     (a, ta), (b, tb) = two_bots(pool)
     monkeypatch.setenv("PARTERRE_LEASE_S", "2")
-    with Referee({ta: a, tb: b}, {ta: RandomBot(seed=1), tb: SlowBot(delay_ms=250)},
-                 progress_interval_ms=200) as ref:
+    with ThreadedReferee({ta: a, tb: b}, bots={ta: RandomBot(seed=1), tb: SlowBot(delay_ms=250)},
+                         progress_interval_ms=200) as ref:
         monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
         mid = duel(pool, a, b, "toy(players=2,turns=16)")
         out: list[str] = []
@@ -145,7 +109,7 @@ def test_f10_a_lost_worker_is_reaped_and_its_match_played_once(pool, env, monkey
     ladder_matches.claim_match(pool, mid, "ghost#0", lease_s=0.5)
     time.sleep(1.0)
     assert tasks.reap()["expired"] == 1 and env == [mid]
-    with Referee({ta: a, tb: b}, {ta: RandomBot(seed=1), tb: RandomBot(seed=2)}) as ref:
+    with ThreadedReferee({ta: a, tb: b}, bots={ta: RandomBot(seed=1), tb: RandomBot(seed=2)}) as ref:
         monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
         assert tasks.run_match(mid) == "finished"
         assert tasks.run_match(mid) == "skipped"
@@ -162,8 +126,8 @@ def test_f10_a_worker_whose_claim_was_taken_over_stops_and_records_nothing(pool,
 
     (a, ta), (b, tb) = two_bots(pool)
     monkeypatch.setenv("PARTERRE_LEASE_S", "2")
-    with Referee({ta: a, tb: b}, {ta: RandomBot(seed=1), tb: SlowBot(delay_ms=200)},
-                 progress_interval_ms=100) as ref:
+    with ThreadedReferee({ta: a, tb: b}, bots={ta: RandomBot(seed=1), tb: SlowBot(delay_ms=200)},
+                         progress_interval_ms=100) as ref:
         monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
         mid = duel(pool, a, b, "toy(players=2,turns=30)")
         out: list[str] = []
@@ -215,7 +179,7 @@ def test_f13_a_worker_back_under_its_name_requeues_its_old_attempts_at_once(pool
     tasks._child_started(sender="node-7")
     assert tasks._worker_name() == "node-7#0"
     assert row(pool, "SELECT status, attempt FROM matches WHERE id = %s", m1) == ("planned", 2)
-    with Referee({ta: a, tb: b}, {ta: RandomBot(seed=1), tb: RandomBot(seed=2)}) as ref:
+    with ThreadedReferee({ta: a, tb: b}, bots={ta: RandomBot(seed=1), tb: RandomBot(seed=2)}) as ref:
         monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
         assert tasks.run_match(m1) == "finished"  # the same name claims it again
     assert row(pool, "SELECT claimed_by, attempt FROM matches WHERE id = %s", m1) == ("node-7#0", 3)
@@ -249,7 +213,7 @@ def test_f08_failover_to_the_next_referee_and_no_referee_at_all(pool, env, monke
 
     (a, ta), (b, tb) = two_bots(pool)
     mid = duel(pool, a, b)
-    with Referee({ta: a, tb: b}, {ta: RandomBot(seed=1), tb: RandomBot(seed=2)}) as ref:
+    with ThreadedReferee({ta: a, tb: b}, bots={ta: RandomBot(seed=1), tb: RandomBot(seed=2)}) as ref:
         monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", f"127.0.0.1:1,{ref.address}")
         assert tasks.run_match(mid) == "finished"
     other = duel(pool, b, a)
@@ -293,7 +257,7 @@ def test_f08_database_down_when_claiming_is_retried_not_lost(pool, env, monkeypa
     assert len(asked) == 1 and 0.5 <= asked[0] <= 40
     assert row(pool, "SELECT status, attempt FROM matches WHERE id = %s", mid) == ("planned", 0)
     down["on"] = False
-    with Referee({ta: a, tb: b}, {ta: RandomBot(seed=1), tb: RandomBot(seed=2)}) as ref:
+    with ThreadedReferee({ta: a, tb: b}, bots={ta: RandomBot(seed=1), tb: RandomBot(seed=2)}) as ref:
         monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
         assert tasks.run_match(mid) == "finished"
 
@@ -306,8 +270,8 @@ def test_f01_a_silent_bot_through_the_worker_one_result_one_rating_update(pool, 
 
     (a, ta), (b, tb) = two_bots(pool)
     c, tc = ladder_bots.register_bot(pool, "fw-c")
-    with Referee({ta: a, tb: b, tc: c}, {ta: RandomBot(seed=1, max_concurrent_matches=2), tb: SilentBot(),
-                                        tc: RandomBot(seed=3)}) as ref:
+    bots = {ta: RandomBot(seed=1, max_concurrent_matches=2), tb: SilentBot(), tc: RandomBot(seed=3)}
+    with ThreadedReferee({ta: a, tb: b, tc: c}, bots=bots) as ref:
         monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
         silent_match = tournaments.plan_match(pool, game_string="toy(players=2,turns=4)", bot_ids=[a, b],
                                               plan_key="silent", time_control={"cap_ms": 1000, "margin_ms": 100})

@@ -86,7 +86,8 @@ def test_greedy_accepts_typed_messages_without_default_fields() -> None:
     def strip(data: dict, cls: type) -> dict:
         return MessageToDict(ParseDict(data, cls()), preserving_proto_field_name=True)
 
-    for text in ("floriferous(players=2)", "floriferous(players=1)", "floriferous(players=3,competitive_bounties=true)"):
+    for text in ("floriferous(players=2)", "floriferous(players=1)",
+                 "floriferous(players=3,competitive_bounties=true)"):
         game = load_game(text)
         rng = random.Random(4)
         state = game.new_initial_state()

@@ -35,12 +35,20 @@ def test_scoring_example_category_by_category() -> None:
     # Blue has no Lily and no Ladybug: it cannot meet B6 (the "first Bounty").
     assert not S.bounty_met("B6", BLUE)
     assert S.bounty_met("B5", BLUE) and S.bounty_met("B7", BLUE)
+    # "Blue has a Flower Token on the 2nd and 3rd Bounty Cards, worth 7 points": of the
+    # columns' values, only a day-1 and a day-3 token make 7 (B5 and B7 are the two Blue meets).
+    days = {(d5, d7) for d5 in (1, 2, 3) for d7 in (1, 2, 3) if S.bounty_points([("B5", d5), ("B7", d7)]) == 7}
+    assert days == {(1, 3), (3, 1)}
+    bounty = S.bounty_points([("B5", 1), ("B7", 3)])
     # Opponents: Green 2 Sculptures and 3 Stones; Red nothing.
-    parts = S.final_breakdowns([BLUE, ["S2", "S3"], []], stones=[5, 3, 0], bounty=[5 + 2, 0, 0],
+    parts = S.final_breakdowns([BLUE, ["S2", "S3"], []], stones=[5, 3, 0], bounty=[bounty, 0, 0],
                                tea_holder=S.tea_winner([5, 3, 0], [2, 1, 3]))
     blue = parts[0]
     assert blue.to_json() == {"arrangement": 5, "sculpture": 3, "desire": 20, "stones": 2, "bounty": 7,
                               "tea": 2, "total": 39}
+    assert S.bounty_points([]) == 0
+    with pytest.raises(IndexError):
+        S.bounty_points([("B5", 4)])
 
 
 def test_arrangement_example() -> None:
@@ -108,7 +116,8 @@ def test_different_kinds(n: int) -> None:
 
 def test_set_desires_score_once_on_the_largest_set() -> None:
     # 3 Daisies and 2 Lilies: Same Flower scores the 3 only (2 points), not 2 + 1.
-    hand = _daisies(3) + [flowers(flower="Lily", color="White", bug=None), flowers(flower="Lily", color="Pink", bug=None)]
+    hand = _daisies(3) + [flowers(flower="Lily", color="White", bug=None),
+                          flowers(flower="Lily", color="Pink", bug=None)]
     assert S.desire_points("D16", hand) == 2
 
 
@@ -174,7 +183,7 @@ def test_bounty_matching_agrees_with_brute_force() -> None:
         by_id = {c.id: c for c in CARDS}
         for trio in itertools.permutations(range(len(hand)), 3):
             ok = True
-            for r, i in zip(req, trio):
+            for r, i in zip(req, trio, strict=True):
                 c = by_id[hand[i]]
                 if not ((r in FLOWERS and c.flower == r) or (r in BUGS and c.bug == r)):
                     ok = False

@@ -17,7 +17,7 @@ Set ``PARTERRE_FUZZ_EXAMPLES`` to run more examples (default 300 / 75).
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import os
 import queue
 import random
@@ -34,9 +34,9 @@ from hypothesis import strategies as st
 
 from proto.parterre.v1 import referee_pb2 as pb
 from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
+from referee.headers import SERVICE_TOKEN_HEADER
 from referee.replay import verify
-from referee.server import SERVICE_TOKEN_HEADER
-from referee.testing import SERVICE_TOKEN, Harness, replay_of
+from referee.testing import SERVICE_TOKEN, Harness, ThreadedReferee, replay_of
 
 register_toy()
 
@@ -92,41 +92,26 @@ class Arena:
     """A referee in a background event loop, a 2-player match waiting for seat 1, raw streams for both seats."""
 
     def __init__(self) -> None:
-        self.loop: asyncio.AbstractEventLoop | None = None
-        self.h: Harness | None = None
-        self._ready = threading.Event()
-        self._stop: asyncio.Event | None = None
+        self.ref = ThreadedReferee(TOKENS, reconnect_grace_ms=60_000, ping_interval_ms=1000)
         self.result: pb.MatchResult | None = None
-        self._thread = threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True)
 
-    async def _main(self) -> None:
-        self.loop = asyncio.get_running_loop()
-        self._stop = asyncio.Event()
-        async with Harness(TOKENS, reconnect_grace_ms=60_000, ping_interval_ms=1000) as h:
-            self.h = h
-            self._ready.set()
-            await self._stop.wait()
+    @property
+    def h(self) -> Harness:
+        assert self.ref.harness is not None, "start() first"
+        return self.ref.harness
 
     def start(self) -> Arena:
-        self._thread.start()
-        assert self._ready.wait(20)
+        self.ref.start()
         return self
 
     def stop(self) -> None:
-        assert self.loop is not None and self._stop is not None
-        self.loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(20)
+        self.ref.stop()
 
     def call(self, fn: Any) -> Any:
         """Run ``fn()`` on the referee's loop and return its result."""
-        async def run() -> Any:
-            return fn()
-
-        assert self.loop is not None
-        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
+        return self.ref.call(fn)
 
     def run_match(self) -> threading.Thread:
-        assert self.h is not None
 
         def go() -> None:
             with grpc.insecure_channel(self.h.control_address) as ch:
@@ -143,7 +128,7 @@ class Arena:
     def snapshot(self) -> tuple[Any, ...]:
         """What must not change while seat 0 sends garbage."""
         def snap() -> tuple[Any, ...]:
-            assert self.h is not None and self.h.core is not None
+            assert self.h.core is not None
             room = self.h.core.rooms[MATCH][0]
             p = room.pending
             return (room.state.state_hash(), room.seq, len(room.steps), tuple(s.verdict.value for s in room.seats),
@@ -168,7 +153,6 @@ def wait_msg(stream: RawStream, kind: str) -> pb.RefereeMessage:
 def arena() -> Iterator[dict[str, Any]]:
     """Seat 0 answered decision 1; the match now waits (10-minute limit) for seat 1's decision 2."""
     a = Arena().start()
-    assert a.h is not None
     s0, s1 = RawStream(a.h.address), RawStream(a.h.address)
     s0.send(hello_bytes("fuzz-a"))
     s1.send(hello_bytes("fuzz-b"))
@@ -298,10 +282,8 @@ def test_raw_tcp_garbage_does_not_hurt_the_referee(arena):
                 except OSError:
                     break
             sock.settimeout(2)
-            try:
+            with contextlib.suppress(OSError):
                 sock.recv(1024)
-            except OSError:
-                pass
     check_unchanged(arena)
 
 

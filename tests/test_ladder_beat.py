@@ -183,8 +183,6 @@ def test_two_beat_processes_and_a_worker_run_the_continuous_ladder(database_url,
                                                                    tmp_path):
     """Two `parterre beat` processes, one Celery worker and a referee publishing presence:
     rounds are planned once each, fewest games first, and every match is played once."""
-    import asyncio
-
     from celery.contrib.testing.worker import start_worker
     from fixtures.toy_game import register_toy
 
@@ -192,7 +190,7 @@ def test_two_beat_processes_and_a_worker_run_the_continuous_ladder(database_url,
     from bots.reference import RandomBot
     from ladder import db as ladder_db
     from referee.cluster import ClusterConfig
-    from referee.testing import SERVICE_TOKEN, Harness
+    from referee.testing import SERVICE_TOKEN, ThreadedReferee
     from workers.app import app
 
     register_toy()
@@ -203,26 +201,10 @@ def test_two_beat_processes_and_a_worker_run_the_continuous_ladder(database_url,
     registered = [ladder_bots.register_bot(pool, f"lb-{i}") for i in range(5)]
     tokens = {tok: bot_id for bot_id, tok in registered}
 
-    ready = threading.Event()
-    stop_event: list[Any] = []
-    box: dict[str, Any] = {}
-
-    async def referee_main() -> None:
-        loop = asyncio.get_running_loop()
-        stop = asyncio.Event()
-        stop_event.append((loop, stop))
-        async with Harness(tokens, cluster=ClusterConfig(redis_base_url, namespace=ns, presence_interval_ms=500),
-                           referee_id="ladder-ref") as hr:
-            for i, (bot_id, tok) in enumerate(registered):
-                hr.start_bot(RandomBot(seed=i, games=("toy",)), tok)
-                await hr.wait_sessions(bot_id)
-            box["address"] = hr.address
-            ready.set()
-            await stop.wait()
-
-    referee = threading.Thread(target=lambda: asyncio.run(referee_main()), daemon=True)
-    referee.start()
-    assert ready.wait(20)
+    referee = ThreadedReferee(
+        tokens, bots={tok: RandomBot(seed=i, games=("toy",)) for i, (_, tok) in enumerate(registered)},
+        cluster=ClusterConfig(redis_base_url, namespace=ns, presence_interval_ms=500), referee_id="ladder-ref",
+    ).start()
     env = {
         **os.environ,
         "PARTERRE_DATABASE_URL": database_url,
@@ -236,7 +218,7 @@ def test_two_beat_processes_and_a_worker_run_the_continuous_ladder(database_url,
     for k, v in env.items():
         if k.startswith("PARTERRE_"):
             monkeypatch.setenv(k, v)
-    monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", box["address"])
+    monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", referee.address)
     monkeypatch.setattr(tasks, "_pool", None)
     old = (app.conf.broker_url, app.conf.task_default_queue)
     app.conf.update(broker_url=celery_url(redis_base_url))
@@ -246,11 +228,12 @@ def test_two_beat_processes_and_a_worker_run_the_continuous_ladder(database_url,
         with start_worker(app, pool="threads", concurrency=3, perform_ping_check=False, queues=[queue],
                           shutdown_timeout=20):
             for i in range(2):
-                beats.append(subprocess.Popen(
-                    [sys.executable, "-m", "parterre.cli", "beat", "--ladder-period", "1.5", "--reap-period", "5",
-                     "--loglevel", "WARNING"],
-                    env=env, stdout=subprocess.DEVNULL, stderr=open(tmp_path / f"beat-{i}.log", "wb"),
-                ))
+                with open(tmp_path / f"beat-{i}.log", "wb") as log_file:
+                    beats.append(subprocess.Popen(
+                        [sys.executable, "-m", "parterre.cli", "beat", "--ladder-period", "1.5", "--reap-period",
+                         "5", "--loglevel", "WARNING"],
+                        env=env, stdout=subprocess.DEVNULL, stderr=log_file,
+                    ))
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
                 if count(pool, "SELECT count(*) FROM matches WHERE status = 'finished'") >= 12:
@@ -291,7 +274,5 @@ def test_two_beat_processes_and_a_worker_run_the_continuous_ladder(database_url,
         if tasks._pool is not None:
             tasks._pool.close()
             tasks._pool = None
-        loop, stop = stop_event[0]
-        loop.call_soon_threadsafe(stop.set)
-        referee.join(10)
+        referee.stop()
         pool.close()

@@ -28,6 +28,8 @@ TABLES = {
     "seats", "replays", "ratings", "rating_history",
     "bot_player_stats",  # 0002: per player-count aggregates for the web leaderboard
     "ratings_bt", "ratings_bt_fits",  # 0003: cached Bradley-Terry fits
+    "accounts", "api_tokens", "auth_events",  # 0004: participants (issue 14)
+    "challenges", "house_bots",  # 0005: challenges and house bots (issue 14)
 }
 
 

@@ -363,7 +363,8 @@ def test_events_immediate_round_and_end_of_round() -> None:
 
 
 def test_choice_event_notre_dame() -> None:
-    """Rulebook: "Solo Mode", NOTE FOR EVENTS: Notre Dame de Paris offers a choice (stand-in: +1 Prestige or +2 Coins)."""
+    """Rulebook: "Solo Mode", NOTE FOR EVENTS: Notre Dame de Paris offers a choice
+    (stand-in: +1 Prestige or +2 Coins)."""
     s = new_match("lafleur(players=2)", first=0)
     put_visitors(s, [])
     advance(s, lambda st: _phase(st) == "choose", queues={"event": ["E01"]})
@@ -483,3 +484,31 @@ def test_outcome_details_name_the_first_player_and_rounds() -> None:
     d = s.outcome().details
     assert d["first_player_round_1"] == first and d["rounds"] == s._round
     assert [b["seat"] for b in d["breakdown"]] == [0, 1, 2]
+
+
+def test_coin_supply_is_unlimited() -> None:
+    """Decision 29: the box's 90 Coins are not a limit ("Take the Coins from the supply"; the
+    rulebook has no rule for an empty supply). Reached by play: in random 4-player games,
+    a Coin placement made while 90 or more Coins are in play still pays its +2 Coins."""
+    seen = 0
+    for seed in range(40):
+        state = load_game("lafleur(players=4)").new_initial_state()
+        rng = random.Random(seed)
+        while not state.is_terminal() and not seen:
+            if state.is_chance_node():
+                state.apply_action(state.sample_chance(rng))
+                continue
+            obs = state.observation(None)
+            legal = state.legal_actions()
+            coin = [a for a in legal if a.to_json().get("location") == "coin"]
+            if coin and sum(p["coins"] for p in obs["players"]) >= 90:
+                seat = state.current_player()
+                before = obs["players"][seat]["coins"]
+                state.apply_action(coin[0])
+                assert state.observation(None)["players"][seat]["coins"] >= before + 2
+                seen += 1
+                continue
+            state.apply_action(coin[0] if coin and rng.random() < 0.7 else rng.choice(legal))
+        if seen:
+            break
+    assert seen

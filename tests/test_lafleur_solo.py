@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from games.api import Outcome
 from games.lafleur import actions as A
 from games.lafleur.cards import CHARACTERS, EVENTS, FEATURES, INDEX, SOLO_OPPONENTS, VISITORS
 from games.lafleur.script import (
@@ -160,5 +161,42 @@ def test_solo_games_finish_at_every_level() -> None:
         while not s.is_terminal():
             s.apply_action(s.sample_chance(rng) if s.is_chance_node() else rng.choice(s.legal_actions()))
         out = s.outcome()
-        assert out.details["solo"]["result"] in ("win", "loss", "shared")
+        assert out.details["solo"]["result"] in ("win", "loss")
         assert len(out.scores) == 1 and out.details["breakdown"][1]["automaton"]
+
+
+def _greedy_solo(level: str, seed: int) -> tuple[float, int, Outcome]:
+    from bots.strategies.lafleur import greedy_choice
+
+    s = load_game(f"lafleur(players=1,difficulty={level})").new_initial_state()
+    rng = random.Random(seed)
+    while not s.is_terminal():
+        if s.is_chance_node():
+            s.apply_action(s.sample_chance(rng))
+            continue
+        legal = s.legal_actions()
+        s.apply_action(legal[greedy_choice(s.observation(0), [a.to_json() for a in legal], 0)])
+    out = s.outcome()
+    return out.scores[0], out.details["solo"]["opponent_score"], out
+
+
+# Greedy solo games (easier) whose final Prestige is equal, lower and higher than the opponent's.
+SOLO_SEEDS = {"equal": [12, 160], "lower": [0], "higher": [4]}
+
+
+@pytest.mark.parametrize(("kind", "seed"), [(k, s) for k, seeds in SOLO_SEEDS.items() for s in seeds])
+def test_solo_result_is_a_clear_win_or_loss(kind: str, seed: int) -> None:
+    """Rulebook: "Solo Mode", GAME END: "If your Prestige score is higher, you win!"
+
+    The oracle is the two final Prestige totals (the player's score and the
+    opponent's breakdown): only a strictly higher Prestige is a win (rank 1);
+    equal Prestige, whatever the Allure, is a loss, and a loss is rank 2
+    (second behind the opponent), never rank 1.
+    """
+    me, opp, out = _greedy_solo("easier", seed)
+    assert {"equal": me == opp, "lower": me < opp, "higher": me > opp}[kind], (me, opp)
+    assert out.details["breakdown"][1]["total"] == opp
+    won = me > opp
+    assert out.details["solo"]["result"] == ("win" if won else "loss")
+    assert out.ranks == ((1,) if won else (2,))
+    assert (1 in out.details["solo"]["achievements"]) == (won and me >= 20)

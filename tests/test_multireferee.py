@@ -13,6 +13,8 @@ import asyncio
 import secrets
 from contextlib import AsyncExitStack
 
+import grpc
+import grpc.aio
 import pytest
 from fixtures.toy_game import register_toy
 
@@ -239,8 +241,9 @@ async def test_the_host_dying_ends_the_match_for_a_relayed_bot(redis_base_url, n
         assert [(r.match_id, r.status) for r in silent.stats.results] == [(940, "infra_error")]
         assert not b.core.cluster.links
         assert all(s.free == s.capacity for s in b.core.registry.sessions())
-        with pytest.raises(Exception):
+        with pytest.raises(grpc.aio.AioRpcError) as err:  # a hang would be a TimeoutError, not this
             await asyncio.wait_for(call, 10)
+        assert err.value.code() == grpc.StatusCode.UNAVAILABLE  # the host's server went away mid-call
         for bot, task in a.bots:
             bot.stop()
             task.cancel()

@@ -7,7 +7,8 @@ when they play a round-robin in every registered game (every pair, plus one
 match with all of them), then every match finishes ``normal`` for every
 seat, and the Node and Go bots also play a game they do not know.
 
-Skips only when Node.js or the Go toolchain is absent; ``bash
+Skips only when Node.js or the Go toolchain is absent, and fails instead
+under ``CI=true`` (``fixtures.toolchains``); ``bash
 bots/install-toolchains.sh`` installs both. A present toolchain whose build
 fails is a failure, not a skip.
 """
@@ -25,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fixtures.toolchains import missing as tool_missing
 from fixtures.toy_game import register_toy
 
 from bots.reference import RandomBot
@@ -54,7 +56,7 @@ def node_bot() -> list[str]:
     """``node bots/node/bot.js``; runs ``npm ci`` first when node_modules is missing."""
     missing = _missing(["node", "npm"])
     if missing:
-        pytest.skip(f"Node.js toolchain absent ({', '.join(missing)} not found); install it with `{INSTALL}`")
+        tool_missing(f"Node.js toolchain absent ({', '.join(missing)} not found); install it with `{INSTALL}`")
     if not (NODE_DIR / "node_modules" / "@grpc" / "grpc-js").is_dir():
         run = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, capture_output=True, text=True,
                              timeout=300)
@@ -69,7 +71,7 @@ def go_bot() -> list[str]:
     if not Path("/usr/share/gocode/src/google.golang.org/grpc").is_dir():
         missing.append("golang-google-grpc-dev")
     if missing:
-        pytest.skip(f"Go toolchain absent ({', '.join(missing)} not found); install it with `{INSTALL}`")
+        tool_missing(f"Go toolchain absent ({', '.join(missing)} not found); install it with `{INSTALL}`")
     run = subprocess.run(["make", "-C", str(GO_DIR)], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, f"make -C bots/go failed:\n{run.stdout}\n{run.stderr}"
     return [str(GO_BOT)]
@@ -100,7 +102,7 @@ class Processes:
             except TimeoutError:
                 return None
         codes = await asyncio.gather(*(one(p) for p in self.procs.values()))
-        return dict(zip(self.procs, codes))
+        return dict(zip(self.procs, codes, strict=True))
 
     def kill(self) -> None:
         for proc in self.procs.values():
@@ -150,7 +152,7 @@ async def test_round_robin_in_every_game_between_python_node_go_and_stdio_bots(n
         for game, matches in schedule.items():
             runs = [(game, seats, h.run_match(next(match_id), f"{game}(players={len(seats)})",
                                               [BOTS[n] for n in seats], **TC)) for seats in matches]
-            for (g, seats, _), result in zip(runs, await asyncio.gather(*(r[2] for r in runs))):
+            for (g, seats, _), result in zip(runs, await asyncio.gather(*(r[2] for r in runs)), strict=True):
                 results[(g, tuple(seats))] = result
         codes = await processes.wait(30)
     problems = [f"{game} {seats}: {r.status} {[s.verdict for s in r.seats]} {r.reason}"

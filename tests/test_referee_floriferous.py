@@ -5,6 +5,7 @@ fallback to the end (DESIGN §3, §4; FAULTS F-01, F-20)."""
 from __future__ import annotations
 
 import json
+import logging
 import random
 
 import pytest
@@ -15,7 +16,6 @@ from bots.reference import GreedyBot, RandomBot
 from bots.sdk import decode_action, decode_observation
 from games.api import CHANCE
 from games.registry import load_game
-from proto.parterre.v1 import referee_pb2 as pb
 from referee.codec import TYPED, CodecError, GameCodec, to_typed
 from referee.replay import verify
 from referee.testing import Harness, replay_of
@@ -129,8 +129,11 @@ async def test_other_games_play_through_the_referee(game_string):
 
 async def test_observation_mismatch_is_sent_as_json_only_not_a_crash(caplog):
     codec = GameCodec("floriferous")
-    msg = codec.observation({"no_such_field": 1})
+    with caplog.at_level(logging.ERROR, logger="referee.codec"):
+        msg = codec.observation({"no_such_field": 1})
+        codec.observation({"no_such_field": 2})
     assert msg.WhichOneof("game") is None and json.loads(msg.json) == {"no_such_field": 1}
+    # the mismatch is logged once per codec, not once per message
+    assert [r.getMessage().startswith("typed encoding of floriferous failed") for r in caplog.records] == [True]
     with pytest.raises(CodecError):
         GameCodec("floriferous", strict=True).observation({"no_such_field": 1})
-    assert isinstance(pb.Observation(), pb.Observation)

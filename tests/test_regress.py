@@ -287,16 +287,14 @@ def ladder_pool(database_url: str) -> Iterator[Any]:
 
 
 def test_ladder_backend_plays_duplicate_deals_through_the_worker_task(ladder_pool, database_url, monkeypatch):
-    from test_workers import LiveReferee
-
     import workers.tasks as tasks
     from ladder import bots as ladder_bots
-    from referee.testing import SERVICE_TOKEN
+    from referee.testing import SERVICE_TOKEN, ThreadedReferee
 
     registered = {name: ladder_bots.register_bot(ladder_pool, name) for name in ("cand", "base")}
     tokens = {token: bot_id for bot_id, token in registered.values()}
-    ref = LiveReferee(tokens, {registered["cand"][1]: HandicapBot(p=0.2, seed=1, max_concurrent_matches=4),
-                               registered["base"][1]: GreedyBot(seed=2, max_concurrent_matches=4)}).start()
+    ref = ThreadedReferee(tokens, bots={registered["cand"][1]: HandicapBot(p=0.2, seed=1, max_concurrent_matches=4),
+                                        registered["base"][1]: GreedyBot(seed=2, max_concurrent_matches=4)}).start()
     monkeypatch.setenv("PARTERRE_DATABASE_URL", database_url)
     monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", SERVICE_TOKEN)
     monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)

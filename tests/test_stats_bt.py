@@ -43,7 +43,7 @@ def test_recovers_known_strengths_with_intervals_and_order():
         assert 10 < r.high - r.low < 80
         covered += r.low <= TRUE[r.bot] <= r.high
     assert covered >= 4  # 95 % intervals: at most one of five may miss by chance
-    for upper, lower in zip(fit.ratings, fit.ratings[1:]):
+    for upper, lower in zip(fit.ratings, fit.ratings[1:], strict=False):
         assert upper.low > lower.high  # neighbours 100-150 Elo apart: the intervals do not overlap
         assert upper.p_above_next is not None and upper.p_above_next > 0.95  # gaps of 90-150 Elo
     assert fit.ratings[-1].p_above_next is None

@@ -81,9 +81,9 @@ def simulate_paired(delta: float, deals: int, seed: int, opponents=(0.0, 0.0), s
     out = []
     for _ in range(deals):
         cand, base = [], []
-        for k in range(3):
+        for _k in range(3):
             bias = [rng.gauss(0, spread) for _ in opponents]
-            for who, r, sink in (("A", delta, cand), ("B", 0.0, base)):
+            for _who, r, sink in (("A", delta, cand), ("B", 0.0, base)):
                 s = [1 if rng.random() < logistic(r - rj + b) else 0 for rj, b in zip(opponents, bias, strict=True)]
                 # encode as ranks: seat 0 is the bot; opponents beaten rank below it
                 ranks = [2] + [3 if x else 1 for x in s]

@@ -255,7 +255,8 @@ async def test_parterre_connect_stops_its_children_on_sigterm(tmp_path):
             env={**os.environ, "PARTERRE_HOME": str(tmp_path)}, stderr=asyncio.subprocess.PIPE)
         await h.wait_sessions(1, timeout_s=30)
         logs = sorted((tmp_path / "logs").glob("*.log"))
-        pids = [int(line.rsplit(" ", 1)[1]) for p in logs for line in p.read_text().splitlines() if "started, pid" in line]
+        pids = [int(line.rsplit(" ", 1)[1]) for p in logs for line in p.read_text().splitlines()
+                if "started, pid" in line]
         assert len(pids) == 2
         proc.terminate()
         assert await asyncio.wait_for(proc.wait(), 20) == 0

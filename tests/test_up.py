@@ -110,6 +110,7 @@ def test_up_runs_a_tournament_serves_metrics_and_stops_cleanly(up, stack_env, tm
     assert state["referee"] == stack_env["PARTERRE_REFEREE_ADDRESS"]
     descendants = {p.pid for p in psutil.Process(proc.pid).children(recursive=True)}
     assert set(state["pids"].values()) <= descendants
+    assert "house" in state["pids"]  # the house bots' process (issue 14)
 
     before = {role: scrape(url) for role, url in metrics.items()}
     bots: list[subprocess.Popen[bytes]] = []
@@ -155,10 +156,10 @@ def test_up_runs_a_tournament_serves_metrics_and_stops_cleanly(up, stack_env, tm
     moved("referee", "parterre_referee_verdicts_total", 2 * matches, game="floriferous")  # any kind: a loaded
     moved("referee", "parterre_referee_verdicts_total", 1, game="floriferous", verdict="normal")  # machine may time out
     moved("referee", "parterre_referee_matches_finished_total", matches, game="floriferous", status="finished")
-    assert total(after["referee"], "parterre_referee_sessions") == 2
+    assert total(after["referee"], "parterre_referee_sessions") == 2 + 2  # and house-random, house-greedy
     # worker (prefork pool, multiprocess mode): task durations and outcomes, attempts; the ladder's writes
     moved("worker-1", "parterre_worker_task_seconds_count", matches, task="parterre.run_match", outcome="finished")
-    moved("worker-1", "parterre_worker_task_seconds_count", 1, task="parterre.plan_round_robin")
+    moved("worker-1", "parterre_worker_task_seconds_count", 1, task="parterre.plan_tournament")
     moved("worker-1", "parterre_worker_match_attempts_total", matches, status="finished")
     moved("worker-1", "parterre_ladder_ratings_updated_total", 2 * matches, game="floriferous")
     moved("worker-1", "parterre_ladder_replay_bytes_count", matches, game="floriferous")

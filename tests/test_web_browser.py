@@ -8,7 +8,8 @@ viewer steps with the keyboard, changing the board panel.
 
 Chromium comes from Debian (``apt-get install -y chromium``), never from
 ``playwright install``; these tests are skipped, with that reason, when
-``/usr/bin/chromium`` is absent. ``PARTERRE_SCREENSHOTS=1`` also writes the
+``/usr/bin/chromium`` is absent — and fail instead under ``CI=true``
+(``fixtures.toolchains``). ``PARTERRE_SCREENSHOTS=1`` also writes the
 screenshots of ``docs/screenshots/``.
 """
 
@@ -21,21 +22,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures.toolchains import in_ci, missing
 from test_web_helpers import XSS_NAME, Site, shared_site
 
 from ladder.web import BackgroundServer, start_background
 
-playwright_sync = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+if in_ci():  # a missing playwright is a collection error in CI, not a skip
+    import playwright.sync_api as playwright_sync
+else:
+    playwright_sync = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 expect = playwright_sync.expect
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="Debian's chromium is not installed (/usr/bin/chromium); install it with: apt-get install -y chromium",
-)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _chromium_present() -> None:
+    """Skip (fail under CI) when Debian's chromium is absent."""
+    if not CHROMIUM.exists():
+        missing("Debian's chromium is not installed (/usr/bin/chromium); install it with: apt-get install -y chromium")
 
 
 @pytest.fixture(scope="module")

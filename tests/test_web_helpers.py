@@ -109,7 +109,8 @@ def play_replay(
         "game_string": spec.game_string,
         "seed_commitment": seed_commitment(spec.seed),
         "seed": spec.seed,
-        "players": [{"seat": i, "bot_id": b, "name": names[i], "version": "1"} for i, b in enumerate(spec.seat_bot_ids)],
+        "players": [{"seat": i, "bot_id": b, "name": names[i], "version": "1"}
+                    for i, b in enumerate(spec.seat_bot_ids)],
         "time_control": spec.time_control,
         "steps": steps,
         "verdicts": verdicts,

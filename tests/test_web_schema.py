@@ -38,6 +38,7 @@ def fuzzed(pg_admin_url: str, request: pytest.FixtureRequest) -> Iterator[tuple[
             "tournament_id": [site.tournament_id],
             "match_id": [site.four_player, site.solo, site.timeout_match, site.toy, site.unfinished],
             "step": [-1, 0, 5, 40],
+            "token_id": [1, 2],  # the participants' routes (issue 14): refused without a token anyway
         }
         yield schemathesis.openapi.from_asgi("/openapi.json", create_app(pool=pool)), known
     finally:
@@ -52,7 +53,12 @@ def test_every_api_operation_is_described_and_read_only(fuzzed: tuple[Any, dict[
     schema, _ = fuzzed
     paths = {(op.method.upper(), op.path) for op in _operations(schema)}
     assert ("GET", "/api/leaderboard/{game}") in paths and ("GET", "/api/matches/{match_id}/steps/{step}") in paths
-    assert {method for method, _ in paths} == {"GET"}
+    # The public API is read-only; the only writers are the participants' routes (Bearer/Basic, issue 14).
+    from ladder.web.participants_api import router as participants
+
+    writers = {(m, r.path) for r in participants.routes for m in getattr(r, "methods", ())}
+    assert {(m, p) for m, p in paths if m != "GET"} <= writers
+    assert ("POST", "/api/accounts") in paths and ("POST", "/api/bots/{bot_id}/token") in paths
 
 
 def test_api_conforms_to_its_openapi_and_never_fails(fuzzed: tuple[Any, dict[str, list[Any]]]) -> None:

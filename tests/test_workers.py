@@ -9,9 +9,7 @@ charged to a bot (F-08), and no-shows abort the attempt unrated (F-07).
 
 from __future__ import annotations
 
-import asyncio
 import secrets
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -22,53 +20,9 @@ from bots.reference import GreedyBot, RandomBot
 from ladder import bots as ladder_bots
 from ladder import db as ladder_db
 from ladder import ratings, read, tournaments
-from referee.testing import SERVICE_TOKEN, Harness
+from referee.testing import SERVICE_TOKEN, ThreadedReferee
 
 TC = {"base_ms": 0, "increment_ms": 2000, "cap_ms": 2000, "margin_ms": 200}
-
-
-class LiveReferee:
-    """A referee Harness running in its own event loop thread, with bots."""
-
-    def __init__(self, tokens: dict[str, int], bots: dict[str, Any]) -> None:
-        self.tokens, self.bots = tokens, bots
-        self.address = ""
-        self._ready = threading.Event()
-        self._stop: asyncio.Event | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self.error: BaseException | None = None
-
-    def _run(self) -> None:
-        try:
-            asyncio.run(self._main())
-        except BaseException as exc:  # surfaced by start()
-            self.error = exc
-            self._ready.set()
-
-    async def _main(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._stop = asyncio.Event()
-        async with Harness(self.tokens) as h:
-            for token, bot in self.bots.items():
-                h.start_bot(bot, token)
-            for bot_id in {self.tokens[t] for t in self.bots}:
-                await h.wait_sessions(bot_id)
-            self.address = h.address
-            self._ready.set()
-            await self._stop.wait()
-
-    def start(self) -> LiveReferee:
-        self._thread.start()
-        assert self._ready.wait(20), "referee did not start"
-        if self.error:
-            raise self.error
-        return self
-
-    def stop(self) -> None:
-        if self._loop and self._stop:
-            self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(10)
 
 
 @pytest.fixture
@@ -98,7 +52,8 @@ def worker_env(monkeypatch: pytest.MonkeyPatch, database_url: str) -> Iterator[l
     monkeypatch.setenv("PARTERRE_RETRY_DELAY_S", "0")
     monkeypatch.setattr(tasks, "_pool", None)
     queued: list[tuple[int, float]] = []
-    monkeypatch.setattr(tasks.run_match, "apply_async", lambda args, countdown=0, **_: queued.append((args[0], countdown)))
+    monkeypatch.setattr(tasks.run_match, "apply_async",
+                        lambda args, countdown=0, **_: queued.append((args[0], countdown)))
     monkeypatch.setattr(tasks.run_match, "delay", lambda match_id: queued.append((match_id, 0)))
     yield queued
     if tasks._pool is not None:
@@ -107,14 +62,14 @@ def worker_env(monkeypatch: pytest.MonkeyPatch, database_url: str) -> Iterator[l
 
 
 @pytest.fixture
-def live(registered: dict[str, tuple[int, str]], monkeypatch: pytest.MonkeyPatch) -> Iterator[LiveReferee]:
+def live(registered: dict[str, tuple[int, str]], monkeypatch: pytest.MonkeyPatch) -> Iterator[ThreadedReferee]:
     tokens = {token: bot_id for bot_id, token in registered.values()}
     bots = {
         registered["greedy-a"][1]: GreedyBot(seed=1),
         registered["random-b"][1]: RandomBot(seed=2),
         registered["random-c"][1]: RandomBot(seed=3),
     }
-    ref = LiveReferee(tokens, bots).start()
+    ref = ThreadedReferee(tokens, bots=bots).start()
     monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
     yield ref
     ref.stop()
@@ -182,7 +137,7 @@ def test_no_show_aborts_unrated(pool, registered, worker_env, monkeypatch):
     # only greedy-a and random-b connect; random-c never shows up
     tokens = {token: bot_id for bot_id, token in registered.values()}
     bots = {registered["greedy-a"][1]: RandomBot(seed=1), registered["random-b"][1]: RandomBot(seed=2)}
-    ref = LiveReferee(tokens, bots).start()
+    ref = ThreadedReferee(tokens, bots=bots).start()
     try:
         monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
         ids = [registered[n][0] for n in ("greedy-a", "random-c")]

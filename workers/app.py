@@ -47,14 +47,19 @@ app.conf.update(
 
 
 def configure_beat(
-    ladder_period_s: float | None = None, reap_period_s: float | None = None
+    ladder_period_s: float | None = None, reap_period_s: float | None = None,
+    challenge_period_s: float | None = None, tournament_period_s: float | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Install the periodic tasks ``parterre beat`` sends (DESIGN §5) and return the schedule.
 
     * ``parterre.ladder_tick`` every ``PARTERRE_LADDER_PERIOD_S`` (10 s): one
       round of the continuous ladder per period;
     * ``parterre.reap`` every ``PARTERRE_REAP_PERIOD_S`` (15 s): requeue what
-      lost workers left behind.
+      lost workers left behind;
+    * ``parterre.challenge_tick`` every ``PARTERRE_CHALLENGE_PERIOD_S`` (1 s):
+      start challenges whose bots are connected, expire the others in time;
+    * ``parterre.tournament_tick`` every ``PARTERRE_TOURNAMENT_PERIOD_S`` (5 s):
+      close entry windows past their deadline and run those tournaments.
 
     Each message expires after one period: a tick that waited longer in the
     queue is dropped rather than run late (the next one plans anyway). The
@@ -65,10 +70,16 @@ def configure_beat(
     """
     ladder = float(ladder_period_s or os.environ.get("PARTERRE_LADDER_PERIOD_S", "10"))
     reap = float(reap_period_s or os.environ.get("PARTERRE_REAP_PERIOD_S", "15"))
+    challenge = float(challenge_period_s or os.environ.get("PARTERRE_CHALLENGE_PERIOD_S", "1"))
+    tournament = float(tournament_period_s or os.environ.get("PARTERRE_TOURNAMENT_PERIOD_S", "5"))
     schedule = {
         "parterre-ladder-tick": {"task": "parterre.ladder_tick", "schedule": ladder, "kwargs": {"period_s": ladder},
                                  "options": {"expires": ladder}},
         "parterre-reap": {"task": "parterre.reap", "schedule": reap, "options": {"expires": reap}},
+        "parterre-challenge-tick": {"task": "parterre.challenge_tick", "schedule": challenge,
+                                    "options": {"expires": challenge}},
+        "parterre-tournament-tick": {"task": "parterre.tournament_tick", "schedule": tournament,
+                                     "options": {"expires": tournament}},
     }
     app.conf.beat_schedule = schedule
     return schedule

@@ -25,7 +25,9 @@ from typing import Any
 
 from celery.signals import celeryd_init, worker_process_init, worker_ready
 
+from ladder import challenges as ladder_challenges
 from ladder import db as ladder_db
+from ladder import entries as ladder_entries
 from ladder import matches as ladder_matches
 from ladder import tournaments as ladder_tournaments
 from ladder.errors import DatabaseUnavailableError
@@ -145,18 +147,27 @@ def _referee_addresses(cfg: dict[str, Any], seat_bot_ids: list[int]) -> list[str
     return directory.choose_referees(cfg["referees"], referees, seat_bot_ids)
 
 
-@app.task(name="parterre.plan_round_robin")
-def plan_round_robin(tournament_id: int) -> int:
-    """Plan every match of a round-robin tournament (idempotent) and queue them.
+@app.task(name="parterre.plan_tournament")
+def plan_tournament(tournament_id: int) -> int:
+    """Plan every match of a tournament in its format (idempotent) and queue them.
+
+    Round-robin, gauntlet or duplicate (:func:`ladder.tournaments.plan_tournament`).
+    Queuing a match that is already running or finished is harmless (FAULTS F-11).
 
     Returns:
-        The number of matches queued (matches still ``planned``).
+        The number of matches queued (all the tournament's matches).
     """
     pool = get_pool()
-    match_ids = ladder_tournaments.plan_round_robin(pool, tournament_id)
+    match_ids = ladder_tournaments.plan_tournament(pool, tournament_id)
     for match_id in match_ids:
         run_match.delay(match_id)
     return len(match_ids)
+
+
+@app.task(name="parterre.plan_round_robin")
+def plan_round_robin(tournament_id: int) -> int:
+    """The former name of :func:`plan_tournament` (messages already queued under it still work)."""
+    return int(plan_tournament(tournament_id))
 
 
 class _LeaseKeeper:
@@ -400,3 +411,57 @@ def ladder_tick(now: float | None = None, period_s: float | None = None) -> dict
             run_match.delay(match_id)
         out[game_string] = len(ids)
     return out
+
+
+# -- challenges and entry windows (issue 14) ---------------------------------------------------
+
+
+@app.task(name="parterre.challenge_tick")
+def challenge_tick() -> dict[str, int]:
+    """Start the challenges whose bots are all connected, and expire those out of time.
+
+    Sent by ``parterre beat`` every ``PARTERRE_CHALLENGE_PERIOD_S`` (1 s): the
+    web process only writes the challenge (:func:`ladder.challenges.create_challenge`)
+    and queues nothing. "Connected" is the referees' presence in Redis, for
+    the challenge's game (a bot that announced other games only does not count).
+
+    Returns:
+        ``{"started", "expired"}`` counts.
+    """
+    cfg = _settings()
+    referees = directory.read_referees(cfg["redis_url"]) if cfg["redis_url"] else []
+    started, expired = ladder_challenges.dispatch_challenges(
+        get_pool(), lambda game: set(directory.online_bots(referees, game))
+    )
+    for match_id in started:
+        run_match.delay(match_id)
+    if started or expired:
+        log.info("challenges: %d started %s, %d expired %s", len(started), started, len(expired), expired)
+    return {"started": len(started), "expired": len(expired)}
+
+
+@app.task(name="parterre.tournament_tick")
+def tournament_tick() -> dict[str, int]:
+    """Close the entry windows that are past their deadline; plan and queue those tournaments.
+
+    Sent by ``parterre beat`` every ``PARTERRE_TOURNAMENT_PERIOD_S`` (5 s). A
+    tournament with too few entrants is cancelled with the reason stored
+    (:func:`ladder.entries.close_entries`). Closing and planning are
+    idempotent, so two beats, or a redelivered tick, plan one set of matches.
+
+    Returns:
+        ``{"planned", "cancelled", "queued"}`` counts.
+    """
+    pool = get_pool()
+    planned, cancelled = ladder_entries.close_due_entries(pool)
+    queued = 0
+    for tid in planned:
+        try:
+            queued += int(plan_tournament(tid))
+        except DatabaseUnavailableError:
+            raise
+        except Exception as exc:  # one bad tournament must not stop the others; retried next tick
+            log.warning("tournament %s: cannot plan it after its entry window closed: %s", tid, exc)
+    if cancelled:
+        log.info("tournaments %s cancelled at the end of their entry window", cancelled)
+    return {"planned": len(planned), "cancelled": len(cancelled), "queued": queued}

@@ -15,20 +15,21 @@ adapter's log file for this child. Needs only the standard library.
 import json
 import random
 import sys
+from typing import Any
 
 
-def choose(request):
+def choose(request: dict[str, Any]) -> int:
     """Index of the chosen action in ``request["legal_actions"]``."""
     actions = request["legal_actions"]
     if request["game"] == "floriferous":
         takes = [a for a in actions if a["action"].get("kind") == "take"]
         if takes:
             best = max(a["action"].get("stones", 0) for a in takes)
-            return random.choice([a["index"] for a in takes if a["action"].get("stones", 0) == best])
+            return int(random.choice([a["index"] for a in takes if a["action"].get("stones", 0) == best]))
     return random.randrange(len(actions))
 
 
-def main():
+def main() -> None:
     for line in sys.stdin:
         message = json.loads(line)
         kind = message["type"]

@@ -96,14 +96,14 @@ class Evaluator:
             if bounty_met_ix(b, cards):
                 total += pts
         if self.solo:
-            return total + (TEA_POINTS if self.tea_mine else 0)
+            return float(total + (TEA_POINTS if self.tea_mine else 0))
         counts = [part.sculptures, *self.rival_sculptures]
         total += sculpture_points(counts)[0]
         all_stones = [stones, *(p["stones"] for p in self.rivals)]
         rows = [pawn_row, *(p["pawn_row"] for p in self.rivals)]
         if tea_winner(all_stones, rows) == 0:
             total += TEA_POINTS
-        return total
+        return float(total)
 
     def unseen(self, desire: bool) -> list[int]:
         """Cards of the Garden (or Desire) deck that are visible nowhere."""

@@ -217,7 +217,6 @@ class Evaluator:
     # -- one legal action ------------------------------------------------------------------------
     def place_value(self, a: dict[str, Any]) -> float:
         space, coins = a["space"], int(a["coins"])
-        cost = COIN * coins
         w = WORKER_INDEX[a["worker"]]
         unqualified = space in SPACE_TYPE and SPACE_TYPE[space] != w
         penalty = 1.5 if unqualified else 0.0
@@ -288,7 +287,7 @@ class Evaluator:
             return 1.0 - COIN * 5 + (self.torch_cost_back() if calls_off else 0.0)
         if kind == "fire":
             n = a["trentis"] + a["humans"] + a["foxes"]
-            return COIN * layoff_coins((a["trentis"], a["humans"], a["foxes"])) - self.torch_cost(n) - 1.0 * n
+            return float(COIN * layoff_coins((a["trentis"], a["humans"], a["foxes"])) - self.torch_cost(n) - 1.0 * n)
         if kind == "use_favor":
             return self.favor_value(int(a["favor"])) - DISCARD_FAVOR_COST
         return -5.0  # loans in the menu
@@ -318,7 +317,7 @@ def _turn(ev: Evaluator, legal: list[dict[str, Any]]) -> int:
     kinds = [a["kind"] for a in legal]
     if kinds[i] == "pass" and "place" in kinds:
         # Pass only when no placement is worth its Worker.
-        places = [v for v, k in zip(values, kinds) if k == "place"]
+        places = [v for v, k in zip(values, kinds, strict=True) if k == "place"]
         if max(places) > -0.5:
             i = max((j for j, k in enumerate(kinds) if k == "place"), key=lambda j: (values[j], -j))
     return i

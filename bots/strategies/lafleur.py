@@ -147,7 +147,7 @@ class Evaluator:
 
     def payment_cost(self, x: int) -> float:
         """Rough value of the Flower cards a purchase of ``x`` uses up."""
-        owed = sum(max(0, n - a) for n, a in zip(FEATURES[x].counts, self.arts))
+        owed = sum(max(0, n - a) for n, a in zip(FEATURES[x].counts, self.arts, strict=True))
         return 0.4 * owed
 
     def visitor_value(self, card_id: str) -> float:
@@ -209,7 +209,7 @@ class Evaluator:
         if location == "artisan_guild":
             cost = ab.get("hire_cost", 8)
             if len(self.me["artisans"]) < 4 and self.coins >= cost:
-                return 0.9 * (self.rounds_left - 1) - COIN * cost
+                return float(0.9 * (self.rounds_left - 1) - COIN * cost)
             return -1.0
         return self.best_invitation() + bonus
 
@@ -256,7 +256,10 @@ class Evaluator:
             return self.accept_value() if a["accept"] else 0.0
         if kind == "choose":
             prompt = self.obs["prompt"]
-            return 1.0 if "Prestige" in prompt["options"][a["option"]] else 0.8
+            text = prompt["options"][a["option"]]
+            if prompt["kind"] == "order":  # Garden Party order: gains first, conversions ("pay ...") last
+                return 0.5 if "pay " in text else 1.0 - a["option"] * 0.01
+            return 1.0 if "Prestige" in text else 0.8
         if kind == "choose_character":
             return -CHARACTERS[INDEX[a["card"]][1]].index * 0.001
         if kind == "keep_artisans":

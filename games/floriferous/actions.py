@@ -286,7 +286,8 @@ def _build_take() -> list[TakeCard | None]:
 
 TAKE_TABLE = _build_take()
 """Interned TakeCard by ``(row * TAKE_STRIDE + card_index + 1) * 2 + stones`` (stones 0 or 1)."""
-_OTHER: dict[tuple[object, ...], Action] = {}
+_TAKES: dict[tuple[int, int, int], TakeCard] = {}
+_SCATTERS: dict[tuple[int, int], ScatterStones] = {}
 
 
 def take(row: int, card_index: int, stones: int) -> TakeCard:
@@ -295,20 +296,20 @@ def take(row: int, card_index: int, stones: int) -> TakeCard:
         a = TAKE_TABLE[(row * TAKE_STRIDE + card_index + 1) * 2 + stones]
         assert a is not None
         return a
-    key = ("take", row, card_index, stones)
-    got = _OTHER.get(key)
+    key = (row, card_index, stones)
+    got = _TAKES.get(key)
     if got is None:
-        got = _OTHER[key] = TakeCard(row, CARD_IDS[card_index] if card_index >= 0 else "", stones)
-    return got  # type: ignore[return-value]
+        got = _TAKES[key] = TakeCard(row, CARD_IDS[card_index] if card_index >= 0 else "", stones)
+    return got
 
 
 def scatter(row: int, stones: int) -> ScatterStones:
     """Interned :class:`ScatterStones`."""
-    key = ("scatter", row, stones)
-    got = _OTHER.get(key)
+    key = (row, stones)
+    got = _SCATTERS.get(key)
     if got is None:
-        got = _OTHER[key] = ScatterStones(row, stones)
-    return got  # type: ignore[return-value]
+        got = _SCATTERS[key] = ScatterStones(row, stones)
+    return got
 
 
 MOVE_EMPTY: tuple[MoveToEmpty | None, ...] = (None,) + tuple(MoveToEmpty(r) for r in range(1, 6))

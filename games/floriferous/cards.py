@@ -224,7 +224,7 @@ def _load(path: Path) -> tuple[list[Card], list[Bounty], list[CrowAction]]:
             req = tuple(rec["requirements"])
             if len(req) != 3 or any(r not in FLOWERS and r not in BUGS for r in req):
                 raise CardDataError(f"{rec['id']}: bad requirements")
-            bounties.append(Bounty(rec["id"], len(bounties), req, tuple(rec["points"]), prov))  # type: ignore[arg-type]
+            bounties.append(Bounty(rec["id"], len(bounties), req, tuple(rec["points"]), prov))
         else:
             crows.append(
                 CrowAction(rec["id"], len(crows), CrowRow(rec["row"]), rec["replacement"], int(rec["stones"]), prov)

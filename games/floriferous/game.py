@@ -79,16 +79,6 @@ class FloriferousGame(Game):
             )
         self.layout = layout_for(players, self.options["extended"])
 
-    @property
-    def num_players(self) -> int:
-        """Seats: the ``players`` option."""
-        return int(self.options["players"])
-
-    @property
-    def solo(self) -> bool:
-        """True for the solo mode (one seat and the crow)."""
-        return self.num_players == 1
-
     def new_initial_state(self) -> FloriferousState:
         """The state before the first chance action (the first Bounty card)."""
         return FloriferousState(self)

@@ -8,7 +8,8 @@ Used by the engine (:mod:`games.floriferous.state`) and by the greedy bot
 
 * functions taking card **ids** (``"F28"``, ``"A3"``, ``"D16"``), for bots,
   tests and tools: :func:`score_collection`, :func:`arrangement_points`,
-  :func:`desire_points`, :func:`bounty_met`, :func:`final_breakdowns`;
+  :func:`desire_points`, :func:`bounty_met`, :func:`bounty_points`,
+  :func:`final_breakdowns`;
 * the same on card **indexes** (suffix ``_ix``), for the engine's hot path.
 
 Only Flower cards count toward Arrangements, Desires and Bounties; an
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.floriferous.cards import (
+    BOUNTIES,
     BOUNTY_INDEX,
     BOUNTY_MATCH,
     BUG_OF,
@@ -272,6 +274,11 @@ def mood(score: int, extended: bool) -> str:
     return MOOD_NAMES[level]
 
 
+def bounty_column_points_ix(bounty: int, column: int) -> int:
+    """Points of a Flower Token in column ``column`` (0 = day 1) of Bounty card index ``bounty``."""
+    return BOUNTIES[bounty].points[column]
+
+
 def final_breakdowns_ix(
     collections: Sequence[Sequence[int]],
     stones: Sequence[int],
@@ -331,6 +338,25 @@ def bounty_met(bounty_id: str, card_ids: Iterable[str]) -> bool:
         KeyError: unknown bounty or card id.
     """
     return bounty_met_ix(BOUNTY_INDEX[bounty_id], _ix(card_ids))
+
+
+def bounty_points(tokens: Iterable[tuple[str, int]]) -> int:
+    """Points of a seat's Flower Tokens on Bounty cards (Rulebook: "Completing Bounty Cards").
+
+    Args:
+        tokens: ``(bounty id, day)`` per token, ``day`` 1..3: the column the
+            token went in (the day the Bounty was completed).
+
+    Raises:
+        KeyError: unknown bounty id.
+        IndexError: a day outside 1..3.
+    """
+    total = 0
+    for bounty_id, day in tokens:
+        if not 1 <= day <= 3:
+            raise IndexError(f"day {day} is not 1..3")
+        total += bounty_column_points_ix(BOUNTY_INDEX[bounty_id], day - 1)
+    return total
 
 
 def final_breakdowns(

@@ -19,7 +19,8 @@ from games.api import CHANCE, Action, GameError
 from games.floriferous import actions as A
 from games.floriferous.cards import CARD_IDS, CARD_INDEX
 from games.floriferous.game import FloriferousGame
-from games.floriferous.state import P_CROW_DEAL, P_DEAL, P_TEA, FloriferousState
+from games.floriferous.phases import P_CROW_DEAL, P_DEAL, P_TEA
+from games.floriferous.state import FloriferousState
 from games.registry import load_game
 
 

@@ -24,10 +24,11 @@ a deal is uniform over what remains.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from games.api import CHANCE, TERMINAL, Action, Outcome, State, ranks_from_keys
+from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State, ranks_from_keys
 from games.floriferous import actions as A
 from games.floriferous.cards import (
     BOUNTIES,
@@ -44,31 +45,34 @@ from games.floriferous.cards import (
     SOLO_GARDEN_CARDS,
     CrowRow,
 )
+from games.floriferous.layout import layout_for
+from games.floriferous.observation import build_observation
+from games.floriferous.phases import (
+    DAYS,
+    P_BOUNTY,
+    P_CROW,
+    P_CROW_DEAL,
+    P_DEAL,
+    P_DISCARD,
+    P_OVER,
+    P_PAY,
+    P_START,
+    P_TEA,
+    P_TURN,
+    PHASE_NAMES,
+)
 from games.floriferous.scoring import (
+    bounty_column_points_ix,
     bounty_met_ix,
     breakdowns_json,
     final_breakdowns_ix,
     mood,
     tea_winner,
 )
-
-if TYPE_CHECKING:
-    from games.floriferous.game import FloriferousGame
+from games.floriferous.termination import FloriferousTermination
 
 TOTAL_STONES = 24
 """Stones in the box (Rulebook: "Contents")."""
-FLOWER_TOKENS = 3
-"""Flower Tokens per player (Rulebook: "Game Setup", step 6)."""
-DAYS = 3
-"""Days per game (Rulebook: "Gameplay")."""
-
-# Phases.
-P_BOUNTY, P_START, P_DEAL, P_TURN, P_TEA, P_CROW, P_CROW_DEAL, P_PAY, P_DISCARD, P_OVER = range(10)
-PHASE_NAMES: tuple[str, ...] = (
-    "setup_bounties", "setup_start_player", "deal", "turn", "tea", "crow", "crow_deal",
-    "pay_crow", "discard", "game_over",
-)
-"""Observation names of the phases, by phase number."""
 
 _EMPTY = -1
 _CHANCE_PHASES = frozenset((P_BOUNTY, P_START, P_DEAL, P_CROW, P_CROW_DEAL))
@@ -81,11 +85,9 @@ class FloriferousState(State):
     public method :meth:`resample_hidden` serves the conformance tests.
     """
 
-    game: FloriferousGame
-
-    def __init__(self, game: FloriferousGame) -> None:
+    def __init__(self, game: Game) -> None:
         super().__init__(game)
-        lay = game.layout
+        lay = layout_for(game.num_players, bool(game.options["extended"]))  # the FloriferousGame's layout
         n = game.num_players
         self._n = n
         self._solo = n == 1
@@ -191,40 +193,39 @@ class FloriferousState(State):
         return self._chance_table()[seq[rng.randrange(len(seq))]]
 
     def _is_legal(self, action: Action) -> bool:
-        t = type(action)
         if self._cur == CHANCE:
             ph = self._phase
-            if t is A.DealCard:
+            if type(action) is A.DealCard:
                 if ph == P_DEAL:
                     cell = self._queue[self._qi]
                 elif ph == P_CROW_DEAL:
                     cell = self._crow_target
                 else:
                     return False
-                x = CARD_INDEX.get(action.card)  # type: ignore[attr-defined]
+                x = CARD_INDEX.get(action.card)
                 if x is None or not self._indeck[x]:
                     return False
                 return (x >= FIRST_DESIRE) == (cell >= self._desire_start)
-            if t is A.RevealBounty:
-                b = BOUNTY_INDEX.get(action.bounty)  # type: ignore[attr-defined]
+            if type(action) is A.RevealBounty:
+                b = BOUNTY_INDEX.get(action.bounty)
                 return ph == P_BOUNTY and b is not None and b in self._bpool
-            if t is A.ChooseStartPlayer:
-                s = action.seat  # type: ignore[attr-defined]
+            if type(action) is A.ChooseStartPlayer:
+                s = action.seat
                 return ph == P_START and 0 <= s < self._n
-            if t is A.RevealCrow:
-                c = CROW_INDEX.get(action.crow)  # type: ignore[attr-defined]
+            if type(action) is A.RevealCrow:
+                c = CROW_INDEX.get(action.crow)
                 return ph == P_CROW and c is not None and c in (self._crow_deck or self._crow_disc)
             return False
-        if t is A.TakeCard and self._phase == P_TURN:
+        if type(action) is A.TakeCard and self._phase == P_TURN:
             # Fast path: the named space holds exactly the card (or a face-down card) and Stones named.
-            ri = self._row_index[action.row]  # type: ignore[attr-defined]
+            ri = self._row_index[action.row]
             if ri < 0:
                 return False
             cell = ri * self._ncols + self._round
             x = self._card[cell]
-            if x < 0 or action.stones != self._st[cell]:  # type: ignore[attr-defined]
+            if x < 0 or action.stones != self._st[cell]:
                 return False
-            return action.card == ("" if self._fd[cell] else CARD_IDS[x])  # type: ignore[attr-defined]
+            return action.card == ("" if self._fd[cell] else CARD_IDS[x])
         cache = self._legal_cache
         if cache is None:
             cache = self._legal_actions()
@@ -244,7 +245,8 @@ class FloriferousState(State):
                 if x >= 0:
                     k = st[cell]
                     if k < 2:
-                        out.append(table[(base + (0 if fd[cell] else x + 1)) * 2 + k])
+                        # TAKE_TABLE holds a TakeCard at every index of rows 1..5 (row 0 is None)
+                        out.append(table[(base + (0 if fd[cell] else x + 1)) * 2 + k])  # type: ignore[arg-type]
                     else:
                         out.append(A.take(base // _TAKE_STRIDE, -1 if fd[cell] else x, k))
                 elif st[cell]:
@@ -252,7 +254,7 @@ class FloriferousState(State):
             if not out:
                 rows = self._lay.rows
                 taken = {self._prow[s] for s in range(self._n) if self._pcol[s] == c}
-                out = [A.MOVE_EMPTY[rows[ri]] for ri in range(self._nrows) if ri not in taken]  # type: ignore[misc]
+                out = [A.MOVE_EMPTY[rows[ri]] for ri in range(self._nrows) if ri not in taken]  # type: ignore[misc]  # rows are 1..5: never MOVE_EMPTY[0] (None)
             return out
         if ph == P_TEA:
             return [A.KEEP, A.TOSS]
@@ -266,8 +268,6 @@ class FloriferousState(State):
         _DISPATCH[type(action)](self, action)
 
     def _view(self, seat: int | None) -> dict[str, Any]:
-        from games.floriferous.observation import build_observation
-
         return build_observation(self, seat)
 
     def _outcome(self) -> Outcome:
@@ -546,7 +546,7 @@ class FloriferousState(State):
         for pos, b in enumerate(self._bounties):
             for d, seats in enumerate(self._bcols[pos]):
                 for s in seats:
-                    pts[s] += BOUNTIES[b].points[d]
+                    pts[s] += bounty_column_points_ix(b, d)
         return pts
 
     def _score(self) -> Outcome:
@@ -565,12 +565,12 @@ class FloriferousState(State):
             details["mood"] = mood(scores[0], extended)
             details["mood_chart"] = "extended" if extended else "standard"
             details["tea_tossed"] = self._tea_tossed
-            return Outcome(scores, (1,), "third day complete", (), details)
+            return Outcome(scores, (1,), FloriferousTermination.THIRD_DAY_COMPLETE, (), details)
         # Tie-break: the player closest to the top position at the end of the third day.
         ranks = ranks_from_keys([(scores[s], -self._prow[s]) for s in range(self._n)])
         tied = len(set(scores)) < len(scores)
         tie_breaks = ("pawn closest to the top at the end of day 3",) if tied else ()
-        return Outcome(scores, ranks, "third day complete", tie_breaks, details)
+        return Outcome(scores, ranks, FloriferousTermination.THIRD_DAY_COMPLETE, tie_breaks, details)
 
     # -- state as data ------------------------------------------------------------------------
     def _full_state(self) -> dict[str, Any]:
@@ -640,7 +640,7 @@ class FloriferousState(State):
                 continue
             x = pool.pop(rng.randrange(len(pool)))
             history[self._dealt_at[cell]] = A.DEAL[x]
-        twin = self.game.new_initial_state()
+        twin = FloriferousState(self.game)
         for a in history:
             twin.apply_action(a)
         return twin
@@ -655,7 +655,7 @@ _LIST_FIELDS = (
     "_stones", "_prow", "_pcol", "_order", "_queue", "_crow_deck", "_crow_disc",
 )
 
-_DISPATCH = {
+_DISPATCH: dict[type[Action], Callable[[FloriferousState, Any], None]] = {
     A.RevealBounty: FloriferousState._do_reveal_bounty,
     A.ChooseStartPlayer: FloriferousState._do_start,
     A.DealCard: FloriferousState._do_deal,

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from games.flowar.cards import FAVORS, HIRE_COINS, MAX_LOANS, PAYOFF_COINS, WORKERS_PER_GUILD
+from games.flowar.cards import FAVORS, GUILDS, HIRE_COINS, MAX_LOANS, PAYOFF_COINS, WORKERS_PER_GUILD
 
 if TYPE_CHECKING:
     from games.flowar.state_protocol import FlowarStateProtocol
@@ -82,7 +82,8 @@ def _use_second(st: FlowarStateProtocol, seat: int) -> None:
 
 
 def _no_wither(st: FlowarStateProtocol, seat: int) -> bool:
-    return bool(st._fresh[seat]) and not st._nowither[seat]
+    # Decision 14: the whole withering step is skipped, so wilting flowers alone make it useful.
+    return bool(st._fresh[seat] or st._wilt[seat]) and not st._nowither[seat]
 
 
 def _use_no_wither(st: FlowarStateProtocol, seat: int) -> None:
@@ -192,6 +193,46 @@ TIMING: tuple[str, ...] = tuple(f.timing for f in FAVORS)
 """``TIMING[favor - 1]``."""
 
 assert WORKERS_PER_GUILD == 5 and HIRE_COINS == 5 and PAYOFF_COINS == 8  # printed values the effects assume
+
+
+def keeps_placement(st: FlowarStateProtocol, seat: int, favor: int) -> bool:
+    """Whether using menu Favor ``favor`` before the placement leaves a placement possible.
+
+    Rulebook: "Place a Worker (this is mandatory)"; Favors 13 and 14: "You still have to
+    place a Worker this turn (this action is mandatory)". Decision 13 (docs/rules/flowar.md):
+    a Favor used before the placement must not be the prelude of a pass, so it is offered
+    only if a Worker can still be placed after it (Favors 2, 10 and 11 only change the
+    passing steps and are always offered).
+    """
+    if favor in KEEPS_PASS:
+        return True
+    eff = FAVORS[favor - 1].effect
+    if eff == "free_placement":
+        return st._placeable(seat, mods=2)
+    if eff == "any_worker":
+        return st._placeable(seat, mods=512)
+    if eff == "cheap_payoff":
+        return st._placeable(seat, mods=128)
+    if eff == "free_hire":
+        area = st._strike_area
+        return st._placeable(seat) or any(
+            area[t] and st._placeable(seat, 0, ((1, 0, 0), (0, 1, 0), (0, 0, 1))[t]) for t in range(3))
+    if eff in ("own_guild_action", "fellowship_action"):
+        guild = GUILDS[(st._guild[seat] if eff == "own_guild_action" else st._fellowship) - 1]
+        coins = guild.amount if guild.action == "coins" else 1 if guild.action.startswith("take_") else 0
+        flower = guild.action == "take_flower" and any(x >= 0 for x in st._market)
+        return st._placeable(seat, coins, flower=flower)
+    if eff == "coins_per_torch":
+        return st._placeable(seat, FAVORS[14].params["coins_per_torch"] * st._torches[seat])
+    if eff == "big_loan":
+        return st._placeable(seat, FAVORS[15].params["coins"])
+    if eff == "mp_for_coins":
+        return st._placeable(seat, FAVORS[19].params["coins_per_mp"] * min(FAVORS[19].params["max_mp"], st._mp[seat]))
+    if eff == "swap_worker":
+        w, a = st._workers[seat], st._strike_area
+        return any(st._placeable(seat, 0, tuple(-1 if i == g else 1 if i == t else 0 for i in range(3)))  # type: ignore[arg-type]
+                   for g in range(3) for t in range(3) if g != t and w[g] and a[t])
+    return st._placeable(seat)
 
 
 def can_use(state: FlowarStateProtocol, seat: int, favor: int) -> bool:

@@ -62,16 +62,6 @@ class FlowarGame(Game):
     )
     """Game strings of every variant the conformance tests and golden files cover."""
 
-    @property
-    def num_players(self) -> int:
-        """Seats: the ``players`` option (1 in solo; Taxus is part of the rules)."""
-        return int(self.options["players"])
-
-    @property
-    def solo(self) -> bool:
-        """True for the solo mode against Taxus."""
-        return self.num_players == 1
-
     def new_initial_state(self) -> FlowarState:
         """The state before the first chance action (the first Kingdom Favor)."""
         return FlowarState(self)

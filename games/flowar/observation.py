@@ -43,7 +43,8 @@ message ``parterre.v1.FlowarObservation`` (``proto/parterre/v1/flowar.proto``)::
                    "delivered": [0, 0, 0], "board_used": ["guild"], "hired": false,
                    "no_wither": false, "passed": false}, ...],
       "context": {...},                # the decision in progress, see _context
-      "taxus": {...}                   # solo: Taxus's public area (zeros otherwise)
+      "taxus": {...},                  # solo: Taxus's public area (zeros otherwise)
+      "torch_supply": 20               # Torches of Discontent left in the Main Supply
     }
 """
 
@@ -210,6 +211,7 @@ def build_observation(st: FlowarStateProtocol, seat: int | None) -> dict[str, An
         "players": [_player(st, s, seat) for s in range(st._n)],
         "context": _context(st),
         "taxus": _taxus(st),
+        "torch_supply": st._torch_supply(),
     }
 
 

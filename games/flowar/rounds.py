@@ -15,6 +15,7 @@ from games.flowar.cards import (
     EXCHANGE_MAX_MP,
     LAYOFF_TABLE,
     LAYOFF_TABLE_FAVOR2,
+    TORCH_COUNT,
     exchange_rate,
     layoff_coins,
 )
@@ -108,7 +109,19 @@ class RoundsMixin:
         self._loans[seat] += 1
         self._loans_taken[seat] += 1
         self._coins[seat] += coins
-        self._torches[seat] += 1
+        self._torches[seat] += self._torches_from_supply(1)
+
+    def _torch_supply(self: FlowarStateProtocol) -> int:
+        """Torches of Discontent left in the Main Supply (Components: "20 Torches of Discontent")."""
+        return TORCH_COUNT - sum(self._torches) - self._tx_torches
+
+    def _torches_from_supply(self: FlowarStateProtocol, wanted: int) -> int:
+        """How many of ``wanted`` Torches can be taken now: at most what the supply holds.
+
+        Decision (docs/rules/flowar.md, "Supplies"): the 20 Torches are a limit;
+        a Torch to take from an empty supply is not taken, the action still happens.
+        """
+        return min(wanted, self._torch_supply())
 
     def _lay_off(self: FlowarStateProtocol, seat: int, counts: list[int] | tuple[int, int, int]) -> None:
         """Fire Workers to the Strike Area (Rulebook: "Firing Workers"); strikes are checked next."""
@@ -117,7 +130,7 @@ class RoundsMixin:
         self._coins[seat] += layoff_coins(counts, table)
         total = sum(counts)
         if not mods & (1 << 11):
-            self._torches[seat] += total
+            self._torches[seat] += self._torches_from_supply(total)
         self._fired[seat] += total
         w = self._workers[seat]
         for t in range(3):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from games.api import Outcome, ranks_from_keys
 from games.flowar.cards import FLOWER_BASKETS, NO_TORCH_BONUS, UNPAID_LOAN_MP, torch_penalty
+from games.flowar.termination import FlowarTermination
 
 if TYPE_CHECKING:
     from games.flowar.state_protocol import FlowarStateProtocol
@@ -32,7 +33,7 @@ ACHIEVEMENTS: tuple[str, ...] = (
     "four_contracts_at_once",
 )
 """The ten Achievements, in the rulebook's order (Rulebook: "Achievements")."""
-REASON = "round 4 complete"
+REASON = FlowarTermination.ROUND_4_COMPLETE
 
 
 @dataclass(frozen=True, slots=True)

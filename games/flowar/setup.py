@@ -73,6 +73,7 @@ class SetupMixin:
                 # Rulebook: "Game Setup", step 5: discard a repeated one and draw again.
                 self._aside.append(market[slot])
                 market[slot] = -1
+                self._flowers_left()  # rebuild an empty deck from the discard pile
                 self._agenda.append(("market", True))
                 self._ct = slot
                 return self._wait(C_FLOWER, CHANCE)
@@ -90,7 +91,9 @@ class SetupMixin:
             if x >= 0:
                 counts[FLOWER_COLOUR[x]] += 1
         missing = {c for c in range(5) if counts[c] == 0}
-        if not missing or not any(FLOWER_COLOUR[x] in missing for x in self._fdeck):
+        # "draw Cards until all 5 different flowers are present"; an empty deck is rebuilt
+        # from the discard pile ("If at any time the Flower Deck runs out..."), so both count.
+        if not missing or not any(FLOWER_COLOUR[x] in missing for pile in (self._fdeck, self._fdisc) for x in pile):
             return -1
         top = max(counts)
         # Decision (docs/rules/flowar.md): discard a card of the most repeated colour, last slot first.
@@ -165,7 +168,10 @@ class SetupMixin:
         for pos, s in enumerate(self._track):
             self._coins[s] = STARTING_COINS[pos]
         if self._solo:
+            # Rulebook: solo "Setup": "Set up the game as in a two-player game"; Taxus holds the
+            # second marker, so he starts with the second seat's Coins (decision 29).
             self._track.append(self._tx)
+            self._tx_coins = STARTING_COINS[1]
 
     # -- rounds (Rulebook: "Round Setup") --------------------------------------------------
     def _t_round(self: FlowarStateProtocol) -> bool:

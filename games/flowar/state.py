@@ -331,7 +331,8 @@ _LEGAL: dict[int, Callable[[FlowarState], list[Action]]] = {
     D_BASKET: lambda st: st._basket_actions(st._cur),
     D_SELL: lambda st: st._sell_actions(st._cur),
     D_EXCH: lambda st: [A.make(A.ExchangeMP, m) for m in range(st._exchange_max(st._cur) + 1)],
-    D_SPEND: lambda st: [A.make(A.SpendMP, m) for m in range(1, min(3, st._mp[st._cur]) + 1)],
+    D_SPEND: lambda st: [A.make(A.SpendMP, m) for m in range(1, min(3, st._mp[st._cur]) + 1)
+                         if st._placeable(st._cur, 3 * m)],
     D_SWAP: lambda st: st._swap_actions(st._cur),
 }
 

@@ -125,9 +125,9 @@ class TaxusMixin:
         elif kind == "loan":
             self._tx_loans += 1
             self._tx_coins += LOAN_COINS
-            self._tx_torches += 1
+            self._tx_torches += self._torches_from_supply(1)
         else:  # torches
-            self._tx_torches += card.torches
+            self._tx_torches += self._torches_from_supply(card.torches)
 
     def _taxus_workers(self: FlowarStateProtocol, workers: tuple[int, int, int], space: str) -> None:
         """Take the card's Workers from the bag (else the Strike Area) onto its space."""

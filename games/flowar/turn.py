@@ -18,7 +18,7 @@ class's fields.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from games.api import Action
 from games.flowar import actions as A
@@ -33,12 +33,15 @@ from games.flowar.cards import (
     GUILDS,
     HIRE_COINS,
     HUMAN,
+    LAYOFF_TABLE,
+    LAYOFF_TABLE_FAVOR2,
     LOAN_COINS,
     MAX_LOANS,
     PAYOFF_COINS,
     TRENTI,
     WORKER_INDEX,
     WORKERS,
+    layoff_coins,
 )
 from games.flowar.phases import D_DISCARD, D_LINE, D_PICK, D_SELL, D_SPEND, D_STRIKE, D_SWAP, D_TURN, LOOPS
 
@@ -73,6 +76,7 @@ def _place(sp: int, t: int, coins: int) -> A.Place:
         return _PLACE[sp][t][coins]
     return A.make(A.Place, A.SPACES[sp], WORKERS[t], coins)
 _HIRE = tuple(A.make(A.Hire, w) for w in WORKERS)
+_ONE: tuple[tuple[int, int, int], ...] = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
 _FIRES: dict[tuple[int, int, int, bool], list[A.Fire]] = {}
 
 
@@ -128,24 +132,67 @@ class TurnMixin:
         out: list[Action] = []
         placed = self._t_placed
         places = self._placements(seat) if placed == 0 or (self._t_extra and placed == 1) else []
-        if not self._t_acted or (placed == 0 and not places):
-            out.append(A.PASS)
         out.extend(places)
         w = self._workers[seat]
         if not self._t_fired and not self._t_hired and (w[0] or w[1] or w[2]):
-            out.extend(_fires(w[0], w[1], w[2], placed == 0))
+            fires = _fires(w[0], w[1], w[2], placed == 0)
+            if placed == 0:  # the placement stays possible (decision 13)
+                table = LAYOFF_TABLE_FAVOR2 if self._t_mods & 4 else LAYOFF_TABLE
+                fires = [a for a in fires if self._placeable(
+                    seat, layoff_coins((a.trentis, a.humans, a.foxes), table), (-a.trentis, -a.humans, -a.foxes))]
+            out.extend(fires)
         if not self._hired[seat] and not self._t_fired:
             cost = 0 if self._t_mods & 32 else HIRE_COINS
             if self._coins[seat] >= cost:
                 area = self._strike_area
-                out.extend(_HIRE[t] for t in range(3) if area[t])
+                out.extend(_HIRE[t] for t in range(3) if area[t] and self._placeable(seat, -cost, _ONE[t]))
+        # Pass: at the beginning of the turn, or when unable to place (decisions 7 and 13); after
+        # Favor 5 (free hire) the hire that makes a placement possible is not skipped.
+        if not self._t_acted or (placed == 0 and not places and not (
+                self._t_mods & 32 and any(isinstance(a, A.Hire) for a in out))):
+            out.insert(0, A.PASS)
         if self._loans[seat] < MAX_LOANS:
             out.append(A.TAKE_LOAN)
         if not self._t_favor:
-            out.extend(self._favor_actions(seat, F.MENU_TIMINGS))
+            favors = self._favor_actions(seat, F.MENU_TIMINGS)
+            if placed == 0:
+                favors = [a for a in favors if F.keeps_placement(self, seat, cast(A.UseFavor, a).favor)]
+            out.extend(favors)
         if placed:
             out.append(A.END_TURN)
         return out
+
+    def _placeable(self: FlowarStateProtocol, seat: int, coins: int = 0, workers: tuple[int, int, int] = (0, 0, 0),
+                   mods: int = 0, flower: bool = False) -> bool:
+        """Whether ``seat`` could place a Worker after gaining ``coins`` and ``workers`` (negative: losing),
+        with the modifier bits ``mods`` and, if ``flower``, one more fresh flower.
+
+        Rulebook: "Place a Worker (this is mandatory)"; Favors 13 and 14: "You still have to place
+        a Worker this turn". Before the placement, an action is only offered if the placement stays
+        possible after it (decision 13). True once a Worker is placed.
+        """
+        if self._t_placed:
+            return True
+        w = self._workers[seat]
+        left = w[0] + w[1] + w[2] + workers[0] + workers[1] + workers[2]
+        if left <= 0:
+            return False
+        if not self._board[seat] & 8 and self._guild[seat]:
+            return True  # the Guild space is free and takes any Worker
+        saved = (self._coins[seat], w[:], self._t_mods)
+        self._coins[seat] += coins
+        for t in range(3):
+            w[t] += workers[t]
+        self._t_mods |= mods
+        if flower:
+            self._fresh[seat].append(-1)
+        try:
+            return bool(self._placements(seat))
+        finally:
+            if flower:
+                self._fresh[seat].pop()
+            self._coins[seat], self._t_mods = saved[0], saved[2]
+            w[:] = saved[1]
 
     def _place_cost(self: FlowarStateProtocol, seat: int, sp: int) -> int:
         """Coins to place on space ``sp`` now (Rulebook: "Placing a Worker"; Market adds the flower price)."""
@@ -444,7 +491,8 @@ class TurnMixin:
     def _swap_actions(self: FlowarStateProtocol, seat: int) -> list[Action]:
         w, area = self._workers[seat], self._strike_area
         return [A.make(A.SwapWorker, WORKERS[g], WORKERS[t])
-                for g in range(3) for t in range(3) if g != t and w[g] and area[t]]
+                for g in range(3) for t in range(3) if g != t and w[g] and area[t]
+                and self._placeable(seat, 0, tuple(-1 if i == g else 1 if i == t else 0 for i in range(3)))]  # type: ignore[arg-type]
 
     def _do_swap(self: FlowarStateProtocol, a: A.SwapWorker) -> None:
         seat = self._cur

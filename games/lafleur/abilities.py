@@ -99,7 +99,7 @@ def quantity(s: Board, p: int, q: str) -> int:
     """
     name, arg = _parse(q)
     if name == "allure":
-        return s._allure[p][arg]
+        return s._allure[p][int(arg)]
     if name == "hand":
         return len(s._hand[p])
     if name == "coins":
@@ -107,7 +107,7 @@ def quantity(s: Board, p: int, q: str) -> int:
     if name == "prestige":
         return s._prestige[p]
     if name == "feature_allure":
-        return s._fallure[p][arg]
+        return s._fallure[p][int(arg)]
     if name == "min_allure":
         return min(s._allure[p])
     if name == "total_allure":
@@ -177,9 +177,9 @@ def _times(s: Board, p: int, effect: Mapping[str, Any]) -> int:
     per = effect.get("per")
     if per is None:
         return 1
-    m = quantity(s, p, per["q"]) // per["every"]
+    m = quantity(s, p, per["q"]) // int(per["every"])
     cap = per.get("max")
-    return min(m, cap) if cap is not None else m
+    return min(m, int(cap)) if cap is not None else m
 
 
 def _gain_tuple(gain: Mapping[str, int], m: int = 1) -> tuple[int, int, int]:
@@ -213,6 +213,33 @@ def steps(s: Board, p: int, effect: Mapping[str, Any], source: str = "") -> list
     if "extra_visitors" in effect:
         return [("extra_visitors", effect["extra_visitors"])]
     return []  # static effects (modify, romance_threshold) act where they are read
+
+
+_CHANGING = frozenset({"coins", "hand", "prestige"})
+"""Quantities that resolving a Garden Party's effects can change."""
+
+
+def is_static(effect: Mapping[str, Any]) -> bool:
+    """True for an effect with nothing to resolve (a lowered romance threshold)."""
+    return set(effect) <= {"romance_threshold"}
+
+
+def order_free(effect: Mapping[str, Any], condition: Mapping[str, Any] | None) -> bool:
+    """True when the effect gives the same whenever it is resolved among a player's Garden Party
+    effects: a plain gain whose amount and condition read none of Coins, hand, Prestige.
+
+    Such gains commute with each other (their order changes nothing), so a
+    Garden Party of only such items needs no order decision.
+    """
+    if set(effect) - {"gain", "per"}:
+        return False
+    per = effect.get("per")
+    if per and _parse(per["q"])[0] in _CHANGING:
+        return False
+    if condition is None:
+        return True
+    qs = [condition.get("q")] + [condition.get(k) for k in ("most", "least", "most_strict")]
+    return not any(q and _parse(q)[0] in _CHANGING for q in qs)
 
 
 def gain_of(effect: Mapping[str, Any]) -> tuple[int, int, int]:
@@ -302,7 +329,8 @@ def effect_text(effect: Mapping[str, Any]) -> str:
         text = f"gain {_gain_text(effect['gain'])}"
         per = effect.get("per")
         if per:
-            text += f" for every {per['every']} {_qtext(per['q'])}" if per["every"] > 1 else f" per {_qtext(per['q'])[:-1]}"
+            every = per["every"]
+            text += f" for every {every} {_qtext(per['q'])}" if every > 1 else f" per {_qtext(per['q'])[:-1]}"
             if per.get("max") is not None:
                 text += f" (max {per['max']})"
         return text
@@ -347,8 +375,10 @@ def render_visitor(effect: Mapping[str, Any], visits: str | None) -> str:
     text = effect_text(effect)
     if visits:
         who = {
-            "least_prestige": "the player with the least Prestige", "most_features": "the player with the most Garden Features",
-            "most_artisans": "the player with the most Artisans", "most_total_allure": "the player with the most total Allure",
+            "least_prestige": "the player with the least Prestige",
+            "most_features": "the player with the most Garden Features",
+            "most_artisans": "the player with the most Artisans",
+            "most_total_allure": "the player with the most total Allure",
             "most_hand": "the player with the most Flower cards in hand",
         }[visits]
         return f"Visits {who}; {text}."

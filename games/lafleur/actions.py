@@ -425,7 +425,7 @@ class Choose(Action):
     option: int
 
     def __post_init__(self) -> None:
-        _int("option", self.option, 0, 9)
+        _int("option", self.option, 0, 31)
 
     def label(self) -> str:
         return f"option {self.option + 1}"

@@ -229,7 +229,7 @@ def _layout(allure: list[str]) -> tuple[int, tuple[int, ...]]:
     if len(idx) == 2 and idx[0] == idx[1]:
         return 5 + idx[0], (idx[0], idx[0])
     if len(idx) == 2:
-        return 10 + PAIRS.index(tuple(sorted(idx))), tuple(idx)  # type: ignore[arg-type]
+        return 10 + PAIRS.index(tuple(sorted(idx))), tuple(idx)
     raise CardDataError(f"bad flower allure {allure!r}")
 
 

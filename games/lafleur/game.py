@@ -72,16 +72,6 @@ class LaFleurGame(Game):
                 f"it needs players=1, not players={self.options['players']}"
             )
 
-    @property
-    def num_players(self) -> int:
-        """Seats: the ``players`` option."""
-        return int(self.options["players"])
-
-    @property
-    def solo(self) -> bool:
-        """True for the solo mode (one seat and the opponent automaton)."""
-        return self.num_players == 1
-
     def new_initial_state(self) -> LaFleurState:
         """The state before the first chance action (First Player, or in solo the opponent's Character)."""
         return LaFleurState(self)

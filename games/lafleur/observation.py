@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from games.lafleur.abilities import effect_text
+from games.lafleur.abilities import effect_text, render
 from games.lafleur.cards import (
     ALLURE,
     ARTISANS,
@@ -66,11 +66,20 @@ if TYPE_CHECKING:
 
 
 def _allure(values: list[int] | tuple[int, ...]) -> dict[str, int]:
-    return dict(zip(ALLURE, values))
+    return dict(zip(ALLURE, values, strict=True))
 
 
 def _gain_text(g: tuple[int, int, int]) -> str:
     return effect_text({"gain": {"prestige": g[0], "coins": g[1], "flowers": g[2]}})
+
+
+def _item_text(it: tuple[str, int]) -> str:
+    kind, x = it
+    if kind == "visitor":
+        return f"{VISITORS[x].id} {VISITORS[x].name}: {effect_text(VISITORS[x].effect)}"
+    if kind == "bonus":
+        return f"Event: +{x} Coins"
+    return f"{FEATURES[x].id} {FEATURES[x].name}: {render(FEATURES[x].ability)}"
 
 
 def prompt_of(s: LaFleurStateProtocol) -> dict[str, Any]:
@@ -91,6 +100,9 @@ def prompt_of(s: LaFleurStateProtocol) -> dict[str, Any]:
             source = pr[1][2]
             options = [effect_text(e) for e in pr[1][1]]
             text = "choose one"
+        elif kind == "order":
+            text = "choose what to resolve next at your Garden Party"
+            options = [_item_text(it) for it in pr[1]]
         elif kind == "discard":
             source = pr[2]
             text = f"discard {s._discard_left} Flower card(s)"
@@ -112,7 +124,8 @@ def _player(s: LaFleurStateProtocol, p: int, seat: int | None) -> dict[str, Any]
     else:
         character = ""
     hand = s._hand[p]
-    visible = hand if own else [x for x in hand if s._public_f[x]]
+    opened = s._hand_open[p]
+    visible = hand if own else [x for x in hand if x in opened]
     arts = s._arts[p]
     return {
         "seat": p,
@@ -224,7 +237,6 @@ def full_state(s: LaFleurStateProtocol) -> dict[str, Any]:
         "visitor_bottom": [ids["visitor"][v] for v in s._vbottom],
         "visitor_search": [ids["visitor"][v] for v in s._vsearch],
         "box": [ids["character"][c] for c in s._cbox],
-        "public_flowers": [ids["flower"][x] for x in range(len(FLOWERS)) if s._public_f[x]],
         "market": list(s._market),
         "display": list(s._display),
         "visitors": [list(s._visitors), list(s._vpawn), list(s._vrom)],
@@ -235,6 +247,7 @@ def full_state(s: LaFleurStateProtocol) -> dict[str, Any]:
                 "coins": s._coins[p], "prestige": s._prestige[p], "allure": list(s._allure[p]),
                 "feature_allure": list(s._fallure[p]),
                 "hand": [ids["flower"][x] for x in s._hand[p]],
+                "hand_face_up": [ids["flower"][x] for x in s._hand_open[p]],
                 "features": [ids["feature"][x] for x in s._features[p]],
                 "companion": s._companion[p], "character": s._character[p],
                 "dealt_characters": list(s._dealt_chars[p]), "dealt_artisans": list(s._dealt_arts[p]),

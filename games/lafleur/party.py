@@ -15,10 +15,11 @@ EVENTS AND VISITORS).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from games.lafleur import actions as A
-from games.lafleur.abilities import automaton_scores, holds, steps
+from games.lafleur.abilities import automaton_scores, holds, is_static, order_free, steps
 from games.lafleur.cards import (
     CHARACTERS,
     D_EVENT,
@@ -43,6 +44,7 @@ from games.lafleur.constants import (
     P_TAKE,
     SOIREE,
 )
+from games.lafleur.termination import LaFleurTermination
 
 if TYPE_CHECKING:
     from games.lafleur.state_protocol import LaFleurStateProtocol
@@ -52,6 +54,8 @@ from games.api import TERMINAL, Action  # noqa: E402
 
 class PartyMixin:
     """Effects, Events, Garden Party, End of Round and end of game."""
+
+    _end_reason: LaFleurTermination | None  # None until the game ends (set in LaFleurState.__init__)
 
     # -- effects -----------------------------------------------------------------------------
     def _apply_ability(self: LaFleurStateProtocol, p: int, ability: Ability, source: str) -> None:
@@ -70,6 +74,23 @@ class PartyMixin:
         who = [p for p in self._order
                if (p != self._auto or automaton_scores(ability)) and holds(self, p, ability.condition)]
         self._push([("_t_step", p, st) for p in who for st in steps(self, p, eff, source)])
+
+    def _t_char_ability(self: LaFleurStateProtocol, p: int, k: int) -> None:
+        """Resolve ability ``k`` of player ``p``'s Character, its condition judged now.
+
+        Rulebook: "End of Round", CHARACTER ABILITY EXAMPLE: "Aurora checks each
+        of her Character's abilities" and resolves them in the card's order, so a
+        later ability sees what an earlier one gave (decision 28).
+        """
+        c = self._character[p]
+        self._apply_ability(p, CHARACTERS[c].abilities[k], CHARACTERS[c].id)
+
+    def _t_feature_ability(self: LaFleurStateProtocol, p: int, f: int) -> None:
+        """Resolve the ability of Garden Feature ``f`` of player ``p``, its condition judged now.
+
+        Rulebook: "End-of-Game Scoring": "resolves them one at a time" (also End of Round).
+        """
+        self._apply_ability(p, FEATURES[f].ability, FEATURES[f].id)
 
     def _t_step(self: LaFleurStateProtocol, p: int, st: tuple[Any, ...]) -> None:
         kind = st[0]
@@ -139,7 +160,7 @@ class PartyMixin:
         if a.space:
             x = self._market[a.space - 1]
             self._market[a.space - 1] = -1
-            self._hand[p].append(x)
+            self._to_hand(p, x, face_up=True)
         else:
             self._draw(D_FLOWER, ("hand", p))
 
@@ -154,7 +175,7 @@ class PartyMixin:
             return
         if prompt[0] == "character":
             self._char_used = True
-            self._push([("_t_step", p, st) for st in prompt[1]])
+            self._push([("_t_char_ability", p, k) for k in range(len(CHARACTERS[self._character[p]].abilities))])
             return
         _, pay_c, pay_f, gain, src = prompt[1]
         self._coins[p] -= pay_c
@@ -168,12 +189,20 @@ class PartyMixin:
             self._tasks.append(("_t_step", p, g))
 
     def _legal_choose(self: LaFleurStateProtocol) -> list[Action]:
-        return [A.intern(A.Choose, i) for i in range(len(self._prompt[1][1]))]
+        pr = self._prompt
+        n = len(pr[1]) if pr[0] == "order" else len(pr[1][1])
+        return [A.intern(A.Choose, i) for i in range(n)]
 
     def _do_choose(self: LaFleurStateProtocol, a: A.Choose) -> None:
         p = self._cur
         st = self._prompt[1]
+        kind = self._prompt[0]
         self._prompt = ()
+        if kind == "order":  # resolve the chosen item, then choose among the rest
+            rest = st[:a.option] + st[a.option + 1:]
+            self._tasks.append(("_t_order", p, rest))
+            self._tasks.append(("_t_item", p, st[a.option]))
+            return
         self._push([("_t_step", p, s) for s in steps(self, p, st[1][a.option], st[2])])
 
     def _legal_discard(self: LaFleurStateProtocol) -> list[Action]:
@@ -266,25 +295,68 @@ class PartyMixin:
         self._visitors = [self._visitors[i] for i in stay]
         self._vpawn = [self._vpawn[i] for i in stay]
         self._vrom = [self._vrom[i] for i in stay]
-        t: list[tuple[Any, ...]] = []
-        bonus = int(self._evmods.get("visitor_coins", 0))
-        for p in self._order:
-            gains: list[tuple[Any, ...]] = []
-            offers: list[tuple[Any, ...]] = []
-            for v in self._party[p]:
-                for st in steps(self, p, VISITORS[v].effect, VISITORS[v].id):
-                    (offers if st[0] == "offer" else gains).append(st)
-            if bonus and self._party[p]:
-                gains.append(("gain", 0, bonus * len(self._party[p]), 0, EVENTS[self._event].id))
-            visited = []
-            for f in self._features[p]:
-                ab = FEATURES[f].ability
-                if ab.timing == "when_visited" and (p != self._auto or automaton_scores(ab)) \
-                        and holds(self, p, ab.condition):
-                    visited += steps(self, p, ab.effect, FEATURES[f].id)
-            t += [("_t_step", p, st) for st in gains + offers + visited]
+        t: list[tuple[Any, ...]] = [("_t_visits", p) for p in self._order]
         t.append(("_t_au_revoir",))
         self._push(t)
+
+    # -- resolving one's Garden Party, in the order the player chooses -----------------------------
+    def _party_items(self: LaFleurStateProtocol, p: int) -> list[tuple[str, int]]:
+        """What player ``p`` resolves at this Garden Party: ``("visitor", v)`` per Visitor
+        (Companion included), ``("bonus", coins)`` for the Generous Guests Event, and
+        ``("feature", f)`` per When Visited Garden Feature with an effect to resolve."""
+        items: list[tuple[str, int]] = [("visitor", v) for v in self._party[p]]
+        bonus = int(self._evmods.get("visitor_coins", 0))
+        if bonus and self._party[p]:
+            items.append(("bonus", bonus * len(self._party[p])))
+        for f in self._features[p]:
+            ab = FEATURES[f].ability
+            if ab.timing == "when_visited" and not is_static(ab.effect) \
+                    and (p != self._auto or automaton_scores(ab)):
+                items.append(("feature", f))
+        return items
+
+    def _order_free(self: LaFleurStateProtocol, it: tuple[str, int]) -> bool:
+        """True when resolving ``it`` gives the same whatever was resolved before it."""
+        kind, x = it
+        if kind == "bonus":
+            return True
+        if kind == "visitor":
+            return order_free(VISITORS[x].effect, None)
+        ab = FEATURES[x].ability
+        return order_free(ab.effect, ab.condition)
+
+    def _t_visits(self: LaFleurStateProtocol, p: int) -> None:
+        """Rulebook: "Garden Party", VISITORS: each player "resolves the text on each of the
+        Visitor cards in their play area ... in any order they choose" (and, "WHEN VISITED"
+        ABILITIES, the When Visited abilities "at this time")."""
+        items = self._party_items(p)
+        if p == self._auto:
+            # Solo: the opponent takes every conversion "if they are able to": everything
+            # else first, the conversions last (decision 4).
+            last = [it for it in items if it[0] == "visitor" and "pay" in VISITORS[it[1]].effect]
+            self._push([("_t_item", p, it) for it in items if it not in last] +
+                       [("_t_item", p, it) for it in last])
+            return
+        self._t_order(p, tuple(items))
+
+    def _t_order(self: LaFleurStateProtocol, p: int, items: tuple[tuple[str, int], ...]) -> None:
+        """Ask which of ``items`` to resolve next (one small decision, DESIGN §2); when every
+        order gives the same (at most one item, or only fixed gains) resolve them as listed."""
+        if len(items) <= 1 or all(self._order_free(it) for it in items):
+            self._push([("_t_item", p, it) for it in items])
+            return
+        self._prompt = ("order", items)
+        self._ask(P_CHOOSE, p)
+
+    def _t_item(self: LaFleurStateProtocol, p: int, it: tuple[str, int]) -> None:
+        """Resolve one Visitor's text, the Event bonus or one When Visited ability (judged now)."""
+        kind, x = it
+        if kind == "visitor":
+            self._push([("_t_step", p, st) for st in steps(self, p, VISITORS[x].effect, VISITORS[x].id)])
+        elif kind == "bonus":
+            self._tasks.append(("_t_step", p, ("gain", 0, x, 0, EVENTS[self._event].id)))
+        else:
+            self._apply_ability(p, FEATURES[x].ability, FEATURES[x].id)
 
     def _t_au_revoir(self: LaFleurStateProtocol) -> None:
         """Every Visitor but Companions goes to the Visitor discard pile; pawns come back."""
@@ -318,10 +390,8 @@ class PartyMixin:
         self._push(t)
 
     def _t_eor_features(self: LaFleurStateProtocol, p: int) -> None:
-        for f in self._features[p]:
-            ab = FEATURES[f].ability
-            if ab.timing == "end_of_round":
-                self._apply_ability(p, ab, FEATURES[f].id)
+        self._push([("_t_feature_ability", p, f) for f in self._features[p]
+                    if FEATURES[f].ability.timing == "end_of_round"])
 
     def _t_character(self: LaFleurStateProtocol, p: int) -> None:
         """Rulebook: "End of Round", CHARACTER ABILITIES (solo: the player may decline, for challenge 10)."""
@@ -338,14 +408,16 @@ class PartyMixin:
             self._prompt = ("character", tuple(todo), CHARACTERS[c].id)
             self._ask(P_ACCEPT, p)
             return
-        self._push([("_t_step", p, st) for st in todo])
+        # Resolved one at a time in the card's order, each condition judged when reached.
+        self._push([("_t_char_ability", p, k) for k in range(len(CHARACTERS[c].abilities))])
 
     def _t_reset_check(self: LaFleurStateProtocol) -> None:
         """Reset tilted Artisans, then CHECK FOR THE GRANDE SOIRÉE."""
         for p in range(self._np):
             self._tilted[p] = [False] * len(self._arts[p])
         if self._final or self._round >= MAX_ROUNDS:
-            self._end_reason = "Grande Soirée complete" if self._final else f"round limit ({MAX_ROUNDS})"
+            self._end_reason = (LaFleurTermination.GRANDE_SOIREE_COMPLETE if self._final
+                                else LaFleurTermination.ROUND_LIMIT)
             self._tasks.append(("_t_game_end",))
             return
         if max(self._prestige) >= SOIREE:
@@ -357,13 +429,9 @@ class PartyMixin:
     def _t_game_end(self: LaFleurStateProtocol) -> None:
         """Rulebook: "End-of-Game Scoring": Game End abilities in turn order, then Coins and Flower cards."""
         self._end = {"before": list(self._prestige)}
-        t: list[tuple[Any, ...]] = []
-        for p in self._order:
-            for f in self._features[p]:
-                ab = FEATURES[f].ability
-                if ab.timing == "game_end" and (p != self._auto or automaton_scores(ab)) \
-                        and holds(self, p, ab.condition):
-                    t += [("_t_step", p, st) for st in steps(self, p, ab.effect, FEATURES[f].id)]
+        t: list[tuple[Any, ...]] = [
+            ("_t_feature_ability", p, f) for p in self._order for f in self._features[p]
+            if FEATURES[f].ability.timing == "game_end"]
         t.append(("_t_bonus",))
         self._push(t)
 
@@ -388,7 +456,7 @@ PARTY_LEGAL = {
 }
 """Legal-action builders of the phases handled here."""
 
-PARTY_DISPATCH = {
+PARTY_DISPATCH: dict[type[Action], Callable[[LaFleurStateProtocol, Any], None]] = {
     A.TakeFlower: PartyMixin._do_take,
     A.Accept: PartyMixin._do_accept,
     A.Choose: PartyMixin._do_choose,

@@ -117,10 +117,10 @@ def _cover(need: tuple[int, ...], counts: tuple[int, ...], deferred: int, wild: 
         if lay >= 0 and counts[lay] and need[u]:  # a mixed card paying t and u
             c = list(counts)
             c[lay] -= 1
-            n = list(need)
-            n[t] -= 1
-            n[u] -= 1
-            if _cover(tuple(n), tuple(c), deferred, wild, free):
+            m = list(need)
+            m[t] -= 1
+            m[u] -= 1
+            if _cover(tuple(m), tuple(c), deferred, wild, free):
                 return True
     if counts[t]:  # a single
         c = list(counts)

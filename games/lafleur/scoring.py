@@ -14,6 +14,12 @@ most Prestige; a tie goes to the most total Allure; then the win is shared),
                     "flower_cards": 6, "garden_features": 5, "artisans": 3,
                     "companion": "V07", "character": "C01"}, ...],
      "solo": {...}}                          # solo only: difficulty, opponent, result, challenges
+
+Solo (Rulebook: "Solo Mode", GAME END: "If your Prestige score is higher, you
+win!"): ``result`` is ``"win"`` when the player's Prestige is strictly higher
+than the opponent's, else ``"loss"`` (equal Prestige included); ``ranks`` is
+``(1,)`` for a win and ``(2,)`` for a loss (second behind the automaton);
+``reason`` is the :class:`~games.lafleur.termination.LaFleurTermination`.
 """
 
 from __future__ import annotations
@@ -55,7 +61,7 @@ def breakdown(s: LaFleurStateProtocol, p: int) -> dict[str, Any]:
         "flowers_bonus": end["flowers"][p] if end else 0,
         "total": s._prestige[p],
         "total_allure": sum(allure),
-        "allure": dict(zip(ALLURE, allure)),
+        "allure": dict(zip(ALLURE, allure, strict=True)),
         "coins": s._coins[p],
         "flower_cards": len(s._hand[p]),
         "garden_features": len(s._features[p]),
@@ -101,11 +107,14 @@ def build_outcome(s: LaFleurStateProtocol) -> Outcome:
         "breakdown": [breakdown(s, p) for p in range(np)],
     }
     reason = s._end_reason
+    assert reason is not None, "build_outcome() of a game that has not ended"
     if not s._solo:
         return Outcome(tuple(prestige), ranks_from_keys(keys), reason, tuple(tie_breaks), details)
-    me, opp = keys
-    result = "win" if me > opp else "loss" if me < opp else "shared"
-    met = challenges(s, result == "win")
+    # Rulebook: "Solo Mode", GAME END: "If your Prestige score is higher, you win!" Only a
+    # strictly higher Prestige wins; equal Prestige is not a win (decision 26).
+    won = prestige[0] > prestige[1]
+    result = "win" if won else "loss"
+    met = challenges(s, won)
     details["solo"] = {
         "difficulty": s._difficulty,
         "opponent_character": CHARACTERS[s._character[1]].id,
@@ -114,4 +123,7 @@ def build_outcome(s: LaFleurStateProtocol) -> Outcome:
         "challenges": [{"number": i + 1, "text": CHALLENGES[i], "achieved": m} for i, m in enumerate(met)],
         "achievements": [i + 1 for i, m in enumerate(met) if m],
     }
-    return Outcome((prestige[0],), (1,), reason, tuple(tie_breaks), details)
+    # The seat's rank against the automaton: 1 = won, 2 = the opponent won (a lost solo game is
+    # never reported as rank 1). Who won is data (``details["solo"]["result"]``); ``reason`` stays
+    # the Termination (why the game ended).
+    return Outcome((prestige[0],), (1 if won else 2,), reason, (), details)

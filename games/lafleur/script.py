@@ -28,7 +28,7 @@ from games.lafleur.game import LaFleurGame
 from games.lafleur.state import DRAW, FIRST, LaFleurState
 from games.registry import load_game
 
-Queues = MutableMapping[str, list[str]]
+Queues = MutableMapping[str, list[Any]]
 """Deck name (``flower``, ``visitor``, ...) or ``first`` -> card ids (seats) to draw next, in order."""
 
 
@@ -168,7 +168,7 @@ def give(state: LaFleurState, player: int, hand: Iterable[str] = (), features: I
     Garden Features added this way do not change the Allure tracker (use :func:`set_allure`).
     """
     for c in hand:
-        state._hand[player].append(_take_out(state, c)[1])
+        state._to_hand(player, _take_out(state, c)[1], face_up=False)
     for c in features:
         state._features[player].append(_take_out(state, c)[1])
     state._legal_cache = None
@@ -181,6 +181,7 @@ def set_hand(state: LaFleurState, player: int, hand: Iterable[str]) -> None:
         state._indeck[0][x] = 1
     state._deck[0].sort()
     state._hand[player] = []
+    state._hand_open[player] = []
     give(state, player, hand=hand)
 
 
@@ -205,8 +206,6 @@ def set_market(state: LaFleurState, cards: Iterable[str]) -> None:
     state._deck[0].sort()
     new = [_take_out(state, c)[1] for c in cards]
     state._market = new + [-1] * (4 - len(new))
-    for x in new:
-        state._public_f[x] = 1
     state._legal_cache = None
 
 
@@ -234,9 +233,9 @@ def hidden_pools(state: LaFleurState, seat: int | None) -> dict[int, list[int]]:
     """
     viewers = set(range(state._n)) if seat is None else {seat}
     others = [p for p in range(state._np) if p not in viewers]
-    flowers = [x for x in state._deck[0] if not state._public_f[x]]
+    flowers = list(state._deck[0])
     for p in others:
-        flowers += [x for x in state._hand[p] if not state._public_f[x]]
+        flowers += [x for x in state._hand[p] if x not in state._hand_open[p]]
     chars = list(state._deck[4])
     arts = list(state._deck[3])
     for p in range(state._n):
@@ -279,7 +278,7 @@ def resample(state: LaFleurState, rng: random.Random, seat: int | None = None, t
         for d, pool in pools.items():
             shuffled = pool[:]
             rng.shuffle(shuffled)
-            maps[d] = dict(zip(pool, shuffled))
+            maps[d] = dict(zip(pool, shuffled, strict=True))
         twin = state.game.new_initial_state()
         try:
             for a in history:

@@ -101,7 +101,6 @@ class SoloMixin:
             if t >= 0:
                 self._allure[1][t] += 1
         self._disc[D_FLOWER].append(x)
-        self._public_f[x] = 1
 
     def _t_auto_hardest(self: LaFleurStateProtocol) -> None:
         """4. Hardest: the Allure of the first 3 Visitors displayed (or 2)."""
@@ -117,7 +116,7 @@ class SoloMixin:
             if t >= 0:
                 self._allure[1][t] += 1
             self._vbottom.extend(self._vsearch)
-            self._vsearch = []
+            self._vsearch: list[int] = []
             return
         self._tasks.append(("_t_solo_allure",))
         self._draw(D_VISITOR, ("solo_extra",))

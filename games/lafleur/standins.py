@@ -59,17 +59,22 @@ SINGLE_NAMES = {
     A: [("Boston Ivy", "Parthenocissus tricuspidata"), ("Climbing Hydrangea", "Hydrangea anomala subsp. petiolaris"),
         ("Virginia Creeper", "Parthenocissus quinquefolia"), ("Common Box", "Buxus sempervirens"),
         ("English Yew", "Taxus baccata"), ("Traveller's Joy", "Clematis vitalba"), ("Trumpet Vine", "Campsis radicans"),
-        ("Houseleek", "Sempervivum tectorum"), ("Wallflower", "Erysimum cheiri"), ("Red Valerian", "Centranthus ruber")],
+        ("Houseleek", "Sempervivum tectorum"), ("Wallflower", "Erysimum cheiri"),
+        ("Red Valerian", "Centranthus ruber")],
     P: [("English Lavender", "Lavandula angustifolia"), ("Wild Thyme", "Thymus serpyllum"),
-        ("Roman Chamomile", "Chamaemelum nobile"), ("Catmint", "Nepeta cataria"), ("Garden Pinks", "Dianthus plumarius"),
+        ("Roman Chamomile", "Chamaemelum nobile"), ("Catmint", "Nepeta cataria"),
+        ("Garden Pinks", "Dianthus plumarius"),
         ("Sweet Alyssum", "Lobularia maritima"), ("Creeping Jenny", "Lysimachia nummularia"),
         ("English Daisy", "Bellis perennis"), ("Common Primrose", "Primula vulgaris"),
         ("Evergreen Candytuft", "Iberis sempervirens")],
-    W: [("White Water Lily", "Nymphaea alba"), ("Yellow Flag", "Iris pseudacorus"), ("Marsh Marigold", "Caltha palustris"),
+    W: [("White Water Lily", "Nymphaea alba"), ("Yellow Flag", "Iris pseudacorus"),
+        ("Marsh Marigold", "Caltha palustris"),
         ("Sacred Lotus", "Nelumbo nucifera"), ("Purple Loosestrife", "Lythrum salicaria"),
         ("Meadowsweet", "Filipendula ulmaria"), ("Water Forget-me-not", "Myosotis scorpioides"),
-        ("Arrowhead", "Sagittaria sagittifolia"), ("Flowering Rush", "Butomus umbellatus"), ("Water Mint", "Mentha aquatica")],
-    F: [("Garden Tulip", "Tulipa gesneriana"), ("Chinese Peony", "Paeonia lactiflora"), ("Carnation", "Dianthus caryophyllus"),
+        ("Arrowhead", "Sagittaria sagittifolia"), ("Flowering Rush", "Butomus umbellatus"),
+        ("Water Mint", "Mentha aquatica")],
+    F: [("Garden Tulip", "Tulipa gesneriana"), ("Chinese Peony", "Paeonia lactiflora"),
+        ("Carnation", "Dianthus caryophyllus"),
         ("Lily of the Valley", "Convallaria majalis"), ("Common Hyacinth", "Hyacinthus orientalis"),
         ("Poppy Anemone", "Anemone coronaria"), ("Persian Buttercup", "Ranunculus asiaticus"),
         ("Sweet Pea", "Lathyrus odoratus"), ("Auricula", "Primula auricula"), ("Madonna Lily", "Lilium candidum")],
@@ -111,7 +116,7 @@ def flowers() -> list[Card]:
     for t in T:
         fl += [dict(name=n, scientific=s, allure=[t, t], cost=2) for n, s in SAME_NAMES[t]]
     pairs = [(V, A)] + [p for p in itertools.combinations(T, 2) if set(p) != {V, A}]
-    for pair, (n, s) in zip(pairs + pairs, MIXED_NAMES):
+    for pair, (n, s) in zip(pairs + pairs, MIXED_NAMES, strict=False):
         fl.append(dict(name=n, scientific=s, allure=list(pair), cost=2))
     fl += [dict(name=n, scientific=s, allure=["wild"], cost=1) for n, s in WILD_NAMES]
     out = []
@@ -143,7 +148,8 @@ def _type_bound(t: str) -> dict[str, Card]:
 
 PERGOLA = _ab("when_visited", {"gain": {"prestige": 1}}, {"most_strict": "visitors"})
 EACH2 = _ab("game_end", {"gain": {"prestige": 3}}, {"q": "min_allure", "min": 2})
-GENERIC_SMALL = [_ab("when_acquired", {"gain": {"prestige": 1}})] * 5 + [_ab("when_acquired", {"gain": {"flowers": 2}})] * 5
+GENERIC_SMALL = ([_ab("when_acquired", {"gain": {"prestige": 1}})] * 5
+                 + [_ab("when_acquired", {"gain": {"flowers": 2}})] * 5)
 """Abilities of the ten 2-symbol Garden Features of two different types."""
 _WA2C = _ab("when_acquired", {"gain": {"coins": 2}})
 _EOR1C = _ab("end_of_round", {"gain": {"coins": 1}})
@@ -152,14 +158,22 @@ _EOR8 = _ab("end_of_round", {"gain": {"prestige": 1}}, {"q": "coins", "min": 8})
 _WV2 = _ab("when_visited", {"gain": {"prestige": 1}}, {"q": "visitors", "min": 2})
 GENERIC_BIG: dict[str, list[Any]] = {
     # Allure:       T,T,U (3)  T,T,U,V (4)  T,T,U,V (4)  T,T,U,U,V (5)
-    A: [_WA2C, _EOR1C, _WV2, _ab("game_end", {"gain": {"prestige": 2}}, {"q": "companion", "min": 1})],
-    P: [_WA2C, _EOR8, _EOR1F, _ab("game_end", {"gain": {"prestige": 1}, "per": {"q": "features", "every": 2, "max": 3}})],
-    W: [_WA2C, _EOR1C, _WV2, "EACH2"],
+    A: [_WA2C, _EOR1C, _WV2, "EACH2"],
+    P: [_WA2C, _EOR8, _EOR1F,
+        _ab("game_end", {"gain": {"prestige": 1}, "per": {"q": "features", "every": 2, "max": 3}})],
+    W: [_WA2C, _EOR1C, _WV2, _ab("game_end", {"gain": {"prestige": 2}}, {"q": "companion", "min": 1})],
     F: [_WA2C, _EOR1C, _EOR1F, _ab("game_end", {"gain": {"prestige": 2}}, {"q": "artisans", "min": 4})],
     V: ["PERGOLA", _EOR1C, _EOR1F, _EOR8],
 }
 """The other 20 abilities, by the type a Garden Feature doubles, spread so that every
-type gets about the same value (each type one weaker pick: Pergola, 8+ Coins, 2+ Visitors)."""
+type gets about the same value (each type one weaker pick: Pergola, 8+ Coins, 2+ Visitors).
+
+"2+ of each Allure type: +3 Prestige" (Quincunx, the End-Game Scoring Example's
+first Garden Feature) sits on Architecture's 5-symbol card (Architecture x2,
+Paths x2, Water: no Flower, 1 Water), so that with Cascade (Flowers x2,
+Architecture) and Obelisk (Flowers x2) James can hold "4 Flower Allure" and
+"only 1 Water Allure" as the example says (issue 12, item 3); on Water's card
+(Water x2, Flowers x2, Vistas) those three alone gave 6 Flower and 2 Water."""
 FEATURE_NAMES = [
     ("Parterre", "Parterre"), ("Fountain", "Fontaine"), ("Orangery", "Orangerie"), ("Labyrinth", "Labyrinthe"),
     ("Grotto", "Grotte"), ("Belvedere", "Belvédère"), ("Grand Canal", "Grand Canal"), ("Grove", "Bosquet"),
@@ -190,7 +204,7 @@ def _four_symbol_costs() -> list[list[str]]:
                 for x in pair:
                     count[x] += 1
         if all(v == 6 for v in count.values()) and (P, V) in choice[0]:
-            return [[t, t, *pair] for t, pairs in zip(T, choice) for pair in pairs]
+            return [[t, t, *pair] for t, pairs in zip(T, choice, strict=True) for pair in pairs]
     raise AssertionError("no symmetric set of 4-symbol costs")
 
 
@@ -220,10 +234,10 @@ def features() -> list[Card]:
         three = [c for c in ttu if c[0] == t]
         layouts += [([t, t], tb["ge4"]), (three[0], tb["ge_per3"]), (three[1], tb["romance"]),
                     (three[2], tb["eor_per3"]), ([c for c in ttuv if c[0] == t][0], tb["wv_coin"])]
-    layouts += list(zip([list(p) for p in itertools.combinations(T, 2)], GENERIC_SMALL))
+    layouts += list(zip([list(p) for p in itertools.combinations(T, 2)], GENERIC_SMALL, strict=True))
     for i, t in enumerate(T):
         big = [[c for c in ttu if c[0] == t][3], *[c for c in ttuv if c[0] == t][1:], ttuuv[i]]
-        layouts += list(zip(big, GENERIC_BIG[t]))
+        layouts += list(zip(big, GENERIC_BIG[t], strict=True))
     out: list[Card] = []
     names = iter(FEATURE_NAMES)
     for i, (cost, ab) in enumerate(layouts):
@@ -243,6 +257,11 @@ def features() -> list[Card]:
             extra = {"provenance": "rulebook", "stand_in_fields": ["name", "cost"], "rulebook": note}
         out.append(dict(id=f"G{i + 1:02d}", type="feature", name=name[0], name_fr=name[1], cost=cost,
                         ability=ab, **extra))
+    # The example's name follows its ability (names are stand-ins, given in layout order).
+    each2 = next(f for f in out if f["ability"] == EACH2)
+    named = next(f for f in out if f["name"] == "Quincunx")
+    each2["name"], named["name"] = named["name"], each2["name"]
+    each2["name_fr"], named["name_fr"] = named["name_fr"], each2["name_fr"]
     return out
 
 
@@ -285,14 +304,15 @@ def visitors() -> list[Card]:
         for k in fixed.values():
             free.remove(k)
         assign = dict(fixed)
-        assign.update(zip([n for n in names if n not in fixed], free))
+        assign.update(zip([n for n in names if n not in fixed], free, strict=False))
         for n in names:
             extra: Card = {"provenance": "stand-in"}
             if n == "André":
                 extra = {"provenance": "rulebook", "stand_in_fields": ["effect"]}
             elif n == "Jean-Pierre":
                 extra = {"provenance": "stand-in", "stand_in_fields": ["effect"],
-                         "note": "Architecture per a designer interview (bonjourdarlene.com, 19 Apr 2024); effect is ours"}
+                         "note": "Architecture per a designer interview (bonjourdarlene.com, 19 Apr 2024); "
+                                 "effect is ours"}
             elif n == "Louise Marie Madeleine":
                 extra = {"provenance": "rulebook"}
             elif n == "Camille":
@@ -383,7 +403,7 @@ def _ev(name: str, timing: str, effect: Card, condition: Card | None = None, pro
     return dict(name=name, timing=timing, condition=condition, effect=effect, provenance=prov, **extra)
 
 
-SOLO_OUT = {"prov": "rulebook", "stand_in_fields": ["effect"], "solo_excluded": True}
+SOLO_OUT: dict[str, Any] = {"prov": "rulebook", "stand_in_fields": ["effect"], "solo_excluded": True}
 
 
 def events() -> list[Card]:
@@ -413,7 +433,8 @@ def events() -> list[Card]:
         _ev("On the Terrace", "round", {"modify": {"ties_to_first": 1}}, **SOLO_OUT),
     ]
     soirees = ["Soirée of Stone", "Soirée of the Walks", "Soirée on the Water", "Soirée of Blossoms", "Soirée of Views"]
-    evs += [_ev(n, "end_of_round", {"gain": {"prestige": 1}}, {"q": f"allure:{t}", "min": 5}) for t, n in zip(T, soirees)]
+    evs += [_ev(n, "end_of_round", {"gain": {"prestige": 1}}, {"q": f"allure:{t}", "min": 5})
+            for t, n in zip(T, soirees, strict=True)]
     evs += [
         _ev("Harvest", "end_of_round", {"gain": {"coins": 1}, "per": {"q": "features", "every": 2, "max": 2}}),
         _ev("Gift of Seeds", "end_of_round", {"gain": {"flowers": 1}}, {"q": "hand", "max": 2}),
@@ -443,7 +464,8 @@ def render() -> str:
     cards = flowers() + features() + visitors() + artisans() + characters() + events()
     lines = ["{", ' "format": "parterre-cards/1",', ' "game": "lafleur",',
              f' "notes": {json.dumps(NOTES, ensure_ascii=False)},', ' "cards": [']
-    lines += ["  " + json.dumps(c, ensure_ascii=False) + ("," if i < len(cards) - 1 else "") for i, c in enumerate(cards)]
+    lines += ["  " + json.dumps(c, ensure_ascii=False) + ("," if i < len(cards) - 1 else "")
+              for i, c in enumerate(cards)]
     lines += [" ]", "}"]
     return "\n".join(lines) + "\n"
 

@@ -18,6 +18,7 @@ opponent automaton is player 1 (it has no seat).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +59,7 @@ from games.lafleur.constants import (
 )
 from games.lafleur.party import PARTY_DISPATCH, PARTY_LEGAL, PartyMixin
 from games.lafleur.solo import SoloMixin
+from games.lafleur.termination import LaFleurTermination
 from games.lafleur.turns import LEGAL_BUILDERS, TURN_DISPATCH, TurnsMixin
 
 if TYPE_CHECKING:
@@ -109,7 +111,9 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         self._vbottom: list[int] = []  # solo: known Visitors put on the bottom of the deck, in order
         self._vsearch: list[int] = []  # solo: Visitors drawn while looking for an Allure type
         self._cbox: list[int] = []  # Character cards returned to the box (hidden)
-        self._public_f = bytearray(len(FLOWERS))  # Flower card seen face-up at some time
+        # Per player, the cards of its hand that everybody saw taken face-up (a subset of the
+        # hand, kept only while the card stays in that hand: see _to_hand/_from_hand).
+        self._hand_open: list[list[int]] = [[] for _ in range(np)]
         # board
         self._market = [-1] * MARKET_SPACES
         self._display = [-1] * FEATURE_SPACES
@@ -148,7 +152,7 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         self._ti = 0
         self._final = False
         self._trigger: list[int] = []
-        self._end_reason = ""
+        self._end_reason: LaFleurTermination | None = None  # set when the game ends
         self._end: dict[str, list[int]] = {}
         # decision context
         self._who = -1
@@ -219,6 +223,25 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         self._waiting = True
         return True
 
+    def _to_hand(self, p: int, x: int, face_up: bool) -> None:
+        """Flower card ``x`` enters player ``p``'s hand; ``face_up``: taken from the face-up market.
+
+        Rulebook: "Player Setup" ("Do not show these cards to the other
+        players"). Whether the other players may see a hand card is a fact of
+        *how it entered this hand*, recorded here and forgotten by
+        :meth:`_from_hand`: a card drawn from the deck is hidden whatever its
+        past (a card once face-up and reshuffled into the deck included).
+        """
+        self._hand[p].append(x)
+        if face_up:
+            self._hand_open[p].append(x)
+
+    def _from_hand(self, p: int, x: int) -> None:
+        """Flower card ``x`` leaves player ``p``'s hand (and its face-up mark with it)."""
+        self._hand[p].remove(x)
+        if x in self._hand_open[p]:
+            self._hand_open[p].remove(x)
+
     def _t_draw(self, d: int, dest: tuple[Any, ...]) -> None:
         self._draw(d, dest)
 
@@ -231,7 +254,6 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         kind = dest[0]
         if kind == "market":
             self._market[dest[1]] = x
-            self._public_f[x] = 1
         elif kind == "display":
             self._display[dest[1]] = x
         elif kind == "visitor":
@@ -239,7 +261,7 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
             self._vpawn.append(-1)
             self._vrom.append(False)
         elif kind == "hand":
-            self._hand[dest[1]].append(x)
+            self._to_hand(dest[1], x, face_up=False)  # from the deck: nobody else saw it
         elif kind == "event":
             self._event_drawn(x)
         elif kind == "char":
@@ -312,7 +334,7 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         return action in cache
 
     def _legal_actions(self) -> list[Action]:
-        return _LEGAL[self._phase](self)  # type: ignore[no-any-return]
+        return _LEGAL[self._phase](self)
 
     def _apply(self, action: Action) -> None:
         self._waiting = False
@@ -384,7 +406,7 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
 
     def _legal_artisans(self) -> list[Action]:
         d = sorted(self._dealt_arts[self._cur])
-        pairs = [(d[0], d[1]), (d[0], d[2]), (d[1], d[2])] if len(d) == 3 else [tuple(d)]
+        pairs: list[tuple[int, ...]] = [(d[0], d[1]), (d[0], d[2]), (d[1], d[2])] if len(d) == 3 else [tuple(d)]
         return [A.intern(A.KeepArtisans, tuple(ARTISANS[x].id for x in pr)) for pr in pairs]
 
     def _do_choose_character(self, a: A.ChooseCharacter) -> None:
@@ -507,7 +529,7 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         return resample(self, rng, seat)
 
 
-_LEGAL = {
+_LEGAL: dict[int, Callable[[LaFleurState], list[Action]]] = {
     P_CHARACTER: LaFleurState._legal_character,
     P_ARTISANS: LaFleurState._legal_artisans,
     P_OVER: lambda s: [],
@@ -515,7 +537,7 @@ _LEGAL = {
     **LEGAL_BUILDERS,
     **PARTY_LEGAL,
 }
-_DISPATCH = {
+_DISPATCH: dict[type[Action], Callable[[LaFleurState, Any], None]] = {
     A.Draw: LaFleurState._do_draw,
     A.FirstPlayer: LaFleurState._do_first,
     A.ChooseCharacter: LaFleurState._do_choose_character,

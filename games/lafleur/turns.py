@@ -18,6 +18,7 @@ abilities only help, so they apply without asking).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
@@ -75,7 +76,7 @@ def _minus(need: tuple[int, ...], t: int) -> tuple[int, ...]:
 def _slack(need: tuple[int, ...], lays: list[int], arts: tuple[int, ...], free: int, drop: int) -> bool:
     """True when ``need`` stays payable by Wilds, ``free`` and pairs alone whichever
     ``drop`` cards leave the hand (a cheap sufficient test before a search)."""
-    owed = sum(n - a if n > a else 0 for n, a in zip(need, arts))
+    owed = sum(n - a if n > a else 0 for n, a in zip(need, arts, strict=False))
     wild = lays.count(L_WILD) - drop
     wild = wild if wild > 0 else 0
     left = len(lays) - drop
@@ -257,7 +258,7 @@ class TurnsMixin:
         if a.space:
             x = self._market[a.space - 1]
             self._market[a.space - 1] = -1
-            self._hand[p].append(x)
+            self._to_hand(p, x, face_up=True)
         else:
             self._draw(D_FLOWER, ("hand", p))
 
@@ -371,9 +372,8 @@ class TurnsMixin:
         self._after_pay()
 
     def _discard_flower(self: LaFleurStateProtocol, p: int, x: int) -> None:
-        self._hand[p].remove(x)
+        self._from_hand(p, x)
         self._disc[D_FLOWER].append(x)
-        self._public_f[x] = 1
 
     def _do_pay_flower(self: LaFleurStateProtocol, a: A.PayFlower) -> None:
         x = INDEX[a.card][1]
@@ -528,7 +528,7 @@ LEGAL_BUILDERS = {
 }
 """Legal-action builders of the phases handled here."""
 
-TURN_DISPATCH = {
+TURN_DISPATCH: dict[type[Action], Callable[[LaFleurStateProtocol, Any], None]] = {
     A.Place: TurnsMixin._do_place,
     A.BuyFlower: TurnsMixin._do_buy_flower,
     A.RevealFeature: TurnsMixin._do_reveal,

@@ -25,8 +25,8 @@ class TournamentListItem:
     """A tournament as listed on the home page.
 
     Attributes:
-        state: ``not_started`` (no match yet), ``in_progress`` (matches planned
-            or running), ``finished`` (none left) or ``cancelled``.
+        state: ``open`` (taking entries), ``not_started`` (no match yet),
+            ``in_progress`` (matches planned or running), ``finished`` (none left) or ``cancelled``.
     """
 
     id: int
@@ -73,8 +73,9 @@ class TournamentPage:
 
 
 def tournament_state(status: str, total: int, open_: int) -> str:
-    if status == "cancelled":
-        return "cancelled"
+    """``open`` (taking entries, ladder.entries), ``cancelled``, ``not_started``, ``in_progress`` or ``finished``."""
+    if status in ("cancelled", "open"):
+        return status
     if total == 0:
         return "not_started"
     return "in_progress" if open_ else "finished"

@@ -137,7 +137,7 @@ def load_match_records(pool: ConnectionPool, game: str) -> tuple[list[MatchRecor
         finished, seq = finished_state(conn, game)
         rows = conn.execute(
             "SELECT m.id, s.bot_id, s.rank FROM matches m JOIN seats s ON s.match_id = m.id "
-            "WHERE m.game = %s AND m.status = 'finished' ORDER BY m.result_seq, s.seat",
+            "WHERE m.game = %s AND m.status = 'finished' AND m.rated ORDER BY m.result_seq, s.seat",
             (game,),
         ).fetchall()
     records: list[MatchRecord] = []

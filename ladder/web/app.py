@@ -5,8 +5,8 @@ pool the caller owns); :func:`serve` runs it with uvicorn until interrupted;
 :func:`start_background` runs it in a thread (tests, the demo) and returns
 the address.
 
-The site is read-only: every route is ``GET`` (``HEAD`` too); there is no admin
-endpoint (any future one must require ``PARTERRE_ADMIN_TOKEN``).
+The public site is read-only (``GET``/``HEAD``); participants' accounts, tokens and
+bots are the routes of ladder/web/participants.py (signed sessions, CSRF, Bearer tokens).
 """
 
 from __future__ import annotations
@@ -196,8 +196,9 @@ def create_app(
     """
     if (database_url is None) == (pool is None):
         raise ValueError("give exactly one of database_url and pool")
-    from ladder.web import api, pages
+    from ladder.web import api, pages, participants
     from ladder.web import live as live_routes
+    from ladder.web import tournaments as tournament_routes
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -225,9 +226,12 @@ def create_app(
     app.state.live = live
     app.state.templates = Jinja2Templates(env=_environment())
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
+    app.include_router(tournament_routes.api_router)  # before api.router: /api/tournaments/{id}/table
     app.include_router(api.router)
+    app.include_router(tournament_routes.page_router)
     app.include_router(pages.router)
     app.include_router(live_routes.router)
+    participants.install(app)  # accounts, tokens, owned bots, owner's view (ladder/web/participants.py)
     _install_error_handlers(app)
     app.add_middleware(GZipMiddleware, minimum_size=2048)
     app.add_middleware(_ResponseHeaders)

@@ -34,6 +34,9 @@ STATUS_TEXT: dict[str, str] = {
     "not_started": "not started",
     "in_progress": "in progress",
     "cancelled": "cancelled",
+    "open": "open for entries",
+    "waiting": "waiting for its bots",
+    "expired": "expired",
 }
 
 

@@ -113,15 +113,20 @@ def leaderboard(
 
 @router.get("/bots/{bot_id}", response_class=HTMLResponse)
 def bot(request: Request, bot_id: BotId, before: Before = None, recent: Recent = 20) -> HTMLResponse:
+    from ladder.house import list_house_bots
+
     page = q.bot_page(pool(request), bot_id, before=before, recent=recent)
     plots = {r.game: rating_plot(r.history, r.history_total) for r in page.ratings}
-    return render(request, "bot.html", {"bot": page, "plots": plots, "recent": recent})
+    house = next((h for h in list_house_bots(pool(request)) if h.bot_id == bot_id), None)
+    return render(request, "bot.html", {"bot": page, "plots": plots, "recent": recent, "house": house})
 
 
 @router.get("/tournaments/{tournament_id}", response_class=HTMLResponse)
 def tournament(request: Request, tournament_id: TournamentId, page: Page = 1, per_page: PerPage = 50) -> HTMLResponse:
+    from ladder.web.tournaments import table_or_404
+
     data = q.tournament_page(pool(request), tournament_id, page=page, per_page=per_page)
-    return render(request, "tournament.html", {"t": data})
+    return render(request, "tournament.html", {"t": data, "final": table_or_404(request, tournament_id)})
 
 
 def _board(request: Request, match_id: int, step: int, all_hands: bool, seat: int | None = None) -> dict[str, Any]:
@@ -137,6 +142,16 @@ def _board(request: Request, match_id: int, step: int, all_hands: bool, seat: in
             "match": page}
 
 
+def _challenge(request: Request, match_id: int) -> Any:
+    """The match's challenge (rated or casual, waiting, expired and why), or None."""
+    from ladder.challenges import challenge_status
+
+    try:
+        return challenge_status(pool(request), match_id)
+    except LookupError:
+        return None
+
+
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
 def match(
     request: Request,
@@ -147,6 +162,7 @@ def match(
 ) -> HTMLResponse:
     page = q.match_page(pool(request), match_id, request.app.state.replays)
     view = view_of(page, all, seat)
+    challenge = _challenge(request, match_id)
     board = None
     if page.has_replay:
         step = min(step, len(page.steps) - 1)
@@ -157,7 +173,7 @@ def match(
         request,
         "match.html",
         {"m": page, "board": board, "step": step, "all_hands": view == "all",
-         "view": view, "view_q": _view_query(view),
+         "view": view, "challenge": challenge, "view_q": _view_query(view),
          "live": request.app.state.live is not None and page.status == "running",
          "live_delay": request.app.state.live.delay_s if request.app.state.live is not None else 0,
          "engine": engine_available(page.game),

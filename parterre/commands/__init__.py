@@ -11,16 +11,20 @@ from __future__ import annotations
 from types import ModuleType
 
 from parterre.commands import (
+    admin,
     beat,
     bot,
+    challenge,
     connect,
     db,
     demo,
+    house,
     leaderboard,
     matches,
     ratings,
     referee,
     regress,
+    remote,
     replay,
     tournament,
     up,
@@ -29,7 +33,7 @@ from parterre.commands import (
 )
 
 MODULES: tuple[ModuleType, ...] = (
-    demo, referee, beat, worker, bot, connect, tournament, leaderboard, matches, replay, ratings, regress, up,
-    web, db,
+    demo, referee, beat, worker, house, bot, connect, challenge, tournament, leaderboard, matches, replay,
+    ratings, regress, up, web, db, admin, remote,
 )
 """The command modules, in ``--help`` order."""

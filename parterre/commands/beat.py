@@ -32,7 +32,7 @@ def cmd_beat(args: argparse.Namespace) -> int:
 
 def register(sub: Subparsers) -> None:
     """Add ``beat``."""
-    bt = sub.add_parser("beat", help="run Celery beat: the continuous ladder and the reaper")
+    bt = sub.add_parser("beat", help="run Celery beat: the continuous ladder, challenges, entry windows and the reaper")
     bt.add_argument("--ladder-period", type=float,
                     help="seconds per ladder round (default $PARTERRE_LADDER_PERIOD_S or 10)")
     bt.add_argument("--reap-period", type=float,

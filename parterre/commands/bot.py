@@ -1,8 +1,9 @@
-"""``parterre bot register|revoke|run``: bots on the ladder, and the reference bots."""
+"""``parterre bot register|revoke|run|list``: bots on the ladder, and the reference bots."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from parterre.commands import common
 from parterre.commands.common import CliError, Subparsers
@@ -51,9 +52,33 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bot_list(args: argparse.Namespace) -> int:
+    """Print the bots: id, name, version, owner, house kind, revoked."""
+    from ladder import bots
+    from ladder.house import list_house_bots
+
+    pool = common.pool(common.services())
+    house = {h.bot_id: h for h in list_house_bots(pool)}
+    rows: list[dict[str, Any]] = []
+    for b in bots.list_bots(pool, include_revoked=args.all):
+        h = house.get(b.id)
+        rows.append({"id": b.id, "name": b.name, "version": b.version, "owner": b.owner,
+                     "house": h.kind if h else None, "games": list(h.games) if h else None,
+                     "revoked_at": b.revoked_at.isoformat() if b.revoked_at else None})
+    if args.house:
+        rows = [r for r in rows if r["house"]]
+    if args.json:
+        common.print_json(rows)
+        return 0
+    for r in rows:
+        tags = [f"house bot ({', '.join(r['games'])})" if r["house"] else "", "revoked" if r["revoked_at"] else ""]
+        print(f"{r['id']}\t{r['name']}\t{r['version']}\t{r['owner'] or ''}\t{' '.join(t for t in tags if t)}".rstrip())
+    return 0
+
+
 def register(sub: Subparsers) -> None:
-    """Add ``bot register``, ``bot revoke`` and ``bot run``."""
-    b = sub.add_parser("bot", help="register, revoke and run bots").add_subparsers(dest="bot_cmd", required=True)
+    """Add ``bot register``, ``bot revoke``, ``bot run`` and ``bot list``."""
+    b = sub.add_parser("bot", help="register, revoke, run and list bots").add_subparsers(dest="bot_cmd", required=True)
     br = b.add_parser("register", help="register a bot and print its token once")
     br.add_argument("name")
     br.add_argument("--version", default="1")
@@ -70,3 +95,8 @@ def register(sub: Subparsers) -> None:
     bn.add_argument("--max-matches", type=int, default=4)
     bn.add_argument("--seed", type=int, default=None)
     bn.set_defaults(func=cmd_bot_run)
+    bl = b.add_parser("list", help="list the bots (house bots marked)")
+    bl.add_argument("--all", action="store_true", help="revoked bots too")
+    bl.add_argument("--house", action="store_true", help="house bots only")
+    bl.add_argument("--json", action="store_true")
+    bl.set_defaults(func=cmd_bot_list)

@@ -1,4 +1,4 @@
-"""``parterre up``: referee, workers, beat and web as child processes (``parterre/up.py``)."""
+"""``parterre up``: referee, workers, beat, house bots and web as child processes (``parterre/up.py``)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     services = common.services(need_redis=True)  # embedded servers start here, and stay up while `up` runs
     cfg = UpConfig(
         referee_address=address, workers=args.workers, concurrency=args.concurrency, web=not args.no_web,
-        web_host=args.web_host, web_port=args.web_port, beat=not args.no_beat,
+        web_host=args.web_host, web_port=args.web_port, beat=not args.no_beat, house=not args.no_house,
         metrics_port=None if args.no_metrics else args.metrics_port, grace_s=args.grace,
     )
     os.environ.update({"PARTERRE_DATABASE_URL": services.database_url, "PARTERRE_REDIS_URL": services.redis_url})
@@ -43,6 +43,7 @@ def register(sub: Subparsers) -> None:
     up.add_argument("--web-port", type=int, default=8000, help="web site port (default 8000; 0 = a free port)")
     up.add_argument("--no-web", action="store_true", help="do not run the web site")
     up.add_argument("--no-beat", action="store_true", help="do not run Celery beat")
+    up.add_argument("--no-house", action="store_true", help="do not run the house bots (parterre house)")
     up.add_argument("--metrics-port", type=int, default=9100,
                     help="first /metrics port: referee, then workers, beat, web (default 9100; 0 = free ports)")
     up.add_argument("--no-metrics", action="store_true", help="no /metrics endpoints")

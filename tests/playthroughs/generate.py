@@ -157,7 +157,13 @@ def _position(state: State, note: str, depths: int) -> dict[str, Any]:
 
 
 def perft_positions(name: str) -> list[dict[str, Any]]:
-    """Positions and their perft counts for the game ``name`` (Floriferous only for now)."""
+    """Positions and their perft counts for the game ``name`` (every registered game)."""
+    if name == "flowar":
+        return flowar_perft_positions()
+    if name == "lafleur":
+        from .perft_lafleur import positions
+
+        return positions(_walk, _position, PERFT_SEED)
     if name != "floriferous":
         return []
     obs = lambda s: s.observation(None)  # noqa: E731
@@ -176,6 +182,23 @@ def perft_positions(name: str) -> list[dict[str, Any]]:
         _position(_walk("floriferous(players=1,extended=true)", PERFT_SEED,
                         lambda s: obs(s)["day"] == 1 and obs(s)["round"] == 7 and obs(s)["phase"] == "turn"),
                   "solo extended, last round of day 1 (resolving the crow follows)", 5),
+    ]
+
+
+def flowar_perft_positions() -> list[dict[str, Any]]:
+    """Flowar positions: turn menus of round 1 (4 players), round 3 (2 players, after the
+    refresh), round 2 (solo, Taxus in the turn order), a delivery and a strike payment."""
+    obs = lambda s: s.observation(None)  # noqa: E731
+    at = lambda r, phase: lambda s: obs(s)["round"] == r and obs(s)["phase"] == phase  # noqa: E731
+    return [
+        _position(_walk("flowar(players=4)", PERFT_SEED, at(1, "turn")), "4 players, first turn of round 1", 5),
+        _position(_walk("flowar(players=2)", PERFT_SEED, at(3, "turn")),
+                  "2 players, first turn of round 3 (Favors and grids refreshed)", 5),
+        _position(_walk("flowar(players=1)", PERFT_SEED, at(2, "turn")), "solo, first turn of round 2", 5),
+        _position(_walk("flowar(players=3)", PERFT_SEED, at(1, "deliver")),
+                  "3 players, a delivery on the Travel Petal", 7),
+        _position(_walk("flowar(first_game_favors=true,players=3)", PERFT_SEED, at(4, "strike")),
+                  "3 players, first-game Favors, a strike payment in round 4", 6),
     ]
 
 

@@ -12,6 +12,7 @@ import argparse
 import logging
 import os
 import random
+from typing import Any
 
 from bots.sdk import Bot, DecisionRequest, MatchResult
 
@@ -22,17 +23,17 @@ class FloriferousBot(Bot):
     name = "floriferous-example"
     games = ("floriferous",)
 
-    def __init__(self, seed: int | None = None, **kwargs: object) -> None:
+    def __init__(self, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rng = random.Random(seed)
 
     def choose(self, request: DecisionRequest) -> int:
         # request.legal_actions: [{"kind": "take", "row": 3, "card": "F12", "stones": 1}, ...]
         # request.observation: the FloriferousObservation as a dict (garden, players, bounties, ...)
-        def score(action: dict) -> float:
+        def score(action: dict[str, Any]) -> float:
             if action.get("kind") != "take":
                 return 0.0
-            return 1 + 2 * action.get("stones", 0) + (1 if action.get("card") else 0)
+            return float(1 + 2 * action.get("stones", 0) + (1 if action.get("card") else 0))
 
         scores = [score(a) for a in request.legal_actions]
         best = max(scores)

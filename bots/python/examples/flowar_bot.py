@@ -14,6 +14,7 @@ import argparse
 import logging
 import os
 import random
+from typing import Any
 
 from bots.sdk import Bot, DecisionRequest, MatchResult
 
@@ -27,13 +28,13 @@ class FlowarBot(Bot):
     name = "flowar-example"
     games = ("flowar",)
 
-    def __init__(self, seed: int | None = None, **kwargs: object) -> None:
+    def __init__(self, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rng = random.Random(seed)
 
     def choose(self, request: DecisionRequest) -> int:
         # request.legal_actions: [{"kind": "place", "space": "contract", "worker": "trenti", "coins": 1}, ...]
-        def score(action: dict) -> float:
+        def score(action: dict[str, Any]) -> float:
             value = KIND_SCORE.get(action.get("kind", ""), 0)
             if action.get("kind") == "place":
                 value -= 0.5 * action.get("coins", 0)

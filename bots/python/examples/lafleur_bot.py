@@ -15,6 +15,7 @@ import argparse
 import logging
 import os
 import random
+from typing import Any
 
 from bots.sdk import Bot, DecisionRequest, MatchResult
 
@@ -30,16 +31,16 @@ class LaFleurBot(Bot):
     name = "lafleur-example"
     games = ("lafleur",)
 
-    def __init__(self, seed: int | None = None, **kwargs: object) -> None:
+    def __init__(self, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rng = random.Random(seed)
 
     def choose(self, request: DecisionRequest) -> int:
         obs = request.observation  # the LaFleurObservation as a dict
-        me = next((p for p in obs.get("players", []) if p.get("seat") == request.seat), {})
+        me: dict[str, Any] = next((p for p in obs.get("players", []) if p.get("seat") == request.seat), {})
         short_of_coins = me.get("coins", 0) < 2
 
-        def score(action: dict) -> float:
+        def score(action: dict[str, Any]) -> float:
             if action.get("kind") == "place":
                 location = action.get("location", "")
                 return 10 if location == "coin" and short_of_coins else LOCATION_SCORE.get(location, 0)

@@ -1,0 +1,366 @@
+"""Challenges: one match between chosen bots, rated or casual, played once they are connected (issue 14).
+
+A challenge is a match without a tournament (plan key ``challenge:<random>``)
+plus a ``challenges`` row. Its life:
+
+```
+create_challenge -> match "waiting", challenge "waiting"
+   every seated bot connected (dispatch_challenges) -> match "planned", challenge "started"
+        -> a worker claims and runs it like any match (planned -> running -> finished ...)
+   expires_at passes first -> match "expired", challenge "expired", reason in words
+```
+
+A ``waiting`` match is never claimed by a worker (:func:`ladder.matches.claim_match`
+takes ``planned`` matches only) and the reaper does not touch it. This module
+decides nothing about *who* is connected: the workers read the referees'
+presence and pass it in (DESIGN §1: ladder never imports workers).
+
+A casual challenge (``rated=False``) is recorded and replayed but changes no
+rating (``matches.rated``; see :func:`ladder.matches.record_result` and
+:func:`ladder.ratings.rebuild_ratings`).
+
+Who may challenge whom (ownership, scopes, "accepts challenges") is checked
+by the caller, the web site's API, before :func:`create_challenge`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from games.api import GameError
+from games.registry import load_game
+from ladder.db import connection, run_transaction
+from ladder.errors import ChallengeError, MatchNotFoundError, TournamentError
+from ladder.tournaments import TimeControl, new_seed
+
+CHALLENGE_KEY_PREFIX = "challenge:"
+"""Plan keys of challenge matches start with this (matches without a tournament)."""
+
+DEFAULT_EXPIRY_S = 300.0
+"""How long a challenge waits for its bots by default, in seconds."""
+
+MAX_EXPIRY_S = 7 * 24 * 3600.0
+"""Longest a challenge may wait, in seconds (a week)."""
+
+CHALLENGE_STATUSES = ("waiting", "started", "expired")
+"""Stored statuses of a challenge row; once ``started``, the match's own status tells the rest."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeInfo:
+    """A challenge as its challenger sees it (in the list of their matches).
+
+    Attributes:
+        match_id: the challenge's match.
+        game: registry name; ``game_string`` the full game string.
+        bot_ids / bot_names: bot per seat, seat 0 first.
+        rated: False for a casual match (never rated).
+        challenger_id: account id of the challenger, or None.
+        status: ``waiting`` (for its bots), ``expired`` (see ``reason``), or,
+            once started, the match's status (``planned``, ``running``,
+            ``finished``, ``aborted_no_show``, ``failed``).
+        reason: why it expired (e.g. "bot house-greedy (id 3) was not connected
+            within 300 s"), else None.
+        created_at / expires_at / started_at / finished_at: UTC-aware times.
+        time_control: ``{base_ms, increment_ms, cap_ms, margin_ms}`` in milliseconds.
+        ranks: rank per seat once finished (1 = best), else None.
+    """
+
+    match_id: int
+    game: str
+    game_string: str
+    bot_ids: tuple[int, ...]
+    bot_names: tuple[str, ...]
+    rated: bool
+    challenger_id: int | None
+    status: str
+    reason: str | None
+    created_at: datetime
+    expires_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    time_control: dict[str, int]
+    ranks: tuple[int, ...] | None
+
+
+def create_challenge(
+    pool: ConnectionPool,
+    *,
+    game_string: str,
+    bot_ids: Sequence[int],
+    rated: bool,
+    time_control: Mapping[str, Any] | None = None,
+    challenger_id: int | None = None,
+    expires_after_s: float = DEFAULT_EXPIRY_S,
+) -> int:
+    """Create a challenge: one match between ``bot_ids``, played as soon as all of them are connected.
+
+    Validates everything before writing anything. The match waits (status
+    ``waiting``) until the workers see every seated bot connected to a
+    referee (:func:`dispatch_challenges`), or expires after ``expires_after_s``.
+
+    Args:
+        pool: ladder connection pool.
+        game_string: game and options, e.g. ``"floriferous(players=2)"`` or
+            ``"lafleur"`` (canonicalised by the registry).
+        bot_ids: bot per seat, seat 0 first; as many as the game has seats.
+        rated: True for a rated match, False for a casual one (recorded, never rated).
+        time_control: mapping of the ``*_ms`` fields of
+            :class:`ladder.tournaments.TimeControl` (missing ones default), or None.
+        challenger_id: account id of the challenger (stored as is), or None.
+        expires_after_s: seconds to wait for the bots, in (0, one week].
+
+    Returns:
+        The match id.
+
+    Raises:
+        ChallengeError: unknown game or option; wrong number of bots for the
+            game's seats; a bot repeated, unknown or revoked; a bad time
+            control or expiry; ``rated`` not a bool.
+    """
+    try:
+        loaded = load_game(game_string)
+    except GameError as exc:
+        raise ChallengeError(f"game {game_string!r}: {exc}") from None
+    if not isinstance(rated, bool):
+        raise ChallengeError(f"rated must be true or false, got {rated!r}")
+    try:
+        seats = [int(b) for b in bot_ids]
+    except (TypeError, ValueError):
+        raise ChallengeError(f"bot ids must be integers, got {bot_ids!r}") from None
+    if len(seats) != loaded.num_players:
+        raise ChallengeError(
+            f"{loaded.game_string()} is played by {loaded.num_players} player(s); {len(seats)} bot(s) given"
+        )
+    if len(set(seats)) != len(seats):
+        raise ChallengeError(f"a bot cannot hold two seats of one match: {seats}")
+    try:
+        tc = TimeControl.parse(time_control)
+    except (TournamentError, TypeError) as exc:
+        raise ChallengeError(str(exc)) from None
+    if isinstance(expires_after_s, bool) or not isinstance(expires_after_s, (int, float)) or not (
+        0 < expires_after_s <= MAX_EXPIRY_S
+    ):
+        raise ChallengeError(f"expires_after_s must be in (0, {MAX_EXPIRY_S:.0f}] seconds, got {expires_after_s!r}")
+    seed, commitment = new_seed()
+    plan_key = CHALLENGE_KEY_PREFIX + secrets.token_hex(12)
+
+    def write(conn: Any) -> int:
+        rows = conn.execute("SELECT id, name, revoked_at FROM bots WHERE id = ANY(%s::bigint[])", (seats,)).fetchall()
+        found = {r[0]: (r[1], r[2]) for r in rows}
+        missing = [b for b in seats if b not in found]
+        if missing:
+            raise ChallengeError(f"no bot with id(s) {missing}")
+        revoked = [f"{found[b][0]} (id {b})" for b in seats if found[b][1] is not None]
+        if revoked:
+            raise ChallengeError(f"revoked bot(s) cannot play: {', '.join(revoked)}")
+        row = conn.execute(
+            "INSERT INTO matches (tournament_id, plan_key, game, game_string, seed, seed_commitment, time_control, "
+            "status, rated) VALUES (NULL, %s, %s, %s, %s, %s, %s, 'waiting', %s) RETURNING id",
+            (plan_key, loaded.name, loaded.game_string(), seed, commitment, Jsonb(tc.to_json()), rated),
+        ).fetchone()
+        match_id = int(row[0])
+        conn.cursor().executemany(
+            "INSERT INTO seats (match_id, seat, bot_id) VALUES (%s, %s, %s)",
+            [(match_id, i, b) for i, b in enumerate(seats)],
+        )
+        conn.execute(
+            "INSERT INTO challenges (match_id, challenger_id, rated, expires_at) "
+            "VALUES (%s, %s, %s, now() + make_interval(secs => %s))",
+            (match_id, challenger_id, rated, float(expires_after_s)),
+        )
+        return match_id
+
+    return run_transaction(pool, write)
+
+
+_INFO_SQL = """
+SELECT m.id, m.game, m.game_string, m.status AS match_status, m.time_control, m.finished_at,
+       c.rated, c.challenger_id, c.status, c.reason, c.created_at, c.expires_at, c.started_at,
+       array_agg(s.bot_id ORDER BY s.seat) AS bot_ids, array_agg(b.name ORDER BY s.seat) AS bot_names,
+       array_agg(s.rank ORDER BY s.seat) AS ranks
+FROM challenges c JOIN matches m ON m.id = c.match_id
+JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id
+"""
+
+
+def _info(row: dict[str, Any]) -> ChallengeInfo:
+    status = row["status"] if row["status"] != "started" else row["match_status"]
+    ranks = tuple(row["ranks"]) if row["match_status"] == "finished" else None
+    return ChallengeInfo(
+        match_id=int(row["id"]), game=row["game"], game_string=row["game_string"],
+        bot_ids=tuple(int(b) for b in row["bot_ids"]), bot_names=tuple(row["bot_names"]), rated=bool(row["rated"]),
+        challenger_id=row["challenger_id"], status=status, reason=row["reason"], created_at=row["created_at"],
+        expires_at=row["expires_at"], started_at=row["started_at"], finished_at=row["finished_at"],
+        time_control=dict(row["time_control"]), ranks=ranks,
+    )
+
+
+def challenge_status(pool: ConnectionPool, match_id: int) -> ChallengeInfo:
+    """The challenge whose match is ``match_id``.
+
+    Raises:
+        MatchNotFoundError: no challenge has this match id.
+    """
+    with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
+        row = cur.execute(_INFO_SQL + "WHERE c.match_id = %s GROUP BY m.id, c.match_id", (match_id,)).fetchone()
+    if row is None:
+        raise MatchNotFoundError(f"no challenge with match id {match_id}")
+    return _info(row)
+
+
+def list_challenges(
+    pool: ConnectionPool, *, challenger_id: int | None = None, bot_id: int | None = None, limit: int = 50,
+    before: int | None = None,
+) -> list[ChallengeInfo]:
+    """Challenges, newest first: all, or those of one challenger and/or seating one bot.
+
+    Args:
+        pool: ladder connection pool.
+        challenger_id: only this challenger's.
+        bot_id: only challenges where this bot holds a seat.
+        limit: most rows (1..500).
+        before: only challenges whose match id is below this (paging).
+
+    Raises:
+        ValueError: ``limit`` out of range.
+    """
+    if not 1 <= limit <= 500:
+        raise ValueError(f"limit must be in 1..500, got {limit}")
+    conds, params = [], []
+    if challenger_id is not None:
+        conds.append("c.challenger_id = %s")
+        params.append(challenger_id)
+    if bot_id is not None:
+        conds.append("EXISTS (SELECT 1 FROM seats x WHERE x.match_id = c.match_id AND x.bot_id = %s)")
+        params.append(bot_id)
+    if before is not None:
+        conds.append("c.match_id < %s")
+        params.append(before)
+    where = ("WHERE " + " AND ".join(conds)) if conds else ""
+    sql = _INFO_SQL + f"{where} GROUP BY m.id, c.match_id ORDER BY c.match_id DESC LIMIT %s"
+    with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(sql, [*params, limit]).fetchall()
+    return [_info(r) for r in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class WaitingChallenge:
+    """A challenge waiting for its bots: its match, game name and bot per seat."""
+
+    match_id: int
+    game: str
+    bot_ids: tuple[int, ...]
+    expired: bool
+
+
+def waiting_challenges(pool: ConnectionPool, *, limit: int = 1000) -> list[WaitingChallenge]:
+    """Challenges still waiting for their bots, oldest first (index ``challenges_waiting``)."""
+    with connection(pool) as conn:
+        rows = conn.execute(
+            "SELECT c.match_id, m.game, array_agg(s.bot_id ORDER BY s.seat), c.expires_at <= now() "
+            "FROM challenges c JOIN matches m ON m.id = c.match_id JOIN seats s ON s.match_id = c.match_id "
+            "WHERE c.status = 'waiting' GROUP BY c.match_id, m.game ORDER BY c.expires_at, c.match_id LIMIT %s",
+            (limit,),
+        ).fetchall()
+    return [WaitingChallenge(int(m), g, tuple(int(b) for b in bots), bool(exp)) for m, g, bots, exp in rows]
+
+
+def start_challenge(pool: ConnectionPool, match_id: int) -> bool:
+    """A waiting challenge's bots are connected: its match becomes ``planned`` (a worker may run it).
+
+    Returns:
+        True if it was waiting and is now started; False if it had started or
+        expired already (safe to call twice, from two schedulers).
+    """
+
+    def write(conn: Any) -> bool:
+        row = conn.execute(
+            "UPDATE challenges SET status = 'started', started_at = now() "
+            "WHERE match_id = %s AND status = 'waiting' RETURNING match_id",
+            (match_id,),
+        ).fetchone()
+        if row is None:
+            return False
+        conn.execute("UPDATE matches SET status = 'planned' WHERE id = %s AND status = 'waiting'", (match_id,))
+        return True
+
+    return run_transaction(pool, write)
+
+
+def expire_challenge(pool: ConnectionPool, match_id: int, reason: str) -> bool:
+    """End a waiting challenge whose time ran out: match and challenge ``expired``, with ``reason``.
+
+    Returns:
+        True if it was waiting past its expiry and is now expired; False otherwise.
+    """
+
+    def write(conn: Any) -> bool:
+        row = conn.execute(
+            "UPDATE challenges SET status = 'expired', reason = %s "
+            "WHERE match_id = %s AND status = 'waiting' AND expires_at <= now() RETURNING match_id",
+            (str(reason)[:1000], match_id),
+        ).fetchone()
+        if row is None:
+            return False
+        conn.execute("UPDATE matches SET status = 'expired' WHERE id = %s AND status = 'waiting'", (match_id,))
+        return True
+
+    return run_transaction(pool, write)
+
+
+def dispatch_challenges(
+    pool: ConnectionPool, online: Callable[[str], set[int] | frozenset[int]] | Mapping[str, set[int]]
+) -> tuple[list[int], list[int]]:
+    """Start the waiting challenges whose bots are all connected; expire those out of time.
+
+    Called by the workers' frequent beat task with who is connected now. A
+    challenge whose bots are all connected is started, even when its expiry
+    passed since the last tick; one with a bot missing past its expiry is
+    expired with the missing bots named in the reason.
+
+    Args:
+        pool: ladder connection pool.
+        online: game name -> ids of the bots connected to a referee for that
+            game (a mapping, or a function of the game name).
+
+    Returns:
+        ``(started match ids, expired match ids)``; the caller queues the started ones.
+    """
+    lookup = online if callable(online) else (lambda game: online.get(game, set()))
+    started, expired = [], []
+    cache: dict[str, set[int] | frozenset[int]] = {}
+    waiting = waiting_challenges(pool)
+    names: dict[int, str] = {}
+    if any(w.expired for w in waiting):
+        with connection(pool) as conn:
+            ids = sorted({b for w in waiting for b in w.bot_ids})
+            names = dict(conn.execute("SELECT id, name FROM bots WHERE id = ANY(%s::bigint[])", (ids,)).fetchall())
+    for w in waiting:
+        if w.game not in cache:
+            cache[w.game] = lookup(w.game)
+        missing = [b for b in w.bot_ids if b not in cache[w.game]]
+        if not missing:
+            if start_challenge(pool, w.match_id):
+                started.append(w.match_id)
+        elif w.expired:
+            info = challenge_status(pool, w.match_id)
+            wait_s = (info.expires_at - info.created_at).total_seconds()
+            who = ", ".join(f"bot {names.get(b, b)} (id {b})" for b in missing)
+            verb = "was" if len(missing) == 1 else "were"
+            if expire_challenge(pool, w.match_id, f"{who} {verb} not connected within {_seconds(wait_s)} s"):
+                expired.append(w.match_id)
+    return started, expired
+
+
+def _seconds(value: float) -> str:
+    """``300`` for 300.0, ``0.5`` for 0.5: seconds as a person writes them."""
+    return f"{value:.0f}" if abs(value - round(value)) < 0.05 else f"{value:.1f}"

@@ -1,0 +1,38 @@
+"""Participants on the web site: installs sessions and the participant routes into the app (issue 14).
+
+:func:`install` is the one call ``ladder.web.app.create_app`` makes; see
+ladder/web/auth.py (sessions, CSRF, tokens, settings),
+ladder/web/participants_api.py (JSON API) and ladder/web/participants_pages.py (pages).
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from starlette.middleware.sessions import SessionMiddleware
+
+from ladder.web import auth
+
+SESSION_MAX_AGE_S = 14 * 24 * 3600
+
+
+def install(app: FastAPI, cfg: auth.ParticipantConfig | None = None, *, secret: str | None = None) -> None:
+    """Add the session middleware and the participant routers; ``app.state.participants`` = the config.
+
+    Args:
+        cfg: the settings (default :func:`ladder.web.auth.config_from_env`); tests replace
+            ``app.state.participants`` after :func:`~ladder.web.app.create_app`.
+        secret: session signing secret (default :func:`ladder.web.auth.session_secret`).
+    """
+    from ladder.web import participants_api, participants_pages
+
+    cfg = cfg or auth.config_from_env()
+    app.state.participants = cfg
+    app.add_middleware(SessionMiddleware, secret_key=secret or auth.session_secret(),
+                       session_cookie=auth.SESSION_COOKIE, max_age=SESSION_MAX_AGE_S, same_site="lax",
+                       https_only=cfg.secure_cookies)
+    from ladder.owned_bots import bot_versions
+
+    # The public bot page (bot.html) shows each announced version: a template global reading the app's pool.
+    app.state.templates.env.globals["bot_versions"] = lambda bot_id: bot_versions(app.state.pool, bot_id)
+    app.include_router(participants_api.router)
+    app.include_router(participants_pages.router)

@@ -1,0 +1,339 @@
+"""The participants' web pages: sign-up, login, account and tokens, my bots, bot settings, owner's view,
+challenge form, tournament create/enter (issue 14).
+
+Every ``POST`` checks the form's CSRF token first (:func:`ladder.web.auth.check_csrf`) and answers with
+a redirect (303) or the page again with a message. Tokens are shown once, on the page that made them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Path, Query, Request
+from fastapi.responses import RedirectResponse, Response
+
+from games.registry import game_names
+from ladder import accounts as acc
+from ladder import owned_bots as ob
+from ladder.errors import BotExistsError, BotNotFoundError, LadderError
+from ladder.web import auth
+from ladder.web.owner import owner_matches, seat_view
+from ladder.web.participants_api import _deadline, check_challenge, check_tournament_bots
+
+MAX_ID = 2**63 - 1
+Id = Annotated[int, Path(ge=1, le=MAX_ID)]
+
+router = APIRouter(include_in_schema=False)
+
+
+def _render(request: Request, template: str, status: int = 200, **ctx: Any) -> Response:
+    ctx.setdefault("message", "")
+    ctx.setdefault("error", False)
+    ctx["csrf"] = auth.csrf_token(request)
+    response: Response = request.app.state.templates.TemplateResponse(request, template, ctx, status_code=status)
+    response.headers["cache-control"] = "no-store"
+    return response
+
+
+def _see_other(url: str) -> Response:
+    return RedirectResponse(url, status_code=303)
+
+
+async def _form(request: Request) -> Any:
+    form = await request.form(max_files=0, max_fields=64)
+    auth.check_csrf(request, form)
+    return form
+
+
+def _auth_page(request: Request, signup: bool, status: int = 200, message: str = "", username: str = "") -> Response:
+    return _render(request, "me/auth.html", status, heading="Sign up" if signup else "Log in",
+                   action="/signup" if signup else "/login", signup=signup, message=message,
+                   error=bool(message), username=username)
+
+
+@router.get("/signup")
+def signup_page(request: Request) -> Response:
+    if auth.config(request).signup == "closed":
+        return _auth_page(request, True, 403, "sign-up is closed on this site")
+    return _auth_page(request, True)
+
+
+@router.post("/signup")
+async def signup_post(request: Request) -> Response:
+    form = await _form(request)
+    username, password = str(form.get("username", "")), str(form.get("password", ""))
+    pool = request.app.state.pool
+    try:
+        account = acc.sign_up(pool, username, password, address=auth.client_address(request),
+                              mode=auth.config(request).signup)
+    except acc.RateLimitedError as exc:
+        return _auth_page(request, True, 429, str(exc))
+    except acc.SignupClosedError as exc:
+        return _auth_page(request, True, 403, str(exc))
+    except acc.AccountError as exc:
+        return _auth_page(request, True, 409 if isinstance(exc, acc.AccountExistsError) else 422, str(exc),
+                          username if acc.USERNAME_RE.fullmatch(username) else "")
+    if not account.active:
+        return _auth_page(request, False, 202, "your account waits for an admin's approval")
+    auth.login_session(request, account)
+    return _see_other("/my/bots")
+
+
+@router.get("/login")
+def login_page(request: Request) -> Response:
+    return _auth_page(request, False)
+
+
+@router.post("/login")
+async def login_post(request: Request) -> Response:
+    form = await _form(request)
+    username, password = str(form.get("username", "")), str(form.get("password", ""))
+    try:
+        account = acc.login(request.app.state.pool, username, password, address=auth.client_address(request))
+    except acc.RateLimitedError as exc:
+        response = _auth_page(request, False, 429, str(exc))
+        response.headers["retry-after"] = str(exc.retry_after_s)
+        return response
+    if account is None:
+        return _auth_page(request, False, 401, "wrong username or password, or the account is not active")
+    auth.login_session(request, account)
+    return _see_other("/my/bots")
+
+
+@router.post("/logout")
+async def logout(request: Request) -> Response:
+    await _form(request)
+    request.session.clear()
+    return _see_other("/")
+
+
+def _account_page(request: Request, account: acc.Account, status: int = 200, **ctx: Any) -> Response:
+    return _render(request, "me/account.html", status, account=account, scopes=acc.SCOPES,
+                   tokens=acc.list_api_tokens(request.app.state.pool, account.id), **ctx)
+
+
+@router.get("/account")
+def account_page(request: Request) -> Response:
+    return _account_page(request, auth.require_session(request), new_token="")
+
+
+@router.post("/account/tokens")
+async def account_token(request: Request) -> Response:
+    account = auth.require_session(request)
+    form = await _form(request)
+    try:
+        _, token = acc.create_api_token(request.app.state.pool, account.id, form.getlist("scopes"),
+                                        label=str(form.get("label", "")))
+    except acc.AccountError as exc:
+        return _account_page(request, account, 422, new_token="", message=str(exc), error=True)
+    return _account_page(request, account, 201, new_token=token, message="token created")
+
+
+@router.post("/account/tokens/{token_id}/revoke")
+async def account_revoke(request: Request, token_id: Id) -> Response:
+    account = auth.require_session(request)
+    await _form(request)
+    if not acc.revoke_api_token(request.app.state.pool, account.id, token_id):
+        raise HTTPException(404, f"you have no live token {token_id}")
+    return _see_other("/account")
+
+
+@router.post("/account/password")
+async def account_password(request: Request) -> Response:
+    account = auth.require_session(request)
+    form = await _form(request)
+    try:
+        account = acc.change_password(request.app.state.pool, account.id, str(form.get("old", "")),
+                                      str(form.get("new", "")))
+    except acc.AccountError as exc:
+        return _account_page(request, account, 422, new_token="", message=str(exc), error=True)
+    auth.login_session(request, account)  # the new epoch: other sessions are logged out
+    return _account_page(request, account, new_token="", message="password changed; other sessions logged out")
+
+
+def _bots_page(request: Request, account: acc.Account, status: int = 200, **ctx: Any) -> Response:
+    ctx.setdefault("new_token", "")
+    ctx.setdefault("new_bot", None)
+    return _render(request, "me/bots.html", status, account=account, games=game_names(),
+                   bots=ob.list_owned_bots(request.app.state.pool, account.id), **ctx)
+
+
+@router.get("/my/bots")
+def my_bots(request: Request) -> Response:
+    return _bots_page(request, auth.require_session(request))
+
+
+@router.post("/my/bots")
+async def my_bots_create(request: Request) -> Response:
+    account = auth.require_session(request)
+    form = await _form(request)
+    cfg = auth.config(request)
+    try:
+        bot, token = ob.create_bot(request.app.state.pool, account.id, str(form.get("name", "")),
+                                   description=str(form.get("description", "")), games=form.getlist("games"),
+                                   accepts_challenges=form.get("accepts_challenges") == "1", redis=cfg.redis,
+                                   key=cfg.tokens_key)
+    except BotExistsError as exc:
+        return _bots_page(request, account, 409, message=str(exc), error=True)
+    except LadderError as exc:
+        return _bots_page(request, account, 422, message=str(exc), error=True)
+    return _bots_page(request, account, 201, new_token=token, new_bot=bot, message=f"bot {bot.name} created")
+
+
+def _bot_page(request: Request, account: acc.Account, bot_id: int, status: int = 200, **ctx: Any) -> Response:
+    pool = request.app.state.pool
+    try:
+        bot = ob.owned_bot(pool, account.id, bot_id)
+    except BotNotFoundError as exc:
+        raise HTTPException(404, str(exc)) from None
+    ctx.setdefault("new_token", "")
+    return _render(request, "me/bot.html", status, account=account, bot=bot, games=game_names(),
+                   versions=[asdict(v) for v in ob.bot_versions(pool, bot_id)],
+                   matches=owner_matches(pool, account.id, bot_id), **ctx)
+
+
+@router.get("/my/bots/{bot_id}")
+def my_bot(request: Request, bot_id: Id) -> Response:
+    return _bot_page(request, auth.require_session(request), bot_id)
+
+
+def _owned_or_404(request: Request, account: acc.Account, bot_id: int) -> None:
+    try:
+        ob.owned_bot(request.app.state.pool, account.id, bot_id)
+    except BotNotFoundError as exc:
+        raise HTTPException(404, str(exc)) from None
+
+
+@router.post("/my/bots/{bot_id}/settings")
+async def my_bot_settings(request: Request, bot_id: Id) -> Response:
+    account = auth.require_session(request)
+    form = await _form(request)
+    _owned_or_404(request, account, bot_id)
+    cg = form.getlist("challenge_games")
+    try:
+        ob.update_settings(request.app.state.pool, account.id, bot_id, description=str(form.get("description", "")),
+                           games=form.getlist("games"), accepts_challenges=form.get("accepts_challenges") == "1",
+                           challenge_games=cg or None)
+    except LadderError as exc:
+        return _bot_page(request, account, bot_id, 422, message=str(exc), error=True)
+    return _see_other(f"/my/bots/{bot_id}")
+
+
+@router.post("/my/bots/{bot_id}/token")
+async def my_bot_rotate(request: Request, bot_id: Id) -> Response:
+    account = auth.require_session(request)
+    await _form(request)
+    _owned_or_404(request, account, bot_id)
+    cfg = auth.config(request)
+    try:
+        token = ob.rotate_token(request.app.state.pool, account.id, bot_id, redis=cfg.redis, key=cfg.tokens_key)
+    except LadderError as exc:
+        return _bot_page(request, account, bot_id, 409, message=str(exc), error=True)
+    return _bot_page(request, account, bot_id, new_token=token, message="token rotated")
+
+
+@router.post("/my/bots/{bot_id}/retire")
+async def my_bot_retire(request: Request, bot_id: Id) -> Response:
+    account = auth.require_session(request)
+    await _form(request)
+    _owned_or_404(request, account, bot_id)
+    cfg = auth.config(request)
+    ob.retire_bot(request.app.state.pool, account.id, bot_id, redis=cfg.redis, key=cfg.tokens_key)
+    return _see_other(f"/my/bots/{bot_id}")
+
+
+@router.get("/my/matches/{match_id}")
+def my_seat_view(request: Request, match_id: Id,
+                 bot_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None) -> Response:
+    account = auth.require_session(request)
+    view = seat_view(request.app.state.pool, request.app.state.replays, account.id, match_id, bot_id)
+    return _render(request, "me/seat_view.html", view=view)
+
+
+@router.get("/my/challenge")
+def challenge_page(request: Request) -> Response:
+    account = auth.require_session(request)
+    return _render(request, "me/challenge.html", account=account,
+                   bots=ob.list_owned_bots(request.app.state.pool, account.id))
+
+
+@router.post("/my/challenge")
+async def challenge_post(request: Request) -> Response:
+    account = auth.require_session(request)
+    form = await _form(request)
+    pool = request.app.state.pool
+    bots = ob.list_owned_bots(pool, account.id)
+    try:
+        others = [int(x) for x in str(form.get("opponents", "")).split(",") if x.strip()]
+        ids = [int(str(form.get("mine", ""))), *others]
+    except ValueError:
+        return _render(request, "me/challenge.html", 422, account=account, bots=bots,
+                       message="bot ids are whole numbers, separated by commas", error=True)
+    game = str(form.get("game", ""))
+    try:
+        game = check_challenge(pool, account.id, game, ids)
+        from ladder import challenges
+
+        match_id = challenges.create_challenge(pool, game_string=game, bot_ids=ids, rated=form.get("rated") == "1",
+                                               challenger_id=account.id)
+    except HTTPException as exc:
+        return _render(request, "me/challenge.html", exc.status_code, account=account, bots=bots,
+                       message=str(exc.detail), error=True)
+    except ValueError as exc:
+        return _render(request, "me/challenge.html", 422, account=account, bots=bots, message=str(exc), error=True)
+    return _see_other(f"/my/bots/{ids[0]}?challenge={int(match_id)}")
+
+
+def _tournaments_page(request: Request, account: acc.Account, status: int = 200, **ctx: Any) -> Response:
+    return _render(request, "me/tournaments.html", status, account=account, games=game_names(),
+                   bots=ob.list_owned_bots(request.app.state.pool, account.id), **ctx)
+
+
+@router.get("/my/tournaments")
+def tournaments_page(request: Request) -> Response:
+    return _tournaments_page(request, auth.require_session(request))
+
+
+@router.post("/my/tournaments")
+async def tournament_create(request: Request) -> Response:
+    account = auth.require_session(request)
+    form = await _form(request)
+    if account.role not in ("organiser", "admin"):
+        raise HTTPException(403, "only organisers create tournaments")
+    from ladder import tournaments
+
+    try:
+        candidate = str(form.get("candidate_bot_id", "")).strip()
+        if candidate:
+            check_tournament_bots(request.app.state.pool, account, [int(candidate)])
+        tid = tournaments.create_tournament(
+            request.app.state.pool, name=str(form.get("name", "")), game=str(form.get("game", "")), game_options={},
+            format=str(form.get("format", "round_robin")),
+            player_counts=[int(x) for x in str(form.get("players", "2")).split(",")],
+            rounds=int(str(form.get("rounds", "1"))), time_control=None,
+            candidate_bot_id=int(candidate) if candidate else None,
+            entry_deadline=_deadline(str(form.get("entry_deadline", "")).strip() or None), organiser_id=account.id)
+    except HTTPException as exc:
+        return _tournaments_page(request, account, exc.status_code, message=str(exc.detail), error=True)
+    except (LadderError, ValueError, TypeError) as exc:
+        return _tournaments_page(request, account, 422, message=str(exc), error=True)
+    return _see_other(f"/tournaments/{int(tid)}")
+
+
+@router.post("/my/tournaments/enter")
+async def tournament_enter(request: Request) -> Response:
+    account = auth.require_session(request)
+    form = await _form(request)
+    try:
+        tid, bot_id = int(str(form.get("tournament_id", ""))), int(str(form.get("bot_id", "")))
+    except ValueError:
+        return _tournaments_page(request, account, 422, message="ids are whole numbers", error=True)
+    _owned_or_404(request, account, bot_id)
+    from ladder import entries
+
+    try:
+        entries.enter_tournament(request.app.state.pool, tid, bot_id)
+    except (LadderError, ValueError, LookupError) as exc:
+        return _tournaments_page(request, account, 409, message=str(exc), error=True)
+    return _see_other(f"/tournaments/{tid}")

@@ -1,0 +1,182 @@
+"""``parterre remote ...``: a participant's commands against any Parterre deployment, over HTTP only (issue 14).
+
+Settings: ``PARTERRE_URL`` (the site, e.g. ``https://ladder.example.org``; default
+``http://127.0.0.1:8000``) and ``PARTERRE_API_TOKEN`` (a personal API token; ``remote token``
+prints one). ``remote signup`` and ``remote token`` read the password from ``$PARTERRE_PASSWORD``
+or ask for it. Every command prints the JSON answer; an HTTP error exits with status 1 and the
+server's message. No database access is ever needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import getpass
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+from typing import Any
+
+
+class RemoteError(Exception):
+    """The server answered with an error status; the message is its ``detail``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"HTTP {status}: {message}")
+        self.status = status
+
+
+def call(method: str, path: str, body: Any = None, *, token: str | None = None, basic: tuple[str, str] | None = None,
+         base_url: str | None = None, timeout_s: float = 30.0) -> Any:
+    """One API call; returns the decoded JSON (None for 204).
+
+    Raises:
+        RemoteError: a 4xx/5xx answer. OSError: the site cannot be reached.
+    """
+    url = (base_url or os.environ.get("PARTERRE_URL") or "http://127.0.0.1:8000").rstrip("/") + path
+    data = None if body is None else json.dumps(body).encode()
+    headers = {"accept": "application/json"}
+    if data is not None:
+        headers["content-type"] = "application/json"
+    if basic is not None:
+        headers["authorization"] = "Basic " + base64.b64encode(f"{basic[0]}:{basic[1]}".encode()).decode()
+    elif token is not None:
+        headers["authorization"] = "Bearer " + token
+    req = urllib.request.Request(url, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout_s) as resp:  # noqa: S310 - the operator's URL
+            raw = resp.read()
+    except urllib.error.HTTPError as exc:
+        try:
+            detail = json.loads(exc.read()).get("detail", exc.reason)
+        except (ValueError, AttributeError):
+            detail = exc.reason
+        raise RemoteError(exc.code, detail if isinstance(detail, str) else json.dumps(detail)) from None
+    return json.loads(raw) if raw else None
+
+
+def _token() -> str:
+    from parterre.commands.common import CliError
+
+    token = os.environ.get("PARTERRE_API_TOKEN")
+    if not token:
+        raise CliError("set PARTERRE_API_TOKEN to a personal API token (parterre remote token prints one)")
+    return token
+
+
+def _password(username: str) -> str:
+    return os.environ.get("PARTERRE_PASSWORD") or getpass.getpass(f"password for {username}: ")
+
+
+def _ids(text: str) -> list[int]:
+    return [int(x) for x in text.split(",") if x.strip()]
+
+
+def _run(args: argparse.Namespace) -> tuple[str, str, Any, dict[str, Any]]:
+    c = args.remote_cmd
+    if c == "signup":
+        return "POST", "/api/accounts", {"username": args.username, "password": _password(args.username)}, {}
+    if c == "token":
+        return ("POST", "/api/tokens", {"scopes": args.scopes.split(","), "label": args.label},
+                {"basic": (args.username, _password(args.username))})
+    auth = {"token": _token()}
+    if c == "bots":
+        return "GET", "/api/account/bots", None, auth
+    if c == "bot-create":
+        return "POST", "/api/bots", {"name": args.name, "description": args.description,
+                                     "games": [g for g in args.games.split(",") if g],
+                                     "accepts_challenges": args.accept_challenges}, auth
+    if c == "bot-rotate":
+        return "POST", f"/api/bots/{args.bot_id}/token", None, auth
+    if c == "bot-retire":
+        return "POST", f"/api/bots/{args.bot_id}/retire", None, auth
+    if c == "bot-set":
+        body: dict[str, Any] = {}
+        if args.accept_challenges is not None:
+            body["accepts_challenges"] = args.accept_challenges
+        if args.challenge_games is not None:
+            body["challenge_games"] = [g for g in args.challenge_games.split(",") if g] or None
+        return "PATCH", f"/api/bots/{args.bot_id}/settings", body, auth
+    if c == "matches":
+        return "GET", f"/api/bots/{args.bot_id}/matches?limit={args.limit}", None, auth
+    if c == "seat-view":
+        q = f"?bot_id={args.bot}" if args.bot else ""
+        return "GET", f"/api/matches/{args.match_id}/seat-view{q}", None, auth
+    if c == "challenge":
+        return "POST", "/api/challenges", {"game": args.game, "bots": _ids(args.bots), "rated": args.rated}, auth
+    if c == "tournament-create":
+        return "POST", "/api/tournaments", {
+            "name": args.name, "game": args.game, "format": args.format,
+            "player_counts": _ids(args.players), "rounds": args.rounds, "bot_ids": _ids(args.bots),
+            "candidate_bot_id": args.candidate, "entry_deadline": args.entry_deadline}, auth
+    if c == "tournament-enter":
+        return "POST", f"/api/tournaments/{args.tournament_id}/entries", {"bot_id": args.bot_id}, auth
+    raise AssertionError(c)
+
+
+def cmd_remote(args: argparse.Namespace) -> int:
+    method, path, body, kw = _run(args)
+    try:
+        out = call(method, path, body, **kw)
+    except RemoteError as exc:
+        print(f"parterre remote: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"parterre remote: cannot reach the site: {exc}", file=sys.stderr)
+        return 1
+    if out is not None:
+        print(json.dumps(out, indent=2, default=str))
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add ``remote`` and its subcommands to the ``parterre`` parser's subparsers."""
+    r = sub.add_parser("remote", help="a participant's commands over the HTTP API ($PARTERRE_URL, $PARTERRE_API_TOKEN)")
+    s = r.add_subparsers(dest="remote_cmd", required=True)
+    p = s.add_parser("signup", help="create an account (password from $PARTERRE_PASSWORD or asked)")
+    p.add_argument("username")
+    p = s.add_parser("token", help="create a personal API token (prints it once)")
+    p.add_argument("username")
+    p.add_argument("--scopes", default="bot:manage,challenge",
+                   help="comma-separated: bot:manage,tournament:create,challenge")
+    p.add_argument("--label", default="")
+    s.add_parser("bots", help="list my bots")
+    p = s.add_parser("bot-create", help="create a bot; prints its referee token once")
+    p.add_argument("name")
+    p.add_argument("--description", default="")
+    p.add_argument("--games", default="", help="comma-separated games it plays (default any)")
+    p.add_argument("--accept-challenges", action="store_true")
+    for name, what in (("bot-rotate", "new referee token (the old one is refused)"), ("bot-retire", "retire for good")):
+        p = s.add_parser(name, help=what)
+        p.add_argument("bot_id", type=int)
+    p = s.add_parser("bot-set", help="whether (and in which games) my bot accepts challenges")
+    p.add_argument("bot_id", type=int)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--accept-challenges", dest="accept_challenges", action="store_true", default=None)
+    g.add_argument("--refuse-challenges", dest="accept_challenges", action="store_false")
+    p.add_argument("--challenge-games", help="comma-separated; empty = all its games")
+    p = s.add_parser("matches", help="my bot's matches with verdicts and reasons")
+    p.add_argument("bot_id", type=int)
+    p.add_argument("--limit", type=int, default=20)
+    p = s.add_parser("seat-view", help="a finished match seen from my bot's seat")
+    p.add_argument("match_id", type=int)
+    p.add_argument("--bot", type=int)
+    p = s.add_parser("challenge", help="challenge bots to one match; prints the match id")
+    p.add_argument("--game", required=True, help="game string, e.g. floriferous")
+    p.add_argument("--bots", required=True, help="comma-separated bot ids, mine first")
+    p.add_argument("--rated", action="store_true")
+    p = s.add_parser("tournament-create", help="create a tournament (organisers)")
+    p.add_argument("--name", required=True)
+    p.add_argument("--game", required=True)
+    p.add_argument("--format", default="round_robin", choices=["round_robin", "gauntlet", "duplicate"])
+    p.add_argument("--players", default="2")
+    p.add_argument("--rounds", type=int, default=1)
+    p.add_argument("--bots", default="")
+    p.add_argument("--candidate", type=int)
+    p.add_argument("--entry-deadline")
+    p = s.add_parser("tournament-enter", help="enter my bot into a tournament")
+    p.add_argument("tournament_id", type=int)
+    p.add_argument("bot_id", type=int)
+    r.set_defaults(func=cmd_remote)

@@ -1,0 +1,141 @@
+"""``Referee.Connect``: a bot's (or a relay's) stream, after the handshake (DESIGN §3, §4).
+
+:class:`RefereeServicer` authenticates the stream (``referee/handshake.py``),
+opens a :class:`~referee.sessions.Session`, then reads messages until the
+stream ends, handing each to :meth:`RefereeCore.dispatch`;
+:func:`add_referee_service` registers it with a deserializer that never raises.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+import grpc
+import grpc.aio
+
+from proto.parterre.v1 import referee_pb2 as pb
+from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
+from referee import metrics
+from referee.core import RefereeCore
+from referee.handshake import Undecodable, authenticate, error_message, refuse
+from referee.headers import RELAY_CLOSE_NONCE
+from referee.sessions import RateLimit, Session
+from referee.verdicts import Verdict
+
+log = logging.getLogger(__name__)
+
+STREAM_GONE: tuple[type[BaseException], ...] = (grpc.aio.UsageError, grpc.aio.AbortError, grpc.RpcError,
+                                                RuntimeError, asyncio.InvalidStateError)
+"""What writing to a stream whose RPC already ended raises (grpc-python aio)."""
+
+
+class RefereeServicer(pb_grpc.RefereeServicer):
+    """``Referee.Connect``: authenticate, then read messages until the stream ends.
+
+    The handshake (who is speaking) is :func:`referee.handshake.authenticate`.
+
+    Args:
+        core: the referee.
+        relay_only: True on the internal control endpoint: only relay streams
+            are accepted there (bots are refused with ``PERMISSION_DENIED``).
+    """
+
+    def __init__(self, core: RefereeCore, *, relay_only: bool = False) -> None:
+        self.core = core
+        self.relay_only = relay_only
+
+    async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        core = self.core
+        if core.shutting_down:
+            await refuse(context, grpc.StatusCode.UNAVAILABLE, pb.SHUTTING_DOWN, "referee shutting down")
+        who = await authenticate(core, context, relay_only=self.relay_only)
+        if who is None:
+            return
+        hello, bot_id, relay_from = who
+        capacity = 1 if relay_from else hello.max_concurrent_matches
+        session = Session(
+            bot_id=bot_id, token=hello.token, name=hello.bot_name[:100], version=hello.bot_version[:50],
+            games=[g[:50] for g in list(hello.games)[:20]], capacity=capacity, context=context,
+            relay_from=relay_from,
+        )
+        s = core.settings
+        if s.max_messages_per_s > 0:
+            rate = float(s.max_messages_per_s * session.capacity)
+            session.limiter = RateLimit(rate, rate)
+        del hello, who  # the token is not kept beyond its digest
+        session.task = asyncio.current_task()
+        session.last_seen = time.monotonic()
+        await context.write(pb.RefereeMessage(welcome=pb.Welcome(bot_id=bot_id, referee_id=core.referee_id)))
+        core.counters.sessions_opened += 1
+        metrics.SESSIONS.inc()
+        writer = asyncio.create_task(session.write_loop())
+        core.registry.add(session)
+        lost = Verdict.DISCONNECT
+        relay_closed = False  # a relay's lender said goodbye (RELAY_CLOSE_NONCE) before the end
+        try:
+            read = context.read
+            dispatch = core.dispatch
+            monotonic = time.monotonic
+            limiter = session.limiter
+            relay = bool(relay_from)
+            while True:
+                msg = await read()
+                if msg is grpc.aio.EOF:
+                    break
+                if relay and isinstance(msg, pb.BotMessage) and msg.HasField("pong") \
+                        and msg.pong.nonce == RELAY_CLOSE_NONCE:
+                    relay_closed = True
+                    continue
+                now = session.last_seen = monotonic()
+                if limiter is not None and not limiter.allow(now):
+                    if core.rate_limited(session, now):
+                        session.kill_reason = (grpc.StatusCode.RESOURCE_EXHAUSTED, pb.PROTOCOL,
+                                               f"rate limit: {session.rate_dropped} messages dropped; stream closed")
+                        lost = Verdict.CRASH
+                        break
+                    continue
+                if isinstance(msg, Undecodable):
+                    core.counters.undecodable += 1
+                    core.protocol_error(None, "undecodable", "")
+                    session.kill_reason = (grpc.StatusCode.INVALID_ARGUMENT, pb.PROTOCOL,
+                                           f"a message of {msg.size} bytes is not a BotMessage: {msg.error}; "
+                                           "stream closed")
+                    lost = Verdict.CRASH
+                    break
+                dispatch(session, msg, now)
+                if writer.done():
+                    break
+        except asyncio.CancelledError:
+            if session.kill_reason is None:
+                raise  # the RPC was cancelled (client gone): a disconnect
+        except Exception as exc:  # transport error: the stream crashed
+            log.info("bot %s session %s: stream error: %s", bot_id, session.id, type(exc).__name__,
+                     extra={"bot_id": bot_id})
+            lost = Verdict.CRASH
+        finally:
+            if session.relay_from and not relay_closed:
+                session.infra_lost = True  # the other referee died or froze: not the bot's doing
+            session.close()
+            core.registry.remove(session, lost)
+            metrics.SESSIONS.dec()
+        if session.kill_reason is not None:
+            code, error_code, reason = session.kill_reason
+            writer.cancel()
+            try:
+                await context.write(error_message(error_code, reason))
+            except STREAM_GONE as exc:  # the client already left: the abort below still ends the RPC
+                log.debug("session %s: could not send the closing Error: %r", session.id, exc)
+            except Exception:
+                log.exception("session %s: sending the closing Error failed", session.id)
+            await context.abort(code, reason)
+        try:
+            await asyncio.wait_for(writer, 1.0)
+        except TimeoutError:
+            writer.cancel()
+        except STREAM_GONE as exc:  # the writer hit the closed stream: nothing left to send
+            log.debug("session %s: writer ended with %r", session.id, exc)
+        except Exception:
+            log.exception("session %s: writer failed", session.id)

@@ -1,0 +1,88 @@
+"""``MatchControl.RunMatch``: a worker asks the referee to run one match attempt (DESIGN §3, §4).
+
+Checks the service token, builds the :class:`~referee.room.Room`, and streams
+its events (``Progress`` ... then exactly one ``MatchResult``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+from collections.abc import AsyncIterator
+
+import grpc
+import grpc.aio
+
+from proto.parterre.v1 import referee_pb2 as pb
+from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
+from referee.core import RefereeCore
+from referee.headers import SERVICE_TOKEN_HEADER
+from referee.room import MatchSpec, MatchSpecError, Room
+
+
+class MatchControlServicer(pb_grpc.MatchControlServicer):
+    """``MatchControl.RunMatch``: run one match attempt and stream its events."""
+
+    def __init__(self, core: RefereeCore) -> None:
+        self.core = core
+
+    async def RunMatch(
+        self, request: pb.RunMatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.MatchEvent]:
+        core = self.core
+        metadata = {k: v for k, v in (context.invocation_metadata() or ())}
+        if not core.service_token_ok(metadata):
+            core.auth_failed("service_token")
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, f"missing or wrong {SERVICE_TOKEN_HEADER}")
+        if core.shutting_down:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, "referee shutting down")
+        s = core.settings
+        try:
+            spec = MatchSpec.from_request(request, default_no_show_ms=s.default_no_show_timeout_ms,
+                                          default_max_duration_ms=s.default_max_duration_ms)
+        except MatchSpecError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        running = core.rooms.get(spec.match_id)
+        if running is not None:
+            old_room, old_task = running
+            if spec.attempt <= old_room.spec.attempt:
+                await context.abort(grpc.StatusCode.ALREADY_EXISTS,
+                                    f"match {spec.match_id} attempt {old_room.spec.attempt} is running")
+            old_task.cancel()  # a newer attempt supersedes it (its worker gets infra_error)
+        events: collections.deque[pb.MatchEvent] = collections.deque()
+        wake = asyncio.Event()
+
+        def emit(event: pb.MatchEvent) -> None:
+            events.append(event)
+            wake.set()
+
+        room = Room(spec, core.registry, emit=emit, referee_id=core.referee_id,
+                    reconnect_grace_ms=s.reconnect_grace_ms, progress_every=s.progress_every)
+        task = asyncio.create_task(room.run(), name=f"match-{spec.match_id}-{spec.attempt}")
+        core.rooms[spec.match_id] = (room, task)
+        keepalive_s = s.progress_interval_ms / 1000.0 if s.progress_interval_ms > 0 else None
+        try:
+            while True:
+                while events:
+                    event = events.popleft()
+                    yield event
+                    if event.HasField("result"):
+                        return
+                if task.done() and not events:
+                    failure = None if task.cancelled() else task.exception()
+                    if failure is not None:
+                        raise failure
+                    return
+                wake.clear()
+                waiter = asyncio.ensure_future(wake.wait())
+                done, _ = await asyncio.wait({waiter, task}, timeout=keepalive_s,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+                if not done and not events:  # nothing for a while: tell the worker we are alive
+                    events.append(pb.MatchEvent(progress=pb.Progress(step=len(room.steps),
+                                                                     decisions=room.decisions)))
+        finally:
+            if not task.done():
+                task.cancel()
+            if core.rooms.get(spec.match_id, (None,))[0] is room:
+                del core.rooms[spec.match_id]

@@ -1,0 +1,107 @@
+"""``parterre tournament create|enter|list|show``, ``bot list`` and ``challenge create|show|list`` (issue 14)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from parterre.cli import main
+from parterre.commands.common import CliError
+from parterre.commands.tournament import parse_deadline
+
+
+@pytest.fixture
+def cli_env(tmp_path, monkeypatch, database_url: str) -> str:
+    monkeypatch.setenv("PARTERRE_HOME", str(tmp_path))
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", database_url)
+    return database_url
+
+
+def _run(capsys: Any, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_parse_deadline() -> None:
+    now = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
+    assert parse_deadline("+90s", now) == now + timedelta(seconds=90)
+    assert parse_deadline("+10m", now) == now + timedelta(minutes=10)
+    assert parse_deadline("+2h", now) == now + timedelta(hours=2)
+    assert parse_deadline("+30", now) == now + timedelta(seconds=30)
+    assert parse_deadline("2026-12-01T21:00+00:00") == datetime(2026, 12, 1, 21, 0, tzinfo=UTC)
+    for bad in ("tomorrow", "2026-12-01T21:00", "+5y"):
+        with pytest.raises(CliError):
+            parse_deadline(bad)
+
+
+def test_tournament_commands(cli_env: str, capsys: Any) -> None:
+    from ladder import bots, db
+    from ladder.house import ensure_house_bot
+
+    pool = db.make_pool(cli_env)
+    db.migrate(cli_env)
+    for name in ("cand", "a", "b"):
+        bots.register_bot(pool, name)
+    ensure_house_bot(pool, "random", ["floriferous", "flowar", "lafleur"])
+    pool.close()
+
+    code, out, err = _run(capsys, "tournament", "create", "--game", "floriferous", "--format", "gauntlet",
+                          "--candidate", "cand", "--bots", "a,b")
+    assert code == 0, err
+    gauntlet = int(out.strip())
+    code, out, err = _run(capsys, "tournament", "create", "--game", "floriferous", "--format", "duplicate",
+                          "--entry-deadline", "+1h", "--name", "open dup")
+    assert code == 0, err
+    window = int(out.strip())
+    assert _run(capsys, "tournament", "enter", str(window), "house-random")[0] == 0
+    code, _, err = _run(capsys, "tournament", "enter", str(window), "house-random")
+    assert code == 2 and "already entered" in err
+    code, _, err = _run(capsys, "tournament", "enter", str(gauntlet), "a")
+    assert code == 2 and "no entry window" in err
+    code, _, err = _run(capsys, "tournament", "create", "--game", "floriferous", "--format", "gauntlet",
+                        "--bots", "a,b")
+    assert code == 2 and "--candidate" in err
+    code, _, err = _run(capsys, "tournament", "create", "--game", "floriferous")
+    assert code == 2 and "--bots" in err
+
+    code, out, _ = _run(capsys, "tournament", "list")
+    lines = out.strip().splitlines()
+    assert code == 0 and len(lines) == 2
+    assert lines[0].split("\t")[:5] == [str(window), "open dup", "floriferous", "duplicate", "open"]
+    assert "entries until" in lines[0] and lines[1].split("\t")[3:5] == ["gauntlet", "not_started"]
+    listed = json.loads(_run(capsys, "tournament", "list", "--json")[1])
+    assert [t["entrants"] for t in listed] == [1, 3]
+
+    code, out, _ = _run(capsys, "tournament", "show", str(gauntlet))
+    assert code == 0 and "gauntlet: cand against each pool bot" in out and "\na\t0\t0" in out
+    shown = json.loads(_run(capsys, "tournament", "show", str(window), "--json")[1])
+    assert shown["status"] == "open" and shown["entrants"] == 1 and shown["duplicate"]["deals"] == []
+    assert _run(capsys, "tournament", "show", "999999")[0] == 2
+
+    code, out, _ = _run(capsys, "bot", "list")
+    assert code == 0 and "house-random" in out and "house bot (floriferous, flowar, lafleur)" in out
+    house = json.loads(_run(capsys, "bot", "list", "--house", "--json")[1])
+    assert [b["name"] for b in house] == ["house-random"]
+
+
+def test_challenge_commands(cli_env: str, capsys: Any) -> None:
+    from ladder import bots, db
+
+    db.migrate(cli_env)
+    pool = db.make_pool(cli_env)
+    for name in ("me", "you"):
+        bots.register_bot(pool, name)
+    pool.close()
+    code, out, err = _run(capsys, "challenge", "create", "--game", "floriferous(players=2)", "--bots", "me,you",
+                          "--casual", "--expires", "60")
+    assert code == 0, err
+    match_id = int(out.strip())
+    code, out, _ = _run(capsys, "challenge", "show", str(match_id))
+    assert code == 0 and out.split("\t")[2:5] == ["casual", "me, you", "waiting\n"]
+    assert json.loads(_run(capsys, "challenge", "list", "--json")[1])[0]["match_id"] == match_id
+    code, _, err = _run(capsys, "challenge", "create", "--game", "floriferous(players=3)", "--bots", "me,you")
+    assert code == 2 and "3 player" in err

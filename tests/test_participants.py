@@ -1,0 +1,586 @@
+"""Participants (issue 14): accounts, API tokens, owned bots, rotation, owner's view — tried as an attacker.
+
+Each ``test_s*`` is one item of the security list of issue 14 (docs/faults.md F-21...F-28).
+The app runs in-process (Starlette's TestClient) over a real, migrated PostgreSQL database;
+bot tokens are published to a per-test Redis hash, and the referee's refusal of a rotated
+token is checked against a real referee (``referee.testing.Harness``) reading that hash.
+Finished matches are played through the engines and recorded with ``record_result``
+(tests/test_web_helpers.py), exactly as a worker records a referee's result.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis as redis_lib
+from test_ladder_helpers import module_database
+from test_web_helpers import play_replay
+
+from ladder import accounts as acc
+from ladder import make_pool
+from ladder.matches import claim_match, record_result
+from ladder.tournaments import plan_match
+from ladder.web import create_app
+from ladder.web.auth import ParticipantConfig
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture(scope="module")
+def db_url(pg_admin_url: str) -> Iterator[str]:
+    yield from module_database(pg_admin_url)
+
+
+@pytest.fixture(scope="module")
+def pool(db_url: str) -> Iterator[Any]:
+    p = make_pool(db_url, max_size=6)
+    yield p
+    p.close()
+
+
+@pytest.fixture
+def rds(redis_base_url: str, redis_prefix: str) -> Iterator[tuple[Any, str]]:
+    client = redis_lib.Redis.from_url(redis_base_url)
+    key = redis_prefix + "bot_tokens"
+    yield client, key
+    client.delete(key)
+    client.close()
+
+
+@pytest.fixture
+def app(pool: Any, rds: tuple[Any, str], monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv("PARTERRE_SESSION_SECRET", "s" * 48)
+    with pool.connection() as conn:  # every test starts with no accounts and no attempts
+        conn.execute("TRUNCATE auth_events, api_tokens RESTART IDENTITY")
+        conn.execute("UPDATE bots SET account_id = NULL")
+        conn.execute("DELETE FROM accounts")
+    a = create_app(pool=pool)
+    a.state.participants = ParticipantConfig(signup="open", redis=rds[0], tokens_key=rds[1])
+    return a
+
+
+@pytest.fixture
+def client(app: Any) -> TestClient:
+    return TestClient(app, client=("203.0.113.7", 50000))
+
+
+_n = iter(range(10**6))
+
+
+def account(client: TestClient, name: str | None = None, scopes: tuple[str, ...] = acc.SCOPES) -> tuple[str, str]:
+    """Sign up through the API and make a token; returns (username, token)."""
+    name = name or f"user{next(_n)}"
+    assert client.post("/api/accounts", json={"username": name, "password": PASSWORD}).status_code == 201
+    r = client.post("/api/tokens", json={"scopes": list(scopes)}, auth=(name, PASSWORD))
+    assert r.status_code == 201, r.text
+    return name, r.json()["token"]
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def new_bot(client: TestClient, token: str, name: str | None = None, **kw: Any) -> dict[str, Any]:
+    r = client.post("/api/bots", json={"name": name or f"bot{next(_n)}", "games": ["floriferous"], **kw},
+                    headers=bearer(token))
+    assert r.status_code == 201, r.text
+    return dict(r.json())
+
+
+def finished_match(pool: Any, bot_ids: list[int], *, timeout_seat: int | None = None,
+                   fault_reason: str = "", rejections: list[Any] | None = None) -> int:
+    """A floriferous match between ``bot_ids`` played by the engine and recorded like a worker does."""
+    mid = plan_match(pool, game_string="floriferous(players=2)", bot_ids=bot_ids, plan_key=f"acc:{next(_n)}")
+    spec = claim_match(pool, mid, "acc-tests")
+    assert spec is not None
+    result = play_replay(spec, [f"n{b}" for b in spec.seat_bot_ids], ["random"] * 2, timeout_seat=timeout_seat)
+    replay = json.loads(result["replay_json"])
+    replay["players"][0]["version"] = "7.1"
+    replay["fault_reasons"] = ["", fault_reason] if timeout_seat == 1 else ["", ""]
+    replay["rejections"] = rejections or [[], []]
+    result["replay_json"] = json.dumps(replay, sort_keys=True, separators=(",", ":"))
+    assert record_result(pool, mid, spec.attempt, result)
+    return mid
+
+
+# -- the happy path --------------------------------------------------------------------
+
+
+def test_sign_up_token_bot_rotate_and_owner_view(client: TestClient, pool: Any, rds: tuple[Any, str]) -> None:
+    redis, key = rds
+    _, tok = account(client, "alice")
+    me = client.get("/api/account", headers=bearer(tok)).json()
+    assert me["username"] == "alice" and me["role"] == "participant"
+    bot = new_bot(client, tok, "alice-bot", description="greedy <b>v1</b>", accepts_challenges=True)
+    assert len(bot["token"]) == 43
+    assert redis.hget(key, acc.api_token_hash(bot["token"])) == str(bot["id"]).encode()
+    _, other = account(client, "bob")
+    foe = new_bot(client, other, "bob-bot")
+    mid = finished_match(pool, [bot["id"], foe["id"]], timeout_seat=1, fault_reason="decision 3: 812.4 ms > 550 ms",
+                         rejections=[[{"seq": 5, "code": "DUPLICATE", "reason": "decision 5 was answered", "step": 9}],
+                                     []])
+    rows = client.get(f"/api/bots/{bot['id']}/matches", headers=bearer(tok)).json()
+    assert [m["match_id"] for m in rows] == [mid] and rows[0]["status"] == "finished"
+    seats = {s["seat"]: s for s in rows[0]["seats"]}
+    assert seats[0]["mine"] and seats[0]["version"] == "7.1" and seats[0]["verdict"] == "normal"
+    assert seats[1]["verdict"] == "timeout"
+    assert seats[1]["reason"] == ("timeout on decision 3: it took 812.4 ms; the limit was 550 ms "
+                                  "(time allowed plus the margin)")
+    view = client.get(f"/api/matches/{mid}/seat-view", headers=bearer(tok)).json()
+    assert view["seat"] == 0 and view["rejections"][0]["code"] == "DUPLICATE"
+    # The oracle: the engine's own observation(0) after every step of the stored replay.
+    from games.replay import iter_states
+    from ladder import replay_json
+
+    expected = [state.observation(0) for _, state in iter_states(json.loads(replay_json(pool, mid)))]
+    assert [s["observation"] for s in view["steps"]] == json.loads(json.dumps(expected))
+    # Rotation keeps the id and the rating; the old hash leaves Redis, the new one enters.
+    with pool.connection() as conn:
+        elo_before = conn.execute("SELECT elo FROM ratings WHERE bot_id = %s", (bot["id"],)).fetchone()[0]
+    r = client.post(f"/api/bots/{bot['id']}/token", headers=bearer(tok))
+    assert r.status_code == 200 and r.json()["id"] == bot["id"]
+    new = r.json()["token"]
+    assert redis.hget(key, acc.api_token_hash(bot["token"])) is None
+    assert redis.hget(key, acc.api_token_hash(new)) == str(bot["id"]).encode()
+    with pool.connection() as conn:
+        assert conn.execute("SELECT elo FROM ratings WHERE bot_id = %s", (bot["id"],)).fetchone()[0] == elo_before
+    versions = client.get(f"/api/bots/{bot['id']}/versions").json()  # public
+    assert [(v["version"], v["game"], v["matches"]) for v in versions] == [("7.1", "floriferous", 1)]
+    page = client.get(f"/bots/{bot['id']}").text  # the public bot page shows each version too
+    assert "<h2>Versions</h2>" in page and "<td>7.1</td><td>floriferous</td><td>1</td>" in page
+
+
+def test_reason_in_words_for_each_fault() -> None:
+    from ladder.web.owner import reason_in_words
+
+    assert reason_in_words("illegal_action", "decision 4: index 9 not in 0..3") == (
+        "illegal action on decision 4: it sent index 9, but there were 4 legal actions (0..3)")
+    assert reason_in_words("disconnect", "stream lost, not back within 3000 ms (lost after step 12, 3004 ms "
+                           "before this verdict)") == (
+        "disconnect: the stream ended after step 12, 3.0 s before the verdict and the bot was not back within 3000 ms")
+    assert reason_in_words("timeout", "decision 2: no answer within 550 ms").startswith("timeout on decision 2")
+
+
+# -- S1: another account's bot, token, seat view, match data (every id, every owner-only route) ----------
+
+
+def test_s1_other_accounts_things_are_unreachable(client: TestClient, pool: Any) -> None:
+    _, mallory = account(client, "mallory")
+    _, victim = account(client, "victim")
+    vbot = new_bot(client, victim, "victim-bot")
+    mbot = new_bot(client, mallory, "mallory-bot")
+    mid = finished_match(pool, [vbot["id"], new_bot(client, victim)["id"]])
+    victim_tokens = client.get("/api/tokens", headers=bearer(victim)).json()
+    h = bearer(mallory)
+    b = vbot["id"]
+    attempts = [
+        ("POST", f"/api/bots/{b}/token", None), ("POST", f"/api/bots/{b}/retire", None),
+        ("PATCH", f"/api/bots/{b}/settings", {"accepts_challenges": True}), ("GET", f"/api/bots/{b}/matches", None),
+        ("GET", f"/api/matches/{mid}/seat-view", None), ("GET", f"/api/matches/{mid}/seat-view?bot_id={b}", None),
+        ("DELETE", f"/api/tokens/{victim_tokens[0]['id']}", None),
+        ("POST", "/api/tournaments/1/entries", {"bot_id": b}),
+    ]
+    for method, path, body in attempts:
+        r = client.request(method, path, json=body, headers=h)
+        assert r.status_code == 404, (method, path, r.status_code, r.text)
+        assert "victim" not in r.text
+    # and the ids that do not exist answer the same (no probing)
+    assert client.get(f"/api/bots/{10**12}/matches", headers=h).status_code == 404
+    # The victim's bot and token still work; Mallory's lists hold only her own things.
+    assert client.get(f"/api/bots/{b}/matches", headers=bearer(victim)).status_code == 200
+    assert [x["id"] for x in client.get("/api/account/bots", headers=h).json()] == [mbot["id"]]
+    assert len(client.get("/api/tokens", headers=h).json()) == 1
+    # Pages: same refusals with Mallory's session.
+    login(client, "mallory")
+    for path in (f"/my/bots/{b}", f"/my/matches/{mid}", f"/my/matches/{mid}?bot_id={b}"):
+        assert client.get(path).status_code == 404, path
+    csrf = csrf_of(client, "/my/bots")
+    for path in (f"/my/bots/{b}/token", f"/my/bots/{b}/retire", f"/my/bots/{b}/settings",
+                 f"/account/tokens/{victim_tokens[0]['id']}/revoke"):
+        assert client.post(path, data={"csrf": csrf}).status_code == 404, path
+    assert client.get(f"/api/bots/{b}/matches", headers=bearer(victim)).status_code == 200  # not retired
+
+
+def test_s1_challenges_need_own_bot_and_consent(client: TestClient) -> None:
+    _, a = account(client)
+    _, c = account(client)
+    mine = new_bot(client, a)
+    shy = new_bot(client, c, accepts_challenges=False)
+    other = new_bot(client, c)
+    # two bots of someone else: never (even if they accept)
+    r = client.post("/api/challenges", json={"game": "floriferous", "bots": [shy["id"], other["id"]]},
+                    headers=bearer(a))
+    assert r.status_code == 403
+    r = client.post("/api/challenges", json={"game": "floriferous", "bots": [mine["id"], shy["id"]]}, headers=bearer(a))
+    assert r.status_code == 403 and "does not accept challenges" in r.json()["detail"]
+
+
+# -- S2: revoked or rotated tokens refused by the referee and the API ------------------------
+
+
+async def test_s2_rotated_bot_token_refused_by_the_referee(client: TestClient, rds: tuple[Any, str],
+                                                          redis_base_url: str) -> None:
+    import asyncio
+
+    import grpc
+    from test_referee_auth import hello, raw_connect
+
+    from bots.reference import RandomBot
+    from bots.sdk import AuthenticationError
+    from referee.testing import Harness
+    from referee.tokens import RedisTokenStore
+
+    _, tok = account(client)
+    bot = new_bot(client, tok)
+    store = RedisTokenStore(redis_base_url, key=rds[1])
+    async with Harness(token_store=store, token_recheck_ms=200, ping_interval_ms=100) as h:
+        got, _ = await raw_connect(h.address, hello(bot["token"]))
+        assert got[0].welcome.bot_id == bot["id"]
+        live = RandomBot()
+        task = h.start_bot(live, bot["token"])
+        await h.wait_sessions(bot["id"])
+        new = client.post(f"/api/bots/{bot['id']}/token", headers=bearer(tok)).json()["token"]
+        with pytest.raises(AuthenticationError):  # the live stream with the old token is closed
+            await asyncio.wait_for(task, 5)
+        _, code = await raw_connect(h.address, hello(bot["token"]), read=2)
+        assert code == grpc.StatusCode.UNAUTHENTICATED
+        got, _ = await raw_connect(h.address, hello(new))
+        assert got[0].welcome.bot_id == bot["id"]  # same identity
+        # Retiring refuses the new token too.
+        assert client.post(f"/api/bots/{bot['id']}/retire", headers=bearer(tok)).json()["retired"]
+        _, code = await raw_connect(h.address, hello(new), read=2)
+        assert code == grpc.StatusCode.UNAUTHENTICATED
+        assert client.post(f"/api/bots/{bot['id']}/token", headers=bearer(tok)).status_code == 409
+
+
+def test_s2_revoked_api_token_refused(client: TestClient) -> None:
+    _, tok = account(client)
+    tokens = client.get("/api/tokens", headers=bearer(tok)).json()
+    assert client.delete(f"/api/tokens/{tokens[0]['id']}", headers=bearer(tok)).status_code == 204
+    r = client.post("/api/bots", json={"name": "late-bot"}, headers=bearer(tok))
+    assert r.status_code == 401
+    assert client.get("/api/account", headers=bearer(tok)).status_code == 401
+    assert client.get("/api/account", headers=bearer("ptk_" + "A" * 43)).status_code == 401
+    assert client.get("/api/account").status_code == 401
+
+
+def test_s2_scopes_are_enforced(client: TestClient) -> None:
+    _, tok = account(client, scopes=("challenge",))
+    assert client.post("/api/bots", json={"name": "nope"}, headers=bearer(tok)).status_code == 403
+    r = client.post("/api/tournaments", json={"name": "x", "game": "floriferous"}, headers=bearer(tok))
+    assert r.status_code == 403
+    _, org = account(client, scopes=("tournament:create",))
+    r = client.post("/api/tournaments", json={"name": "x", "game": "floriferous"}, headers=bearer(org))
+    assert r.status_code == 403 and "organisers" in r.json()["detail"]
+
+
+# -- S3: CSRF -------------------------------------------------------------------------------
+
+
+def login(client: TestClient, username: str) -> None:
+    csrf = csrf_of(client, "/login")
+    r = client.post("/login", data={"csrf": csrf, "username": username, "password": PASSWORD}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+
+
+def csrf_of(client: TestClient, path: str) -> str:
+    m = re.search(r'name="csrf" value="([^"]+)"', client.get(path).text)
+    assert m, path
+    return m.group(1)
+
+
+def test_s3_forms_without_the_csrf_token_are_refused(client: TestClient, pool: Any) -> None:
+    account(client, "carol")
+    assert client.post("/login", data={"username": "carol", "password": PASSWORD}).status_code == 403
+    login(client, "carol")
+    good = csrf_of(client, "/my/bots")
+    for data in ({}, {"csrf": ""}, {"csrf": good[:-1] + ("A" if good[-1] != "A" else "B")}):
+        r = client.post("/my/bots", data={**data, "name": "csrf-bot"})
+        assert r.status_code == 403, data
+        assert client.post("/account/tokens", data={**data, "scopes": "bot:manage"}).status_code == 403
+        assert client.post("/logout", data=data).status_code == 403
+    with pool.connection() as conn:
+        assert conn.execute("SELECT count(*) FROM bots WHERE name = 'csrf-bot'").fetchone()[0] == 0
+    r = client.post("/my/bots", data={"csrf": good, "name": "csrf-bot"})
+    assert r.status_code == 201
+    # A cookie never authenticates the API (so the API needs no CSRF token).
+    assert client.post("/api/bots", json={"name": "cookie-bot"}).status_code == 401
+    # The session cookie is signed, HttpOnly and SameSite.
+    fresh = TestClient(client.app, client=("203.0.113.9", 1))
+    cookie = fresh.get("/login").headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=lax" in cookie
+    fresh.cookies.set("parterre_session", "eyJhaWQiOiAxfQ==.forged.sig")
+    assert fresh.get("/my/bots", follow_redirects=False).status_code == 303
+
+
+# -- S4: password guessing slowed and logged ----------------------------------------------------
+
+
+def test_s4_password_guessing_is_limited_and_logged(client: TestClient, caplog: pytest.LogCaptureFixture) -> None:
+    account(client, "dave")
+    caplog.set_level(logging.WARNING, logger="ladder.accounts")
+    codes = [client.post("/api/tokens", json={"scopes": ["challenge"]}, auth=("dave", f"guess-{i}-xxxx")).status_code
+             for i in range(acc.LOGIN_FAILURES_PER_ACCOUNT + 2)]
+    assert codes[: acc.LOGIN_FAILURES_PER_ACCOUNT] == [401] * acc.LOGIN_FAILURES_PER_ACCOUNT
+    assert codes[acc.LOGIN_FAILURES_PER_ACCOUNT:] == [429, 429]
+    # Now even the right password waits: the account is locked for the window, from any address.
+    r = TestClient(client.app, client=("198.51.100.1", 1)).post(
+        "/api/tokens", json={"scopes": ["challenge"]}, auth=("dave", PASSWORD))
+    assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
+    failed = [rec for rec in caplog.records if "failed login" in rec.getMessage()]
+    assert len(failed) == acc.LOGIN_FAILURES_PER_ACCOUNT and "dave" in failed[0].getMessage()
+    assert not any("guess-" in rec.getMessage() for rec in caplog.records)
+    # Per address: many usernames from one address.
+    for i in range(acc.LOGIN_FAILURES_PER_ADDRESS):
+        client.post("/api/tokens", json={"scopes": ["challenge"]}, auth=(f"nobody{i}", "wrong-password"))
+    account_free = TestClient(client.app, client=("203.0.113.7", 2))
+    r = account_free.post("/api/tokens", json={"scopes": ["challenge"]}, auth=("someone-else", "x" * 12))
+    assert r.status_code == 429
+
+
+def test_s4_sign_up_is_rate_limited_per_address(client: TestClient) -> None:
+    codes = [client.post("/api/accounts", json={"username": f"spam{i}", "password": PASSWORD}).status_code
+             for i in range(acc.SIGNUPS_PER_ADDRESS + 1)]
+    assert codes == [201] * acc.SIGNUPS_PER_ADDRESS + [429]
+
+
+# -- S5: names validated and escaped ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["<script>x</script>", "a", "admin\u200b", " lead", "x" * 33, "é-accent", "a b"])
+def test_s5_usernames_are_validated(client: TestClient, name: str) -> None:
+    r = client.post("/api/accounts", json={"username": name, "password": PASSWORD})
+    assert r.status_code == 422, name
+
+
+def test_s5_bot_names_validated_and_text_escaped(client: TestClient) -> None:
+    _, tok = account(client, "erin")
+    for bad in ("<img src=x onerror=alert(1)>", "bot\u202ename", " padded", "tab\tbot", "x" * 65):
+        assert client.post("/api/bots", json={"name": bad}, headers=bearer(tok)).status_code == 422, bad
+    bot = new_bot(client, tok, "erin-bot", description='</textarea><script>alert("d")</script>')
+    login(client, "erin")
+    page = client.get(f"/my/bots/{bot['id']}").text
+    assert "<script>alert" not in page and "&lt;/textarea&gt;&lt;script&gt;" in page
+    # A failed sign-up page never echoes an invalid username back raw.
+    csrf = csrf_of(client, "/signup")
+    r = client.post("/signup", data={"csrf": csrf, "username": "<b>x</b>", "password": PASSWORD})
+    assert r.status_code == 422 and "<b>x</b>" not in r.text
+
+
+# -- S6: sign-up can never create an admin ---------------------------------------------------------
+
+
+def test_s6_sign_up_cannot_create_an_admin(client: TestClient, pool: Any) -> None:
+    r = client.post("/api/accounts", json={"username": "root", "password": PASSWORD, "role": "admin",
+                                           "status": "active"})
+    assert r.status_code == 201 and r.json()["role"] == "participant"
+    csrf = csrf_of(client, "/signup")
+    client.post("/signup", data={"csrf": csrf, "username": "root2", "password": PASSWORD, "role": "admin"})
+    assert {a.username: a.role for a in acc.list_accounts(pool)} == {"root": "participant", "root2": "participant"}
+
+
+def test_s6_signup_modes(app: Any, pool: Any) -> None:
+    app.state.participants.signup = "closed"
+    c = TestClient(app, client=("192.0.2.1", 1))
+    assert c.post("/api/accounts", json={"username": "late", "password": PASSWORD}).status_code == 403
+    app.state.participants.signup = "approval"
+    assert c.post("/api/accounts", json={"username": "wait", "password": PASSWORD}).json()["status"] == "pending"
+    assert c.post("/api/tokens", json={"scopes": ["challenge"]}, auth=("wait", PASSWORD)).status_code == 401
+    acc.set_status(pool, acc.get_account(pool, "wait").id, "active")  # type: ignore[union-attr]
+    assert c.post("/api/tokens", json={"scopes": ["challenge"]}, auth=("wait", PASSWORD)).status_code == 201
+
+
+# -- S7: tokens and passwords never in logs, pages or API responses (but the one-time display) ----------
+
+
+def test_s7_secrets_never_leak(client: TestClient, pool: Any, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    _, tok = account(client, "frank")
+    bot = new_bot(client, tok, "frank-bot")
+    rotated = client.post(f"/api/bots/{bot['id']}/token", headers=bearer(tok)).json()["token"]
+    client.post("/api/tokens", json={"scopes": ["challenge"]}, auth=("frank", "wrong password!"))
+    secrets_ = [tok, bot["token"], rotated, PASSWORD, "wrong password!"]
+    login(client, "frank")
+    seen = [client.get(p).text for p in ("/account", "/my/bots", f"/my/bots/{bot['id']}", f"/bots/{bot['id']}",
+                                         "/api/account/bots", "/api/tokens", f"/api/bots/{bot['id']}",
+                                         f"/api/bots/{bot['id']}/matches", "/openapi.json")]
+    seen.append(client.get("/api/tokens", headers=bearer(tok)).text)
+    seen.append(client.get("/api/account/bots", headers=bearer(tok)).text)
+    seen += [rec.getMessage() + json.dumps(rec.__dict__, default=str) for rec in caplog.records]
+    for s in secrets_:
+        assert not any(s in text for text in seen), s[:6]
+    with pool.connection() as conn:
+        dump = json.dumps(conn.execute("SELECT * FROM accounts").fetchall(), default=str)
+        dump += json.dumps(conn.execute("SELECT * FROM api_tokens").fetchall(), default=str)
+        dump += json.dumps(conn.execute("SELECT * FROM bots").fetchall(), default=str)
+        dump += json.dumps(conn.execute("SELECT * FROM auth_events").fetchall(), default=str)
+    assert not any(s in dump for s in secrets_)
+    # A session cookie carries no secret either (it is signed, not encrypted: ids only).
+    import base64
+
+    raw = client.cookies.get("parterre_session") or ""
+    payload = base64.b64decode(raw.split(".")[0] + "==").decode()
+    assert set(json.loads(payload)) == {"aid", "ep", "csrf"}
+
+
+def test_password_change_logs_other_sessions_out(app: Any, client: TestClient) -> None:
+    account(client, "gina")
+    login(client, "gina")
+    other = TestClient(app, client=("192.0.2.5", 1))
+    login(other, "gina")
+    csrf = csrf_of(client, "/account")
+    r = client.post("/account/password", data={"csrf": csrf, "old": PASSWORD, "new": "another long one"})
+    assert r.status_code == 200 and "password changed" in r.text
+    assert client.get("/my/bots", follow_redirects=False).status_code == 200
+    assert other.get("/my/bots", follow_redirects=False).status_code == 303
+
+
+def test_challenge_a_house_bot_and_see_it_waiting(client: TestClient, pool: Any) -> None:
+    from ladder.house import ensure_house_bot
+
+    house_id, _ = ensure_house_bot(pool, "random", ["floriferous"])
+    _, tok = account(client)
+    mine = new_bot(client, tok)
+    r = client.post("/api/challenges", json={"game": "floriferous", "bots": [mine["id"], house_id], "rated": True},
+                    headers=bearer(tok))
+    assert r.status_code == 201, r.text
+    mid = r.json()["match_id"]
+    rows = client.get(f"/api/bots/{mine['id']}/matches", headers=bearer(tok)).json()
+    assert rows[0]["match_id"] == mid and rows[0]["status"] == "waiting"
+    assert {s["bot_id"] for s in rows[0]["seats"]} == {mine["id"], house_id}
+    # A bad game string is the challenge module's refusal, in words.
+    r = client.post("/api/challenges", json={"game": "floriferous(players=3)", "bots": [mine["id"], house_id]},
+                    headers=bearer(tok))
+    assert r.status_code == 400 and "player" in r.json()["detail"]
+
+
+def test_parterre_remote_commands_over_http(pool: Any, rds: tuple[Any, str], monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``parterre remote`` against a served site: nothing but HTTP (no database settings at all)."""
+    from ladder.web.app import start_background
+    from parterre.cli import main
+
+    monkeypatch.setenv("PARTERRE_SESSION_SECRET", "r" * 48)
+    server = start_background(pool=pool)
+    try:
+        for var in ("PARTERRE_DATABASE_URL", "PARTERRE_REDIS_URL"):
+            monkeypatch.delenv(var, raising=False)
+        monkeypatch.setenv("PARTERRE_URL", server.url)
+        monkeypatch.setenv("PARTERRE_PASSWORD", PASSWORD)
+
+        def run(*argv: str) -> tuple[int, Any]:
+            code = main(["remote", *argv])
+            text = capsys.readouterr().out
+            return code, json.loads(text) if text.strip() else None
+
+        assert run("signup", "rita")[1]["role"] == "participant"
+        code, made = run("token", "rita", "--scopes", "bot:manage,challenge")
+        assert code == 0 and made["token"].startswith("ptk_")
+        monkeypatch.setenv("PARTERRE_API_TOKEN", made["token"])
+        code, bot = run("bot-create", "rita-bot", "--games", "floriferous")
+        assert code == 0 and len(bot["token"]) == 43
+        assert [b["name"] for b in run("bots")[1]] == ["rita-bot"]
+        code, rotated = run("bot-rotate", str(bot["id"]))
+        assert code == 0 and rotated["token"] != bot["token"]
+        assert run("bot-set", str(bot["id"]), "--accept-challenges")[1]["accepts_challenges"] is True
+        assert run("matches", str(bot["id"])) == (0, [])
+        assert main(["remote", "bot-rotate", "999999"]) == 1  # not hers: the server's 404, exit 1
+        assert "HTTP 404" in capsys.readouterr().err
+    finally:
+        server.stop()
+
+
+def test_pages_challenge_tournament_and_seat_view(client: TestClient, pool: Any) -> None:
+    """The forms for challenges and tournaments, and the seat view page, as a participant and an organiser."""
+    from ladder.bots import register_bot
+    from ladder.house import ensure_house_bot
+
+    house_id, _ = ensure_house_bot(pool, "greedy", ["floriferous"])
+    _, tok = account(client, "hana")
+    mine = new_bot(client, tok, "hana-bot")
+    xss_id, _ = register_bot(pool, "<img src=x onerror=alert(9)>")  # an operator-registered name
+    mid = finished_match(pool, [mine["id"], xss_id], rejections=[
+        [{"seq": 2, "code": "STALE", "reason": "decision 2 is no longer pending", "step": 3}], []])
+    login(client, "hana")
+    page = client.get(f"/my/bots/{mine['id']}").text
+    assert "&lt;img src=x onerror=alert(9)&gt;" in page and "<img src=x" not in page
+    view = client.get(f"/my/matches/{mid}").text
+    assert "decision 2 (after step 3): STALE" in view and "my move" in view
+    csrf = csrf_of(client, "/my/challenge")
+    r = client.post("/my/challenge", data={"csrf": csrf, "game": "floriferous", "mine": str(mine["id"]),
+                                           "opponents": str(house_id), "rated": "1"}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    # Participants see no creation form and are refused; organisers create, anyone enters their own bot.
+    assert "needs the organiser role" in client.get("/my/tournaments").text
+    form = {"csrf": csrf, "name": "Hana's cup", "game": "floriferous", "format": "duplicate", "players": "2",
+            "rounds": "1", "entry_deadline": "2099-01-01T00:00:00"}
+    assert client.post("/my/tournaments", data=form).status_code == 403
+    acc.set_role(pool, acc.get_account(pool, "hana").id, "organiser")  # type: ignore[union-attr]
+    r = client.post("/my/tournaments", data=form, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    tid = int(r.headers["location"].rsplit("/", 1)[1])
+    r = client.post("/my/tournaments/enter", data={"csrf": csrf, "tournament_id": str(tid), "bot_id": str(mine["id"])},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    r = client.post("/my/tournaments/enter", data={"csrf": csrf, "tournament_id": str(tid), "bot_id": str(xss_id)})
+    assert r.status_code == 404  # not hers
+    with pool.connection() as conn:
+        assert conn.execute("SELECT bot_id FROM tournament_bots WHERE tournament_id = %s", (tid,)).fetchall() == [
+            (mine["id"],)]
+
+
+# -- what the referee records for the owner's view (a real referee, real misbehaving bots) -------------
+
+
+@pytest.mark.parametrize("kind", ["drop", "illegal", "duplicate"])
+async def test_referee_records_reasons_and_rejections_for_the_owner(kind: str) -> None:
+    from fixtures.toy_game import register_toy
+
+    from bots.misbehaving import DropBot, GarbageBot, IllegalBot
+    from bots.reference import RandomBot
+    from ladder.web.owner import reason_in_words
+    from referee.testing import Harness, replay_of
+
+    register_toy()
+    faulty = {"drop": lambda: DropBot(at_decision=2, reconnect_after_s=None),
+              "illegal": lambda: IllegalBot("out_of_range", at_decision=2),
+              "duplicate": lambda: GarbageBot(modes=("duplicate",), at_decision=2)}[kind]()
+    async with Harness({"tok-a": 1, "tok-b": 2}, reconnect_grace_ms=200) as h:
+        h.start_bot(RandomBot(seed=1), "tok-a")
+        h.start_bot(faulty, "tok-b")
+        result = await h.run_match(900 + len(kind), "toy(players=2,turns=4)", [1, 2], cap_ms=10_000)
+    replay = replay_of(result)
+    verdict, reason = replay["verdicts"][1], replay["fault_reasons"][1]
+    words = reason_in_words(verdict, reason)
+    if kind == "drop":
+        assert verdict == "disconnect"
+        assert re.fullmatch(r"disconnect: the stream ended after step \d+, 0\.\d s before the verdict and the bot "
+                            r"was not back within 200 ms", words), (reason, words)
+    elif kind == "illegal":
+        assert verdict == "illegal_action"
+        assert re.fullmatch(r"illegal action on decision \d+: it sent index (\d+), but there were \1 legal actions "
+                            r"\(0\.\.\d+\)", words), (reason, words)  # out_of_range sends index = number of actions
+    else:
+        assert verdict == "normal" and words == "played to the end"
+        assert [r["code"] for r in replay["rejections"][1]] == ["DUPLICATE"] and replay["rejections"][0] == []
+
+
+def test_s1_organisers_cannot_seat_other_peoples_bots(client: TestClient, pool: Any) -> None:
+    _, org = account(client, "oscar", scopes=("tournament:create", "bot:manage"))
+    acc.set_role(pool, acc.get_account(pool, "oscar").id, "organiser")  # type: ignore[union-attr]
+    _, other = account(client)
+    theirs = new_bot(client, other)
+    mine = new_bot(client, org)
+    for body in ({"bot_ids": [mine["id"], theirs["id"]]}, {"format": "gauntlet", "candidate_bot_id": theirs["id"]}):
+        r = client.post("/api/tournaments", json={"name": "t", "game": "floriferous", **body}, headers=bearer(org))
+        assert r.status_code == 403 and "not yours" in r.json()["detail"], r.text
