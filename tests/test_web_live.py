@@ -39,11 +39,15 @@ browser, page = wb.browser, wb.page  # the browser tests' fixtures
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
 
 DELAY = 2.0
-STEP_S = 0.05
+STEP_S = 0.15
 
 
-def _play_and_publish(redis_url: str, ns: str, match_id: int, game_string: str, published: dict[str, Any]) -> None:
-    """Play a match through the engine, publishing every step through a LiveFeed, STEP_S apart."""
+def _play_and_publish(redis_url: str, ns: str, match_id: int, game_string: str, published: dict[str, Any],
+                      go: threading.Event | None = None) -> None:
+    """Play a match through the engine, publishing every step through a LiveFeed, STEP_S apart.
+
+    The initial state is published at once; with ``go``, play starts when it is set (the browser is watching).
+    """
     import redis.asyncio as aioredis
 
     from referee.live import LiveFeed
@@ -54,6 +58,8 @@ def _play_and_publish(redis_url: str, ns: str, match_id: int, game_string: str, 
         state = game.new_initial_state()
         feed = LiveFeed(client, ns, match_id, game.name, game.game_string(), game.num_players)
         feed.start(state)
+        if go is not None:
+            await asyncio.get_running_loop().run_in_executor(None, go.wait, 60)
         rng = random.Random(7)
         while not state.is_terminal():
             p = state.current_player()
@@ -96,7 +102,8 @@ def test_a_live_match_updates_in_the_browser_never_ahead_of_the_delay(page: Any,
     finally:
         pool.close()
     published: dict[str, Any] = {}
-    publisher = threading.Thread(target=_play_and_publish, args=(redis_base_url, ns, mid, gs, published))
+    go = threading.Event()
+    publisher = threading.Thread(target=_play_and_publish, args=(redis_base_url, ns, mid, gs, published, go))
     publisher.start()
     r = redis.Redis.from_url(redis_base_url)
     try:
@@ -111,14 +118,20 @@ def test_a_live_match_updates_in_the_browser_never_ahead_of_the_delay(page: Any,
         assert f"Match #{mid}" in page.inner_text("#playing-now")
         page.goto(server.url + f"/matches/{mid}")
         assert page.locator("#live-view").count() == 1
+        page.wait_for_function("document.getElementById('live-status').textContent.startsWith('live')")
+        go.set()  # the browser is connected: the match is played from now on
+
+        times: dict[int, float] = {}
+        last = ["-"]
 
         def stored_at() -> dict[int, float]:
-            out = {}
-            for entry_id, fields in r.xrange(key):
+            """Step -> when Redis stored it (the stream id's milliseconds), read incrementally."""
+            for entry_id, fields in r.xrange(key, min=last[0]):
+                last[0] = "(" + entry_id.decode()
                 e = json.loads(fields[b"e"])
                 if "i" in e:
-                    out[int(e["i"])] = int(entry_id.decode().split("-")[0]) / 1000.0
-            return out
+                    times[int(e["i"])] = int(entry_id.decode().split("-")[0]) / 1000.0
+            return times
 
         seen_during_play: set[int] = set()
         checks = 0
@@ -143,6 +156,7 @@ def test_a_live_match_updates_in_the_browser_never_ahead_of_the_delay(page: Any,
         assert page.locator("#live-steps li").count() == len(stored_at()) - 1  # every step, the start excluded
         assert page.errors == []
     finally:
+        go.set()
         publisher.join(30)
         r.delete(f"{ns}:live:{mid}")
         r.close()
