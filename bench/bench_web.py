@@ -87,7 +87,8 @@ def play_templates(per_count: int, seed: int) -> dict[int, list[Template]]:
         for k in range(per_count):
             s = f"{seed:08x}{n}{k:04x}".ljust(64, "0")
             spec = MatchSpec(match_id=0, attempt=1, game_string=gs, seed=s, seat_bot_ids=tuple(range(1, n + 1)),
-                             time_control=TIME_CONTROL, game=GAME, seed_commitment=hashlib.sha256(s.encode()).hexdigest())
+                             time_control=TIME_CONTROL, game=GAME,
+                             seed_commitment=hashlib.sha256(s.encode()).hexdigest())
             result = play_replay(spec, [f"bot{i}" for i in range(n)], ["random"] * n)
             text = result["replay_json"]
             out.setdefault(n, []).append(
@@ -130,7 +131,8 @@ def generate(url: str, bots: int, matches: int, seed: int) -> dict[str, Any]:
                 for pos, b in enumerate(ids):
                     copy.write_row((t, b, pos))
         with cur.copy("COPY matches (id, tournament_id, plan_key, game, game_string, seed, seed_commitment, "
-                      "time_control, status, attempt, created_at, started_at, finished_at, result_seq) FROM STDIN") as mc:
+                      "time_control, status, attempt, created_at, started_at, finished_at, result_seq) "
+                      "FROM STDIN") as mc:
             seats_rows = []
             history_rows = []
             replay_rows = []
@@ -333,7 +335,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"reusing {args.db} ({have} matches)")
     with psycopg.connect(url) as conn:
         size = conn.execute("SELECT pg_size_pretty(pg_database_size(current_database()))").fetchone()[0]
-        n_matches, n_bots = conn.execute("SELECT (SELECT count(*) FROM matches), (SELECT count(*) FROM bots)").fetchone()
+        n_matches, n_bots = conn.execute(
+            "SELECT (SELECT count(*) FROM matches), (SELECT count(*) FROM bots)").fetchone()
         t_ids = [r[0] for r in conn.execute("SELECT id FROM tournaments ORDER BY id")]
     print(f"database: {n_bots} bots, {n_matches} matches, {size}")
     print(f"machine: {os.cpu_count()} cores, load average before measuring: "

@@ -31,6 +31,7 @@ at the start (after a 30 s warm-up) and at the end.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import secrets
@@ -140,10 +141,8 @@ class TempPostgres:
                        cwd=self.dir)
 
     def destroy(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             self._run("pg_ctl", "-D", str(self.dir / "data"), "-w", "-m", "fast", "stop")
-        except Exception:
-            pass
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -174,10 +173,8 @@ class Stack:
 
     def stop_all(self) -> None:
         for name in list(self.procs):
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 self.stop(name)
-            except ProcessLookupError:
-                pass
 
     def dead(self) -> list[str]:
         return [n for n, p in self.procs.items() if p.poll() is not None]

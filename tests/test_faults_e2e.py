@@ -24,6 +24,7 @@ happen (``infra_error`` attempts exist).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pwd
@@ -93,10 +94,8 @@ class TempPostgres:
         self._run("pg_ctl", "-D", str(self.data), "-w", "-m", mode, "stop")
 
     def destroy(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             self.stop("immediate")
-        except Exception:
-            pass
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -127,7 +126,7 @@ class Stack:
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
 
     def start(self, name: str, argv: list[str]) -> subprocess.Popen[bytes]:
-        log = open(self.log_dir / f"{name}.log", "ab")
+        log = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115  (open for the child's lifetime)
         proc = subprocess.Popen(argv, env=self.env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
         log.close()
@@ -140,28 +139,22 @@ class Stack:
     def kill(self, name: str) -> None:
         """SIGKILL the process group: the process and its children die at once, no clean-up."""
         proc = self.procs[name]
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         proc.wait(10)
 
     def stop_all(self) -> None:
         for proc in self.procs.values():
             if proc.poll() is None:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
         deadline = time.monotonic() + 10
         for proc in self.procs.values():
             try:
                 proc.wait(max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
                 proc.wait(5)
 
     def tail(self, name: str, n: int = 3000) -> str:

@@ -266,20 +266,6 @@ def test_desire_deck_running_dry_in_extended_solo_leaves_empty_spaces() -> None:
     assert state.outcome().ranks == (1,)
 
 
-def test_move_to_empty_is_offered_only_when_a_column_has_nothing() -> None:
-    """Defensive rule (cannot arise with the published components): a column without
-    any card or crow Stone still lets the pawn move."""
-    state = solo()
-    deal_garden(state)
-    for i in range(3):  # white-box: empty column 1
-        state._card[i * state._ncols] = -1
-        state._st[i * state._ncols] = 0
-    state._legal_cache = None
-    assert state.legal_actions() == [A.MoveToEmpty(1), A.MoveToEmpty(3), A.MoveToEmpty(5)]
-    state.apply_action(A.MoveToEmpty(3))
-    assert state.observation(0)["players"][0]["pawn_row"] == 3
-
-
 @pytest.mark.parametrize("extended", [False, True])
 def test_solo_outcome_reports_the_mood(extended: bool) -> None:
     """Rulebook: "Scoring (Solo)": arrangement, desire, bounty, stones, tea (if kept); the chart."""

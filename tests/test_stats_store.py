@@ -15,6 +15,7 @@ from ladder import read
 from ladder.bots import revoke_bot
 from ladder.stats import store
 from ladder.tournaments import create_tournament, plan_round_robin
+from parterre.embedded import celery_url
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -189,7 +190,7 @@ def test_a_real_celery_worker_runs_the_task(pool, ladder_db, redis_base_url, mon
     monkeypatch.setattr(tasks, "_pool", None)
     queue = f"parterre-test-{secrets.token_hex(4)}"
     old = (app.conf.broker_url, app.conf.task_default_queue)
-    app.conf.broker_url, app.conf.task_default_queue = redis_base_url, queue
+    app.conf.update(broker_url=celery_url(redis_base_url), task_default_queue=queue)
     try:
         with start_worker(app, pool="threads", concurrency=1, perform_ping_check=False, queues=[queue],
                           shutdown_timeout=10):

@@ -119,7 +119,7 @@ def test_up_runs_a_tournament_serves_metrics_and_stops_cleanly(up, stack_env, tm
             token = _register(name, stack_env)
             bots.append(subprocess.Popen(
                 [sys.executable, "-m", "parterre.cli", "bot", "run", kind, "--token", token, "--name", name],
-                env=stack_env, stdout=subprocess.DEVNULL, stderr=open(tmp_path / f"{name}.log", "wb"),
+                env=stack_env, stdout=subprocess.DEVNULL, stderr=open(tmp_path / f"{name}.log", "wb"),  # noqa: SIM115  (the child owns it)
             ))
         created = _cli(["tournament", "create", "--game", "floriferous", "--bots", "up-greedy,up-random",
                         "--players", "2", "--rounds", "1", "--time-control", "2000+250"], stack_env)

@@ -20,6 +20,7 @@ from bots.reference import GreedyBot, RandomBot
 from ladder import bots as ladder_bots
 from ladder import db as ladder_db
 from ladder import ratings, read, tournaments
+from parterre.embedded import celery_url
 from referee.testing import SERVICE_TOKEN, ThreadedReferee
 
 TC = {"base_ms": 0, "increment_ms": 2000, "cap_ms": 2000, "margin_ms": 200}
@@ -176,7 +177,7 @@ def test_round_robin_through_a_real_celery_worker(pool, registered, live, databa
     monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", SERVICE_TOKEN)
     monkeypatch.setattr(tasks, "_pool", None)
     old = (app.conf.broker_url, app.conf.task_default_queue)
-    app.conf.broker_url = redis_base_url
+    app.conf.update(broker_url=celery_url(redis_base_url))
     app.conf.task_default_queue = queue
     try:
         tid = _tournament(pool, registered, counts=(2, 3))
@@ -199,7 +200,7 @@ def test_round_robin_through_a_real_celery_worker(pool, registered, live, databa
         after = {r.bot_id: r.elo for r in read.leaderboard(pool, "floriferous")}
         assert before == after
     finally:
-        app.conf.broker_url, app.conf.task_default_queue = old
+        app.conf.update(broker_url=old[0], task_default_queue=old[1])
         if tasks._pool is not None:
             tasks._pool.close()
             tasks._pool = None

@@ -288,7 +288,7 @@ class Fire(Action):
             raise ValueError("fire 1 to 3 workers")
 
     def label(self) -> str:
-        parts = [f"{n} {w}" for n, w in zip((self.trentis, self.humans, self.foxes), WORKERS) if n]
+        parts = [f"{n} {w}" for n, w in zip((self.trentis, self.humans, self.foxes), WORKERS, strict=True) if n]
         return "fire " + ", ".join(parts)
 
 

@@ -216,7 +216,7 @@ class DeliveryMixin:
         seat = self._cur
         k = self._dk
         bonus = _FAVOR6_MP if self._t_mods & 64 else 0
-        for c, fresh in zip(self._dsel, self._dfl):
+        for c, fresh in zip(self._dsel, self._dfl, strict=True):
             con = CONTRACTS[c]
             self._mp[seat] += self._eff[k] + con.mp + bonus + (FRESH_BONUS_MP if fresh else 0)
             self._coins[seat] += con.coins

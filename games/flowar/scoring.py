@@ -111,7 +111,7 @@ def achievements(st: FlowarStateProtocol, seat: int, defeated_taxus: bool) -> di
         defeated_taxus,
         st._at_once[seat] >= 4,
     )
-    return dict(zip(ACHIEVEMENTS, values))
+    return dict(zip(ACHIEVEMENTS, values, strict=True))
 
 
 def outcome_of(st: FlowarStateProtocol) -> Outcome:

@@ -90,7 +90,8 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
         self._n = n
         self._solo = n == 1
         self._tx = n if self._solo else -1  # Taxus's marker in turn orders
-        self._two_travel = n <= 2  # Rulebook: "In a two-player game, you should pay for all Workers in the three spaces"
+        self._two_travel = n <= 2  # Rulebook: "In a two-player game, you should pay for all Workers in the three
+        # spaces"
         # favors: slots 0..2 on the kingdoms, 3..5 beside them (rounds 3-4)
         self._fav_pool = list(FIRST_GAME_FAVORS if game.options["first_game_favors"] else range(1, 21))
         self._fav_slots = [0] * 6
