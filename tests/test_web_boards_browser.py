@@ -104,33 +104,21 @@ def test_a_full_lafleur_replay_shows_named_cards_and_each_chateau(page: Any, ser
     assert page.errors == []
 
 
-def test_the_lafleur_solo_opponent_is_shown_as_a_player() -> None:
-    """Rendered from a played solo replay without the ladder: ``record_result`` refuses La Fleur's solo
-    loss (``ranks == (2,)`` for one seat since the Termination change on main), so no solo match can be
-    stored today; the panel itself is checked against the engine's observation."""
-    import random
-
-    from games.api import CHANCE
+def test_the_lafleur_solo_opponent_is_shown_as_a_player(page: Any, served: Any) -> None:
     from games.lafleur.cards import card_name
-    from ladder.web.app import _environment
-    from ladder.web.boards import board_panel
-    from ladder.web.viewer import frame_at
 
-    game = load_game("lafleur(players=1)")
-    state, rng, steps = game.new_initial_state(), random.Random(3), []
-    while not state.is_terminal() and len(steps) < 150:
-        p = state.current_player()
-        action = state.sample_chance(rng) if p == CHANCE else rng.choice(state.legal_actions())
-        state.apply_action(action)
-        steps.append({"player": p, "action": action.to_json(), "label": action.label()})
-    replay = {"game": game.name, "game_string": game.game_string(), "steps": steps}
-    frame = frame_at(replay, len(steps) - 1)
-    panel = board_panel("lafleur", frame, ["solo-bot"], False)
-    html = _environment().get_template(panel.template).render(ctx=panel.context)
-    opp = next(p for p in frame.observation["players"] if p["automaton"])
-    section = html[html.index('aria-label="Solo opponent"'):]
-    assert "automaton" in section[:400] and f"{opp['prestige']}</strong> Prestige" in section
-    assert card_name(opp["character"]) in section  # the opponent's Character is drawn face up
+    server, _site = served
+    mid = _match(served, "lafleur(players=1)", "lafleur-solo")
+    replay = _replay(page, server, mid)
+    step = min(150, len(replay["steps"]) - 1)
+    obs = next(s for i, s in iter_states(replay) if i == step).observation(None)
+    page.goto(server.url + f"/matches/{mid}?step={step}")
+    opp = page.locator("#board .lf-player", has_text="Solo opponent")
+    want = next(p for p in obs["players"] if p["automaton"])
+    text = opp.inner_text().replace("\n", " ")
+    assert opp.count() == 1 and "automaton" in text and f"{want['prestige']} Prestige" in text
+    assert card_name(want["character"]) in text  # the opponent's Character is drawn face up
+    assert page.errors == []
 
 
 def test_a_full_flowar_replay_shows_named_cards_and_each_player_board(page: Any, served: Any) -> None:
