@@ -55,6 +55,10 @@ def test_commands_after_the_demo_use_the_same_embedded_data(demo, tmp_path):
     greedy = [r["avg_score"] for r in rows if r["name"].startswith("greedy")]
     rand = [r["avg_score"] for r in rows if r["name"].startswith("random")]
     assert min(greedy) > max(rand)
+    # both ratings, each with its own figures: online Elo, and the Bradley-Terry estimate with its 95 % interval
+    for r in rows:
+        assert {"elo", "bt_elo", "bt_low", "bt_high", "bt_rank"} <= r.keys()
+        assert r["bt_low"] <= r["bt_elo"] <= r["bt_high"]
 
     matches = _run(["matches", "--game", "floriferous", "--json", "--limit", "3"], env)
     assert matches.returncode == 0, matches.stderr
