@@ -5,7 +5,8 @@ in setup.py's ``COMPILED``; an extension module is then imported instead of
 the ``.py`` beside it. The ``.py`` is the reference: two subprocesses play
 the same seeded random games in every variant, one importing the compiled
 modules and one forced onto the source files (a meta-path finder that
-loads those modules from their ``.py``), and every step's legal actions, the action taken, the observations,
+loads those modules from their ``.py``), and every step's legal actions, the action taken, the observations (playing on
+from a clone every 10 steps),
 the final state hash and the outcome must be identical. Skipped when nothing
 is compiled (the default install).
 """
@@ -58,6 +59,8 @@ for variant in json.loads(sys.argv[3]):
                 action = rng.choice(legal)
             h.update(action.canonical().encode())
             state.apply_action(action)
+            if len(state.history) % 10 == 0:
+                state = state.clone()  # search bots clone: the copy must play on identically
         h.update(state.state_hash().encode())
         h.update(canonical_json(state.outcome().to_json()).encode())
     digests[variant] = h.hexdigest()

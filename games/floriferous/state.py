@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State, ranks_from_keys
 from games.floriferous import actions as A
@@ -607,7 +607,9 @@ class FloriferousState(State):
 
     def clone(self) -> FloriferousState:
         """An independent copy sharing only immutable parts (game, layout, actions)."""
-        new = object.__new__(FloriferousState)
+        # object.__new__ in pure Python (no __init__ runs); the mypyc-compiled class's __new__ runs
+        # __init__, hence the game argument. Every attribute is overwritten below either way.
+        new: FloriferousState = cast(Any, FloriferousState).__new__(FloriferousState, self.game)
         d = self.__dict__.copy()
         for name in _LIST_FIELDS:
             d[name] = d[name][:]
