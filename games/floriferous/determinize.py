@@ -62,8 +62,8 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
     """
     obs = observation
     n = game.num_players
-    if obs["num_players"] != n:
-        raise DeterminizeError(f"observation has {obs['num_players']} players, the game {n}")
+    if int(obs.get("num_players", 0)) != n:
+        raise DeterminizeError(f"observation has {obs.get('num_players')} players, the game {n}")
     st = game.new_initial_state()
     assert isinstance(st, FloriferousState)
     lay = st._lay
@@ -78,24 +78,24 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
     pcol = [-1] * n
     seen: set[int] = set()
     hidden_cells: list[int] = []
-    for ri, row in enumerate(obs["garden"]):
-        for c, cell in enumerate(row["cells"]):
+    for ri, row in enumerate(obs.get("garden", [])):
+        for c, cell in enumerate(row.get("cells", [])):
             i = ri * ncols + c
-            stones[i] = int(cell["stones"])
-            if cell["face_down"]:
+            stones[i] = int(cell.get("stones", 0))
+            if cell.get("face_down", False):
                 fd[i] = True
                 hidden_cells.append(i)
-            elif cell["card"]:
+            elif cell.get("card"):
                 x = _card(cell["card"])
                 card[i] = x
                 seen.add(x)
     coll: list[list[int]] = []
-    for s, p in enumerate(obs["players"]):
-        xs = [_card(cid) for cid in p["cards"]]
+    for s, p in enumerate(obs.get("players", [])):
+        xs = [_card(cid) for cid in p.get("cards", [])]
         coll.append(xs)
         seen.update(xs)
-        prow[s] = lay.row_index[p["pawn_row"]]
-        pcol[s] = int(p["pawn_column"]) - 1
+        prow[s] = lay.row_index[int(p.get("pawn_row", 0))]
+        pcol[s] = int(p.get("pawn_column", 0)) - 1
 
     # Unseen cards per deck, dealt to the hidden places at random.
     garden_all = SOLO_GARDEN_CARDS if solo else GARDEN_CARDS
@@ -108,7 +108,7 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
         if not pool:
             raise DeterminizeError("more face-down spaces than unseen cards")
         card[i] = pool.pop()
-    gsize, dsize = int(obs["garden_deck"]), int(obs["desire_deck"])
+    gsize, dsize = int(obs.get("garden_deck", 0)), int(obs.get("desire_deck", 0))
     if len(pools[False]) < gsize or len(pools[True]) < dsize:
         raise DeterminizeError("deck sizes exceed the unseen cards")
     gdeck = sorted(pools[False][:gsize])
@@ -117,24 +117,24 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
     for x in gdeck + ddeck:
         indeck[x] = 1
 
-    bounties = [BOUNTY_INDEX[b["bounty"]] for b in obs["bounties"]]
-    bcols = [[list(col["seats"]) for col in b["columns"]] for b in obs["bounties"]]
+    bounties = [BOUNTY_INDEX[b.get("bounty", "")] for b in obs.get("bounties", [])]
+    bcols = [[list(col.get("seats", [])) for col in b.get("columns", [])] for b in obs.get("bounties", [])]
     bdone = [0] * n
     for pos, cols in enumerate(bcols):
         for seats in cols:
             for s in seats:
                 bdone[s] |= 1 << pos
 
-    phase = _PHASE[obs["phase"]]
-    cur = int(obs["current_player"])
-    order = [int(s) for s in obs["turn_order"]]
+    phase = _PHASE[obs.get("phase", "")]
+    cur = int(obs.get("current_player", 0))
+    order = [int(s) for s in obs.get("turn_order", [])]
     during = phase in (P_TURN, P_TEA, P_CROW, P_CROW_DEAL)
-    rnd = int(obs["round"]) - 1 if during else (ncols if int(obs["round"]) >= ncols else 0)
+    rnd = int(obs.get("round", 0)) - 1 if during else (ncols if int(obs.get("round", 0)) >= ncols else 0)
 
-    crow = obs["crow"]
-    crow_disc = [CROW_INDEX[c] for c in crow["discard"]]
-    crow_deck = sorted(set(range(len(CROW_ACTIONS))) - set(crow_disc)) if crow["deck"] else []
-    if len(crow_deck) != int(crow["deck"]):
+    crow = obs.get("crow", {})
+    crow_disc = [CROW_INDEX[c] for c in crow.get("discard", [])]
+    crow_deck = sorted(set(range(len(CROW_ACTIONS))) - set(crow_disc)) if crow.get("deck", 0) else []
+    if len(crow_deck) != int(crow.get("deck", 0)):
         raise DeterminizeError("crow deck size does not match its discard pile")
 
     d = st.__dict__
@@ -143,15 +143,15 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
         _gdeck=gdeck, _ddeck=ddeck, _indeck=indeck,
         _bpool=[b for b in range(len(st._bpool)) if b not in bounties] if bounties else st._bpool,
         _bounties=bounties, _bcols=bcols, _bdone=bdone,
-        _coll=coll, _stones=[int(p["stones"]) for p in obs["players"]], _supply=int(obs["stone_supply"]),
+        _coll=coll, _stones=[int(p.get("stones", 0)) for p in obs.get("players", [])], _supply=int(obs.get("stone_supply", 0)),
         _prow=prow, _pcol=pcol,
-        _day=int(obs["day"]) - 1, _round=rnd, _order=order,
+        _day=int(obs.get("day", 0)) - 1, _round=rnd, _order=order,
         _ti=order.index(cur) if phase == P_TURN and cur in order else 0,
         _queue=[], _qi=0,
-        _tea_holder=int(obs["tea_holder"]), _tea_tossed=bool(obs["tea_tossed"]),
+        _tea_holder=int(obs.get("tea_holder", 0)), _tea_tossed=bool(obs.get("tea_tossed", False)),
         _crow_deck=crow_deck, _crow_disc=crow_disc,
-        _crow_last=CROW_INDEX[crow["last_card"]] if crow["last_card"] else -1,
-        _crow_card=int(crow["crow_card_stones"]), _crow_target=-1,
+        _crow_last=CROW_INDEX[crow.get("last_card", "")] if crow.get("last_card", "") else -1,
+        _crow_card=int(crow.get("crow_card_stones", 0)), _crow_target=-1,
         _result=None, _phase=phase, _cur=cur,
     )
     st.history = []
@@ -164,3 +164,14 @@ def _card(card_id: str) -> int:
     if x is None:
         raise DeterminizeError(f"unknown card {card_id!r}")
     return x
+
+
+def game_from_observation(observation: dict[str, Any]) -> Game:
+    """The game of an observation (players, extended and competitive bounties are in it)."""
+    from games.registry import load_game
+
+    return load_game("floriferous", {
+        "players": int(observation.get("num_players", 0)),
+        "extended": bool(observation.get("extended", False)),
+        "competitive_bounties": bool(observation.get("competitive_bounties", False)),
+    })
