@@ -138,14 +138,14 @@ def ismcts(game: Any, observation: dict[str, Any], determinize: Any, rng: random
                         children[a].avail += 1
                 expanded = True
             else:
-                best, child, action = -1.0, None, None
+                best, pick = -1.0, actions[0]
                 for a in actions:
                     c = children[a]
                     c.avail += 1
                     v = c.w / c.n + exploration * math.sqrt(math.log(c.avail) / c.n)
                     if v > best:
-                        best, child, action = v, c, a
-                assert child is not None
+                        best, pick = v, a
+                action, child = pick, children[pick]
             state.apply_action(action)
             node = child
             path.append(node)
@@ -155,9 +155,9 @@ def ismcts(game: Any, observation: dict[str, Any], determinize: Any, rng: random
             nd.w += r[nd.player]
     best_index, best_n = 0, -1
     for i, a in enumerate(legal):
-        c = root.children.get(a)
-        if c is not None and c.n > best_n:
-            best_index, best_n = i, c.n
+        visits = root.children[a].n if a in root.children else -1
+        if visits > best_n:
+            best_index, best_n = i, visits
     return best_index, iterations
 
 
