@@ -34,8 +34,12 @@ from bots.sdk import DecisionRequest
 
 log = logging.getLogger(__name__)
 
-_TANH_SCALE = 10.0
+_TANH_SCALE = 5.0
 """Score difference (points) at which the margin term is ~0.88 of its range."""
+
+
+EXPLORATION = 0.7
+"""UCB1 exploration constant (rewards lie in [0, 1])."""
 
 
 def determinizer_for(game: str) -> Any | None:
@@ -75,13 +79,18 @@ def rewards(state: Any) -> list[float]:
 
 
 def evaluated_rewards(state: Any, evaluate: Any) -> list[float]:
-    """Per-seat reward of a non-terminal state from the evaluation's scores (ranks from the scores)."""
-    scores = evaluate(state)
-    return reward_of(scores, [1 + sum(o > x for o in scores) for x in scores])
+    """Per-seat reward of a non-terminal state: the margin term alone, from the evaluation's scores
+    (ranks of a game not over are too coarse a signal)."""
+    scores = [float(x) for x in evaluate(state)]
+    n = len(scores)
+    if n == 1:
+        return [0.5 + 0.5 * math.tanh(scores[0] / (4 * _TANH_SCALE))]
+    return [0.5 + 0.5 * math.tanh((scores[s] - max(scores[o] for o in range(n) if o != s)) / _TANH_SCALE)
+            for s in range(n)]
 
 
 def reward_of(scores: Any, ranks: Any) -> list[float]:
-    """``0.75 * rank value + 0.25 * margin`` per seat (see the module docstring)."""
+    """``0.5 * rank value + 0.5 * margin`` per seat (see the module docstring)."""
     n = len(scores)
     if n == 1:
         return [0.5 + 0.5 * math.tanh(float(scores[0]) / (4 * _TANH_SCALE))]
@@ -90,12 +99,12 @@ def reward_of(scores: Any, ranks: Any) -> list[float]:
         rank_value = sum((ranks[s] < ranks[o]) + 0.5 * (ranks[s] == ranks[o]) for o in range(n) if o != s) / (n - 1)
         best = max(float(scores[o]) for o in range(n) if o != s)
         margin = 0.5 + 0.5 * math.tanh((float(scores[s]) - best) / _TANH_SCALE)
-        res.append(0.75 * rank_value + 0.25 * margin)
+        res.append(0.5 * rank_value + 0.5 * margin)
     return res
 
 
 def ismcts(game: Any, observation: dict[str, Any], determinize: Any, rng: random.Random,
-           deadline: float, *, max_iterations: int = 1_000_000, exploration: float = 0.7,
+           deadline: float, *, max_iterations: int = 1_000_000, exploration: float = EXPLORATION,
            evaluate: Any = None, horizon: int = 0) -> tuple[int, int]:
     """Run SO-ISMCTS until ``deadline`` (``time.monotonic()``); returns (root action index, iterations).
 

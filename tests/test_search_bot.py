@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import random
 import time
+from typing import Any
 
-from bots.cli import BOT_KINDS, make_bot
+from bots.cli import BOT_KINDS
 from bots.search import SearchBot, determinizer_for, reward_of
 from games.registry import load_game
 from parterre.house import HOUSE_KINDS, house_games
@@ -20,7 +21,8 @@ from parterre.regress.spec import DIRECT_KINDS, parse_spec
 class _Req:
     """A request as the direct backend builds it (no clock), optionally with one."""
 
-    def __init__(self, game: str, seat: int, obs: dict, legal: list[dict], deadline_ms: int = 0) -> None:
+    def __init__(self, game: str, seat: int, obs: dict[str, Any], legal: list[dict[str, Any]],
+                 deadline_ms: int = 0) -> None:
         self.game, self.seat, self.observation, self.legal_actions = game, seat, obs, legal
         self.match = None
         self.deadline_ms = deadline_ms
@@ -46,7 +48,7 @@ def test_kinds_and_specs() -> None:
 
 def test_plays_whole_matches_legally_in_every_seat_count() -> None:
     for players in (2, 3, 4):
-        bots = [make_bot("search", seed=s, think_ms=1000, iterations=15) for s in range(players)]
+        bots = [SearchBot(seed=s, think_ms=1000, iterations=15) for s in range(players)]
         ranks = play_direct(f"floriferous(players={players})", f"t{players}", bots)
         assert sorted(ranks)[0] == 1 and len(ranks) == players
         assert all(b.last_iterations <= 15 for b in bots)
