@@ -38,7 +38,7 @@ _TANH_SCALE = 5.0
 """Score difference (points) at which the margin term is ~0.88 of its range."""
 
 
-EXPLORATION = 0.7
+EXPLORATION = 0.5
 """UCB1 exploration constant (rewards lie in [0, 1])."""
 
 
