@@ -4,6 +4,7 @@ Usage::
 
     nice -n 10 .venv/bin/python bench/bench_search.py tiers --game floriferous --cycles 1 --think-ms 300
     nice -n 10 .venv/bin/python bench/bench_search.py budget --game floriferous --think-ms 100,300,1000 --deals 50
+    nice -n 10 .venv/bin/python bench/bench_search.py wire --game floriferous --deals 10 --increment-ms 200
 
 Both use the ``direct`` backend of :mod:`parterre.regress` (engine and bots
 in this process, chance from the match seed, as the referee plays it).
@@ -16,6 +17,9 @@ in this process, chance from the match seed, as the referee plays it).
 * ``budget``: for each thinking time, search against greedy at 2 players on
   ``--deals`` duplicate deals (both seat orders), as a logistic Elo with a
   95 % interval from the per-deal scores.
+* ``wire``: search against greedy through the in-process referee (gRPC, the
+  referee's clock) at ``--increment-ms`` per decision; prints every seat's
+  verdict count (``normal``, ``timeout``, ...).
 """
 
 from __future__ import annotations
@@ -120,11 +124,61 @@ def main() -> None:
     b.add_argument("--game", default="floriferous")
     b.add_argument("--think-ms", default="100,300,1000")
     b.add_argument("--deals", type=int, default=50)
+    w = sub.add_parser("wire")
+    w.add_argument("--game", default="floriferous")
+    w.add_argument("--deals", type=int, default=10)
+    w.add_argument("--increment-ms", type=int, default=200)
+    w.add_argument("--margin-ms", type=int, default=50)
+    w.add_argument("--think-ms", type=float, default=300.0)
     args = ap.parse_args()
-    if args.cmd == "tiers":
+    if args.cmd == "wire":
+        wire(args.game, args.deals, args.increment_ms, args.margin_ms, args.think_ms)
+    elif args.cmd == "tiers":
         tiers(args.game, args.cycles, args.think_ms, tuple(int(x) for x in args.players.split(",")))
     else:
         budget(args.game, [float(x) for x in args.think_ms.split(",")], args.deals)
+
+
+
+def wire(game: str, deals: int, increment_ms: int, margin_ms: int, think_ms: float) -> None:
+    """Search against greedy through the in-process referee (the wire, the clock): counts the verdicts."""
+    from collections import Counter
+
+    from parterre.regress.plan import deal_seed, make_plan
+    from parterre.regress.runners import RefereeRunner
+
+    verdicts: Counter[str] = Counter()
+
+    class _Counting(RefereeRunner):
+        async def _run_match(self, game_string: str, seed: str, seats: Any) -> Any:
+            from proto.parterre.v1 import referee_pb2 as pb
+            from referee.server import SERVICE_TOKEN_HEADER
+
+            req = pb.RunMatchRequest(
+                match_id=next(self._match_ids), attempt=1, game_string=game_string, seed=seed,
+                seat_bot_ids=[self.ids[r] for r in seats], time_control=pb.TimeControl(**self.tc),
+                no_show_timeout_ms=10_000, max_duration_ms=0,
+            )
+            result = None
+            async for event in self._stub.RunMatch(req, metadata=[(SERVICE_TOKEN_HEADER, self._service_token)]):
+                if event.HasField("result"):
+                    result = event.result
+            assert result is not None
+            for s in result.seats:
+                verdicts[f"{seats[s.seat]}:{s.verdict}"] += 1
+            return tuple(int(s.rank) for s in sorted(result.seats, key=lambda s: s.seat))
+
+    plan = make_plan(game, f"builtin:search:think_ms={think_ms:g}", "builtin:greedy", players=2)
+    tc = {"base_ms": 0, "increment_ms": increment_ms, "cap_ms": increment_ms, "margin_ms": margin_ms}
+    runner = _Counting(plan, "wire", time_control=tc)
+    t0 = time.time()
+    try:
+        for i in range(deals):
+            runner.start_deal(i, deal_seed("wire", i)).result()
+    finally:
+        runner.close()
+    print(f"{game}: {2 * deals} matches through the referee at {increment_ms} ms/decision (margin {margin_ms} ms), "
+          f"search think_ms {think_ms:g}: verdicts {dict(sorted(verdicts.items()))}; {time.time() - t0:.0f} s")
 
 
 if __name__ == "__main__":
