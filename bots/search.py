@@ -22,6 +22,7 @@ strategy (logged once per game).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import math
@@ -30,7 +31,7 @@ import time
 from typing import Any
 
 from bots.reference import GreedyBot
-from bots.sdk import DecisionRequest
+from bots.sdk import DecisionRequest, MatchInfo
 
 log = logging.getLogger(__name__)
 
@@ -42,12 +43,16 @@ EXPLORATION = 0.5
 """UCB1 exploration constant (rewards lie in [0, 1])."""
 
 
+@functools.cache
 def determinizer_for(game: str) -> Any | None:
     """The ``games.<game>.determinize`` module, or None when the game has none."""
+    name = f"games.{game}.determinize"
     try:
-        return importlib.import_module(f"games.{game}.determinize")
-    except ModuleNotFoundError:
-        return None
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name in (name, f"games.{game}"):
+            return None
+        raise
 
 
 class _Node:
@@ -196,20 +201,28 @@ class SearchBot(GreedyBot):
         self._games: dict[str, Any] = {}
 
     def _game(self, request: DecisionRequest, module: Any) -> Any:
+        """The match's game: from ``MatchStarted``'s game string, else from the observation (direct play)."""
         match = getattr(request, "match", None)
-        key = match.game_string if match is not None else request.game
-        if key not in self._games:
-            if match is not None:
+        if match is not None:
+            key = match.game_string
+            if key not in self._games:
                 from games.registry import load_game
 
-                self._games[key] = load_game(match.game_string)
-            else:
-                self._games[key] = module.game_from_observation(request.observation)
-        return self._games[key]
+                self._games[key] = load_game(key)
+            return self._games[key]
+        return module.game_from_observation(request.observation)
+
+    def on_match_started(self, match: MatchInfo) -> None:
+        """Load the game and its determinizer before the first decision (keeps the first answer quick)."""
+        super().on_match_started(match)
+        if determinizer_for(match.game) is not None and match.game_string not in self._games:
+            from games.registry import load_game
+
+            self._games[match.game_string] = load_game(match.game_string)
 
     def choose(self, request: DecisionRequest) -> int:
         """The most visited root action after ``think_ms`` of search (greedy for games without a determinizer)."""
-        start = time.monotonic()
+        start = getattr(request, "received_at", None) or time.monotonic()
         if request.num_actions <= 1:
             return 0
         module = determinizer_for(request.game)
