@@ -54,6 +54,13 @@ def test_plays_whole_matches_legally_in_every_seat_count() -> None:
         assert all(b.last_iterations <= 15 for b in bots)
 
 
+def test_one_bot_plays_matches_of_different_seat_counts() -> None:
+    bot = SearchBot(seed=0, think_ms=1000, iterations=5)
+    for players in (2, 3, 2):
+        others = [SearchBot(seed=s, think_ms=1000, iterations=5) for s in range(1, players)]
+        assert len(play_direct(f"floriferous(players={players})", f"mix{players}", [bot, *others])) == players
+
+
 def test_answers_within_the_clock() -> None:
     game = load_game("floriferous", {"players": 4})
     state = game.new_initial_state()
