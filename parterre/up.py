@@ -339,7 +339,7 @@ def run_up(cfg: UpConfig, *, services: embedded.Services | None = None, out: Any
         if cfg.house:
             house = stack.start("house", _cli("house", "--address", cfg.referee_address),
                                 env={"PARTERRE_METRICS_PORT": None})
-            say(f"house        pid {house.pid}  (house-random, house-greedy)")
+            say(f"house        pid {house.pid}  (house-random, house-greedy, house-search)")
 
         web = None
         web_url = None
