@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install demo test lint bench protos clean
+.PHONY: install demo test lint bench compiled protos clean
 
 $(BIN)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is required (set PYTHON=python3.11)")'
@@ -32,8 +32,13 @@ lint: install
 bench: install
 	$(BIN)/python bench/run_all.py
 
+# Optional: compile the engines' hot modules with mypyc (setup.py COMPILED; needs a C compiler).
+compiled: install
+	PARTERRE_MYPYC=1 $(BIN)/python -m pip install --quiet --no-build-isolation -e ".[dev]"
+
 protos: install
 	$(BIN)/python -m proto.generate
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info *__mypyc*.so
+	find games -name '*.cpython-*.so' -delete

@@ -39,6 +39,12 @@ GOALS: dict[str, tuple[str, float]] = {
 """Game -> (variant measured, random playouts per CPU-second required)."""
 
 
+def engine_build(game_string: str) -> str:
+    """``compiled`` when the game's state module is a mypyc extension (``make compiled``), else ``pure``."""
+    module = sys.modules[type(load_game(game_string).new_initial_state()).__module__]
+    return "compiled" if str(module.__file__).endswith(".so") else "pure"
+
+
 def playouts_per_cpu_second(game_string: str, seconds: float) -> tuple[float, float]:
     """Play random games for at least ``seconds`` of CPU time.
 
@@ -100,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         got, base = interleave(measured, lambda: baseline_calls_per_cpu_second(ns.seconds / 4), ns.repeats)
         results.append(Result(
             Goal(f"{variant} random playouts", "playouts/CPU-s", target),
-            got, base, "choice calls/CPU-s", note=f"{sum(lengths) / len(lengths):.0f} steps per playout",
+            got, base, "choice calls/CPU-s", note=f"{sum(lengths) / len(lengths):.0f} steps per playout; "
+                 f"{engine_build(variant)} engine",
         ))
     return report(results, "engines: random playouts per CPU-second")
 

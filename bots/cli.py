@@ -1,6 +1,6 @@
 """Run a built-in bot: the back end of ``parterre bot run KIND --token T``.
 
-Kinds: ``random``, ``greedy`` (reference bots) and the misbehaving test bots
+Kinds: ``random``, ``greedy`` (reference bots), ``search`` (SO-ISMCTS, :mod:`bots.search`) and the misbehaving test bots
 ``slow``, ``illegal``, ``drop``, ``garbage``, ``silent``.
 """
 
@@ -13,10 +13,12 @@ from bots.handicap import HandicapBot
 from bots.misbehaving import DropBot, GarbageBot, IllegalBot, SilentBot, SlowBot
 from bots.reference import GreedyBot, RandomBot
 from bots.sdk import Bot
+from bots.search import SearchBot
 
 BOT_KINDS: dict[str, type[Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
+    "search": SearchBot,
     "handicap": HandicapBot,
     "slow": SlowBot,
     "illegal": IllegalBot,
@@ -62,7 +64,7 @@ def run_bot(kind: str, address: str, token: str, **kw: Any) -> Bot:
     """Build a bot and play until interrupted (blocking).
 
     Args:
-        kind: ``random``, ``greedy``, ``slow``, ``illegal``, ``drop``, ``garbage`` or ``silent``.
+        kind: ``random``, ``greedy``, ``search``, ``slow``, ``illegal``, ``drop``, ``garbage`` or ``silent``.
         address: referee ``host:port``.
         token: the bot's token.
         **kw: bot options (see :func:`make_bot`; ``max_matches`` is accepted

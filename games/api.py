@@ -35,6 +35,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
+from itertools import repeat
+from operator import is_
 from typing import Any, ClassVar
 
 CHANCE = -1
@@ -452,15 +454,20 @@ class State(ABC):
             IllegalActionError: ``action`` is not legal now. Nothing is changed.
         """
         player = self._current_player()
-        if player == TERMINAL:
-            raise GameOverError(f"{self.game.name}: the game is over")
-        if not isinstance(action, Action) or type(action) not in self.game.ACTIONS:
-            raise InvalidActionError(f"{self.game.name}: {action!r} is not an action of this game")
-        if not self._is_legal(action):
-            who = "chance" if player == CHANCE else f"seat {player}"
-            raise IllegalActionError(
-                f"{self.game.name}: {action.canonical()} is not legal for {who} now"
-            )
+        cache = self._legal_cache
+        # Trusted fast path: ``action`` is one of the very objects of the legal
+        # list computed for this position (what legal_actions() handed out), so it
+        # is legal without the game's check; the identity scan runs in C.
+        if cache is None or not any(map(is_, cache, repeat(action))):
+            if player == TERMINAL:
+                raise GameOverError(f"{self.game.name}: the game is over")
+            if not isinstance(action, Action) or type(action) not in self.game.ACTIONS:
+                raise InvalidActionError(f"{self.game.name}: {action!r} is not an action of this game")
+            if not self._is_legal(action):
+                who = "chance" if player == CHANCE else f"seat {player}"
+                raise IllegalActionError(
+                    f"{self.game.name}: {action.canonical()} is not legal for {who} now"
+                )
         self._apply(action)
         self.history.append((player, action))
         self._legal_cache = None

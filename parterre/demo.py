@@ -28,8 +28,9 @@ from parterre import settings as settings_mod
 
 console = Console()
 
-#: Demo bots: name -> reference bot kind.
-DEMO_BOTS = {"random-1": "random", "random-2": "random", "greedy-1": "greedy", "greedy-2": "greedy"}
+#: Demo bots: name -> reference bot kind; the three tiers random < greedy < search (issue 20).
+DEMO_BOTS = {"random-1": "random", "random-2": "random", "greedy-1": "greedy", "greedy-2": "greedy",
+             "search-1": "search"}
 #: Player counts per game in the demo round-robin.
 DEMO_PLAYER_COUNTS: Mapping[str, tuple[int, ...]] = {
     "floriferous": (2, 3, 4), "lafleur": (2, 3, 4), "flowar": (2, 3, 4),
@@ -186,7 +187,7 @@ def run_demo(
 
     Args:
         rounds: round-robin cycles per game (each cycle: every combination of
-            the 4 bots for 2, 3 and 4 players, every seat rotation: 28 matches).
+            the 5 bots for 2, 3 and 4 players, every seat rotation: 70 matches).
         games: comma-separated game names.
         web_port: port of the web site started beside the demo (0: a free port).
         serve: keep the web site (and everything else) running after the
@@ -233,8 +234,8 @@ def run_demo(
         children.start("house", "house", "--address", referee_address)
         children.start("worker", "worker", "--concurrency", "4", "--loglevel", "WARNING",
                        "--hostname", f"demo-{os.getpid()}@%h")
-        console.print(f"  {len(demo_bots)} bots, the house bots (house-random, house-greedy) and a Celery worker "
-                      f"started (logs in {children.log_dir})")
+        console.print(f"  {len(demo_bots)} bots, the house bots (house-random, house-greedy, house-search) "
+                      f"and a Celery worker started (logs in {children.log_dir})")
         port = web_port or free_port()
         children.start("web", "web", "--port", str(port))
         console.print(f"  web site: http://127.0.0.1:{port}/ (watch the ladder live)")

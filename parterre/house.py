@@ -1,6 +1,6 @@
 """``parterre house``: keep the house bots connected to the referee (issue 14).
 
-The house bots (``house-random``, ``house-greedy``; :mod:`ladder.house`) are
+The house bots (``house-random``, ``house-greedy``, ``house-search``; :mod:`ladder.house`) are
 always there to be challenged and to fill gauntlets. At start this process
 registers each missing house bot, or rotates its token (it has database
 access, so the token lives only in this process's memory), then plays
@@ -22,6 +22,7 @@ from typing import Any
 
 from bots.reference import GreedyBot, RandomBot, strategy_for
 from bots.sdk import Bot
+from bots.search import SearchBot, determinizer_for
 
 log = logging.getLogger(__name__)
 
@@ -34,15 +35,18 @@ class HouseKind:
         make: builds the bot (keyword arguments of :class:`bots.sdk.Bot`).
         strategy: the games it plays are those with a strategy of this kind in
             ``bots.strategies``; None = every registered game.
+        plays: further restricts the games to those for which it is true.
     """
 
     make: Callable[..., Bot]
     strategy: str | None = None
+    plays: Callable[[str], bool] | None = None
 
 
 HOUSE_KINDS: dict[str, HouseKind] = {
     "random": HouseKind(RandomBot),
     "greedy": HouseKind(GreedyBot, strategy="greedy"),
+    "search": HouseKind(SearchBot, plays=lambda game: determinizer_for(game) is not None),
 }
 """House tiers by kind; the bot of kind K is named ``house-K``."""
 
@@ -53,9 +57,11 @@ def house_games(kind: str) -> list[str]:
 
     spec = HOUSE_KINDS[kind]
     names = list(game_names())
-    if spec.strategy is None:
-        return names
-    return [g for g in names if strategy_for(spec.strategy, g) is not None]
+    if spec.strategy is not None:
+        names = [g for g in names if strategy_for(spec.strategy, g) is not None]
+    if spec.plays is not None:
+        names = [g for g in names if spec.plays(g)]
+    return names
 
 
 def start_house_bots(pool: Any, redis: Any, kinds: Sequence[str] = tuple(HOUSE_KINDS), *,

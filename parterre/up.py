@@ -233,10 +233,12 @@ def serve_web(host: str, port: int) -> None:
     import uvicorn
 
     from ladder.web import create_app
+    from ladder.web.live import config_from_env
     from parterre import logging as plog
 
     plog.configure("web")
-    app = create_app(os.environ["PARTERRE_DATABASE_URL"])
+    # live matches: the referees' feed on $PARTERRE_REDIS_URL, relayed after $PARTERRE_LIVE_DELAY seconds
+    app = create_app(os.environ["PARTERRE_DATABASE_URL"], live=config_from_env())
     uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
 
 
@@ -337,7 +339,7 @@ def run_up(cfg: UpConfig, *, services: embedded.Services | None = None, out: Any
         if cfg.house:
             house = stack.start("house", _cli("house", "--address", cfg.referee_address),
                                 env={"PARTERRE_METRICS_PORT": None})
-            say(f"house        pid {house.pid}  (house-random, house-greedy)")
+            say(f"house        pid {house.pid}  (house-random, house-greedy, house-search)")
 
         web = None
         web_url = None

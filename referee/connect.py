@@ -32,6 +32,12 @@ STREAM_GONE: tuple[type[BaseException], ...] = (grpc.aio.UsageError, grpc.aio.Ab
 """What writing to a stream whose RPC already ended raises (grpc-python aio)."""
 
 
+def _retrieve(task: asyncio.Task[None]) -> None:
+    """Done callback: read a finished writer's exception so that asyncio does not log it as lost."""
+    if not task.cancelled() and task.exception() is not None:
+        log.debug("writer of a cancelled Connect ended with %r", task.exception())
+
+
 class RefereeServicer(pb_grpc.RefereeServicer):
     """``Referee.Connect``: authenticate, then read messages until the stream ends.
 
@@ -110,7 +116,11 @@ class RefereeServicer(pb_grpc.RefereeServicer):
                     break
         except asyncio.CancelledError:
             if session.kill_reason is None:
-                raise  # the RPC was cancelled (client gone): a disconnect
+                # the RPC was cancelled (client gone): a disconnect. Its writer goes with it, and
+                # whatever the writer raised is retrieved (no "Task exception was never retrieved").
+                writer.cancel()
+                writer.add_done_callback(_retrieve)
+                raise
         except Exception as exc:  # transport error: the stream crashed
             log.info("bot %s session %s: stream error: %s", bot_id, session.id, type(exc).__name__,
                      extra={"bot_id": bot_id})

@@ -41,7 +41,7 @@ from typing import Any
 from games.api import CHANCE, TERMINAL, Action, Game, GameError, Outcome
 from games.registry import load_game
 from proto.parterre.v1 import referee_pb2 as pb
-from referee import metrics
+from referee import live, metrics
 from referee.clock import Allowance, SeatClock, TimeControl, TimeControlError
 from referee.codec import codec_for
 from referee.replay import FORMAT, HASH_EVERY, assemble, seed_commitment, step_text
@@ -247,6 +247,10 @@ class Room:
         self.infra_reason = ""
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = 0.0
+        # live feed of spectator steps (referee/live.py); None when off
+        self.live = live.feed_for(spec.match_id, self.game_name, spec.game.game_string(), len(spec.bot_ids))
+        if self.live is not None:
+            self.live.start(self.state)
 
     # ----------------------------------------------------------------------------------
     async def run(self) -> pb.MatchResult:
@@ -377,6 +381,8 @@ class Room:
         steps = self.steps
         h = state.state_hash() if len(steps) % HASH_EVERY == HASH_EVERY - 1 else None  # replay.wants_hash
         steps.append((player, action, time_ms, fallback, h))
+        if self.live is not None:
+            self.live.step(state, player, action)
 
     async def _decide(self, seat: Seat) -> None:
         state = self.state
@@ -609,6 +615,8 @@ class Room:
             ranks = tuple(0 for _ in self.seats)
         scores = tuple(float(x) for x in outcome.scores) if outcome else tuple(0.0 for _ in self.seats)
         replay = self._replay(status, reason, outcome, verdicts, ranks)
+        if self.live is not None:
+            self.live.end(status.value, reason, scores, ranks)
         ended_msg = pb.MatchEnded(
             match_id=self.spec.match_id, ranks=ranks, scores=scores, verdicts=[v.value for v in verdicts],
             reason=reason, seed=self.spec.seed, status=status.value,

@@ -33,6 +33,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from proto.parterre.v1 import referee_pb2 as pb
 from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
+from referee import live
 from referee.cluster import Cluster, ClusterConfig
 from referee.connect import RefereeServicer
 from referee.control import MatchControlServicer
@@ -226,6 +227,8 @@ async def serve(
         if not redis_url:
             raise ValueError("serve() needs a token_store or a redis_url")
         token_store = RedisTokenStore(redis_url, key=token_key)
+    if redis_url:
+        live.configure(redis_url, cluster_namespace)  # spectator steps of running matches (referee/live.py)
     cluster_config = None
     if cluster and redis_url:
         cluster_config = ClusterConfig(redis_url, address=advertise_address, control_address=advertise_control_address,

@@ -50,11 +50,15 @@ def test_commands_after_the_demo_use_the_same_embedded_data(demo, tmp_path):
     lb = _run(["leaderboard", "floriferous", "--json"], env)
     assert lb.returncode == 0, lb.stderr
     rows = json.loads(lb.stdout)
-    assert {r["name"] for r in rows} == {"random-1", "random-2", "greedy-1", "greedy-2"}
-    assert all(r["games"] == 19 for r in rows)  # each bot: 3 pairs x 2 + 3 triples x 3... = 6 + 9 + 4
+    assert {r["name"] for r in rows} == {"random-1", "random-2", "greedy-1", "greedy-2", "search-1"}
+    assert all(r["games"] == 42 for r in rows)  # each bot: 4 pairs x 2 + 6 triples x 3 + 4 quadruples x 4
     greedy = [r["avg_score"] for r in rows if r["name"].startswith("greedy")]
     rand = [r["avg_score"] for r in rows if r["name"].startswith("random")]
     assert min(greedy) > max(rand)
+    # both ratings, each with its own figures: online Elo, and the Bradley-Terry estimate with its 95 % interval
+    for r in rows:
+        assert {"elo", "bt_elo", "bt_low", "bt_high", "bt_rank"} <= r.keys()
+        assert r["bt_low"] <= r["bt_elo"] <= r["bt_high"]
 
     matches = _run(["matches", "--game", "floriferous", "--json", "--limit", "3"], env)
     assert matches.returncode == 0, matches.stderr

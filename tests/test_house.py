@@ -115,11 +115,12 @@ def test_parterre_house_keeps_them_connected_and_they_play_a_challenge(database_
         ids: dict[str, int] = {}
         while time.monotonic() < deadline:
             ids = {b.name: b.bot_id for b in list_house_bots(pool)}
-            if len(ids) == 2 and all(box["core"].registry.by_bot.get(i) for i in ids.values()):
+            if len(ids) == 3 and all(box["core"].registry.by_bot.get(i) for i in ids.values()):
                 break
             assert house.poll() is None, (tmp_path / "house.log").read_text()[-3000:]
             time.sleep(0.2)
-        assert set(ids) == {"house-random", "house-greedy"}, (tmp_path / "house.log").read_text()[-3000:]
+        tiers = {"house-random", "house-greedy", "house-search"}
+        assert set(ids) == tiers, (tmp_path / "house.log").read_text()[-3000:]
         assert all(box["core"].registry.by_bot.get(i) for i in ids.values())
 
         monkeypatch.setenv("PARTERRE_DATABASE_URL", database_url)

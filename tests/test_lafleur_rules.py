@@ -512,3 +512,36 @@ def test_coin_supply_is_unlimited() -> None:
         if seen:
             break
     assert seen
+
+
+def test_replacing_an_artisan_shows_the_drawn_card_before_the_choice() -> None:
+    """Rulebook, "Artisan Guild", REPLACING: "draw an Artisan card from the top of the Artisan deck.
+    You may choose to keep the new Artisan card or discard it": the seat sees the card it decides on.
+
+    Reached by play (random seeded games until a replace happens); the oracle is the card that
+    the chance step drew (the history) and where it ends up after "keep".
+    """
+    import random as _random
+
+    from games.lafleur.constants import P_SWAP
+
+    game = load_game("lafleur(players=2)")
+    for seed in range(60):
+        rng = _random.Random(seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(state.sample_chance(rng))
+            elif state._phase == P_SWAP:  # reading the phase only, to know where we are
+                drawn = state.history[-1][1]
+                seat = state.current_player()
+                prompt = state.observation(seat)["prompt"]
+                assert prompt["kind"] == "swap" and prompt["source"] == drawn.card
+                keep = next(a for a in state.legal_actions() if a.artisan)
+                state.apply_action(keep)
+                kept = [a["card"] for a in state.observation(seat)["players"][seat]["artisans"]]
+                assert drawn.card in kept and keep.artisan not in kept
+                return
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+    raise AssertionError("no Artisan replacement in 60 random games")

@@ -156,7 +156,7 @@ def test_up_runs_a_tournament_serves_metrics_and_stops_cleanly(up, stack_env, tm
     moved("referee", "parterre_referee_verdicts_total", 2 * matches, game="floriferous")  # any kind: a loaded
     moved("referee", "parterre_referee_verdicts_total", 1, game="floriferous", verdict="normal")  # machine may time out
     moved("referee", "parterre_referee_matches_finished_total", matches, game="floriferous", status="finished")
-    assert total(after["referee"], "parterre_referee_sessions") == 2 + 2  # and house-random, house-greedy
+    assert total(after["referee"], "parterre_referee_sessions") == 2 + 3  # and house-random, house-greedy, house-search
     # worker (prefork pool, multiprocess mode): task durations and outcomes, attempts; the ladder's writes
     moved("worker-1", "parterre_worker_task_seconds_count", matches, task="parterre.run_match", outcome="finished")
     moved("worker-1", "parterre_worker_task_seconds_count", 1, task="parterre.plan_tournament")

@@ -25,7 +25,6 @@ import pytest
 from fixtures.toolchains import in_ci, missing
 from test_web_helpers import XSS_NAME, Site, shared_site
 
-from ladder import make_pool
 from ladder.web import BackgroundServer, start_background
 
 if in_ci():  # a missing playwright is a collection error in CI, not a skip
@@ -215,8 +214,6 @@ def test_show_all_hands_after_the_match(page: Any, served: tuple[BackgroundServe
     page.keyboard.press("ArrowRight")  # stepping keeps the toggle
     expect(FRAME(page)).to_have_attribute("data-step", "41")
     assert page.get_attribute("#board .board-frame", "data-all") == "1"
-    _goto_decision(page, server.url + f"/matches/{site.four_player}", 27)
-    _shot(page, "replay-floriferous.png")
     assert page.errors == []
 
 
@@ -229,34 +226,3 @@ def test_generic_board_panel_for_a_game_without_an_adapter(page: Any, served: tu
     expect(FRAME(page)).to_have_attribute("data-step", "7")
     assert _board(page) != before
     assert page.errors == []
-
-
-def test_screenshots_of_every_game_with_an_engine(page: Any, served: tuple[BackgroundServer, Site]) -> None:
-    """Replay viewer screenshots of La Fleur and Flowar (generic panel), when asked for and installed."""
-    if os.environ.get("PARTERRE_SCREENSHOTS") != "1":
-        pytest.skip("screenshots only with PARTERRE_SCREENSHOTS=1")
-    from test_web_helpers import play_match
-
-    from games import registry
-    from games.registry import load_game
-    from ladder.tournaments import plan_match
-
-    server, site = served
-    missing = []
-    for game in ("lafleur", "flowar"):
-        if game not in registry.game_names():
-            missing.append(game)
-            continue
-        pool = make_pool(site.database_url, max_size=2)
-        try:
-            bots = [site.bots["greedy-alpha"], site.bots["random-gamma"]]
-            mid = plan_match(pool, game_string=load_game(f"{game}(players=2)").game_string(), bot_ids=bots,
-                             plan_key=f"web:shot:{game}")
-            play_match(pool, mid, {b: n for n, b in site.bots.items()}, {})
-        finally:
-            pool.close()
-        _goto_decision(page, server.url + f"/matches/{mid}", 30)
-        _shot(page, f"replay-{game}.png")
-    assert page.errors == []
-    if missing:
-        pytest.skip(f"no engine registered for {', '.join(missing)}: no screenshot")

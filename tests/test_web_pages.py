@@ -212,23 +212,36 @@ def test_revoked_bots_leave_the_leaderboard_but_keep_their_page(client: TestClie
 
 def test_bt_interval_column_shows_a_dash_until_a_fit_exists(client: TestClient, pool: Any, site: Site) -> None:
     html = client.get("/leaderboard/floriferous").text
-    assert "95 % interval (BT)" in html
+    assert "Bradley-Terry [95 % interval]" in html and "Elo (online)" in html
     assert html.count('title="no Bradley-Terry fit yet">—</span>') == len(leaderboard(pool, "floriferous"))
     before = client.get("/api/leaderboard/floriferous").json()
     assert before["bt_available"] is False and all(r["bt_low"] is None for r in before["rows"])
     refresh_bradley_terry(pool, "floriferous", bootstrap=40)
     fit = bt_leaderboard(pool, "floriferous")
     assert fit is not None
-    want = {b: (r.low, r.high) for b, r in fit.by_bot().items()}
+    want = {b: (r.elo, r.low, r.high) for b, r in fit.by_bot().items()}
     try:
         data = client.get("/api/leaderboard/floriferous").json()
         assert data["bt_available"] is True
         for row in data["rows"]:
-            assert (row["bt_low"], row["bt_high"]) == pytest.approx(want[row["bot_id"]])
+            assert (row["bt_elo"], row["bt_low"], row["bt_high"]) == pytest.approx(want[row["bot_id"]])
+            assert row["bt_low"] <= row["bt_elo"] <= row["bt_high"]
         alpha = site.bots["greedy-alpha"]
-        low, high = want[alpha]
-        assert f"{low:.0f}–{high:.0f}" in client.get("/leaderboard/floriferous").text
-        assert f"{low:.0f}–{high:.0f}" in client.get(f"/bots/{alpha}").text
+        est, low, high = want[alpha]
+        bot_api = next(r for r in client.get(f"/api/bots/{alpha}").json()["ratings"] if r["game"] == "floriferous")
+        assert (bot_api["bt_elo"], bot_api["bt_low"], bot_api["bt_high"]) == pytest.approx((est, low, high))
+        # each rating next to its own interval: the BT estimate, then its own interval in brackets
+        cell = f'<span class="bt-estimate">{est:.0f}</span> <span class="interval"'
+        for url in ("/leaderboard/floriferous", f"/bots/{alpha}"):
+            html = client.get(url).text
+            assert cell in html and f"[{low:.0f}–{high:.0f}]" in html
+            assert html.index(cell) < html.index(f"[{low:.0f}–{high:.0f}]")
+        # the reader orders by the Bradley-Terry estimate
+        by_bt = client.get("/api/leaderboard/floriferous?sort=bt").json()["rows"]
+        ests = [r["bt_elo"] for r in by_bt if r["bt_elo"] is not None]
+        assert ests == sorted(ests, reverse=True) and len(ests) == len(want.keys() & {r["bot_id"] for r in by_bt})
+        asc = client.get("/api/leaderboard/floriferous?sort=bt&order=asc").json()["rows"]
+        assert [r["bt_elo"] for r in asc if r["bt_elo"] is not None] == sorted(ests)
     finally:
         with psycopg.connect(pool.conninfo, autocommit=True) as conn:
             conn.execute("DELETE FROM ratings_bt_fits WHERE game = 'floriferous'")

@@ -8,6 +8,8 @@ result is an infrastructure error (DESIGN §4), never a bot's fault.
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,10 +48,35 @@ class LeaseLostError(InfraError):
     """The worker's claim on the match was taken over while it ran; the call was cancelled."""
 
 
+_channels: dict[tuple[int, str, bytes | None], grpc.Channel] = {}
+_channels_lock = threading.Lock()
+
+
 def _channel(address: str, tls_root_cert: bytes | None) -> grpc.Channel:
-    if tls_root_cert is not None:
-        return grpc.secure_channel(address, grpc.ssl_channel_credentials(root_certificates=tls_root_cert))
-    return grpc.insecure_channel(address)
+    """The worker process's channel to ``address`` (one per process, reused by every match; issue 19).
+
+    Keyed by the process id too: a Celery prefork child never uses a channel
+    its parent opened (gRPC channels do not survive ``fork``).
+    """
+    key = (os.getpid(), address, tls_root_cert)
+    with _channels_lock:
+        channel = _channels.get(key)
+        if channel is None:
+            if tls_root_cert is not None:
+                creds = grpc.ssl_channel_credentials(root_certificates=tls_root_cert)
+                channel = grpc.secure_channel(address, creds)
+            else:
+                channel = grpc.insecure_channel(address)
+            _channels[key] = channel
+        return channel
+
+
+def _drop_channel(address: str, tls_root_cert: bytes | None) -> None:
+    """Close and forget the channel to ``address`` (it failed to connect: the next match dials afresh)."""
+    with _channels_lock:
+        channel = _channels.pop((os.getpid(), address, tls_root_cert), None)
+    if channel is not None:
+        channel.close()
 
 
 def run_match(
@@ -108,25 +135,29 @@ def run_match(
     for addr in addresses:
         seen = 0
         try:
-            with _channel(addr, tls_root_cert) as channel:
-                # the generated gRPC module (proto/.../referee_pb2_grpc.py) carries no annotations
-                stub = referee_pb2_grpc.MatchControlStub(channel)  # generated, unannotated: see untyped_calls_exclude
-                responses = stub.RunMatch(
-                    request,
-                    metadata=[(SERVICE_TOKEN_METADATA, service_token)],
-                    timeout=deadline_s,
-                    wait_for_ready=False,
-                )
+            channel = _channel(addr, tls_root_cert)
+            # the generated gRPC module (proto/.../referee_pb2_grpc.py) carries no annotations
+            stub = referee_pb2_grpc.MatchControlStub(channel)  # generated, unannotated: see untyped_calls_exclude
+            responses = stub.RunMatch(
+                request,
+                metadata=[(SERVICE_TOKEN_METADATA, service_token)],
+                timeout=deadline_s,
+                wait_for_ready=False,
+            )
+            try:
                 for event in responses:
                     seen += 1
                     if event.WhichOneof("event") == "result":
                         return _outcome(event.result)
                     if on_event is not None and not on_event(event):
-                        responses.cancel()
                         raise LeaseLostError(f"match {match_id} attempt {attempt}: claim lost; call cancelled")
+            finally:
+                responses.cancel()  # a no-op once the stream has ended; ends the call otherwise
         except grpc.RpcError as exc:
             code = exc.code() if hasattr(exc, "code") else None
             detail = f"referee {addr}: {code}: {getattr(exc, 'details', lambda: '')()}"
+            if code == grpc.StatusCode.UNAVAILABLE:
+                _drop_channel(addr, tls_root_cert)
             if code == grpc.StatusCode.UNAVAILABLE and seen == 0:
                 errors.append(detail)
                 continue  # never reached: try the next referee

@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State, ranks_from_keys
 from games.floriferous import actions as A
@@ -607,8 +607,12 @@ class FloriferousState(State):
 
     def clone(self) -> FloriferousState:
         """An independent copy sharing only immutable parts (game, layout, actions)."""
-        new = object.__new__(FloriferousState)
+        # object.__new__ in pure Python (no __init__ runs); the mypyc-compiled class's __new__ runs
+        # __init__, hence the game argument. Every attribute is overwritten below either way.
+        new: FloriferousState = cast(Any, FloriferousState).__new__(FloriferousState, self.game)
         d = self.__dict__.copy()
+        for name in _NATIVE_FIELDS:  # compiled: these live outside __dict__
+            d[name] = getattr(self, name)
         for name in _LIST_FIELDS:
             d[name] = d[name][:]
         d["_indeck"] = bytearray(self._indeck)
@@ -616,7 +620,11 @@ class FloriferousState(State):
         d["_bcols"] = [[s[:] for s in cols] for cols in self._bcols]
         d["history"] = self.history[:]
         d["_legal_cache"] = None
-        new.__dict__.update(d)
+        if _NATIVE_FIELDS:
+            for name, value in d.items():
+                setattr(new, name, value)
+        else:
+            new.__dict__.update(d)
         return new
 
     def resample_hidden(self, rng: random.Random) -> FloriferousState:
@@ -667,3 +675,9 @@ _DISPATCH: dict[type[Action], Callable[[FloriferousState, Any], None]] = {
     A.PayCrow: FloriferousState._do_pay,
     A.DiscardCard: FloriferousState._do_discard,
 }
+
+
+_NATIVE_FIELDS: tuple[str, ...] = tuple(
+    n for n in getattr(FloriferousState, "__mypyc_attrs__", ()) if not n.startswith("__")
+)
+"""Attributes the mypyc-compiled class keeps outside ``__dict__`` (``make compiled``); empty in pure Python."""

@@ -119,7 +119,8 @@ def outcome_of(st: FlowarStateProtocol) -> Outcome:
 
     ``details``: ``breakdown`` (per seat, see :class:`Breakdown`, plus
     ``delivered`` per kingdom and ``achievements``), ``start_player``; solo
-    adds ``taxus`` (his breakdown) and ``defeated_taxus``.
+    adds ``taxus`` (his breakdown) and ``defeated_taxus``; a solo seat's rank is
+    1 when it defeated Taxus and 2 when he won.
     """
     parts = _breakdowns(st)
     scores = tuple(float(b.total) for b in parts)
@@ -130,7 +131,9 @@ def outcome_of(st: FlowarStateProtocol) -> Outcome:
         details["taxus"] = asdict(tx)
         details["defeated_taxus"] = won
         tie_breaks = tie_breaks_used([parts[0], tx])
-        ranks: tuple[int, ...] = (1,)
+        # Rulebook (solo, "End of the Game"): "Have you managed to defeat Taxus?" The seat ranks
+        # 1 when it defeated him, 2 when Taxus won (a lost solo game is never reported as rank 1).
+        ranks: tuple[int, ...] = (1,) if won else (2,)
     else:
         won = False
         ranks = ranks_from_keys([tie_break_keys(b) for b in parts])

@@ -109,6 +109,13 @@ def prompt_of(s: LaFleurStateProtocol) -> dict[str, Any]:
         elif kind == "take":
             source = pr[1]
             text = "gain a Flower card: a face-up one or the top of the deck"
+    elif s._swap_new >= 0:
+        # Rulebook: "Artisan Guild", REPLACING: "draw an Artisan card from the top of the Artisan
+        # deck. You may choose to keep the new Artisan card or discard it": the seat decides
+        # seeing the card (shown to the table, like every Artisan in play; decision 10).
+        new = ARTISANS[s._swap_new]
+        kind, source = "swap", new.id
+        text = f"keep the {new.occupation} in place of one of your Artisans, or discard it"
     return {"kind": kind, "source": source, "text": text, "options": options}
 
 

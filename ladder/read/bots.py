@@ -14,7 +14,7 @@ from psycopg_pool import ConnectionPool
 
 from ladder.db import connection
 from ladder.read.common import NotFound, game_info
-from ladder.read.leaderboards import bt_intervals
+from ladder.read.leaderboards import NO_BT, bt_intervals
 from ladder.read.matches import MATCH_COLUMNS, MatchListItem, match_items
 
 MAX_PLOT_POINTS = 400
@@ -40,6 +40,9 @@ class BotRating:
 
     Attributes:
         rank: position on the game's leaderboard (None for a revoked bot).
+        elo: online Elo (a running estimate, no interval).
+        bt_elo / bt_low / bt_high / bt_rank: the Bradley-Terry estimate, its bootstrap
+            95 % interval (Elo points) and rank; None outside the latest fit.
         history: Elo after each rated match; ``history_total`` is the unthinned length.
     """
 
@@ -47,8 +50,10 @@ class BotRating:
     long_name: str
     rank: int | None
     elo: float
+    bt_elo: float | None
     bt_low: float | None
     bt_high: float | None
+    bt_rank: int | None
     games: int
     wins: int
     draws: int
@@ -200,12 +205,12 @@ def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, re
             pts.append(RatingPoint(len(pts) + 1, mid, after))
         ratings = []
         for game, e, g, w, d, lo, ss, lp, rank in rating_rows:
-            bt = bt_intervals(conn, game, [bot_id]).get(bot_id, (None, None))
+            bt = bt_intervals(conn, game, [bot_id]).get(bot_id, NO_BT)
             pts = history.get(game, [])
             ratings.append(
                 BotRating(
                     game=game, long_name=game_info(game)[0], rank=None if revoked else int(rank), elo=e,
-                    bt_low=bt[0], bt_high=bt[1], games=g, wins=w, draws=d, losses=lo,
+                    bt_elo=bt[0], bt_low=bt[1], bt_high=bt[2], bt_rank=bt[3], games=g, wins=w, draws=d, losses=lo,
                     win_rate=(w / g) if g else 0.0, avg_score=(ss / g) if g else 0.0, last_played=lp,
                     history_total=len(pts), history=_thin(pts, MAX_PLOT_POINTS),
                 )

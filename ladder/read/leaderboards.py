@@ -27,6 +27,7 @@ class SortKey(str, Enum):
     RANK = "rank"
     NAME = "name"
     ELO = "elo"
+    BT = "bt"
     GAMES = "games"
     WIN_RATE = "win_rate"
     AVG_SCORE = "avg_score"
@@ -44,6 +45,7 @@ _SORT_SQL: dict[SortKey, str] = {
     SortKey.RANK: "rank",
     SortKey.NAME: "lower(name)",
     SortKey.ELO: "elo",
+    SortKey.BT: "(SELECT x.elo FROM ratings_bt x WHERE x.game = %(game)s AND x.bot_id = ranked.bot_id)",
     SortKey.GAMES: "games",
     SortKey.WIN_RATE: "win_rate",
     SortKey.AVG_SCORE: "avg_score",
@@ -55,6 +57,7 @@ DEFAULT_ORDER: dict[SortKey, SortOrder] = {
     SortKey.RANK: SortOrder.ASC,
     SortKey.NAME: SortOrder.ASC,
     SortKey.ELO: SortOrder.DESC,
+    SortKey.BT: SortOrder.DESC,
     SortKey.GAMES: SortOrder.DESC,
     SortKey.WIN_RATE: SortOrder.DESC,
     SortKey.AVG_SCORE: SortOrder.DESC,
@@ -72,8 +75,11 @@ class LeaderboardEntry:
             in a solo view, average score); ties broken by fewer games, then bot id.
         elo: the bot's Elo in this game (all player counts share one rating), or
             None if it has no rating row.
-        bt_low / bt_high: Bradley-Terry 95 % interval in Elo points, or None
-            until the ``ratings_bt`` table exists.
+        elo: online Elo (a running estimate: it has no interval of its own).
+        bt_elo: Bradley-Terry maximum-likelihood estimate in Elo points (mean
+            of the fit 1500), or None for a bot outside the latest fit.
+        bt_low / bt_high: the bootstrap 95 % interval of ``bt_elo``, Elo points.
+        bt_rank: rank under the Bradley-Terry fit (1 = best), or None.
         games / wins / draws / losses: matches counted in this view.
         win_rate: wins / games (0 when no games).
         avg_score: mean game score (the game's own points) per match.
@@ -85,8 +91,10 @@ class LeaderboardEntry:
     name: str
     version: str
     elo: float | None
+    bt_elo: float | None
     bt_low: float | None
     bt_high: float | None
+    bt_rank: int | None
     games: int
     wins: int
     draws: int
@@ -114,8 +122,15 @@ class LeaderboardPage:
     rows: list[LeaderboardEntry]
 
 
-def bt_intervals(conn: Any, game: str, bot_ids: Sequence[int]) -> dict[int, tuple[float, float]]:
-    """Bradley-Terry 95 % intervals ``{bot_id: (low, high)}`` in Elo points from the cached fit.
+BtRow = tuple[float | None, float | None, float | None, int | None]
+"""``(estimate, low, high, rank)`` of one bot in the Bradley-Terry fit (all None outside it)."""
+NO_BT: BtRow = (None, None, None, None)
+
+
+def bt_intervals(conn: Any, game: str, bot_ids: Sequence[int]) -> dict[int, BtRow]:
+    """Bradley-Terry ratings ``{bot_id: (estimate, low, high, rank)}`` in Elo points from the cached fit.
+
+    ``low``/``high`` bound the bootstrap 95 % interval of the estimate.
 
     Reads ``ratings_bt`` (migration 0003, written only by
     :func:`ladder.stats.store.refresh_bradley_terry`); a bot outside the fit,
@@ -125,10 +140,10 @@ def bt_intervals(conn: Any, game: str, bot_ids: Sequence[int]) -> dict[int, tupl
     if not bot_ids:
         return {}
     rows = conn.execute(
-        "SELECT bot_id, elo_low, elo_high FROM ratings_bt WHERE game = %s AND bot_id = ANY(%s::bigint[])",
+        "SELECT bot_id, elo, elo_low, elo_high, rank FROM ratings_bt WHERE game = %s AND bot_id = ANY(%s::bigint[])",
         (game, list(bot_ids)),
     ).fetchall()
-    return {int(b): (float(lo), float(hi)) for b, lo, hi in rows}
+    return {int(b): (float(e), float(lo), float(hi), int(rk)) for b, e, lo, hi, rk in rows}
 
 
 def bt_available(conn: Any, game: str) -> bool:
@@ -194,14 +209,14 @@ FROM ranked ORDER BY {{order}} LIMIT %(limit)s OFFSET %(offset)s
 """A player-count view, from ``bot_player_stats`` (migration 0002; primary key prefix ``(game, players)``)."""
 
 
-def _entry(rank: int, row: tuple[Any, ...], bt: dict[int, tuple[float, float]]) -> LeaderboardEntry:
+def _entry(rank: int, row: tuple[Any, ...], bt: dict[int, BtRow]) -> LeaderboardEntry:
     """A :class:`LeaderboardEntry` from the first eleven columns of :data:`_RATING_COLUMNS` order."""
     bid, name, ver, e, g, w, d, lo, wr, avg, lp = row[:11]
-    low, high = bt.get(bid, (None, None))
+    bt_elo, low, high, bt_rank = bt.get(bid, NO_BT)
     return LeaderboardEntry(
-        rank=rank, bot_id=int(bid), name=name, version=ver, elo=None if e is None else float(e), bt_low=low,
-        bt_high=high, games=int(g), wins=int(w), draws=int(d), losses=int(lo), win_rate=float(wr),
-        avg_score=float(avg), last_played=lp,
+        rank=rank, bot_id=int(bid), name=name, version=ver, elo=None if e is None else float(e), bt_elo=bt_elo,
+        bt_low=low, bt_high=high, bt_rank=bt_rank, games=int(g), wins=int(w), draws=int(d), losses=int(lo),
+        win_rate=float(wr), avg_score=float(avg), last_played=lp,
     )
 
 

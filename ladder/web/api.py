@@ -7,6 +7,7 @@ Unknown ids give 404, malformed ones 422.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
@@ -14,6 +15,7 @@ from fastapi.responses import Response
 
 from ladder import read as q
 from ladder.db import connection
+from ladder.web.labels import ALL, SPECTATOR
 from ladder.web.viewer import Frame, ViewerUnavailable, frame_at
 
 MAX_ID = 2**63 - 1
@@ -31,6 +33,7 @@ PerPage = Annotated[int, Query(ge=1, le=500, description="rows per page")]
 Before = Annotated[int | None, Query(ge=1, le=MAX_ID, description="recent matches with ids below this")]
 Recent = Annotated[int, Query(ge=1, le=100, description="recent matches per page")]
 Step = Annotated[int, Path(ge=-1, le=MAX_STEP, description="step index; -1 is the initial state")]
+Seat = Annotated[int | None, Query(ge=0, le=15, description="show this seat's own view (finished matches only)")]
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -89,7 +92,39 @@ def api_tournament(request: Request, tournament_id: TournamentId, page: Page = 1
 @router.get("/matches/{match_id}", response_model=q.MatchPage, summary="A match: seats, results, seed, replay steps",
             responses={404: {"description": "unknown match"}})
 def api_match(request: Request, match_id: MatchId) -> q.MatchPage:
-    return q.match_page(pool(request), match_id, request.app.state.replays)
+    return with_view_labels(request, q.match_page(pool(request), match_id, request.app.state.replays), SPECTATOR)
+
+
+def view_of(page: q.MatchPage, all_hands: bool, seat: int | None) -> str | int:
+    """The point of view a request may have: ``all`` or a seat only once the match is finished, else the spectator.
+
+    A seat's own view of a finished match is a part of "all hands", which is
+    public then. While a match is played only the spectator view exists on the
+    site (the live feed, :mod:`ladder.web.live`). When owner accounts reach the
+    site, an owner-only seat view of a running match plugs in here.
+    """
+    if page.status != "finished":
+        return SPECTATOR
+    if all_hands:
+        return ALL
+    if seat is not None and 0 <= seat < page.players:
+        return seat
+    return SPECTATOR
+
+
+def with_view_labels(request: Request, page: q.MatchPage, view: str | int) -> q.MatchPage:
+    """``page`` with its step labels as ``view`` may read them (:mod:`ladder.web.labels`)."""
+    if not page.steps or view == ALL:
+        return page
+    cached = request.app.state.replays.get(pool(request), page.id)
+    if cached is None:  # pragma: no cover - has_replay was true
+        return page
+    try:
+        labels = request.app.state.labels.get(page.id, cached[0], view)
+    except Exception:  # noqa: BLE001 - a replay that does not re-simulate: withhold every label
+        labels = ["(hidden: the replay does not re-simulate here)"] * len(page.steps)
+    steps = [dataclasses.replace(s, label=labels[s.i]) for s in page.steps]
+    return dataclasses.replace(page, steps=steps)
 
 
 def replay_download(request: Request, match_id: int) -> Response:
@@ -125,8 +160,12 @@ def api_replay(request: Request, match_id: MatchId) -> Response:
     return replay_download(request, match_id)
 
 
-def load_frame(request: Request, match_id: int, step: int, all_hands: bool) -> tuple[q.MatchPage, Frame]:
-    """The match and its rebuilt state after ``step`` (``all_hands`` only after the match).
+def load_frame(
+    request: Request, match_id: int, step: int, all_hands: bool, seat: int | None = None
+) -> tuple[q.MatchPage, Frame]:
+    """The match and its rebuilt state after ``step`` as its view shows it (:func:`view_of`).
+
+    The frame's ``label`` is the view's label of the step (:mod:`ladder.web.labels`).
 
     Raises:
         NotFound: unknown match, no replay, or step out of range.
@@ -136,10 +175,17 @@ def load_frame(request: Request, match_id: int, step: int, all_hands: bool) -> t
     cached = request.app.state.replays.get(pool(request), match_id) if page.has_replay else None
     if cached is None:
         raise q.NotFound(f"match {match_id} has no replay (unknown, or not finished)")
+    view = view_of(page, all_hands, seat)
     try:
-        frame = frame_at(cached[0], step, all_hands=all_hands and page.status == "finished")
+        frame = frame_at(cached[0], step, all_hands=view == ALL, seat=view if isinstance(view, int) else None)
     except IndexError as exc:
         raise q.NotFound(str(exc)) from None
+    if step >= 0 and view != ALL:
+        try:
+            label = request.app.state.labels.get(match_id, cached[0], view)[step]
+        except Exception as exc:  # noqa: BLE001 - same failure as the frame's own rebuild
+            raise ViewerUnavailable(f"the replay does not re-simulate: {exc}") from exc
+        frame = dataclasses.replace(frame, label=label)
     return page, frame
 
 
@@ -155,9 +201,10 @@ def api_step(
     match_id: MatchId,
     step: Step,
     all: Annotated[bool, Query(description="also every seat's view and the full state")] = False,  # noqa: A002 - the public query parameter is ?all=
+    seat: Seat = None,
 ) -> Any:
     try:
-        return load_frame(request, match_id, step, all)[1]
+        return load_frame(request, match_id, step, all, seat)[1]
     except ViewerUnavailable as exc:
         from fastapi.responses import JSONResponse
 

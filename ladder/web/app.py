@@ -34,6 +34,8 @@ from ladder.db import make_pool
 from ladder.errors import DatabaseUnavailableError
 from ladder.read import NotFound, ReplayCache
 from ladder.web import filters
+from ladder.web.labels import LabelCache
+from ladder.web.live import LiveConfig, config_from_env
 from ladder.web.metrics import instrument as instrument_metrics
 
 log = logging.getLogger(__name__)
@@ -59,8 +61,10 @@ Read-only JSON API of the Parterre ladder: the same data as the web pages.
 * `GET /api/matches/{match_id}/replay` — the replay JSON (`parterre-replay/1`) as stored
 * `GET /api/matches/{match_id}/steps/{step}` — the rebuilt state after a step
 
-Elo is in rating points, times in milliseconds. Bradley-Terry intervals
-(`bt_low`, `bt_high`) are null until that rating method is built.
+Elo is in rating points, times in milliseconds. Two ratings per bot: the
+online Elo (`elo`, a running estimate without an interval) and the
+Bradley-Terry fit of all results (`bt_elo`, its bootstrap 95 % interval
+`bt_low`–`bt_high`, and `bt_rank`), null for a bot outside the latest fit.
 """
 
 
@@ -168,6 +172,7 @@ def create_app(
     pool: ConnectionPool | None = None,
     pool_size: int = 10,
     replay_cache_size: int = 32,
+    live: LiveConfig | None = None,
 ) -> FastAPI:
     """Build the web application over a ladder database.
 
@@ -180,6 +185,8 @@ def create_app(
         pool: an open ``psycopg_pool.ConnectionPool`` instead of a URL.
         pool_size: most connections of the pool the app opens.
         replay_cache_size: decoded replays kept in memory (replays never change once stored).
+        live: where the referees' live feed is and the relay delay (``ladder/web/live.py``);
+            None: no live matches (pages say so).
 
     Returns:
         The FastAPI app (ASGI). Routes: docs/web.md.
@@ -190,6 +197,7 @@ def create_app(
     if (database_url is None) == (pool is None):
         raise ValueError("give exactly one of database_url and pool")
     from ladder.web import api, pages, participants
+    from ladder.web import live as live_routes
     from ladder.web import tournaments as tournament_routes
 
     @asynccontextmanager
@@ -214,12 +222,15 @@ def create_app(
     )
     app.state.pool = pool
     app.state.replays = ReplayCache(replay_cache_size)
+    app.state.labels = LabelCache(2 * replay_cache_size)
+    app.state.live = live
     app.state.templates = Jinja2Templates(env=_environment())
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(tournament_routes.api_router)  # before api.router: /api/tournaments/{id}/table
     app.include_router(api.router)
     app.include_router(tournament_routes.page_router)
     app.include_router(pages.router)
+    app.include_router(live_routes.router)
     participants.install(app)  # accounts, tokens, owned bots, owner's view (ladder/web/participants.py)
     _install_error_handlers(app)
     app.add_middleware(GZipMiddleware, minimum_size=2048)
@@ -253,7 +264,8 @@ def serve(
         from ladder.db import migrate
 
         migrate(database_url)
-    uvicorn.run(create_app(database_url), host=host, port=port, log_level=log_level, access_log=False)
+    app = create_app(database_url, live=config_from_env())
+    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
 
 
 @dataclass
@@ -284,6 +296,7 @@ def start_background(
     pool: ConnectionPool | None = None,
     migrate_schema: bool = False,
     timeout_s: float = 15.0,
+    live: LiveConfig | None = None,
 ) -> BackgroundServer:
     """Start the site in a daemon thread and return once it accepts connections.
 
@@ -292,6 +305,7 @@ def start_background(
         host / port: address; port 0 picks a free port.
         migrate_schema: run :func:`ladder.migrate` first (needs ``database_url``).
         timeout_s: seconds to wait for the server to start.
+        live: the live feed's Redis and delay (see :func:`create_app`).
 
     Raises:
         RuntimeError: the server did not start in time.
@@ -302,7 +316,7 @@ def start_background(
         from ladder.db import migrate
 
         migrate(database_url)
-    app = create_app(database_url, pool=pool)
+    app = create_app(database_url, pool=pool, live=live)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="parterre-web", daemon=True)

@@ -27,6 +27,7 @@ from games.api import GameError
 from games.replay import ReplayError, iter_states
 from ladder.db import connection
 from ladder.read import NotFound, ReplayCache
+from ladder.web.labels import step_labels
 
 _TIMEOUT = re.compile(r"^decision (\d+): ([\d.]+) ms > (\d+) ms$")
 _NO_ANSWER = re.compile(r"^decision (\d+): no answer within (\d+) ms$")
@@ -178,10 +179,11 @@ def seat_view(pool: ConnectionPool, replays: ReplayCache, account_id: int, match
     records = replay.get("steps") or []
     steps: list[SeatStep] = []
     try:
+        labels = step_labels(replay, own.seat)  # the labels this seat may read (ladder/web/labels.py)
         for i, state in iter_states(replay):
             rec = records[i] if i >= 0 else {}
             player = rec.get("player") if i >= 0 else None
-            steps.append(SeatStep(step=i, player=player, mine=player == own.seat, label=str(rec.get("label", "")),
+            steps.append(SeatStep(step=i, player=player, mine=player == own.seat, label=labels[i] if i >= 0 else "",
                                   time_ms=rec.get("time_ms"), fallback=bool(rec.get("fallback", False)),
                                   observation=state.observation(own.seat)))
     except (GameError, ReplayError, KeyError, TypeError, ValueError) as exc:

@@ -26,13 +26,18 @@ from ladder.web.api import (
     PerPage,
     Players,
     Recent,
+    Seat,
     TournamentId,
     load_frame,
     pool,
     replay_download,
+    view_of,
+    with_view_labels,
 )
 from ladder.web.boards import board_panel
 from ladder.web.filters import query
+from ladder.web.live import playing_now
+from ladder.web.outcome import outcome_cards
 from ladder.web.plot import rating_plot
 from ladder.web.viewer import START, ViewerUnavailable, engine_available
 
@@ -49,14 +54,15 @@ def render(request: Request, template: str, context: dict[str, Any], status_code
 
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request) -> HTMLResponse:
-    return render(request, "home.html", {"home": q.home_page(pool(request))})
+    return render(request, "home.html", {"home": q.home_page(pool(request)), "playing": playing_now(request),
+                                         "live_on": request.app.state.live is not None})
 
 
 LEADERBOARD_COLUMNS: tuple[tuple[q.SortKey | None, str, str], ...] = (
     (q.SortKey.RANK, "rank", "num"),
     (q.SortKey.NAME, "bot", ""),
-    (q.SortKey.ELO, "Elo", "num"),
-    (None, "95 % interval (BT)", "num"),
+    (q.SortKey.ELO, "Elo (online)", "num"),
+    (q.SortKey.BT, "Bradley-Terry [95 % interval]", "num bt"),
     (q.SortKey.GAMES, "games", "num"),
     (q.SortKey.WIN_RATE, "win rate", "num"),
     (q.SortKey.AVG_SCORE, "avg score", "num"),
@@ -100,7 +106,9 @@ def leaderboard(
                                per_page=per_page)
     base = {"players": players, "sort": sort.value, "order": board.order.value,
             "per_page": None if per_page == 50 else per_page}
-    return render(request, "leaderboard.html", {"board": board, "base": base, "headers": _sort_headers(board, base)})
+    return render(request, "leaderboard.html", {"board": board, "base": base, "headers": _sort_headers(board, base),
+                                                "playing": playing_now(request, game),
+                                                "live_on": request.app.state.live is not None})
 
 
 @router.get("/bots/{bot_id}", response_class=HTMLResponse)
@@ -121,23 +129,17 @@ def tournament(request: Request, tournament_id: TournamentId, page: Page = 1, pe
     return render(request, "tournament.html", {"t": data, "final": table_or_404(request, tournament_id)})
 
 
-def _board(request: Request, match_id: int, step: int, all_hands: bool) -> dict[str, Any]:
+def _board(request: Request, match_id: int, step: int, all_hands: bool, seat: int | None = None) -> dict[str, Any]:
     """Context of the viewer's board panel (``_board.html``) for one step."""
     try:
-        page, frame = load_frame(request, match_id, step, all_hands)
+        page, frame = load_frame(request, match_id, step, all_hands, seat)
     except ViewerUnavailable as exc:
         return {"frame": None, "panel": None, "problem": str(exc), "names": [], "all_hands": False}
     names = [s.name for s in page.seats]
-    shown_all = all_hands and page.status == "finished"
+    shown_all = view_of(page, all_hands, seat) == "all"
     panel = board_panel(page.game, frame, names, shown_all)
     return {"frame": frame, "panel": panel, "problem": None, "names": names, "all_hands": shown_all,
             "match": page}
-
-
-def _outcome_extra(page: q.MatchPage) -> dict[str, Any]:
-    """The outcome's details other than the per-seat ``breakdown`` (shown as its own table)."""
-    details = (page.outcome or {}).get("details") or {}
-    return {k: v for k, v in details.items() if k != "breakdown"} if isinstance(details, dict) else {}
 
 
 def _challenge(request: Request, match_id: int) -> Any:
@@ -156,20 +158,34 @@ def match(
     match_id: MatchId,
     step: StepQuery = START,
     all: Annotated[bool, Query()] = False,  # noqa: A002 - the public query parameter is ?all=
+    seat: Seat = None,
 ) -> HTMLResponse:
     page = q.match_page(pool(request), match_id, request.app.state.replays)
+    view = view_of(page, all, seat)
     challenge = _challenge(request, match_id)
     board = None
     if page.has_replay:
         step = min(step, len(page.steps) - 1)
-        board = _board(request, match_id, step, all)
+        board = _board(request, match_id, step, all, seat)
+        if engine_available(page.game):
+            page = with_view_labels(request, page, view)
     return render(
         request,
         "match.html",
-        {"m": page, "board": board, "step": step, "all_hands": all and page.status == "finished",
-         "challenge": challenge,
-         "engine": engine_available(page.game), "outcome_extra": _outcome_extra(page)},
+        {"m": page, "board": board, "step": step, "all_hands": view == "all",
+         "view": view, "challenge": challenge, "view_q": _view_query(view),
+         "live": request.app.state.live is not None and page.status == "running",
+         "live_delay": request.app.state.live.delay_s if request.app.state.live is not None else 0,
+         "engine": engine_available(page.game),
+         "outcome": outcome_cards(page.game, page.outcome, [s.name for s in page.seats])},
     )
+
+
+def _view_query(view: str | int) -> str:
+    """The query-string tail that keeps a point of view in the viewer's links."""
+    if view == "all":
+        return "&all=1"
+    return f"&seat={view}" if isinstance(view, int) else ""
 
 
 @router.get("/matches/{match_id}/board", response_class=HTMLResponse)
@@ -178,8 +194,9 @@ def match_board(
     match_id: MatchId,
     step: StepQuery = START,
     all: Annotated[bool, Query()] = False,  # noqa: A002 - the public query parameter is ?all=
+    seat: Seat = None,
 ) -> HTMLResponse:
-    context = _board(request, match_id, step, all)
+    context = _board(request, match_id, step, all, seat)
     response = render(request, "_board.html", {"board": context, "step": step})
     if context["frame"] is not None:
         response.headers["Cache-Control"] = "public, max-age=3600"

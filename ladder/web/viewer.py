@@ -45,7 +45,9 @@ class Frame:
         time_ms: server-measured decision time, milliseconds (None for chance and fallback).
         fallback: the referee played this step for a retired seat.
         terminal: the game is over after this step.
-        observation: spectator observation (JSON-able dict; the game's observation message shape).
+        observation: spectator observation, or the chosen seat's (JSON-able dict; the game's
+            observation message shape).
+        seat: the seat whose view ``observation`` is (None: the spectator).
         seat_views: every seat's observation (only with ``all_hands``).
         full_state: the full state, hidden information included (only with ``all_hands``).
     """
@@ -59,6 +61,7 @@ class Frame:
     fallback: bool
     terminal: bool
     observation: dict[str, Any]
+    seat: int | None = None
     seat_views: list[dict[str, Any]] | None = None
     full_state: dict[str, Any] | None = None
 
@@ -72,13 +75,15 @@ def engine_available(game: str) -> bool:
     return True
 
 
-def frame_at(replay: Mapping[str, Any], step: int, *, all_hands: bool = False) -> Frame:
+def frame_at(replay: Mapping[str, Any], step: int, *, all_hands: bool = False, seat: int | None = None) -> Frame:
     """Rebuild the state after ``step`` and return what the viewer shows.
 
     Args:
         replay: a ``parterre-replay/1`` dict (docs/architecture.md).
         step: -1 (start) .. len(steps) - 1.
         all_hands: also return every seat's view and the full state.
+        seat: show this seat's own observation instead of the spectator's
+            (``observation`` is then ``State.observation(seat)``).
 
     Raises:
         IndexError: ``step`` out of range.
@@ -93,7 +98,9 @@ def frame_at(replay: Mapping[str, Any], step: int, *, all_hands: bool = False) -
         state = next((s for i, s in iter_states(replay) if i == step), None)
         if state is None:  # pragma: no cover - range checked above
             raise IndexError(step)
-        observation = state.observation(None)
+        if seat is not None and not 0 <= seat < state.game.num_players:
+            raise IndexError(f"seat {seat} is not in this match")
+        observation = state.observation(seat)
         seat_views = full = None
         if all_hands:
             seat_views = [state.observation(s) for s in range(state.game.num_players)]
@@ -112,6 +119,7 @@ def frame_at(replay: Mapping[str, Any], step: int, *, all_hands: bool = False) -
         fallback=bool(rec.get("fallback", False)),
         terminal=terminal,
         observation=observation,
+        seat=seat,
         seat_views=seat_views,
         full_state=full,
     )

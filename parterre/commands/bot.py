@@ -88,7 +88,7 @@ def register(sub: Subparsers) -> None:
     bv.add_argument("bot", help="bot name or id")
     bv.set_defaults(func=cmd_bot_revoke)
     bn = b.add_parser("run", help="run a reference bot against a referee")
-    bn.add_argument("kind", help="random, greedy, or a misbehaving kind (slow, illegal, drop, garbage, silent)")
+    bn.add_argument("kind", help="random, greedy, search, or a misbehaving kind (slow, illegal, drop, garbage, silent)")
     bn.add_argument("--token")
     bn.add_argument("--address")
     bn.add_argument("--name")

@@ -1,4 +1,4 @@
-"""``parterre house``: keep the house bots (house-random, house-greedy) connected (issue 14)."""
+"""``parterre house``: keep the house bots (house-random, house-greedy, house-search) connected (issue 14)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def cmd_house(args: argparse.Namespace) -> int:
 
 def register(sub: Subparsers) -> None:
     """Add ``house``."""
-    h = sub.add_parser("house", help="keep the house bots (house-random, house-greedy) connected to the referee")
+    h = sub.add_parser("house", help="keep the house bots (house-random, -greedy, -search) connected to the referee")
     h.add_argument("--address", help="referee host:port (default the first of $PARTERRE_REFEREE_ADDRESS)")
     h.add_argument("--kinds", help="comma-separated house bot kinds (default: all)")
     h.add_argument("--max-matches", type=int, default=8, help="matches at once per house bot (default 8)")

@@ -20,18 +20,26 @@ def check_game(name: str) -> None:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    """Print the leaderboard of ``args.game``."""
+    """Print the leaderboard of ``args.game``.
+
+    ``--json``: one object per bot, best Elo first: ``bot_id, name, version,
+    rank, elo`` (online Elo), ``bt_elo, bt_low, bt_high, bt_rank`` (the
+    Bradley-Terry estimate, its bootstrap 95 % interval and rank; null outside
+    the fit), ``games, wins, draws, losses, win_rate, avg_score, last_played``.
+    The fit is recomputed first when results arrived since the stored one.
+    """
     from ladder import read
-    from parterre.render import leaderboard_table
+    from parterre.render import leaderboard_table, load_bradley_terry
 
     check_game(args.game)
     services = common.services()
     pool = common.pool(services)
-    rows = read.leaderboard(pool, args.game)
     if args.json:
+        load_bradley_terry(args.game)  # refresh the stored fit the rows read
+        rows = read.leaderboard(pool, args.game)
         common.print_json([common.row_dict(r) for r in rows])
-    else:
-        leaderboard_table(args.game, rows)
+        return 0
+    leaderboard_table(args.game, read.leaderboard(pool, args.game))
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-DIRECT_KINDS = ("random", "greedy", "handicap")
+DIRECT_KINDS = ("random", "greedy", "handicap", "search")
 """Built-in kinds the ``direct`` backend can play (plain ``choose`` functions, no protocol tricks)."""
 
 Ranks = tuple[int, ...]

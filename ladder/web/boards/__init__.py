@@ -1,8 +1,9 @@
 """Board panels of the replay viewer: one small adapter per game, a generic one for the rest.
 
 An adapter turns a :class:`ladder.web.viewer.Frame` into the context of a
-Jinja2 template (``templates/boards/<name>.html``). Games without an adapter
-(La Fleur and Flowar until theirs are written) use the generic panel, which
+Jinja2 template (``templates/boards/<name>.html``). Every adapter's context also
+gets ``last`` (the card ids the frame's step named: the last action, highlighted)
+and ``actor`` (the seat that took it). Games without an adapter use the generic panel, which
 renders the spectator observation — and, with "show all hands", every seat's
 view — as nested tables, so a new game is viewable without new code.
 
@@ -15,7 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ladder.web.boards import floriferous, generic
+from ladder.web.boards import floriferous, flowar, generic, lafleur
+from ladder.web.labels import named_cards
 from ladder.web.viewer import Frame
 
 
@@ -32,6 +34,8 @@ Adapter = Callable[[Frame, Sequence[str], bool], dict[str, Any]]
 
 ADAPTERS: dict[str, tuple[str, Adapter]] = {
     "floriferous": ("boards/floriferous.html", floriferous.board_context),
+    "lafleur": ("boards/lafleur.html", lafleur.board_context),
+    "flowar": ("boards/flowar.html", flowar.board_context),
 }
 """Game name -> (template, adapter). Games not listed use the generic panel."""
 
@@ -46,4 +50,7 @@ def board_panel(game: str, frame: Frame, seat_names: Sequence[str], all_hands: b
         all_hands: show hidden information (only after the match).
     """
     template, adapter = ADAPTERS.get(game, ("boards/generic.html", generic.board_context))
-    return BoardPanel(template, adapter(frame, seat_names, all_hands))
+    context = adapter(frame, seat_names, all_hands)
+    context["last"] = frozenset(named_cards(game, frame.action or {}))
+    context["actor"] = frame.player
+    return BoardPanel(template, context)

@@ -14,6 +14,8 @@
   var total = parseInt(viewer.dataset.steps, 10);
   var step = parseInt(viewer.dataset.step, 10);
   var allHands = viewer.dataset.all === "1";
+  var seat = viewer.dataset.seat || "";   // a seat's own view ("" = spectator or all hands)
+  var viewSel = document.getElementById("view");
   var decisions = (viewer.dataset.decisions || "").split(",").filter(Boolean).map(Number);
   var board = document.getElementById("board");
   var list = document.getElementById("steps");
@@ -38,7 +40,7 @@
   if (initial) { scrollList(initial); }
 
   function url(s, all) {
-    return "/matches/" + matchId + "/board?step=" + s + "&all=" + (all ? 1 : 0);
+    return "/matches/" + matchId + "/board?step=" + s + "&all=" + (all ? 1 : 0) + (seat ? "&seat=" + seat : "");
   }
 
   function fetchFrame(s, all) {
@@ -70,7 +72,7 @@
         li.classList.add("current");
         scrollList(li);
       }
-      var q = "?step=" + s + (allHands ? "&all=1" : "");
+      var q = "?step=" + s + (allHands ? "&all=1" : "") + (seat ? "&seat=" + seat : "");
       history.replaceState(null, "", q + "#viewer");
       [1, 2].forEach(function (d) { if (s + d < total) { fetchFrame(s + d, allHands).catch(function () {}); } });
     }).catch(function (err) {
@@ -136,11 +138,16 @@
     show(parseInt(li.dataset.step, 10));
   });
   speed.addEventListener("change", function () { if (timer !== null) { stop(); play(); } });
+  // Changing the point of view reloads the page: the step list's labels belong to the view.
   if (allBox) {
     allBox.addEventListener("change", function () {
-      allHands = allBox.checked;
-      viewer.dataset.all = allHands ? "1" : "0";
-      show(step);
+      location.href = "?step=" + step + (allBox.checked ? "&all=1" : "") + "#viewer";
+    });
+  }
+  if (viewSel) {
+    viewSel.addEventListener("change", function () {
+      var v = viewSel.value;
+      location.href = "?step=" + step + (v === "all" ? "&all=1" : v === "" ? "" : "&seat=" + v) + "#viewer";
     });
   }
   document.addEventListener("keydown", function (ev) {

@@ -1,0 +1,185 @@
+"""Measurements behind docs/search.md: the tier round-robin and search's Elo per second of thinking.
+
+Usage::
+
+    nice -n 10 .venv/bin/python bench/bench_search.py tiers --game floriferous --cycles 1 --think-ms 300
+    nice -n 10 .venv/bin/python bench/bench_search.py budget --game floriferous --think-ms 100,300,1000 --deals 50
+    nice -n 10 .venv/bin/python bench/bench_search.py wire --game floriferous --deals 10 --increment-ms 200
+
+Both use the ``direct`` backend of :mod:`parterre.regress` (engine and bots
+in this process, chance from the match seed, as the referee plays it).
+
+* ``tiers``: a round-robin of two random, two greedy and two search bots
+  (every combination for 2, 3 and 4 players, every seat rotation; 150
+  matches per cycle), a Bradley-Terry fit with 95 % bootstrap intervals
+  (:func:`ladder.stats.bradley_terry.fit_bradley_terry`), the tiers' mean
+  ratings, and the longest search decision seen (against ``--think-ms``).
+* ``budget``: for each thinking time, search against greedy at 2 players on
+  ``--deals`` duplicate deals (both seat orders), as a logistic Elo with a
+  95 % interval from the per-deal scores.
+* ``wire``: search against greedy through the in-process referee (gRPC, the
+  referee's clock) at ``--increment-ms`` per decision; prints every seat's
+  verdict count (``normal``, ``timeout``, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bots.cli import make_bot  # noqa: E402
+from ladder.stats.bradley_terry import MatchRecord, fit_bradley_terry  # noqa: E402
+from parterre.regress.direct import play_direct  # noqa: E402
+
+
+class _Timed:
+    """Wraps a bot and records its longest decision (ms)."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot, self.longest_ms, self.decisions = bot, 0.0, 0
+
+    def choose(self, request: Any) -> int:
+        t = time.monotonic()
+        index = int(self.bot.choose(request))
+        self.longest_ms = max(self.longest_ms, (time.monotonic() - t) * 1000)
+        self.decisions += 1
+        return index
+
+
+def _elo(score: float) -> float:
+    score = min(max(score, 1e-3), 1 - 1e-3)
+    return -400 * math.log10(1 / score - 1)
+
+
+def tiers(game: str, cycles: int, think_ms: float, players: tuple[int, ...]) -> None:
+    names = ["random-1", "random-2", "greedy-1", "greedy-2", "search-1", "search-2"]
+    kinds = {n: n.split("-")[0] for n in names}
+    bots = {n: _Timed(make_bot(kinds[n], seed=n, **({"think_ms": think_ms} if kinds[n] == "search" else {})))
+            for n in names}
+    records: list[MatchRecord] = []
+    t0 = time.time()
+    count = 0
+    for cycle in range(cycles):
+        for n in players:
+            for combo in itertools.combinations(names, n):
+                for r in range(n):
+                    seats = combo[r:] + combo[:r]
+                    ranks = play_direct(f"{game}(players={n})", f"tiers:{cycle}:{'/'.join(combo)}:{r}",
+                                        [bots[s] for s in seats])
+                    records.append(MatchRecord(bots=seats, ranks=tuple(ranks)))
+                    count += 1
+                    if count % 10 == 0:
+                        print(f"  {count} matches, {time.time() - t0:.0f} s", flush=True)
+    fit = fit_bradley_terry(records)
+    print(f"{game}: {count} matches (players {players}, {cycles} cycle(s)), search think {think_ms:.0f} ms, "
+          f"{time.time() - t0:.0f} s")
+    for r in fit.ratings:
+        print(f"  {r.bot:10} {r.elo:+7.1f}  [{r.low:+7.1f}, {r.high:+7.1f}]  games {r.games}")
+    for tier in ("random", "greedy", "search"):
+        print(f"  tier {tier}: mean {statistics.mean(r.elo for r in fit.ratings if r.bot.startswith(tier)):+.1f}")
+    longest = max(bots[n].longest_ms for n in names if n.startswith("search"))
+    print(f"  longest search decision: {longest:.0f} ms")
+
+
+def budget(game: str, think: list[float], deals: int) -> None:
+    for ms in think:
+        scores = []
+        t0 = time.time()
+        longest = 0.0
+        for d in range(deals):
+            score = 0.0
+            for order in (0, 1):
+                search = _Timed(make_bot("search", seed=f"b:{d}:{order}", think_ms=ms))
+                greedy = make_bot("greedy", seed=f"b:{d}:{order}")
+                seats = [search, greedy] if order == 0 else [greedy, search]
+                ranks = play_direct(f"{game}(players=2)", f"budget:{d}", seats)
+                me, other = ranks[order], ranks[1 - order]
+                score += 1.0 if me < other else 0.5 if me == other else 0.0
+                longest = max(longest, search.longest_ms)
+            scores.append(score / 2)
+        mean = statistics.mean(scores)
+        half = 1.96 * statistics.stdev(scores) / math.sqrt(len(scores)) if len(scores) > 1 else 0.5
+        print(f"{game}: think {ms:.0f} ms: score {mean:.3f} over {2 * deals} games -> Elo {_elo(mean):+.0f} "
+              f"[{_elo(mean - half):+.0f}, {_elo(mean + half):+.0f}]; longest decision {longest:.0f} ms; "
+              f"{time.time() - t0:.0f} s", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("tiers")
+    t.add_argument("--game", default="floriferous")
+    t.add_argument("--cycles", type=int, default=1)
+    t.add_argument("--think-ms", type=float, default=300.0)
+    t.add_argument("--players", default="2,3,4")
+    b = sub.add_parser("budget")
+    b.add_argument("--game", default="floriferous")
+    b.add_argument("--think-ms", default="100,300,1000")
+    b.add_argument("--deals", type=int, default=50)
+    w = sub.add_parser("wire")
+    w.add_argument("--game", default="floriferous")
+    w.add_argument("--deals", type=int, default=10)
+    w.add_argument("--increment-ms", type=int, default=200)
+    w.add_argument("--margin-ms", type=int, default=50)
+    w.add_argument("--think-ms", type=float, default=300.0)
+    args = ap.parse_args()
+    if args.cmd == "wire":
+        wire(args.game, args.deals, args.increment_ms, args.margin_ms, args.think_ms)
+    elif args.cmd == "tiers":
+        tiers(args.game, args.cycles, args.think_ms, tuple(int(x) for x in args.players.split(",")))
+    else:
+        budget(args.game, [float(x) for x in args.think_ms.split(",")], args.deals)
+
+
+
+def wire(game: str, deals: int, increment_ms: int, margin_ms: int, think_ms: float) -> None:
+    """Search against greedy through the in-process referee (the wire, the clock): counts the verdicts."""
+    from collections import Counter
+
+    from parterre.regress.plan import deal_seed, make_plan
+    from parterre.regress.runners import RefereeRunner
+
+    verdicts: Counter[str] = Counter()
+
+    class _Counting(RefereeRunner):
+        async def _run_match(self, game_string: str, seed: str, seats: Any) -> Any:
+            from proto.parterre.v1 import referee_pb2 as pb
+            from referee.server import SERVICE_TOKEN_HEADER
+
+            req = pb.RunMatchRequest(
+                match_id=next(self._match_ids), attempt=1, game_string=game_string, seed=seed,
+                seat_bot_ids=[self.ids[r] for r in seats], time_control=pb.TimeControl(**self.tc),
+                no_show_timeout_ms=10_000, max_duration_ms=0,
+            )
+            result = None
+            async for event in self._stub.RunMatch(req, metadata=[(SERVICE_TOKEN_HEADER, self._service_token)]):
+                if event.HasField("result"):
+                    result = event.result
+            assert result is not None
+            for s in result.seats:
+                verdicts[f"{seats[s.seat]}:{s.verdict}"] += 1
+            return tuple(int(s.rank) for s in sorted(result.seats, key=lambda s: s.seat))
+
+    plan = make_plan(game, f"builtin:search:think_ms={think_ms:g}", "builtin:greedy", players=2)
+    tc = {"base_ms": 0, "increment_ms": increment_ms, "cap_ms": increment_ms, "margin_ms": margin_ms}
+    runner = _Counting(plan, "wire", time_control=tc)
+    t0 = time.time()
+    try:
+        for i in range(deals):
+            runner.start_deal(i, deal_seed("wire", i)).result()
+    finally:
+        runner.close()
+    print(f"{game}: {2 * deals} matches through the referee at {increment_ms} ms/decision (margin {margin_ms} ms), "
+          f"search think_ms {think_ms:g}: verdicts {dict(sorted(verdicts.items()))}; {time.time() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""Spectator-safe step labels: which cards a step names, and which ones a view has seen.
+
+The engines' labels (``Action.label()``) are written for someone who sees
+everything. A label may be shown to a viewer only when every card the step's
+action names has appeared in that viewer's observation at that step or
+before; otherwise :func:`hidden_label` gives the step's kind with its cards
+withheld. Used by the web viewer (``ladder.web.labels``, per point of view) and
+by the referee's live feed (``referee.live``, spectator only), so both apply
+one rule.
+
+Card ids are the games' own (La Fleur ``F01``/``G01``/``V01``/``A01``/``C01``/``E01``;
+Flowar ``F01``/``C01``/``T01``; Floriferous garden and Desire ids and Bounties).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from functools import cache
+from typing import Any
+
+_TOKEN = re.compile(r'"([A-Za-z]{1,2}\d{1,3}[a-z]?)"')
+
+
+@cache
+def card_ids(game: str) -> frozenset[str]:
+    """Every card id of ``game`` (the strings a label may name), empty for a game without card data."""
+    if game == "lafleur":
+        from games.lafleur.cards import INDEX
+
+        return frozenset(INDEX)
+    if game == "flowar":
+        from games.flowar.cards import CONTRACT_IDS, FLOWER_IDS, TAXUS_CARDS
+
+        return frozenset(FLOWER_IDS) | frozenset(CONTRACT_IDS) | {t.id for t in TAXUS_CARDS}
+    if game == "floriferous":
+        from games.floriferous.cards import BOUNTY_INDEX, CARD_INDEX
+
+        return frozenset(CARD_INDEX) | frozenset(BOUNTY_INDEX)
+    return frozenset()
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _strings(v)
+
+
+def named_cards(game: str, action: Mapping[str, Any]) -> set[str]:
+    """The card ids an action JSON names (any string value, at any depth, that is a card id of ``game``)."""
+    ids = card_ids(game)
+    return {s for s in _strings(action) if s in ids}
+
+
+def seen_cards(game: str, observation: Mapping[str, Any]) -> set[str]:
+    """The card ids that appear anywhere in an observation."""
+    ids = card_ids(game)
+    text = json.dumps(observation, ensure_ascii=False)
+    return {t for t in _TOKEN.findall(text) if t in ids}
+
+
+HIDDEN_TEXT: dict[tuple[str, str], str] = {
+    ("lafleur", "choose_character"): "choose a Character (hidden)",
+    ("lafleur", "keep_artisans"): "keep two Artisans (hidden)",
+    ("flowar", "draw_contract"): "draw a Contract (hidden)",
+    ("flowar", "keep_contract"): "keep a Contract (hidden)",
+    ("flowar", "draw_flower"): "draw a Flower card (hidden)",
+    ("floriferous", "deal"): "deal a card face down",
+}
+"""(game, action kind) -> the label shown when the step's cards are hidden from the view."""
+
+
+def hidden_label(game: str, action: Mapping[str, Any]) -> str:
+    """The label of a step whose cards the view hides (never names a card)."""
+    kind = str(action.get("kind", ""))
+    text = HIDDEN_TEXT.get((game, kind))
+    if text is not None:
+        return text
+    if game == "lafleur" and kind == "draw":
+        return f"draw {action.get('deck', 'a')}: a card (hidden)"
+    return kind.replace("_", " ") + " (hidden)"
+
+
+
+
+def public_label(game: str, action: Mapping[str, Any], label: str, seen: set[str]) -> str:
+    """``label`` when every card ``action`` names is in ``seen``, else :func:`hidden_label`."""
+    return label if named_cards(game, action) <= seen else hidden_label(game, action)

@@ -1,0 +1,33 @@
+"""Optional compiled engines (issue 19): ``PARTERRE_MYPYC=1`` builds them with mypyc.
+
+Without the variable this file adds nothing: ``pip install -e .`` installs the
+pure-Python package exactly as ``pyproject.toml`` describes it. With it (and a
+C compiler, and mypy importable by the build: ``make compiled`` runs
+``pip install --no-build-isolation -e .`` in the project's virtual
+environment, where mypy is a dev dependency), the modules in
+:data:`COMPILED` are also compiled to C extensions by mypyc. An extension
+module is imported in preference to the ``.py`` beside it; the ``.py`` stays
+the reference, and ``tests/test_compiled_engines.py`` plays the same random
+games through both and compares every step.
+"""
+
+from __future__ import annotations
+
+import os
+
+from setuptools import setup
+
+COMPILED = [
+    "games/floriferous/state.py",
+    "games/floriferous/scoring.py",
+    "games/floriferous/layout.py",
+]
+"""Modules compiled when ``PARTERRE_MYPYC=1`` (the engines' hot paths, measured by bench/bench_games.py)."""
+
+ext_modules = []
+if os.environ.get("PARTERRE_MYPYC") == "1":
+    from mypyc.build import mypycify
+
+    ext_modules = mypycify(COMPILED, opt_level="3")
+
+setup(ext_modules=ext_modules)
