@@ -256,7 +256,7 @@ class BotStats:
     matches: dict[int, MatchInfo] = field(default_factory=dict)
     results: list[MatchResult] = field(default_factory=list)
     rejections: list[pb.DecisionRejected] = field(default_factory=list)
-    errors: list[pb.Error] = field(default_factory=list)
+    errors: list[pb.RefereeError] = field(default_factory=list)
     decisions: int = 0
 
 
@@ -375,7 +375,7 @@ class Bot:
         log.warning("%s: decision %s of match %s rejected: %s", self.name, rejected.seq, rejected.match_id,
                     rejected.reason)
 
-    def on_error(self, error: pb.Error) -> None:
+    def on_error(self, error: pb.RefereeError) -> None:
         """Called for an Error message from the referee."""
         log.warning("%s: referee error %s: %s", self.name, pb.ErrorCode.Name(error.code), error.message)
 
