@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from parterre.commands import common
@@ -43,12 +44,22 @@ def cmd_bot_revoke(args: argparse.Namespace) -> int:
 def cmd_bot_run(args: argparse.Namespace) -> int:
     """Run a reference (or misbehaving) bot against a referee."""
     from bots.cli import run_bot
+    from bots.sdk import AuthenticationError
 
     address, token = common.bot_connection(args)
+
+    def announce(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
     try:
-        run_bot(args.kind, address, token, name=args.name, max_matches=args.max_matches, seed=args.seed)
+        run_bot(args.kind, address, token, name=args.name, max_matches=args.max_matches, seed=args.seed,
+                announce=announce)
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    except AuthenticationError as exc:
+        raise CliError(f"the referee at {address} refused the token (wrong or revoked): {exc}") from None
+    except KeyboardInterrupt:
+        return 130
     return 0
 
 

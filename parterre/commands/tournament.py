@@ -114,6 +114,10 @@ def cmd_tournament_run(args: argparse.Namespace) -> int:
     if table.status == "cancelled":
         raise CliError(f"tournament {args.tournament_id} is cancelled" +
                        (f": {table.outcome}" if table.outcome else ""))
+    if table.complete:
+        print(f"tournament {args.tournament_id} has already finished: nothing to run "
+              f"(`parterre tournament show {args.tournament_id}` prints its table)")
+        return 0
     from workers.app import app
     from workers.tasks import plan_tournament
 
