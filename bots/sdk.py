@@ -381,7 +381,9 @@ class Bot:
 
     def on_error(self, error: pb.RefereeError) -> None:
         """Called for an Error message from the referee."""
-        log.warning("%s: referee error %s: %s", self.name, pb.ErrorCode.Name(error.code), error.message)
+        # a refused token ends the run with AuthenticationError, which says it once
+        level = logging.INFO if error.code == pb.ERROR_CODE_UNAUTHENTICATED else logging.WARNING
+        log.log(level, "%s: referee error %s: %s", self.name, pb.ErrorCode.Name(error.code), error.message)
 
     def make_decision(self, request: DecisionRequest, index: Any) -> pb.BotMessage | bytes | None:
         """The message answering ``request`` with ``index`` (None: send nothing).
