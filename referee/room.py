@@ -629,7 +629,13 @@ class Room:
             session = seat.session
             if session is not None:
                 if self.started:
-                    session.send(pb.RefereeMessage(match_ended=ended_msg))
+                    own = ended_msg
+                    if seat.verdict is not Verdict.NORMAL:  # its own reason, not "opponents retired"
+                        own = pb.MatchEnded()
+                        own.CopyFrom(ended_msg)
+                        own.reason = (f"you (seat {seat.seat}) were retired: {seat.verdict.value}"
+                                      f" {seat.fault_reason}".rstrip() + f"; the match: {reason}")
+                    session.send(pb.RefereeMessage(match_ended=own))
                     session.remember_ended(self.spec.match_id, reason, frozenset(seat.late))
                 self._detach(seat)
         self.registry.notify()
