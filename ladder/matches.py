@@ -232,8 +232,10 @@ def _parse_result(result: Mapping[str, Any]) -> tuple[list[_SeatResult], str, di
         for what, v in (("seat", seat), ("bot_id", bot_id), ("rank", rank)):
             if isinstance(v, bool) or not isinstance(v, int):
                 raise ResultError(f"seat {what} must be an int, got {v!r}")
-        if not 1 <= rank <= len(raw_seats):
-            raise ResultError(f"rank {rank} out of range 1..{len(raw_seats)}")
+        # A solo seat ranks 1 (won) or 2 (the rules' automaton won): referee.verdicts.result_ranks.
+        top = len(raw_seats) if len(raw_seats) > 1 else 2
+        if not 1 <= rank <= top:
+            raise ResultError(f"rank {rank} out of range 1..{top}")
         if verdict not in VERDICTS:
             raise ResultError(f"unknown verdict {verdict!r}; expected one of {', '.join(VERDICTS)}")
         score = s.get("score")

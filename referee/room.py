@@ -374,7 +374,9 @@ class Room:
             await self._decide(seat)
             if self.infra_reason:
                 raise _InfraAbort(self.infra_reason)
-            if self.active <= 1:
+            # A match with opponents stops when one seat is left; a solo match (one seat against
+            # the rules' automaton) plays on until its seat retires.
+            if self.active < min(2, len(seats)):
                 return "opponents retired" if self.active == 1 else "every seat retired"
 
     def _record(self, player: int, action: Action, time_ms: float | None, fallback: bool) -> None:

@@ -56,6 +56,12 @@ def result_ranks(verdicts: Sequence[Verdict], outcome_ranks: Sequence[int] | Non
     game did not reach its end (``outcome_ranks`` is None: a 2-player fault, or
     every opponent retired) they share rank 1.
 
+    A solo match (one seat against the rules' automaton: La Fleur's solo
+    opponent, Flowar's Taxus, Floriferous' crow) keeps the rules' rank, 1 for a
+    win and 2 when the automaton won; a faulting solo seat loses (rank 2), as a
+    faulting seat loses a 2-player game. So a lost solo game is never reported
+    as rank 1 (issue 12).
+
     Args:
         verdicts: verdict per seat.
         outcome_ranks: the rules' rank per seat (1 = best), or None.
@@ -68,7 +74,11 @@ def result_ranks(verdicts: Sequence[Verdict], outcome_ranks: Sequence[int] | Non
         (1, 2)
         >>> result_ranks([Verdict.NORMAL, Verdict.TIMEOUT, Verdict.NORMAL], [3, 1, 2])
         (2, 3, 1)
+        >>> result_ranks([Verdict.NORMAL], [2]), result_ranks([Verdict.TIMEOUT], None)
+        ((2,), (2,))
     """
+    if len(verdicts) == 1:
+        return (2 if verdicts[0].is_fault or outcome_ranks is None else outcome_ranks[0],)
     active = [s for s, v in enumerate(verdicts) if not v.is_fault]
     last = len(active) + 1
     ranks: list[int] = []

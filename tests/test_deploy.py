@@ -288,3 +288,72 @@ def test_prometheus_scrapes_every_role_on_its_metrics_port():
         (sd,) = jobs[role]["dns_sd_configs"]
         assert sd["names"] == [role] and role in services
         assert sd["port"] == port
+
+
+# -- the CI compose stage (deploy/ci/, issue 21) ----------------------------------------------
+
+CI_DIR = ROOT / "deploy" / "ci"
+
+
+class _ResetLoader(yaml.SafeLoader):  # type: ignore[name-defined,misc]  # yaml comes from importorskip
+    """Compose's ``!reset`` tag (an override that empties a value) read as ``None``."""
+
+
+_ResetLoader.add_constructor("!reset", lambda loader, node: None)
+
+
+def _ci_override() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.load((CI_DIR / "docker-compose.ci.yml").read_text(), Loader=_ResetLoader)  # noqa: S506
+    return data
+
+
+def test_dockerfile_builds_offline_with_the_engines_own_frontend() -> None:
+    # A `# syntax=` directive makes BuildKit fetch that frontend image from a registry at every
+    # build: with no registry (CI, air-gapped hosts) the build fails before its first step.
+    first = [ln for ln in DOCKERFILE.read_text().splitlines() if ln.strip()]
+    assert not any(re.match(r"#\s*syntax\s*=", ln, re.I) for ln in first)
+    assert re.search(r"^ARG PYTHON_IMAGE=python:3\.11-slim-bookworm$", DOCKERFILE.read_text(), re.M)
+    assert all("${PYTHON_IMAGE}" in ln for ln in first if ln.upper().startswith("FROM "))
+
+
+def test_ci_override_keeps_public_images_as_defaults_and_covers_every_service() -> None:
+    base, ci = _compose()["services"], _ci_override()["services"]
+    # users keep the public images; only the override names the CI ones
+    assert base["postgres"]["image"].startswith("postgres:") and base["redis"]["image"].startswith("redis:")
+    assert base["prometheus"]["image"].startswith("prom/prometheus:")
+    for name in base:
+        assert name in ci, f"the CI override leaves {name} on the bridge network"
+        if name == "grafana":
+            assert ci[name]["profiles"] == ["grafana"]  # not started in CI: Debian has no Grafana
+            continue
+        assert ci[name]["network_mode"] == "host", name
+    # the image is built from deploy/Dockerfile with only its base-image argument changed
+    build = ci["migrate"]["build"]
+    assert build["dockerfile"] == "deploy/Dockerfile" and set(build["args"]) == {"PYTHON_IMAGE"}
+    # host networking: two replicas would bind the same ports, so one service per replica,
+    # each worker under its own Celery node name (F-13 requeues by name)
+    assert ci["referee"]["deploy"]["replicas"] == ci["worker"]["deploy"]["replicas"] == 1
+    assert ci["referee-2"]["extends"]["service"] == "referee" and ci["worker-2"]["extends"]["service"] == "worker"
+    names = [c[c.index("--hostname") + 1] for c in (ci["worker"]["command"], ci["worker-2"]["command"])]
+    assert len(set(names)) == 2
+
+
+def test_ci_ports_agree_between_override_prometheus_and_driver() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("ci_e2e", CI_DIR / "e2e.py")
+    assert spec is not None and spec.loader is not None
+    e2e = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(e2e)
+    text = (CI_DIR / "docker-compose.ci.yml").read_text()
+    in_override = {int(p) for p in re.findall(r"127\.0\.0\.1:(\d{5})", text)}
+    in_override |= {int(p) for p in re.findall(r'"(\d{5})"', text)}
+    assert set(e2e.PORTS.values()) == in_override
+    prometheus = yaml.safe_load((CI_DIR / "prometheus.ci.yml").read_text())
+    targets = {int(t.rsplit(":", 1)[1]) for job in prometheus["scrape_configs"]
+               for sc in job["static_configs"] for t in sc["targets"]}
+    assert targets == {p for name, p in e2e.PORTS.items() if "metrics" in name} | {e2e.PORTS["prometheus"]}
+    jobs = {job["job_name"] for job in prometheus["scrape_configs"]}
+    assert jobs == {job["job_name"] for job in yaml.safe_load(PROMETHEUS.read_text())["scrape_configs"]}
+    assert len(set(e2e.PORTS.values())) == len(e2e.PORTS)
+    assert all(25000 <= p < 27000 for p in e2e.PORTS.values())
