@@ -5,7 +5,9 @@
 #   * Node.js and npm (Debian's nodejs/npm, only when `node`/`npm` is missing),
 #     then `npm ci` in bots/node from the committed package-lock.json;
 #   * Go with Debian's packaged gRPC and protobuf (GOPATH mode, no module
-#     downloads), protoc and its Go plugins, then `make` in bots/go.
+#     downloads), protoc and its Go plugins, then `make` in bots/go;
+#   * C++: g++, Debian's libgrpc++-dev, libprotobuf-dev and grpc_cpp_plugin,
+#     then `make` in bots/cpp.
 #
 # Idempotent: installed packages are skipped, `npm ci` reinstalls the locked
 # versions, `make` rebuilds only what changed. Needs root (or sudo) when a
@@ -16,7 +18,8 @@ cd "$(dirname "$0")/.."
 # Go: golang-github-golang-protobuf-1-5-dev (not golang-goprotobuf-dev, whose
 # 1.3 runtime cannot marshal the messages protoc-gen-go 1.28 generates).
 packages=(make protobuf-compiler golang-go golang-google-grpc-dev golang-google-protobuf-dev
-          golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc)
+          golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc
+          g++ pkg-config libprotobuf-dev libgrpc++-dev protobuf-compiler-grpc)
 command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)
 
@@ -38,4 +41,7 @@ echo "install-toolchains: npm ci in bots/node"
 echo "install-toolchains: building the Go bot"
 make -C bots/go --no-print-directory
 
-echo "install-toolchains: node $(node --version), $(go version | cut -d' ' -f3), bots/go/build/parterre-go-bot ready"
+echo "install-toolchains: building the C++ bot"
+make -C bots/cpp --no-print-directory
+
+echo "install-toolchains: node $(node --version), $(go version | cut -d' ' -f3), bots/go/build/parterre-go-bot and bots/cpp/build/parterre-cpp-bot ready"
