@@ -174,3 +174,27 @@ def test_unreachable_referee_exit_is_clean_under_ctrl_c(tmp_path: Path) -> None:
     _, rest = proc.communicate(timeout=30)
     assert "reconnect attempt" in first
     assert "Traceback" not in rest.decode(), rest.decode()
+
+
+def _options_without_help(path: list[str]) -> list[str]:
+    import argparse
+
+    from parterre.cli import build_parser
+
+    parser: argparse.ArgumentParser = build_parser()
+    for name in path:
+        (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        parser = sub.choices[name]
+    return [a.option_strings[0] for a in parser._actions if a.option_strings and a.dest != "help" and not a.help]
+
+
+@pytest.mark.parametrize("path", [["bot", "run"], ["bot", "register"], ["bot", "list"], ["matches"],
+                                  ["tournament", "create"], ["tournament", "run"], ["tournament", "list"],
+                                  ["tournament", "show"]])
+def test_the_first_hour_commands_document_every_option(path: list[str]) -> None:
+    assert _options_without_help(path) == []
+
+
+def test_matches_text_output_has_a_header(cli_env: str, capsys: Any) -> None:
+    code, out, _ = _run(capsys, "matches")
+    assert code == 0 and out.splitlines()[0].split("\t")[:3] == ["id", "game", "status"]
