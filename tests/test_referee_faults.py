@@ -124,6 +124,20 @@ async def test_f01_late_answer_after_a_two_player_match_ended_gets_an_explicit_r
     assert [r.code for r in slow.stats.rejections] == [pb.REJECTION_CODE_LATE]
 
 
+async def test_the_retired_seat_gets_its_own_match_ended_reason():
+    """Issue 18: the seat that timed out is told so, not "opponents retired" like the winner."""
+    async with Harness(TOKENS) as h:
+        slow, fast = SlowBot(extra_ms=100), RandomBot(seed=1)
+        h.start_bot(slow, "tok-b")
+        h.start_bot(fast, "tok-a")
+        result = await h.run_match(122, "toy(players=2,turns=3)", [1, 2], cap_ms=150, margin_ms=20)
+        await wait_for(lambda: slow.stats.results and fast.stats.results)
+    assert [s.verdict for s in result.seats] == ["normal", "timeout"]
+    assert fast.stats.results[0].reason == result.reason == "opponents retired"
+    assert slow.stats.results[0].reason.startswith("you (seat 1) were retired: timeout")
+    assert slow.stats.results[0].reason.endswith("; the match: opponents retired")
+
+
 # -- F-03 where time is measured ----------------------------------------------------------------
 
 class _ClaimsZero(SlowBot):
