@@ -140,8 +140,9 @@ async def referee_child(address: str, game_string: str, concurrency: int, shared
     each line on stdin is answered with the number of decisions played so far.
     """
     from bots.sdk import Bot
+    from proto.parterre.v1 import control_pb2 as control_pb
+    from proto.parterre.v1 import control_pb2_grpc as control_grpc
     from proto.parterre.v1 import referee_pb2 as pb
-    from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
     from referee.server import SERVICE_TOKEN_HEADER
     from referee.testing import SERVICE_TOKEN
 
@@ -166,14 +167,14 @@ async def referee_child(address: str, game_string: str, concurrency: int, shared
             for i, tok in enumerate(TOKENS) for j in range(connections)]
     next_id = 1
     async with grpc.aio.insecure_channel(address) as ch:
-        stub = pb_grpc.MatchControlStub(ch)
+        stub = control_grpc.MatchControlStub(ch)
         md = [(SERVICE_TOKEN_HEADER, SERVICE_TOKEN)]
 
         async def lane() -> None:
             nonlocal next_id
             while True:
                 match_id, next_id = next_id, next_id + 1
-                req = pb.RunMatchRequest(
+                req = control_pb.RunMatchRequest(
                     match_id=match_id, attempt=1, game_string=game_string, seed=str(match_id),
                     seat_bot_ids=[1, 2] if match_id % 2 else [2, 1],
                     time_control=pb.TimeControl(cap_ms=10_000, margin_ms=50), no_show_timeout_ms=30_000,

@@ -69,7 +69,8 @@ def run_bot(kind: str, address: str, token: str, **kw: Any) -> Bot:
         token: the bot's token.
         **kw: bot options (see :func:`make_bot`; ``max_matches`` is accepted
             for ``max_concurrent_matches``) and run options
-            (:data:`RUN_OPTIONS`, see ``Bot.arun``).
+            (:data:`RUN_OPTIONS`, see ``Bot.arun``); ``announce``: a callable
+            given the one-line connection news (``Bot.announce``).
 
     Returns:
         The bot, after it stopped (its ``stats`` hold the results).
@@ -81,6 +82,8 @@ def run_bot(kind: str, address: str, token: str, **kw: Any) -> Bot:
     if "max_matches" in kw:  # the command line's --max-matches: matches at once
         kw.setdefault("max_concurrent_matches", kw.pop("max_matches"))
     run_kw = {k: kw.pop(k) for k in RUN_OPTIONS if k in kw and kw[k] is not None}
+    announce = kw.pop("announce", None)
     bot = make_bot(kind, **kw)
+    bot.announce = announce
     bot.run(address, token, **run_kw)
     return bot

@@ -256,7 +256,7 @@ class BotStats:
     matches: dict[int, MatchInfo] = field(default_factory=dict)
     results: list[MatchResult] = field(default_factory=list)
     rejections: list[pb.DecisionRejected] = field(default_factory=list)
-    errors: list[pb.Error] = field(default_factory=list)
+    errors: list[pb.RefereeError] = field(default_factory=list)
     decisions: int = 0
 
 
@@ -349,6 +349,10 @@ class Bot:
         self._outbox: _Outbox | None = None
         self._stop: asyncio.Event | None = None
         self._reconnect_after_s: float | None = 0.0
+        self.announce: Callable[[str], None] | None = None
+        """Where one-line connection news goes for a human (``parterre bot run``
+        prints it): "connected as X", each reconnect attempt. None = silent."""
+        self._address = ""
         self._async_choose = inspect.iscoroutinefunction(self.choose)
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -375,9 +379,11 @@ class Bot:
         log.warning("%s: decision %s of match %s rejected: %s", self.name, rejected.seq, rejected.match_id,
                     rejected.reason)
 
-    def on_error(self, error: pb.Error) -> None:
+    def on_error(self, error: pb.RefereeError) -> None:
         """Called for an Error message from the referee."""
-        log.warning("%s: referee error %s: %s", self.name, pb.ErrorCode.Name(error.code), error.message)
+        # a refused token ends the run with AuthenticationError, which says it once
+        level = logging.INFO if error.code == pb.ERROR_CODE_UNAUTHENTICATED else logging.WARNING
+        log.log(level, "%s: referee error %s: %s", self.name, pb.ErrorCode.Name(error.code), error.message)
 
     def make_decision(self, request: DecisionRequest, index: Any) -> pb.BotMessage | bytes | None:
         """The message answering ``request`` with ``index`` (None: send nothing).
@@ -427,21 +433,29 @@ class Bot:
         """
         self._stop = asyncio.Event()
         self._stop_after = stop_after_matches
+        self._address = address
         backoff = initial_backoff_s
+        attempt = 0
         while not self._stop.is_set():
             welcomes = self.stats.welcomes
             self._reconnect_after_s = 0.0
+            why = "stream closed by the referee"
             try:
                 await self._connection(address, token)
             except AuthenticationError:
                 raise
             except grpc.aio.AioRpcError as exc:
                 log.info("%s: stream ended: %s %s", self.name, exc.code(), exc.details())
+                why = f"{exc.code().name}: {exc.details() or 'no details'}"
             if self._stop.is_set() or not reconnect or self._reconnect_after_s is None:
                 return
             if self.stats.welcomes > welcomes:
-                backoff = initial_backoff_s
+                backoff, attempt = initial_backoff_s, 0
             delay = max(self._reconnect_after_s, backoff * random.uniform(0.8, 1.2))
+            attempt += 1
+            if self.announce is not None:
+                lost = "connection lost" if self.stats.welcomes > welcomes else f"cannot connect to {address}"
+                self.announce(f"{lost} ({why}); reconnect attempt {attempt} in {delay:.1f} s")
             try:
                 await asyncio.wait_for(self._stop.wait(), delay)
                 return
@@ -541,6 +555,9 @@ class Bot:
             elif kind == "welcome":
                 stats.welcomes += 1
                 stats.bot_id = msg.welcome.bot_id
+                if self.announce is not None:
+                    self.announce(f"connected as {self.name} (bot id {stats.bot_id}) to {self._address}, "
+                                  f"waiting for matches")
             elif kind == "error":
                 stats.errors.append(msg.error)
                 self.on_error(msg.error)

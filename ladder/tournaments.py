@@ -683,6 +683,22 @@ def tournament_status(pool: ConnectionPool, tournament_id: int) -> dict[str, Any
     return out
 
 
+def pending_bots(pool: ConnectionPool, tournament_id: int) -> dict[int, str]:
+    """The bots seated in the tournament's matches still to play (``planned`` or ``running``).
+
+    Returns:
+        ``{bot id: bot name}``, sorted by id; empty when nothing is pending.
+    """
+    with connection(pool) as conn:
+        rows = conn.execute(
+            "SELECT DISTINCT b.id, b.name FROM seats s JOIN matches m ON m.id = s.match_id "
+            "JOIN bots b ON b.id = s.bot_id WHERE m.tournament_id = %s AND m.status IN ('planned', 'running') "
+            "ORDER BY b.id",
+            (tournament_id,),
+        ).fetchall()
+    return {int(bot_id): str(name) for bot_id, name in rows}
+
+
 LADDER_KEY_PREFIX = "ladder:"
 """Plan keys of continuous-ladder matches start with this (matches without a tournament)."""
 

@@ -122,6 +122,40 @@ def wait_for_referee(address: str, children: Supervised | None = None, timeout_s
     raise RuntimeError(f"the referee at {address} did not become healthy within {timeout_s:.0f} s")
 
 
+def offline_bots(pool: Any, tournament_id: int) -> dict[int, str] | None:
+    """Bots seated in the tournament's pending matches with no stream on any live referee.
+
+    Returns:
+        ``{bot id: name}``; None when the referees' presence cannot be read
+        (no Redis: then nothing is known, nothing is reported).
+    """
+    from ladder import tournaments
+    from workers.directory import online_bots, read_referees
+
+    url = os.environ.get("PARTERRE_REDIS_URL", "")
+    if not url:
+        return None
+    pending = tournaments.pending_bots(pool, tournament_id)
+    if not pending:
+        return {}
+    online = online_bots(read_referees(url))
+    return {b: name for b, name in pending.items() if b not in online}
+
+
+def _names(bots: Mapping[int, str]) -> str:
+    return ", ".join(f"{name} (bot {bot_id})" for bot_id, name in bots.items())
+
+
+def missing_bots_line(bots: Mapping[int, str]) -> str:
+    """What happens to matches whose bots are not connected, in numbers (docs/bots.md "No-show")."""
+    wait_s = int(os.environ.get("PARTERRE_NO_SHOW_TIMEOUT_MS", "30000")) / 1000
+    attempts = int(os.environ.get("PARTERRE_MATCH_ATTEMPTS", "3"))
+    delay_s = float(os.environ.get("PARTERRE_RETRY_DELAY_S", "5"))
+    return (f"waiting for bots not connected: {_names(bots)}; each of their matches waits {wait_s:g} s for "
+            f"them, then ends aborted_no_show (unrated) and is retried after {delay_s:g} s x attempt, "
+            f"at most {attempts} attempts in all; start the bots (parterre bot run / parterre connect) to play")
+
+
 def wait_for_tournament(
     pool: Any,
     tournament_id: int,
@@ -141,6 +175,8 @@ def wait_for_tournament(
     from ladder import tournaments
 
     deadline = time.monotonic() + timeout_s
+    reported: dict[int, str] | None = None
+    next_check = 0.0
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -157,8 +193,18 @@ def wait_for_tournament(
             progress.update(task, total=total or None, completed=done)
             if status["complete"]:
                 return {s: n for s, n in counts.items() if n}
+            if time.monotonic() >= next_check:
+                next_check = time.monotonic() + 2.0
+                missing = offline_bots(pool, tournament_id)
+                if missing is not None and missing != reported:
+                    if missing:
+                        progress.console.print(missing_bots_line(missing))
+                    elif reported:
+                        progress.console.print("every bot of the pending matches is connected")
+                    reported = missing
             if time.monotonic() > deadline:
-                raise TimeoutError(f"tournament {tournament_id}: {total - done} matches still pending")
+                raise TimeoutError(f"tournament {tournament_id}: {total - done} matches still pending"
+                                   + (f"; bots not connected: {_names(reported)}" if reported else ""))
             if children is not None:
                 children.check_alive()
             time.sleep(0.3)

@@ -5,10 +5,13 @@ Usage::
     python -m proto.generate            # rewrite the committed stubs in place
     python -m proto.generate --out DIR  # write them under DIR instead (tests)
 
-The repository root is the include path, so ``referee.proto`` imports
-``"proto/parterre/v1/floriferous.proto"`` and the generated modules are
-``proto.parterre.v1.referee_pb2``, ``referee_pb2_grpc``, ``floriferous_pb2``, ...
-(DESIGN §3). For each ``X.proto`` this writes ``X_pb2.py``, ``X_pb2.pyi`` and
+``proto/`` is the include path (the root of the buf module, ``buf.yaml``), so
+``referee.proto`` imports ``"parterre/v1/floriferous.proto"`` as in every
+other language. Python imports the stubs as ``proto.parterre.v1.referee_pb2``,
+``referee_pb2_grpc``, ``floriferous_pb2``, ... (DESIGN §3) because a top-level
+``parterre`` package is the CLI: protoc's ``from parterre.v1 import ...`` lines
+are rewritten to ``from proto.parterre.v1 import ...`` (the descriptors keep
+the file names ``parterre/v1/X.proto``). For each ``X.proto`` this writes ``X_pb2.py``, ``X_pb2.pyi`` and
 ``X_pb2_grpc.py`` with the ``protoc`` bundled in ``grpcio-tools`` (a dev
 dependency), so the output depends only on that package's version.
 ``tests/test_proto_stubs.py`` regenerates into a temporary directory and fails
@@ -19,11 +22,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from importlib import resources
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-"""Repository root: the include path for ``protoc``."""
+"""Repository root: stubs are written under ``ROOT/proto/parterre/v1``."""
+INCLUDE = ROOT / "proto"
+"""The include path for ``protoc`` (``import "parterre/v1/X.proto"``)."""
 PROTO_DIR = ROOT / "proto" / "parterre" / "v1"
 """Folder holding the ``.proto`` files and, beside them, their stubs."""
 
@@ -61,21 +67,30 @@ def generate(out: Path | None = None) -> list[Path]:
 
     out = ROOT if out is None else Path(out)
     files = proto_files()
-    (out / "proto" / "parterre" / "v1").mkdir(parents=True, exist_ok=True)
+    target = out / "proto" / "parterre" / "v1"
+    target.mkdir(parents=True, exist_ok=True)
     well_known = str(resources.files("grpc_tools") / "_proto")
-    args = [
-        "grpc_tools.protoc",
-        f"-I{ROOT}",
-        f"-I{well_known}",
-        f"--python_out={out}",
-        f"--pyi_out={out}",
-        f"--grpc_python_out={out}",
-        *[str(f) for f in files],
-    ]
-    status = protoc.main(args)
-    if status != 0:
-        raise GenerateError(f"protoc exited with status {status}")
-    return [out / f.parent / name for f in files for name in stub_names(f)]
+    with tempfile.TemporaryDirectory() as tmp:
+        args = [
+            "grpc_tools.protoc",
+            f"-I{INCLUDE}",
+            f"-I{well_known}",
+            f"--python_out={tmp}",
+            f"--pyi_out={tmp}",
+            f"--grpc_python_out={tmp}",
+            *[str(ROOT / f) for f in files],
+        ]
+        status = protoc.main(args)
+        if status != 0:
+            raise GenerateError(f"protoc exited with status {status}")
+        written = []
+        for f in files:
+            for name in stub_names(f):
+                text = (Path(tmp) / "parterre" / "v1" / name).read_text(encoding="utf-8")
+                text = text.replace("from parterre.v1 import ", "from proto.parterre.v1 import ")
+                (target / name).write_text(text, encoding="utf-8")
+                written.append(target / name)
+    return written
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -494,7 +494,7 @@ class Cluster:
                 continue
             since = self._idle_since.setdefault(session.id, now)
             if now - since >= limit:
-                session.kill(_grpc.StatusCode.CANCELLED, pb.PROTOCOL, "relay no longer needed")
+                session.kill(_grpc.StatusCode.CANCELLED, pb.ERROR_CODE_PROTOCOL, "relay no longer needed")
         for sid in [s for s in self._idle_since if s not in alive]:
             del self._idle_since[sid]
 

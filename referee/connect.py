@@ -56,7 +56,7 @@ class RefereeServicer(pb_grpc.RefereeServicer):
     async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         core = self.core
         if core.shutting_down:
-            await refuse(context, grpc.StatusCode.UNAVAILABLE, pb.SHUTTING_DOWN, "referee shutting down")
+            await refuse(context, grpc.StatusCode.UNAVAILABLE, pb.ERROR_CODE_SHUTTING_DOWN, "referee shutting down")
         who = await authenticate(core, context, relay_only=self.relay_only)
         if who is None:
             return
@@ -98,7 +98,7 @@ class RefereeServicer(pb_grpc.RefereeServicer):
                 now = session.last_seen = monotonic()
                 if limiter is not None and not limiter.allow(now):
                     if core.rate_limited(session, now):
-                        session.kill_reason = (grpc.StatusCode.RESOURCE_EXHAUSTED, pb.PROTOCOL,
+                        session.kill_reason = (grpc.StatusCode.RESOURCE_EXHAUSTED, pb.ERROR_CODE_PROTOCOL,
                                                f"rate limit: {session.rate_dropped} messages dropped; stream closed")
                         lost = Verdict.CRASH
                         break
@@ -106,7 +106,7 @@ class RefereeServicer(pb_grpc.RefereeServicer):
                 if isinstance(msg, Undecodable):
                     core.counters.undecodable += 1
                     core.protocol_error(None, "undecodable", "")
-                    session.kill_reason = (grpc.StatusCode.INVALID_ARGUMENT, pb.PROTOCOL,
+                    session.kill_reason = (grpc.StatusCode.INVALID_ARGUMENT, pb.ERROR_CODE_PROTOCOL,
                                            f"a message of {msg.size} bytes is not a BotMessage: {msg.error}; "
                                            "stream closed")
                     lost = Verdict.CRASH

@@ -13,22 +13,22 @@ from collections.abc import AsyncIterator
 import grpc
 import grpc.aio
 
-from proto.parterre.v1 import referee_pb2 as pb
-from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
+from proto.parterre.v1 import control_pb2 as control_pb
+from proto.parterre.v1 import control_pb2_grpc as control_grpc
 from referee.core import RefereeCore
 from referee.headers import SERVICE_TOKEN_HEADER
 from referee.room import MatchSpec, MatchSpecError, Room
 
 
-class MatchControlServicer(pb_grpc.MatchControlServicer):
+class MatchControlServicer(control_grpc.MatchControlServicer):
     """``MatchControl.RunMatch``: run one match attempt and stream its events."""
 
     def __init__(self, core: RefereeCore) -> None:
         self.core = core
 
     async def RunMatch(
-        self, request: pb.RunMatchRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[pb.MatchEvent]:
+        self, request: control_pb.RunMatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[control_pb.MatchEvent]:
         core = self.core
         metadata = {k: v for k, v in (context.invocation_metadata() or ())}
         if not core.service_token_ok(metadata):
@@ -49,10 +49,10 @@ class MatchControlServicer(pb_grpc.MatchControlServicer):
                 await context.abort(grpc.StatusCode.ALREADY_EXISTS,
                                     f"match {spec.match_id} attempt {old_room.spec.attempt} is running")
             old_task.cancel()  # a newer attempt supersedes it (its worker gets infra_error)
-        events: collections.deque[pb.MatchEvent] = collections.deque()
+        events: collections.deque[control_pb.MatchEvent] = collections.deque()
         wake = asyncio.Event()
 
-        def emit(event: pb.MatchEvent) -> None:
+        def emit(event: control_pb.MatchEvent) -> None:
             events.append(event)
             wake.set()
 
@@ -79,7 +79,7 @@ class MatchControlServicer(pb_grpc.MatchControlServicer):
                                              return_when=asyncio.FIRST_COMPLETED)
                 waiter.cancel()
                 if not done and not events:  # nothing for a while: tell the worker we are alive
-                    events.append(pb.MatchEvent(progress=pb.Progress(step=len(room.steps),
+                    events.append(control_pb.MatchEvent(progress=control_pb.Progress(step=len(room.steps),
                                                                      decisions=room.decisions)))
         finally:
             if not task.done():

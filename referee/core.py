@@ -28,7 +28,7 @@ from proto.parterre.v1 import referee_pb2 as pb
 from referee import metrics
 from referee.cluster import Cluster
 from referee.headers import SERVICE_TOKEN_HEADER
-from referee.room import Room
+from referee.room import Room, rejection_name
 from referee.sessions import Session, SessionRegistry
 from referee.tokens import TokenStore, TokenStoreUnavailableError
 
@@ -154,7 +154,7 @@ class RefereeCore:
                 while self.rooms:  # RunMatch handlers deliver the results, then leave
                     await asyncio.sleep(0.01)
         for session in self.registry.sessions():
-            session.kill(grpc.StatusCode.UNAVAILABLE, pb.SHUTTING_DOWN, "referee shutting down")
+            session.kill(grpc.StatusCode.UNAVAILABLE, pb.ERROR_CODE_SHUTTING_DOWN, "referee shutting down")
         if self._sweeper is not None:
             self._sweeper.cancel()
         if self.server is not None:
@@ -174,7 +174,7 @@ class RefereeCore:
             for session in self.registry.sessions():
                 if now - session.last_seen > s.ping_timeout_ms / 1000.0:
                     self.counters.sessions_killed += 1
-                    session.kill(grpc.StatusCode.DEADLINE_EXCEEDED, pb.PROTOCOL,
+                    session.kill(grpc.StatusCode.DEADLINE_EXCEEDED, pb.ERROR_CODE_PROTOCOL,
                                  f"no message for {s.ping_timeout_ms} ms (heartbeat)")
                 else:
                     session.send(ping)
@@ -196,7 +196,7 @@ class RefereeCore:
                 self.auth_failed("revoked")
                 log.info("bot %s session %s: token revoked, closing the stream", session.bot_id, session.id,
                          extra={"bot_id": session.bot_id})
-                session.kill(grpc.StatusCode.UNAUTHENTICATED, pb.UNAUTHENTICATED, "token revoked")
+                session.kill(grpc.StatusCode.UNAUTHENTICATED, pb.ERROR_CODE_UNAUTHENTICATED, "token revoked")
 
     def auth_failed(self, reason: str) -> None:
         """Count a refused stream or call (``reason`` is the Prometheus label)."""
@@ -208,7 +208,7 @@ class RefereeCore:
         self.counters.protocol_errors += 1
         metrics.PROTOCOL_ERRORS.labels(kind).inc()
         if session is not None:
-            session.error(pb.PROTOCOL, message, match_id)
+            session.error(pb.ERROR_CODE_PROTOCOL, message, match_id)
 
     # -- bot messages ---------------------------------------------------------------
     def dispatch(self, session: Session, msg: pb.BotMessage, now: float) -> None:
@@ -250,14 +250,14 @@ class RefereeCore:
         ended = session.recent_ended.get(match_id)
         if ended is not None and seq:
             reason, late = ended
-            code = pb.LATE if seq in late else pb.MATCH_ENDED
-            metrics.REJECTED_DECISIONS.labels(pb.RejectionCode.Name(code)).inc()
+            code = pb.REJECTION_CODE_LATE if seq in late else pb.REJECTION_CODE_MATCH_ENDED
+            metrics.REJECTED_DECISIONS.labels(rejection_name(code)).inc()
             session.send(pb.RefereeMessage(decision_rejected=pb.DecisionRejected(
                 match_id=match_id, seq=seq, code=code, reason=f"match {match_id} has ended: {reason}")))
             return
         self.counters.not_seated += 1
         metrics.PROTOCOL_ERRORS.labels("not_seated").inc()
-        session.error(pb.NOT_SEATED, f"this connection holds no seat in match {match_id}", match_id)
+        session.error(pb.ERROR_CODE_NOT_SEATED, f"this connection holds no seat in match {match_id}", match_id)
 
     def rate_limited(self, session: Session, now: float) -> bool:
         """Count a message dropped by the rate limit; True when the stream must now be closed."""
@@ -269,7 +269,8 @@ class RefereeCore:
             return True
         if now - session.rate_warned_at >= 1.0:
             session.rate_warned_at = now
-            session.error(pb.PROTOCOL, f"rate limit: more than {s.max_messages_per_s * session.capacity} messages/s "
+            session.error(pb.ERROR_CODE_PROTOCOL,
+                          f"rate limit: more than {s.max_messages_per_s * session.capacity} messages/s "
                                        f"on this connection; message dropped ({session.rate_dropped} so far, the "
                                        f"stream is closed after {s.rate_limit_kill_after})")
         return False

@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 def error_message(code: pb.ErrorCode, message: str) -> pb.RefereeMessage:
     """A ``RefereeMessage`` carrying ``Error(code, message)``."""
-    return pb.RefereeMessage(error=pb.Error(code=code, message=message))
+    return pb.RefereeMessage(error=pb.RefereeError(code=code, message=message))
 
 
 class Undecodable:
@@ -87,45 +87,45 @@ async def authenticate(core: RefereeCore, context: grpc.aio.ServicerContext, *,
     if relay_bot is not None:
         if not core.service_token_ok(metadata) or not str(relay_bot).isdigit():
             core.auth_failed("relay")
-            await refuse(context, grpc.StatusCode.UNAUTHENTICATED, pb.UNAUTHENTICATED,
+            await refuse(context, grpc.StatusCode.UNAUTHENTICATED, pb.ERROR_CODE_UNAUTHENTICATED,
                          "relay streams need the service token")
         relay_from = str(metadata.get(RELAY_FROM_HEADER) or "?")[:100]
     elif relay_only:
         core.auth_failed("control_endpoint")
-        await refuse(context, grpc.StatusCode.PERMISSION_DENIED, pb.UNAUTHENTICATED,
+        await refuse(context, grpc.StatusCode.PERMISSION_DENIED, pb.ERROR_CODE_UNAUTHENTICATED,
                      "this is the referee's internal endpoint; bots connect to the bot endpoint")
     try:
         first = await asyncio.wait_for(context.read(), core.settings.hello_timeout_ms / 1000.0)
     except TimeoutError:
         core.protocol_error(None, "no_hello", "")
-        await refuse(context, grpc.StatusCode.DEADLINE_EXCEEDED, pb.PROTOCOL,
+        await refuse(context, grpc.StatusCode.DEADLINE_EXCEEDED, pb.ERROR_CODE_PROTOCOL,
                      f"no Hello within {core.settings.hello_timeout_ms} ms")
     if first is grpc.aio.EOF:
         return None
     if isinstance(first, Undecodable):
         core.counters.undecodable += 1
         core.protocol_error(None, "undecodable", "")
-        await refuse(context, grpc.StatusCode.INVALID_ARGUMENT, pb.PROTOCOL,
+        await refuse(context, grpc.StatusCode.INVALID_ARGUMENT, pb.ERROR_CODE_PROTOCOL,
                      f"the first message ({first.size} bytes) is not a BotMessage: {first.error}")
     kind = first.WhichOneof("kind")
     if kind != "hello":
         core.protocol_error(None, "no_hello", "")
-        await refuse(context, grpc.StatusCode.FAILED_PRECONDITION, pb.PROTOCOL,
+        await refuse(context, grpc.StatusCode.FAILED_PRECONDITION, pb.ERROR_CODE_PROTOCOL,
                      f"the first message must be Hello, got {kind or 'an empty BotMessage'}")
     hello = first.hello
     if relay_bot is not None:
         return hello, int(relay_bot), relay_from
     if not hello.token:
         core.auth_failed("missing")
-        await refuse(context, grpc.StatusCode.UNAUTHENTICATED, pb.UNAUTHENTICATED, "Hello.token is missing")
+        await refuse(context, grpc.StatusCode.UNAUTHENTICATED, pb.ERROR_CODE_UNAUTHENTICATED, "Hello.token is missing")
     try:
         bot_id = await core.token_store.lookup(hello.token)
     except TokenStoreUnavailableError as exc:
         log.warning("token store unavailable: %s", exc)
-        await refuse(context, grpc.StatusCode.UNAVAILABLE, pb.UNAVAILABLE,
+        await refuse(context, grpc.StatusCode.UNAVAILABLE, pb.ERROR_CODE_UNAVAILABLE,
                      "token store unavailable, try again later")
     if bot_id is None:
         core.auth_failed("invalid")
-        await refuse(context, grpc.StatusCode.UNAUTHENTICATED, pb.UNAUTHENTICATED,
+        await refuse(context, grpc.StatusCode.UNAUTHENTICATED, pb.ERROR_CODE_UNAUTHENTICATED,
                      "unknown or revoked token")
     return hello, bot_id, ""

@@ -40,6 +40,7 @@ from typing import Any
 
 from games.api import CHANCE, TERMINAL, Action, Game, GameError, Outcome
 from games.registry import load_game
+from proto.parterre.v1 import control_pb2 as control_pb
 from proto.parterre.v1 import referee_pb2 as pb
 from referee import live, metrics
 from referee.clock import Allowance, SeatClock, TimeControl, TimeControlError
@@ -49,6 +50,13 @@ from referee.sessions import Session, SessionRegistry
 from referee.verdicts import MatchStatus, Verdict, result_ranks
 
 log = logging.getLogger(__name__)
+
+
+def rejection_name(code: pb.RejectionCode) -> str:
+    """The short name of a rejection code ("LATE" for ``REJECTION_CODE_LATE``), as
+    stored in replays (``rejections[].code``) and metric labels since before the
+    enum values were prefixed (docs/bots.md "Renames")."""
+    return pb.RejectionCode.Name(code).removeprefix("REJECTION_CODE_")
 
 # What resolves a pending decision's future.
 _ANSWER, _TIMEOUT, _RETIRED, _INTERRUPT = range(4)
@@ -87,7 +95,7 @@ class MatchSpec:
 
     @classmethod
     def from_request(
-        cls, req: pb.RunMatchRequest, *, default_no_show_ms: int, default_max_duration_ms: int
+        cls, req: control_pb.RunMatchRequest, *, default_no_show_ms: int, default_max_duration_ms: int
     ) -> MatchSpec:
         """Validate a request.
 
@@ -216,7 +224,7 @@ class Room:
     """
 
     def __init__(
-        self, spec: MatchSpec, registry: SessionRegistry, *, emit: Callable[[pb.MatchEvent], None],
+        self, spec: MatchSpec, registry: SessionRegistry, *, emit: Callable[[control_pb.MatchEvent], None],
         referee_id: str = "", reconnect_grace_ms: int = 3000, progress_every: int = 25,
     ) -> None:
         self.spec = spec
@@ -240,7 +248,7 @@ class Room:
         self.steps: list[tuple[int, Action, float | None, bool, str | None]] = []
         self.started = False
         self.ended = False
-        self.result: pb.MatchResult | None = None
+        self.result: control_pb.MatchResult | None = None
         self.commitment = seed_commitment(spec.seed)
         self.started_at = ""
         self.latency = metrics.LatencyBatch(self.game_name)
@@ -253,7 +261,7 @@ class Room:
             self.live.start(self.state)
 
     # ----------------------------------------------------------------------------------
-    async def run(self) -> pb.MatchResult:
+    async def run(self) -> control_pb.MatchResult:
         """Seat the bots, play, and return the one result (also emitted).
 
         Cancellation (worker gone, referee stopping) ends the match as
@@ -346,7 +354,7 @@ class Room:
             seat.started = True
             if seat.session is not None:
                 seat.session.send(self._match_started(seat))
-        self.emit(pb.MatchEvent(started=pb.MatchStartedInfo(
+        self.emit(control_pb.MatchEvent(started=control_pb.MatchStartedInfo(
             match_id=self.spec.match_id, attempt=self.spec.attempt, game_string=self.game.game_string(),
             seed_commitment=self.commitment, players=self._players(), time_control=self._tc_msg(),
             referee_id=self.referee_id,
@@ -420,7 +428,7 @@ class Room:
             self.latency.observe(elapsed_ms)
             if elapsed_ms > allowance.limit_ms:  # clock.on_time, inlined
                 seat.late.add(seq)
-                self._reject(seat, seq, pb.LATE, f"answer measured at {elapsed_ms:.1f} ms, limit "
+                self._reject(seat, seq, pb.REJECTION_CODE_LATE, f"answer measured at {elapsed_ms:.1f} ms, limit "
                              f"{allowance.limit_ms} ms (allowed {allowance.allowed_ms} + margin)")
                 self.retire(seat, Verdict.TIMEOUT, f"decision {seq}: {elapsed_ms:.1f} ms > {allowance.limit_ms} ms")
                 return
@@ -432,7 +440,8 @@ class Room:
             self.decisions += 1
             self._record(seat.seat, legal[index], round(elapsed_ms, 3), False)
             if self.decisions % self.progress_every == 0:
-                self.emit(pb.MatchEvent(progress=pb.Progress(step=len(self.steps), decisions=self.decisions)))
+                progress = control_pb.Progress(step=len(self.steps), decisions=self.decisions)
+                self.emit(control_pb.MatchEvent(progress=progress))
         elif kind == _TIMEOUT:
             seat.late.add(seq)
             elapsed_ms = (at - pending.start()) * 1000.0
@@ -484,22 +493,23 @@ class Room:
             p.resolve(_ANSWER, index, received_at)
             return
         if seq < 1 or seq > self.seq or (p is not None and p.seq == seq and p.sent_at is None):
-            code, why = pb.UNKNOWN_SEQ, f"decision {seq} has not been requested"
+            code, why = pb.REJECTION_CODE_UNKNOWN_SEQ, f"decision {seq} has not been requested"
         elif self.seq_seat[seq - 1] != seat.seat:
-            code, why = pb.NOT_YOUR_TURN, (f"decision {seq} was requested from seat {self.seq_seat[seq - 1]}, "
-                                           f"you are seat {seat.seat}")
+            code, why = pb.REJECTION_CODE_NOT_YOUR_TURN, (
+                f"decision {seq} was requested from seat {self.seq_seat[seq - 1]}, you are seat {seat.seat}")
         elif seq in seat.answered or (p is not None and p.seq == seq and _answered(p)):
-            code, why = pb.DUPLICATE, f"decision {seq} was already answered"
+            code, why = pb.REJECTION_CODE_DUPLICATE, f"decision {seq} was already answered"
         elif seq in seat.late or seat.verdict is not Verdict.NORMAL:
-            code, why = pb.LATE, f"decision {seq} is closed: {seat.verdict.value} {seat.fault_reason}".rstrip()
+            code = pb.REJECTION_CODE_LATE
+            why = f"decision {seq} is closed: {seat.verdict.value} {seat.fault_reason}".rstrip()
         else:
-            code, why = pb.STALE, f"decision {seq} is no longer pending (current {self.seq})"
+            code, why = pb.REJECTION_CODE_STALE, f"decision {seq} is no longer pending (current {self.seq})"
         self._reject(seat, seq, code, why)
 
     def _reject(self, seat: Seat, seq: int, code: pb.RejectionCode, reason: str) -> None:
-        metrics.REJECTED_DECISIONS.labels(pb.RejectionCode.Name(code)).inc()
+        metrics.REJECTED_DECISIONS.labels(rejection_name(code)).inc()
         if len(seat.rejections) < 100:  # kept for the owner's view (replay "rejections"), bounded
-            seat.rejections.append({"seq": seq, "code": pb.RejectionCode.Name(code), "reason": reason,
+            seat.rejections.append({"seq": seq, "code": rejection_name(code), "reason": reason,
                                     "step": len(self.steps)})
         if seat.session is not None:
             seat.session.send(pb.RefereeMessage(decision_rejected=pb.DecisionRejected(
@@ -597,7 +607,7 @@ class Room:
         return True
 
     # -- the end ------------------------------------------------------------------------
-    def _finish(self, status: MatchStatus, reason: str) -> pb.MatchResult:
+    def _finish(self, status: MatchStatus, reason: str) -> control_pb.MatchResult:
         if self.result is not None:
             return self.result
         self.ended = True
@@ -629,14 +639,20 @@ class Room:
             session = seat.session
             if session is not None:
                 if self.started:
-                    session.send(pb.RefereeMessage(match_ended=ended_msg))
+                    own = ended_msg
+                    if seat.verdict is not Verdict.NORMAL:  # its own reason, not "opponents retired"
+                        own = pb.MatchEnded()
+                        own.CopyFrom(ended_msg)
+                        own.reason = (f"you (seat {seat.seat}) were retired: {seat.verdict.value}"
+                                      f" {seat.fault_reason}".rstrip() + f"; the match: {reason}")
+                    session.send(pb.RefereeMessage(match_ended=own))
                     session.remember_ended(self.spec.match_id, reason, frozenset(seat.late))
                 self._detach(seat)
         self.registry.notify()
-        self.result = pb.MatchResult(
+        self.result = control_pb.MatchResult(
             status=status.value, match_id=self.spec.match_id, attempt=self.spec.attempt, reason=reason,
             referee_id=self.referee_id, replay_json=replay,
-            seats=[pb.SeatResult(
+            seats=[control_pb.SeatResult(
                 seat=s.seat, bot_id=s.bot_id, rank=ranks[s.seat], score=scores[s.seat], verdict=s.verdict.value,
                 time_used_ms=int(round(s.clock.used_ms)), decisions=s.decisions,
             ) for s in self.seats],
@@ -645,7 +661,7 @@ class Room:
         for verdict in verdicts:
             metrics.VERDICTS.labels(self.game_name, verdict.value).inc()
         self.latency.flush()
-        self.emit(pb.MatchEvent(result=self.result))
+        self.emit(control_pb.MatchEvent(result=self.result))
         return self.result
 
     def _replay(self, status: MatchStatus, reason: str, outcome: Outcome | None, verdicts: list[Verdict],

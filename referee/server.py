@@ -31,8 +31,8 @@ import grpc
 import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from proto.parterre.v1 import control_pb2_grpc as control_grpc
 from proto.parterre.v1 import referee_pb2 as pb
-from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
 from referee import live
 from referee.cluster import Cluster, ClusterConfig
 from referee.connect import RefereeServicer
@@ -149,7 +149,7 @@ async def create_server(
     _add_referee_service(server, RefereeServicer(core))
     services = ["", "parterre.v1.Referee"]
     if control_address is None:
-        pb_grpc.add_MatchControlServicer_to_server(MatchControlServicer(core), server)
+        control_grpc.add_MatchControlServicer_to_server(MatchControlServicer(core), server)
         services.append("parterre.v1.MatchControl")
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -163,7 +163,7 @@ async def create_server(
     control_server = None
     if control_address is not None:
         control_server = grpc.aio.server(options=_server_options(s))
-        pb_grpc.add_MatchControlServicer_to_server(MatchControlServicer(core), control_server)
+        control_grpc.add_MatchControlServicer_to_server(MatchControlServicer(core), control_server)
         _add_referee_service(control_server, RefereeServicer(core, relay_only=True))
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, control_server)
         core.control_port = control_server.add_insecure_port(control_address)

@@ -202,8 +202,9 @@ class Session:
                 self._wake.set()
 
     def error(self, code: referee_pb2.ErrorCode, message: str, match_id: int = 0) -> None:
-        """Send an ``Error`` message."""
-        self.send(referee_pb2.RefereeMessage(error=referee_pb2.Error(code=code, message=message, match_id=match_id)))
+        """Send a ``RefereeError`` message."""
+        error = referee_pb2.RefereeError(code=code, message=message, match_id=match_id)
+        self.send(referee_pb2.RefereeMessage(error=error))
 
     def remember_ended(self, match_id: int, reason: str, late: frozenset[int]) -> None:
         """Keep ``match_id`` among the recently ended matches (bounded)."""

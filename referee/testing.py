@@ -27,8 +27,9 @@ from typing import Any, TypeVar
 import grpc
 import grpc.aio
 
+from proto.parterre.v1 import control_pb2 as control_pb
+from proto.parterre.v1 import control_pb2_grpc as control_grpc
 from proto.parterre.v1 import referee_pb2 as pb
-from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
 from referee.cluster import ClusterConfig
 from referee.core import RefereeCore
 from referee.headers import SERVICE_TOKEN_HEADER
@@ -129,23 +130,23 @@ class Harness:
             while len(self.core.registry.by_bot.get(bot_id, ())) < count:
                 await asyncio.sleep(0.005)
 
-    def match_control(self) -> pb_grpc.MatchControlStub:
+    def match_control(self) -> control_grpc.MatchControlStub:
         """A MatchControl stub on the harness channel."""
         assert self._channel is not None
-        return pb_grpc.MatchControlStub(self._channel)
+        return control_grpc.MatchControlStub(self._channel)
 
     async def run_match_events(
         self, match_id: int, game_string: str, bot_ids: Sequence[int], *, base_ms: int = 0,
         increment_ms: int = 0, cap_ms: int = 2000, margin_ms: int = 50, seed: str = "seed",
         no_show_timeout_ms: int = 3000, max_duration_ms: int = 0, attempt: int = 1,
         metadata: Sequence[tuple[str, str]] | None = None,
-    ) -> list[pb.MatchEvent]:
+    ) -> list[control_pb.MatchEvent]:
         """Call RunMatch and return every event (the last is the result).
 
         Raises:
             grpc.aio.AioRpcError: the call failed.
         """
-        req = pb.RunMatchRequest(
+        req = control_pb.RunMatchRequest(
             match_id=match_id, attempt=attempt, game_string=game_string, seed=seed, seat_bot_ids=list(bot_ids),
             time_control=pb.TimeControl(base_ms=base_ms, increment_ms=increment_ms, cap_ms=cap_ms,
                                         margin_ms=margin_ms),
@@ -154,7 +155,8 @@ class Harness:
         md = [(SERVICE_TOKEN_HEADER, self.service_token)] if metadata is None else list(metadata)
         return [ev async for ev in self.match_control().RunMatch(req, metadata=md)]
 
-    async def run_match(self, match_id: int, game_string: str, bot_ids: Sequence[int], **kwargs: Any) -> pb.MatchResult:
+    async def run_match(self, match_id: int, game_string: str, bot_ids: Sequence[int],
+                        **kwargs: Any) -> control_pb.MatchResult:
         """Like :meth:`run_match_events`, returning only the MatchResult (exactly one is required)."""
         events = await self.run_match_events(match_id, game_string, bot_ids, **kwargs)
         results = [e.result for e in events if e.HasField("result")]
@@ -163,7 +165,7 @@ class Harness:
         return results[0]
 
 
-def replay_of(result: pb.MatchResult) -> dict[str, Any]:
+def replay_of(result: control_pb.MatchResult) -> dict[str, Any]:
     """The parsed replay JSON of a result."""
     data: dict[str, Any] = json.loads(result.replay_json)
     return data

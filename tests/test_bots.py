@@ -128,11 +128,11 @@ async def test_bot_reconnects_after_the_referee_drops_it():
         (session,) = h.core.registry.by_bot[1]
         import grpc
 
-        session.kill(grpc.StatusCode.UNAVAILABLE, pb.SHUTTING_DOWN, "test")
+        session.kill(grpc.StatusCode.UNAVAILABLE, pb.ERROR_CODE_SHUTTING_DOWN, "test")
         async with asyncio.timeout(5):
             while bot.stats.welcomes < 2 or len(h.core.registry.by_bot.get(1, ())) != 1:
                 await asyncio.sleep(0.01)
-        assert any(e.code == pb.SHUTTING_DOWN for e in bot.stats.errors)
+        assert any(e.code == pb.ERROR_CODE_SHUTTING_DOWN for e in bot.stats.errors)
         h.start_bot(RandomBot(seed=2), "tok-b")
         assert (await h.run_match(310, "toy(players=2,turns=2)", [1, 2])).status == "finished"
 

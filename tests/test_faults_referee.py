@@ -36,6 +36,8 @@ from prometheus_client import REGISTRY
 from bots.misbehaving import SilentBot
 from bots.reference import RandomBot
 from bots.sdk import AuthenticationError, Bot
+from proto.parterre.v1 import control_pb2 as control_pb
+from proto.parterre.v1 import control_pb2_grpc as control_grpc
 from proto.parterre.v1 import referee_pb2 as pb
 from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
 from referee import metrics
@@ -238,9 +240,9 @@ async def test_a_flood_is_rate_limited_then_cut_and_others_play_on():
     # the first Decision was applied once; the rest were duplicates, then dropped; then the stream was cut
     assert [s.verdict for s in result.seats] in (["normal", "crash"], ["normal", "disconnect"])
     rate_errors = [e for e in flood.stats.errors if "rate limit" in e.message]
-    assert rate_errors and rate_errors[0].code == pb.PROTOCOL
+    assert rate_errors and rate_errors[0].code == pb.ERROR_CODE_PROTOCOL
     assert len(rate_errors) <= 3  # at most one warning per second, not one per dropped message
-    assert any(r.code == pb.DUPLICATE for r in flood.stats.rejections)
+    assert any(r.code == pb.REJECTION_CODE_DUPLICATE for r in flood.stats.rejections)
     replay = replay_of(result)
     verify(replay)
     assert len([s for s in replay["steps"] if s["player"] == 1 and not s["fallback"]]) == 1
@@ -297,7 +299,7 @@ async def test_revoking_a_bot_drops_its_live_session_and_its_seat(database_url, 
             assert time.monotonic() - t0 < 5.0 + 5.0 + 2.0  # the next check: at most two sweeps away
             result = await asyncio.wait_for(run, 10)
             assert [(s.verdict, s.rank) for s in result.seats] == [("normal", 1), ("disconnect", 2)]
-            assert any(e.code == pb.UNAUTHENTICATED for e in victim.stats.errors)
+            assert any(e.code == pb.ERROR_CODE_UNAUTHENTICATED for e in victim.stats.errors)
             with pytest.raises(AuthenticationError):
                 await asyncio.wait_for(SilentBot().arun(h.address, b_tok), 5)
     finally:
@@ -349,11 +351,11 @@ async def test_match_control_only_on_its_own_address_and_only_with_the_service_t
         h.start_bot(RandomBot(seed=1), "tok-a")
         h.start_bot(RandomBot(seed=2), "tok-b")
         assert (await h.run_match(850, "toy(players=2,turns=2)", [1, 2])).status == "finished"
-        req = pb.RunMatchRequest(match_id=851, attempt=1, game_string="toy(players=2)", seat_bot_ids=[1, 2],
+        req = control_pb.RunMatchRequest(match_id=851, attempt=1, game_string="toy(players=2)", seat_bot_ids=[1, 2],
                                  time_control=pb.TimeControl(cap_ms=1000))
         async with grpc.aio.insecure_channel(h.address) as ch:
             with pytest.raises(grpc.aio.AioRpcError) as err:
-                async for _ in pb_grpc.MatchControlStub(ch).RunMatch(
+                async for _ in control_grpc.MatchControlStub(ch).RunMatch(
                         req, metadata=[(SERVICE_TOKEN_HEADER, SERVICE_TOKEN)]):
                     pass
             assert err.value.code() == grpc.StatusCode.UNIMPLEMENTED
@@ -361,13 +363,13 @@ async def test_match_control_only_on_its_own_address_and_only_with_the_service_t
             assert health.status == health_pb2.HealthCheckResponse.SERVING
         async with grpc.aio.insecure_channel(h.control_address) as ch:
             with pytest.raises(grpc.aio.AioRpcError) as err:
-                async for _ in pb_grpc.MatchControlStub(ch).RunMatch(req, metadata=[(SERVICE_TOKEN_HEADER, "no")]):
+                async for _ in control_grpc.MatchControlStub(ch).RunMatch(req, metadata=[(SERVICE_TOKEN_HEADER, "no")]):
                     pass
             assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
             call = pb_grpc.RefereeStub(ch).Connect()
             await call.write(hello("tok-a"))
             msg = await call.read()
-            assert msg.error.code == pb.UNAUTHENTICATED and "bot endpoint" in msg.error.message
+            assert msg.error.code == pb.ERROR_CODE_UNAUTHENTICATED and "bot endpoint" in msg.error.message
             assert await call.code() == grpc.StatusCode.PERMISSION_DENIED
             health = await health_pb2_grpc.HealthStub(ch).Check(
                 health_pb2.HealthCheckRequest(service="parterre.v1.MatchControl"))
@@ -499,9 +501,9 @@ async def test_metrics_count_refusals():
             call = pb_grpc.RefereeStub(ch).Connect()
             await call.write(hello("tok-a"))
             assert (await asyncio.wait_for(call.read(), 5)).HasField("welcome")
-            for msg, code in ((pb.BotMessage(), pb.PROTOCOL), (hello("tok-a"), pb.PROTOCOL),
+            for msg, code in ((pb.BotMessage(), pb.ERROR_CODE_PROTOCOL), (hello("tok-a"), pb.ERROR_CODE_PROTOCOL),
                               (pb.BotMessage(decision=pb.Decision(match_id=999_999, seq=1, action_index=0)),
-                               pb.NOT_SEATED)):
+                               pb.ERROR_CODE_NOT_SEATED)):
                 await call.write(msg)
                 answer = await asyncio.wait_for(call.read(), 5)
                 assert answer.error.code == code, answer
@@ -511,15 +513,15 @@ async def test_metrics_count_refusals():
             assert (await asyncio.wait_for(raw.read(), 5)).HasField("welcome")
             await raw.write(b"\xff\xff\xff\xff")  # undecodable
             answer = await asyncio.wait_for(raw.read(), 5)
-            assert answer.error.code == pb.PROTOCOL and "not a BotMessage" in answer.error.message, answer
+            assert answer.error.code == pb.ERROR_CODE_PROTOCOL and "not a BotMessage" in answer.error.message, answer
             assert await asyncio.wait_for(raw.code(), 10) == grpc.StatusCode.INVALID_ARGUMENT
             call.cancel()
         async with grpc.aio.insecure_channel(h.control_address) as ch:
             assert await refused(ch, hello("tok-a")) == grpc.StatusCode.PERMISSION_DENIED  # control_endpoint
-            req = pb.RunMatchRequest(match_id=870, attempt=1, game_string="toy(players=2)", seat_bot_ids=[1, 1],
+            req = control_pb.RunMatchRequest(match_id=870, attempt=1, game_string="toy(players=2)", seat_bot_ids=[1, 1],
                                      time_control=pb.TimeControl(cap_ms=1000))
             with pytest.raises(grpc.aio.AioRpcError) as err:  # service_token
-                async for _ in pb_grpc.MatchControlStub(ch).RunMatch(req, metadata=[(SERVICE_TOKEN_HEADER, "no")]):
+                async for _ in control_grpc.MatchControlStub(ch).RunMatch(req, metadata=[(SERVICE_TOKEN_HEADER, "no")]):
                     pass
             assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
         assert h.core is not None

@@ -32,8 +32,9 @@ from fixtures.toy_game import register_toy
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from proto.parterre.v1 import control_pb2 as control_pb
+from proto.parterre.v1 import control_pb2_grpc as control_grpc
 from proto.parterre.v1 import referee_pb2 as pb
-from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
 from referee.headers import SERVICE_TOKEN_HEADER
 from referee.replay import verify
 from referee.testing import SERVICE_TOKEN, Harness, ThreadedReferee, replay_of
@@ -93,7 +94,7 @@ class Arena:
 
     def __init__(self) -> None:
         self.ref = ThreadedReferee(TOKENS, reconnect_grace_ms=60_000, ping_interval_ms=1000)
-        self.result: pb.MatchResult | None = None
+        self.result: control_pb.MatchResult | None = None
 
     @property
     def h(self) -> Harness:
@@ -115,9 +116,11 @@ class Arena:
 
         def go() -> None:
             with grpc.insecure_channel(self.h.control_address) as ch:
-                req = pb.RunMatchRequest(match_id=MATCH, attempt=1, game_string="toy(players=2,turns=6)", seed="fz",
-                                         seat_bot_ids=[1, 2], time_control=pb.TimeControl(cap_ms=600_000))
-                for ev in pb_grpc.MatchControlStub(ch).RunMatch(req, metadata=[(SERVICE_TOKEN_HEADER, SERVICE_TOKEN)]):
+                req = control_pb.RunMatchRequest(
+                    match_id=MATCH, attempt=1, game_string="toy(players=2,turns=6)", seed="fz",
+                    seat_bot_ids=[1, 2], time_control=pb.TimeControl(cap_ms=600_000))
+                stub = control_grpc.MatchControlStub(ch)
+                for ev in stub.RunMatch(req, metadata=[(SERVICE_TOKEN_HEADER, SERVICE_TOKEN)]):
                     if ev.HasField("result"):
                         self.result = ev.result
 
@@ -221,9 +224,9 @@ def expect_clear_answer(s0: RawStream, msg: pb.BotMessage) -> pb.RefereeMessage:
     kind = answer.WhichOneof("kind")
     assert kind in ("error", "decision_rejected"), answer
     if kind == "error":
-        assert answer.error.code != pb.ERROR_UNSPECIFIED and answer.error.message
+        assert answer.error.code != pb.ERROR_CODE_UNSPECIFIED and answer.error.message
     else:
-        assert answer.decision_rejected.code != pb.REJECTION_UNSPECIFIED and answer.decision_rejected.reason
+        assert answer.decision_rejected.code != pb.REJECTION_CODE_UNSPECIFIED and answer.decision_rejected.reason
     return answer
 
 
@@ -257,7 +260,7 @@ def test_undecodable_bytes_close_the_stream_with_a_clear_error_and_change_nothin
     s0.send(data)
     answer = s0.recv(10)
     assert answer is not None and answer.HasField("error"), answer
-    assert answer.error.code == pb.PROTOCOL and "not a BotMessage" in answer.error.message
+    assert answer.error.code == pb.ERROR_CODE_PROTOCOL and "not a BotMessage" in answer.error.message
     assert s0.recv(10) is None and s0.status == grpc.StatusCode.INVALID_ARGUMENT
     s0.close()
     # the bot reconnects within the grace window: its seat is given back, nothing was lost

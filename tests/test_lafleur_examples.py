@@ -113,7 +113,7 @@ def test_garden_party_example() -> None:
     assert james["allure"] == {"architecture": 1, "paths": 0, "water": 3, "flowers": 0, "vistas": 4}
     assert [v["card"] for v in obs["visitors"]] == ["V19", "V01", "V25"]  # Camille, André, Louise Marie Madeleine
     assert s.destinations() == [0, -1, 1]
-    p0, c1, hand0 = aurora["prestige"], james["coins"] + 4, aurora["hand_size"]  # two Coin placements each: +4
+    p0, c1, hand0 = aurora["prestige"], james["coins"] + 4, aurora["cards_in_hand"]  # two Coin placements each: +4
     place_everyone_on_coin(s, later)
     # Aurora holds the First Player pawn: she resolves first: +1 Prestige, then +1 Flower card.
     obs = s.observation(0)
@@ -125,7 +125,7 @@ def test_garden_party_example() -> None:
     assert isinstance(take, A.TakeFlower) and take.space == 1  # from the Flower Market, at no cost
     play(s, take, queues=later)
     obs = s.observation(0)
-    assert obs["players"][0]["hand_size"] == hand0 + 1
+    assert obs["players"][0]["cards_in_hand"] == hand0 + 1
     # Louise Marie Madeleine: +2 Coins; then (End of Round) Greenhouse: +1 Coin for 3 of his 4 Vistas.
     assert obs["players"][1]["coins"] == c1 + 2 + 1
     assert "V01" in obs["visitor_discard"]  # André stayed in the Visitor area, then was discarded
@@ -171,11 +171,11 @@ def test_character_ability_example() -> None:
     6 cards: Perrine's 2 and Octave's 1 on top of her 3)."""
     s, later = _aurore_end_of_round_3(["V29", "V28"])  # Perrine (+2 cards), Octave (+1 Prestige, +1 card)
     me = s.observation(0)["players"][0]
-    assert me["character"] == "C01" and me["hand_size"] == 6
+    assert me["character"] == "C01" and me["cards_in_hand"] == 6
     before_p, before_c = me["prestige"], me["coins"]
     play(s, A.TakeFlower(0, ""), A.TakeFlower(0, ""), queues=later)  # first ability: two Flower cards
     me = s.observation(0)["players"][0]
-    assert me["hand_size"] == 8
+    assert me["cards_in_hand"] == 8
     assert me["coins"] == before_c + 1 and me["prestige"] == before_p + 1
 
 
@@ -185,11 +185,11 @@ def test_character_abilities_resolve_in_order() -> None:
     Prestige if you have 5+ Flower cards in hand") pays too; judged all at once it would not."""
     s, later = _aurore_end_of_round_3(["V27", "V15"])  # Noémie (+1 Coin, +1 card), Céleste (a tie)
     me = s.observation(0)["players"][0]
-    assert me["hand_size"] == 4
+    assert me["cards_in_hand"] == 4
     before_p, before_c = me["prestige"], me["coins"]
     play(s, A.TakeFlower(0, ""), A.TakeFlower(0, ""), queues=later)
     me = s.observation(0)["players"][0]
-    assert me["hand_size"] == 6
+    assert me["cards_in_hand"] == 6
     assert me["coins"] == before_c + 1 and me["prestige"] == before_p + 1
 
 

@@ -107,7 +107,7 @@ def _hand_leaks(variant: str, seed: int, counts: dict[str, int], hungry: bool = 
                 if p != v:
                     new = set(player["hand"]) - set(prev[v]["players"][p]["hand"])
                     leaks += [(v, p, c) for c in sorted(new - visible_before)]
-                    assert len(player["hand"]) <= player["hand_size"]
+                    assert len(player["hand"]) <= player["cards_in_hand"]
             prev[v] = obs
         now = prev[None]
         counts["steps"] += 1
@@ -143,7 +143,7 @@ def test_solo_opponent_hand_is_face_down() -> None:
     rng = random.Random(2)
     while not state.is_terminal():
         opp = state.observation(0)["players"][1]
-        assert opp["hand"] == [] and opp["hand_size"] == len(state._hand[1])
+        assert opp["hand"] == [] and opp["cards_in_hand"] == len(state._hand[1])
         state.apply_action(state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
 
 

@@ -83,7 +83,7 @@ def test_setup_choices_are_hidden_until_all_have_chosen() -> None:
     assert s.current_player() == 0 and _phase(s) == "choose_character"
     me = s.observation(0)["players"]
     assert len(me[0]["dealt_characters"]) == 2 and len(me[0]["dealt_artisans"]) == 3
-    assert me[1]["dealt_characters"] == [] and me[1]["hand"] == [] and me[1]["hand_size"] == 3
+    assert me[1]["dealt_characters"] == [] and me[1]["hand"] == [] and me[1]["cards_in_hand"] == 3
     assert all(p["coins"] == 3 for p in me)
     choice = s.legal_actions()[1]
     play(s, choice)

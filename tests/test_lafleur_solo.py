@@ -47,7 +47,7 @@ def test_setup_exclusions_and_starting_resources(level: str, start: int) -> None
     obs = s.observation(0)
     opp = obs["players"][AUTO]
     assert opp["automaton"] and opp["character"] == "C03" and opp["coins"] == 3
-    assert opp["hand_size"] == 3 and opp["hand"] == []  # face-down
+    assert opp["cards_in_hand"] == 3 and opp["hand"] == []  # face-down
     gain = 1 if level in ("normal", "harder") else 0  # round 1's gain from the Visitors' types
     assert sum(opp["allure"].values()) == 5 * start + gain and min(opp["allure"].values()) == start
     assert obs["players"][0]["character"] == "C01"

@@ -150,8 +150,9 @@ async def test_answers_for_relayed_matches_keep_every_rule(redis_base_url, names
         await wait_for(lambda: len(garbage.stats.rejections) >= 2 and len(garbage.stats.errors) >= 2)
     assert result.status == "finished" and [s.verdict for s in result.seats] == ["normal", "normal"]
     verify(replay_of(result))
-    assert sorted(r.code for r in garbage.stats.rejections) == sorted([pb.UNKNOWN_SEQ, pb.DUPLICATE])
-    assert sorted(e.code for e in garbage.stats.errors) == sorted([pb.PROTOCOL, pb.NOT_SEATED])
+    assert sorted(r.code for r in garbage.stats.rejections) == sorted(
+        [pb.REJECTION_CODE_UNKNOWN_SEQ, pb.REJECTION_CODE_DUPLICATE])
+    assert sorted(e.code for e in garbage.stats.errors) == sorted([pb.ERROR_CODE_PROTOCOL, pb.ERROR_CODE_NOT_SEATED])
 
 
 async def test_a_relayed_bot_that_drops_is_judged_like_a_local_one(redis_base_url, namespace):

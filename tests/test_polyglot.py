@@ -1,13 +1,14 @@
 """Bots in any language against one referee (docs/bots.md).
 
-Given a referee (in-process, real gRPC over loopback) and four bots — the
-Python random bot (SDK), the Node.js bot (bots/node), the Go bot (bots/go)
-and a stdio bot (bots/examples/random_bot.py behind ``parterre connect``) —
-when they play a round-robin in every registered game (every pair, plus one
-match with all of them), then every match finishes ``normal`` for every
+Given a referee (in-process, real gRPC over loopback) and six bots — the
+Python random bot (SDK), the Node.js bot (bots/node), the Go bot (bots/go),
+the C++ bot (bots/cpp), the Java bot (bots/java) and a stdio bot
+(bots/examples/random_bot.py behind ``parterre connect``) — when they play a
+round-robin in every registered game (every pair, plus one match with as many
+of them as the game seats), then every match finishes ``normal`` for every
 seat, and the Node and Go bots also play a game they do not know.
 
-Skips only when Node.js or the Go toolchain is absent, and fails instead
+Skips only when Node.js, the Go, C++ or Java toolchain is absent, and fails instead
 under ``CI=true`` (``fixtures.toolchains``); ``bash
 bots/install-toolchains.sh`` installs both. A present toolchain whose build
 fails is a failure, not a skip.
@@ -39,10 +40,13 @@ ROOT = Path(__file__).resolve().parent.parent
 NODE_DIR = ROOT / "bots" / "node"
 GO_DIR = ROOT / "bots" / "go"
 GO_BOT = GO_DIR / "build" / "parterre-go-bot"
+CPP_DIR = ROOT / "bots" / "cpp"
+CPP_BOT = CPP_DIR / "build" / "parterre-cpp-bot"
+JAVA_DIR = ROOT / "bots" / "java"
 INSTALL = "bash bots/install-toolchains.sh"
 
 REAL_GAMES = [g for g in game_names() if game_class(g).__module__.startswith("games.")]
-BOTS = {"python": 1, "node": 2, "go": 3, "stdio": 4}
+BOTS = {"python": 1, "node": 2, "go": 3, "cpp": 5, "java": 6, "stdio": 4}
 TOKENS = {f"tok-{name}": bot_id for name, bot_id in BOTS.items()}
 TC = {"base_ms": 0, "increment_ms": 0, "cap_ms": 3000, "margin_ms": 250}
 
@@ -72,9 +76,43 @@ def go_bot() -> list[str]:
         missing.append("golang-google-grpc-dev")
     if missing:
         tool_missing(f"Go toolchain absent ({', '.join(missing)} not found); install it with `{INSTALL}`")
+    check = subprocess.run(["make", "-s", "-C", str(GO_DIR), "check-tools"], capture_output=True, text=True,
+                           timeout=60)
+    if check.returncode != 0:  # e.g. the protobuf 1.3 runtime, which would panic at the first message
+        pytest.fail(f"bots/go: make check-tools: {check.stderr.strip()}", pytrace=False)
     run = subprocess.run(["make", "-C", str(GO_DIR)], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, f"make -C bots/go failed:\n{run.stdout}\n{run.stderr}"
     return [str(GO_BOT)]
+
+
+@pytest.fixture(scope="module")
+def cpp_bot() -> list[str]:
+    """``bots/cpp/build/parterre-cpp-bot``, built (or brought up to date) with make."""
+    missing = _missing(["g++", "make", "protoc", "grpc_cpp_plugin", "pkg-config"])
+    if not missing and subprocess.run(["pkg-config", "--exists", "grpc++", "protobuf"]).returncode != 0:
+        missing.append("libgrpc++-dev")
+    if missing:
+        tool_missing(f"C++ toolchain absent ({', '.join(missing)} not found); install it with `{INSTALL}`")
+    run = subprocess.run(["make", "-C", str(CPP_DIR)], capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 0, f"make -C bots/cpp failed:\n{run.stdout}\n{run.stderr}"
+    return [str(CPP_BOT)]
+
+
+@pytest.fixture(scope="module")
+def java_bot() -> list[str]:
+    """``java -cp ... org.parterre.bot.Bot`` (bots/java), built with make from Debian's gRPC-Java."""
+    missing = _missing(["java", "javac", "make", "protoc", "grpc_java_plugin"])
+    if missing:
+        tool_missing(f"Java toolchain absent ({', '.join(missing)} not found); install it with `{INSTALL}`")
+    check = subprocess.run(["make", "-s", "-C", str(JAVA_DIR), "check-tools"], capture_output=True, text=True,
+                           timeout=60)
+    if check.returncode != 0:
+        tool_missing(f"bots/java: {check.stderr.strip()}; install it with `{INSTALL}`")
+    run = subprocess.run(["make", "-C", str(JAVA_DIR)], capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 0, f"make -C bots/java failed:\n{run.stdout}\n{run.stderr}"
+    classpath = subprocess.run(["make", "-s", "-C", str(JAVA_DIR), "classpath"], capture_output=True, text=True,
+                               timeout=60).stdout.strip()
+    return ["java", "-cp", classpath, "org.parterre.bot.Bot"]
 
 
 class Processes:
@@ -122,12 +160,14 @@ def _schedule(game: str) -> list[list[str]]:
     info = game_class(game).INFO
     names = list(BOTS)
     matches = [list(pair) for pair in itertools.combinations(names, 2)] if info.min_players <= 2 else []
-    if info.max_players >= len(names):
-        matches.append(names[1:] + names[:1])  # everyone, the SDK bot last
+    k = min(info.max_players, len(names))
+    if k > 2:
+        matches.append(names[1:k] + names[:1])  # as many as the game seats, the SDK bot last
     return matches
 
 
-async def test_round_robin_in_every_game_between_python_node_go_and_stdio_bots(node_bot, go_bot, processes):
+async def test_round_robin_in_every_game_between_python_node_go_cpp_java_and_stdio_bots(
+        node_bot, go_bot, cpp_bot, java_bot, processes):
     schedule = {game: _schedule(game) for game in REAL_GAMES}
     per_bot = {name: sum(name in seats for m in schedule.values() for seats in m) for name in BOTS}
     async with Harness(TOKENS) as h:
@@ -137,6 +177,10 @@ async def test_round_robin_in_every_game_between_python_node_go_and_stdio_bots(n
                                        "--stop-after", str(per_bot["node"])])
         await processes.start("go", [*go_bot, *common, "--token", "tok-go", "--seed", "3",
                                      "--stop-after", str(per_bot["go"])])
+        await processes.start("cpp", [*cpp_bot, *common, "--token=tok-cpp", "--seed", "5",
+                                      "--stop-after", str(per_bot["cpp"])])
+        await processes.start("java", [*java_bot, *common, "--token=tok-java", "--seed", "6",
+                                       "--stop-after", str(per_bot["java"])])
         stdio_cmd = shlex.join([sys.executable, str(ROOT / "bots" / "examples" / "random_bot.py")])
         await processes.start("stdio", [sys.executable, "-m", "parterre.cli", "connect", "--exec", stdio_cmd,
                                         "--token", "tok-stdio", *common, "--name", "stdio-python",
@@ -161,7 +205,7 @@ async def test_round_robin_in_every_game_between_python_node_go_and_stdio_bots(n
     assert not problems, "\n".join(problems) + "".join(f"\n--- {n}.log\n{processes.log(n)[-3000:]}" for n in
                                                        processes.procs)
     assert {g for g, _ in results} == set(REAL_GAMES)
-    assert codes == {"node": 0, "go": 0, "stdio": 0}, {n: processes.log(n)[-2000:] for n in codes}
+    assert codes == {"node": 0, "go": 0, "cpp": 0, "java": 0, "stdio": 0}, {n: processes.log(n)[-2000:] for n in codes}
 
 
 async def test_node_and_go_bots_play_a_game_they_do_not_know(node_bot, go_bot, processes):

@@ -57,7 +57,8 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, descriptor_p
     for game in GAMES:
         path = _proto_path(game)
         target = tmp_path_factory.mktemp("proto") / f"{game}.pb"
-        status = protoc.main(["grpc_tools.protoc", f"-I{ROOT}", f"--descriptor_set_out={target}", str(ROOT / path)])
+        status = protoc.main(["grpc_tools.protoc", f"-I{ROOT / 'proto'}", f"--descriptor_set_out={target}",
+                              str(ROOT / "proto" / path)])
         assert status == 0, f"protoc failed on {path}"
         fds = descriptor_pb2.FileDescriptorSet.FromString(target.read_bytes())
         (out[game],) = [f for f in fds.file if f.name == path]

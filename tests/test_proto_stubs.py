@@ -36,6 +36,9 @@ def test_referee_messages_have_the_documented_shape():
     assert pb.Observation.DESCRIPTOR.fields_by_name["floriferous"].number == 1
     assert pb.LegalAction.DESCRIPTOR.fields_by_name["floriferous"].number == 10
     assert pb.Decision.DESCRIPTOR.fields_by_name["action_index"].has_presence
+    from proto.parterre.v1 import control_pb2
+
     services = pb.DESCRIPTOR.services_by_name
+    assert list(services) == ["Referee"], "the bot-facing file carries only the bot-facing service"
     assert services["Referee"].methods_by_name["Connect"].client_streaming
-    assert services["MatchControl"].methods_by_name["RunMatch"].server_streaming
+    assert control_pb2.DESCRIPTOR.services_by_name["MatchControl"].methods_by_name["RunMatch"].server_streaming

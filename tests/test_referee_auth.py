@@ -53,7 +53,7 @@ async def test_f06_missing_or_wrong_token_is_unauthenticated_and_counted(token, 
         got, code = await raw_connect(h.address, hello(token), read=2)
         assert code == grpc.StatusCode.UNAUTHENTICATED
         (msg,) = got
-        assert msg.error.code == pb.UNAUTHENTICATED and words in msg.error.message
+        assert msg.error.code == pb.ERROR_CODE_UNAUTHENTICATED and words in msg.error.message
         assert h.core is not None and h.core.counters.auth_failures == 1
         assert len(h.core.registry) == 0
 
@@ -84,7 +84,7 @@ async def test_f06_revoked_token_in_redis(redis_base_url, redis_prefix):
             sync.hdel(key, token_hash("live-token"))
             with pytest.raises(AuthenticationError):
                 await asyncio.wait_for(task, 5)
-            assert any(e.code == pb.UNAUTHENTICATED for e in bot.stats.errors)
+            assert any(e.code == pb.ERROR_CODE_UNAUTHENTICATED for e in bot.stats.errors)
             # and a new connection with it is refused
             got, code = await raw_connect(h.address, hello("live-token"), read=2)
             assert code == grpc.StatusCode.UNAUTHENTICATED
@@ -99,7 +99,7 @@ async def test_token_store_down_is_unavailable_not_unauthenticated():
     async with Harness(token_store=store) as h:
         got, code = await raw_connect(h.address, hello("anything"), read=2)
         assert code == grpc.StatusCode.UNAVAILABLE
-        assert got[0].error.code == pb.UNAVAILABLE
+        assert got[0].error.code == pb.ERROR_CODE_UNAVAILABLE
         assert h.core is not None and h.core.counters.auth_failures == 0
 
 
@@ -135,7 +135,7 @@ async def test_f06_valid_token_of_another_bot_cannot_answer_for_a_seat():
     replay = replay_of(result)
     verify(replay)
     assert [s.verdict for s in result.seats] == ["normal", "normal"]
-    assert [e.code for e in c.stats.errors] == [pb.NOT_SEATED, pb.NOT_SEATED]
+    assert [e.code for e in c.stats.errors] == [pb.ERROR_CODE_NOT_SEATED, pb.ERROR_CODE_NOT_SEATED]
     # B's own answer (index 0, after ~100 ms on its running clock) is the one applied
     b_steps = [s for s in replay["steps"] if s["player"] == 1]
     assert b_steps[1]["time_ms"] >= 100
@@ -148,7 +148,7 @@ async def test_decision_before_hello_is_refused_clearly_and_the_referee_stays_up
         first = pb.BotMessage(decision=pb.Decision(match_id=1, seq=1, action_index=0))
         got, code = await raw_connect(h.address, first, read=2)
         assert code == grpc.StatusCode.FAILED_PRECONDITION
-        assert got[0].error.code == pb.PROTOCOL and "first message must be Hello" in got[0].error.message
+        assert got[0].error.code == pb.ERROR_CODE_PROTOCOL and "first message must be Hello" in got[0].error.message
         got, code = await raw_connect(h.address, pb.BotMessage(), read=2)
         assert code == grpc.StatusCode.FAILED_PRECONDITION
         assert "empty BotMessage" in got[0].error.message
@@ -162,7 +162,7 @@ async def test_silent_stream_without_hello_is_closed():
     async with Harness(TOKENS, hello_timeout_ms=200) as h, grpc.aio.insecure_channel(h.address) as ch:
         call = pb_grpc.RefereeStub(ch).Connect()
         msg = await asyncio.wait_for(call.read(), 3)
-        assert msg.error.code == pb.PROTOCOL and "no Hello" in msg.error.message
+        assert msg.error.code == pb.ERROR_CODE_PROTOCOL and "no Hello" in msg.error.message
         assert await asyncio.wait_for(call.code(), 3) == grpc.StatusCode.DEADLINE_EXCEEDED
 
 

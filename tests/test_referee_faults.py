@@ -106,7 +106,7 @@ async def test_f01_late_answer_is_rejected_and_never_enters_the_replay():
     verify(replay)
     assert [s.verdict for s in result.seats] == ["normal", "timeout", "normal"]
     (rejected,) = slow.stats.rejections
-    assert rejected.code == pb.LATE and rejected.match_id == 120
+    assert rejected.code == pb.REJECTION_CODE_LATE and rejected.match_id == 120
     seat1 = decisions_by_seat(replay)[1]
     # decision 2 timed out: the late answer was never applied, the fallback played it and the rest
     assert [s["fallback"] for s in seat1] == [False, True, True, True]
@@ -121,7 +121,21 @@ async def test_f01_late_answer_after_a_two_player_match_ended_gets_an_explicit_r
         result = await h.run_match(121, "toy(players=2,turns=3)", [1, 2], cap_ms=150, margin_ms=20)
         await wait_for(lambda: slow.stats.rejections)
     assert [s.verdict for s in result.seats] == ["normal", "timeout"]
-    assert [r.code for r in slow.stats.rejections] == [pb.LATE]
+    assert [r.code for r in slow.stats.rejections] == [pb.REJECTION_CODE_LATE]
+
+
+async def test_the_retired_seat_gets_its_own_match_ended_reason():
+    """Issue 18: the seat that timed out is told so, not "opponents retired" like the winner."""
+    async with Harness(TOKENS) as h:
+        slow, fast = SlowBot(extra_ms=100), RandomBot(seed=1)
+        h.start_bot(slow, "tok-b")
+        h.start_bot(fast, "tok-a")
+        result = await h.run_match(122, "toy(players=2,turns=3)", [1, 2], cap_ms=150, margin_ms=20)
+        await wait_for(lambda: slow.stats.results and fast.stats.results)
+    assert [s.verdict for s in result.seats] == ["normal", "timeout"]
+    assert fast.stats.results[0].reason == result.reason == "opponents retired"
+    assert slow.stats.results[0].reason.startswith("you (seat 1) were retired: timeout")
+    assert slow.stats.results[0].reason.endswith("; the match: opponents retired")
 
 
 # -- F-03 where time is measured ----------------------------------------------------------------
@@ -200,7 +214,7 @@ async def test_f04_answer_for_a_match_not_seated_in_is_an_error_not_a_verdict(at
     assert [s.verdict for s in result.seats] == ["normal", "normal"]
     assert [s.decisions for s in result.seats] == [40, 40]
     (err,) = bad.stats.errors
-    assert err.code == pb.NOT_SEATED and err.match_id == 142 + 1_000_000
+    assert err.code == pb.ERROR_CODE_NOT_SEATED and err.match_id == 142 + 1_000_000
 
 
 # -- F-05 stale and duplicate answers ------------------------------------------------------------------
@@ -234,9 +248,9 @@ async def test_f05_duplicate_and_other_seat_answers_are_rejected_and_applied_onc
     replay = replay_of(result)
     verify(replay)
     assert [s.verdict for s in result.seats] == ["normal"] * 3
-    assert [r.code for r in c.stats.rejections] == [pb.NOT_YOUR_TURN]
+    assert [r.code for r in c.stats.rejections] == [pb.REJECTION_CODE_NOT_YOUR_TURN]
     assert c.stats.rejections[0].seq == b.seq
-    assert [r.code for r in b.stats.rejections] == [pb.DUPLICATE]
+    assert [r.code for r in b.stats.rejections] == [pb.REJECTION_CODE_DUPLICATE]
     decisions = [s for s in replay["steps"] if s["player"] != CHANCE]
     assert len(decisions) == 18 and [s.decisions for s in result.seats] == [6, 6, 6]
 
@@ -251,8 +265,10 @@ async def test_f05_unrequested_seq_and_protocol_garbage_are_rejected_and_play_go
         assert h.core is not None and h.core.counters.protocol_errors >= 2
     verify(replay_of(result))
     assert [s.verdict for s in result.seats] == ["normal", "normal"]
-    assert sorted(r.code for r in garbage.stats.rejections) == sorted([pb.UNKNOWN_SEQ, pb.DUPLICATE])
-    assert sorted(e.code for e in garbage.stats.errors) == sorted([pb.PROTOCOL, pb.PROTOCOL, pb.NOT_SEATED])
+    assert sorted(r.code for r in garbage.stats.rejections) == sorted(
+        [pb.REJECTION_CODE_UNKNOWN_SEQ, pb.REJECTION_CODE_DUPLICATE])
+    assert sorted(e.code for e in garbage.stats.errors) == sorted(
+        [pb.ERROR_CODE_PROTOCOL, pb.ERROR_CODE_PROTOCOL, pb.ERROR_CODE_NOT_SEATED])
     assert all(e.message for e in garbage.stats.errors)
 
 

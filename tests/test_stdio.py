@@ -34,6 +34,7 @@ from bots.stdio import (
     parse_answer,
 )
 from games.registry import game_class, game_names
+from proto.parterre.v1 import control_pb2 as control_pb
 from proto.parterre.v1 import referee_pb2 as pb
 from referee.testing import Harness
 
@@ -142,7 +143,7 @@ async def _play(bot: StdioBot, game_string: str, *, matches: int = 1, **kwargs):
         return results
 
 
-def _verdict(result: pb.MatchResult, bot_id: int) -> str:
+def _verdict(result: control_pb.MatchResult, bot_id: int) -> str:
     return next(s.verdict for s in result.seats if s.bot_id == bot_id)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import grpc
 
-from proto.parterre.v1 import referee_pb2, referee_pb2_grpc
+from proto.parterre.v1 import control_pb2, control_pb2_grpc, referee_pb2
 
 SERVICE_TOKEN_METADATA = "x-parterre-service-token"
 
@@ -115,7 +115,7 @@ def run_match(
     addresses = [address] if isinstance(address, str) else [a for a in address if a]
     if not addresses:
         raise InfraError("no referee address configured (PARTERRE_REFEREE_ADDRESS) or discovered")
-    request = referee_pb2.RunMatchRequest(
+    request = control_pb2.RunMatchRequest(
         match_id=match_id,
         attempt=attempt,
         game_string=game_string,
@@ -136,8 +136,8 @@ def run_match(
         seen = 0
         try:
             channel = _channel(addr, tls_root_cert)
-            # the generated gRPC module (proto/.../referee_pb2_grpc.py) carries no annotations
-            stub = referee_pb2_grpc.MatchControlStub(channel)  # generated, unannotated: see untyped_calls_exclude
+            # the generated gRPC module (proto/.../control_pb2_grpc.py) carries no annotations
+            stub = control_pb2_grpc.MatchControlStub(channel)  # generated, unannotated: see untyped_calls_exclude
             responses = stub.RunMatch(
                 request,
                 metadata=[(SERVICE_TOKEN_METADATA, service_token)],

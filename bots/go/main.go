@@ -29,7 +29,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
-	"parterrebot/pb"
+	pb "github.com/parterre/parterre/proto/parterre/v1"
 )
 
 type options struct {

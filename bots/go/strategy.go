@@ -3,7 +3,7 @@ package main
 import (
 	"math/rand"
 
-	"parterrebot/pb"
+	pb "github.com/parterre/parterre/proto/parterre/v1"
 )
 
 // Choose returns an index into req.LegalActions: simple heuristics on the typed

@@ -4,7 +4,7 @@ import (
 	"math/rand"
 	"testing"
 
-	"parterrebot/pb"
+	pb "github.com/parterre/parterre/proto/parterre/v1"
 )
 
 func take(stones int32, card string) *pb.LegalAction {

@@ -12,7 +12,8 @@
 //
 // Defaults come from PARTERRE_BOT_TOKEN and PARTERRE_REFEREE_ADDRESS (else
 // 127.0.0.1:50051); --proto-root (or PARTERRE_PROTO_ROOT) is the folder that
-// holds proto/parterre/v1/, by default the repository two levels up.
+// holds parterre/v1/ (the include root of the .proto files), by default
+// the repository's proto/ folder.
 // Exit status: 0 after --stop-after matches, 2 for bad arguments or a refused
 // token, 1 when the stream failed and --no-reconnect was given.
 import path from 'node:path';
@@ -44,7 +45,7 @@ function options() {
         'stop-after': { type: 'string', default: '0' },
         seed: { type: 'string' },
         'no-reconnect': { type: 'boolean', default: false },
-        'proto-root': { type: 'string', default: process.env.PARTERRE_PROTO_ROOT || path.resolve(HERE, '..', '..') },
+        'proto-root': { type: 'string', default: process.env.PARTERRE_PROTO_ROOT || path.resolve(HERE, '..', '..', 'proto') },
       },
     }));
   } catch (err) {
@@ -71,7 +72,7 @@ function options() {
 
 /** The parterre.v1 package, from referee.proto and the game files it imports. */
 function loadProtos(root) {
-  const definition = protoLoader.loadSync('proto/parterre/v1/referee.proto', {
+  const definition = protoLoader.loadSync('parterre/v1/referee.proto', {
     includeDirs: [root],
     keepCase: true, // field names as in the .proto: match_id, legal_actions
     longs: Number, // int64 ids and milliseconds fit in a double

@@ -30,7 +30,7 @@ Its shape is exactly the protobuf message ``parterre.v1.LaFleurObservation``
                    "dealt_characters": [], "dealt_artisans": [],  # own seat, before the reveal
                    "artisans": [{"card": "A05", "placed": true, "tilted": false,
                                  "location": "coin"}, ...],
-                   "hand": ["F12", ...], "hand_size": 4, "coins": 3, "prestige": 2,
+                   "hand": ["F12", ...], "cards_in_hand": 4, "coins": 3, "prestige": 2,
                    "allure": {"architecture": 1, "paths": 0, "water": 2, "flowers": 0, "vistas": 0},
                    "total_allure": 3, "garden_features": ["G07"], "companion": "",
                    "visitors": [], "used_prestige": false, "romancing": false}, ...],
@@ -151,7 +151,7 @@ def _player(s: LaFleurStateProtocol, p: int, seat: int | None) -> dict[str, Any]
             for i, a in enumerate(arts)
         ],
         "hand": [FLOWERS[x].id for x in visible],
-        "hand_size": len(hand),
+        "cards_in_hand": len(hand),
         "coins": s._coins[p],
         "prestige": s._prestige[p],
         "allure": _allure(s._allure[p]),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from parterre.commands import common
@@ -43,12 +44,22 @@ def cmd_bot_revoke(args: argparse.Namespace) -> int:
 def cmd_bot_run(args: argparse.Namespace) -> int:
     """Run a reference (or misbehaving) bot against a referee."""
     from bots.cli import run_bot
+    from bots.sdk import AuthenticationError
 
     address, token = common.bot_connection(args)
+
+    def announce(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
     try:
-        run_bot(args.kind, address, token, name=args.name, max_matches=args.max_matches, seed=args.seed)
+        run_bot(args.kind, address, token, name=args.name, max_matches=args.max_matches, seed=args.seed,
+                announce=announce)
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    except AuthenticationError as exc:
+        raise CliError(f"the referee at {address} refused the token (wrong or revoked): {exc}") from None
+    except KeyboardInterrupt:
+        return 130
     return 0
 
 
@@ -81,24 +92,24 @@ def register(sub: Subparsers) -> None:
     b = sub.add_parser("bot", help="register, revoke, run and list bots").add_subparsers(dest="bot_cmd", required=True)
     br = b.add_parser("register", help="register a bot and print its token once")
     br.add_argument("name")
-    br.add_argument("--version", default="1")
-    br.add_argument("--owner")
+    br.add_argument("--version", default="1", help="version shown on the ladder (default: 1)")
+    br.add_argument("--owner", help="owner's name (default: none)")
     br.set_defaults(func=cmd_bot_register)
     bv = b.add_parser("revoke", help="revoke a bot's token")
     bv.add_argument("bot", help="bot name or id")
     bv.set_defaults(func=cmd_bot_revoke)
     bn = b.add_parser("run", help="run a reference bot against a referee")
     bn.add_argument("kind", help="random, greedy, search, or a misbehaving kind (slow, illegal, drop, garbage, silent)")
-    bn.add_argument("--token")
-    bn.add_argument("--address")
-    bn.add_argument("--name")
-    bn.add_argument("--max-matches", type=int, default=4)
-    bn.add_argument("--seed", type=int, default=None)
+    bn.add_argument("--token", help="the bot's token; --token=T also works (default: $PARTERRE_BOT_TOKEN)")
+    bn.add_argument("--address", help="referee HOST:PORT (default: $PARTERRE_REFEREE_ADDRESS or 127.0.0.1:50051)")
+    bn.add_argument("--name", help="name sent in Hello, for the referee's logs (default: the kind)")
+    bn.add_argument("--max-matches", type=int, default=4, help="matches played at once (default: 4)")
+    bn.add_argument("--seed", type=int, default=None, help="random seed of the bot (default: random)")
     bn.set_defaults(func=cmd_bot_run)
     bl = b.add_parser("list", help="list the bots (house bots marked)")
     bl.add_argument("--all", action="store_true", help="revoked bots too")
     bl.add_argument("--house", action="store_true", help="house bots only")
-    bl.add_argument("--json", action="store_true")
+    bl.add_argument("--json", action="store_true", help="print JSON instead of text")
     bl.set_defaults(func=cmd_bot_list)
     from parterre.commands import upload
 

@@ -21,6 +21,7 @@ def cmd_matches(args: argparse.Namespace) -> int:
     if args.json:
         common.print_json(rows)
     else:
+        print("id\tgame\tstatus\tseats (bot#rank(score))")
         for r in rows:
             seats = ", ".join(
                 f"{s.get('name', s.get('bot_id'))}#{s.get('rank')}({s.get('score')})" for s in r.get("seats", [])
@@ -32,7 +33,7 @@ def cmd_matches(args: argparse.Namespace) -> int:
 def register(sub: Subparsers) -> None:
     """Add ``matches``."""
     m = sub.add_parser("matches", help="recent matches")
-    m.add_argument("--game")
-    m.add_argument("--limit", type=int, default=20)
-    m.add_argument("--json", action="store_true")
+    m.add_argument("--game", help="only this game (default: every game)")
+    m.add_argument("--limit", type=int, default=20, help="how many, newest first (default: 20)")
+    m.add_argument("--json", action="store_true", help="print JSON instead of text")
     m.set_defaults(func=cmd_matches)

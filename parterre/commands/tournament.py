@@ -114,6 +114,10 @@ def cmd_tournament_run(args: argparse.Namespace) -> int:
     if table.status == "cancelled":
         raise CliError(f"tournament {args.tournament_id} is cancelled" +
                        (f": {table.outcome}" if table.outcome else ""))
+    if table.complete:
+        print(f"tournament {args.tournament_id} has already finished: nothing to run "
+              f"(`parterre tournament show {args.tournament_id}` prints its table)")
+        return 0
     from workers.app import app
     from workers.tasks import plan_tournament
 
@@ -164,7 +168,7 @@ def register(sub: Subparsers) -> None:
     t = sub.add_parser("tournament", help="create, enter, run, list and show tournaments").add_subparsers(
         dest="t_cmd", required=True)
     tc = t.add_parser("create", help="create a tournament; prints its id")
-    tc.add_argument("--game", required=True)
+    tc.add_argument("--game", required=True, help="game name, e.g. floriferous")
     tc.add_argument("--format", choices=FORMAT_CHOICES, default="round-robin",
                     help="round-robin (everyone meets everyone), gauntlet (--candidate against the others), "
                          "duplicate (the round-robin on one deal per round and player count)")
@@ -174,10 +178,10 @@ def register(sub: Subparsers) -> None:
                     help="open an entry window until WHEN: +DURATION (+90s, +10m, +2h) or an ISO-8601 time; "
                          "the workers run it when the window closes")
     tc.add_argument("--players", default="2", help="player counts, e.g. 2,3,4")
-    tc.add_argument("--rounds", type=int, default=1)
+    tc.add_argument("--rounds", type=int, default=1, help="times each pairing is played (default: 1)")
     tc.add_argument("--time-control", default="1000+100", help="CAP_MS+MARGIN_MS or BASE:INC:CAP:MARGIN (ms)")
     tc.add_argument("--option", action="append", help="game option KEY=VALUE (repeatable)")
-    tc.add_argument("--name")
+    tc.add_argument("--name", help="tournament name (default: generated from game and format)")
     tc.set_defaults(func=cmd_tournament_create)
     te = t.add_parser("enter", help="enter a bot into a tournament whose entry window is open")
     te.add_argument("tournament_id", type=int)
@@ -186,14 +190,14 @@ def register(sub: Subparsers) -> None:
     tr = t.add_parser("run", help="plan and queue a tournament's matches on the workers")
     tr.add_argument("tournament_id", type=int)
     tr.add_argument("--wait", action="store_true", help="show progress until every match is done")
-    tr.add_argument("--timeout", type=float, default=3600)
+    tr.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits (default: 3600)")
     tr.set_defaults(func=cmd_tournament_run)
     tl = t.add_parser("list", help="the newest tournaments with their state")
-    tl.add_argument("--game")
-    tl.add_argument("--limit", type=int, default=50)
-    tl.add_argument("--json", action="store_true")
+    tl.add_argument("--game", help="only this game (default: every game)")
+    tl.add_argument("--limit", type=int, default=50, help="how many, newest first (default: 50)")
+    tl.add_argument("--json", action="store_true", help="print JSON instead of text")
     tl.set_defaults(func=cmd_tournament_list)
     ts = t.add_parser("show", help="a tournament's standings and its format's final table")
     ts.add_argument("tournament_id", type=int)
-    ts.add_argument("--json", action="store_true")
+    ts.add_argument("--json", action="store_true", help="print JSON instead of text")
     ts.set_defaults(func=cmd_tournament_show)

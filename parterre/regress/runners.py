@@ -94,7 +94,7 @@ class RefereeRunner(Runner):
     async def _main(self) -> None:
         import grpc.aio
 
-        from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
+        from proto.parterre.v1 import control_pb2_grpc as control_grpc
         from referee.server import create_server
         from referee.tokens import StaticTokenStore
 
@@ -118,7 +118,7 @@ class RefereeRunner(Runner):
                     await asyncio.sleep(0.01)
             async with grpc.aio.insecure_channel(address) as channel:
                 # the generated gRPC module (proto/.../referee_pb2_grpc.py) carries no annotations
-                self._stub = pb_grpc.MatchControlStub(channel)  # generated, unannotated: see untyped_calls_exclude
+                self._stub = control_grpc.MatchControlStub(channel)  # generated, unannotated: see untyped_calls_exclude
                 self._ready.set()
                 await self._stop.wait()
         finally:
@@ -131,10 +131,11 @@ class RefereeRunner(Runner):
             await core.stop(grace_s=0.5)
 
     async def _run_match(self, game_string: str, seed: str, seats: Sequence[str]) -> Ranks:
+        from proto.parterre.v1 import control_pb2 as control_pb
         from proto.parterre.v1 import referee_pb2 as pb
         from referee.server import SERVICE_TOKEN_HEADER
 
-        req = pb.RunMatchRequest(
+        req = control_pb.RunMatchRequest(
             match_id=next(self._match_ids), attempt=1, game_string=game_string, seed=seed,
             seat_bot_ids=[self.ids[r] for r in seats], time_control=pb.TimeControl(**self.tc),
             no_show_timeout_ms=10_000, max_duration_ms=0,

@@ -23,7 +23,7 @@ class FloriferousObservation(_message.Message):
         crow_stones: bool
         pawn: int
         def __init__(self, column: _Optional[int] = ..., card: _Optional[str] = ..., face_down: _Optional[bool] = ..., stones: _Optional[int] = ..., crow_stones: _Optional[bool] = ..., pawn: _Optional[int] = ...) -> None: ...
-    class Row(_message.Message):
+    class GardenRow(_message.Message):
         __slots__ = ("row", "kind", "cells")
         ROW_FIELD_NUMBER: _ClassVar[int]
         KIND_FIELD_NUMBER: _ClassVar[int]
@@ -58,7 +58,7 @@ class FloriferousObservation(_message.Message):
         points: int
         seats: _containers.RepeatedScalarFieldContainer[int]
         def __init__(self, day: _Optional[int] = ..., points: _Optional[int] = ..., seats: _Optional[_Iterable[int]] = ...) -> None: ...
-    class Bounty(_message.Message):
+    class BountyCard(_message.Message):
         __slots__ = ("bounty", "requirements", "columns")
         BOUNTY_FIELD_NUMBER: _ClassVar[int]
         REQUIREMENTS_FIELD_NUMBER: _ClassVar[int]
@@ -111,16 +111,16 @@ class FloriferousObservation(_message.Message):
     phase: str
     current_player: int
     turn_order: _containers.RepeatedScalarFieldContainer[int]
-    garden: _containers.RepeatedCompositeFieldContainer[FloriferousObservation.Row]
+    garden: _containers.RepeatedCompositeFieldContainer[FloriferousObservation.GardenRow]
     players: _containers.RepeatedCompositeFieldContainer[FloriferousObservation.Player]
-    bounties: _containers.RepeatedCompositeFieldContainer[FloriferousObservation.Bounty]
+    bounties: _containers.RepeatedCompositeFieldContainer[FloriferousObservation.BountyCard]
     tea_holder: int
     tea_tossed: bool
     garden_deck: int
     desire_deck: int
     stone_supply: int
     crow: FloriferousObservation.Crow
-    def __init__(self, num_players: _Optional[int] = ..., seat: _Optional[int] = ..., solo: _Optional[bool] = ..., extended: _Optional[bool] = ..., competitive_bounties: _Optional[bool] = ..., day: _Optional[int] = ..., round: _Optional[int] = ..., num_rounds: _Optional[int] = ..., direction: _Optional[str] = ..., phase: _Optional[str] = ..., current_player: _Optional[int] = ..., turn_order: _Optional[_Iterable[int]] = ..., garden: _Optional[_Iterable[_Union[FloriferousObservation.Row, _Mapping]]] = ..., players: _Optional[_Iterable[_Union[FloriferousObservation.Player, _Mapping]]] = ..., bounties: _Optional[_Iterable[_Union[FloriferousObservation.Bounty, _Mapping]]] = ..., tea_holder: _Optional[int] = ..., tea_tossed: _Optional[bool] = ..., garden_deck: _Optional[int] = ..., desire_deck: _Optional[int] = ..., stone_supply: _Optional[int] = ..., crow: _Optional[_Union[FloriferousObservation.Crow, _Mapping]] = ...) -> None: ...
+    def __init__(self, num_players: _Optional[int] = ..., seat: _Optional[int] = ..., solo: _Optional[bool] = ..., extended: _Optional[bool] = ..., competitive_bounties: _Optional[bool] = ..., day: _Optional[int] = ..., round: _Optional[int] = ..., num_rounds: _Optional[int] = ..., direction: _Optional[str] = ..., phase: _Optional[str] = ..., current_player: _Optional[int] = ..., turn_order: _Optional[_Iterable[int]] = ..., garden: _Optional[_Iterable[_Union[FloriferousObservation.GardenRow, _Mapping]]] = ..., players: _Optional[_Iterable[_Union[FloriferousObservation.Player, _Mapping]]] = ..., bounties: _Optional[_Iterable[_Union[FloriferousObservation.BountyCard, _Mapping]]] = ..., tea_holder: _Optional[int] = ..., tea_tossed: _Optional[bool] = ..., garden_deck: _Optional[int] = ..., desire_deck: _Optional[int] = ..., stone_supply: _Optional[int] = ..., crow: _Optional[_Union[FloriferousObservation.Crow, _Mapping]] = ...) -> None: ...
 
 class FloriferousAction(_message.Message):
     __slots__ = ("kind", "bounty", "seat", "card", "crow", "row", "stones", "toss")

@@ -17,7 +17,7 @@ class FlowarObservation(_message.Message):
         humans: int
         foxes: int
         def __init__(self, trentis: _Optional[int] = ..., humans: _Optional[int] = ..., foxes: _Optional[int] = ...) -> None: ...
-    class Means(_message.Message):
+    class TransportMeans(_message.Message):
         __slots__ = ("means", "name", "cost")
         MEANS_FIELD_NUMBER: _ClassVar[int]
         NAME_FIELD_NUMBER: _ClassVar[int]
@@ -26,7 +26,7 @@ class FlowarObservation(_message.Message):
         name: str
         cost: int
         def __init__(self, means: _Optional[str] = ..., name: _Optional[str] = ..., cost: _Optional[int] = ...) -> None: ...
-    class Kingdom(_message.Message):
+    class KingdomBoard(_message.Message):
         __slots__ = ("kingdom", "name", "means", "efficiency", "favor", "next_favor", "workers")
         KINGDOM_FIELD_NUMBER: _ClassVar[int]
         NAME_FIELD_NUMBER: _ClassVar[int]
@@ -37,12 +37,12 @@ class FlowarObservation(_message.Message):
         WORKERS_FIELD_NUMBER: _ClassVar[int]
         kingdom: str
         name: str
-        means: _containers.RepeatedCompositeFieldContainer[FlowarObservation.Means]
+        means: _containers.RepeatedCompositeFieldContainer[FlowarObservation.TransportMeans]
         efficiency: int
         favor: int
         next_favor: int
         workers: FlowarObservation.Workers
-        def __init__(self, kingdom: _Optional[str] = ..., name: _Optional[str] = ..., means: _Optional[_Iterable[_Union[FlowarObservation.Means, _Mapping]]] = ..., efficiency: _Optional[int] = ..., favor: _Optional[int] = ..., next_favor: _Optional[int] = ..., workers: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ...) -> None: ...
+        def __init__(self, kingdom: _Optional[str] = ..., name: _Optional[str] = ..., means: _Optional[_Iterable[_Union[FlowarObservation.TransportMeans, _Mapping]]] = ..., efficiency: _Optional[int] = ..., favor: _Optional[int] = ..., next_favor: _Optional[int] = ..., workers: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ...) -> None: ...
     class GuildTile(_message.Message):
         __slots__ = ("guild", "action", "amount", "flower_price", "workers", "owner")
         GUILD_FIELD_NUMBER: _ClassVar[int]
@@ -209,7 +209,7 @@ class FlowarObservation(_message.Message):
     turn_order: _containers.RepeatedScalarFieldContainer[int]
     turn_seat: int
     exchange_rate: int
-    kingdoms: _containers.RepeatedCompositeFieldContainer[FlowarObservation.Kingdom]
+    kingdoms: _containers.RepeatedCompositeFieldContainer[FlowarObservation.KingdomBoard]
     contract_space: FlowarObservation.Workers
     market_space: FlowarObservation.Workers
     fellowship_guild: int
@@ -231,7 +231,7 @@ class FlowarObservation(_message.Message):
     context: FlowarObservation.Context
     taxus: FlowarObservation.Taxus
     torch_supply: int
-    def __init__(self, num_players: _Optional[int] = ..., seat: _Optional[int] = ..., solo: _Optional[bool] = ..., first_game_favors: _Optional[bool] = ..., round: _Optional[int] = ..., phase: _Optional[str] = ..., current_player: _Optional[int] = ..., start_player: _Optional[int] = ..., taxus_seat: _Optional[int] = ..., turn_track: _Optional[_Iterable[int]] = ..., passing_order: _Optional[_Iterable[int]] = ..., turn_order: _Optional[_Iterable[int]] = ..., turn_seat: _Optional[int] = ..., exchange_rate: _Optional[int] = ..., kingdoms: _Optional[_Iterable[_Union[FlowarObservation.Kingdom, _Mapping]]] = ..., contract_space: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., market_space: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., fellowship_guild: _Optional[int] = ..., fellowship_used: _Optional[bool] = ..., strike_area: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., strikes: _Optional[_Iterable[str]] = ..., bag: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., market: _Optional[_Iterable[str]] = ..., contract_grid: _Optional[_Iterable[str]] = ..., flower_deck: _Optional[int] = ..., flower_discard: _Optional[int] = ..., contract_deck: _Optional[int] = ..., contract_discard: _Optional[int] = ..., unchosen_contracts: _Optional[int] = ..., efficiency_supply: _Optional[int] = ..., favor_pool: _Optional[int] = ..., guild_tiles: _Optional[_Iterable[_Union[FlowarObservation.GuildTile, _Mapping]]] = ..., players: _Optional[_Iterable[_Union[FlowarObservation.Player, _Mapping]]] = ..., context: _Optional[_Union[FlowarObservation.Context, _Mapping]] = ..., taxus: _Optional[_Union[FlowarObservation.Taxus, _Mapping]] = ..., torch_supply: _Optional[int] = ...) -> None: ...
+    def __init__(self, num_players: _Optional[int] = ..., seat: _Optional[int] = ..., solo: _Optional[bool] = ..., first_game_favors: _Optional[bool] = ..., round: _Optional[int] = ..., phase: _Optional[str] = ..., current_player: _Optional[int] = ..., start_player: _Optional[int] = ..., taxus_seat: _Optional[int] = ..., turn_track: _Optional[_Iterable[int]] = ..., passing_order: _Optional[_Iterable[int]] = ..., turn_order: _Optional[_Iterable[int]] = ..., turn_seat: _Optional[int] = ..., exchange_rate: _Optional[int] = ..., kingdoms: _Optional[_Iterable[_Union[FlowarObservation.KingdomBoard, _Mapping]]] = ..., contract_space: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., market_space: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., fellowship_guild: _Optional[int] = ..., fellowship_used: _Optional[bool] = ..., strike_area: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., strikes: _Optional[_Iterable[str]] = ..., bag: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., market: _Optional[_Iterable[str]] = ..., contract_grid: _Optional[_Iterable[str]] = ..., flower_deck: _Optional[int] = ..., flower_discard: _Optional[int] = ..., contract_deck: _Optional[int] = ..., contract_discard: _Optional[int] = ..., unchosen_contracts: _Optional[int] = ..., efficiency_supply: _Optional[int] = ..., favor_pool: _Optional[int] = ..., guild_tiles: _Optional[_Iterable[_Union[FlowarObservation.GuildTile, _Mapping]]] = ..., players: _Optional[_Iterable[_Union[FlowarObservation.Player, _Mapping]]] = ..., context: _Optional[_Union[FlowarObservation.Context, _Mapping]] = ..., taxus: _Optional[_Union[FlowarObservation.Taxus, _Mapping]] = ..., torch_supply: _Optional[int] = ...) -> None: ...
 
 class FlowarAction(_message.Message):
     __slots__ = ("kind", "favor", "value", "card", "guild", "worker", "seat", "taxus", "count", "space", "coins", "trentis", "humans", "foxes", "kingdom", "line", "slot", "mp", "give", "take")

@@ -21,7 +21,7 @@ class LaFleurObservation(_message.Message):
         flowers: int
         vistas: int
         def __init__(self, architecture: _Optional[int] = ..., paths: _Optional[int] = ..., water: _Optional[int] = ..., flowers: _Optional[int] = ..., vistas: _Optional[int] = ...) -> None: ...
-    class Space(_message.Message):
+    class BoardSpace(_message.Message):
         __slots__ = ("space", "card")
         SPACE_FIELD_NUMBER: _ClassVar[int]
         CARD_FIELD_NUMBER: _ClassVar[int]
@@ -51,7 +51,7 @@ class LaFleurObservation(_message.Message):
         location: str
         def __init__(self, card: _Optional[str] = ..., placed: _Optional[bool] = ..., tilted: _Optional[bool] = ..., location: _Optional[str] = ...) -> None: ...
     class Player(_message.Message):
-        __slots__ = ("seat", "automaton", "character", "chosen", "dealt_characters", "dealt_artisans", "artisans", "hand", "hand_size", "coins", "prestige", "allure", "total_allure", "garden_features", "companion", "visitors", "used_prestige", "romancing")
+        __slots__ = ("seat", "automaton", "character", "chosen", "dealt_characters", "dealt_artisans", "artisans", "hand", "cards_in_hand", "coins", "prestige", "allure", "total_allure", "garden_features", "companion", "visitors", "used_prestige", "romancing")
         SEAT_FIELD_NUMBER: _ClassVar[int]
         AUTOMATON_FIELD_NUMBER: _ClassVar[int]
         CHARACTER_FIELD_NUMBER: _ClassVar[int]
@@ -60,7 +60,7 @@ class LaFleurObservation(_message.Message):
         DEALT_ARTISANS_FIELD_NUMBER: _ClassVar[int]
         ARTISANS_FIELD_NUMBER: _ClassVar[int]
         HAND_FIELD_NUMBER: _ClassVar[int]
-        HAND_SIZE_FIELD_NUMBER: _ClassVar[int]
+        CARDS_IN_HAND_FIELD_NUMBER: _ClassVar[int]
         COINS_FIELD_NUMBER: _ClassVar[int]
         PRESTIGE_FIELD_NUMBER: _ClassVar[int]
         ALLURE_FIELD_NUMBER: _ClassVar[int]
@@ -78,7 +78,7 @@ class LaFleurObservation(_message.Message):
         dealt_artisans: _containers.RepeatedScalarFieldContainer[str]
         artisans: _containers.RepeatedCompositeFieldContainer[LaFleurObservation.Artisan]
         hand: _containers.RepeatedScalarFieldContainer[str]
-        hand_size: int
+        cards_in_hand: int
         coins: int
         prestige: int
         allure: LaFleurObservation.Allure
@@ -88,7 +88,7 @@ class LaFleurObservation(_message.Message):
         visitors: _containers.RepeatedScalarFieldContainer[str]
         used_prestige: bool
         romancing: bool
-        def __init__(self, seat: _Optional[int] = ..., automaton: _Optional[bool] = ..., character: _Optional[str] = ..., chosen: _Optional[bool] = ..., dealt_characters: _Optional[_Iterable[str]] = ..., dealt_artisans: _Optional[_Iterable[str]] = ..., artisans: _Optional[_Iterable[_Union[LaFleurObservation.Artisan, _Mapping]]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_size: _Optional[int] = ..., coins: _Optional[int] = ..., prestige: _Optional[int] = ..., allure: _Optional[_Union[LaFleurObservation.Allure, _Mapping]] = ..., total_allure: _Optional[int] = ..., garden_features: _Optional[_Iterable[str]] = ..., companion: _Optional[str] = ..., visitors: _Optional[_Iterable[str]] = ..., used_prestige: _Optional[bool] = ..., romancing: _Optional[bool] = ...) -> None: ...
+        def __init__(self, seat: _Optional[int] = ..., automaton: _Optional[bool] = ..., character: _Optional[str] = ..., chosen: _Optional[bool] = ..., dealt_characters: _Optional[_Iterable[str]] = ..., dealt_artisans: _Optional[_Iterable[str]] = ..., artisans: _Optional[_Iterable[_Union[LaFleurObservation.Artisan, _Mapping]]] = ..., hand: _Optional[_Iterable[str]] = ..., cards_in_hand: _Optional[int] = ..., coins: _Optional[int] = ..., prestige: _Optional[int] = ..., allure: _Optional[_Union[LaFleurObservation.Allure, _Mapping]] = ..., total_allure: _Optional[int] = ..., garden_features: _Optional[_Iterable[str]] = ..., companion: _Optional[str] = ..., visitors: _Optional[_Iterable[str]] = ..., used_prestige: _Optional[bool] = ..., romancing: _Optional[bool] = ...) -> None: ...
     class Purchase(_message.Message):
         __slots__ = ("feature", "space", "remaining", "discount", "pair_allure", "pair_first")
         FEATURE_FIELD_NUMBER: _ClassVar[int]
@@ -155,8 +155,8 @@ class LaFleurObservation(_message.Message):
     current_player: int
     first_player: int
     turn_order: _containers.RepeatedScalarFieldContainer[int]
-    market: _containers.RepeatedCompositeFieldContainer[LaFleurObservation.Space]
-    garden_features: _containers.RepeatedCompositeFieldContainer[LaFleurObservation.Space]
+    market: _containers.RepeatedCompositeFieldContainer[LaFleurObservation.BoardSpace]
+    garden_features: _containers.RepeatedCompositeFieldContainer[LaFleurObservation.BoardSpace]
     visitors: _containers.RepeatedCompositeFieldContainer[LaFleurObservation.Visitor]
     event: str
     flower_deck: int
@@ -173,7 +173,7 @@ class LaFleurObservation(_message.Message):
     players: _containers.RepeatedCompositeFieldContainer[LaFleurObservation.Player]
     purchase: LaFleurObservation.Purchase
     prompt: LaFleurObservation.Prompt
-    def __init__(self, num_players: _Optional[int] = ..., seat: _Optional[int] = ..., solo: _Optional[bool] = ..., difficulty: _Optional[str] = ..., round: _Optional[int] = ..., max_rounds: _Optional[int] = ..., grande_soiree: _Optional[bool] = ..., phase: _Optional[str] = ..., current_player: _Optional[int] = ..., first_player: _Optional[int] = ..., turn_order: _Optional[_Iterable[int]] = ..., market: _Optional[_Iterable[_Union[LaFleurObservation.Space, _Mapping]]] = ..., garden_features: _Optional[_Iterable[_Union[LaFleurObservation.Space, _Mapping]]] = ..., visitors: _Optional[_Iterable[_Union[LaFleurObservation.Visitor, _Mapping]]] = ..., event: _Optional[str] = ..., flower_deck: _Optional[int] = ..., feature_deck: _Optional[int] = ..., visitor_deck: _Optional[int] = ..., artisan_deck: _Optional[int] = ..., event_deck: _Optional[int] = ..., visitor_deck_bottom: _Optional[_Iterable[str]] = ..., flower_discard: _Optional[_Iterable[str]] = ..., feature_discard: _Optional[_Iterable[str]] = ..., visitor_discard: _Optional[_Iterable[str]] = ..., artisan_discard: _Optional[_Iterable[str]] = ..., event_discard: _Optional[_Iterable[str]] = ..., players: _Optional[_Iterable[_Union[LaFleurObservation.Player, _Mapping]]] = ..., purchase: _Optional[_Union[LaFleurObservation.Purchase, _Mapping]] = ..., prompt: _Optional[_Union[LaFleurObservation.Prompt, _Mapping]] = ...) -> None: ...
+    def __init__(self, num_players: _Optional[int] = ..., seat: _Optional[int] = ..., solo: _Optional[bool] = ..., difficulty: _Optional[str] = ..., round: _Optional[int] = ..., max_rounds: _Optional[int] = ..., grande_soiree: _Optional[bool] = ..., phase: _Optional[str] = ..., current_player: _Optional[int] = ..., first_player: _Optional[int] = ..., turn_order: _Optional[_Iterable[int]] = ..., market: _Optional[_Iterable[_Union[LaFleurObservation.BoardSpace, _Mapping]]] = ..., garden_features: _Optional[_Iterable[_Union[LaFleurObservation.BoardSpace, _Mapping]]] = ..., visitors: _Optional[_Iterable[_Union[LaFleurObservation.Visitor, _Mapping]]] = ..., event: _Optional[str] = ..., flower_deck: _Optional[int] = ..., feature_deck: _Optional[int] = ..., visitor_deck: _Optional[int] = ..., artisan_deck: _Optional[int] = ..., event_deck: _Optional[int] = ..., visitor_deck_bottom: _Optional[_Iterable[str]] = ..., flower_discard: _Optional[_Iterable[str]] = ..., feature_discard: _Optional[_Iterable[str]] = ..., visitor_discard: _Optional[_Iterable[str]] = ..., artisan_discard: _Optional[_Iterable[str]] = ..., event_discard: _Optional[_Iterable[str]] = ..., players: _Optional[_Iterable[_Union[LaFleurObservation.Player, _Mapping]]] = ..., purchase: _Optional[_Union[LaFleurObservation.Purchase, _Mapping]] = ..., prompt: _Optional[_Union[LaFleurObservation.Prompt, _Mapping]] = ...) -> None: ...
 
 class LaFleurAction(_message.Message):
     __slots__ = ("kind", "deck", "card", "seat", "cards", "artisan", "location", "space", "allure", "visitor", "romance", "accept", "option")

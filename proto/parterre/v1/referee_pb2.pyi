@@ -12,35 +12,35 @@ DESCRIPTOR: _descriptor.FileDescriptor
 
 class RejectionCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
-    REJECTION_UNSPECIFIED: _ClassVar[RejectionCode]
-    DUPLICATE: _ClassVar[RejectionCode]
-    STALE: _ClassVar[RejectionCode]
-    NOT_YOUR_TURN: _ClassVar[RejectionCode]
-    LATE: _ClassVar[RejectionCode]
-    MATCH_ENDED: _ClassVar[RejectionCode]
-    UNKNOWN_SEQ: _ClassVar[RejectionCode]
+    REJECTION_CODE_UNSPECIFIED: _ClassVar[RejectionCode]
+    REJECTION_CODE_DUPLICATE: _ClassVar[RejectionCode]
+    REJECTION_CODE_STALE: _ClassVar[RejectionCode]
+    REJECTION_CODE_NOT_YOUR_TURN: _ClassVar[RejectionCode]
+    REJECTION_CODE_LATE: _ClassVar[RejectionCode]
+    REJECTION_CODE_MATCH_ENDED: _ClassVar[RejectionCode]
+    REJECTION_CODE_UNKNOWN_SEQ: _ClassVar[RejectionCode]
 
 class ErrorCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
-    ERROR_UNSPECIFIED: _ClassVar[ErrorCode]
-    UNAUTHENTICATED: _ClassVar[ErrorCode]
-    PROTOCOL: _ClassVar[ErrorCode]
-    NOT_SEATED: _ClassVar[ErrorCode]
-    SHUTTING_DOWN: _ClassVar[ErrorCode]
-    UNAVAILABLE: _ClassVar[ErrorCode]
-REJECTION_UNSPECIFIED: RejectionCode
-DUPLICATE: RejectionCode
-STALE: RejectionCode
-NOT_YOUR_TURN: RejectionCode
-LATE: RejectionCode
-MATCH_ENDED: RejectionCode
-UNKNOWN_SEQ: RejectionCode
-ERROR_UNSPECIFIED: ErrorCode
-UNAUTHENTICATED: ErrorCode
-PROTOCOL: ErrorCode
-NOT_SEATED: ErrorCode
-SHUTTING_DOWN: ErrorCode
-UNAVAILABLE: ErrorCode
+    ERROR_CODE_UNSPECIFIED: _ClassVar[ErrorCode]
+    ERROR_CODE_UNAUTHENTICATED: _ClassVar[ErrorCode]
+    ERROR_CODE_PROTOCOL: _ClassVar[ErrorCode]
+    ERROR_CODE_NOT_SEATED: _ClassVar[ErrorCode]
+    ERROR_CODE_SHUTTING_DOWN: _ClassVar[ErrorCode]
+    ERROR_CODE_UNAVAILABLE: _ClassVar[ErrorCode]
+REJECTION_CODE_UNSPECIFIED: RejectionCode
+REJECTION_CODE_DUPLICATE: RejectionCode
+REJECTION_CODE_STALE: RejectionCode
+REJECTION_CODE_NOT_YOUR_TURN: RejectionCode
+REJECTION_CODE_LATE: RejectionCode
+REJECTION_CODE_MATCH_ENDED: RejectionCode
+REJECTION_CODE_UNKNOWN_SEQ: RejectionCode
+ERROR_CODE_UNSPECIFIED: ErrorCode
+ERROR_CODE_UNAUTHENTICATED: ErrorCode
+ERROR_CODE_PROTOCOL: ErrorCode
+ERROR_CODE_NOT_SEATED: ErrorCode
+ERROR_CODE_SHUTTING_DOWN: ErrorCode
+ERROR_CODE_UNAVAILABLE: ErrorCode
 
 class BotMessage(_message.Message):
     __slots__ = ("hello", "decision", "resign", "pong")
@@ -107,8 +107,8 @@ class RefereeMessage(_message.Message):
     decision_rejected: DecisionRejected
     match_ended: MatchEnded
     ping: Ping
-    error: Error
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., decision_rejected: _Optional[_Union[DecisionRejected, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
+    error: RefereeError
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., decision_rejected: _Optional[_Union[DecisionRejected, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., error: _Optional[_Union[RefereeError, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("bot_id", "referee_id")
@@ -255,7 +255,7 @@ class Ping(_message.Message):
     nonce: int
     def __init__(self, nonce: _Optional[int] = ...) -> None: ...
 
-class Error(_message.Message):
+class RefereeError(_message.Message):
     __slots__ = ("code", "message", "match_id")
     CODE_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
@@ -264,95 +264,3 @@ class Error(_message.Message):
     message: str
     match_id: int
     def __init__(self, code: _Optional[_Union[ErrorCode, str]] = ..., message: _Optional[str] = ..., match_id: _Optional[int] = ...) -> None: ...
-
-class RunMatchRequest(_message.Message):
-    __slots__ = ("match_id", "attempt", "game_string", "seed", "seat_bot_ids", "time_control", "no_show_timeout_ms", "max_duration_ms")
-    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
-    GAME_STRING_FIELD_NUMBER: _ClassVar[int]
-    SEED_FIELD_NUMBER: _ClassVar[int]
-    SEAT_BOT_IDS_FIELD_NUMBER: _ClassVar[int]
-    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
-    NO_SHOW_TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
-    MAX_DURATION_MS_FIELD_NUMBER: _ClassVar[int]
-    match_id: int
-    attempt: int
-    game_string: str
-    seed: str
-    seat_bot_ids: _containers.RepeatedScalarFieldContainer[int]
-    time_control: TimeControl
-    no_show_timeout_ms: int
-    max_duration_ms: int
-    def __init__(self, match_id: _Optional[int] = ..., attempt: _Optional[int] = ..., game_string: _Optional[str] = ..., seed: _Optional[str] = ..., seat_bot_ids: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., no_show_timeout_ms: _Optional[int] = ..., max_duration_ms: _Optional[int] = ...) -> None: ...
-
-class MatchStartedInfo(_message.Message):
-    __slots__ = ("match_id", "attempt", "game_string", "seed_commitment", "players", "time_control", "referee_id")
-    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
-    GAME_STRING_FIELD_NUMBER: _ClassVar[int]
-    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
-    PLAYERS_FIELD_NUMBER: _ClassVar[int]
-    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
-    REFEREE_ID_FIELD_NUMBER: _ClassVar[int]
-    match_id: int
-    attempt: int
-    game_string: str
-    seed_commitment: str
-    players: _containers.RepeatedCompositeFieldContainer[PlayerInfo]
-    time_control: TimeControl
-    referee_id: str
-    def __init__(self, match_id: _Optional[int] = ..., attempt: _Optional[int] = ..., game_string: _Optional[str] = ..., seed_commitment: _Optional[str] = ..., players: _Optional[_Iterable[_Union[PlayerInfo, _Mapping]]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., referee_id: _Optional[str] = ...) -> None: ...
-
-class Progress(_message.Message):
-    __slots__ = ("step", "decisions")
-    STEP_FIELD_NUMBER: _ClassVar[int]
-    DECISIONS_FIELD_NUMBER: _ClassVar[int]
-    step: int
-    decisions: int
-    def __init__(self, step: _Optional[int] = ..., decisions: _Optional[int] = ...) -> None: ...
-
-class SeatResult(_message.Message):
-    __slots__ = ("seat", "bot_id", "rank", "score", "verdict", "time_used_ms", "decisions")
-    SEAT_FIELD_NUMBER: _ClassVar[int]
-    BOT_ID_FIELD_NUMBER: _ClassVar[int]
-    RANK_FIELD_NUMBER: _ClassVar[int]
-    SCORE_FIELD_NUMBER: _ClassVar[int]
-    VERDICT_FIELD_NUMBER: _ClassVar[int]
-    TIME_USED_MS_FIELD_NUMBER: _ClassVar[int]
-    DECISIONS_FIELD_NUMBER: _ClassVar[int]
-    seat: int
-    bot_id: int
-    rank: int
-    score: float
-    verdict: str
-    time_used_ms: int
-    decisions: int
-    def __init__(self, seat: _Optional[int] = ..., bot_id: _Optional[int] = ..., rank: _Optional[int] = ..., score: _Optional[float] = ..., verdict: _Optional[str] = ..., time_used_ms: _Optional[int] = ..., decisions: _Optional[int] = ...) -> None: ...
-
-class MatchResult(_message.Message):
-    __slots__ = ("status", "seats", "replay_json", "match_id", "attempt", "reason", "referee_id")
-    STATUS_FIELD_NUMBER: _ClassVar[int]
-    SEATS_FIELD_NUMBER: _ClassVar[int]
-    REPLAY_JSON_FIELD_NUMBER: _ClassVar[int]
-    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
-    REASON_FIELD_NUMBER: _ClassVar[int]
-    REFEREE_ID_FIELD_NUMBER: _ClassVar[int]
-    status: str
-    seats: _containers.RepeatedCompositeFieldContainer[SeatResult]
-    replay_json: str
-    match_id: int
-    attempt: int
-    reason: str
-    referee_id: str
-    def __init__(self, status: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., replay_json: _Optional[str] = ..., match_id: _Optional[int] = ..., attempt: _Optional[int] = ..., reason: _Optional[str] = ..., referee_id: _Optional[str] = ...) -> None: ...
-
-class MatchEvent(_message.Message):
-    __slots__ = ("started", "progress", "result")
-    STARTED_FIELD_NUMBER: _ClassVar[int]
-    PROGRESS_FIELD_NUMBER: _ClassVar[int]
-    RESULT_FIELD_NUMBER: _ClassVar[int]
-    started: MatchStartedInfo
-    progress: Progress
-    result: MatchResult
-    def __init__(self, started: _Optional[_Union[MatchStartedInfo, _Mapping]] = ..., progress: _Optional[_Union[Progress, _Mapping]] = ..., result: _Optional[_Union[MatchResult, _Mapping]] = ...) -> None: ...

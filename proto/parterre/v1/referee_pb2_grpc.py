@@ -3,7 +3,7 @@
 import grpc
 import warnings
 
-from proto.parterre.v1 import referee_pb2 as proto_dot_parterre_dot_v1_dot_referee__pb2
+from proto.parterre.v1 import referee_pb2 as parterre_dot_v1_dot_referee__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -18,7 +18,7 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(
         f'The grpc package installed is at version {GRPC_VERSION},'
-        + ' but the generated code in proto/parterre/v1/referee_pb2_grpc.py depends on'
+        + ' but the generated code in parterre/v1/referee_pb2_grpc.py depends on'
         + f' grpcio>={GRPC_GENERATED_VERSION}.'
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'
@@ -40,8 +40,8 @@ class RefereeStub:
         """
         self.Connect = channel.stream_stream(
                 '/parterre.v1.Referee/Connect',
-                request_serializer=proto_dot_parterre_dot_v1_dot_referee__pb2.BotMessage.SerializeToString,
-                response_deserializer=proto_dot_parterre_dot_v1_dot_referee__pb2.RefereeMessage.FromString,
+                request_serializer=parterre_dot_v1_dot_referee__pb2.BotMessage.SerializeToString,
+                response_deserializer=parterre_dot_v1_dot_referee__pb2.RefereeMessage.FromString,
                 _registered_method=True)
 
 
@@ -54,7 +54,7 @@ class RefereeServicer:
 
     def Connect(self, request_iterator, context):
         """The whole bot protocol. The bot's first message must be Hello; the referee
-        answers Welcome (or Error + status UNAUTHENTICATED) and from then on sends
+        answers Welcome (or RefereeError + status UNAUTHENTICATED) and from then on sends
         MatchStarted / DecisionRequest / MatchEnded for every match it seats the
         bot in, up to Hello.max_concurrent_matches at once.
         """
@@ -67,8 +67,8 @@ def add_RefereeServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'Connect': grpc.stream_stream_rpc_method_handler(
                     servicer.Connect,
-                    request_deserializer=proto_dot_parterre_dot_v1_dot_referee__pb2.BotMessage.FromString,
-                    response_serializer=proto_dot_parterre_dot_v1_dot_referee__pb2.RefereeMessage.SerializeToString,
+                    request_deserializer=parterre_dot_v1_dot_referee__pb2.BotMessage.FromString,
+                    response_serializer=parterre_dot_v1_dot_referee__pb2.RefereeMessage.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -100,97 +100,8 @@ class Referee:
             request_iterator,
             target,
             '/parterre.v1.Referee/Connect',
-            proto_dot_parterre_dot_v1_dot_referee__pb2.BotMessage.SerializeToString,
-            proto_dot_parterre_dot_v1_dot_referee__pb2.RefereeMessage.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-
-class MatchControlStub:
-    """---------------------------------------------------------------------------
-    Internal service (workers -> referee). Every call carries the metadata
-    `x-parterre-service-token`; otherwise status UNAUTHENTICATED.
-    ---------------------------------------------------------------------------
-
-    """
-
-    def __init__(self, channel):
-        """Constructor.
-
-        Args:
-            channel: A grpc.Channel.
-        """
-        self.RunMatch = channel.unary_stream(
-                '/parterre.v1.MatchControl/RunMatch',
-                request_serializer=proto_dot_parterre_dot_v1_dot_referee__pb2.RunMatchRequest.SerializeToString,
-                response_deserializer=proto_dot_parterre_dot_v1_dot_referee__pb2.MatchEvent.FromString,
-                _registered_method=True)
-
-
-class MatchControlServicer:
-    """---------------------------------------------------------------------------
-    Internal service (workers -> referee). Every call carries the metadata
-    `x-parterre-service-token`; otherwise status UNAUTHENTICATED.
-    ---------------------------------------------------------------------------
-
-    """
-
-    def RunMatch(self, request, context):
-        """Seat the bots, play the match, stream events; the last event is always
-        exactly one MatchResult (unless the call itself fails).
-        """
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-
-def add_MatchControlServicer_to_server(servicer, server):
-    rpc_method_handlers = {
-            'RunMatch': grpc.unary_stream_rpc_method_handler(
-                    servicer.RunMatch,
-                    request_deserializer=proto_dot_parterre_dot_v1_dot_referee__pb2.RunMatchRequest.FromString,
-                    response_serializer=proto_dot_parterre_dot_v1_dot_referee__pb2.MatchEvent.SerializeToString,
-            ),
-    }
-    generic_handler = grpc.method_handlers_generic_handler(
-            'parterre.v1.MatchControl', rpc_method_handlers)
-    server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('parterre.v1.MatchControl', rpc_method_handlers)
-
-
- # This class is part of an EXPERIMENTAL API.
-class MatchControl:
-    """---------------------------------------------------------------------------
-    Internal service (workers -> referee). Every call carries the metadata
-    `x-parterre-service-token`; otherwise status UNAUTHENTICATED.
-    ---------------------------------------------------------------------------
-
-    """
-
-    @staticmethod
-    def RunMatch(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_stream(
-            request,
-            target,
-            '/parterre.v1.MatchControl/RunMatch',
-            proto_dot_parterre_dot_v1_dot_referee__pb2.RunMatchRequest.SerializeToString,
-            proto_dot_parterre_dot_v1_dot_referee__pb2.MatchEvent.FromString,
+            parterre_dot_v1_dot_referee__pb2.BotMessage.SerializeToString,
+            parterre_dot_v1_dot_referee__pb2.RefereeMessage.FromString,
             options,
             channel_credentials,
             insecure,
