@@ -39,13 +39,13 @@ ROOT = Path(__file__).resolve().parents[2]
 FILES = ["-f", "docker-compose.yml", "-f", "deploy/ci/docker-compose.ci.yml"]
 PORTS = {"postgres": 25432, "redis": 26379, "referee": 25051, "referee-2": 25052, "referee metrics": 25101,
          "referee-2 metrics": 25102, "worker metrics": 25111, "worker-2 metrics": 25112, "beat metrics": 25121,
-         "web": 25080, "web metrics": 25131, "prometheus": 25090}
+         "web": 25080, "web metrics": 25131, "prometheus": 25090, "house probe": 25141}
 """The CI ports on 127.0.0.1 (deploy/ci/docker-compose.ci.yml, deploy/ci/prometheus.ci.yml)."""
 WEB = "http://127.0.0.1:25080"
 PROM = "http://127.0.0.1:25090"
 GAMES = ("floriferous", "lafleur", "flowar")
 LONG_RUNNING = ("postgres", "redis", "referee", "referee-2", "worker", "worker-2", "beat", "web", "prometheus",
-                "bot-greedy", "bot-random")
+                "bot-greedy", "bot-random", "house")
 DONE = ("finished", "failed", "aborted_no_show")
 FAULT_GAME = "flowar"
 """The game of the kill phase: its matches have the most decisions (~4x Floriferous's), so a kill
