@@ -216,6 +216,17 @@ def set_status(pool: ConnectionPool, account_id: int, status: str) -> Account:
     return _update(pool, account_id, "status = %s, session_epoch = session_epoch + 1", (status,))
 
 
+def end_sessions(pool: ConnectionPool, account_id: int) -> Account:
+    """Void every web session of an account (epoch + 1): what logging out does.
+
+    Sessions are signed cookies that hold the epoch; without this, a copy of the
+    cookie kept from before "log out" would still work until it expires. Logging
+    out therefore ends the account's sessions in every browser. API tokens are
+    separate and stay valid until revoked.
+    """
+    return _update(pool, account_id, "session_epoch = session_epoch + 1", ())
+
+
 def authenticate(pool: ConnectionPool, username: str, password: str) -> Account | None:
     """The account if ``password`` is right, else ``None`` (unknown user, wrong password, not active).
 

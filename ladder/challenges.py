@@ -146,6 +146,7 @@ def create_challenge(
         tc = TimeControl.parse(time_control)
     except (TournamentError, TypeError) as exc:
         raise ChallengeError(str(exc)) from None
+    _check_challenge_clock(tc)
     if isinstance(expires_after_s, bool) or not isinstance(expires_after_s, (int, float)) or not (
         0 < expires_after_s <= MAX_EXPIRY_S
     ):
@@ -317,6 +318,73 @@ def expire_challenge(pool: ConnectionPool, match_id: int, reason: str) -> bool:
     return run_transaction(pool, write)
 
 
+MIN_DECISION_MS = 100
+"""Least time a challenge may give one decision (the cap, or the bank plus increment when uncapped)."""
+MAX_BANK_MS = 3_600_000
+MAX_DECISION_MS = 60_000
+MAX_MARGIN_MS = 10_000
+
+
+def _check_challenge_clock(tc: TimeControl) -> None:
+    """Bounds on a time control a challenger chooses (the other seats' owners did not).
+
+    A stranger must not be able to set a limit no bot can meet (1 ms: every opponent
+    times out) or one that holds a bot for days.
+
+    Raises:
+        ChallengeError: outside ``MIN_DECISION_MS``..``MAX_DECISION_MS`` per decision,
+            a bank over ``MAX_BANK_MS`` or a margin over ``MAX_MARGIN_MS``.
+    """
+    per_decision = tc.cap_ms if tc.cap_ms else tc.base_ms + tc.increment_ms
+    if per_decision < MIN_DECISION_MS:
+        raise ChallengeError(f"a challenge gives each decision at least {MIN_DECISION_MS} ms "
+                             f"(cap_ms, or base_ms + increment_ms without a cap); got {per_decision} ms")
+    if tc.cap_ms > MAX_DECISION_MS or tc.increment_ms > MAX_DECISION_MS:
+        raise ChallengeError(f"cap_ms and increment_ms are at most {MAX_DECISION_MS} ms in a challenge")
+    if tc.base_ms > MAX_BANK_MS:
+        raise ChallengeError(f"base_ms is at most {MAX_BANK_MS} ms (1 hour) in a challenge")
+    if tc.margin_ms > MAX_MARGIN_MS:
+        raise ChallengeError(f"margin_ms is at most {MAX_MARGIN_MS} ms in a challenge")
+
+
+def _no_longer_consenting(pool: ConnectionPool, w: WaitingChallenge) -> str:
+    """A bot of another account in ``w`` that has since stopped accepting challenges in its game.
+
+    Consent is checked when a challenge is made (the web layer) and again when it would
+    start: an owner who turns challenges off, or drops the game, is never made to play
+    the challenges still waiting (the challenger's own bots and bots of no account need
+    no consent). Returns ``"bot NAME (id N)"`` or ``""``.
+    """
+    with connection(pool) as conn:
+        row = conn.execute(
+            "SELECT b.id, b.name FROM challenges c JOIN bots b ON b.id = ANY(%s::bigint[]) "
+            "WHERE c.match_id = %s AND b.account_id IS NOT NULL "
+            "AND b.account_id IS DISTINCT FROM c.challenger_id "
+            "AND (b.revoked_at IS NOT NULL OR NOT b.accepts_challenges "
+            "     OR NOT (%s = ANY(coalesce(b.challenge_games, b.games)))) "
+            "ORDER BY b.id LIMIT 1",
+            (list(w.bot_ids), w.match_id, w.game),
+        ).fetchone()
+    return "" if row is None else f"bot {row[1]} (id {row[0]})"
+
+
+def _cancel_challenge(pool: ConnectionPool, match_id: int, reason: str) -> bool:
+    """End a waiting challenge at once (match and challenge ``expired``) with ``reason``."""
+
+    def write(conn: Any) -> bool:
+        row = conn.execute(
+            "UPDATE challenges SET status = 'expired', reason = %s "
+            "WHERE match_id = %s AND status = 'waiting' RETURNING match_id",
+            (reason[:1000], match_id),
+        ).fetchone()
+        if row is None:
+            return False
+        conn.execute("UPDATE matches SET status = 'expired' WHERE id = %s AND status = 'waiting'", (match_id,))
+        return True
+
+    return run_transaction(pool, write)
+
+
 def dispatch_challenges(
     pool: ConnectionPool, online: Callable[[str], set[int] | frozenset[int]] | Mapping[str, set[int]]
 ) -> tuple[list[int], list[int]]:
@@ -345,6 +413,11 @@ def dispatch_challenges(
             ids = sorted({b for w in waiting for b in w.bot_ids})
             names = dict(conn.execute("SELECT id, name FROM bots WHERE id = ANY(%s::bigint[])", (ids,)).fetchall())
     for w in waiting:
+        refused = _no_longer_consenting(pool, w)
+        if refused:
+            if _cancel_challenge(pool, w.match_id, f"{refused} no longer accepts challenges in {w.game}"):
+                expired.append(w.match_id)
+            continue
         if w.game not in cache:
             cache[w.game] = lookup(w.game)
         missing = [b for b in w.bot_ids if b not in cache[w.game]]

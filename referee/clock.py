@@ -152,7 +152,14 @@ class SeatClock:
         return self._fixed or allowance(self.tc, self.bank_ms)
 
     def charge(self, elapsed_ms: float) -> None:
-        """Record a decision that took ``elapsed_ms`` (on time or not)."""
+        """Record a decision that took ``elapsed_ms`` (on time or not; never less than 0).
+
+        The timer of a decision runs from when it was queued, its clock from when
+        it was sent: under a very short limit the timer can fire before the
+        request was written, so the measured span is clamped at 0 (a negative
+        ``time_used_ms`` made the ladder refuse the result).
+        """
+        elapsed_ms = max(0.0, elapsed_ms)
         if self._fixed is None:
             self.bank_ms = bank_after(self.tc, self.bank_ms, elapsed_ms)
         self.used_ms += elapsed_ms

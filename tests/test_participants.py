@@ -584,3 +584,72 @@ def test_s1_organisers_cannot_seat_other_peoples_bots(client: TestClient, pool: 
     for body in ({"bot_ids": [mine["id"], theirs["id"]]}, {"format": "gauntlet", "candidate_bot_id": theirs["id"]}):
         r = client.post("/api/tournaments", json={"name": "t", "game": "floriferous", **body}, headers=bearer(org))
         assert r.status_code == 403 and "not yours" in r.json()["detail"], r.text
+
+
+# -- S9: what a hostile tester found after the first round (each a request that used to work) --------
+
+
+def test_s9_a_challenger_cannot_set_a_clock_no_bot_can_meet(client: TestClient) -> None:
+    """A 1 ms limit made every challenged bot time out (and its -1 ms broke the result)."""
+    _, a = account(client)
+    _, c = account(client)
+    mine, theirs = new_bot(client, a), new_bot(client, c, accepts_challenges=True)
+    bots = [mine["id"], theirs["id"]]
+    for tc in ({"base_ms": 1, "increment_ms": 0, "cap_ms": 1, "margin_ms": 0},
+               {"base_ms": 0, "increment_ms": 0, "cap_ms": 99},
+               {"base_ms": 9007199254740991},
+               {"cap_ms": 600_000},
+               {"cap_ms": 1000, "margin_ms": 3_600_000}):
+        r = client.post("/api/challenges", json={"game": "floriferous", "bots": bots, "time_control": tc},
+                        headers=bearer(a))
+        assert r.status_code in (400, 422), (tc, r.status_code, r.text)
+    ok = client.post("/api/challenges", json={"game": "floriferous", "bots": bots,
+                                              "time_control": {"cap_ms": 100}}, headers=bearer(a))
+    assert ok.status_code == 201, ok.text
+
+
+def test_s9_withdrawn_consent_ends_the_waiting_challenges(client: TestClient, pool: Any) -> None:
+    """Turning challenges off used to leave waiting ones to be played (and rated) later."""
+    from ladder.challenges import challenge_status, dispatch_challenges
+
+    _, a = account(client)
+    _, c = account(client)
+    mine, theirs = new_bot(client, a), new_bot(client, c, accepts_challenges=True)
+    r = client.post("/api/challenges", json={"game": "floriferous", "bots": [mine["id"], theirs["id"]]},
+                    headers=bearer(a))
+    assert r.status_code == 201, r.text
+    match_id = r.json()["match_id"]
+    r = client.patch(f"/api/bots/{theirs['id']}/settings", json={"accepts_challenges": False}, headers=bearer(c))
+    assert r.status_code == 200, r.text
+    everyone = {"floriferous": {mine["id"], theirs["id"]}}  # both connected: it would start now
+    started, expired = dispatch_challenges(pool, everyone)
+    assert match_id not in started and match_id in expired
+    info = challenge_status(pool, match_id)
+    assert info.status == "expired" and "no longer accepts challenges" in (info.reason or "")
+
+
+def test_s9_oversized_bodies_are_refused_before_they_are_read(client: TestClient) -> None:
+    """A 150 MB JSON body was parsed in full (1.5 GB for five of them)."""
+    big = b'{"username": "' + b"a" * (2 << 20) + b'", "password": "x"}'
+    r = client.post("/api/accounts", content=big, headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "request body over" in r.json()["detail"]
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it arrives
+        for _ in range(40):
+            yield b"a" * 65536
+
+    r = client.post("/api/accounts", content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 413
+    assert client.post("/api/accounts", json={"username": "small-one", "password": PASSWORD}).status_code == 201
+
+
+def test_s9_logging_out_voids_a_kept_copy_of_the_cookie(client: TestClient) -> None:
+    """The signed cookie kept from before "log out" used to work for its whole lifetime."""
+    account(client, "erin")
+    login(client, "erin")
+    kept = client.cookies.get("parterre_session")
+    assert kept
+    assert client.post("/logout", data={"csrf": csrf_of(client, "/my/bots")}, follow_redirects=False).status_code == 303
+    thief = TestClient(client.app, client=("203.0.113.8", 1))
+    thief.cookies.set("parterre_session", kept)
+    assert thief.get("/account", follow_redirects=False).status_code == 303  # to /login

@@ -32,7 +32,7 @@ from ladder import make_pool
 from ladder.matches import claim_match
 from ladder.tournaments import plan_match
 from ladder.web import start_background
-from ladder.web.live import LiveConfig
+from ladder.web.live import LiveConfig, playing_now
 
 CHROMIUM = wb.CHROMIUM
 browser, page = wb.browser, wb.page  # the browser tests' fixtures
@@ -185,3 +185,22 @@ def test_the_live_feed_is_spectator_only(redis_base_url: str, redis_prefix: str)
         public += json.dumps(e["observation"], ensure_ascii=False)
         for ids in _mentions(e["label"], vocab):
             assert any(f'"{c}"' in public for c in ids), (e["i"], e["label"])
+
+
+def test_pages_stay_up_with_the_embedded_redis_url_form_and_without_a_feed() -> None:
+    """Under ``parterre demo``/``up`` the Redis URL is Celery's ``redis+socket://`` form: the home page
+    failed with 500 (redis-py refuses that scheme). It is converted, and an unreachable feed gives
+    an empty "playing now" list, not an error."""
+    assert LiveConfig("redis+socket:///tmp/x/redis.socket").redis_url == "unix:///tmp/x/redis.socket"
+    assert LiveConfig("redis://127.0.0.1:6379/0").redis_url == "redis://127.0.0.1:6379/0"
+
+    class _State:
+        live = LiveConfig("redis+socket:///nonexistent/parterre-test.socket", 0.0, "t")
+
+    class _App:
+        state = _State()
+
+    class _Request:
+        app = _App()
+
+    assert playing_now(_Request()) == []  # type: ignore[arg-type]

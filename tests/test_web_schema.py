@@ -39,6 +39,7 @@ def fuzzed(pg_admin_url: str, request: pytest.FixtureRequest) -> Iterator[tuple[
             "match_id": [site.four_player, site.solo, site.timeout_match, site.toy, site.unfinished],
             "step": [-1, 0, 5, 40],
             "token_id": [1, 2],  # the participants' routes (issue 14): refused without a token anyway
+            "number": [1, 2],  # hosted versions (issue 15): likewise
         }
         yield schemathesis.openapi.from_asgi("/openapi.json", create_app(pool=pool)), known
     finally:
@@ -55,8 +56,10 @@ def test_every_api_operation_is_described_and_read_only(fuzzed: tuple[Any, dict[
     assert ("GET", "/api/leaderboard/{game}") in paths and ("GET", "/api/matches/{match_id}/steps/{step}") in paths
     # The public API is read-only; the only writers are the participants' routes (Bearer/Basic, issue 14).
     from ladder.web.participants_api import router as participants
+    from ladder.web.submissions import router as hosted  # hosted-bot uploads and settings (issue 15)
 
-    writers = {(m, r.path) for r in participants.routes for m in getattr(r, "methods", ())}
+    writers = {(m, r.path) for routes in (participants.routes, hosted.routes) for r in routes
+               for m in getattr(r, "methods", ())}
     assert {(m, p) for m, p in paths if m != "GET"} <= writers
     assert ("POST", "/api/accounts") in paths and ("POST", "/api/bots/{bot_id}/token") in paths
 

@@ -35,6 +35,7 @@ from ladder.errors import DatabaseUnavailableError
 from ladder.read import NotFound, ReplayCache
 from ladder.web import filters
 from ladder.web.labels import LabelCache
+from ladder.web.limits import BodyLimit
 from ladder.web.live import LiveConfig, config_from_env
 from ladder.web.metrics import instrument as instrument_metrics
 
@@ -235,6 +236,7 @@ def create_app(
     _install_error_handlers(app)
     app.add_middleware(GZipMiddleware, minimum_size=2048)
     app.add_middleware(_ResponseHeaders)
+    app.add_middleware(BodyLimit)  # outermost: an oversized body is refused before anything reads it
     instrument_metrics(app)  # request latency by route; /metrics on $PARTERRE_METRICS_PORT (ladder/web/metrics.py)
     return app
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import time
 from collections.abc import AsyncIterator
@@ -43,6 +44,8 @@ from ladder.read.matches import seats_of
 from ladder.web.api import MatchId, pool
 from ladder.web.boards import board_panel
 from ladder.web.viewer import Frame
+
+log = logging.getLogger(__name__)
 
 DEFAULT_DELAY_S = 30.0
 """Default relay delay, seconds (``PARTERRE_LIVE_DELAY``)."""
@@ -64,6 +67,12 @@ class LiveConfig:
     redis_url: str
     delay_s: float = DEFAULT_DELAY_S
     namespace: str = "parterre"
+
+    def __post_init__(self) -> None:
+        # Celery's form of a Unix-socket Redis (the embedded default, ``redis+socket:///path``)
+        # is redis-py's ``unix:///path``: without this, the home page failed under demo and up.
+        if self.redis_url.startswith("redis+socket://"):
+            object.__setattr__(self, "redis_url", "unix://" + self.redis_url[len("redis+socket://"):])
 
 
 def config_from_env() -> LiveConfig | None:
@@ -118,7 +127,8 @@ def playing_now(request: Request, game: str | None = None, limit: int = 20) -> l
             raw = r.hgetall(_index(cfg))
         finally:
             r.close()
-    except redis.RedisError:
+    except (redis.RedisError, OSError, ValueError) as exc:  # no feed is no reason to fail the page
+        log.warning("playing now: live feed unavailable: %s", exc)
         return []
     now = time.time()
     items = [json.loads(v) for v in raw.values()]

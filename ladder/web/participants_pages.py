@@ -104,6 +104,9 @@ async def login_post(request: Request) -> Response:
 @router.post("/logout")
 async def logout(request: Request) -> Response:
     await _form(request)
+    account = auth.session_account(request)
+    if account is not None:
+        acc.end_sessions(request.app.state.pool, account.id)  # a kept copy of the cookie dies too
     request.session.clear()
     return _see_other("/")
 

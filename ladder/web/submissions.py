@@ -28,7 +28,14 @@ from ladder.errors import BotNotFoundError
 from ladder.web import auth
 
 Id = Annotated[int, Path(ge=1, le=2**63 - 1)]
-router = APIRouter(prefix="/api", tags=["hosted bots"])
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"description": "the archive or manifest is refused (the detail says why)"},
+    401: {"description": "no, an unknown or a revoked API token"},
+    403: {"description": "the token lacks the scope"},
+    404: {"description": "no such bot or version of the caller's (someone else's answers the same)"},
+    413: {"description": "the request body is over the upload limit"},
+}
+router = APIRouter(prefix="/api", tags=["hosted bots"], responses=_ERRORS)
 
 
 class HostedSettingsIn(BaseModel):
