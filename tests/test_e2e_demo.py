@@ -39,7 +39,7 @@ def test_demo_runs_a_round_robin_on_embedded_services(demo):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     out = proc.stdout
     assert "embedded postgres started" in out and "embedded redis started" in out
-    assert "finished 28" in out  # 6 pairs x 2 + 4 triples x 3 + 1 quad x 4
+    assert "finished 70" in out  # 5 bots: 10 pairs x 2 + 10 triples x 3 + 5 quadruples x 4
     assert "floriferous leaderboard" in out
     assert (Path(env["PARTERRE_HOME"]) / "pg" / "PG_VERSION").exists()
 
