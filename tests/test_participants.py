@@ -333,10 +333,13 @@ def test_s4_password_guessing_is_limited_and_logged(client: TestClient, caplog: 
              for i in range(acc.LOGIN_FAILURES_PER_ACCOUNT + 2)]
     assert codes[: acc.LOGIN_FAILURES_PER_ACCOUNT] == [401] * acc.LOGIN_FAILURES_PER_ACCOUNT
     assert codes[acc.LOGIN_FAILURES_PER_ACCOUNT:] == [429, 429]
-    # Now even the right password waits: the account is locked for the window, from any address.
+    # From the guessing address even the right password waits for the window ...
+    r = client.post("/api/tokens", json={"scopes": ["challenge"]}, auth=("dave", PASSWORD))
+    assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
+    # ... but the stranger has not locked the owner out: from another address dave logs in.
     r = TestClient(client.app, client=("198.51.100.1", 1)).post(
         "/api/tokens", json={"scopes": ["challenge"]}, auth=("dave", PASSWORD))
-    assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
+    assert r.status_code == 201
     failed = [rec for rec in caplog.records if "failed login" in rec.getMessage()]
     assert len(failed) == acc.LOGIN_FAILURES_PER_ACCOUNT and "dave" in failed[0].getMessage()
     assert not any("guess-" in rec.getMessage() for rec in caplog.records)
@@ -346,6 +349,20 @@ def test_s4_password_guessing_is_limited_and_logged(client: TestClient, caplog: 
     account_free = TestClient(client.app, client=("203.0.113.7", 2))
     r = account_free.post("/api/tokens", json={"scopes": ["challenge"]}, auth=("someone-else", "x" * 12))
     assert r.status_code == 429
+
+
+def test_s4_guessing_from_many_addresses_meets_the_account_wide_cap(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    account(client, "erin")
+    monkeypatch.setattr(acc, "LOGIN_FAILURES_PER_ACCOUNT_ANY_ADDRESS", 6)
+    codes = [TestClient(client.app, client=(f"192.0.2.{i}", 1)).post(
+        "/api/tokens", json={"scopes": ["challenge"]}, auth=("erin", f"guess-{i}-xxxx")).status_code
+        for i in range(8)]
+    # Each address guessed once (under the per-address caps); the sum meets the account-wide cap.
+    assert codes == [401] * 6 + [429, 429]
+    r = TestClient(client.app, client=("192.0.2.200", 1)).post(
+        "/api/tokens", json={"scopes": ["challenge"]}, auth=("ERIN", PASSWORD))
+    assert r.status_code == 429, "the account-wide cap ignores the case of the username"
 
 
 def test_s4_sign_up_is_rate_limited_per_address(client: TestClient) -> None:
