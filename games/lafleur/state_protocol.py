@@ -16,22 +16,20 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
-from games.api import Action, Outcome
+from games.api import Action, Game, Outcome
 from games.lafleur.termination import LaFleurTermination
 
 if TYPE_CHECKING:
     from games.lafleur import actions as A
     from games.lafleur.cards import Ability, Visitor
-    from games.lafleur.game import LaFleurGame
-    from games.lafleur.state import LaFleurState
 
 
 class LaFleurStateProtocol(Protocol):
     """What the La Fleur rules read and call on a position (implemented by :class:`LaFleurState`)."""
 
-    game: LaFleurGame
+    game: Game
     history: list[tuple[int, Action]]
     _abil: dict[str, Any] | None
     _after_discard: tuple[Any, ...]
@@ -144,8 +142,8 @@ class LaFleurStateProtocol(Protocol):
     def _t_fill_market(self) -> None: ...
     def _t_fill_display(self) -> None: ...
     def _t_turn(self) -> None: ...
-    def clone(self) -> LaFleurState: ...
-    def resample_hidden(self, rng: random.Random, seat: int | None=None) -> LaFleurState: ...
+    def clone(self) -> Self: ...
+    def resample_hidden(self, rng: random.Random, seat: int | None=None) -> Self: ...
     @staticmethod
     def _ab(key: str, default: int, ab: dict[str, Any] | None) -> int: ...
     def _ev(self, key: str, default: int=0) -> int: ...
