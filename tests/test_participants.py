@@ -500,6 +500,52 @@ def test_parterre_remote_commands_over_http(pool: Any, rds: tuple[Any, str], mon
         server.stop()
 
 
+def test_parterre_remote_challenge_takes_bot_names_and_refuses_unknown_ones_in_one_line(
+        pool: Any, rds: tuple[Any, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 18 §3: ``remote challenge --bots NAME,...`` was a ValueError traceback. A name is one of the
+    caller's bots or a bot on the game's leaderboard; an unknown name is one line on stderr, exit 2."""
+    from ladder.house import ensure_house_bot
+    from ladder.web.app import start_background
+    from parterre.cli import main
+
+    house_id, _ = ensure_house_bot(pool, "random", ["floriferous"])
+    monkeypatch.setenv("PARTERRE_SESSION_SECRET", "n" * 48)
+    server = start_background(pool=pool)
+    try:
+        for var in ("PARTERRE_DATABASE_URL", "PARTERRE_REDIS_URL"):
+            monkeypatch.delenv(var, raising=False)
+        monkeypatch.setenv("PARTERRE_URL", server.url)
+        monkeypatch.setenv("PARTERRE_PASSWORD", PASSWORD)
+
+        def run(*argv: str) -> tuple[int, Any, str]:
+            code = main(["remote", *argv])
+            out = capsys.readouterr()
+            return code, json.loads(out.out) if out.out.strip() else None, out.err
+
+        assert run("signup", "nora")[0] == 0
+        monkeypatch.setenv("PARTERRE_API_TOKEN", run("token", "nora", "--scopes", "bot:manage,challenge")[1]["token"])
+        mine = run("bot-create", "nora-bot", "--games", "floriferous")[1]
+        finished_match(pool, [mine["id"], house_id])  # now both stand on the floriferous leaderboard
+
+        code, made, err = run("challenge", "--game", "floriferous", "--bots", "nora-bot,house-random")
+        assert (code, err) == (0, ""), err
+        rows = run("matches", str(mine["id"]))[1]
+        (row,) = [r for r in rows if r["match_id"] == made["match_id"]]
+        assert row["status"] == "waiting" and {s["bot_id"] for s in row["seats"]} == {mine["id"], house_id}
+
+        code, by_id, _ = run("challenge", "--game", "floriferous", "--bots", f"{mine['id']},house-random")
+        assert code == 0 and by_id["match_id"] != made["match_id"]  # ids and names mix
+
+        for bots, needle in (("nora-bot,nobody-here", "'nobody-here'"), (" , ", "one bot name or id")):
+            code, out, err = run("challenge", "--game", "floriferous", "--bots", bots)
+            assert code == 2 and out is None
+            assert len(err.strip().splitlines()) == 1 and needle in err and "Traceback" not in err, err
+        code, _, err = run("tournament-create", "--name", "t", "--game", "floriferous", "--bots", "nora-bot")
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "--bots 'nora-bot'" in err, err
+    finally:
+        server.stop()
+
+
 def test_pages_challenge_tournament_and_seat_view(client: TestClient, pool: Any) -> None:
     """The forms for challenges and tournaments, and the seat view page, as a participant and an organiser."""
     from ladder.bots import register_bot
