@@ -7,7 +7,7 @@ import concurrent.futures
 import itertools
 import secrets
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from parterre.regress.plan import RegressPlan, rotations
@@ -52,6 +52,8 @@ class RefereeRunner(Runner):
         plan: the run's plan (built-in bots only).
         run_seed: seeds the bots (seed ``"{run_seed}:{role}"``).
         time_control: per-match time control (ms); :data:`IN_PROCESS_TIME_CONTROL` by default.
+        on_result: called on the referee's loop with ``(roles by seat, MatchResult)`` for every finished
+            match (the benches count verdicts with it).
 
     Raises:
         RegressError: a registered bot in the plan, or the referee (or a bot) did not start within 30 s.
@@ -59,7 +61,8 @@ class RefereeRunner(Runner):
 
     backend = "referee"
 
-    def __init__(self, plan: RegressPlan, run_seed: str, time_control: Mapping[str, int] | None = None) -> None:
+    def __init__(self, plan: RegressPlan, run_seed: str, time_control: Mapping[str, int] | None = None,
+                 on_result: Callable[[Sequence[str], Any], None] | None = None) -> None:
         from referee.testing import ThreadedReferee
 
         for role, spec in plan.roles():
@@ -67,6 +70,7 @@ class RefereeRunner(Runner):
                 raise RegressError(f"the referee backend plays builtin bots; {role} is {spec.text!r}")
         self.plan = plan
         self.tc = dict(time_control or IN_PROCESS_TIME_CONTROL)
+        self.on_result = on_result
         concurrent_matches = 2 * plan.players * 4
         bots = {
             role: spec.make(seed=f"{run_seed}:{role}", name=f"{role}", max_concurrent_matches=concurrent_matches)
@@ -103,6 +107,8 @@ class RefereeRunner(Runner):
         if not results or results[-1].status != "finished":
             status = results[-1].status if results else "no result"
             raise RegressError(f"in-process match {match_id} ({game_string}) ended {status}")
+        if self.on_result is not None:
+            self.on_result(seats, results[-1])
         by_seat = sorted(results[-1].seats, key=lambda s: s.seat)
         return tuple(int(s.rank) for s in by_seat)
 
