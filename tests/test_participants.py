@@ -481,11 +481,11 @@ def test_challenge_a_house_bot_and_see_it_waiting(client: TestClient, pool: Any)
     assert r.status_code == 400 and "player" in r.json()["detail"]
 
 
-def test_parterre_remote_commands_over_http(pool: Any, rds: tuple[Any, str], monkeypatch: pytest.MonkeyPatch,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
-    """``parterre remote`` against a served site: nothing but HTTP (no database settings at all)."""
+@pytest.fixture
+def remote_site(pool: Any, rds: tuple[Any, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The site served on a free port for ``parterre remote``: $PARTERRE_URL points at it, the
+    password is $PARTERRE_PASSWORD, and no database or Redis setting is left (nothing but HTTP)."""
     from ladder.web.app import start_background
-    from parterre.cli import main
 
     monkeypatch.setenv("PARTERRE_SESSION_SECRET", "r" * 48)
     server = start_background(pool=pool)
@@ -494,27 +494,70 @@ def test_parterre_remote_commands_over_http(pool: Any, rds: tuple[Any, str], mon
             monkeypatch.delenv(var, raising=False)
         monkeypatch.setenv("PARTERRE_URL", server.url)
         monkeypatch.setenv("PARTERRE_PASSWORD", PASSWORD)
-
-        def run(*argv: str) -> tuple[int, Any]:
-            code = main(["remote", *argv])
-            text = capsys.readouterr().out
-            return code, json.loads(text) if text.strip() else None
-
-        assert run("signup", "rita")[1]["role"] == "participant"
-        code, made = run("token", "rita", "--scopes", "bot:manage,challenge")
-        assert code == 0 and made["token"].startswith("ptk_")
-        monkeypatch.setenv("PARTERRE_API_TOKEN", made["token"])
-        code, bot = run("bot-create", "rita-bot", "--games", "floriferous")
-        assert code == 0 and len(bot["token"]) == 43
-        assert [b["name"] for b in run("bots")[1]] == ["rita-bot"]
-        code, rotated = run("bot-rotate", str(bot["id"]))
-        assert code == 0 and rotated["token"] != bot["token"]
-        assert run("bot-set", str(bot["id"]), "--accept-challenges")[1]["accepts_challenges"] is True
-        assert run("matches", str(bot["id"])) == (0, [])
-        assert main(["remote", "bot-rotate", "999999"]) == 1  # not hers: the server's 404, exit 1
-        assert "HTTP 404" in capsys.readouterr().err
+        yield
     finally:
         server.stop()
+
+
+def test_parterre_remote_commands_over_http(remote_site: None, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``parterre remote`` against a served site: nothing but HTTP (no database settings at all)."""
+    from parterre.cli import main
+
+    def run(*argv: str) -> tuple[int, Any]:
+        code = main(["remote", *argv])
+        text = capsys.readouterr().out
+        return code, json.loads(text) if text.strip() else None
+
+    assert run("signup", "rita")[1]["role"] == "participant"
+    code, made = run("token", "rita", "--scopes", "bot:manage,challenge")
+    assert code == 0 and made["token"].startswith("ptk_")
+    monkeypatch.setenv("PARTERRE_API_TOKEN", made["token"])
+    code, bot = run("bot-create", "rita-bot", "--games", "floriferous")
+    assert code == 0 and len(bot["token"]) == 43
+    assert [b["name"] for b in run("bots")[1]] == ["rita-bot"]
+    code, rotated = run("bot-rotate", str(bot["id"]))
+    assert code == 0 and rotated["token"] != bot["token"]
+    assert run("bot-set", str(bot["id"]), "--accept-challenges")[1]["accepts_challenges"] is True
+    assert run("matches", str(bot["id"])) == (0, [])
+    assert main(["remote", "bot-rotate", "999999"]) == 1  # not hers: the server's 404, exit 1
+    assert "HTTP 404" in capsys.readouterr().err
+
+
+def test_parterre_remote_challenge_takes_bot_names_and_refuses_unknown_ones_in_one_line(
+        pool: Any, remote_site: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 18 §3: ``remote challenge --bots NAME,...`` was a ValueError traceback. A name is one of the
+    caller's bots or a bot on the game's leaderboard; an unknown name is one line on stderr, exit 2."""
+    from ladder.house import ensure_house_bot
+    from parterre.cli import main
+
+    house_id, _ = ensure_house_bot(pool, "random", ["floriferous"])
+
+    def run(*argv: str) -> tuple[int, Any, str]:
+        code = main(["remote", *argv])
+        out = capsys.readouterr()
+        return code, json.loads(out.out) if out.out.strip() else None, out.err
+
+    assert run("signup", "nora")[0] == 0
+    monkeypatch.setenv("PARTERRE_API_TOKEN", run("token", "nora", "--scopes", "bot:manage,challenge")[1]["token"])
+    mine = run("bot-create", "nora-bot", "--games", "floriferous")[1]
+    finished_match(pool, [mine["id"], house_id])  # now both stand on the floriferous leaderboard
+
+    code, made, err = run("challenge", "--game", "floriferous", "--bots", "nora-bot,house-random")
+    assert (code, err) == (0, ""), err
+    rows = run("matches", str(mine["id"]))[1]
+    (row,) = [r for r in rows if r["match_id"] == made["match_id"]]
+    assert row["status"] == "waiting" and {s["bot_id"] for s in row["seats"]} == {mine["id"], house_id}
+
+    code, by_id, _ = run("challenge", "--game", "floriferous", "--bots", f"{mine['id']},house-random")
+    assert code == 0 and by_id["match_id"] != made["match_id"]  # ids and names mix
+
+    for bots, needle in (("nora-bot,nobody-here", "'nobody-here'"), (" , ", "one bot name or id")):
+        code, out, err = run("challenge", "--game", "floriferous", "--bots", bots)
+        assert code == 2 and out is None
+        assert len(err.strip().splitlines()) == 1 and needle in err and "Traceback" not in err, err
+    code, _, err = run("tournament-create", "--name", "t", "--game", "floriferous", "--bots", "nora-bot")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "--bots 'nora-bot'" in err, err
 
 
 def test_pages_challenge_tournament_and_seat_view(client: TestClient, pool: Any) -> None:
