@@ -107,7 +107,10 @@ def release_games(conn: Any, games: Iterable[str], k: float = elo.DEFAULT_K) -> 
 
 
 def _apply(conn: Any, match_id: int, game: str, seats: list[tuple[int, int, float | None]], k: float) -> int:
-    """Lock the rating rows in bot-id order, apply pairwise Elo, write the history; returns rating_seq."""
+    """Lock the rating rows in bot-id order, apply pairwise Elo, write the history; returns rating_seq.
+
+    ``last_played`` is the match's ``finished_at`` (not the time a held update is applied), as in a rebuild.
+    """
     bot_ids = sorted(b for b, _, _ in seats)
     conn.execute(
         "INSERT INTO ratings (bot_id, game, elo) SELECT b, %s, %s FROM unnest(%s::bigint[]) WITH ORDINALITY AS t(b, o) "
@@ -127,10 +130,11 @@ def _apply(conn: Any, match_id: int, game: str, seats: list[tuple[int, int, floa
     outcomes = elo.seat_outcomes(ranks)
     conn.cursor().executemany(
         "UPDATE ratings SET elo = %s, games = games + 1, wins = wins + %s, draws = draws + %s, "
-        "losses = losses + %s, score_sum = score_sum + %s, last_played = greatest(last_played, now()) "
+        "losses = losses + %s, score_sum = score_sum + %s, "
+        "last_played = greatest(last_played, (SELECT finished_at FROM matches WHERE id = %s)) "
         "WHERE bot_id = %s AND game = %s",
         [
-            (b + d, int(o == "win"), int(o == "draw"), int(o == "loss"), score or 0.0, bot_id, game)
+            (b + d, int(o == "win"), int(o == "draw"), int(o == "loss"), score or 0.0, match_id, bot_id, game)
             for (bot_id, _, score), b, d, o in zip(seats, before, deltas, outcomes, strict=True)
         ],
     )

@@ -11,6 +11,17 @@ attempts whose lease ran out or that run past the longest match, and queues
 the matches again. A worker names its claims ``<node name>#<pool process>``;
 when it starts again under the same node name it ends its old attempts at
 once instead of waiting for their leases (:func:`requeue_own_attempts`).
+
+No referee reachable (issue 17 item 2): when every referee answers the
+``RunMatch`` call with ``UNAVAILABLE`` before the match started
+(:class:`~workers.referee_client.RefereeUnavailableError`), that claim is
+not an attempt: it is given back (:func:`ladder.referee_wait.release_unstarted`)
+and the match is queued again after an exponential backoff with jitter
+(:func:`referee_backoff_s`: ``PARTERRE_REFEREE_BACKOFF_S`` doubling per try up to
+``PARTERRE_REFEREE_BACKOFF_MAX_S``, times a random factor in [0.5, 1]),
+until a referee answers or ``PARTERRE_REFEREE_WAIT_S`` has passed since the
+first try (then the match is ``failed``). Only attempts that started count
+towards ``PARTERRE_MATCH_ATTEMPTS``.
 """
 
 from __future__ import annotations
@@ -29,12 +40,13 @@ from ladder import challenges as ladder_challenges
 from ladder import db as ladder_db
 from ladder import entries as ladder_entries
 from ladder import matches as ladder_matches
+from ladder import referee_wait
 from ladder import tournaments as ladder_tournaments
 from ladder.errors import DatabaseUnavailableError
 from workers import directory
 from workers import metrics as worker_metrics
 from workers.app import MAX_MATCH_DURATION_S, app
-from workers.referee_client import InfraError, LeaseLostError
+from workers.referee_client import InfraError, LeaseLostError, RefereeUnavailableError
 from workers.referee_client import run_match as referee_run_match
 
 log = logging.getLogger(__name__)
@@ -136,7 +148,21 @@ def _settings() -> dict[str, Any]:
         "retry_delay_s": float(os.environ.get("PARTERRE_RETRY_DELAY_S", "5")),
         "lease_s": float(os.environ.get("PARTERRE_LEASE_S", "60")),
         "tls_ca": os.environ.get("PARTERRE_REFEREE_TLS_CA", ""),
+        "referee_wait_s": float(os.environ.get("PARTERRE_REFEREE_WAIT_S", "3600")),
+        "referee_backoff_s": float(os.environ.get("PARTERRE_REFEREE_BACKOFF_S", "1")),
+        "referee_backoff_max_s": float(os.environ.get("PARTERRE_REFEREE_BACKOFF_MAX_S", "15")),
     }
+
+
+def referee_backoff_s(tries: int, base_s: float, max_s: float, rng: random.Random | None = None) -> float:
+    """Seconds before the next try of a match that found no referee ``tries`` times in a row.
+
+    Exponential with jitter: ``min(max_s, base_s * 2 ** (tries - 1))`` times a
+    uniform factor in [0.5, 1] (so matches queued together spread out instead
+    of hitting a referee that comes back all at once).
+    """
+    ceiling = min(max_s, base_s * 2 ** min(max(tries - 1, 0), 30))
+    return float(ceiling * (rng or random).uniform(0.5, 1.0))
 
 
 def _referee_addresses(cfg: dict[str, Any], seat_bot_ids: list[int]) -> list[str]:
@@ -201,6 +227,7 @@ def run_match(self: Any, match_id: int) -> str:
     Returns:
         What happened: ``skipped`` (already claimed or done), ``finished``,
         ``requeued`` (infra error or no-show, a new attempt is queued),
+        ``waiting_for_referee`` (no referee reachable: not an attempt, queued again after a backoff),
         ``superseded`` (the claim was taken over while it ran) or the final
         status when attempts are used up.
 
@@ -247,6 +274,8 @@ def _run_match(match_id: int) -> str:
     except LeaseLostError:
         worker_metrics.MATCH_ATTEMPTS.labels("superseded").inc()
         return "superseded"
+    except RefereeUnavailableError as exc:
+        return _wait_for_referee(pool, spec, str(exc), cfg)
     except InfraError as exc:
         log.warning("match %s attempt %s: infra error: %s", match_id, spec.attempt, exc, extra=ctx)
         worker_metrics.MATCH_ATTEMPTS.labels("infra_error").inc()
@@ -263,6 +292,24 @@ def _run_match(match_id: int) -> str:
             log.warning("match %s: database unavailable while recording: %s", match_id, exc, extra=ctx)
             time.sleep(delay)
     return "unrecorded"
+
+
+def _wait_for_referee(pool: Any, spec: Any, error: str, cfg: dict[str, Any]) -> str:
+    """No referee reachable before the match started: give the claim back and try again later."""
+    state, tries, waited = referee_wait.release_unstarted(pool, spec.match_id, spec.attempt, error,
+                                                          wait_s=cfg["referee_wait_s"])
+    ctx = {"match_id": spec.match_id, "attempt": spec.attempt}
+    if state != "planned":
+        if state == "failed":
+            worker_metrics.MATCH_ATTEMPTS.labels("infra_error").inc()
+            log.error("match %s: no referee reachable for %.0f s (%d tries): failed: %s", spec.match_id, waited,
+                      tries, error, extra=ctx)
+        return state
+    delay = referee_backoff_s(tries, cfg["referee_backoff_s"], cfg["referee_backoff_max_s"])
+    log.warning("match %s: no referee reachable (try %d, waiting %.0f s so far); not an attempt, trying again "
+                "in %.1f s: %s", spec.match_id, tries, waited, delay, error, extra=ctx)
+    run_match.apply_async((spec.match_id,), countdown=delay)
+    return "waiting_for_referee"
 
 
 def _retry(pool: Any, spec: Any, status: str, error: str, cfg: dict[str, Any]) -> str:
