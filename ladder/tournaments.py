@@ -60,7 +60,7 @@ __all__ = [
     "FORMATS", "LADDER_KEY_PREFIX", "MATCH_STATUSES", "PlannedMatch", "TimeControl", "bots_needed",
     "create_tournament", "game_string_for", "ladder_round_prefix", "new_seed", "pending_bots", "plan_duplicate",
     "plan_duplicate_deal", "plan_gauntlet", "plan_ladder_round", "plan_match", "plan_round_robin",
-    "plan_tournament", "seed_commitment", "tournament_status",
+    "plan_tournament", "seed_commitment", "tournament_status", "unfinished_matches",
 ]
 
 FORMATS = ("round_robin", "gauntlet", "duplicate")
@@ -432,3 +432,22 @@ def pending_bots(pool: ConnectionPool, tournament_id: int) -> dict[int, str]:
             (tournament_id,),
         ).fetchall()
     return {int(bot_id): str(name) for bot_id, name in rows}
+
+
+def unfinished_matches(pool: ConnectionPool, tournament_id: int, *, limit: int = 10) -> list[dict[str, Any]]:
+    """The tournament's matches that did not finish (any status but ``finished``), with why.
+
+    Returns:
+        Up to ``limit`` dicts ``{"match_id", "plan_key", "status", "attempts", "error"}``
+        ordered by match id; ``error`` is the last attempt's error, or the reason the
+        match waits for a referee, or None.
+    """
+    with connection(pool) as conn:
+        rows = conn.execute(
+            "SELECT m.id, m.plan_key, m.status, m.attempt, coalesce(a.error, m.referee_wait_error) FROM matches m "
+            "LEFT JOIN LATERAL (SELECT error FROM match_attempts x WHERE x.match_id = m.id ORDER BY attempt DESC "
+            "LIMIT 1) a ON true WHERE m.tournament_id = %s AND m.status <> 'finished' ORDER BY m.id LIMIT %s",
+            (tournament_id, int(limit)),
+        ).fetchall()
+    return [{"match_id": int(r[0]), "plan_key": r[1], "status": r[2], "attempts": int(r[3]), "error": r[4]}
+            for r in rows]

@@ -6,7 +6,8 @@ and attempt number) decides whether a delivery does anything (FAULTS F-11).
 Leases (FAULTS F-10, F-13, F-14): a claim lasts ``PARTERRE_LEASE_S`` (60 s);
 the worker renews it on the referee's events while the match runs (the
 referee sends one at least every 10 s), so only a *lost* worker's lease runs
-out. The reaper (``parterre.reap``, scheduled by ``parterre beat``) ends
+out. The reaper (``parterre.reap``, scheduled by ``parterre beat``, and run
+by every worker node itself every ``PARTERRE_WORKER_REAP_S``) ends
 attempts whose lease ran out or that run past the longest match, and queues
 the matches again. A worker names its claims ``<node name>#<pool process>``;
 when it starts again under the same node name it ends its old attempts at
@@ -109,6 +110,7 @@ def _node_ready(sender: Any = None, **_: Any) -> None:
     node = getattr(sender, "hostname", "") or _node
     if node:
         requeue_own_attempts(f"{node}#", prefix=True)
+    start_worker_reaper()
 
 
 def requeue_own_attempts(name: str, *, prefix: bool) -> dict[int, str]:
@@ -340,6 +342,11 @@ def _queue_length(queue: str) -> int | None:
 
 @app.task(name="parterre.reap")
 def reap() -> dict[str, int]:
+    """The reaper task (sent by ``parterre beat``); see :func:`reap_with`."""
+    return reap_with(get_pool())
+
+
+def reap_with(pool: Any) -> dict[str, int]:
     """The reaper: run again the matches a lost worker or referee left behind.
 
     DESIGN §5 "A reaper task ends matches stuck past their maximum duration";
@@ -353,13 +360,14 @@ def reap() -> dict[str, int]:
       dropped); queued again, which is harmless if it was not lost (F-11).
 
     The old attempts become ``infra_error``; a match that used up its
-    attempts becomes ``failed``.
+    attempts becomes ``failed``. Every worker also runs this itself, beat or
+    no beat (:func:`start_worker_reaper`), so a killed worker's matches come
+    back without ``parterre beat`` (issue 17 item 3).
 
     Returns:
         Counts: ``{"expired", "overdue", "stale_planned", "queued"}``.
     """
     cfg = _settings()
-    pool = get_pool()
     expired = ladder_matches.requeue_expired(pool, max_attempts=cfg["max_attempts"])
     overdue_s = MAX_MATCH_DURATION_S + cfg["no_show_timeout_ms"] / 1000.0 + 120
     overdue = ladder_matches.requeue_overdue(pool, overdue_s, max_attempts=cfg["max_attempts"])
@@ -379,6 +387,53 @@ def reap() -> dict[str, int]:
                     len(expired), len(overdue), len(stale))
     return {"expired": len(expired), "overdue": len(overdue), "stale_planned": len(stale),
             "queued": queued + len(stale)}
+
+
+_reaper_pool: Any = None
+"""The worker reaper thread's own pool, in the worker's main process (never used, nor closed, by a
+pool process forked from it: dropping inherited connections there would close the parent's)."""
+_reaper_thread: threading.Thread | None = None
+
+
+def worker_reap_period_s() -> float:
+    """``PARTERRE_WORKER_REAP_S`` (default ``PARTERRE_REAP_PERIOD_S``, 15 s); 0 turns the worker reaper off."""
+    return float(os.environ.get("PARTERRE_WORKER_REAP_S", os.environ.get("PARTERRE_REAP_PERIOD_S", "15")))
+
+
+def start_worker_reaper(period_s: float | None = None) -> threading.Thread | None:
+    """Run :func:`reap_with` every ``period_s`` seconds (±20 %) in a daemon thread of this process.
+
+    Started by every worker node when it is ready (``worker_ready``), so that
+    leases that ran out are recovered even when ``parterre beat`` is not
+    running (issue 17 item 3; the setup of docs/bots.md runs no beat). Several
+    workers and beat reaping at once is harmless: each match row is changed
+    under its row lock (``FOR UPDATE SKIP LOCKED``), once.
+
+    Returns:
+        The thread, or None when off (period 0) or already started in this process.
+    """
+    global _reaper_thread
+    period = worker_reap_period_s() if period_s is None else float(period_s)
+    if period <= 0 or _reaper_thread is not None:
+        return None
+
+    def loop() -> None:
+        global _reaper_pool
+        while True:
+            time.sleep(period * random.uniform(0.8, 1.2))
+            try:
+                if _reaper_pool is None:
+                    url = os.environ.get("PARTERRE_DATABASE_URL")
+                    if not url:
+                        continue
+                    _reaper_pool = ladder_db.make_pool(url, min_size=1, max_size=1)
+                reap_with(_reaper_pool)
+            except Exception as exc:  # the database may be down: try again next period
+                log.warning("worker reaper: %s", exc)
+
+    _reaper_thread = threading.Thread(target=loop, name="parterre-worker-reaper", daemon=True)
+    _reaper_thread.start()
+    return _reaper_thread
 
 
 # -- the continuous ladder (DESIGN §5) -----------------------------------------------------
