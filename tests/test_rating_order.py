@@ -197,3 +197,38 @@ def test_a_held_result_waits_for_the_earlier_match_and_is_released_when_it_fails
         if attempt == 1:
             assert _elo(pool, x) is None  # requeued: still pending, still holding
     assert (_elo(pool, x), _elo(pool, z), _elo(pool, y)) == (1516.0, 1484.0, None)
+
+
+def test_two_results_recorded_at_once_that_together_release_a_held_one(pool: Any) -> None:
+    """X-Y and Z-W are pending, Y-Z (planned after both) finished and held. Both earlier matches are
+    recorded at the same moment from two threads: whichever commits last must see the other and
+    apply Y-Z (the game's advisory lock); repeated 15 times with fresh bots."""
+    import threading
+
+    for rep in range(15):
+        x, y, z, w = make_bots(pool, 4, prefix=f"race{rep}")
+        first, second = _duel(pool, x, y, f"r{rep}:x-y"), _duel(pool, z, w, f"r{rep}:z-w")
+        held = _duel(pool, y, z, f"r{rep}:y-z")
+        sh = claim_match(pool, held, "w-held")
+        assert sh is not None and record_result(pool, held, sh.attempt, make_result(sh, [1, 2]))
+        specs = [claim_match(pool, m, f"w{i}") for i, m in enumerate((first, second))]
+        barrier = threading.Barrier(2)
+        out: list[Any] = [None, None]
+
+        def run(i: int, spec: Any, barrier: threading.Barrier, out: list[Any]) -> None:
+            assert spec is not None
+            barrier.wait()
+            out[i] = record_result(pool, spec.match_id, spec.attempt, make_result(spec, [1, 2]))
+
+        threads = [threading.Thread(target=run, args=(i, specs[i], barrier, out)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert out == [True, True]
+        with pool.connection() as conn:
+            applied = conn.execute("SELECT rating_seq IS NOT NULL FROM matches WHERE id = %s", (held,)).fetchone()[0]
+        assert applied, f"repetition {rep}: Y-Z was left held"
+        # y lost to x (1484), then beat z (who had beaten w: 1516): the classic numbers, in plan order
+        e = 1 / (1 + 10 ** ((1516.0 - 1484.0) / 400))
+        assert _elo(pool, y) == pytest.approx(1484.0 + 32 * (1 - e), abs=1e-9)
