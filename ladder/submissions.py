@@ -165,6 +165,10 @@ def parse_manifest(text: str, files: dict[str, tuple[bytes, bool]] | None = None
         raise SubmissionError(f"{MANIFEST}: runtime {runtime!r} is not one of {', '.join(RUNTIMES)}")
     protocol = raw.get("protocol", "stdio")
     if protocol not in PROTOCOLS:
+        if protocol == "grpc":
+            raise SubmissionError(f"{MANIFEST}: protocol 'grpc' is not offered to hosted bots: a hosted bot has "
+                                  f"no network, and speaks the stdio line protocol (docs/bots.md, protocol = "
+                                  f"\"stdio\"); see docs/hosted.md \"gRPC bots\"")
         raise SubmissionError(f"{MANIFEST}: protocol {protocol!r} is not offered to hosted bots "
                               f"(one of {', '.join(PROTOCOLS)}; see docs/hosted.md)")
     command = raw.get("command")
