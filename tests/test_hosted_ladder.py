@@ -35,6 +35,7 @@ from typing import Any
 
 import pytest
 from test_hosted import BOTS, manifest, no_sandbox_left, owner, targz, upload
+from test_hosted_seats import seats_left
 
 from ladder import db as ladder_db
 from ladder import read
@@ -44,7 +45,6 @@ from ladder.web import create_app
 from ladder.web.auth import ParticipantConfig
 from parterre.demo import free_port, wait_for_referee
 from parterre.embedded import celery_url
-from workers.hosted_seats import seat_processes
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -109,6 +109,10 @@ def _wait(what: str, predicate: Any, timeout_s: float, stack: Stack) -> None:
             raise AssertionError(f"timed out waiting for {what}\nworker:\n{stack.tail('worker')}\n"
                                  f"referee:\n{stack.tail('referee')}")
         time.sleep(0.5)
+
+
+def _s(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def _refused(address: str, token: str) -> bool:
@@ -199,24 +203,34 @@ def test_python_node_and_static_bots_play_rated_ladder_matches(database_url: str
             pool, "SELECT count(*) FROM hosted_versions WHERE status <> 'validating'") == 3, 300, stack)
         versions = {kind: sub.active_version(pool, bot_id) for kind, bot_id in bots.items()}
         assert all(v is not None for v in versions.values()), [sub.list_versions(pool, b) for b in bots.values()]
-        live = {k.decode(): v.decode() for k, v in r.hgetall(TOKENS_KEY).items()}
+        live = {_s(k): _s(v) for k, v in r.hgetall(TOKENS_KEY).items()}
         for kind, version in versions.items():
             assert version is not None
             digest = sub.token_hash(sub.hosted_token(secret, version.id, version.sha256))
             assert live.get(digest) == str(bots[kind]), kind  # the platform's credential, published
-        assert not seat_processes() and no_sandbox_left()  # nothing runs between matches
+        assert not seats_left(str(hosted_dir)) and no_sandbox_left()  # nothing runs between matches
 
         # The ladder pairs them with no process of theirs connected; the worker starts them.
-        # Two waves of rounds (a bot with 2 pending matches sits a round out); matches of one bot run at once.
+        # Waves of rounds until 6 matches (a bot with 2 pending matches sits a round out, so how many a
+        # wave plans depends on timing); matches of one bot run at once on the two slots.
         start = int(time.time() // 10) * 10
-        for wave in range(2):
-            for k in range(6):
-                app.send_task("parterre.ladder_tick", kwargs={"now": start + 10.0 * (6 * wave + k), "period_s": 10.0},
+        rounds = 0
+        for _wave in range(8):
+            before = _count(pool, "SELECT count(*) FROM matches")
+            for _ in range(6):
+                app.send_task("parterre.ladder_tick", kwargs={"now": start + 10.0 * rounds, "period_s": 10.0},
                               queue=queue)
-            _wait("ladder matches planned", lambda n=wave: _count(pool, "SELECT count(*) FROM matches") >= 3 * (n + 1),
+                rounds += 1
+            _wait("ladder matches planned", lambda b=before: _count(pool, "SELECT count(*) FROM matches") > b,
                   60, stack)
+            time.sleep(2.0)  # the rest of the wave's ticks
             _wait("every ladder match decided", lambda: _count(
                 pool, "SELECT count(*) FROM matches WHERE status IN ('planned', 'running')") == 0, 600, stack)
+            if _count(pool, "SELECT count(*) FROM matches") >= 6:
+                break
+        time.sleep(1.0)
+        _wait("every ladder match decided", lambda: _count(
+            pool, "SELECT count(*) FROM matches WHERE status IN ('planned', 'running')") == 0, 600, stack)
 
         with pool.connection() as conn:
             rows = conn.execute(
@@ -242,7 +256,7 @@ def test_python_node_and_static_bots_play_rated_ladder_matches(database_url: str
         # Nothing of theirs is left, while the worker and the referee still run.
         assert stack.procs["worker"].poll() is None and stack.procs["referee"].poll() is None
         assert no_sandbox_left(within_s=10), "a sandboxed process outlived its match"
-        assert not seat_processes(), [Path(f"/proc/{p}/cmdline").read_bytes() for p in seat_processes()]
+        assert not seats_left(str(hosted_dir))
 
         # The credential never reached the bot: it looked everywhere it could and logged it.
         logs = sorted((hosted_dir / "logs").glob(f"match-*-bot-{bots['python']}.log"))
@@ -265,15 +279,15 @@ def test_python_node_and_static_bots_play_rated_ladder_matches(database_url: str
         from workers import hosted
 
         cfg = hosted.hosted_settings({**env, "PARTERRE_HOSTED_MAX_GAMES": "2"})
-        for k, v in env.items():
-            mp.setenv(k, v)
+        for name, value in env.items():
+            mp.setenv(name, value)
         assert hosted.process_version(pool, res.json()["id"], cfg) == "active"
         assert sub.get_version(pool, old.id).status == "superseded"  # type: ignore[union-attr]
-        assert sub.token_hash(old_token) not in {k.decode() for k in r.hkeys(TOKENS_KEY)}
+        assert sub.token_hash(old_token) not in {_s(k) for k in r.hkeys(TOKENS_KEY)}
         assert _refused(f"127.0.0.1:{bot_port}", old_token)
     finally:
         stack.stop_all()
-        app.conf.broker_url = old_broker
+        app.conf.update(broker_url=old_broker)
         mp.undo()
         pool.close()
-    assert no_sandbox_left() and not seat_processes()
+    assert no_sandbox_left() and not seats_left(str(hosted_dir))

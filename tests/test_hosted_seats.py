@@ -66,6 +66,15 @@ def _live(r: Any, key: str, token: str) -> str | None:
     return value.decode() if value is not None else None
 
 
+def seats_left(marker: str, within_s: float = 5.0) -> list[int]:
+    """Adapters and keepers whose command line names ``marker`` (a test's own hosted dir: the machine is
+    shared) still alive after ``within_s`` (a keeper ends a moment after its adapter)."""
+    end = time.monotonic() + within_s
+    while (left := seat_processes(marker)) and time.monotonic() < end:
+        time.sleep(0.1)
+    return left
+
+
 def test_the_token_is_derived_per_version_and_needs_a_long_secret() -> None:
     a = sub.hosted_token(SECRET, 1, "ab" * 32)
     assert a == sub.hosted_token(SECRET, 1, "ab" * 32) and len(a) == 43
@@ -126,7 +135,7 @@ def test_the_ladder_pairs_hosted_bots_only_with_the_secret(pool: Any, redis_key:
 
 @needs_sandbox
 def test_a_match_seating_more_hosted_bots_than_a_slot_allows_is_an_infra_error(
-        pool: Any, redis_key: tuple[Any, str], monkeypatch: pytest.MonkeyPatch) -> None:
+        pool: Any, redis_key: tuple[Any, str], monkeypatch: pytest.MonkeyPatch, hosted_dir: Path) -> None:
     import workers.tasks as tasks
 
     r, key = redis_key
@@ -141,9 +150,9 @@ def test_a_match_seating_more_hosted_bots_than_a_slot_allows_is_an_infra_error(
                         "PARTERRE_REFEREE_DISCOVERY": "0"}.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(tasks, "_pool", pool)
-    before = seat_processes()
+    monkeypatch.setenv("PARTERRE_HOSTED_DIR", str(hosted_dir))
     assert tasks._run_match(match_id) == "failed"  # the only attempt: not the bots' fault, unrated
-    assert seat_processes() == before  # no bot process was started
+    assert seat_processes(str(hosted_dir)) == [] and not (hosted_dir / "logs").exists()  # nothing started
     with pool.connection() as conn:
         status, error = conn.execute("SELECT status, error FROM match_attempts WHERE match_id = %s",
                                      (match_id,)).fetchone()
@@ -215,7 +224,7 @@ def test_sigterm_waits_for_the_match_in_progress_and_stops_an_idle_seat_at_once(
         seat = _seat(hosted_dir, ref.address, "tok-revoked")
         assert seat.wait(30) == 3
         assert seat.stderr is not None and b"refused the credential" in seat.stderr.read()
-    assert not seat_processes()
+    assert not seats_left(str(hosted_dir))
 
 
 @needs_sandbox
@@ -235,4 +244,58 @@ def test_hosted_seats_start_and_stop_one_adapter_per_hosted_bot(pool: Any, hoste
         assert not any(e.startswith((b"PARTERRE_DATABASE_URL", b"PARTERRE_SERVICE_TOKEN")) for e in environ)
         assert token.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes()
     assert seats.procs[bot_id].returncode is not None
-    assert no_sandbox_left() and pid not in seat_processes()
+    assert no_sandbox_left() and not seats_left(str(hosted_dir))
+
+
+SEAT_PACED = b"""import json, sys, time
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "decision_request":
+        time.sleep(0.25 if msg["seat"] == 1 else 0.0)
+        print(0, flush=True)
+"""
+
+
+@needs_sandbox
+def test_a_slot_that_finished_its_match_lets_its_adapter_finish_the_other_slots_match(
+        pool: Any, hosted_dir: Path) -> None:
+    """The referee seats any free session of a bot, so slot 1's adapter may play slot 2's match. Here it is
+    made to (its adapter is the only session when slot 2's match starts, and that match is slower: the bot
+    thinks only as seat 1). Slot 1 stops its seats as soon as its own match ends: the drain must let the
+    other match finish normally, and only then stop."""
+    from bots.reference import RandomBot
+    from referee.testing import ThreadedReferee
+
+    paced = targz({"parterre-bot.toml": manifest("python3.11", ["python3.11", "bot.py"], ["floriferous"]),
+                   "bot.py": SEAT_PACED})
+    bot_id, version = _active(pool, "twice", paced)
+    token = sub.hosted_token(SECRET, version.id, version.sha256)
+    cfg = hosted.hosted_settings({"PARTERRE_HOSTED_DIR": str(hosted_dir), "PARTERRE_SANDBOXES_PER_SLOT": "1"})
+    r1, r2 = bot_id + 1000, bot_id + 1001
+    bots = {"tok-r1": RandomBot(seed=1), "tok-r2": RandomBot(seed=2)}
+    with ThreadedReferee({token: bot_id, "tok-r1": r1, "tok-r2": r2}, bots=bots) as ref:
+        h = ref.harness
+        assert h is not None
+        slot1, slot2 = (HostedSeats(pool, {bot_id: version}, match_id=m, attempt=1, address=ref.address,
+                                    secret=SECRET, cfg=cfg, drain_s=120) for m in (701, 702))
+        slot1.__enter__()
+        ref.run(h.wait_sessions(bot_id, count=1, timeout_s=30), timeout_s=35)
+        other = ref.submit(h.run_match(702, "floriferous(players=2)", [r2, bot_id]))  # slot 2's match, slow
+        time.sleep(1.0)
+        slot2.__enter__()
+        ref.run(h.wait_sessions(bot_id, count=2, timeout_s=30), timeout_s=35)
+        own = ref.submit(h.run_match(701, "floriferous(players=2)", [bot_id, r1]))  # slot 1's match, fast
+        first = own.result(120)
+        assert not other.done(), "the slow match should still run (else the test proves nothing)"
+        t0 = time.monotonic()
+        slot1.__exit__(None, None, None)  # its own match is over: stop its seat
+        drained = time.monotonic() - t0
+        assert other.done()  # the seat waited for the match it was playing
+        second = other.result(1)
+        slot2.__exit__(None, None, None)
+        for result in (first, second):
+            assert result.status == "finished", result
+            assert [s.verdict for s in result.seats] == ["normal", "normal"], result
+        assert [p.returncode for s in (slot1, slot2) for p in s.procs.values()] == [0, 0]
+        print(f"\nslot 1's seat drained for {drained:.2f} s (the other slot's match)")
+    assert no_sandbox_left() and not seats_left(str(hosted_dir))

@@ -46,17 +46,22 @@ ADAPTER_ENV = ("PATH", "LANG", "LC_ALL", "HOME", "TZ")
 its token)."""
 
 
-def seat_processes() -> list[int]:
-    """Pids of this machine's hosted-seat adapters and sandbox keepers (read from ``/proc``)."""
+def seat_processes(marker: str | None = None) -> list[int]:
+    """Pids of this machine's hosted-seat adapters and sandbox keepers (read from ``/proc``).
+
+    Args:
+        marker: keep only those whose command line contains it (e.g. a ``PARTERRE_HOSTED_DIR``).
+    """
     out = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            raw = Path(f"/proc/{entry}/cmdline").read_bytes()
         except OSError:
             continue
-        if b"bots.hosted_seat" in argv or b"bots.sandbox" in argv:
+        argv = raw.split(b"\0")
+        if (b"bots.hosted_seat" in argv or b"bots.sandbox" in argv) and (marker is None or marker.encode() in raw):
             out.append(int(entry))
     return out
 
