@@ -486,3 +486,26 @@ def playing_versions(pool: ConnectionPool, bot_ids: list[int] | None = None,
                     f"WHERE h.status = 'active' AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL "
                     f"AND b.revoked_at IS NULL{where} ORDER BY h.bot_id", params)
         return {r["bot_id"]: _version(r) for r in cur.fetchall()}
+
+
+MATCH_LOG_CHARS = 65536
+"""Longest stderr kept per rated match attempt (the tail; the sandbox caps what it keeps first)."""
+
+
+def save_match_log(pool: ConnectionPool, match_id: int, attempt: int, bot_id: int, version_id: int,
+                   log: str) -> None:
+    """Keep a hosted bot's stderr of one rated match attempt (its tail, :data:`MATCH_LOG_CHARS`); idempotent."""
+    with connection(pool) as conn:
+        conn.execute("INSERT INTO hosted_match_logs (match_id, attempt, bot_id, version_id, log) "
+                     "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (match_id, attempt, bot_id) DO UPDATE "
+                     "SET log = EXCLUDED.log", (match_id, attempt, bot_id, version_id, log[-MATCH_LOG_CHARS:]))
+
+
+def match_logs(pool: ConnectionPool, bot_id: int, limit: int = 50) -> list[dict[str, Any]]:
+    """The newest rated-match logs of ``bot_id``: ``[{"match_id", "attempt", "version", "log", "created_at"}]``
+    (ownership is the caller's to check: a bot's stderr is its owner's)."""
+    with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
+        cur.execute("SELECT l.match_id, l.attempt, h.number AS version, l.log, l.created_at FROM hosted_match_logs l "
+                    "JOIN hosted_versions h ON h.id = l.version_id WHERE l.bot_id = %s "
+                    "ORDER BY l.created_at DESC, l.match_id DESC LIMIT %s", (bot_id, limit))
+        return [{**r, "created_at": r["created_at"].isoformat()} for r in cur.fetchall()]

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_hosted import BOTS, manifest, no_sandbox_left, owner, targz, upload
-from test_hosted_seats import seats_left
+from test_hosted import BOTS, manifest, owner, targz, upload
+from test_hosted_seats import nothing_left
 
 from ladder import db as ladder_db
 from ladder import read
@@ -208,7 +208,7 @@ def test_python_node_and_static_bots_play_rated_ladder_matches(database_url: str
             assert version is not None
             digest = sub.token_hash(sub.hosted_token(secret, version.id, version.sha256))
             assert live.get(digest) == str(bots[kind]), kind  # the platform's credential, published
-        assert not seats_left(str(hosted_dir)) and no_sandbox_left()  # nothing runs between matches
+        assert nothing_left(str(hosted_dir))  # nothing runs between matches
 
         # The ladder pairs them with no process of theirs connected; the worker starts them.
         # Waves of rounds until 6 matches (a bot with 2 pending matches sits a round out, so how many a
@@ -255,8 +255,7 @@ def test_python_node_and_static_bots_play_rated_ladder_matches(database_url: str
 
         # Nothing of theirs is left, while the worker and the referee still run.
         assert stack.procs["worker"].poll() is None and stack.procs["referee"].poll() is None
-        assert no_sandbox_left(within_s=10), "a sandboxed process outlived its match"
-        assert not seats_left(str(hosted_dir))
+        assert nothing_left(str(hosted_dir), within_s=10), "a process of theirs outlived its match"
 
         # The credential never reached the bot: it looked everywhere it could and logged it.
         logs = sorted((hosted_dir / "logs").glob(f"match-*-bot-{bots['python']}.log"))
@@ -266,6 +265,16 @@ def test_python_node_and_static_bots_play_rated_ladder_matches(database_url: str
             text = path.read_text(errors="replace")
             assert "SNOOP-DONE" in text, text[-2000:]
             assert all(t not in text for t in tokens) and secret not in text and database_url not in text
+
+        # The owner reads those logs through the API; nobody else does.
+        path = f"/api/bots/{bots['python']}/hosted-logs"
+        res = clients[0].get(path, headers=owners["python"])
+        assert res.status_code == 200, res.text
+        entries = res.json()["logs"]
+        assert sorted(e["match_id"] for e in entries) == sorted(m for m, _, seats, _ in rows if bots["python"] in seats)
+        assert all("SNOOP-DONE" in e["log"] and all(t not in e["log"] for t in tokens) for e in entries)
+        assert clients[1].get(path, headers=owners["node"]).status_code == 404
+        assert clients[1].get(path).status_code == 401
 
         # A new version replaces the Python bot's: its old credential is refused by the referee.
         old = versions["python"]
@@ -290,4 +299,4 @@ def test_python_node_and_static_bots_play_rated_ladder_matches(database_url: str
         app.conf.update(broker_url=old_broker)
         mp.undo()
         pool.close()
-    assert no_sandbox_left() and not seats_left(str(hosted_dir))
+    assert nothing_left(str(hosted_dir))

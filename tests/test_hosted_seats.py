@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_hosted import BOTS, manifest, no_sandbox_left, python_bot, targz
+from test_hosted import BOTS, manifest, python_bot, targz
 from test_ladder_helpers import module_database
 
 from ladder import bots as ladder_bots
@@ -73,6 +73,36 @@ def seats_left(marker: str, within_s: float = 5.0) -> list[int]:
     while (left := seat_processes(marker)) and time.monotonic() < end:
         time.sleep(0.1)
     return left
+
+
+def sandbox_pids(marker: str) -> list[int]:
+    """Live processes of a sandbox uid whose mounts come from under ``marker`` (a test's own hosted dir):
+    ``/proc/<pid>/mountinfo`` names the source of its ``/bot`` bind. Scoped so that other sessions'
+    sandboxes on this shared machine do not count."""
+    from bots.sandbox import UID_BASE
+
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{entry}").st_uid < UID_BASE or "State:\tZ" in Path(f"/proc/{entry}/status").read_text():
+                continue
+            if marker in Path(f"/proc/{entry}/mountinfo").read_text():
+                out.append(int(entry))
+        except OSError:
+            continue
+    return out
+
+
+def nothing_left(marker: str, within_s: float = 5.0) -> bool:
+    """No adapter, keeper or sandboxed process of this test's hosted dir within ``within_s``."""
+    end = time.monotonic() + within_s
+    while seat_processes(marker) or sandbox_pids(marker):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.1)
+    return True
 
 
 def test_the_token_is_derived_per_version_and_needs_a_long_secret() -> None:
@@ -205,7 +235,7 @@ def test_sigterm_waits_for_the_match_in_progress_and_stops_an_idle_seat_at_once(
         t0 = time.monotonic()
         seat.send_signal(signal.SIGTERM)
         assert seat.wait(10) == 0 and time.monotonic() - t0 < 5
-        assert no_sandbox_left()
+        assert nothing_left(str(hosted_dir))
 
         # In a match: SIGTERM waits for its end; the match is played to the end by both.
         seat = _seat(hosted_dir, ref.address, "tok-seat")
@@ -213,18 +243,19 @@ def test_sigterm_waits_for_the_match_in_progress_and_stops_an_idle_seat_at_once(
         future = ref.submit(ref.harness.run_match(900, "floriferous(players=2)", [1, 2]))  # type: ignore[union-attr]
         time.sleep(1.0)
         assert not future.done()
+        assert sandbox_pids(str(hosted_dir)), "the leftover oracle must see a running sandbox"
         seat.send_signal(signal.SIGTERM)
         result = future.result(120)
         assert result.status == "finished", result
         assert [s.verdict for s in result.seats] == ["normal", "normal"]
         assert seat.wait(15) == 0
-        assert no_sandbox_left()
+        assert nothing_left(str(hosted_dir))
 
         # A credential the referee does not know: exit 3, said in one line.
         seat = _seat(hosted_dir, ref.address, "tok-revoked")
         assert seat.wait(30) == 3
         assert seat.stderr is not None and b"refused the credential" in seat.stderr.read()
-    assert not seats_left(str(hosted_dir))
+    assert nothing_left(str(hosted_dir))
 
 
 @needs_sandbox
@@ -244,7 +275,7 @@ def test_hosted_seats_start_and_stop_one_adapter_per_hosted_bot(pool: Any, hoste
         assert not any(e.startswith((b"PARTERRE_DATABASE_URL", b"PARTERRE_SERVICE_TOKEN")) for e in environ)
         assert token.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes()
     assert seats.procs[bot_id].returncode is not None
-    assert no_sandbox_left() and not seats_left(str(hosted_dir))
+    assert nothing_left(str(hosted_dir))
 
 
 SEAT_PACED = b"""import json, sys, time
@@ -298,4 +329,4 @@ def test_a_slot_that_finished_its_match_lets_its_adapter_finish_the_other_slots_
             assert [s.verdict for s in result.seats] == ["normal", "normal"], result
         assert [p.returncode for s in (slot1, slot2) for p in s.procs.values()] == [0, 0]
         print(f"\nslot 1's seat drained for {drained:.2f} s (the other slot's match)")
-    assert no_sandbox_left() and not seats_left(str(hosted_dir))
+    assert nothing_left(str(hosted_dir))

@@ -20,7 +20,8 @@ the referee call in :class:`HostedSeats`:
    tree when its parent dies.
 
 The bot's stderr of each match is kept (capped by the sandbox) in
-``$PARTERRE_HOSTED_DIR/logs/match-<id>-bot-<bot>.log``, for its owner.
+``$PARTERRE_HOSTED_DIR/logs/match-<id>-bot-<bot>.log`` and, when the seats
+stop, in ``hosted_match_logs`` (``GET /api/bots/{id}/hosted-logs``, its owner only).
 """
 
 from __future__ import annotations
@@ -150,6 +151,12 @@ class HostedSeats:
         refused = [bot_id for bot_id, code in codes.items() if code == 3]
         if refused:
             log.warning("match %s: the referee refused the credential of hosted bot(s) %s", self.match_id, refused)
+        for bot_id, path in self.logs.items():  # the owner's log of this match (API: hosted-logs)
+            try:
+                text = path.read_bytes()[-sub.MATCH_LOG_CHARS:].decode("utf-8", "replace") if path.exists() else ""
+                sub.save_match_log(self.pool, self.match_id, self.attempt, bot_id, self.versions[bot_id].id, text)
+            except Exception as exc:  # the match is recorded already; a lost log must not fail the task
+                log.warning("match %s: cannot keep the log of hosted bot %s: %s", self.match_id, bot_id, exc)
 
 
 def bot_address(control_addresses: list[str], referees: list[Any]) -> str:
