@@ -163,6 +163,27 @@ def test_the_ladder_pairs_hosted_bots_only_with_the_secret(pool: Any, redis_key:
     assert bot_id not in tasks._hosted_players(pool, "lafleur")
 
 
+def test_challenges_count_a_playing_hosted_bot_as_connected(pool: Any, redis_key: tuple[Any, str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import workers.tasks as tasks
+
+    r, key = redis_key
+    bot_id, v = _active(pool, "chal")
+    sub.activate_credential(pool, v.id, SECRET, r, key)
+    seen: dict[str, set[int]] = {}
+
+    def dispatch(_pool: Any, connected: Any) -> tuple[list[int], list[int]]:
+        seen.update({g: connected(g) for g in ("floriferous", "lafleur")})
+        return [], []
+
+    monkeypatch.setattr(tasks.ladder_challenges, "dispatch_challenges", dispatch)
+    monkeypatch.setattr(tasks, "_pool", pool)
+    monkeypatch.setenv("PARTERRE_REDIS_URL", "")
+    monkeypatch.setenv("PARTERRE_HOSTED_TOKEN_SECRET", SECRET)
+    tasks.challenge_tick()
+    assert bot_id in seen["floriferous"] and bot_id not in seen["lafleur"]  # its manifest: floriferous
+
+
 @needs_sandbox
 def test_a_match_seating_more_hosted_bots_than_a_slot_allows_is_an_infra_error(
         pool: Any, redis_key: tuple[Any, str], monkeypatch: pytest.MonkeyPatch, hosted_dir: Path) -> None:

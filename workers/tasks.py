@@ -466,15 +466,18 @@ def challenge_tick() -> dict[str, int]:
     Sent by ``parterre beat`` every ``PARTERRE_CHALLENGE_PERIOD_S`` (1 s): the
     web process only writes the challenge (:func:`ladder.challenges.create_challenge`)
     and queues nothing. "Connected" is the referees' presence in Redis, for
-    the challenge's game (a bot that announced other games only does not count).
+    the challenge's game (a bot that announced other games only does not count);
+    a hosted bot with a playing version counts as connected in its games (the
+    worker that runs the match starts it).
 
     Returns:
         ``{"started", "expired"}`` counts.
     """
     cfg = _settings()
     referees = directory.read_referees(cfg["redis_url"]) if cfg["redis_url"] else []
+    pool = get_pool()
     started, expired = ladder_challenges.dispatch_challenges(
-        get_pool(), lambda game: set(directory.online_bots(referees, game))
+        pool, lambda game: set(directory.online_bots(referees, game)) | set(_hosted_players(pool, game))
     )
     for match_id in started:
         run_match.delay(match_id)
