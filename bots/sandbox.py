@@ -276,10 +276,12 @@ class Keeper:
         resource.setrlimit(resource.RLIMIT_FSIZE, (lim.scratch_mb << 20, lim.scratch_mb << 20))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NOFILE, (lim.nofile, lim.nofile))
-        # RLIMIT_NPROC counts every task of the real uid. As root the sandbox has a uid of its own;
-        # unprivileged it shares the worker's, so the bound is the uid's tasks now plus the allowance
-        # (bwrap's own processes count too: a few more than the bot's allowance).
-        nproc = lim.pids + 4 + self.nproc_base
+        # RLIMIT_NPROC counts every task of the real uid. As root the sandbox has a uid of its own
+        # (bwrap's own processes count too: a few more than the bot's allowance; the pids cgroup is
+        # exact). Unprivileged it shares the worker's, so the bound is the uid's tasks counted just
+        # before this fork, plus bwrap's two (its monitor and the pid namespace's init), plus the
+        # bot's allowance (the bot itself included).
+        nproc = lim.pids + 4 if self.privileged else self.nproc_base + 2 + lim.pids
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         if "memory" not in self.cgroups.dirs and self.runtime != "node":
             resource.setrlimit(resource.RLIMIT_AS, (lim.memory_mb << 20, lim.memory_mb << 20))

@@ -225,7 +225,7 @@ SLOW = b"""import json, sys, time
 for line in sys.stdin:
     msg = json.loads(line)
     if msg["type"] == "decision_request":
-        time.sleep(0.05)
+        time.sleep(0.2)
         print(0, flush=True)
 """
 
