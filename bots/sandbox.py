@@ -19,8 +19,9 @@ sandbox, as root, and:
   the worker's code, ``/root``, ``/work``, ``/tmp``, other bots' directories
   and ``/etc`` (beyond the dynamic loader's cache) are simply not there;
 * rlimits: CPU seconds, file size (= scratch cap), no core files, open files,
-  processes/threads, and address space when no memory cgroup exists (not for
-  Node.js, whose V8 reserves far more address space than it uses);
+  processes/threads (run unprivileged, on the worker's own uid: its tasks at
+  the start plus the allowance), and address space when no memory cgroup
+  exists (not for Node.js, whose V8 reserves far more address space than it uses);
 * forwards the bot's stdout to its own stdout and keeps at most ``stderr_kb``
   of its stderr in ``--stderr-file``; when stdout and stderr together pass
   ``output_mb`` the sandbox is killed;
@@ -223,6 +224,18 @@ def uid_pids(uid: int) -> list[int]:
     return out
 
 
+def uid_tasks(uid: int) -> int:
+    """Tasks (threads included: what ``RLIMIT_NPROC`` counts) of the live processes whose real uid is ``uid``."""
+    total = 0
+    for pid in uid_pids(uid):
+        try:
+            with open(f"/proc/{pid}/status") as fh:
+                total += next(int(line.split()[1]) for line in fh if line.startswith("Threads:"))
+        except (OSError, ValueError, StopIteration, IndexError):
+            continue
+    return total
+
+
 @dataclass(slots=True)
 class Status:
     """What became of a sandboxed run (the ``--status-file`` JSON)."""
@@ -254,6 +267,7 @@ class Keeper:
         self.cgroups = _Cgroups(f"{os.getpid()}-{int(time.time() * 1000)}", limits)
         self.stop_reason: str | None = None
         self.proc: subprocess.Popen[bytes] | None = None
+        self.nproc_base = 0
 
     def _preexec(self) -> None:
         self.cgroups.join()
@@ -262,9 +276,13 @@ class Keeper:
         resource.setrlimit(resource.RLIMIT_FSIZE, (lim.scratch_mb << 20, lim.scratch_mb << 20))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NOFILE, (lim.nofile, lim.nofile))
-        if self.privileged:  # per uid: only meaningful for a uid of the sandbox's own
-            # bwrap's own processes count too: a few more than the bot's allowance.
-            resource.setrlimit(resource.RLIMIT_NPROC, (lim.pids + 4, lim.pids + 4))
+        # RLIMIT_NPROC counts every task of the real uid. As root the sandbox has a uid of its own
+        # (bwrap's own processes count too: a few more than the bot's allowance; the pids cgroup is
+        # exact). Unprivileged it shares the worker's, so the bound is the uid's tasks counted just
+        # before this fork, plus bwrap's two (its monitor and the pid namespace's init), plus the
+        # bot's allowance (the bot itself included).
+        nproc = lim.pids + 4 if self.privileged else self.nproc_base + 2 + lim.pids
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         if "memory" not in self.cgroups.dirs and self.runtime != "node":
             resource.setrlimit(resource.RLIMIT_AS, (lim.memory_mb << 20, lim.memory_mb << 20))
         if self.privileged:
@@ -294,6 +312,7 @@ class Keeper:
     def run(self) -> Status:
         """Run the bot to its end; returns its :class:`Status` (never raises for what the bot does)."""
         started = time.monotonic()
+        self.nproc_base = 0 if self.privileged else uid_tasks(self.uid)
         try:
             self.proc = subprocess.Popen(self.argv, stdin=sys.stdin.fileno(), stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, preexec_fn=self._preexec, start_new_session=True,

@@ -185,7 +185,8 @@ def revoke_bot(pool: ConnectionPool, bot: int | str, *, redis: Any = None, key: 
     Args:
         pool: ladder connection pool.
         bot: bot id or name, as for :func:`find_bot`.
-        redis: a redis-py client; when given, ``HDEL key <token hash>``.
+        redis: a redis-py client; when given, ``HDEL key <token hash>`` (and the hashes of its
+            hosted versions' credentials, which are stamped revoked in any case).
         key: Redis hash of live tokens.
 
     Returns:
@@ -203,8 +204,12 @@ def revoke_bot(pool: ConnectionPool, bot: int | str, *, redis: Any = None, key: 
         ).fetchone()
     if row is None:
         raise BotNotFoundError(f"no bot {bot!r}")
+    with connection(pool) as conn:  # the platform-held credentials of its hosted versions too
+        hosted = conn.execute("UPDATE hosted_versions SET token_revoked_at = coalesce(token_revoked_at, now()) "
+                              "WHERE bot_id = %s AND token_hash IS NOT NULL RETURNING token_hash",
+                              (row["id"],)).fetchall()
     if redis is not None:
-        redis.hdel(key, row["token_hash"])
+        redis.hdel(key, row["token_hash"], *[h[0] for h in hosted])
     return _bot(row)
 
 
@@ -245,7 +250,8 @@ def issue_token(pool: ConnectionPool, bot: int | str, *, redis: Any = None, key:
 
 
 def publish_tokens(pool: ConnectionPool, redis_client: Any, key: str = TOKENS_KEY) -> int:
-    """Rewrite the Redis hash ``key`` from the ``bots`` table (field sha256 -> bot id).
+    """Rewrite the Redis hash ``key`` from the ``bots`` table (field sha256 -> bot id), plus the
+    credentials of active hosted versions (docs/hosted.md).
 
     Revoked bots are absent. The delete and the rewrite run in one Redis
     ``MULTI``/``EXEC`` transaction, so the referee never sees an empty or
@@ -256,6 +262,11 @@ def publish_tokens(pool: ConnectionPool, redis_client: Any, key: str = TOKENS_KE
     """
     with connection(pool) as conn:
         rows = conn.execute("SELECT token_hash, id FROM bots WHERE revoked_at IS NULL ORDER BY id").fetchall()
+        # hosted versions' platform-held credentials (ladder.submissions.activate_credential)
+        rows += conn.execute(
+            "SELECT h.token_hash, h.bot_id FROM hosted_versions h JOIN bots b ON b.id = h.bot_id "
+            "WHERE h.status = 'active' AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL "
+            "AND b.revoked_at IS NULL ORDER BY h.bot_id").fetchall()
     mapping = {digest: str(bot_id) for digest, bot_id in rows}
     pipe = redis_client.pipeline(transaction=True)
     pipe.delete(key)

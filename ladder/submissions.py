@@ -165,6 +165,10 @@ def parse_manifest(text: str, files: dict[str, tuple[bytes, bool]] | None = None
         raise SubmissionError(f"{MANIFEST}: runtime {runtime!r} is not one of {', '.join(RUNTIMES)}")
     protocol = raw.get("protocol", "stdio")
     if protocol not in PROTOCOLS:
+        if protocol == "grpc":
+            raise SubmissionError(f"{MANIFEST}: protocol 'grpc' is not offered to hosted bots: a hosted bot has "
+                                  f"no network, and speaks the stdio line protocol (docs/bots.md, protocol = "
+                                  f"\"stdio\"); see docs/hosted.md \"gRPC bots\"")
         raise SubmissionError(f"{MANIFEST}: protocol {protocol!r} is not offered to hosted bots "
                               f"(one of {', '.join(PROTOCOLS)}; see docs/hosted.md)")
     command = raw.get("command")
@@ -369,3 +373,139 @@ def claim_next(pool: ConnectionPool, worker: str, lease_s: float = 900.0) -> int
             "RETURNING id", (worker, lease_s))
         row = cur.fetchone()
     return int(row[0]) if row else None
+
+
+# -- platform-held credentials of active versions (rated matches; docs/hosted.md) -------------------
+
+TOKEN_SECRET_MIN = 32
+"""Shortest secret (characters) :func:`hosted_token` accepts: a short one could be guessed, and every
+input besides it (version id, sha256) is public."""
+
+
+def hosted_token(secret: str, version_id: int, sha256: str) -> str:
+    """The token a worker connects hosted version ``version_id`` with (43 URL-safe characters).
+
+    ``base64url(HMAC-SHA256(secret, "parterre-hosted-token/1:<id>:<sha256>"))`` without padding:
+    every worker holding ``secret`` (``PARTERRE_HOSTED_TOKEN_SECRET``) derives the same token, none
+    is ever stored, and a new version gets a new one. Only its sha256 is kept
+    (``hosted_versions.token_hash``) and published to the referees.
+
+    Raises:
+        ValueError: ``secret`` shorter than :data:`TOKEN_SECRET_MIN`.
+    """
+    import base64
+    import hmac
+
+    if len(secret) < TOKEN_SECRET_MIN:
+        raise ValueError(f"the hosted bots' token secret must have at least {TOKEN_SECRET_MIN} characters")
+    mac = hmac.new(secret.encode(), f"parterre-hosted-token/1:{version_id}:{sha256}".encode(), hashlib.sha256)
+    return base64.urlsafe_b64encode(mac.digest()).decode().rstrip("=")
+
+
+def token_hash(token: str) -> str:
+    """sha256 hex of a token (as ``ladder.bots.token_hash``)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def sync_credentials(pool: ConnectionPool, redis: Any, key: str | None = None) -> dict[str, int]:
+    """Make the referees' token hash agree with the versions: publish live credentials, revoke the others.
+
+    Live: an ``active`` version with a ``token_hash`` whose bot is not revoked. Every other version
+    with a hash that is not yet revoked (superseded, failed, or its bot revoked) gets
+    ``token_revoked_at`` and its field removed (``HDEL``). Idempotent; called when a version becomes
+    active (:func:`activate_credential`) and on every ``parterre.hosted_tick``.
+
+    Returns:
+        ``{"live": n, "revoked": m}`` (revoked: stamped by this call).
+    """
+    from ladder.bots import TOKENS_KEY
+
+    key = key or TOKENS_KEY
+    with connection(pool) as conn, conn.cursor() as cur:
+        cur.execute("UPDATE hosted_versions h SET token_revoked_at = now() FROM bots b WHERE b.id = h.bot_id "
+                    "AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL "
+                    "AND (h.status <> 'active' OR b.revoked_at IS NOT NULL) RETURNING h.token_hash")
+        revoked = [r[0] for r in cur.fetchall()]
+        cur.execute("SELECT token_hash FROM hosted_versions WHERE token_revoked_at IS NOT NULL")
+        dead = [r[0] for r in cur.fetchall()]
+        cur.execute("SELECT h.token_hash, h.bot_id FROM hosted_versions h JOIN bots b ON b.id = h.bot_id "
+                    "WHERE h.status = 'active' AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL "
+                    "AND b.revoked_at IS NULL")
+        live = {digest: str(bot_id) for digest, bot_id in cur.fetchall()}
+    pipe = redis.pipeline(transaction=True)
+    if dead:
+        pipe.hdel(key, *dead)
+    if live:
+        pipe.hset(key, mapping=live)
+    pipe.execute()
+    return {"live": len(live), "revoked": len(revoked)}
+
+
+def activate_credential(pool: ConnectionPool, version_id: int, secret: str, redis: Any,
+                        key: str | None = None) -> bool:
+    """Give active version ``version_id`` its credential (:func:`hosted_token`) and publish it; the bot's
+    earlier versions' credentials are revoked in the same call (:func:`sync_credentials`).
+
+    Returns:
+        False when the version is not (or no longer) active: nothing is published for it.
+    """
+    version = get_version(pool, version_id)
+    if version is None:
+        return False
+    digest = token_hash(hosted_token(secret, version.id, version.sha256))
+    with connection(pool) as conn, conn.cursor() as cur:
+        cur.execute("UPDATE hosted_versions SET token_hash = %s WHERE id = %s AND status = 'active' "
+                    "AND token_revoked_at IS NULL RETURNING id", (digest, version_id))
+        ok = cur.fetchone() is not None
+    sync_credentials(pool, redis, key)
+    return ok
+
+
+def playing_versions(pool: ConnectionPool, bot_ids: list[int] | None = None,
+                     game: str | None = None) -> dict[int, HostedVersion]:
+    """``{bot_id: active version}`` of the hosted bots that play rated matches now.
+
+    A hosted bot plays when its active version has a live credential and the bot is not revoked.
+
+    Args:
+        bot_ids: only these bots (a match's seats); None: all.
+        game: only versions whose manifest names this game, or names none (they play every game).
+    """
+    where = ""
+    params: list[Any] = []
+    if bot_ids is not None:
+        where += " AND h.bot_id = ANY(%s)"
+        params.append(list(bot_ids))
+    if game is not None:
+        where += " AND (jsonb_array_length(coalesce(h.manifest->'games', '[]'::jsonb)) = 0 " \
+                 "OR h.manifest->'games' ? %s)"
+        params.append(game)
+    cols = ", ".join(f"h.{c.strip()}" for c in _COLS.split(","))
+    with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
+        cur.execute(f"SELECT {cols} FROM hosted_versions h JOIN bots b ON b.id = h.bot_id "
+                    f"WHERE h.status = 'active' AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL "
+                    f"AND b.revoked_at IS NULL{where} ORDER BY h.bot_id", params)
+        return {r["bot_id"]: _version(r) for r in cur.fetchall()}
+
+
+MATCH_LOG_CHARS = 65536
+"""Longest stderr kept per rated match attempt (the tail; the sandbox caps what it keeps first)."""
+
+
+def save_match_log(pool: ConnectionPool, match_id: int, attempt: int, bot_id: int, version_id: int,
+                   log: str) -> None:
+    """Keep a hosted bot's stderr of one rated match attempt (its tail, :data:`MATCH_LOG_CHARS`); idempotent."""
+    with connection(pool) as conn:
+        conn.execute("INSERT INTO hosted_match_logs (match_id, attempt, bot_id, version_id, log) "
+                     "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (match_id, attempt, bot_id) DO UPDATE "
+                     "SET log = EXCLUDED.log", (match_id, attempt, bot_id, version_id, log[-MATCH_LOG_CHARS:]))
+
+
+def match_logs(pool: ConnectionPool, bot_id: int, limit: int = 50) -> list[dict[str, Any]]:
+    """The newest rated-match logs of ``bot_id``: ``[{"match_id", "attempt", "version", "log", "created_at"}]``
+    (ownership is the caller's to check: a bot's stderr is its owner's)."""
+    with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
+        cur.execute("SELECT l.match_id, l.attempt, h.number AS version, l.log, l.created_at FROM hosted_match_logs l "
+                    "JOIN hosted_versions h ON h.id = l.version_id WHERE l.bot_id = %s "
+                    "ORDER BY l.created_at DESC, l.match_id DESC LIMIT %s", (bot_id, limit))
+        return [{**r, "created_at": r["created_at"].isoformat()} for r in cur.fetchall()]

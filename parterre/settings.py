@@ -82,7 +82,12 @@ def _positive_int(name: str, value: str) -> int:
 
 def service_token_for(home: Path) -> str:
     """The service token stored in ``home``; created (mode 600) on first use."""
-    path = home / "service-token"
+    return secret_for(home, "service-token")
+
+
+def secret_for(home: Path, name: str) -> str:
+    """A secret kept in the file ``home/name`` (``secrets.token_urlsafe(32)``, mode 600), created on first use."""
+    path = home / name
     if path.exists():
         return path.read_text().strip()
     home.mkdir(parents=True, exist_ok=True)

@@ -189,7 +189,7 @@ HOSTILE = {
     "static ../": (targz({"parterre-bot.toml": manifest("static", ["../../bin/sh"])}),
                    "must start a file of the archive"),
     "grpc": (targz({"parterre-bot.toml": b'runtime = "node"\ncommand = ["node", "b.js"]\nprotocol = "grpc"\n'}),
-             "protocol 'grpc'"),
+             "protocol 'grpc' is not offered to hosted bots: a hosted bot has no network, and speaks the stdio"),
     "bad toml": (targz({"parterre-bot.toml": b"runtime = = ="}), "not valid TOML"),
     "zip bomb": (None, "unpacked size"),
     "zip symlink": (None, "links"),

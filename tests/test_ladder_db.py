@@ -31,6 +31,7 @@ TABLES = {
     "accounts", "api_tokens", "auth_events",  # 0004: participants (issue 14)
     "challenges", "house_bots",  # 0005: challenges and house bots (issue 14)
     "hosted_versions", "hosted_settings",  # 0006: hosted bots (issue 15)
+    "hosted_match_logs",  # 0007: hosted bots in rated matches (issue 15)
 }
 
 

@@ -81,3 +81,15 @@ def test_replay_verify_rejects_non_json(tmp_path, capsys):
 def test_console_script_runs():
     out = subprocess.run([sys.executable, "-m", "parterre.cli", "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and "demo" in out.stdout
+
+
+def test_a_home_keeps_its_secrets_private_and_stable(tmp_path):
+    """`parterre up` gives its workers the hosted bots' token secret from the home (docs/hosted.md)."""
+    import stat
+
+    from parterre.settings import secret_for, service_token_for
+
+    first = secret_for(tmp_path, "hosted-token-secret")
+    assert secret_for(tmp_path, "hosted-token-secret") == first and len(first) >= 32
+    assert stat.S_IMODE((tmp_path / "hosted-token-secret").stat().st_mode) == 0o600
+    assert service_token_for(tmp_path) not in (first, "")

@@ -50,6 +50,39 @@ LIMIT_NAMES = ("memory_mb", "pids", "cpu_s", "wall_s", "scratch_mb", "output_mb"
 """``bots.sandbox.Limits`` fields a worker sets from ``PARTERRE_SANDBOX_<NAME>``."""
 
 
+SECRET_ENV = "PARTERRE_HOSTED_TOKEN_SECRET"
+"""The workers' secret from which hosted versions' credentials are derived (``ladder.submissions.hosted_token``)."""
+
+
+def token_secret(env: dict[str, str] | None = None) -> str | None:
+    """The workers' secret for hosted credentials, or None (hosted bots then play no rated match).
+
+    A secret shorter than :data:`ladder.submissions.TOKEN_SECRET_MIN` counts as none (logged)."""
+    value = (os.environ if env is None else env).get(SECRET_ENV, "")
+    if not value:
+        return None
+    if len(value) < sub.TOKEN_SECRET_MIN:
+        log.warning("%s is shorter than %d characters: hosted bots play no rated match", SECRET_ENV,
+                    sub.TOKEN_SECRET_MIN)
+        return None
+    return value
+
+
+def publish_credential(pool: Any, version_id: int) -> bool:
+    """Publish the credential of a version that just became active (and revoke its predecessors').
+
+    Needs the token secret and ``PARTERRE_REDIS_URL``; without them the version is active but plays no
+    rated match (logged). Returns whether a credential was published."""
+    from workers.directory import _redis_client
+
+    secret, url = token_secret(), os.environ.get("PARTERRE_REDIS_URL", "")
+    if secret is None or not url:
+        log.warning("hosted version %s is active but plays no rated match: %s and PARTERRE_REDIS_URL are needed",
+                    version_id, SECRET_ENV)
+        return False
+    return sub.activate_credential(pool, version_id, secret, _redis_client(url))
+
+
 class SandboxCapacityError(RuntimeError):
     """A match would need more sandboxed processes than a worker slot may run."""
 
@@ -68,6 +101,7 @@ def hosted_settings(env: dict[str, str] | None = None) -> dict[str, Any]:
     | ``PARTERRE_HOSTED_MAX_GAMES`` | ``400`` | its budget (games) |
     | ``PARTERRE_HOSTED_GAME`` | ``floriferous(players=2)`` | the regression test's game when the manifest names none |
     | ``PARTERRE_HOSTED_DEADLINE_MS`` | ``1000`` | time per decision |
+    | ``PARTERRE_HOSTED_TOKEN_SECRET`` | none | derives the credentials (none: no rated match) |
     """
     e = os.environ if env is None else env
     limits = {name: e[f"PARTERRE_SANDBOX_{name.upper()}"] for name in LIMIT_NAMES
@@ -233,6 +267,7 @@ def process_version(pool: Any, version_id: int, cfg: dict[str, Any] | None = Non
     previous = sub.active_version(pool, version.bot_id)
     if previous is None:
         sub.set_verdict(pool, version_id, "active", log=stderr_log, validation=details)
+        publish_credential(pool, version_id)
         worker_metrics.HOSTED_VERDICTS.labels("active", "first version").inc()
         return "active"
     sub.set_verdict(pool, version_id, "testing", log=stderr_log, validation=details)
@@ -243,6 +278,8 @@ def process_version(pool: Any, version_id: int, cfg: dict[str, Any] | None = Non
     else:
         status, reason = "active", f"regression test: {result['verdict']}"
     sub.set_verdict(pool, version_id, status, reason=reason, log=stderr_log)
+    if status == "active":
+        publish_credential(pool, version_id)
     worker_metrics.HOSTED_VERDICTS.labels(status, result["verdict"]).inc()
     return status
 
@@ -296,6 +333,11 @@ def _register_task() -> None:
         from workers.tasks import _worker_name, get_pool
 
         pool = get_pool()
+        secret, url = token_secret(), os.environ.get("PARTERRE_REDIS_URL", "")
+        if secret is not None and url:  # revocations and a flushed Redis heal here
+            from workers.directory import _redis_client
+
+            sub.sync_credentials(pool, _redis_client(url))
         version_id = sub.claim_next(pool, _worker_name())
         status = process_version(pool, version_id) if version_id is not None else "idle"
         return {"version": version_id, "status": status, **sandbox_snapshot()}

@@ -42,11 +42,13 @@ from ladder import db as ladder_db
 from ladder import entries as ladder_entries
 from ladder import matches as ladder_matches
 from ladder import referee_wait
+from ladder import submissions as ladder_submissions
 from ladder import tournaments as ladder_tournaments
 from ladder.errors import DatabaseUnavailableError
-from workers import directory
+from workers import directory, hosted, hosted_seats
 from workers import metrics as worker_metrics
 from workers.app import MAX_MATCH_DURATION_S, app
+from workers.hosted import SandboxCapacityError
 from workers.referee_client import InfraError, LeaseLostError, RefereeUnavailableError
 from workers.referee_client import run_match as referee_run_match
 
@@ -167,12 +169,18 @@ def referee_backoff_s(tries: int, base_s: float, max_s: float, rng: random.Rando
     return float(ceiling * (rng or random).uniform(0.5, 1.0))
 
 
-def _referee_addresses(cfg: dict[str, Any], seat_bot_ids: list[int]) -> list[str]:
+def _referee_addresses(cfg: dict[str, Any], seat_bot_ids: list[int],
+                       referees: list[directory.RefereeInfo] | None = None) -> list[str]:
     """Referees to try for a match: discovered ones (best first) then the configured ones."""
-    referees = []
-    if cfg["discovery"] and cfg["redis_url"]:
-        referees = directory.read_referees(cfg["redis_url"])
+    if referees is None:
+        referees = _discovered(cfg)
     return directory.choose_referees(cfg["referees"], referees, seat_bot_ids)
+
+
+def _discovered(cfg: dict[str, Any]) -> list[directory.RefereeInfo]:
+    if cfg["discovery"] and cfg["redis_url"]:
+        return directory.read_referees(cfg["redis_url"])
+    return []
 
 
 @app.task(name="parterre.plan_tournament")
@@ -258,21 +266,28 @@ def _run_match(match_id: int) -> str:
     if cfg["tls_ca"]:
         with open(cfg["tls_ca"], "rb") as fh:
             tls_ca = fh.read()
+    referees = _discovered(cfg)
+    addresses = _referee_addresses(cfg, list(spec.seat_bot_ids), referees)
+    # Hosted bots seated here are started in their sandboxes for this attempt, and stopped only after
+    # the result is recorded (their drain may outlast the lease; docs/hosted.md).
+    seats = hosted_seats.seats_for_match(pool, list(spec.seat_bot_ids), match_id=spec.match_id,
+                                          attempt=spec.attempt, control_addresses=addresses, referees=referees,
+                                          drain_s=MAX_MATCH_DURATION_S + 30.0)
     try:
-        outcome = referee_run_match(
-            _referee_addresses(cfg, list(spec.seat_bot_ids)),
-            cfg["service_token"],
-            match_id=spec.match_id,
-            attempt=spec.attempt,
-            game_string=spec.game_string,
-            seed=spec.seed,
-            seat_bot_ids=list(spec.seat_bot_ids),
-            time_control=dict(spec.time_control),
-            no_show_timeout_ms=cfg["no_show_timeout_ms"],
-            max_duration_ms=MAX_MATCH_DURATION_S * 1000,
-            on_event=keeper,
-            tls_root_cert=tls_ca,
-        )
+        with seats:
+            return _play_and_record(pool, cfg, spec, addresses, keeper, tls_ca)
+    except SandboxCapacityError as exc:
+        log.warning("match %s attempt %s: %s", match_id, spec.attempt, exc, extra=ctx)
+        worker_metrics.MATCH_ATTEMPTS.labels("infra_error").inc()
+        return _retry(pool, spec, "infra_error", str(exc), cfg)
+
+
+def _play_and_record(pool: Any, cfg: dict[str, Any], spec: Any, addresses: list[str], keeper: _LeaseKeeper,
+                     tls_ca: bytes | None) -> str:
+    match_id = spec.match_id
+    ctx = {"match_id": match_id, "attempt": spec.attempt}
+    try:
+        outcome = _run_on_referee(cfg, spec, addresses, keeper, tls_ca)
     except LeaseLostError:
         worker_metrics.MATCH_ATTEMPTS.labels("superseded").inc()
         return "superseded"
@@ -312,6 +327,24 @@ def _wait_for_referee(pool: Any, spec: Any, error: str, cfg: dict[str, Any]) -> 
                 "in %.1f s: %s", spec.match_id, tries, waited, delay, error, extra=ctx)
     run_match.apply_async((spec.match_id,), countdown=delay)
     return "waiting_for_referee"
+
+
+def _run_on_referee(cfg: dict[str, Any], spec: Any, addresses: list[str], keeper: _LeaseKeeper,
+                    tls_ca: bytes | None) -> Any:
+    return referee_run_match(
+        addresses,
+        cfg["service_token"],
+        match_id=spec.match_id,
+        attempt=spec.attempt,
+        game_string=spec.game_string,
+        seed=spec.seed,
+        seat_bot_ids=list(spec.seat_bot_ids),
+        time_control=dict(spec.time_control),
+        no_show_timeout_ms=cfg["no_show_timeout_ms"],
+        max_duration_ms=MAX_MATCH_DURATION_S * 1000,
+        on_event=keeper,
+        tls_root_cert=tls_ca,
+    )
 
 
 def _retry(pool: Any, spec: Any, status: str, error: str, cfg: dict[str, Any]) -> str:
@@ -484,6 +517,8 @@ def ladder_tick(now: float | None = None, period_s: float | None = None) -> dict
     (:func:`ladder.tournaments.plan_ladder_round`: one set of matches, FAULTS
     F-12). Online bots are those connected to a live referee (presence in
     Redis); a bot that announced games in its Hello is paired only in those.
+    Hosted bots with an active version count as online in the games their
+    manifest names (all when it names none): the worker starts them.
 
     Args:
         now: Unix time (tests); default the current time.
@@ -504,7 +539,7 @@ def ladder_tick(now: float | None = None, period_s: float | None = None) -> dict
 
     for game_string in lcfg["games"]:
         game = load_game(game_string).name
-        online = sorted(directory.online_bots(referees, game))
+        online = sorted(set(directory.online_bots(referees, game)) | set(_hosted_players(pool, game)))
         ids = ladder_tournaments.plan_ladder_round(
             pool, game_string=game_string, round_no=round_no, bot_ids=online,
             max_pending=lcfg["max_pending"], time_control=lcfg["time_control"],
@@ -513,6 +548,14 @@ def ladder_tick(now: float | None = None, period_s: float | None = None) -> dict
             run_match.delay(match_id)
         out[game_string] = len(ids)
     return out
+
+
+def _hosted_players(pool: Any, game: str) -> list[int]:
+    """Bots with an active hosted version in ``game``: paired as if online, since the worker that runs
+    their match starts them (docs/hosted.md); none when the workers hold no token secret."""
+    if hosted.token_secret() is None:
+        return []
+    return sorted(ladder_submissions.playing_versions(pool, game=game))
 
 
 # -- challenges and entry windows (issue 14) ---------------------------------------------------
@@ -525,15 +568,18 @@ def challenge_tick() -> dict[str, int]:
     Sent by ``parterre beat`` every ``PARTERRE_CHALLENGE_PERIOD_S`` (1 s): the
     web process only writes the challenge (:func:`ladder.challenges.create_challenge`)
     and queues nothing. "Connected" is the referees' presence in Redis, for
-    the challenge's game (a bot that announced other games only does not count).
+    the challenge's game (a bot that announced other games only does not count);
+    a hosted bot with a playing version counts as connected in its games (the
+    worker that runs the match starts it).
 
     Returns:
         ``{"started", "expired"}`` counts.
     """
     cfg = _settings()
     referees = directory.read_referees(cfg["redis_url"]) if cfg["redis_url"] else []
+    pool = get_pool()
     started, expired = ladder_challenges.dispatch_challenges(
-        get_pool(), lambda game: set(directory.online_bots(referees, game))
+        pool, lambda game: set(directory.online_bots(referees, game)) | set(_hosted_players(pool, game))
     )
     for match_id in started:
         run_match.delay(match_id)

@@ -13,6 +13,8 @@
   until ``status`` is no longer ``validating`` or ``testing``
   (``parterre bot upload --wait`` does it and sets its exit code).
 * ``PUT /api/bots/{bot_id}/hosted-settings``: ``{"block_on_regression": bool}``.
+* ``GET /api/bots/{bot_id}/hosted-logs`` (``bot:manage``, owner only): the bot's
+  stderr of its newest rated match attempts (``ladder.submissions.match_logs``).
 """
 
 from __future__ import annotations
@@ -105,6 +107,13 @@ def api_hosted_settings(request: Request, bot_id: Id, body: HostedSettingsIn) ->
     _owned(request, caller, bot_id)
     sub.set_block_on_regression(request.app.state.pool, bot_id, body.block_on_regression)
     return {"bot_id": bot_id, "block_on_regression": sub.blocks_on_regression(request.app.state.pool, bot_id)}
+
+
+@router.get("/bots/{bot_id}/hosted-logs", summary="The hosted bot's stderr of its recent rated matches (owner only)")
+def api_hosted_logs(request: Request, bot_id: Id) -> dict[str, Any]:
+    caller = auth.bearer(request, "bot:manage")
+    _owned(request, caller, bot_id)
+    return {"bot_id": bot_id, "logs": sub.match_logs(request.app.state.pool, bot_id)}
 
 
 # -- pages (session, CSRF): the owner's hosted versions, the upload form, the version page ----------

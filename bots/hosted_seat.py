@@ -1,0 +1,101 @@
+"""One seat of a hosted bot in a rated match: the stdio adapter around a sandbox, for one match (issue 15).
+
+``python -m bots.hosted_seat --address HOST:PORT --log-dir DIR -- SANDBOX COMMAND...``
+is what a worker starts for each hosted bot a match seats
+(``workers.hosted_seats``). It is the stdio adapter
+(:class:`bots.stdio.StdioBot`) with one child — the sandbox keeper's command
+line (``python -m bots.sandbox ...``) — connected with the token it reads
+from ``$PARTERRE_BOT_TOKEN``, and:
+
+* the token is removed from this process's environment before any child
+  starts, so neither the keeper nor the bot ever has it (the sandbox is
+  started with an empty environment anyway); it is never logged;
+* it plays **one** match and exits (``stop_after_matches=1``), because the
+  referee seats any free session of the bot: when two matches of one hosted
+  bot start at once on two workers, each adapter may play the other's match;
+* ``SIGTERM`` *drains*: when no match is in progress it stops at once; when
+  one is (possibly another worker's match), it stops as soon as that match
+  ends, so a worker that finished its own match never cuts a match short;
+  a second ``SIGTERM`` (or ``SIGINT``) stops at once.
+
+Exit status: 0 after a match or a stop, 1 when the command cannot run, 3 when
+the referee refuses the token (a revoked credential).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+
+from bots.sdk import AuthenticationError, MatchResult
+from bots.stdio import StdioBot, StdioError
+
+TOKEN_ENV = "PARTERRE_BOT_TOKEN"
+
+
+class HostedSeat(StdioBot):
+    """:class:`StdioBot` whose ``SIGTERM`` waits for the match in progress (see the module doc)."""
+
+    name = "hosted-seat"
+    draining = False
+
+    def in_match(self) -> bool:
+        """True while a match holds this adapter's child."""
+        return bool(self._slots)
+
+    def drain(self) -> None:
+        """Stop now when idle, else once the match in progress ends; a second call stops now."""
+        if self.draining or not self.in_match():
+            self.stop()
+            return
+        self.draining = True
+        logging.getLogger(__name__).info("draining: stopping when match(es) %s end", sorted(self._slots))
+
+    def on_match_ended(self, result: MatchResult) -> None:
+        super().on_match_ended(result)
+        if self.draining and not self.in_match():
+            self.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bots.hosted_seat``: see the module doc."""
+    p = argparse.ArgumentParser(prog="python -m bots.hosted_seat", description=__doc__.splitlines()[0])
+    p.add_argument("--address", required=True, help="the referee's bot endpoint host:port")
+    p.add_argument("--log-dir", required=True, help="the adapter's notes per child (operators only)")
+    p.add_argument("--name", default="hosted")
+    p.add_argument("--version", default="1")
+    p.add_argument("command", nargs=argparse.REMAINDER)
+    ns = p.parse_args(argv)
+    command = ns.command[1:] if ns.command[:1] == ["--"] else ns.command
+    token = os.environ.pop(TOKEN_ENV, "")
+    if not token or not command:
+        p.error(f"needs ${TOKEN_ENV} and a command")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", datefmt="%H:%M:%S")
+    env = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
+    bot = HostedSeat(command, log_dir=ns.log_dir, env=env, name=ns.name, version=ns.version,
+                     max_concurrent_matches=1, stop_grace_s=1.0)
+
+    async def play() -> None:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, bot.drain)
+        loop.add_signal_handler(signal.SIGINT, bot.stop)
+        await bot.arun(ns.address, token, stop_after_matches=1)
+
+    try:
+        asyncio.run(play())
+    except StdioError as exc:
+        print(f"hosted seat: {exc}", file=sys.stderr)
+        return 1
+    except AuthenticationError as exc:
+        print(f"hosted seat: the referee refused the credential: {exc}", file=sys.stderr)
+        return 3
+    print(f"hosted seat: {len(bot.stats.results)} match(es) played", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

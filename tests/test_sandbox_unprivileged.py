@@ -1,0 +1,206 @@
+"""The sandbox run by an unprivileged worker (the image's non-root user), tried as a hostile submitter would.
+
+``deploy/Dockerfile`` runs every role as uid 10001. There the keeper cannot
+change uid or make cgroups; bwrap runs in an unprivileged user namespace (this
+machine allows them: ``user.max_user_namespaces`` > 0). The test starts the
+keeper exactly so — ``setpriv --reuid U --regid U --clear-groups python -m
+bots.sandbox ...`` with a uid of no user — and checks the same things as
+``tests/test_sandbox.py``: verdicts, what the bot could reach, the process
+limit (``RLIMIT_NPROC`` on the shared uid: its tasks at the start plus the
+allowance), the memory limit (``RLIMIT_AS``), and that the tree is gone
+afterwards while another process of the same uid (standing for the worker)
+is untouched. Oracle: the operating system (a socket that connects, a file
+that opens, ``/proc``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bots.sandbox import uid_pids
+
+ROOT = Path(__file__).resolve().parent.parent
+SECRET = "parterre-secret-unpriv-77"
+
+
+def _userns_ok() -> bool:
+    try:
+        return int(Path("/proc/sys/user/max_user_namespaces").read_text()) > 0
+    except (OSError, ValueError):
+        return False
+
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None or shutil.which("setpriv") is None
+                                or os.geteuid() != 0 or not _userns_ok(),
+                                reason="needs bubblewrap, setpriv, root to drop to another uid, user namespaces")
+
+
+@pytest.fixture
+def uid() -> int:
+    """A uid of no user, unique to this test process (the image's 10001 stands in the docs)."""
+    return 61000 + os.getpid() % 4000
+
+
+@pytest.fixture
+def place(uid: int) -> Iterator[Path]:
+    base = Path(tempfile.mkdtemp(prefix="parterre-unpriv-", dir="/var/tmp"))
+    base.chmod(0o755)
+    os.chown(base, uid, uid)
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def others(uid: int, keep: set[int]) -> set[int]:
+    return set(uid_pids(uid)) - keep
+
+
+def run_bot(place: Path, uid: int, source: str, *limits: str, timeout: float = 60,
+            stop_after_s: float | None = None) -> tuple[dict[str, Any], bytes, set[int]]:
+    """Run ``source`` as ``bot.py`` under a keeper of uid ``uid``; returns (status, stdout, the uid's leftovers)."""
+    bot = place / "bot"
+    bot.mkdir(mode=0o755, exist_ok=True)
+    (bot / "bot.py").write_text(textwrap.dedent(source))
+    (bot / "bot.py").chmod(0o644)
+    status = place / "status.json"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(place), "PARTERRE_HOSTED_DIR": str(place / "hosted"),
+           "PARTERRE_DATABASE_URL": f"postgresql://x:{SECRET}@127.0.0.1/db", "PYTHONPATH": str(ROOT)}
+    # Another process of the same uid: the worker itself, in the image. It must outlive the sandbox.
+    worker = subprocess.Popen(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "sleep", "120"])
+    try:
+        proc = subprocess.Popen(
+            ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-m", "bots.sandbox",
+             "--root", str(bot), "--runtime", "python3.11", "--status-file", str(status), *limits, "--",
+             "python3.11", "bot.py"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, cwd=ROOT, env=env)
+        if stop_after_s is not None:
+            time.sleep(stop_after_s)
+            proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=timeout)
+        end = time.monotonic() + 5
+        while others(uid, {worker.pid}) and time.monotonic() < end:
+            time.sleep(0.1)
+        left = others(uid, {worker.pid})
+        assert worker.poll() is None, "the sandbox killed another process of the worker's uid"
+    finally:
+        worker.kill()
+        worker.wait()
+    return json.loads(status.read_text()), out, left
+
+
+def test_an_honest_bot_runs_unprivileged(place: Path, uid: int) -> None:
+    status, out, left = run_bot(place, uid, """
+        import os, games
+        print("uid", os.getuid(), "cwd", os.getcwd(), "env", sorted(os.environ), flush=True)
+        open("/scratch/x", "w").write("ok")
+        try:
+            open("/bot/y", "w"); print("WROTE /bot")
+        except OSError:
+            print("read-only /bot")
+    """)
+    assert status["verdict"] == "ok", (status, out)
+    assert b"cwd /bot" in out and b"read-only /bot" in out and b"PARTERRE" not in out
+    assert left == set()
+
+
+def test_no_network_unprivileged(place: Path, uid: int) -> None:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    status, out, left = run_bot(place, uid, f"""
+        import socket
+        for host, port in [("127.0.0.1", {port}), ("127.0.0.1", 5432), ("127.0.0.1", 6379), ("8.8.8.8", 53)]:
+            s = socket.socket(); s.settimeout(2)
+            try:
+                s.connect((host, port)); print("CONNECTED", host, port)
+            except OSError as e:
+                print("refused", host, port)
+        s = socket.socket(socket.AF_UNIX)
+        try:
+            s.connect("/var/run/postgresql/.s.PGSQL.5432"); print("CONNECTED unix")
+        except OSError:
+            print("refused unix")
+    """)
+    listener.close()
+    assert status["verdict"] == "ok", status
+    assert b"CONNECTED" not in out and out.count(b"refused") == 5
+    assert left == set()
+
+
+def test_reading_outside_unprivileged(place: Path, uid: int) -> None:
+    other = place / "other-bot"
+    other.mkdir()
+    (other / "secret.py").write_text(SECRET)
+    other.chmod(0o755)
+    (other / "secret.py").chmod(0o644)  # readable by the uid on the host: only the sandbox stops it
+    status, out, _ = run_bot(place, uid, f"""
+        import os
+        for p in ["{ROOT / 'workers' / 'tasks.py'}", "{other / 'secret.py'}", "/proc/{os.getpid()}/environ",
+                  "/etc/passwd", "{place / 'status.json'}"]:
+            try:
+                data = open(p, "rb").read(); print("READ", p, data[:40])
+            except OSError as e:
+                print("denied", p)
+        print("pids", sorted(int(d) for d in os.listdir("/proc") if d.isdigit()), flush=True)
+        print("env", dict(os.environ))
+    """)
+    assert status["verdict"] == "ok", status
+    assert b"READ" not in out and SECRET.encode() not in out, out
+    pids = json.loads(out.split(b"pids ")[1].split(b"\n")[0].decode())
+    assert max(pids) < 10  # a fresh pid namespace
+
+
+def test_fork_bomb_unprivileged(place: Path, uid: int) -> None:
+    status, out, left = run_bot(place, uid, """
+        import os, time
+        n = 0
+        for _ in range(10000):
+            try:
+                if os.fork() == 0:
+                    time.sleep(30); os._exit(0)
+                n += 1
+            except OSError:
+                break
+        print("forked", n, flush=True)
+        time.sleep(30)
+    """, "--pids", "16", "--wall-s", "4")
+    assert status["verdict"] == "wall_time", status
+    assert int(out.split()[1]) < 16
+    assert left == set()
+
+
+def test_unbounded_memory_unprivileged(place: Path, uid: int) -> None:
+    status, _, left = run_bot(place, uid, """
+        chunks = []
+        while True:
+            chunks.append(bytearray(16 << 20))
+    """, "--memory-mb", "128")
+    assert status["verdict"] == "exit" and status["exit_code"] != 0, status  # MemoryError under RLIMIT_AS
+    assert left == set()
+
+
+def test_stopped_from_outside_unprivileged(place: Path, uid: int) -> None:
+    status, _, left = run_bot(place, uid, """
+        import os, signal, time
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for _ in range(3):
+            if os.fork() == 0:
+                break
+        time.sleep(3600)
+    """, stop_after_s=2.0)
+    assert status["verdict"] == "stopped", status
+    assert left == set()
