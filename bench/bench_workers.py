@@ -18,7 +18,8 @@ Each repeat runs, interleaved:
 
 * **direct** (the baseline): ``--matches`` matches, one after the other,
   through ``workers.tasks.run_match`` called in a child process without Celery
-  (claim, referee, record: everything but the broker);
+  (claim, referee, record: everything but the broker), after one warm-up match
+  (a running worker has its database pool and referee channel open too);
 * **1 worker**: ``--matches`` matches queued on *one* (only A takes them);
 * **2 workers**: ``2 × --matches`` matches queued on *two* (A and B).
 
@@ -46,6 +47,7 @@ import secrets
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -66,7 +68,8 @@ TC = {"base_ms": 0, "increment_ms": 0, "cap_ms": 2000, "margin_ms": 100}
 DIRECT_CHILD = """
 import json, sys, time
 import workers.tasks as tasks
-ids = json.loads(sys.argv[1])
+warm, *ids = json.loads(sys.argv[1])
+tasks.run_match(warm)  # the pool and the referee channel open here, as in a running worker
 t0 = time.perf_counter()
 out = [tasks.run_match(i) for i in ids]
 print(json.dumps({"s": time.perf_counter() - t0, "out": out}))
@@ -113,6 +116,7 @@ class Bench:
         tokens = {tok: bid for bid, tok in self.bots}
         self.referee = ThreadedReferee(tokens, bots={tok: _paced_bot(i, delay_s)
                                                      for i, (_, tok) in enumerate(self.bots)}).start()
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115  # the workers' stderr, closed in close()
         self.queues = (f"bench-one-{secrets.token_hex(3)}", f"bench-two-{secrets.token_hex(3)}")
         self.env = {
             **os.environ, "PARTERRE_DATABASE_URL": self.url, "PARTERRE_REDIS_URL": redis_url,
@@ -134,7 +138,7 @@ class Bench:
             [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--pool", "solo", "--concurrency", "1",
              "--queues", queues, "--hostname", f"{name}@bench-{secrets.token_hex(3)}", "--without-gossip",
              "--without-mingle", "--without-heartbeat", "--loglevel", "WARNING"],
-            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL,
+            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=self.log,
         )
 
     def plan(self, k: int) -> list[int]:
@@ -154,6 +158,7 @@ class Bench:
             with self.pool.connection() as conn:
                 done = conn.execute("SELECT count(*), count(*) FILTER (WHERE status <> 'finished') FROM matches "
                                     "WHERE id = ANY(%s) AND status NOT IN ('planned', 'running')", (ids,)).fetchone()
+            assert done is not None
             if done[0] == len(ids):
                 if done[1]:
                     raise RuntimeError(f"{done[1]} of {len(ids)} matches did not finish")
@@ -174,7 +179,7 @@ class Bench:
 
     def direct(self, k: int) -> float:
         """Seconds to run ``k`` matches one after the other without Celery (in a child process)."""
-        ids = self.plan(k)
+        ids = self.plan(k + 1)
         out = subprocess.run([sys.executable, "-c", DIRECT_CHILD, json.dumps(ids)], cwd=ROOT, env=self.env,
                              check=True, capture_output=True, text=True)
         got = json.loads(out.stdout.strip().splitlines()[-1])
@@ -199,6 +204,11 @@ class Bench:
                          .total_seconds())
         return statistics.median(spans)
 
+    def worker_log(self) -> str:
+        """The tail of the workers' stderr."""
+        self.log.seek(0)
+        return self.log.read().decode("utf-8", "replace")[-4000:]
+
     def close(self) -> None:
         for w in self.workers:
             w.terminate()
@@ -209,6 +219,7 @@ class Bench:
                 w.kill()
         self.referee.stop()
         self.pool.close()
+        self.log.close()
         import psycopg
 
         with psycopg.connect(self.admin_url, autocommit=True) as conn:
@@ -238,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
             overhead.append((one - d) / ns.matches * 1000)
             direct_ms.append(d / ns.matches * 1000)
         span = bench.match_seconds()
+    except Exception:
+        print(bench.worker_log(), file=sys.stderr)
+        raise
     finally:
         bench.close()
     note = f"{ns.matches} / {2 * ns.matches} matches per run, median match {span * 1000:.0f} ms (referee clock)"
