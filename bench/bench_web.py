@@ -42,6 +42,7 @@ keeps it afterwards (it is dropped otherwise).
 from __future__ import annotations
 
 import argparse
+import atexit
 import hashlib
 import importlib
 import json
@@ -337,10 +338,16 @@ def indexes_used(plan: str) -> list[str]:
     return sorted(set(names))
 
 
+def _drop(admin_url: str, name: str) -> None:
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--admin-url", default=DEFAULT_ADMIN, help="server where the bench may create a database")
-    ap.add_argument("--db", default="parterre_bench_web", help="database to create (dropped first)")
+    ap.add_argument("--db", help="database to create (dropped first); default parterre_bench_web with --reuse, "
+                    "else a name of this run's own (benches of other sessions may share the server)")
     ap.add_argument("--bots", type=int, default=1000)
     ap.add_argument("--matches", type=int, default=100_000)
     ap.add_argument("--requests", type=int, default=1000, help="requests per goal page and repeat")
@@ -354,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import httpx
 
+    if args.db is None:
+        args.db = "parterre_bench_web" if args.reuse else f"parterre_bench_web_{secrets.token_hex(4)}"
     url = _database_url(args.admin_url, args.db)
     with psycopg.connect(args.admin_url, autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (args.db,)).fetchone() is not None
@@ -361,6 +370,8 @@ def main(argv: list[str] | None = None) -> int:
             conn.execute(f'DROP DATABASE "{args.db}" WITH (FORCE)')
         if not exists or not args.reuse:
             conn.execute(f'CREATE DATABASE "{args.db}"')
+    if not args.keep:  # dropped however the run ends (but a kill -9)
+        atexit.register(_drop, args.admin_url, args.db)
     migrate(url)
     with psycopg.connect(url) as conn:
         have = conn.execute("SELECT count(*) FROM matches").fetchone()[0]
@@ -433,9 +444,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"- {name}: {took.group(1) if took else '?'} ms; indexes: {', '.join(indexes_used(plan)) or 'none'}")
         if args.plans:
             print("    " + plan.replace("\n", "\n    "))
-    if not args.keep:
-        with psycopg.connect(args.admin_url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE "{args.db}" WITH (FORCE)')
     note = (f"{args.requests} requests per repeat, each after one /api/health request; "
             f"{n_bots} bots, {n_matches} matches")
     return report([
