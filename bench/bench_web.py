@@ -261,7 +261,8 @@ def measure_interleaved(client: Any, paths: list[str],
     Raises:
         RuntimeError: a response other than 200.
     """
-    page, base = [], []
+    page: list[float] = []
+    base: list[float] = []
     for p in paths:
         for target, out in ((baseline_path, base), (p, page)):
             t = time.perf_counter()
