@@ -15,7 +15,7 @@ from psycopg_pool import ConnectionPool
 from ladder.db import connection
 from ladder.read.common import NotFound, game_info
 from ladder.read.leaderboards import NO_BT
-from ladder.read.matches import MATCH_COLUMNS, MatchListItem, match_items
+from ladder.read.matches import MATCH_COLUMNS, SEAT_COLUMNS, MatchListItem, match_items, seat_map
 
 MAX_PLOT_POINTS = 400
 """Rating-history points sent to a plot per game; longer histories are thinned evenly (ends kept)."""
@@ -177,6 +177,18 @@ BOT_RECENT_SQL = "SELECT match_id FROM seats WHERE bot_id = %s AND match_id < %s
 """Ids of a bot's matches, newest first (index ``seats_by_bot``)."""
 
 
+BOT_RECENT_MATCHES_SQL = (
+    f"SELECT {MATCH_COLUMNS} FROM matches m LEFT JOIN tournaments t ON t.id = m.tournament_id "
+    f"WHERE m.id IN ({BOT_RECENT_SQL}) ORDER BY m.id DESC"
+)
+"""The rows of :data:`BOT_RECENT_SQL`'s matches, newest first (same parameters)."""
+
+BOT_RECENT_SEATS_SQL = (
+    f"SELECT {SEAT_COLUMNS} FROM seats s JOIN bots b ON b.id = s.bot_id "
+    f"WHERE s.match_id IN ({BOT_RECENT_SQL}) ORDER BY s.match_id, s.seat"
+)
+"""The seats of :data:`BOT_RECENT_SQL`'s matches (same parameters), for :func:`seat_map`."""
+
 MATCHES_BY_ID_SQL = (
     f"SELECT {MATCH_COLUMNS} FROM matches m LEFT JOIN tournaments t ON t.id = m.tournament_id "
     "WHERE m.id = ANY(%s::bigint[]) ORDER BY m.id DESC"
@@ -207,8 +219,9 @@ def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, re
             cur_counts = conn.execute(BOT_PLAYER_COUNTS_SQL, (bot_id,))
             cur_verdicts = conn.execute(BOT_VERDICTS_SQL, (bot_id,))
             cur_h2h = conn.execute(BOT_HEAD_TO_HEAD_SQL, (bot_id,))
-            cur_recent = conn.execute(BOT_RECENT_SQL, (bot_id, before if before is not None else 2**63 - 1,
-                                                       recent + 1))
+            page_of = (bot_id, before if before is not None else 2**63 - 1, recent + 1)
+            cur_recent = conn.execute(BOT_RECENT_MATCHES_SQL, page_of)
+            cur_seats = conn.execute(BOT_RECENT_SEATS_SQL, page_of)
             bot = cur_bot.fetchone()
             rating_rows = cur_ratings.fetchall()
             history_rows = cur_history.fetchall()
@@ -216,7 +229,8 @@ def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, re
             count_rows = cur_counts.fetchall()
             verdict_rows = cur_verdicts.fetchall()
             h2h_rows = cur_h2h.fetchall()
-            ids = [r[0] for r in cur_recent.fetchall()]
+            recent_rows = cur_recent.fetchall()
+            seats = seat_map(cur_seats.fetchall())
         if bot is None:
             raise NotFound(f"no bot with id {bot_id}")
         revoked = bot[4] is not None
@@ -247,10 +261,9 @@ def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, re
             HeadToHead(game, oid, name, ver, int(n), int(w), int(d), int(lo), (w + d / 2) / n)
             for game, oid, name, ver, n, w, d, lo in h2h_rows
         ]
-        more = len(ids) > recent
-        ids = ids[:recent]
-        rows = conn.execute(MATCHES_BY_ID_SQL, (ids,)).fetchall()
-        matches = match_items(conn, rows)
+        more = len(recent_rows) > recent
+        matches = match_items(conn, recent_rows[:recent], seats)
+        ids = [m.id for m in matches]
     return BotPage(
         id=bot[0], name=bot[1], version=bot[2], created_at=bot[3], revoked=revoked, ratings=ratings,
         by_players=by_players, verdicts=verdicts, head_to_head=h2h, recent=matches,
