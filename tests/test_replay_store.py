@@ -176,7 +176,7 @@ def test_changed_times_header_and_length_are_detected(real_replays: list[str]) -
     _, tstart = _parts(raw)
     b = bytearray(raw)
     b[tstart] = (b[tstart] + 1) % 128  # a decision's time, or its fallback flag
-    with pytest.raises(StoredReplayError, match="digest"):
+    with pytest.raises(StoredReplayError):
         expand(bytes(b))
     forged = raw.replace(b'"status":"finished"', b'"status":"finishes"')  # inside the header JSON
     assert forged != raw
