@@ -149,28 +149,13 @@ def wire(game: str, deals: int, increment_ms: int, margin_ms: int, think_ms: flo
 
     verdicts: Counter[str] = Counter()
 
-    class _Counting(RefereeRunner):
-        async def _run_match(self, game_string: str, seed: str, seats: Any) -> Any:
-            from proto.parterre.v1 import referee_pb2 as pb
-            from referee.server import SERVICE_TOKEN_HEADER
-
-            req = pb.RunMatchRequest(
-                match_id=next(self._match_ids), attempt=1, game_string=game_string, seed=seed,
-                seat_bot_ids=[self.ids[r] for r in seats], time_control=pb.TimeControl(**self.tc),
-                no_show_timeout_ms=10_000, max_duration_ms=0,
-            )
-            result = None
-            async for event in self._stub.RunMatch(req, metadata=[(SERVICE_TOKEN_HEADER, self._service_token)]):
-                if event.HasField("result"):
-                    result = event.result
-            assert result is not None
-            for s in result.seats:
-                verdicts[f"{seats[s.seat]}:{s.verdict}"] += 1
-            return tuple(int(s.rank) for s in sorted(result.seats, key=lambda s: s.seat))
+    def count(seats: Any, result: Any) -> None:
+        for s in result.seats:
+            verdicts[f"{seats[s.seat]}:{s.verdict}"] += 1
 
     plan = make_plan(game, f"builtin:search:think_ms={think_ms:g}", "builtin:greedy", players=2)
     tc = {"base_ms": 0, "increment_ms": increment_ms, "cap_ms": increment_ms, "margin_ms": margin_ms}
-    runner = _Counting(plan, "wire", time_control=tc)
+    runner = RefereeRunner(plan, "wire", time_control=tc, on_result=count)
     t0 = time.time()
     try:
         for i in range(deals):

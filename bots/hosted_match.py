@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import json
 import os
 import random
@@ -40,28 +39,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from bots.local import LocalRequest, deal_seed
 from bots.stdio import PROTOCOL, Answer, parse_answer
 
 DEFAULT_DEADLINE_MS = 1000
-
-
-def deal_seed(run_seed: str, index: int) -> str:
-    """Deal ``index``'s seed: ``sha256("{run_seed}:{index}")`` (docs/regression.md, "Duplicate deals")."""
-    return hashlib.sha256(f"{run_seed}:{index}".encode()).hexdigest()
-
-
-class _Request:
-    """What a built-in bot's ``choose`` reads (the ``direct`` backend's request)."""
-
-    __slots__ = ("game", "seat", "observation", "legal_actions", "match_id")
-
-    def __init__(self, game: str, seat: int, observation: dict[str, Any], legal: list[dict[str, Any]]) -> None:
-        self.game, self.seat, self.observation, self.legal_actions = game, seat, observation, legal
-        self.match_id = 0
-
-    @property
-    def num_actions(self) -> int:
-        return len(self.legal_actions)
 
 
 def _line(obj: dict[str, Any]) -> bytes:
@@ -205,7 +186,7 @@ def play_game(game_string: str, seed: str, sides: Sequence[Any], seq0: int = 0) 
                 fault, fault_seat = choice, player
                 break
         else:
-            choice = side.choose(_Request(game.name, player, obs, [a.to_json() for a in legal]))
+            choice = side.choose(LocalRequest(game.name, player, obs, [a.to_json() for a in legal]))
         state.apply_action(legal[choice])
     for seat, side in enumerate(sides):
         if isinstance(side, ChildSide) and side.proc is not None:

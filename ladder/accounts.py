@@ -10,10 +10,16 @@
   by ``parterre admin create``, never by sign-up).
 * Rate limits (:func:`login_allowed`, :func:`signup_allowed`) count rows of
   ``auth_events`` in PostgreSQL, so every web process shares them: at most
-  :data:`LOGIN_FAILURES_PER_ACCOUNT` failed logins per account and
-  :data:`LOGIN_FAILURES_PER_ADDRESS` per client address in
-  :data:`LOGIN_WINDOW_S`; :data:`SIGNUPS_PER_ADDRESS` sign-ups per address per
-  hour. Failed logins are logged (address and username, never the password).
+  :data:`LOGIN_FAILURES_PER_ACCOUNT` failed logins per account from one
+  client address, :data:`LOGIN_FAILURES_PER_ACCOUNT_ANY_ADDRESS` per account
+  from all addresses together and :data:`LOGIN_FAILURES_PER_ADDRESS` per client
+  address in :data:`LOGIN_WINDOW_S`. Counting an account's failures per
+  address (OWASP's "Blocking Brute Force Attacks": lock the pair, not the
+  account) means a stranger who knows a username cannot lock its owner out by
+  guessing wrong five times; only a guesser spread over many addresses reaches
+  the account-wide cap, and then the owner waits at most the window;
+  :data:`SIGNUPS_PER_ADDRESS` sign-ups per address per hour.
+  Failed logins are logged (address and username, never the password).
 * API tokens: ``ptk_`` + 43 URL-safe characters (256 bits), shown once; the
   database keeps the sha256 hex and the first 8 characters (to tell tokens
   apart in a list). Scopes: :data:`SCOPES`.
@@ -52,6 +58,7 @@ MAX_PASSWORD = 256
 
 LOGIN_WINDOW_S = 900
 LOGIN_FAILURES_PER_ACCOUNT = 5
+LOGIN_FAILURES_PER_ACCOUNT_ANY_ADDRESS = 100
 LOGIN_FAILURES_PER_ADDRESS = 20
 SIGNUPS_PER_ADDRESS = 5
 SIGNUP_WINDOW_S = 3600
@@ -286,13 +293,22 @@ def record_auth_event(pool: ConnectionPool, kind: str, address: str, username: s
                     extra={"event": "login_failed", "address": address[:64]})
 
 
-def _count(pool: ConnectionPool, kind: str, column: str, value: str, window_s: int) -> tuple[int, float]:
-    where = "lower(username) = lower(%s)" if column == "username" else "address = %s"
+def _count(pool: ConnectionPool, kind: str, window_s: int, *,
+           username: str | None = None, address: str | None = None) -> tuple[int, float]:
+    """Events of ``kind`` in the last ``window_s`` s matching the given username
+    (ignoring case) and/or address: (count, seconds until the oldest leaves the window)."""
+    where, args = [], []
+    if username is not None:
+        where.append("lower(username) = lower(%s)")
+        args.append(username)
+    if address is not None:
+        where.append("address = %s")
+        args.append(address)
     with connection(pool) as conn:
         row = conn.execute(
-            f"SELECT count(*), coalesce(extract(epoch FROM min(at) + make_interval(secs => %s) - now()), 0) "
-            f"FROM auth_events WHERE kind = %s AND {where} AND at > now() - make_interval(secs => %s)",
-            (window_s, kind, value, window_s),
+            "SELECT count(*), coalesce(extract(epoch FROM min(at) + make_interval(secs => %s) - now()), 0) "
+            f"FROM auth_events WHERE kind = %s AND {' AND '.join(where)} AND at > now() - make_interval(secs => %s)",
+            (window_s, kind, *args, window_s),
         ).fetchone()
     assert row is not None
     return int(row[0]), float(row[1])
@@ -301,19 +317,24 @@ def _count(pool: ConnectionPool, kind: str, column: str, value: str, window_s: i
 def login_allowed(pool: ConnectionPool, address: str, username: str) -> None:
     """Raise :class:`RateLimitedError` when this account or address failed too often lately.
 
-    Limits: :data:`LOGIN_FAILURES_PER_ACCOUNT` per username and
-    :data:`LOGIN_FAILURES_PER_ADDRESS` per address within :data:`LOGIN_WINDOW_S`.
+    Limits within :data:`LOGIN_WINDOW_S`: :data:`LOGIN_FAILURES_PER_ACCOUNT` for
+    this username from this address, :data:`LOGIN_FAILURES_PER_ACCOUNT_ANY_ADDRESS`
+    for this username from all addresses, :data:`LOGIN_FAILURES_PER_ADDRESS` for
+    this address whatever the username.
     """
-    for column, value, limit in (("username", username, LOGIN_FAILURES_PER_ACCOUNT),
-                                 ("address", address, LOGIN_FAILURES_PER_ADDRESS)):
-        n, wait = _count(pool, "login_failed", column, value if isinstance(value, str) else "", LOGIN_WINDOW_S)
+    name = username[:64] if isinstance(username, str) else ""
+    addr = address[:64]
+    for filters, limit in (({"username": name, "address": addr}, LOGIN_FAILURES_PER_ACCOUNT),
+                           ({"username": name}, LOGIN_FAILURES_PER_ACCOUNT_ANY_ADDRESS),
+                           ({"address": addr}, LOGIN_FAILURES_PER_ADDRESS)):
+        n, wait = _count(pool, "login_failed", LOGIN_WINDOW_S, **filters)
         if n >= limit:
             raise RateLimitedError(f"too many failed logins; try again in {int(wait) + 1} s", int(wait) + 1)
 
 
 def signup_allowed(pool: ConnectionPool, address: str) -> None:
     """Raise :class:`RateLimitedError` after :data:`SIGNUPS_PER_ADDRESS` sign-ups from ``address`` in an hour."""
-    n, wait = _count(pool, "signup", "address", address, SIGNUP_WINDOW_S)
+    n, wait = _count(pool, "signup", SIGNUP_WINDOW_S, address=address[:64])
     if n >= SIGNUPS_PER_ADDRESS:
         raise RateLimitedError(f"too many sign-ups from this address; try again in {int(wait) + 1} s",
                                int(wait) + 1)

@@ -33,7 +33,7 @@ from typing import Any
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
-from ladder import elo, replay_store
+from ladder import elo, rating_order, replay_store
 from ladder import metrics as ladder_metrics
 from ladder.db import connection, run_transaction
 from ladder.errors import MatchNotFoundError, ResultError
@@ -119,13 +119,13 @@ def claim_match(
 
     def claim(conn: Any) -> MatchSpec | None:
         row = conn.execute(
-            "SELECT status, attempt, lease_until IS NOT NULL AND lease_until < now() FROM matches "
+            "SELECT status, attempt, lease_until IS NOT NULL AND lease_until < now(), game, rated FROM matches "
             "WHERE id = %s FOR UPDATE",
             (match_id,),
         ).fetchone()
         if row is None:
             raise MatchNotFoundError(f"no match with id {match_id}")
-        status, attempt, expired = row
+        status, attempt, expired, game, rated = row
         if status == "running" and expired:
             _end_attempt(conn, match_id, attempt, "infra_error", f"lease expired; taken over by {worker}")
             if max_attempts is not None and attempt >= max_attempts:
@@ -133,6 +133,8 @@ def claim_match(
                     "UPDATE matches SET status = 'failed', claimed_by = NULL, lease_until = NULL WHERE id = %s",
                     (match_id,),
                 )
+                if rated:  # it held the later results of its bots
+                    rating_order.apply_ready(conn, game)
                 return None
         elif status != "planned":
             return None
@@ -278,14 +280,15 @@ def record_result(
     FAULTS F-17): lock the match row and check it is ``running`` with this
     ``attempt``; fill in the seats; store the replay (its compact form,
     :mod:`ladder.replay_store`, when it re-simulates to the same text, else zstd
-    of the UTF-8 JSON text); lock the rating rows of the seated bots for the match's game in
-    bot-id order (missing rows are first inserted at 1500); take the next
-    ``result_seq`` (so results sharing a bot get ``result_seq`` in the order
-    they were applied); apply pairwise Elo (:func:`ladder.elo.pairwise_deltas`)
-    and write ``rating_history``; mark the match ``finished`` and the attempt
-    ``finished``. A casual match (``matches.rated`` false, e.g. a casual
-    challenge) skips the rating rows and history: it only takes its
-    ``result_seq``.
+    of the UTF-8 JSON text); take the next ``result_seq`` (the order results are recorded in);
+    mark the match ``finished`` and the attempt ``finished``; then, for a
+    rated match, apply the Elo updates that are ready in plan order
+    (:func:`ladder.rating_order.apply_ready`: this one, unless an earlier
+    match of one of its bots is still pending, and any held one this result
+    released): rating rows locked in bot-id order (missing ones inserted at
+    1500), pairwise Elo (:func:`ladder.elo.pairwise_deltas`), ``rating_history``
+    and ``matches.rating_seq``. A casual match (``matches.rated`` false, e.g.
+    a casual challenge) skips the ratings.
 
     Args:
         pool: ladder connection pool.
@@ -343,15 +346,14 @@ def record_result(
             "INSERT INTO replays (match_id, format, data, raw_bytes) VALUES (%s, %s, %s, %s)",
             (match_id, replay_format, blob, len(raw)),
         )
-        if rated:
-            seq = _apply_ratings(conn, match_id, game, seats, k)
-        else:  # a casual match: recorded and replayed, never rated (it still takes its place in the order)
-            seq = int(conn.execute("SELECT nextval('match_result_seq')").fetchone()[0])
+        seq = int(conn.execute("SELECT nextval('match_result_seq')").fetchone()[0])
         conn.execute(
-            "UPDATE matches SET status = 'finished', finished_at = now(), result_seq = %s, lease_until = NULL "
-            "WHERE id = %s",
+            "UPDATE matches SET status = 'finished', finished_at = now(), result_seq = %s, lease_until = NULL, "
+            "referee_wait_since = NULL, referee_wait_tries = 0 WHERE id = %s",
             (seq, match_id),
         )
+        if rated:  # applied now, or held until the earlier matches of its bots have ended
+            rating_order.apply_ready(conn, game, k)
         _end_attempt(conn, match_id, attempt, "finished", None)
         return True
 
@@ -379,42 +381,6 @@ def _record_seat_details(conn: Any, match_id: int, replay: Mapping[str, Any]) ->
     if rows:
         conn.cursor().executemany(
             "UPDATE seats SET bot_version = %s, fault_reason = %s WHERE match_id = %s AND seat = %s", rows)
-
-
-def _apply_ratings(conn: Any, match_id: int, game: str, seats: list[_SeatResult], k: float) -> int:
-    """Lock rating rows in bot-id order, take the next result_seq, apply Elo; returns result_seq."""
-    bot_ids = sorted(s.bot_id for s in seats)
-    conn.execute(
-        "INSERT INTO ratings (bot_id, game, elo) SELECT b, %s, %s FROM unnest(%s::bigint[]) WITH ORDINALITY AS t(b, o) "
-        "ORDER BY o ON CONFLICT (bot_id, game) DO NOTHING",
-        (game, elo.INITIAL_RATING, bot_ids),
-    )
-    current = dict(
-        conn.execute(
-            "SELECT bot_id, elo FROM ratings WHERE game = %s AND bot_id = ANY(%s::bigint[]) ORDER BY bot_id FOR UPDATE",
-            (game, bot_ids),
-        ).fetchall()
-    )
-    seq = int(conn.execute("SELECT nextval('match_result_seq')").fetchone()[0])
-    before = [current[s.bot_id] for s in seats]
-    ranks = [s.rank for s in seats]
-    deltas = elo.pairwise_deltas(before, ranks, k)
-    outcomes = elo.seat_outcomes(ranks)
-    conn.cursor().executemany(
-        "UPDATE ratings SET elo = %s, games = games + 1, wins = wins + %s, draws = draws + %s, "
-        "losses = losses + %s, score_sum = score_sum + %s, last_played = greatest(last_played, now()) "
-        "WHERE bot_id = %s AND game = %s",
-        [
-            (b + d, int(o == "win"), int(o == "draw"), int(o == "loss"), s.score or 0.0, s.bot_id, game)
-            for s, b, d, o in zip(seats, before, deltas, outcomes, strict=True)
-        ],
-    )
-    conn.cursor().executemany(
-        "INSERT INTO rating_history (match_id, bot_id, game, result_seq, elo_before, elo_after, delta) "
-        "VALUES (%s, %s, %s, %s, %s, %s, %s)",
-        [(match_id, s.bot_id, game, seq, b, b + d, d) for s, b, d in zip(seats, before, deltas, strict=True)],
-    )
-    return seq
 
 
 # -- failed attempts and the reaper ----------------------------------------------------------
@@ -452,18 +418,24 @@ def record_failed_attempt(
         raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
 
     def write(conn: Any) -> str:
-        row = conn.execute("SELECT status, attempt FROM matches WHERE id = %s FOR UPDATE", (match_id,)).fetchone()
+        row = conn.execute(
+            "SELECT status, attempt, game, rated FROM matches WHERE id = %s FOR UPDATE", (match_id,)
+        ).fetchone()
         if row is None:
             raise MatchNotFoundError(f"no match with id {match_id}")
-        current_status, current = row
+        current_status, current, game, rated = row
         if current_status != "running" or current != attempt:
             return str(current_status)
         _end_attempt(conn, match_id, attempt, status, error)
         exhausted = "failed" if status == "infra_error" else "aborted_no_show"
         new = exhausted if attempt >= max_attempts else "planned"
         conn.execute(
-            "UPDATE matches SET status = %s, claimed_by = NULL, lease_until = NULL WHERE id = %s", (new, match_id)
+            "UPDATE matches SET status = %s, claimed_by = NULL, lease_until = NULL, referee_wait_since = NULL, "
+            "referee_wait_tries = 0 WHERE id = %s",
+            (new, match_id),
         )
+        if new != "planned" and rated:  # ended for good: it no longer holds the later results of its bots
+            rating_order.apply_ready(conn, game)
         return new
 
     return run_transaction(pool, write)
@@ -485,12 +457,13 @@ def _requeue(
         SET status = CASE WHEN %(max)s::int IS NOT NULL AND m.attempt >= %(max)s::int THEN 'failed' ELSE 'planned' END,
             claimed_by = NULL, lease_until = NULL
         FROM stale s WHERE m.id = s.id
-        RETURNING m.id, m.status
+        RETURNING m.id, m.status, m.game, m.rated
     """
 
     def write(conn: Any) -> dict[int, str]:
         rows = conn.execute(sql, {**params, "error": error, "max": max_attempts}).fetchall()
-        return {int(mid): str(st) for mid, st in sorted(rows)}
+        rating_order.release_games(conn, [g for _, st, g, rated in rows if st == "failed" and rated])
+        return {int(mid): str(st) for mid, st, _, _ in sorted(rows)}
 
     return run_transaction(pool, write)
 
@@ -554,7 +527,8 @@ def requeue_overdue(pool: ConnectionPool, older_than_s: float, *, max_attempts: 
 def stale_planned(pool: ConnectionPool, older_than_s: float, *, limit: int = 1000) -> list[int]:
     """Planned matches nobody has touched for ``older_than_s`` seconds (their task may be lost).
 
-    "Touched" is the latest of the match's creation and its last attempt's end.
+    "Touched" is the latest of the match's creation, its last attempt's end and its last
+    claim that found no referee (:func:`release_unstarted`).
 
     Returns:
         Match ids, oldest first, at most ``limit``.
@@ -565,8 +539,9 @@ def stale_planned(pool: ConnectionPool, older_than_s: float, *, limit: int = 100
             "LEFT JOIN LATERAL (SELECT max(coalesce(a.ended_at, a.started_at)) AS last FROM match_attempts a "
             "WHERE a.match_id = m.id) a ON true "
             "WHERE m.status = 'planned' "
-            "AND greatest(m.created_at, a.last) < now() - make_interval(secs => %s) "
+            "AND greatest(m.created_at, a.last, m.referee_wait_last) < now() - make_interval(secs => %s) "
             "ORDER BY m.id LIMIT %s",
             (float(older_than_s), int(limit)),
         ).fetchall()
     return [int(r[0]) for r in rows]
+

@@ -1,8 +1,11 @@
-"""Rebuilding the Elo ratings from the stored results (DESIGN §6, FAULTS F-14).
+"""Rebuilding the Elo ratings from the stored results (DESIGN §6, FAULTS F-14; issue 17 item 6).
 
 :func:`rebuild_ratings` recomputes every rating from the seats of finished
-matches in ``result_seq`` order and gives the same numbers as the online
-updates of :func:`ladder.matches.record_result`.
+matches in ``rating_seq`` order (the order the online updates were applied
+in: plan order per bot, :mod:`ladder.rating_order`) and gives the same
+numbers as the online updates of :func:`ladder.matches.record_result`.
+Results still held (an earlier match of one of their bots is pending) are
+left out, as online.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from ladder.db import run_transaction
 
 
 def rebuild_ratings(pool: ConnectionPool, game: str | None = None, *, k: float = elo.DEFAULT_K) -> dict[str, Any]:
-    """Recompute ratings and rating history from the seats of finished matches, in ``result_seq`` order.
+    """Recompute ratings and rating history from the seats of finished matches, in ``rating_seq`` order.
 
     Casual matches (``matches.rated`` false) are skipped, as online. Runs in
     one transaction holding ``EXCLUSIVE`` locks on ``ratings`` and
@@ -47,9 +50,9 @@ def rebuild_ratings(pool: ConnectionPool, game: str | None = None, *, k: float =
             ).fetchall()
         }
         rows = conn.execute(
-            "SELECT m.id, m.game, m.result_seq, m.finished_at, s.bot_id, s.rank, s.score FROM matches m "
-            f"JOIN seats s ON s.match_id = m.id WHERE m.status = 'finished' AND m.rated {cond} "
-            "ORDER BY m.result_seq, s.seat",
+            "SELECT m.id, m.game, m.rating_seq, m.finished_at, s.bot_id, s.rank, s.score FROM matches m "
+            f"JOIN seats s ON s.match_id = m.id WHERE m.status = 'finished' AND m.rated "
+            f"AND m.rating_seq IS NOT NULL {cond} ORDER BY m.rating_seq, s.seat",
             params,
         ).fetchall()
         matches: list[tuple[int, str, int, Any, list[tuple[int, int, float | None]]]] = []

@@ -25,27 +25,43 @@ with the round-robin's key shape (the candidate's id first).
 (tournaments that bots enter until a deadline) are in :mod:`ladder.entries`;
 final tables per format in :mod:`ladder.tournament_tables`.
 
-Seeds are 32 random bytes from :mod:`secrets`, as 64 hex characters; the
-commitment is ``sha256(seed.encode("ascii")).hexdigest()``, published before the
-match while the seed stays secret until the end (DESIGN §6).
+Single matches, deals, time controls and seeds are planned by
+:mod:`ladder.match_plans`, the continuous ladder's rounds by
+:mod:`ladder.ladder_rounds`; their public names are re-exported here.
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from games.registry import game_class, load_game
+from games.registry import game_class
 from ladder.db import connection, run_transaction
 from ladder.errors import BotNotFoundError, TournamentError, TournamentNotFoundError
+from ladder.ladder_rounds import LADDER_KEY_PREFIX, ladder_round_prefix, plan_ladder_round
+from ladder.match_plans import (
+    PlannedMatch,
+    TimeControl,
+    _insert_matches,
+    _rotations,
+    game_string_for,
+    new_seed,
+    plan_duplicate_deal,
+    plan_match,
+    seed_commitment,
+)
+
+__all__ = [
+    "FORMATS", "LADDER_KEY_PREFIX", "MATCH_STATUSES", "PlannedMatch", "TimeControl", "bots_needed",
+    "create_tournament", "game_string_for", "ladder_round_prefix", "new_seed", "pending_bots", "plan_duplicate",
+    "plan_duplicate_deal", "plan_gauntlet", "plan_ladder_round", "plan_match", "plan_round_robin",
+    "plan_tournament", "seed_commitment", "tournament_status", "unfinished_matches",
+]
 
 FORMATS = ("round_robin", "gauntlet", "duplicate")
 """Tournament formats this version can plan."""
@@ -53,91 +69,6 @@ FORMATS = ("round_robin", "gauntlet", "duplicate")
 MATCH_STATUSES = ("planned", "running", "finished", "aborted_no_show", "failed")
 """Every status a tournament's match can have (see the initial migration for the lifecycle); a
 challenge's match may also be ``waiting`` (for its bots) or ``expired`` (:mod:`ladder.challenges`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class TimeControl:
-    """A time control, all in milliseconds (DESIGN §4).
-
-    Attributes:
-        base_ms: time bank at the start of the match.
-        increment_ms: added to the bank after each decision.
-        cap_ms: most time one decision may take (0 = no cap beyond the bank).
-        margin_ms: grace the referee adds before its timer fires.
-    """
-
-    base_ms: int = 0
-    increment_ms: int = 0
-    cap_ms: int = 1000
-    margin_ms: int = 50
-
-    def __post_init__(self) -> None:
-        for name, value in asdict(self).items():
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise TournamentError(f"time control {name} must be a non-negative int (ms), got {value!r}")
-        if self.base_ms == 0 and self.increment_ms == 0 and self.cap_ms == 0:
-            raise TournamentError("time control gives no time at all (base, increment and cap are 0)")
-
-    @classmethod
-    def parse(cls, value: TimeControl | Mapping[str, Any] | None) -> TimeControl:
-        """Accept a TimeControl, a mapping with the four ``*_ms`` keys (missing ones default), or None.
-
-        Raises:
-            TournamentError: unknown key or bad value.
-        """
-        if value is None:
-            return cls()
-        if isinstance(value, TimeControl):
-            return value
-        unknown = sorted(set(value) - {"base_ms", "increment_ms", "cap_ms", "margin_ms"})
-        if unknown:
-            raise TournamentError(f"time control: unknown key(s) {', '.join(unknown)}")
-        return cls(**dict(value))
-
-    def to_json(self) -> dict[str, int]:
-        """``{"base_ms", "increment_ms", "cap_ms", "margin_ms"}``."""
-        return asdict(self)
-
-
-def new_seed() -> tuple[str, str]:
-    """A fresh match seed and its commitment: ``(seed hex, sha256(seed ascii) hex)``."""
-    seed = secrets.token_hex(32)
-    return seed, seed_commitment(seed)
-
-
-def seed_commitment(seed: str) -> str:
-    """SHA-256 hex digest of the seed text (ASCII), the value published at match start."""
-    return hashlib.sha256(seed.encode("ascii")).hexdigest()
-
-
-def game_string_for(game: str, options: Mapping[str, Any] | None, players: int) -> str:
-    """Canonical game string for ``players`` seats, validated by the game's registry entry.
-
-    Games with a ``players`` option get it set; games without one must have
-    exactly ``players`` seats.
-
-    Raises:
-        games.api.UnknownGameError: unknown game.
-        games.api.InvalidOptionError: bad option, or a player count the game does not allow.
-        TournamentError: ``players`` given in ``options`` (it comes from player counts).
-    """
-    from games.api import InvalidOptionError
-
-    opts = dict(options or {})
-    if "players" in opts:
-        raise TournamentError("give the number of players through player_counts, not game_options")
-    cls = game_class(game)
-    info = cls.INFO
-    if not info.min_players <= players <= info.max_players:
-        raise InvalidOptionError(
-            f"{game} is played by {info.min_players}-{info.max_players} players, not {players}"
-        )
-    if any(spec.name == "players" for spec in info.options):
-        opts["players"] = players
-    loaded = load_game(game, opts)
-    if loaded.num_players != players:
-        raise InvalidOptionError(f"{loaded.game_string()} has {loaded.num_players} seats, not {players}")
-    return loaded.game_string()
 
 
 def _format_name(format: str) -> str:
@@ -285,16 +216,6 @@ def create_tournament(
     return run_transaction(pool, write)
 
 
-PlannedMatch = tuple[str, str, str, str, list[int]]
-"""``(plan_key, game_string, seed, seed_commitment, bot id per seat)`` of one match of a plan."""
-
-
-def _rotations(table: Sequence[int]) -> list[list[int]]:
-    """The N cyclic seat rotations of a table of N bots (rotation k puts ``table[k]`` in seat 0)."""
-    t = list(table)
-    return [t[k:] + t[:k] for k in range(len(t))]
-
-
 def _tables(fmt: str, bots: Sequence[int], n: int) -> list[tuple[int, ...]]:
     """The tables (bots in rotation-0 seat order) of one round and player count N.
 
@@ -435,20 +356,6 @@ def plan_gauntlet(pool: ConnectionPool, tournament_id: int) -> list[int]:
     return _plan(pool, tournament_id, "gauntlet")
 
 
-def _seed_by_prefix(conn: Any, tournament_id: int | None, prefixes: Iterable[str]) -> dict[str, str]:
-    """Seeds already dealt to matches whose plan key starts with one of ``prefixes``."""
-    out: dict[str, str] = {}
-    for prefix in prefixes:
-        row = conn.execute(
-            "SELECT seed FROM matches WHERE tournament_id IS NOT DISTINCT FROM %s AND starts_with(plan_key, %s) "
-            "ORDER BY id LIMIT 1",
-            (tournament_id, prefix),
-        ).fetchone()
-        if row is not None:
-            out[prefix] = row[0]
-    return out
-
-
 def plan_duplicate(pool: ConnectionPool, tournament_id: int) -> list[int]:
     """Insert every match of a duplicate tournament (idempotent) and return all its match ids.
 
@@ -481,178 +388,6 @@ def plan_tournament(pool: ConnectionPool, tournament_id: int) -> list[int]:
         TournamentError: a format this version cannot plan; open for entries; cancelled.
     """
     return _plan(pool, tournament_id, None)
-
-
-def plan_duplicate_deal(
-    pool: ConnectionPool,
-    *,
-    game_string: str,
-    tables: Sequence[Sequence[int]],
-    deal_key: str,
-    tournament_id: int | None = None,
-    time_control: TimeControl | Mapping[str, Any] | None = None,
-    seed: str | None = None,
-) -> list[list[int]]:
-    """Plan one deal: each table in each of its cyclic seat rotations, all on one seed; idempotent.
-
-    Plan keys are ``{deal_key}:{bot ids of the table joined by -}:rot{k}``.
-    Planning the same deal again returns the same matches; a deal already
-    partly planned keeps the seed it was dealt (``seed`` is then ignored).
-    Used by ``parterre regress``: tables ``(candidate, O1, ...)`` and
-    ``(baseline, O1, ...)`` put both bots in the same seat against the same
-    opponents on the same deal.
-
-    Args:
-        pool: ladder connection pool.
-        game_string: full game string (validated and canonicalised).
-        tables: bots of each table in seat order of rotation 0, each of the
-            game's seat count, distinct within a table (bots may sit at several tables).
-        deal_key: unique prefix of the deal's plan keys (per tournament, or
-            among matches without one), e.g. ``"regress:d17"``.
-        tournament_id: tournament the matches belong to, or None.
-        time_control: as for :func:`plan_match`.
-        seed: the deal's seed (hex); fresh when None.
-
-    Returns:
-        Match ids per table, per rotation: ``ids[t][k]`` is table ``t`` in
-        rotation ``k`` (``tables[t][k]`` in seat 0).
-
-    Raises:
-        games.api.UnknownGameError / games.api.InvalidOptionError: bad game string.
-        TournamentError: no table, a table of the wrong size or with a repeated bot.
-    """
-    loaded = load_game(game_string)
-    if not tables:
-        raise TournamentError("a deal needs at least one table")
-    norm = [[int(b) for b in t] for t in tables]
-    for t in norm:
-        if len(t) != loaded.num_players:
-            raise TournamentError(f"{loaded.game_string()} has {loaded.num_players} seats, got a table of {len(t)}")
-        if len(set(t)) != len(t):
-            raise TournamentError(f"a bot cannot hold two seats of one match: {t}")
-    tc = TimeControl.parse(time_control)
-    prefix = f"{deal_key}:"
-
-    def write(conn: Any) -> list[list[int]]:
-        if tournament_id is not None:
-            conn.execute("SELECT 1 FROM tournaments WHERE id = %s FOR UPDATE", (tournament_id,))
-        else:
-            conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (prefix,))
-        deal_seed = _seed_by_prefix(conn, tournament_id, [prefix]).get(prefix) or seed or new_seed()[0]
-        commitment = seed_commitment(deal_seed)
-        plan = []
-        for t in norm:
-            table_key = "-".join(str(b) for b in t)
-            for k, seats in enumerate(_rotations(t)):
-                plan.append((f"{prefix}{table_key}:rot{k}", loaded.game_string(), deal_seed, commitment, seats))
-        _insert_matches(conn, tournament_id, loaded.name, tc.to_json(), plan)
-        keys = [m[0] for m in plan]
-        found = dict(
-            conn.execute(
-                "SELECT plan_key, id FROM matches WHERE tournament_id IS NOT DISTINCT FROM %s "
-                "AND plan_key = ANY(%s::text[])",
-                (tournament_id, keys),
-            ).fetchall()
-        )
-        n = loaded.num_players
-        return [[int(found[keys[i * n + k]]) for k in range(n)] for i in range(len(norm))]
-
-    return run_transaction(pool, write)
-
-
-def _insert_matches(
-    conn: Any,
-    tournament_id: int | None,
-    game: str,
-    time_control: Mapping[str, Any],
-    plan: Sequence[tuple[str, str, str, str, list[int]]],
-) -> dict[str, int]:
-    """Insert planned matches and their seats in two statements; returns plan_key -> id of new rows."""
-    conflict = (
-        "ON CONFLICT (tournament_id, plan_key) DO NOTHING"
-        if tournament_id is not None
-        else "ON CONFLICT (plan_key) WHERE tournament_id IS NULL DO NOTHING"
-    )
-    rows = conn.execute(
-        "INSERT INTO matches (tournament_id, plan_key, game, game_string, seed, seed_commitment, time_control) "
-        "SELECT %s, k, %s, g, s, c, %s FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[]) AS t(k, g, s, c) "
-        f"{conflict} RETURNING id, plan_key",
-        (
-            tournament_id,
-            game,
-            Jsonb(dict(time_control)),
-            [m[0] for m in plan],
-            [m[1] for m in plan],
-            [m[2] for m in plan],
-            [m[3] for m in plan],
-        ),
-    ).fetchall()
-    new = {key: mid for mid, key in rows}
-    seat_rows = [(new[m[0]], seat, bot) for m in plan if m[0] in new for seat, bot in enumerate(m[4])]
-    if seat_rows:
-        conn.execute(
-            "INSERT INTO seats (match_id, seat, bot_id) "
-            "SELECT * FROM unnest(%s::bigint[], %s::int[], %s::bigint[])",
-            ([r[0] for r in seat_rows], [r[1] for r in seat_rows], [r[2] for r in seat_rows]),
-        )
-    return new
-
-
-def plan_match(
-    pool: ConnectionPool,
-    *,
-    game_string: str,
-    bot_ids: Sequence[int],
-    plan_key: str,
-    time_control: TimeControl | Mapping[str, Any] | None = None,
-    tournament_id: int | None = None,
-    seed: str | None = None,
-) -> int:
-    """Plan one match (continuous ladder, gauntlet, ad-hoc); idempotent on ``plan_key``.
-
-    Args:
-        pool: ladder connection pool.
-        game_string: full game string; validated and canonicalised by the registry.
-        bot_ids: bot per seat, in seat order, distinct.
-        plan_key: unique key (per tournament, or among matches without a
-            tournament), e.g. ``"ladder:2024-06-01T12:00:3-7"``; planning the
-            same key again returns the existing match (FAULTS F-12).
-        time_control: :class:`TimeControl` or mapping; default as in :class:`TimeControl`.
-        tournament_id: tournament the match belongs to, or ``None``.
-        seed: match seed (hex); a fresh one when ``None``.
-
-    Returns:
-        The match id (new or existing).
-
-    Raises:
-        games.api.UnknownGameError / games.api.InvalidOptionError: bad game string.
-        TournamentError: the seat count does not fit the game, duplicate bots.
-    """
-    loaded = load_game(game_string)
-    seats = [int(b) for b in bot_ids]
-    if len(seats) != loaded.num_players:
-        raise TournamentError(f"{loaded.game_string()} has {loaded.num_players} seats, got {len(seats)} bots")
-    if len(set(seats)) != len(seats):
-        raise TournamentError(f"a bot cannot hold two seats of one match: {seats}")
-    tc = TimeControl.parse(time_control)
-    if seed is None:
-        seed, commitment = new_seed()
-    else:
-        commitment = seed_commitment(seed)
-
-    def write(conn: Any) -> int:
-        new = _insert_matches(
-            conn, tournament_id, loaded.name, tc.to_json(), [(plan_key, loaded.game_string(), seed, commitment, seats)]
-        )
-        if plan_key in new:
-            return new[plan_key]
-        row = conn.execute(
-            "SELECT id FROM matches WHERE plan_key = %s AND tournament_id IS NOT DISTINCT FROM %s",
-            (plan_key, tournament_id),
-        ).fetchone()
-        return int(row[0])
-
-    return run_transaction(pool, write)
 
 
 def tournament_status(pool: ConnectionPool, tournament_id: int) -> dict[str, Any]:
@@ -699,119 +434,20 @@ def pending_bots(pool: ConnectionPool, tournament_id: int) -> dict[int, str]:
     return {int(bot_id): str(name) for bot_id, name in rows}
 
 
-LADDER_KEY_PREFIX = "ladder:"
-"""Plan keys of continuous-ladder matches start with this (matches without a tournament)."""
-
-
-def ladder_round_prefix(game_string: str, round_no: int) -> str:
-    """The plan-key prefix of one ladder round of one game string: ``ladder:<game string>:r<round>:``."""
-    return f"{LADDER_KEY_PREFIX}{load_game(game_string).game_string()}:r{int(round_no)}:"
-
-
-def plan_ladder_round(
-    pool: ConnectionPool,
-    *,
-    game_string: str,
-    round_no: int,
-    bot_ids: Sequence[int],
-    max_pending: int = 2,
-    time_control: TimeControl | Mapping[str, Any] | None = None,
-) -> list[int]:
-    """Plan one round of the continuous ladder; idempotent per ``(game_string, round_no)`` (FAULTS F-12).
-
-    Pairing (DESIGN §5 "fewest games first"): of ``bot_ids`` (the bots online
-    now), drop revoked bots, house bots (:mod:`ladder.house`: they are there
-    to be challenged and to fill gauntlets, not to play each other forever)
-    and bots with ``max_pending`` or more planned or running matches (any
-    match, ladder or not); order the rest by games
-    played in this game (rated games, plus their pending matches), ties in a
-    random order drawn from the round's key; cut that list into tables of the
-    game's seat count (a remainder waits for the next round); each table's
-    seats in a random order. Every match is a match without a tournament,
-    with the plan key ``ladder:<game string>:r<round>:<sorted bot ids>``.
-
-    Two schedulers planning the same round (two ``parterre beat`` processes)
-    make one set of matches: the transaction takes an advisory lock on the
-    round's key and, if any match of the round exists, returns the existing
-    ones without planning anything.
-
-    Args:
-        pool: ladder connection pool.
-        game_string: the game and its options, e.g. ``floriferous(players=2)``.
-        round_no: the round (the ladder uses ``floor(unix time / period)``).
-        bot_ids: candidate bots (online now).
-        max_pending: cap on a bot's planned/running matches.
-        time_control: as for :func:`plan_match`.
+def unfinished_matches(pool: ConnectionPool, tournament_id: int, *, limit: int = 10) -> list[dict[str, Any]]:
+    """The tournament's matches that did not finish (any status but ``finished``), with why.
 
     Returns:
-        The round's match ids, ascending (new or already planned).
-
-    Raises:
-        games.api.UnknownGameError / games.api.InvalidOptionError: bad game string.
-        TournamentError: ``max_pending`` < 1.
+        Up to ``limit`` dicts ``{"match_id", "plan_key", "status", "attempts", "error"}``
+        ordered by match id; ``error`` is the last attempt's error, or the reason the
+        match waits for a referee, or None.
     """
-    import random
-
-    if max_pending < 1:
-        raise TournamentError(f"max_pending must be at least 1, got {max_pending}")
-    loaded = load_game(game_string)
-    canonical = loaded.game_string()
-    prefix = ladder_round_prefix(canonical, round_no)
-    tc = TimeControl.parse(time_control)
-    candidates = sorted({int(b) for b in bot_ids})
-
-    def plan(conn: Any) -> list[int]:
-        conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (prefix,))
-        existing = [
-            int(r[0])
-            for r in conn.execute(
-                "SELECT id FROM matches WHERE tournament_id IS NULL AND starts_with(plan_key, %s) ORDER BY id",
-                (prefix,),
-            ).fetchall()
-        ]
-        if existing or len(candidates) < loaded.num_players:
-            return existing
-        live = {
-            int(r[0])
-            for r in conn.execute(
-                "SELECT id FROM bots WHERE id = ANY(%s::bigint[]) AND revoked_at IS NULL "
-                "AND NOT EXISTS (SELECT 1 FROM house_bots h WHERE h.bot_id = bots.id)", (candidates,)
-            ).fetchall()
-        }
-        pending = dict(
-            conn.execute(
-                "SELECT s.bot_id, count(*) FROM seats s JOIN matches m ON m.id = s.match_id "
-                "WHERE m.status IN ('planned', 'running') AND s.bot_id = ANY(%s::bigint[]) GROUP BY s.bot_id",
-                (candidates,),
-            ).fetchall()
-        )
-        played = dict(
-            conn.execute(
-                "SELECT bot_id, games FROM ratings WHERE game = %s AND bot_id = ANY(%s::bigint[])",
-                (loaded.name, candidates),
-            ).fetchall()
-        )
-        rng = random.Random(prefix)
-        eligible = [b for b in candidates if b in live and int(pending.get(b, 0)) < max_pending]
-        keyed = [(int(played.get(b, 0)) + int(pending.get(b, 0)), rng.random(), b) for b in eligible]
-        order = [b for *_, b in sorted(keyed)]
-        n = loaded.num_players
-        todo = []
-        for i in range(0, len(order) - n + 1, n):
-            table = order[i : i + n]
-            seats = list(table)
-            rng.shuffle(seats)
-            seed, commitment = new_seed()
-            key = prefix + "-".join(str(b) for b in sorted(table))
-            todo.append((key, canonical, seed, commitment, seats))
-        if todo:
-            _insert_matches(conn, None, loaded.name, tc.to_json(), todo)
-        return [
-            int(r[0])
-            for r in conn.execute(
-                "SELECT id FROM matches WHERE tournament_id IS NULL AND starts_with(plan_key, %s) ORDER BY id",
-                (prefix,),
-            ).fetchall()
-        ]
-
-    return run_transaction(pool, plan)
+    with connection(pool) as conn:
+        rows = conn.execute(
+            "SELECT m.id, m.plan_key, m.status, m.attempt, coalesce(a.error, m.referee_wait_error) FROM matches m "
+            "LEFT JOIN LATERAL (SELECT error FROM match_attempts x WHERE x.match_id = m.id ORDER BY attempt DESC "
+            "LIMIT 1) a ON true WHERE m.tournament_id = %s AND m.status <> 'finished' ORDER BY m.id LIMIT %s",
+            (tournament_id, int(limit)),
+        ).fetchall()
+    return [{"match_id": int(r[0]), "plan_key": r[1], "status": r[2], "attempts": int(r[3]), "error": r[4]}
+            for r in rows]

@@ -19,14 +19,15 @@ import threading
 from collections.abc import Sequence
 
 from parterre.commands import MODULES
-from parterre.commands.common import CliError
+from parterre.commands.common import CliError, Parser
 
 __all__ = ["CliError", "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``parterre`` (all subcommands)."""
-    p = argparse.ArgumentParser(prog="parterre", description="Parterre: a bot ladder for flower games")
+    """The argument parser of ``parterre`` (all subcommands); every option's ``--help`` line shows its
+    default (:class:`parterre.commands.common.HelpFormatter`)."""
+    p = Parser(prog="parterre", description="Parterre: a bot ladder for flower games")
     sub = p.add_subparsers(dest="command", required=True)
     for module in MODULES:
         module.register(sub)

@@ -101,6 +101,28 @@ class TlsConfig:
         return cls(out[0], out[1])
 
 
+class BindError(RuntimeError):
+    """A listening address could not be bound; the message names it and the likely cause."""
+
+
+def _bind(server: grpc.aio.Server, address: str, tls: TlsConfig | None) -> int:
+    """Bind ``address`` (TLS when given) and return the port; :class:`BindError` when it cannot be.
+
+    grpcio returns 0 or raises ``RuntimeError("Failed to bind ...")`` depending on its version.
+    """
+    try:
+        if tls is not None:
+            creds = grpc.ssl_server_credentials([(tls.private_key, tls.cert_chain)])
+            port = server.add_secure_port(address, creds)
+        else:
+            port = server.add_insecure_port(address)
+    except RuntimeError:
+        port = 0
+    if port == 0:
+        raise BindError(f"could not listen on {address}: the port is in use or the host is not this machine's")
+    return int(port)
+
+
 def _advertised(bind: str, port: int, explicit: str) -> str:
     """The address other processes should use for a socket bound at ``bind`` (port ``port``)."""
     if explicit:
@@ -140,7 +162,7 @@ async def create_server(
         (its ``referee`` attribute is the :class:`RefereeCore`) and its port.
 
     Raises:
-        RuntimeError: an address could not be bound.
+        BindError: an address could not be bound (in use, or not an address of this host).
         ValueError: empty service token or unknown setting.
     """
     s = dataclasses.replace(settings or RefereeSettings(), **overrides)
@@ -153,22 +175,14 @@ async def create_server(
         services.append("parterre.v1.MatchControl")
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    if tls is not None:
-        creds = grpc.ssl_server_credentials([(tls.private_key, tls.cert_chain)])
-        port = server.add_secure_port(address, creds)
-    else:
-        port = server.add_insecure_port(address)
-    if port == 0:
-        raise RuntimeError(f"could not bind {address}")
+    port = _bind(server, address, tls)
     control_server = None
     if control_address is not None:
         control_server = grpc.aio.server(options=_server_options(s))
         control_grpc.add_MatchControlServicer_to_server(MatchControlServicer(core), control_server)
         _add_referee_service(control_server, RefereeServicer(core, relay_only=True))
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, control_server)
-        core.control_port = control_server.add_insecure_port(control_address)
-        if core.control_port == 0:
-            raise RuntimeError(f"could not bind {control_address}")
+        core.control_port = _bind(control_server, control_address, None)
         services.append("parterre.v1.MatchControl")
     await server.start()
     if control_server is not None:

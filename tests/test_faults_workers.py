@@ -208,7 +208,8 @@ def test_reaper_requeues_overdue_and_lost_planned_matches(pool, env, monkeypatch
 
 def test_f08_failover_to_the_next_referee_and_no_referee_at_all(pool, env, monkeypatch):
     """Several referee addresses: an unreachable one is skipped (nothing was played there);
-    none reachable is infra_error, unrated, requeued (F-08 b)."""
+    none reachable is not an attempt (issue 17 item 2, F-22): the claim is given back, unrated,
+    no verdict, and the match queued again."""
     import workers.tasks as tasks
 
     (a, ta), (b, tb) = two_bots(pool)
@@ -218,9 +219,12 @@ def test_f08_failover_to_the_next_referee_and_no_referee_at_all(pool, env, monke
         assert tasks.run_match(mid) == "finished"
     other = duel(pool, b, a)
     monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", "127.0.0.1:1,127.0.0.1:2")
-    assert tasks.run_match(other) == "requeued"
-    err = row(pool, "SELECT status, error FROM match_attempts WHERE match_id = %s", other)
-    assert err[0] == "infra_error" and "no referee reachable" in err[1]
+    assert tasks.run_match(other) == "waiting_for_referee"
+    assert env == [other]
+    state = row(pool, "SELECT status, attempt, referee_wait_tries FROM matches WHERE id = %s", other)
+    assert state == ("planned", 0, 1)
+    assert "no referee reachable" in row(pool, "SELECT referee_wait_error FROM matches WHERE id = %s", other)[0]
+    assert row(pool, "SELECT count(*) FROM match_attempts WHERE match_id = %s", other)[0] == 0
     assert row(pool, "SELECT count(*) FROM seats WHERE match_id = %s AND verdict IS NOT NULL", other)[0] == 0
 
 
@@ -292,17 +296,77 @@ def test_f01_a_silent_bot_through_the_worker_one_result_one_rating_update(pool, 
 
 
 def test_f08_infra_errors_back_off_and_stop_at_the_attempt_limit(pool, env, monkeypatch):
-    """F-08: each new attempt waits longer (retry delay x attempt number); the limit ends it as `failed`."""
+    """F-08: each new attempt waits longer (retry delay x attempt number); the limit ends it as `failed`.
+    The referee is reachable but refuses the call (a wrong service token): an error of the call
+    other than UNAVAILABLE counts as an attempt."""
     import workers.tasks as tasks
 
-    (a, _), (b, _) = two_bots(pool)
+    (a, ta), (b, tb) = two_bots(pool)
     countdowns: list[float] = []
     monkeypatch.setattr(tasks.run_match, "apply_async",
                         lambda args, countdown=0, **_: countdowns.append(countdown))
     monkeypatch.setenv("PARTERRE_RETRY_DELAY_S", "5")
     monkeypatch.setenv("PARTERRE_MATCH_ATTEMPTS", "3")
-    monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", "127.0.0.1:1")
+    monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", "not-the-service-token")
     mid = duel(pool, a, b)
-    assert [tasks.run_match(mid) for _ in range(3)] == ["requeued", "requeued", "failed"]
+    with ThreadedReferee({ta: a, tb: b}, bots={ta: RandomBot(seed=1), tb: RandomBot(seed=2)}) as ref:
+        monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
+        assert [tasks.run_match(mid) for _ in range(3)] == ["requeued", "requeued", "failed"]
     assert countdowns == [5.0, 10.0]
+    assert row(pool, "SELECT count(*) FROM ratings")[0] == 0
+    errors = row(pool, "SELECT array_agg(error ORDER BY attempt) FROM match_attempts WHERE match_id = %s", mid)[0]
+    assert len(errors) == 3 and all("UNAUTHENTICATED" in e for e in errors)
+
+
+def test_f22_no_referee_backs_off_exponentially_and_the_match_plays_once_one_is_back(pool, env, monkeypatch):
+    """Issue 17 item 2: five claims that find no referee are five backoffs (exponential, with
+    jitter, capped), not attempts; when a referee answers, the match plays as attempt 1 and its
+    waiting is cleared."""
+    import workers.tasks as tasks
+    from parterre.demo import free_port
+
+    (a, ta), (b, tb) = two_bots(pool)
+    countdowns: list[float] = []
+    monkeypatch.setattr(tasks.run_match, "apply_async", lambda args, countdown=0, **_: countdowns.append(countdown))
+    monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", f"127.0.0.1:{free_port()}")  # nothing listens there
+    monkeypatch.setenv("PARTERRE_MATCH_ATTEMPTS", "2")
+    mid = duel(pool, a, b)
+    assert [tasks.run_match(mid) for _ in range(5)] == ["waiting_for_referee"] * 5
+    ceilings = [1, 2, 4, 8, 15]  # 1 s doubling, capped at 15 s (the defaults)
+    assert all(c / 2 <= got <= c for got, c in zip(countdowns, ceilings, strict=True)), countdowns
+    assert row(pool, "SELECT status, attempt, referee_wait_tries, referee_wait_since IS NOT NULL FROM matches "
+                     "WHERE id = %s", mid) == ("planned", 0, 5, True)
+    assert row(pool, "SELECT count(*) FROM match_attempts")[0] == 0
+    with ThreadedReferee({ta: a, tb: b}, bots={ta: RandomBot(seed=1), tb: RandomBot(seed=2)}) as ref:
+        monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
+        assert tasks.run_match(mid) == "finished"
+    assert row(pool, "SELECT status, attempt, referee_wait_tries, referee_wait_since FROM matches WHERE id = %s",
+               mid) == ("finished", 1, 0, None)
+    assert row(pool, "SELECT array_agg(status) FROM match_attempts WHERE match_id = %s", mid)[0] == ["finished"]
+
+
+def test_f22_a_match_that_started_and_then_lost_its_referee_is_an_attempt(pool, env, monkeypatch):
+    """The other side of the line: the referee stops after the match started (bots seated, the
+    first request sent): that attempt counts (infra_error, attempt 1), no verdict against a bot."""
+    import workers.tasks as tasks
+
+    (a, ta), (b, tb) = two_bots(pool)
+    mid = duel(pool, a, b)
+    monkeypatch.setenv("PARTERRE_MATCH_ATTEMPTS", "3")
+    out: list[str] = []
+    ref = ThreadedReferee({ta: a, tb: b}, bots={ta: SlowBot(delay_ms=3000), tb: SlowBot(delay_ms=3000)}).start()
+    try:
+        monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
+        worker = threading.Thread(target=lambda: out.append(tasks.run_match(mid)))
+        worker.start()
+        deadline = time.monotonic() + 10
+        while not ref.call(lambda: any(room.started for room, _ in ref.core.rooms.values())):
+            assert time.monotonic() < deadline, "the match never started"
+            time.sleep(0.05)
+    finally:
+        ref.stop()
+    worker.join(20)
+    assert out == ["requeued"]
+    assert row(pool, "SELECT status, attempt FROM matches WHERE id = %s", mid) == ("planned", 1)
+    assert row(pool, "SELECT array_agg(status) FROM match_attempts WHERE match_id = %s", mid)[0] == ["infra_error"]
     assert row(pool, "SELECT count(*) FROM ratings")[0] == 0

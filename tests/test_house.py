@@ -3,13 +3,11 @@ alone, and ``parterre house`` keeping them connected so a challenge between them
 
 from __future__ import annotations
 
-import asyncio
 import os
 import secrets
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -86,27 +84,21 @@ def test_parterre_house_keeps_them_connected_and_they_play_a_challenge(database_
     import workers.tasks as tasks
     from ladder import db as ladder_db
     from ladder.challenges import challenge_status, create_challenge, dispatch_challenges
-    from referee.testing import SERVICE_TOKEN, Harness
+    from referee.testing import SERVICE_TOKEN, ThreadedReferee
     from referee.tokens import RedisTokenStore
 
     ladder_db.migrate(database_url)
     pool = ladder_db.make_pool(database_url, min_size=1, max_size=4)
-    ready, stop_box, box = threading.Event(), [], {}
+    referee = ThreadedReferee(token_store=RedisTokenStore(redis_py_url(redis_base_url))).start()
 
-    async def referee_main() -> None:
-        stop = asyncio.Event()
-        stop_box.append((asyncio.get_running_loop(), stop))
-        async with Harness(token_store=RedisTokenStore(redis_py_url(redis_base_url))) as hr:
-            box["address"], box["core"] = hr.address, hr.core
-            ready.set()
-            await stop.wait()
+    def connected(bot_ids: list[int]) -> bool:
+        assert referee.core is not None
+        core = referee.core
+        return referee.call(lambda: all(core.registry.by_bot.get(i) for i in bot_ids))
 
-    referee = threading.Thread(target=lambda: asyncio.run(referee_main()), daemon=True)
-    referee.start()
-    assert ready.wait(20)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PARTERRE_", "PROMETHEUS_"))}
     env.update({"PARTERRE_HOME": str(tmp_path), "PARTERRE_DATABASE_URL": database_url,
-                "PARTERRE_REDIS_URL": celery_url(redis_base_url), "PARTERRE_REFEREE_ADDRESS": box["address"]})
+                "PARTERRE_REDIS_URL": celery_url(redis_base_url), "PARTERRE_REFEREE_ADDRESS": referee.address})
     log = open(tmp_path / "house.log", "wb")  # noqa: SIM115 - closed in finally
     house = subprocess.Popen([sys.executable, "-m", "parterre.cli", "house", "--max-matches", "2"], env=env,
                              stdout=log, stderr=subprocess.STDOUT)
@@ -115,17 +107,17 @@ def test_parterre_house_keeps_them_connected_and_they_play_a_challenge(database_
         ids: dict[str, int] = {}
         while time.monotonic() < deadline:
             ids = {b.name: b.bot_id for b in list_house_bots(pool)}
-            if len(ids) == 3 and all(box["core"].registry.by_bot.get(i) for i in ids.values()):
+            if len(ids) == 3 and connected(list(ids.values())):
                 break
             assert house.poll() is None, (tmp_path / "house.log").read_text()[-3000:]
             time.sleep(0.2)
         tiers = {"house-random", "house-greedy", "house-search"}
         assert set(ids) == tiers, (tmp_path / "house.log").read_text()[-3000:]
-        assert all(box["core"].registry.by_bot.get(i) for i in ids.values())
+        assert connected(list(ids.values()))
 
         monkeypatch.setenv("PARTERRE_DATABASE_URL", database_url)
         monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", SERVICE_TOKEN)
-        monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", box["address"])
+        monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", referee.address)
         monkeypatch.setenv("PARTERRE_REFEREE_DISCOVERY", "0")
         monkeypatch.setattr(tasks, "_pool", None)
         match_id = create_challenge(pool, game_string="floriferous(players=2)",
@@ -144,7 +136,5 @@ def test_parterre_house_keeps_them_connected_and_they_play_a_challenge(database_
         if tasks._pool is not None:
             tasks._pool.close()
             tasks._pool = None
-        loop, stop = stop_box[0]
-        loop.call_soon_threadsafe(stop.set)
-        referee.join(10)
+        referee.stop(10)
         pool.close()

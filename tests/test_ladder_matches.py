@@ -15,6 +15,7 @@ import test_ladder_helpers as h
 from test_ladder_helpers import GAME, count, make_bots, make_result
 
 import ladder.matches as matches_mod
+import ladder.rating_order as rating_order_mod
 from ladder import make_pool
 from ladder.db import is_unavailable
 from ladder.errors import DatabaseUnavailableError, MatchNotFoundError, ResultError
@@ -224,7 +225,9 @@ def _wait_for_lock_waiters(url: str, n: int, timeout_s: float = 10.0) -> None:
             if waiting >= n:
                 return
             time.sleep(0.01)
-    raise AssertionError(f"{n} transactions never waited on the lock together")
+        rows = conn.execute("SELECT pid, state, wait_event_type, wait_event, left(query, 80) FROM pg_stat_activity "
+                            "WHERE datname = current_database()").fetchall()
+    raise AssertionError(f"{n} transactions never waited on the lock together: {rows}")
 
 
 def _record_together(pool: Any, url: str, block_bot: int, jobs: list[tuple[int, int, dict[str, Any]]]) -> list[Any]:
@@ -308,7 +311,7 @@ def test_deadlock_is_retried_and_applied_once(pool: Any, monkeypatch: pytest.Mon
     mid = _duel(pool, a, b, "k")
     spec = claim_match(pool, mid, "w1")
     assert spec is not None
-    real = matches_mod._apply_ratings
+    real = rating_order_mod._apply
     calls = {"n": 0}
 
     def flaky(*args: Any, **kwargs: Any) -> int:
@@ -319,7 +322,7 @@ def test_deadlock_is_retried_and_applied_once(pool: Any, monkeypatch: pytest.Mon
             raise psycopg.errors.SerializationFailure("simulated serialization failure")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(matches_mod, "_apply_ratings", flaky)
+    monkeypatch.setattr(rating_order_mod, "_apply", flaky)
     assert record_result(pool, mid, spec.attempt, make_result(spec, [1, 2])) is True
     assert calls["n"] == 3
     assert _rating(pool, a) == (1516.0, 1)
@@ -462,18 +465,18 @@ def test_f8_database_lost_while_recording(pool: Any, monkeypatch: pytest.MonkeyP
     mid = _duel(pool, a, b, "k")
     spec = claim_match(pool, mid, "w1")
     assert spec is not None
-    real = matches_mod._apply_ratings
+    real = rating_order_mod._apply
 
     def die(conn: Any, *args: Any) -> int:
         conn.execute("SELECT pg_terminate_backend(pg_backend_pid())")  # the server drops us mid-transaction
         return real(conn, *args)
 
-    monkeypatch.setattr(matches_mod, "_apply_ratings", die)
+    monkeypatch.setattr(rating_order_mod, "_apply", die)
     with pytest.raises(DatabaseUnavailableError):
         record_result(pool, mid, spec.attempt, make_result(spec, [1, 2]))
     assert count(pool, "SELECT count(*) FROM replays") == 0  # the pool replaced the broken connection
     assert count(pool, "SELECT count(*) FROM ratings") == 0
-    monkeypatch.setattr(matches_mod, "_apply_ratings", real)
+    monkeypatch.setattr(rating_order_mod, "_apply", real)
     assert record_result(pool, mid, spec.attempt, make_result(spec, [1, 2])) is True
     assert record_result(pool, mid, spec.attempt, make_result(spec, [1, 2])) is False
     assert count(pool, "SELECT count(*) FROM rating_history") == 2

@@ -12,13 +12,11 @@ reason, and casual matches leave the ratings (online and rebuilt) unchanged.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import secrets
 import signal
 import subprocess
 import sys
-import threading
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -50,7 +48,7 @@ def test_challenges_and_entry_window_tournaments_run_on_the_workers(database_url
     from ladder.tournaments import create_tournament, tournament_status
     from parterre.house import start_house_bots
     from referee.cluster import ClusterConfig
-    from referee.testing import SERVICE_TOKEN, Harness
+    from referee.testing import SERVICE_TOKEN, ThreadedReferee
     from workers.app import app
 
     register_toy()
@@ -65,28 +63,13 @@ def test_challenges_and_entry_window_tournaments_run_on_the_workers(database_url
     tokens = {tok: bot_id for bot_id, tok in participants.values()} | {tok: bot_id for _, tok, bot_id in house}
     assert {h.name for h in list_house_bots(pool, game=GAME)} == {"house-random"}  # greedy has no toy strategy
 
-    ready = threading.Event()
-    stop_box: list[Any] = []
-    box: dict[str, Any] = {}
-
-    async def referee_main() -> None:
-        stop = asyncio.Event()
-        stop_box.append((asyncio.get_running_loop(), stop))
-        async with Harness(tokens, cluster=ClusterConfig(redis_base_url, namespace=ns, presence_interval_ms=300),
-                           referee_id="participants-ref") as hr:
-            for i, (bot_id, tok) in enumerate(participants.values()):
-                hr.start_bot(RandomBot(seed=i, games=(GAME,), max_concurrent_matches=4), tok)
-                await hr.wait_sessions(bot_id)
-            for bot, tok, bot_id in house:
-                hr.start_bot(bot, tok)
-                await hr.wait_sessions(bot_id)
-            box["address"] = hr.address
-            ready.set()
-            await stop.wait()
-
-    referee = threading.Thread(target=lambda: asyncio.run(referee_main()), daemon=True)
-    referee.start()
-    assert ready.wait(30)
+    referee_bots: dict[str, Any] = {
+        tok: RandomBot(seed=i, games=(GAME,), max_concurrent_matches=4)
+        for i, (_, tok) in enumerate(participants.values())
+    } | {tok: bot for bot, tok, _ in house}
+    referee = ThreadedReferee(tokens, bots=referee_bots, start_timeout_s=30,
+                              cluster=ClusterConfig(redis_base_url, namespace=ns, presence_interval_ms=300),
+                              referee_id="participants-ref").start()
     # Celery's form of the URL (the embedded Redis is a Unix socket: redis+socket://)
     broker = ("redis+socket://" + redis_base_url[len("unix://"):]
               if redis_base_url.startswith("unix://") else redis_base_url)
@@ -101,7 +84,7 @@ def test_challenges_and_entry_window_tournaments_run_on_the_workers(database_url
         "PARTERRE_CHALLENGE_PERIOD_S": "0.5",
         "PARTERRE_TOURNAMENT_PERIOD_S": "0.5",
         "PARTERRE_HOME": str(tmp_path),
-        "PARTERRE_REFEREE_ADDRESS": box["address"],
+        "PARTERRE_REFEREE_ADDRESS": referee.address,
         "PARTERRE_NO_SHOW_TIMEOUT_MS": "5000",
     }
     for k, v in env.items():
@@ -223,7 +206,5 @@ def test_challenges_and_entry_window_tournaments_run_on_the_workers(database_url
         if tasks._pool is not None:
             tasks._pool.close()
             tasks._pool = None
-        loop, stop = stop_box[0]
-        loop.call_soon_threadsafe(stop.set)
-        referee.join(10)
+        referee.stop(10)
         pool.close()

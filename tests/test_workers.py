@@ -110,23 +110,27 @@ def test_run_match_twice_records_once(pool, registered, worker_env, live):
     assert report.hashes_checked >= 2
 
 
-def test_unreachable_referee_is_infra_error_not_a_loss(pool, registered, worker_env, monkeypatch):
-    """F-08 (b): no referee reachable -> attempt infra_error, unrated, requeued, then failed."""
+def test_unreachable_referee_is_not_an_attempt_and_not_a_loss(pool, registered, worker_env, monkeypatch):
+    """F-08 (b), issue 17 item 2: no referee reachable -> not an attempt (attempt stays 0, no attempt
+    row), unrated, no verdict, queued again after a backoff; at the operator's deadline it is failed."""
     from workers.tasks import run_match
 
     monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", "127.0.0.1:1")
-    monkeypatch.setenv("PARTERRE_MATCH_ATTEMPTS", "2")
+    monkeypatch.setenv("PARTERRE_MATCH_ATTEMPTS", "1")
+    monkeypatch.setenv("PARTERRE_REFEREE_WAIT_S", "1")
     tid = _tournament(pool, registered)
     match_id = tournaments.plan_round_robin(pool, tid)[0]
-    assert run_match(match_id) == "requeued"
-    assert worker_env == [(match_id, 0.0)]
+    assert [run_match(match_id) for _ in range(3)] == ["waiting_for_referee"] * 3  # more tries than attempts
+    assert [m for m, _ in worker_env] == [match_id] * 3 and all(0.5 <= c <= 4.0 for _, c in worker_env)
+    assert _count(pool, "SELECT count(*) FROM match_attempts WHERE match_id = %s", match_id) == 0
+    assert _count(pool, "SELECT attempt FROM matches WHERE id = %s", match_id) == 0
+    time.sleep(1.1)
     assert run_match(match_id) == "failed"
     with pool.connection() as conn:
         rows = conn.execute(
-            "SELECT status FROM match_attempts WHERE match_id = %s ORDER BY attempt", (match_id,)
+            "SELECT status, error FROM match_attempts WHERE match_id = %s ORDER BY attempt", (match_id,)
         ).fetchall()
-    statuses = [r[0] for r in rows]
-    assert statuses == ["infra_error", "infra_error"]
+    assert len(rows) == 1 and rows[0][0] == "infra_error" and "no referee reachable for" in rows[0][1]
     assert _count(pool, "SELECT count(*) FROM ratings") == 0
     assert _count(pool, "SELECT count(*) FROM seats WHERE match_id = %s AND verdict IS NOT NULL", match_id) == 0
 

@@ -30,7 +30,8 @@ from celery import signals
 from prometheus_client import Counter, Gauge, Histogram
 
 TASK_OUTCOMES = frozenset(
-    {"finished", "skipped", "requeued", "superseded", "unrecorded", "failed", "aborted_no_show", "infra_error"}
+    {"finished", "skipped", "requeued", "superseded", "unrecorded", "failed", "aborted_no_show", "infra_error",
+     "waiting_for_referee"}
 )
 """``run_match``'s return values, used as the ``outcome`` label as they are. Any other
 successful return is ``success``; an exception is ``error``; a Celery retry ``retry``."""

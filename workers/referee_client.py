@@ -44,6 +44,19 @@ class MatchOutcome:
         return {"status": self.status, "seats": self.seats, "replay_json": self.replay_json}
 
 
+class RefereeUnavailableError(InfraError):
+    """No referee could be reached and the match never started there (issue 17 item 2).
+
+    Raised when every address answered the ``RunMatch`` call itself with
+    ``UNAVAILABLE`` (connection refused, unresolvable, referee shutting down)
+    before its ``started`` event, or when there is no address at all. Nothing
+    was played and no bot saw the match: the worker gives the claim back
+    (:func:`ladder.referee_wait.release_unstarted`) instead of counting an attempt.
+    Any other failure of the call — another status, or ``UNAVAILABLE`` after
+    the match started — is an :class:`InfraError` of a started attempt.
+    """
+
+
 class LeaseLostError(InfraError):
     """The worker's claim on the match was taken over while it ran; the call was cancelled."""
 
@@ -98,8 +111,8 @@ def run_match(
 
     Args:
         address: the referee's ``MatchControl`` address, or several to try in
-            order: the next is tried only when one cannot be reached at all
-            (``UNAVAILABLE`` before any event; nothing was played there).
+            order: the next is tried only when one cannot be reached
+            (``UNAVAILABLE`` before its ``started`` event; nothing was played there).
         service_token: sent as ``x-parterre-service-token``.
         match_id ... max_duration_ms: the ``RunMatchRequest``.
         on_event: called with every ``MatchEvent`` (started, progress; the
@@ -108,13 +121,15 @@ def run_match(
         tls_root_cert: PEM root certificate when the endpoint uses TLS.
 
     Raises:
-        InfraError: no referee reachable, the service token refused, or the
-            stream broke before a result arrived.
+        RefereeUnavailableError: no referee reachable (every address ``UNAVAILABLE``
+            before the match started there), or no address at all.
+        InfraError: the service token refused, another error status, or the
+            stream broke after the match started, before a result arrived.
         LeaseLostError: ``on_event`` returned False.
     """
     addresses = [address] if isinstance(address, str) else [a for a in address if a]
     if not addresses:
-        raise InfraError("no referee address configured (PARTERRE_REFEREE_ADDRESS) or discovered")
+        raise RefereeUnavailableError("no referee address configured (PARTERRE_REFEREE_ADDRESS) or discovered")
     request = control_pb2.RunMatchRequest(
         match_id=match_id,
         attempt=attempt,
@@ -133,7 +148,7 @@ def run_match(
     deadline_s = (no_show_timeout_ms + max_duration_ms) / 1000 + 30
     errors = []
     for addr in addresses:
-        seen = 0
+        started = False  # the referee's `started` event: the bots are seated and the match is on
         try:
             channel = _channel(addr, tls_root_cert)
             # the generated gRPC module (proto/.../control_pb2_grpc.py) carries no annotations
@@ -146,8 +161,9 @@ def run_match(
             )
             try:
                 for event in responses:
-                    seen += 1
-                    if event.WhichOneof("event") == "result":
+                    kind = event.WhichOneof("event")
+                    started = started or kind in ("started", "result")
+                    if kind == "result":
                         return _outcome(event.result)
                     if on_event is not None and not on_event(event):
                         raise LeaseLostError(f"match {match_id} attempt {attempt}: claim lost; call cancelled")
@@ -158,12 +174,12 @@ def run_match(
             detail = f"referee {addr}: {code}: {getattr(exc, 'details', lambda: '')()}"
             if code == grpc.StatusCode.UNAVAILABLE:
                 _drop_channel(addr, tls_root_cert)
-            if code == grpc.StatusCode.UNAVAILABLE and seen == 0:
+            if code == grpc.StatusCode.UNAVAILABLE and not started:
                 errors.append(detail)
-                continue  # never reached: try the next referee
+                continue  # not reached, or gone before the match started: nothing was played; try the next
             raise InfraError(detail) from exc
         raise InfraError(f"referee {addr} ended the stream without a result")
-    raise InfraError("no referee reachable: " + "; ".join(errors))
+    raise RefereeUnavailableError("no referee reachable: " + "; ".join(errors))
 
 
 def _outcome(res: Any) -> MatchOutcome:

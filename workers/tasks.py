@@ -6,11 +6,23 @@ and attempt number) decides whether a delivery does anything (FAULTS F-11).
 Leases (FAULTS F-10, F-13, F-14): a claim lasts ``PARTERRE_LEASE_S`` (60 s);
 the worker renews it on the referee's events while the match runs (the
 referee sends one at least every 10 s), so only a *lost* worker's lease runs
-out. The reaper (``parterre.reap``, scheduled by ``parterre beat``) ends
+out. The reaper (``parterre.reap``, scheduled by ``parterre beat``, and run
+by every worker node itself every ``PARTERRE_WORKER_REAP_S``) ends
 attempts whose lease ran out or that run past the longest match, and queues
 the matches again. A worker names its claims ``<node name>#<pool process>``;
 when it starts again under the same node name it ends its old attempts at
 once instead of waiting for their leases (:func:`requeue_own_attempts`).
+
+No referee reachable (issue 17 item 2): when every referee answers the
+``RunMatch`` call with ``UNAVAILABLE`` before the match started
+(:class:`~workers.referee_client.RefereeUnavailableError`), that claim is
+not an attempt: it is given back (:func:`ladder.referee_wait.release_unstarted`)
+and the match is queued again after an exponential backoff with jitter
+(:func:`referee_backoff_s`: ``PARTERRE_REFEREE_BACKOFF_S`` doubling per try up to
+``PARTERRE_REFEREE_BACKOFF_MAX_S``, times a random factor in [0.5, 1]),
+until a referee answers or ``PARTERRE_REFEREE_WAIT_S`` has passed since the
+first try (then the match is ``failed``). Only attempts that started count
+towards ``PARTERRE_MATCH_ATTEMPTS``.
 """
 
 from __future__ import annotations
@@ -29,12 +41,13 @@ from ladder import challenges as ladder_challenges
 from ladder import db as ladder_db
 from ladder import entries as ladder_entries
 from ladder import matches as ladder_matches
+from ladder import referee_wait
 from ladder import tournaments as ladder_tournaments
 from ladder.errors import DatabaseUnavailableError
 from workers import directory
 from workers import metrics as worker_metrics
 from workers.app import MAX_MATCH_DURATION_S, app
-from workers.referee_client import InfraError, LeaseLostError
+from workers.referee_client import InfraError, LeaseLostError, RefereeUnavailableError
 from workers.referee_client import run_match as referee_run_match
 
 log = logging.getLogger(__name__)
@@ -97,6 +110,7 @@ def _node_ready(sender: Any = None, **_: Any) -> None:
     node = getattr(sender, "hostname", "") or _node
     if node:
         requeue_own_attempts(f"{node}#", prefix=True)
+    start_worker_reaper()
 
 
 def requeue_own_attempts(name: str, *, prefix: bool) -> dict[int, str]:
@@ -136,7 +150,21 @@ def _settings() -> dict[str, Any]:
         "retry_delay_s": float(os.environ.get("PARTERRE_RETRY_DELAY_S", "5")),
         "lease_s": float(os.environ.get("PARTERRE_LEASE_S", "60")),
         "tls_ca": os.environ.get("PARTERRE_REFEREE_TLS_CA", ""),
+        "referee_wait_s": float(os.environ.get("PARTERRE_REFEREE_WAIT_S", "3600")),
+        "referee_backoff_s": float(os.environ.get("PARTERRE_REFEREE_BACKOFF_S", "1")),
+        "referee_backoff_max_s": float(os.environ.get("PARTERRE_REFEREE_BACKOFF_MAX_S", "15")),
     }
+
+
+def referee_backoff_s(tries: int, base_s: float, max_s: float, rng: random.Random | None = None) -> float:
+    """Seconds before the next try of a match that found no referee ``tries`` times in a row.
+
+    Exponential with jitter: ``min(max_s, base_s * 2 ** (tries - 1))`` times a
+    uniform factor in [0.5, 1] (so matches queued together spread out instead
+    of hitting a referee that comes back all at once).
+    """
+    ceiling = min(max_s, base_s * 2 ** min(max(tries - 1, 0), 30))
+    return float(ceiling * (rng or random).uniform(0.5, 1.0))
 
 
 def _referee_addresses(cfg: dict[str, Any], seat_bot_ids: list[int]) -> list[str]:
@@ -201,6 +229,7 @@ def run_match(self: Any, match_id: int) -> str:
     Returns:
         What happened: ``skipped`` (already claimed or done), ``finished``,
         ``requeued`` (infra error or no-show, a new attempt is queued),
+        ``waiting_for_referee`` (no referee reachable: not an attempt, queued again after a backoff),
         ``superseded`` (the claim was taken over while it ran) or the final
         status when attempts are used up.
 
@@ -247,6 +276,8 @@ def _run_match(match_id: int) -> str:
     except LeaseLostError:
         worker_metrics.MATCH_ATTEMPTS.labels("superseded").inc()
         return "superseded"
+    except RefereeUnavailableError as exc:
+        return _wait_for_referee(pool, spec, str(exc), cfg)
     except InfraError as exc:
         log.warning("match %s attempt %s: infra error: %s", match_id, spec.attempt, exc, extra=ctx)
         worker_metrics.MATCH_ATTEMPTS.labels("infra_error").inc()
@@ -263,6 +294,24 @@ def _run_match(match_id: int) -> str:
             log.warning("match %s: database unavailable while recording: %s", match_id, exc, extra=ctx)
             time.sleep(delay)
     return "unrecorded"
+
+
+def _wait_for_referee(pool: Any, spec: Any, error: str, cfg: dict[str, Any]) -> str:
+    """No referee reachable before the match started: give the claim back and try again later."""
+    state, tries, waited = referee_wait.release_unstarted(pool, spec.match_id, spec.attempt, error,
+                                                          wait_s=cfg["referee_wait_s"])
+    ctx = {"match_id": spec.match_id, "attempt": spec.attempt}
+    if state != "planned":
+        if state == "failed":
+            worker_metrics.MATCH_ATTEMPTS.labels("infra_error").inc()
+            log.error("match %s: no referee reachable for %.0f s (%d tries): failed: %s", spec.match_id, waited,
+                      tries, error, extra=ctx)
+        return state
+    delay = referee_backoff_s(tries, cfg["referee_backoff_s"], cfg["referee_backoff_max_s"])
+    log.warning("match %s: no referee reachable (try %d, waiting %.0f s so far); not an attempt, trying again "
+                "in %.1f s: %s", spec.match_id, tries, waited, delay, error, extra=ctx)
+    run_match.apply_async((spec.match_id,), countdown=delay)
+    return "waiting_for_referee"
 
 
 def _retry(pool: Any, spec: Any, status: str, error: str, cfg: dict[str, Any]) -> str:
@@ -293,6 +342,11 @@ def _queue_length(queue: str) -> int | None:
 
 @app.task(name="parterre.reap")
 def reap() -> dict[str, int]:
+    """The reaper task (sent by ``parterre beat``); see :func:`reap_with`."""
+    return reap_with(get_pool())
+
+
+def reap_with(pool: Any) -> dict[str, int]:
     """The reaper: run again the matches a lost worker or referee left behind.
 
     DESIGN §5 "A reaper task ends matches stuck past their maximum duration";
@@ -306,13 +360,14 @@ def reap() -> dict[str, int]:
       dropped); queued again, which is harmless if it was not lost (F-11).
 
     The old attempts become ``infra_error``; a match that used up its
-    attempts becomes ``failed``.
+    attempts becomes ``failed``. Every worker also runs this itself, beat or
+    no beat (:func:`start_worker_reaper`), so a killed worker's matches come
+    back without ``parterre beat`` (issue 17 item 3).
 
     Returns:
         Counts: ``{"expired", "overdue", "stale_planned", "queued"}``.
     """
     cfg = _settings()
-    pool = get_pool()
     expired = ladder_matches.requeue_expired(pool, max_attempts=cfg["max_attempts"])
     overdue_s = MAX_MATCH_DURATION_S + cfg["no_show_timeout_ms"] / 1000.0 + 120
     overdue = ladder_matches.requeue_overdue(pool, overdue_s, max_attempts=cfg["max_attempts"])
@@ -332,6 +387,53 @@ def reap() -> dict[str, int]:
                     len(expired), len(overdue), len(stale))
     return {"expired": len(expired), "overdue": len(overdue), "stale_planned": len(stale),
             "queued": queued + len(stale)}
+
+
+_reaper_pool: Any = None
+"""The worker reaper thread's own pool, in the worker's main process (never used, nor closed, by a
+pool process forked from it: dropping inherited connections there would close the parent's)."""
+_reaper_thread: threading.Thread | None = None
+
+
+def worker_reap_period_s() -> float:
+    """``PARTERRE_WORKER_REAP_S`` (default ``PARTERRE_REAP_PERIOD_S``, 15 s); 0 turns the worker reaper off."""
+    return float(os.environ.get("PARTERRE_WORKER_REAP_S", os.environ.get("PARTERRE_REAP_PERIOD_S", "15")))
+
+
+def start_worker_reaper(period_s: float | None = None) -> threading.Thread | None:
+    """Run :func:`reap_with` every ``period_s`` seconds (±20 %) in a daemon thread of this process.
+
+    Started by every worker node when it is ready (``worker_ready``), so that
+    leases that ran out are recovered even when ``parterre beat`` is not
+    running (issue 17 item 3; the setup of docs/bots.md runs no beat). Several
+    workers and beat reaping at once is harmless: each match row is changed
+    under its row lock (``FOR UPDATE SKIP LOCKED``), once.
+
+    Returns:
+        The thread, or None when off (period 0) or already started in this process.
+    """
+    global _reaper_thread
+    period = worker_reap_period_s() if period_s is None else float(period_s)
+    if period <= 0 or _reaper_thread is not None:
+        return None
+
+    def loop() -> None:
+        global _reaper_pool
+        while True:
+            time.sleep(period * random.uniform(0.8, 1.2))
+            try:
+                if _reaper_pool is None:
+                    url = os.environ.get("PARTERRE_DATABASE_URL")
+                    if not url:
+                        continue
+                    _reaper_pool = ladder_db.make_pool(url, min_size=1, max_size=1)
+                reap_with(_reaper_pool)
+            except Exception as exc:  # the database may be down: try again next period
+                log.warning("worker reaper: %s", exc)
+
+    _reaper_thread = threading.Thread(target=loop, name="parterre-worker-reaper", daemon=True)
+    _reaper_thread.start()
+    return _reaper_thread
 
 
 # -- the continuous ladder (DESIGN §5) -----------------------------------------------------

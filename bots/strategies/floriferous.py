@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from bots.strategies.choice import first_best, forced
 from games.floriferous.cards import (
     BOUNTY_INDEX,
     CARD_IDS,
@@ -169,15 +170,9 @@ def greedy_choice(observation: dict[str, Any], legal_actions: list[dict[str, Any
     Raises:
         ValueError: ``legal_actions`` is empty.
     """
-    if not legal_actions:
-        raise ValueError("no legal action to choose from")
-    if len(legal_actions) == 1:
-        return 0
+    only = forced(legal_actions)
+    if only is not None:
+        return only
     ev = Evaluator(observation, seat)
-    best_index, best = 0, float("-inf")
-    for i, action in enumerate(legal_actions):
-        g = round(ev.gain(action), 9)
-        if g > best:
-            best_index, best = i, g
-    return best_index
+    return first_best(ev.gain(action) for action in legal_actions)
 

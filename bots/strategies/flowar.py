@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bots.strategies.choice import first_best, forced
 from games.flowar.cards import (
     COLOUR_INDEX,
     CONTRACT_INDEX,
@@ -302,18 +303,9 @@ class Evaluator:
         return -1.0
 
 
-def _pick(values: list[float]) -> int:
-    best_i, best = 0, float("-inf")
-    for i, v in enumerate(values):
-        v = round(v, 9)
-        if v > best:
-            best_i, best = i, v
-    return best_i
-
-
 def _turn(ev: Evaluator, legal: list[dict[str, Any]]) -> int:
     values = [ev.menu_value(a) for a in legal]
-    i = _pick(values)
+    i = first_best(values)
     kinds = [a["kind"] for a in legal]
     if kinds[i] == "pass" and "place" in kinds:
         # Pass only when no placement is worth its Worker.
@@ -355,7 +347,7 @@ def _deliver(ev: Evaluator, legal: list[dict[str, Any]]) -> int:
             best = max((ev.deliver_value(c) for c in blocked), default=0.0)
             loan_cost = 3.0 + ev.torch_cost() - COIN * 5
             values.append(best - loan_cost - 1.0 if best and ev.me["loans"] < 2 else -5.0)
-    return _pick(values)
+    return first_best(values)
 
 
 def _basket(ev: Evaluator, legal: list[dict[str, Any]]) -> int:
@@ -381,7 +373,7 @@ def _basket(ev: Evaluator, legal: list[dict[str, Any]]) -> int:
             else:
                 v += (1.0 if is_fresh else 0.0) if fresh_ok else (0.0 if is_fresh else 1.0)
             values.append(v)
-    return _pick(values)
+    return first_best(values)
 
 
 def _line(ev: Evaluator, legal: list[dict[str, Any]]) -> int:
@@ -397,13 +389,13 @@ def _line(ev: Evaluator, legal: list[dict[str, Any]]) -> int:
         else:
             grid = [CONTRACT_INDEX[c] if c else -1 for c in ev.obs["contract_grid"]]
             values.append(ev.gain_contracts([grid[i] for i in LINE_SLOTS[0][a["line"]] if grid[i] >= 0]))
-    return _pick(values)
+    return first_best(values)
 
 
 def _card(ev: Evaluator, legal: list[dict[str, Any]]) -> int:
     if ev.obs["context"]["grid"] == "market":
-        return _pick([ev.gain_flowers([FLOWER_INDEX[a["card"]]]) for a in legal])
-    return _pick([ev.gain_contracts([CONTRACT_INDEX[a["card"]]]) for a in legal])
+        return first_best([ev.gain_flowers([FLOWER_INDEX[a["card"]]]) for a in legal])
+    return first_best([ev.gain_contracts([CONTRACT_INDEX[a["card"]]]) for a in legal])
 
 
 def _sell(ev: Evaluator, legal: list[dict[str, Any]]) -> int:
@@ -418,14 +410,14 @@ def _sell(ev: Evaluator, legal: list[dict[str, Any]]) -> int:
             values.append(COIN * ev.spare_baskets() - DISCARD_FAVOR_COST)
         else:
             values.append(0.0)
-    return _pick(values)
+    return first_best(values)
 
 
 def _exchange(ev: Evaluator, legal: list[dict[str, Any]]) -> int:
     rate = int(ev.obs["exchange_rate"])
     reserve = {1: 25, 2: 18, 3: 8}.get(ev.round, 0)
     want = max(0, (ev.coins - reserve) // max(rate, 1))
-    return _pick([-abs(int(a["mp"]) - want) for a in legal])
+    return first_best([-abs(int(a["mp"]) - want) for a in legal])
 
 
 def _guild(ev: Evaluator, legal: list[dict[str, Any]]) -> int:
@@ -438,7 +430,7 @@ def _guild(ev: Evaluator, legal: list[dict[str, Any]]) -> int:
         v = sum(wants[i] * int(w[k]) for i, k in enumerate(W_KEYS))
         v += ev.guild_value(int(a["guild"])) - 0.1 * int(tile["flower_price"])
         values.append(v)
-    return _pick(values)
+    return first_best(values)
 
 
 def greedy_choice(observation: dict[str, Any], legal_actions: list[dict[str, Any]], seat: int) -> int:
@@ -455,10 +447,9 @@ def greedy_choice(observation: dict[str, Any], legal_actions: list[dict[str, Any
     Raises:
         ValueError: ``legal_actions`` is empty.
     """
-    if not legal_actions:
-        raise ValueError("no legal action to choose from")
-    if len(legal_actions) == 1:
-        return 0
+    only = forced(legal_actions)
+    if only is not None:
+        return only
     ev = Evaluator(observation, seat)
     phase = observation["phase"]
     if phase == "turn":
@@ -478,9 +469,9 @@ def greedy_choice(observation: dict[str, Any], legal_actions: list[dict[str, Any
     if phase == "choose_guild":
         return _guild(ev, legal_actions)
     if phase == "keep_contract":
-        return _pick([ev.potential(CONTRACT_INDEX[a["card"]]) for a in legal_actions])
+        return first_best([ev.potential(CONTRACT_INDEX[a["card"]]) for a in legal_actions])
     if phase == "discard_contract":
-        return _pick([-ev.potential(CONTRACT_INDEX[a["card"]]) for a in legal_actions])
+        return first_best([-ev.potential(CONTRACT_INDEX[a["card"]]) for a in legal_actions])
     if phase == "strike":
-        return _pick([float(a["count"]) if a["kind"] == "pay_strike" else -1.0 for a in legal_actions])
+        return first_best([float(a["count"]) if a["kind"] == "pay_strike" else -1.0 for a in legal_actions])
     return 0  # spend_mp, swap_worker: the first option

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bots.strategies.choice import first_best, forced
 from games.lafleur.cards import (
     ALLURE,
     ARTISANS,
@@ -299,14 +300,8 @@ def greedy_choice(observation: dict[str, Any], legal_actions: list[dict[str, Any
     Raises:
         ValueError: ``legal_actions`` is empty.
     """
-    if not legal_actions:
-        raise ValueError("no legal action to choose from")
-    if len(legal_actions) == 1:
-        return 0
+    only = forced(legal_actions)
+    if only is not None:
+        return only
     ev = Evaluator(observation, seat)
-    best_index, best = 0, float("-inf")
-    for i, action in enumerate(legal_actions):
-        v = round(ev.value(action), 9)
-        if v > best:
-            best_index, best = i, v
-    return best_index
+    return first_best(ev.value(action) for action in legal_actions)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from games.api import Action
+from games.api import Action, check_int, check_str
 from games.floriferous.cards import (
     BOUNTIES,
     BOUNTY_INDEX,
@@ -29,16 +29,6 @@ from games.floriferous.cards import (
     NUM_CARDS,
     card_name,
 )
-
-
-def _check_int(name: str, value: object, lo: int, hi: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise ValueError(f"{name} must be an integer in {lo}..{hi}, not {value!r}")
-
-
-def _check_str(name: str, value: object) -> None:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a string, not {value!r}")
 
 
 def _plural(n: int, word: str) -> str:
@@ -58,7 +48,7 @@ class RevealBounty(Action):
     bounty: str
 
     def __post_init__(self) -> None:
-        _check_str("bounty", self.bounty)
+        check_str("bounty", self.bounty)
 
     def label(self) -> str:
         b = BOUNTY_INDEX.get(self.bounty)
@@ -77,7 +67,7 @@ class ChooseStartPlayer(Action):
     seat: int
 
     def __post_init__(self) -> None:
-        _check_int("seat", self.seat, 0, 3)
+        check_int("seat", self.seat, 0, 3)
 
     def label(self) -> str:
         return f"start player: seat {self.seat}"
@@ -98,7 +88,7 @@ class DealCard(Action):
     card: str
 
     def __post_init__(self) -> None:
-        _check_str("card", self.card)
+        check_str("card", self.card)
 
     def label(self) -> str:
         return f"deal {card_name(self.card)}"
@@ -116,7 +106,7 @@ class RevealCrow(Action):
     crow: str
 
     def __post_init__(self) -> None:
-        _check_str("crow", self.crow)
+        check_str("crow", self.crow)
 
     def label(self) -> str:
         c = CROW_INDEX.get(self.crow)
@@ -143,9 +133,9 @@ class TakeCard(Action):
     stones: int
 
     def __post_init__(self) -> None:
-        _check_int("row", self.row, 1, 5)
-        _check_str("card", self.card)
-        _check_int("stones", self.stones, 0, 24)
+        check_int("row", self.row, 1, 5)
+        check_str("card", self.card)
+        check_int("stones", self.stones, 0, 24)
 
     def label(self) -> str:
         extra = f" +{_plural(self.stones, 'stone')}" if self.stones else ""
@@ -167,8 +157,8 @@ class ScatterStones(Action):
     stones: int
 
     def __post_init__(self) -> None:
-        _check_int("row", self.row, 1, 5)
-        _check_int("stones", self.stones, 1, 24)
+        check_int("row", self.row, 1, 5)
+        check_int("stones", self.stones, 1, 24)
 
     def label(self) -> str:
         return f"scatter {_plural(self.stones, 'crow stone')} in row {self.row}"
@@ -189,7 +179,7 @@ class MoveToEmpty(Action):
     row: int
 
     def __post_init__(self) -> None:
-        _check_int("row", self.row, 1, 5)
+        check_int("row", self.row, 1, 5)
 
     def label(self) -> str:
         return f"move to the empty space in row {self.row}"
@@ -228,7 +218,7 @@ class PayCrow(Action):
     stones: int
 
     def __post_init__(self) -> None:
-        _check_int("stones", self.stones, 0, 24)
+        check_int("stones", self.stones, 0, 24)
 
     def label(self) -> str:
         return f"pay {_plural(self.stones, 'stone')} to the crow" if self.stones else "pay the crow nothing"
@@ -247,7 +237,7 @@ class DiscardCard(Action):
     card: str
 
     def __post_init__(self) -> None:
-        _check_str("card", self.card)
+        check_str("card", self.card)
 
     def label(self) -> str:
         return f"discard {card_name(self.card)}"

@@ -22,9 +22,9 @@ builds dataclasses nor compares them field by field.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar, cast
+from typing import ClassVar
 
-from games.api import Action
+from games.api import Action, check_int, check_str, interned
 from games.flowar.cards import WORKERS
 
 SPACES: tuple[str, ...] = (
@@ -35,18 +35,6 @@ SPACES: tuple[str, ...] = (
 SPACE_INDEX = {s: i for i, s in enumerate(SPACES)}
 LINES: tuple[str, ...] = ("row1", "row2", "row3", "col1", "col2", "col3")
 """Grid lines (the Contract grid is 2x2: rows 1-2, columns 1-2)."""
-
-
-def _int(name: str, value: object, lo: int, hi: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise ValueError(f"{name} must be an integer in {lo}..{hi}, not {value!r}")
-
-
-def _str(name: str, value: object, allowed: tuple[str, ...] | None = None) -> None:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a string, not {value!r}")
-    if allowed is not None and value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
 
 
 # -- chance ------------------------------------------------------------------------------
@@ -62,7 +50,7 @@ class DealFavor(Action):
     favor: int
 
     def __post_init__(self) -> None:
-        _int("favor", self.favor, 1, 20)
+        check_int("favor", self.favor, 1, 20)
 
     def label(self) -> str:
         return f"Kingdom Favor {self.favor}"
@@ -76,7 +64,7 @@ class DrawEfficiency(Action):
     value: int
 
     def __post_init__(self) -> None:
-        _int("value", self.value, 3, 5)
+        check_int("value", self.value, 3, 5)
 
     def label(self) -> str:
         return f"Efficiency Tile {self.value}"
@@ -90,7 +78,7 @@ class DrawFlower(Action):
     card: str
 
     def __post_init__(self) -> None:
-        _str("card", self.card)
+        check_str("card", self.card)
 
     def label(self) -> str:
         return f"draw {self.card}"
@@ -104,7 +92,7 @@ class DrawContract(Action):
     card: str
 
     def __post_init__(self) -> None:
-        _str("card", self.card)
+        check_str("card", self.card)
 
     def label(self) -> str:
         return f"draw {self.card}"
@@ -118,7 +106,7 @@ class DrawGuild(Action):
     guild: int
 
     def __post_init__(self) -> None:
-        _int("guild", self.guild, 1, 5)
+        check_int("guild", self.guild, 1, 5)
 
     def label(self) -> str:
         return f"Guild Tile {self.guild}"
@@ -143,7 +131,7 @@ class DrawWorkers(Action):
 
     def __post_init__(self) -> None:
         for name in ("trentis", "humans", "foxes"):
-            _int(name, getattr(self, name), 0, 5)
+            check_int(name, getattr(self, name), 0, 5)
         if self.trentis + self.humans + self.foxes > 5:
             raise ValueError("at most 5 workers per Guild Tile")
 
@@ -159,7 +147,7 @@ class ChooseStartPlayer(Action):
     seat: int
 
     def __post_init__(self) -> None:
-        _int("seat", self.seat, 0, 3)
+        check_int("seat", self.seat, 0, 3)
 
     def label(self) -> str:
         return f"first player: seat {self.seat}"
@@ -173,7 +161,7 @@ class RevealTaxus(Action):
     taxus: str
 
     def __post_init__(self) -> None:
-        _str("taxus", self.taxus)
+        check_str("taxus", self.taxus)
 
     def label(self) -> str:
         return f"Taxus reveals {self.taxus}"
@@ -188,7 +176,7 @@ class KeepContract(Action):
     card: str
 
     def __post_init__(self) -> None:
-        _str("card", self.card)
+        check_str("card", self.card)
 
     def label(self) -> str:
         return f"keep {self.card}"
@@ -202,7 +190,7 @@ class ChooseGuild(Action):
     guild: int
 
     def __post_init__(self) -> None:
-        _int("guild", self.guild, 1, 5)
+        check_int("guild", self.guild, 1, 5)
 
     def label(self) -> str:
         return f"choose Guild Tile {self.guild}"
@@ -217,7 +205,7 @@ class PayStrike(Action):
     count: int
 
     def __post_init__(self) -> None:
-        _int("count", self.count, 0, 30)
+        check_int("count", self.count, 0, 30)
 
     def label(self) -> str:
         return f"pay {self.count} to keep {self.count} worker(s)"
@@ -250,9 +238,9 @@ class Place(Action):
     coins: int
 
     def __post_init__(self) -> None:
-        _str("space", self.space, SPACES)
-        _str("worker", self.worker, WORKERS)
-        _int("coins", self.coins, 0, 99)
+        check_str("space", self.space, SPACES)
+        check_str("worker", self.worker, WORKERS)
+        check_int("coins", self.coins, 0, 99)
 
     def label(self) -> str:
         return f"place {self.worker} on {self.space} ({self.coins} coins)"
@@ -283,7 +271,7 @@ class Fire(Action):
 
     def __post_init__(self) -> None:
         for name in ("trentis", "humans", "foxes"):
-            _int(name, getattr(self, name), 0, 3)
+            check_int(name, getattr(self, name), 0, 3)
         if not 1 <= self.trentis + self.humans + self.foxes <= 3:
             raise ValueError("fire 1 to 3 workers")
 
@@ -300,7 +288,7 @@ class Hire(Action):
     worker: str
 
     def __post_init__(self) -> None:
-        _str("worker", self.worker, WORKERS)
+        check_str("worker", self.worker, WORKERS)
 
     def label(self) -> str:
         return f"hire a {self.worker}"
@@ -326,8 +314,8 @@ class UseFavor(Action):
     favor: int
 
     def __post_init__(self) -> None:
-        _int("kingdom", self.kingdom, 1, 3)
-        _int("favor", self.favor, 1, 20)
+        check_int("kingdom", self.kingdom, 1, 3)
+        check_int("favor", self.favor, 1, 20)
 
     def label(self) -> str:
         return f"use Kingdom Favor {self.favor} of K{self.kingdom}"
@@ -341,7 +329,7 @@ class TakeLine(Action):
     line: str
 
     def __post_init__(self) -> None:
-        _str("line", self.line, LINES)
+        check_str("line", self.line, LINES)
 
     def label(self) -> str:
         return f"take {self.line}"
@@ -357,8 +345,8 @@ class TakeCard(Action):
     card: str
 
     def __post_init__(self) -> None:
-        _int("slot", self.slot, 1, 9)
-        _str("card", self.card)
+        check_int("slot", self.slot, 1, 9)
+        check_str("card", self.card)
 
     def label(self) -> str:
         return f"take {self.card} (slot {self.slot})"
@@ -372,7 +360,7 @@ class DiscardContract(Action):
     card: str
 
     def __post_init__(self) -> None:
-        _str("card", self.card)
+        check_str("card", self.card)
 
     def label(self) -> str:
         return f"discard {self.card}"
@@ -386,7 +374,7 @@ class Deliver(Action):
     card: str
 
     def __post_init__(self) -> None:
-        _str("card", self.card)
+        check_str("card", self.card)
 
     def label(self) -> str:
         return f"deliver {self.card}"
@@ -411,7 +399,7 @@ class UseBasket(Action):
     card: str
 
     def __post_init__(self) -> None:
-        _str("card", self.card)
+        check_str("card", self.card)
 
     def label(self) -> str:
         return f"use a basket of {self.card}"
@@ -445,7 +433,7 @@ class Sell(Action):
     card: str
 
     def __post_init__(self) -> None:
-        _str("card", self.card)
+        check_str("card", self.card)
 
     def label(self) -> str:
         return f"sell {self.card}"
@@ -469,7 +457,7 @@ class ExchangeMP(Action):
     mp: int
 
     def __post_init__(self) -> None:
-        _int("mp", self.mp, 0, 10)
+        check_int("mp", self.mp, 0, 10)
 
     def label(self) -> str:
         return f"exchange coins for {self.mp} MP"
@@ -483,7 +471,7 @@ class SpendMP(Action):
     mp: int
 
     def __post_init__(self) -> None:
-        _int("mp", self.mp, 1, 3)
+        check_int("mp", self.mp, 1, 3)
 
     def label(self) -> str:
         return f"spend {self.mp} MP for {3 * self.mp} coins"
@@ -498,8 +486,8 @@ class SwapWorker(Action):
     take: str
 
     def __post_init__(self) -> None:
-        _str("give", self.give, WORKERS)
-        _str("take", self.take, WORKERS)
+        check_str("give", self.give, WORKERS)
+        check_str("take", self.take, WORKERS)
 
     def label(self) -> str:
         return f"swap a {self.give} for a striking {self.take}"
@@ -516,17 +504,8 @@ DECISION_ACTIONS: tuple[type[Action], ...] = (
 ALL_ACTIONS: tuple[type[Action], ...] = CHANCE_ACTIONS + DECISION_ACTIONS
 """Every action class of the game (``Game.ACTIONS``)."""
 
-_INTERNED: dict[tuple[Any, ...], Action] = {}
-_A = TypeVar("_A", bound=Action)
-
-
-def make(cls: type[_A], *fields: Any) -> _A:
-    """The interned instance ``cls(*fields)`` (built once, then shared)."""
-    key = (cls, *fields)
-    got = _INTERNED.get(key)
-    if got is None:
-        got = _INTERNED[key] = cls(*fields)
-    return cast(_A, got)  # the key starts with ``cls``, so the interned value is a ``cls``
+make = interned
+"""The interned instance ``cls(*fields)`` (:func:`games.api.interned`)."""
 
 
 PASS = Pass()

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from games.api import CHANCE, TERMINAL, Action, Outcome, State
+from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State
 from games.flowar import actions as A
 from games.flowar.cards import (
     CONTRACT_IDS,
@@ -70,9 +70,6 @@ from games.flowar.setup import CONTRACT_SLOTS, MARKET_SLOTS, SetupMixin
 from games.flowar.taxus import TaxusMixin
 from games.flowar.turn import TurnMixin
 
-if TYPE_CHECKING:
-    from games.flowar.game import FlowarGame
-
 
 class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin, TaxusMixin, State):
     """A position of a Flowar match (see the module docstring for the flow).
@@ -82,9 +79,7 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
     :meth:`stats` (balance simulation).
     """
 
-    game: FlowarGame
-
-    def __init__(self, game: FlowarGame) -> None:
+    def __init__(self, game: Game) -> None:
         super().__init__(game)
         n = game.num_players
         self._n = n
@@ -306,6 +301,7 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
             if isinstance(a, (A.DrawContract, A.KeepContract)) and CONTRACT_INDEX[a.card] in swap:
                 a = A.make(type(a), CONTRACT_IDS[swap[CONTRACT_INDEX[a.card]]])
             twin.apply_action(a)
+        assert isinstance(twin, FlowarState)
         return twin
 
 

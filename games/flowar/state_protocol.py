@@ -15,20 +15,18 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
-from games.api import Action, Outcome
+from games.api import Action, Game, Outcome
 
 if TYPE_CHECKING:
     from games.flowar import actions as A
-    from games.flowar.game import FlowarGame
-    from games.flowar.state import FlowarState
 
 
 class FlowarStateProtocol(Protocol):
     """What the Flowar rules read and call on a position (implemented by :class:`FlowarState`)."""
 
-    game: FlowarGame
+    game: Game
     history: list[tuple[int, Action]]
     _agenda: list[tuple[Any, ...]]
     _aside: list[int]
@@ -149,8 +147,8 @@ class FlowarStateProtocol(Protocol):
     def _outcome(self) -> Outcome: ...
     def _full_state(self) -> dict[str, Any]: ...
     def stats(self) -> dict[str, Any]: ...
-    def clone(self) -> FlowarState: ...
-    def resample_hidden(self, rng: random.Random, seat: int | None=None) -> FlowarState: ...
+    def clone(self) -> Self: ...
+    def resample_hidden(self, rng: random.Random, seat: int | None=None) -> Self: ...
     def _setup_tasks(self) -> list[tuple[Any, ...]]: ...
     def _t_favors(self) -> bool: ...
     def _t_eff(self, k: int) -> bool: ...

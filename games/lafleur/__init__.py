@@ -7,8 +7,9 @@ Features, pure), :mod:`.actions`, :mod:`.constants`, :mod:`.state` (data,
 hooks, setup, start of round) with its mixins :mod:`.turns` (placements and
 locations), :mod:`.party` (effects, Events, Garden Party, End of Round, game
 end) and :mod:`.solo` (the opponent automaton), :mod:`.observation`,
-:mod:`.scoring` (outcome), :mod:`.game` (registry entry) and :mod:`.script`
-(scripted positions and hidden-card resampling, for tests and tools).
+:mod:`.scoring` (outcome), :mod:`.chance` (interned chance actions and
+hidden-card resampling), :mod:`.game` (registry entry) and :mod:`.script`
+(scripted positions, for tests and tools).
 """
 
 from games.lafleur.game import LaFleurGame

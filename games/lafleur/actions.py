@@ -23,28 +23,10 @@ compares actions by identity.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from games.api import Action
+from games.api import Action, check_bool, check_int, check_str, interned
 from games.lafleur.cards import ALLURE, DECK_NAMES, FEATURES, FLOWERS, LOCATIONS, VISITORS, card_name
-
-
-def _str(name: str, value: object, allowed: tuple[str, ...] | None = None) -> None:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a string, not {value!r}")
-    if allowed is not None and value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(allowed)}; not {value!r}")
-
-
-def _int(name: str, value: object, lo: int, hi: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise ValueError(f"{name} must be an integer in {lo}..{hi}, not {value!r}")
-
-
-def _bool(name: str, value: object) -> None:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be a boolean, not {value!r}")
-
 
 _ALLURE_OR_NONE = ("", *ALLURE)
 
@@ -67,8 +49,8 @@ class Draw(Action):
     card: str
 
     def __post_init__(self) -> None:
-        _str("deck", self.deck, DECK_NAMES)
-        _str("card", self.card)
+        check_str("deck", self.deck, DECK_NAMES)
+        check_str("card", self.card)
 
     def label(self) -> str:
         return f"draw {self.deck}: {card_name(self.card)}"
@@ -86,7 +68,7 @@ class FirstPlayer(Action):
     seat: int
 
     def __post_init__(self) -> None:
-        _int("seat", self.seat, 0, 3)
+        check_int("seat", self.seat, 0, 3)
 
     def label(self) -> str:
         return f"first player: seat {self.seat}"
@@ -105,7 +87,7 @@ class ChooseCharacter(Action):
     card: str
 
     def __post_init__(self) -> None:
-        _str("card", self.card)
+        check_str("card", self.card)
 
     def label(self) -> str:
         return f"choose {card_name(self.card)}"
@@ -126,7 +108,7 @@ class KeepArtisans(Action):
         if not isinstance(self.cards, tuple) or len(self.cards) != 2:
             raise ValueError(f"cards must be two Artisan ids, not {self.cards!r}")
         for c in self.cards:
-            _str("cards", c)
+            check_str("cards", c)
 
     def label(self) -> str:
         return "keep " + " and ".join(card_name(c) for c in self.cards)
@@ -147,8 +129,8 @@ class Place(Action):
     location: str
 
     def __post_init__(self) -> None:
-        _str("artisan", self.artisan)
-        _str("location", self.location, LOCATIONS)
+        check_str("artisan", self.artisan)
+        check_str("location", self.location, LOCATIONS)
 
     def label(self) -> str:
         return f"{card_name(self.artisan)} to {self.location.replace('_', ' ')}"
@@ -168,8 +150,8 @@ class BuyFlower(Action):
     card: str
 
     def __post_init__(self) -> None:
-        _int("space", self.space, 0, 4)
-        _str("card", self.card)
+        check_int("space", self.space, 0, 4)
+        check_str("card", self.card)
 
     def label(self) -> str:
         return f"buy {card_name(self.card)}" + (f" (space {self.space})" if self.space else " from the deck")
@@ -199,8 +181,8 @@ class BuyFeature(Action):
     card: str
 
     def __post_init__(self) -> None:
-        _int("space", self.space, 1, 5)
-        _str("card", self.card)
+        check_int("space", self.space, 1, 5)
+        check_str("card", self.card)
 
     def label(self) -> str:
         return f"buy {card_name(self.card)}"
@@ -220,8 +202,8 @@ class PayArtisan(Action):
     allure: str
 
     def __post_init__(self) -> None:
-        _str("artisan", self.artisan)
-        _str("allure", self.allure, ALLURE)
+        check_str("artisan", self.artisan)
+        check_str("allure", self.allure, ALLURE)
 
     def label(self) -> str:
         return f"pay {self.allure} with {card_name(self.artisan)}"
@@ -242,8 +224,8 @@ class PayFlower(Action):
     allure: str
 
     def __post_init__(self) -> None:
-        _str("card", self.card)
-        _str("allure", self.allure, _ALLURE_OR_NONE)
+        check_str("card", self.card)
+        check_str("allure", self.allure, _ALLURE_OR_NONE)
 
     def label(self) -> str:
         return f"pay with {card_name(self.card)}" + (f" as {self.allure}" if self.allure else "")
@@ -261,7 +243,7 @@ class PayPair(Action):
     allure: str
 
     def __post_init__(self) -> None:
-        _str("allure", self.allure, ALLURE)
+        check_str("allure", self.allure, ALLURE)
 
     def label(self) -> str:
         return f"pay {self.allure} with 2 Flower cards"
@@ -279,7 +261,7 @@ class PairCard(Action):
     card: str
 
     def __post_init__(self) -> None:
-        _str("card", self.card)
+        check_str("card", self.card)
 
     def label(self) -> str:
         return f"discard {card_name(self.card)} (pair)"
@@ -297,7 +279,7 @@ class PayDiscount(Action):
     allure: str
 
     def __post_init__(self) -> None:
-        _str("allure", self.allure, ALLURE)
+        check_str("allure", self.allure, ALLURE)
 
     def label(self) -> str:
         return f"pay {self.allure} with the Artisan's ability"
@@ -346,7 +328,7 @@ class SwapArtisan(Action):
     artisan: str
 
     def __post_init__(self) -> None:
-        _str("artisan", self.artisan)
+        check_str("artisan", self.artisan)
 
     def label(self) -> str:
         return f"replace {card_name(self.artisan)}" if self.artisan else "discard the new Artisan"
@@ -366,8 +348,8 @@ class Invite(Action):
     romance: bool
 
     def __post_init__(self) -> None:
-        _str("visitor", self.visitor)
-        _bool("romance", self.romance)
+        check_str("visitor", self.visitor)
+        check_bool("romance", self.romance)
 
     def label(self) -> str:
         return f"{'romance' if self.romance else 'invite'} {card_name(self.visitor)}"
@@ -388,8 +370,8 @@ class TakeFlower(Action):
     card: str
 
     def __post_init__(self) -> None:
-        _int("space", self.space, 0, 4)
-        _str("card", self.card)
+        check_int("space", self.space, 0, 4)
+        check_str("card", self.card)
 
     def label(self) -> str:
         return f"take {card_name(self.card)}" + ("" if self.space else " from the deck")
@@ -407,7 +389,7 @@ class Accept(Action):
     accept: bool
 
     def __post_init__(self) -> None:
-        _bool("accept", self.accept)
+        check_bool("accept", self.accept)
 
     def label(self) -> str:
         return "yes" if self.accept else "no"
@@ -425,7 +407,7 @@ class Choose(Action):
     option: int
 
     def __post_init__(self) -> None:
-        _int("option", self.option, 0, 31)
+        check_int("option", self.option, 0, 31)
 
     def label(self) -> str:
         return f"option {self.option + 1}"
@@ -443,7 +425,7 @@ class DiscardFlower(Action):
     card: str
 
     def __post_init__(self) -> None:
-        _str("card", self.card)
+        check_str("card", self.card)
 
     def label(self) -> str:
         return f"discard {card_name(self.card)}"
@@ -456,16 +438,8 @@ ALL_ACTIONS: tuple[type[Action], ...] = (
 )
 """Every action class of the game (``Game.ACTIONS``)."""
 
-_INTERNED: dict[tuple[Any, ...], Action] = {}
-
-
-def intern(cls: type[Action], *fields: Any) -> Any:
-    """The shared instance of ``cls(*fields)`` (built once)."""
-    key = (cls, *fields)
-    got = _INTERNED.get(key)
-    if got is None:
-        got = _INTERNED[key] = cls(*fields)
-    return got
+intern = interned
+"""The shared instance of ``cls(*fields)`` (:func:`games.api.interned`)."""
 
 
 DONE = Done()

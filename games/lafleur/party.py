@@ -155,14 +155,8 @@ class PartyMixin:
         return out
 
     def _do_take(self: LaFleurStateProtocol, a: A.TakeFlower) -> None:
-        p = self._cur
         self._prompt = ()
-        if a.space:
-            x = self._market[a.space - 1]
-            self._market[a.space - 1] = -1
-            self._to_hand(p, x, face_up=True)
-        else:
-            self._draw(D_FLOWER, ("hand", p))
+        self._flower_to_hand(self._cur, a.space)
 
     def _legal_accept(self: LaFleurStateProtocol) -> list[Action]:
         return [A.YES, A.NO]

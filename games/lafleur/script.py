@@ -1,8 +1,8 @@
-"""Scripted play: reach exact La Fleur positions, and resample hidden cards.
+"""Scripted play: reach exact La Fleur positions.
 
 Because chance is explicit (DESIGN §2), a test or a tool decides which card
 each draw gives, then plays named decisions. Used by the tests of the
-rulebook's worked examples and by :meth:`LaFleurState.resample_hidden`.
+rulebook's worked examples (hidden-card resampling is :mod:`games.lafleur.chance`).
 
 Example (a 2-player match where seat 0 is First Player and the round's
 Visitors are Camille, André and Louise Marie Madeleine)::
@@ -17,15 +17,15 @@ of their decks so the state stays consistent; they are for tests only.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable, Mapping, MutableMapping
 from typing import Any
 
 from games.api import Action, GameError
 from games.lafleur import actions as A
 from games.lafleur.cards import ALLURE, DECK_NAMES, DECKS, INDEX
+from games.lafleur.chance import DRAW, FIRST
 from games.lafleur.game import LaFleurGame
-from games.lafleur.state import DRAW, FIRST, LaFleurState
+from games.lafleur.state import LaFleurState
 from games.registry import load_game
 
 Queues = MutableMapping[str, list[Any]]
@@ -219,72 +219,3 @@ def set_display(state: LaFleurState, cards: Iterable[str]) -> None:
     new = [_take_out(state, c)[1] for c in cards]
     state._display = new + [-1] * (5 - len(new))
     state._legal_cache = None
-
-
-# -- hidden-information resampling -----------------------------------------------------------
-def hidden_pools(state: LaFleurState, seat: int | None) -> dict[int, list[int]]:
-    """Cards whose identity the viewers cannot know, per deck number.
-
-    The viewers are ``seat``, or every seat when ``seat`` is None (then only
-    what no observation shows moves: cards in the decks and the box, the
-    unused Characters and Artisans once all have chosen, the solo opponent's
-    face-down hand). A given ``seat`` also keeps its own unused cards where
-    they are (it knows). A card seen face-up by everybody never moves.
-    """
-    viewers = set(range(state._n)) if seat is None else {seat}
-    others = [p for p in range(state._np) if p not in viewers]
-    flowers = list(state._deck[0])
-    for p in others:
-        flowers += [x for x in state._hand[p] if x not in state._hand_open[p]]
-    chars = list(state._deck[4])
-    arts = list(state._deck[3])
-    for p in range(state._n):
-        if state._revealed:
-            unused_c = [c for c in state._dealt_chars[p] if c != state._chose_char[p]]
-            unused_a = [a for a in state._dealt_arts[p] if a not in state._kept_arts[p]]
-            if p == seat:  # the seat knows where its own unused cards went
-                arts = [a for a in arts if a not in unused_a]
-            else:  # no observation shows them any more
-                chars += unused_c
-        elif p not in viewers:
-            chars += state._dealt_chars[p]
-            arts += state._dealt_arts[p]
-    return {0: sorted(flowers), 4: sorted(chars), 3: sorted(arts)}
-
-
-def _remap(a: Action, maps: dict[int, dict[int, int]]) -> Action:
-    def m(card: str) -> str:
-        if not card or card not in INDEX:
-            return card
-        d, x = INDEX[card]
-        y = maps.get(d, {}).get(x)
-        return card if y is None else DRAW[d][y].card
-
-    if isinstance(a, A.Draw):
-        return A.Draw(a.deck, m(a.card))
-    if isinstance(a, A.ChooseCharacter):
-        return A.ChooseCharacter(m(a.card))
-    if isinstance(a, A.KeepArtisans):
-        return A.KeepArtisans(tuple(sorted((m(c) for c in a.cards), key=lambda c: INDEX[c][1])))
-    return a
-
-
-def resample(state: LaFleurState, rng: random.Random, seat: int | None = None, tries: int = 10) -> LaFleurState:
-    """Implementation of :meth:`LaFleurState.resample_hidden` (permute hidden cards, replay)."""
-    pools = hidden_pools(state, seat)
-    history = [a for _, a in state.history]
-    for _ in range(tries):
-        maps: dict[int, dict[int, int]] = {}
-        for d, pool in pools.items():
-            shuffled = pool[:]
-            rng.shuffle(shuffled)
-            maps[d] = dict(zip(pool, shuffled, strict=True))
-        twin = state.game.new_initial_state()
-        try:
-            for a in history:
-                twin.apply_action(_remap(a, maps))
-        except GameError:
-            continue
-        assert isinstance(twin, LaFleurState)
-        return twin
-    return state.clone()

@@ -20,9 +20,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from games.api import CHANCE, Action, Outcome, State
+from games.api import CHANCE, Action, Game, Outcome, State
 from games.lafleur import actions as A
 from games.lafleur.cards import (
     ARTISANS,
@@ -42,6 +42,7 @@ from games.lafleur.cards import (
     SOLO_OPPONENTS,
     VISITORS,
 )
+from games.lafleur.chance import DRAW, FIRST, resample
 from games.lafleur.constants import (
     DEALT_ARTISANS,
     DEALT_CHARACTERS,
@@ -62,15 +63,6 @@ from games.lafleur.solo import SoloMixin
 from games.lafleur.termination import LaFleurTermination
 from games.lafleur.turns import LEGAL_BUILDERS, TURN_DISPATCH, TurnsMixin
 
-if TYPE_CHECKING:
-    from games.lafleur.game import LaFleurGame
-
-DRAW: tuple[tuple[A.Draw, ...], ...] = tuple(
-    tuple(A.Draw(DECK_NAMES[d], c.id) for c in DECKS[DECK_NAMES[d]]) for d in range(6)
-)
-"""Interned chance actions, ``DRAW[deck][card_index]``."""
-FIRST: tuple[A.FirstPlayer, ...] = tuple(A.FirstPlayer(s) for s in range(4))
-
 
 class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
     """A position of a La Fleur match (see the module docstring for the flow).
@@ -79,9 +71,7 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
     the observation-invariance tests.
     """
 
-    game: LaFleurGame
-
-    def __init__(self, game: LaFleurGame) -> None:
+    def __init__(self, game: Game) -> None:
         super().__init__(game)
         n = game.num_players
         solo = n == 1
@@ -524,9 +514,11 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         viewer ``v``, and so do the legal actions when a viewer is to act; the
         state hash differs whenever a card moved.
         """
-        from games.lafleur.script import resample
-
-        return resample(self, rng, seat)
+        twin = resample(self, rng, seat)
+        if twin is None:
+            return self.clone()
+        assert isinstance(twin, LaFleurState)
+        return twin
 
 
 _LEGAL: dict[int, Callable[[LaFleurState], list[Action]]] = {

@@ -255,9 +255,14 @@ class TurnsMixin:
         self._buys -= 1
         if self._buys > 0:
             self._tasks.append(("_t_market_again",))
-        if a.space:
-            x = self._market[a.space - 1]
-            self._market[a.space - 1] = -1
+        self._flower_to_hand(p, a.space)
+
+    def _flower_to_hand(self: LaFleurStateProtocol, p: int, space: int) -> None:
+        """The Flower card of Market space ``space`` (1..5) goes face up to ``p``'s hand; space 0 is a
+        draw from the deck (a chance node). Rulebook: La Fleur, "Flower Market"."""
+        if space:
+            x = self._market[space - 1]
+            self._market[space - 1] = -1
             self._to_hand(p, x, face_up=True)
         else:
             self._draw(D_FLOWER, ("hand", p))

@@ -37,6 +37,6 @@ def register(sub: Subparsers) -> None:
                     help="seconds per ladder round (default $PARTERRE_LADDER_PERIOD_S or 10)")
     bt.add_argument("--reap-period", type=float,
                     help="seconds between reaper runs (default $PARTERRE_REAP_PERIOD_S or 15)")
-    bt.add_argument("--loglevel", default="INFO")
+    bt.add_argument("--loglevel", default="INFO", help="Celery log level: DEBUG, INFO, WARNING, ERROR")
     bt.add_argument("--metrics-port", help="serve /metrics on PORT or HOST:PORT (default $PARTERRE_METRICS_PORT)")
     bt.set_defaults(func=cmd_beat)

@@ -29,6 +29,36 @@ class CliError(Exception):
     """A user-facing error: printed without a traceback, exit status 2."""
 
 
+def shows_default(action: argparse.Action) -> bool:
+    """Whether ``--help`` states ``action``'s default: it has one that says something.
+
+    Not for flags (``store_true`` and the like take no value), nor for a default of
+    None or an empty string (the help text says what their absence means, e.g.
+    "default $PARTERRE_METRICS_PORT").
+    """
+    return action.nargs != 0 and action.default not in (None, "", argparse.SUPPRESS)
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's ``ArgumentDefaultsHelpFormatter`` for the defaults :func:`shows_default` accepts:
+    `` (default: X)`` after the help, unless the help already places ``%(default)s``."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if "%(default)" in text or not shows_default(action):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+class Parser(argparse.ArgumentParser):
+    """The parser class of ``parterre`` and of every subcommand (``add_subparsers`` passes its own
+    class on): help through :class:`HelpFormatter`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
 def settings() -> settings_mod.Settings:
     """The settings from the environment; a bad one is a :class:`CliError`."""
     try:

@@ -20,11 +20,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def register(sub: Subparsers) -> None:
     """Add ``demo``."""
     d = sub.add_parser("demo", help="run everything embedded: referee, worker, bots, tournaments")
-    d.add_argument("--rounds", type=int, default=3, help="round-robin cycles per game (default 3)")
+    d.add_argument("--rounds", type=int, default=3, help="round-robin cycles per game")
     d.add_argument(
-        "--games", default="floriferous,lafleur,flowar", help="comma-separated games (default: all three)"
+        "--games", default="floriferous,lafleur,flowar", help="comma-separated games"
     )
-    d.add_argument("--web-port", type=int, default=0, help="port of the web site (default: a free port)")
+    d.add_argument("--web-port", type=int, default=0, help="port of the web site; 0 = a free port")
     d.add_argument("--serve", action="store_true",
                    help="keep the web site running after the tournaments (Ctrl-C stops)")
     d.set_defaults(func=cmd_demo)

@@ -46,6 +46,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 def register(sub: Subparsers) -> None:
     """Add ``leaderboard``."""
     lb = sub.add_parser("leaderboard", help="print a game's leaderboard")
-    lb.add_argument("game")
-    lb.add_argument("--json", action="store_true")
+    lb.add_argument("game", help="game name, e.g. floriferous")
+    lb.add_argument("--json", action="store_true",
+                    help="print JSON (fields in the command's docstring) instead of a table")
     lb.set_defaults(func=cmd_leaderboard)

@@ -34,6 +34,6 @@ def register(sub: Subparsers) -> None:
     """Add ``matches``."""
     m = sub.add_parser("matches", help="recent matches")
     m.add_argument("--game", help="only this game (default: every game)")
-    m.add_argument("--limit", type=int, default=20, help="how many, newest first (default: 20)")
+    m.add_argument("--limit", type=int, default=20, help="how many, newest first")
     m.add_argument("--json", action="store_true", help="print JSON instead of text")
     m.set_defaults(func=cmd_matches)

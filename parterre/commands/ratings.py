@@ -23,5 +23,5 @@ def register(sub: Subparsers) -> None:
     """Add ``ratings rebuild``."""
     ra = sub.add_parser("ratings", help="ratings maintenance").add_subparsers(dest="ra_cmd", required=True)
     rr = ra.add_parser("rebuild", help="recompute ratings from the full history")
-    rr.add_argument("--game")
+    rr.add_argument("--game", help="only this game (default: every game)")
     rr.set_defaults(func=cmd_ratings_rebuild)

@@ -15,7 +15,7 @@ def cmd_referee(args: argparse.Namespace) -> int:
     """Serve the referee until interrupted; TLS from ``PARTERRE_TLS_CERT``/``PARTERRE_TLS_KEY``."""
     common.observe(args, "referee")
     from parterre.embedded import redis_py_url
-    from referee.server import TlsConfig, serve
+    from referee.server import BindError, TlsConfig, serve
 
     st = common.settings()
     if not args.address and "," in st.referee_address:
@@ -37,8 +37,8 @@ def cmd_referee(args: argparse.Namespace) -> int:
     advertise_control = (args.advertise_control_address
                          or os.environ.get("PARTERRE_REFEREE_ADVERTISE_CONTROL_ADDRESS", ""))
     services = common.services(need_redis=True)
-    asyncio.run(
-        serve(
+    try:
+        asyncio.run(serve(
             address,
             redis_url=redis_py_url(services.redis_url),
             service_token=st.service_token,
@@ -49,8 +49,9 @@ def cmd_referee(args: argparse.Namespace) -> int:
             advertise_control_address=advertise_control,
             cluster_namespace=os.environ.get("PARTERRE_CLUSTER_NAMESPACE") or "parterre",
             **({"referee_id": args.referee_id} if args.referee_id else {}),
-        )
-    )
+        ))
+    except BindError as exc:
+        raise CliError(str(exc)) from None
     return 0
 
 

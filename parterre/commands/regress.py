@@ -90,21 +90,23 @@ def register(sub: Subparsers) -> None:
         "3: the run could not be made. Bots: builtin:KIND[:OPT=V,...] (in-process) or registered names (ladder). "
         "See docs/regression.md.",
     )
-    rgp.add_argument("--game", required=True)
+    rgp.add_argument("--game", required=True, help="game name, e.g. floriferous")
     rgp.add_argument("--candidate", required=True, help="builtin:KIND[:OPT=V,...] or a registered bot")
     rgp.add_argument("--baseline", required=True, help="builtin:KIND[:OPT=V,...] or a registered bot")
     rgp.add_argument("--opponents", help="comma-separated fixed opponents (N-1 of them for N players)")
     rgp.add_argument("--players", type=int, help="seats per match (default: 1 + number of opponents, or 2)")
-    rgp.add_argument("--elo0", type=float, default=0.0, help="H0 Elo difference (default 0)")
-    rgp.add_argument("--elo1", type=float, default=5.0, help="H1 Elo difference (default 5)")
-    rgp.add_argument("--alpha", type=float, default=0.05, help="P(accept H1 | elo = elo0) (default 0.05)")
-    rgp.add_argument("--beta", type=float, default=0.05, help="P(accept H0 | elo = elo1) (default 0.05)")
-    rgp.add_argument("--max-games", type=int, default=2000, help="game budget (default 2000)")
+    rgp.add_argument("--elo0", type=float, default=0.0, help="H0 Elo difference")
+    rgp.add_argument("--elo1", type=float, default=5.0, help="H1 Elo difference")
+    rgp.add_argument("--alpha", type=float, default=0.05, help="P(accept H1 | elo = elo0)")
+    rgp.add_argument("--beta", type=float, default=0.05, help="P(accept H0 | elo = elo1)")
+    rgp.add_argument("--max-games", type=int, default=2000,
+                     help="game budget: undecided (exit 2) after this many games")
     rgp.add_argument("--backend", choices=("auto", "referee", "direct", "ladder"), default="auto",
                     help="auto: in-process referee for builtin bots, the ladder's workers for registered ones")
     rgp.add_argument("--seed", help="run seed; deal i is sha256(SEED:i) (default: random)")
-    rgp.add_argument("--concurrency", type=int, help="deals in flight at once")
-    rgp.add_argument("--jobs", type=int, default=1, help="processes for --backend direct (default 1)")
+    rgp.add_argument("--concurrency", type=int,
+                     help="deals in flight at once (default: 2 on the ladder, --jobs direct, 1 referee)")
+    rgp.add_argument("--jobs", type=int, default=1, help="processes for --backend direct")
     rgp.add_argument("--option", action="append", help="game option KEY=VALUE (repeatable)")
     rgp.add_argument("--time-control", help="ladder backend: CAP_MS+MARGIN_MS or BASE:INC:CAP:MARGIN (ms)")
     rgp.add_argument("--every", type=int, help="print every K-th point of the LLR trajectory (default: ~40 lines)")

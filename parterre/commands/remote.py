@@ -16,8 +16,11 @@ import json
 import os
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any
+
+from parterre.commands.common import CliError
 
 
 class RemoteError(Exception):
@@ -58,8 +61,6 @@ def call(method: str, path: str, body: Any = None, *, token: str | None = None, 
 
 
 def _token() -> str:
-    from parterre.commands.common import CliError
-
     token = os.environ.get("PARTERRE_API_TOKEN")
     if not token:
         raise CliError("set PARTERRE_API_TOKEN to a personal API token (parterre remote token prints one)")
@@ -70,8 +71,48 @@ def _password(username: str) -> str:
     return os.environ.get("PARTERRE_PASSWORD") or getpass.getpass(f"password for {username}: ")
 
 
-def _ids(text: str) -> list[int]:
-    return [int(x) for x in text.split(",") if x.strip()]
+def _ids(flag: str, text: str) -> list[int]:
+    """``"1,2,3"`` -> ``[1, 2, 3]``; anything else is a one-line :class:`CliError` naming ``flag``."""
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise CliError(f"{flag} {text!r}: expected comma-separated integers") from None
+
+
+def bot_ids(text: str, game: str, auth: dict[str, Any], per_page: int = 500) -> list[int]:
+    """The bot ids of ``--bots``: each item an id, or a bot's name (names are unique on a ladder).
+
+    A name is looked up among the caller's bots (``GET /api/account/bots``), then
+    on the leaderboard of ``game``'s game (``GET /api/leaderboard/{name}``, page by
+    page), where every bot that plays it stands, house bots included.
+
+    Raises:
+        CliError: an empty list, or a name found in neither place.
+        RemoteError: the site refused a lookup (e.g. an unknown game). OSError: unreachable.
+    """
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    if not items:
+        raise CliError("--bots: give one bot name or id per seat")
+    wanted = {x for x in items if not x.isdigit()}
+    found: dict[str, int] = {}
+    if wanted:
+        for bot in call("GET", "/api/account/bots", **auth):
+            if bot["name"] in wanted:
+                found[bot["name"]] = int(bot["id"])
+        game_name = game.partition("(")[0].strip()
+        page, pages = 1, 1
+        while wanted - set(found) and page <= pages:
+            board = call("GET", f"/api/leaderboard/{urllib.parse.quote(game_name, safe='')}"
+                                f"?page={page}&per_page={per_page}")
+            for row in board["rows"]:
+                if row["name"] in wanted:
+                    found.setdefault(row["name"], int(row["bot_id"]))
+            page, pages = page + 1, int(board["pages"])
+    missing = [x for x in items if x in wanted and x not in found]
+    if missing:
+        raise CliError(f"--bots: no bot named {', '.join(map(repr, missing))} among your bots or on the "
+                       f"{game.partition('(')[0]} leaderboard; give its id (parterre remote bots lists yours)")
+    return [int(x) if x.isdigit() else found[x] for x in items]
 
 
 def _run(args: argparse.Namespace) -> tuple[str, str, Any, dict[str, Any]]:
@@ -105,11 +146,13 @@ def _run(args: argparse.Namespace) -> tuple[str, str, Any, dict[str, Any]]:
         q = f"?bot_id={args.bot}" if args.bot else ""
         return "GET", f"/api/matches/{args.match_id}/seat-view{q}", None, auth
     if c == "challenge":
-        return "POST", "/api/challenges", {"game": args.game, "bots": _ids(args.bots), "rated": args.rated}, auth
+        return ("POST", "/api/challenges",
+                {"game": args.game, "bots": bot_ids(args.bots, args.game, auth), "rated": args.rated}, auth)
     if c == "tournament-create":
         return "POST", "/api/tournaments", {
             "name": args.name, "game": args.game, "format": args.format,
-            "player_counts": _ids(args.players), "rounds": args.rounds, "bot_ids": _ids(args.bots),
+            "player_counts": _ids("--players", args.players), "rounds": args.rounds,
+            "bot_ids": _ids("--bots", args.bots),
             "candidate_bot_id": args.candidate, "entry_deadline": args.entry_deadline}, auth
     if c == "tournament-enter":
         return "POST", f"/api/tournaments/{args.tournament_id}/entries", {"bot_id": args.bot_id}, auth
@@ -117,8 +160,10 @@ def _run(args: argparse.Namespace) -> tuple[str, str, Any, dict[str, Any]]:
 
 
 def cmd_remote(args: argparse.Namespace) -> int:
-    method, path, body, kw = _run(args)
+    """Run one ``remote`` subcommand; prints the JSON answer. Exit 1 on an HTTP error or an
+    unreachable site (one line on stderr), 2 on bad input (:class:`CliError`)."""
     try:
+        method, path, body, kw = _run(args)
         out = call(method, path, body, **kw)
     except RemoteError as exc:
         print(f"parterre remote: {exc}", file=sys.stderr)
@@ -136,47 +181,53 @@ def register(sub: Any) -> None:
     r = sub.add_parser("remote", help="a participant's commands over the HTTP API ($PARTERRE_URL, $PARTERRE_API_TOKEN)")
     s = r.add_subparsers(dest="remote_cmd", required=True)
     p = s.add_parser("signup", help="create an account (password from $PARTERRE_PASSWORD or asked)")
-    p.add_argument("username")
+    p.add_argument("username", help="the user name to sign up with")
     p = s.add_parser("token", help="create a personal API token (prints it once)")
-    p.add_argument("username")
+    p.add_argument("username", help="your user name (password from $PARTERRE_PASSWORD or asked)")
     p.add_argument("--scopes", default="bot:manage,challenge",
                    help="comma-separated: bot:manage,tournament:create,challenge")
-    p.add_argument("--label", default="")
+    p.add_argument("--label", default="", help="a note to tell your tokens apart (default: none)")
     s.add_parser("bots", help="list my bots")
     p = s.add_parser("bot-create", help="create a bot; prints its referee token once")
-    p.add_argument("name")
-    p.add_argument("--description", default="")
-    p.add_argument("--games", default="", help="comma-separated games it plays (default any)")
-    p.add_argument("--accept-challenges", action="store_true")
+    p.add_argument("name", help="the bot's name on the ladder (unique)")
+    p.add_argument("--description", default="", help="shown on the bot's page (default: none)")
+    p.add_argument("--games", default="", help="comma-separated games it plays (default: any)")
+    p.add_argument("--accept-challenges", action="store_true", help="others may challenge it (default: refuse)")
     for name, what in (("bot-rotate", "new referee token (the old one is refused)"), ("bot-retire", "retire for good")):
         p = s.add_parser(name, help=what)
-        p.add_argument("bot_id", type=int)
+        p.add_argument("bot_id", type=int, help="my bot's id (parterre remote bots lists them)")
     p = s.add_parser("bot-set", help="whether (and in which games) my bot accepts challenges")
-    p.add_argument("bot_id", type=int)
+    p.add_argument("bot_id", type=int, help="my bot's id (parterre remote bots lists them)")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--accept-challenges", dest="accept_challenges", action="store_true", default=None)
-    g.add_argument("--refuse-challenges", dest="accept_challenges", action="store_false")
-    p.add_argument("--challenge-games", help="comma-separated; empty = all its games")
+    g.add_argument("--accept-challenges", dest="accept_challenges", action="store_true", default=None,
+                   help="accept challenges (default: leave as it is)")
+    g.add_argument("--refuse-challenges", dest="accept_challenges", action="store_false",
+                   help="refuse challenges (default: leave as it is)")
+    p.add_argument("--challenge-games", help="comma-separated games it accepts challenges in; empty = all its games "
+                   "(default: leave as it is)")
     p = s.add_parser("matches", help="my bot's matches with verdicts and reasons")
-    p.add_argument("bot_id", type=int)
-    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("bot_id", type=int, help="my bot's id (parterre remote bots lists them)")
+    p.add_argument("--limit", type=int, default=20, help="how many, newest first")
     p = s.add_parser("seat-view", help="a finished match seen from my bot's seat")
-    p.add_argument("match_id", type=int)
-    p.add_argument("--bot", type=int)
+    p.add_argument("match_id", type=int, help="the match's id")
+    p.add_argument("--bot", type=int,
+                   help="which of my bots' seats, when several of mine played (default: the server picks mine)")
     p = s.add_parser("challenge", help="challenge bots to one match; prints the match id")
-    p.add_argument("--game", required=True, help="game string, e.g. floriferous")
-    p.add_argument("--bots", required=True, help="comma-separated bot ids, mine first")
-    p.add_argument("--rated", action="store_true")
+    p.add_argument("--game", required=True, help="game string, e.g. floriferous or floriferous(players=3)")
+    p.add_argument("--bots", required=True, help="comma-separated bot names or ids, one per seat, mine first")
+    p.add_argument("--rated", action="store_true", help="a rated match (default: casual)")
     p = s.add_parser("tournament-create", help="create a tournament (organisers)")
-    p.add_argument("--name", required=True)
-    p.add_argument("--game", required=True)
-    p.add_argument("--format", default="round_robin", choices=["round_robin", "gauntlet", "duplicate"])
-    p.add_argument("--players", default="2")
-    p.add_argument("--rounds", type=int, default=1)
-    p.add_argument("--bots", default="")
-    p.add_argument("--candidate", type=int)
-    p.add_argument("--entry-deadline")
+    p.add_argument("--name", required=True, help="the tournament's name")
+    p.add_argument("--game", required=True, help="game name, e.g. floriferous")
+    p.add_argument("--format", default="round_robin", choices=["round_robin", "gauntlet", "duplicate"],
+                   help="round_robin (everyone meets everyone), gauntlet (--candidate against the others), "
+                        "duplicate (one deal per round, every seat rotation)")
+    p.add_argument("--players", default="2", help="comma-separated player counts, e.g. 2,3")
+    p.add_argument("--rounds", type=int, default=1, help="times each pairing is played")
+    p.add_argument("--bots", default="", help="comma-separated bot ids seated now: mine and house bots (default: none)")
+    p.add_argument("--candidate", type=int, help="a gauntlet's candidate bot id")
+    p.add_argument("--entry-deadline", help="ISO 8601 time until which bots may enter (UTC unless it names a zone)")
     p = s.add_parser("tournament-enter", help="enter my bot into a tournament")
-    p.add_argument("tournament_id", type=int)
-    p.add_argument("bot_id", type=int)
+    p.add_argument("tournament_id", type=int, help="the tournament's id")
+    p.add_argument("bot_id", type=int, help="my bot's id")
     r.set_defaults(func=cmd_remote)

@@ -96,9 +96,9 @@ def register(sub: Subparsers) -> None:
     """Add ``replay export`` and ``replay verify``."""
     rp = sub.add_parser("replay", help="export and verify replays").add_subparsers(dest="r_cmd", required=True)
     re_ = rp.add_parser("export", help="print a match's replay as JSON")
-    re_.add_argument("match_id", type=int)
-    re_.add_argument("-o", "--output")
+    re_.add_argument("match_id", type=int, help="the match's id")
+    re_.add_argument("-o", "--output", help="write the JSON to this file (default: standard output)")
     re_.set_defaults(func=cmd_replay_export)
     rv = rp.add_parser("verify", help="re-simulate an exported replay and check its hashes and scores")
-    rv.add_argument("file")
+    rv.add_argument("file", help="a replay JSON file (from replay export or the web site)")
     rv.set_defaults(func=cmd_replay_verify)

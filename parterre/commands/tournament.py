@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import sys
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -96,8 +97,39 @@ def cmd_tournament_enter(args: argparse.Namespace) -> int:
     return 0
 
 
+WAIT_EXIT_FINISHED = 0
+"""``tournament run --wait``: every match finished."""
+WAIT_EXIT_UNFINISHED = 1
+"""``tournament run --wait``: the tournament ended, but some matches failed or were aborted (no-show)."""
+WAIT_EXIT_TIMEOUT = 3
+"""``tournament run --wait``: ``--timeout`` passed with matches still planned or running (2 is bad input)."""
+
+
+def tally_lines(tournament_id: int, counts: dict[str, int], unfinished: list[dict[str, Any]]) -> list[str]:
+    """The final tally of ``--wait``: counts by status, then each match that did not finish and why."""
+    total = sum(counts.values())
+    order = ("finished", "failed", "aborted_no_show", "planned", "running")
+    parts = [f"{counts[s]} {s}" for s in order if counts.get(s)]
+    parts += [f"{n} {s}" for s, n in sorted(counts.items()) if s not in order and n]
+    lines = [f"tournament {tournament_id}: {total} matches: " + ", ".join(parts or ["none"])]
+    for m in unfinished:
+        why = f": {m['error']}" if m["error"] else ""
+        lines.append(f"  match {m['match_id']} ({m['plan_key']}) {m['status']} after {m['attempts']} "
+                     f"attempt(s){why}"[:400])
+    shown = len(unfinished)
+    rest = total - counts.get("finished", 0) - shown
+    if rest > 0:
+        lines.append(f"  ... and {rest} more (`parterre tournament show {tournament_id}`)")
+    return lines
+
+
 def cmd_tournament_run(args: argparse.Namespace) -> int:
-    """Queue the planning of a tournament's matches; with ``--wait``, show progress to the end."""
+    """Queue the planning of a tournament's matches; with ``--wait``, show progress to the end.
+
+    With ``--wait`` it prints the final tally by status (and why each match
+    that did not finish ended so) and exits :data:`WAIT_EXIT_FINISHED` (0),
+    :data:`WAIT_EXIT_UNFINISHED` (1) or :data:`WAIT_EXIT_TIMEOUT` (3).
+    """
     from ladder.tournament_tables import final_table
     from parterre.demo import wait_for_tournament
 
@@ -124,9 +156,27 @@ def cmd_tournament_run(args: argparse.Namespace) -> int:
     app.conf.update(broker_url=services.redis_url)
     plan_tournament.delay(args.tournament_id)
     print(f"tournament {args.tournament_id}: planning queued")
-    if args.wait:
+    if not args.wait:
+        return 0
+    from ladder.tournaments import MATCH_STATUSES, tournament_status, unfinished_matches
+
+    timed_out = None
+    try:
         wait_for_tournament(pool, args.tournament_id, timeout_s=args.timeout)
-    return 0
+    except TimeoutError as exc:
+        timed_out = str(exc)
+    status = tournament_status(pool, args.tournament_id)
+    counts = {s: int(status[s]) for s in MATCH_STATUSES if status[s]}
+    for line in tally_lines(args.tournament_id, counts, unfinished_matches(pool, args.tournament_id)):
+        print(line)
+    if timed_out is not None:
+        print(f"gave up waiting after {args.timeout:g} s (--timeout): {timed_out}", file=sys.stderr)
+        return WAIT_EXIT_TIMEOUT
+    if counts.get("finished", 0) != sum(counts.values()):
+        print(f"tournament {args.tournament_id}: {sum(counts.values()) - counts.get('finished', 0)} match(es) did "
+              "not finish", file=sys.stderr)
+        return WAIT_EXIT_UNFINISHED
+    return WAIT_EXIT_FINISHED
 
 
 def cmd_tournament_list(args: argparse.Namespace) -> int:
@@ -178,26 +228,28 @@ def register(sub: Subparsers) -> None:
                     help="open an entry window until WHEN: +DURATION (+90s, +10m, +2h) or an ISO-8601 time; "
                          "the workers run it when the window closes")
     tc.add_argument("--players", default="2", help="player counts, e.g. 2,3,4")
-    tc.add_argument("--rounds", type=int, default=1, help="times each pairing is played (default: 1)")
+    tc.add_argument("--rounds", type=int, default=1, help="times each pairing is played")
     tc.add_argument("--time-control", default="1000+100", help="CAP_MS+MARGIN_MS or BASE:INC:CAP:MARGIN (ms)")
     tc.add_argument("--option", action="append", help="game option KEY=VALUE (repeatable)")
     tc.add_argument("--name", help="tournament name (default: generated from game and format)")
     tc.set_defaults(func=cmd_tournament_create)
     te = t.add_parser("enter", help="enter a bot into a tournament whose entry window is open")
-    te.add_argument("tournament_id", type=int)
+    te.add_argument("tournament_id", type=int, help="the tournament's id")
     te.add_argument("bot", help="bot name or id")
     te.set_defaults(func=cmd_tournament_enter)
     tr = t.add_parser("run", help="plan and queue a tournament's matches on the workers")
-    tr.add_argument("tournament_id", type=int)
-    tr.add_argument("--wait", action="store_true", help="show progress until every match is done")
-    tr.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits (default: 3600)")
+    tr.add_argument("tournament_id", type=int, help="the tournament's id")
+    tr.add_argument("--wait", action="store_true",
+                    help="show progress until every match is done, print the tally by status; exit 0 when every "
+                         "match finished, 1 when some failed or were aborted, 3 at --timeout")
+    tr.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits")
     tr.set_defaults(func=cmd_tournament_run)
     tl = t.add_parser("list", help="the newest tournaments with their state")
     tl.add_argument("--game", help="only this game (default: every game)")
-    tl.add_argument("--limit", type=int, default=50, help="how many, newest first (default: 50)")
+    tl.add_argument("--limit", type=int, default=50, help="how many, newest first")
     tl.add_argument("--json", action="store_true", help="print JSON instead of text")
     tl.set_defaults(func=cmd_tournament_list)
     ts = t.add_parser("show", help="a tournament's standings and its format's final table")
-    ts.add_argument("tournament_id", type=int)
+    ts.add_argument("tournament_id", type=int, help="the tournament's id")
     ts.add_argument("--json", action="store_true", help="print JSON instead of text")
     ts.set_defaults(func=cmd_tournament_show)

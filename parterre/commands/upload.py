@@ -86,11 +86,12 @@ def cmd_bot_upload(args: argparse.Namespace) -> int:
 def register(b: Any) -> None:
     """Add ``bot upload`` to the ``bot`` subcommands ``b``."""
     bu = b.add_parser("upload", help="upload a new version of a hosted bot (docs/hosted.md)")
-    bu.add_argument("bot_id", type=int)
+    bu.add_argument("bot_id", type=int, help="the hosted bot's id")
     bu.add_argument("path", help="a folder with parterre-bot.toml, or a .tar.gz / .zip")
-    bu.add_argument("--url", default=os.environ.get("PARTERRE_URL", "http://127.0.0.1:8000"))
+    bu.add_argument("--url", default=os.environ.get("PARTERRE_URL", "http://127.0.0.1:8000"),
+                    help="the site (default $PARTERRE_URL or the one shown)")
     bu.add_argument("--token", help="personal API token with bot:manage (default $PARTERRE_API_TOKEN)")
     bu.add_argument("--wait", action="store_true", help="wait for the verdict; the exit status tells it")
-    bu.add_argument("--timeout", type=float, default=3600.0)
-    bu.add_argument("--poll", type=float, default=5.0)
+    bu.add_argument("--timeout", type=float, default=3600.0, help="with --wait: seconds to wait for the verdict")
+    bu.add_argument("--poll", type=float, default=5.0, help="with --wait: seconds between status checks")
     bu.set_defaults(func=cmd_bot_upload)

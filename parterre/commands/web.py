@@ -27,6 +27,6 @@ def cmd_web(args: argparse.Namespace) -> int:
 def register(sub: Subparsers) -> None:
     """Add ``web``."""
     wb = sub.add_parser("web", help="serve the public web site and JSON API")
-    wb.add_argument("--host", default="127.0.0.1")
-    wb.add_argument("--port", type=int, default=8000)
+    wb.add_argument("--host", default="127.0.0.1", help="interface to listen on (0.0.0.0 = every interface)")
+    wb.add_argument("--port", type=int, default=8000, help="port to listen on")
     wb.set_defaults(func=cmd_web)

@@ -44,9 +44,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def register(sub: Subparsers) -> None:
     """Add ``worker``."""
     w = sub.add_parser("worker", help="run a Celery worker")
-    w.add_argument("--concurrency", type=int, default=2)
-    w.add_argument("--loglevel", default="INFO")
-    w.add_argument("--hostname")
-    w.add_argument("--queues")
+    w.add_argument("--concurrency", type=int, default=2, help="matches run at once (Celery worker processes)")
+    w.add_argument("--loglevel", default="INFO", help="Celery log level: DEBUG, INFO, WARNING, ERROR")
+    w.add_argument("--hostname", help="Celery node name, e.g. worker1@%%h (default: Celery's celery@HOST)")
+    w.add_argument("--queues", help="comma-separated queues to consume (default $PARTERRE_QUEUE or parterre)")
     w.add_argument("--metrics-port", help="serve /metrics on PORT or HOST:PORT (default $PARTERRE_METRICS_PORT)")
     w.set_defaults(func=cmd_worker)

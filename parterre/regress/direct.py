@@ -6,23 +6,10 @@ import concurrent.futures
 from collections.abc import Sequence
 from typing import Any
 
+from bots.local import LocalRequest
 from parterre.regress.plan import RegressPlan, rotations
 from parterre.regress.runners import Runner
 from parterre.regress.spec import DIRECT_KINDS, Ranks, RegressError
-
-
-class _LocalRequest:
-    """What ``Bot.choose`` reads from a request, built without the wire (the ``direct`` backend)."""
-
-    __slots__ = ("game", "seat", "observation", "legal_actions", "match_id")
-
-    def __init__(self, game: str, seat: int, observation: dict[str, Any], legal: list[dict[str, Any]]) -> None:
-        self.game, self.seat, self.observation, self.legal_actions = game, seat, observation, legal
-        self.match_id = 0
-
-    @property
-    def num_actions(self) -> int:
-        return len(self.legal_actions)
 
 
 def play_direct(game_string: str, seed: str, bots: Sequence[Any]) -> Ranks:
@@ -56,7 +43,7 @@ def play_direct(game_string: str, seed: str, bots: Sequence[Any]) -> Ranks:
             state.apply_action(state.sample_chance(rng))
             continue
         legal = state.legal_actions()
-        request = _LocalRequest(name, player, state.observation(player), [a.to_json() for a in legal])
+        request = LocalRequest(name, player, state.observation(player), [a.to_json() for a in legal])
         index = bots[player].choose(request)
         if not isinstance(index, int) or not 0 <= index < len(legal):
             raise RegressError(f"seat {player} chose {index!r}, not in 0..{len(legal) - 1}")

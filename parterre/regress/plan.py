@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bots.local import deal_seed as deal_seed  # re-exported: a run's deals (parterre.regress.deal_seed)
 from ladder.stats.paired import DealResult, head_to_head_deal, paired_deal
 from parterre.regress.spec import BotSpec, Ranks, RegressError, parse_spec
 
@@ -104,11 +104,6 @@ def make_plan(
     except (GameError, ValueError) as exc:
         raise RegressError(str(exc)) from None
     return RegressPlan(gs, n, cand, base, tuple(opps))
-
-
-def deal_seed(run_seed: str, index: int) -> str:
-    """The seed of deal ``index`` of a run: sha256 hex of ``"{run_seed}:{index}"`` (64 hex characters)."""
-    return hashlib.sha256(f"{run_seed}:{index}".encode()).hexdigest()
 
 
 def rotations(table: Sequence[Any]) -> list[list[Any]]:

@@ -7,7 +7,7 @@ import concurrent.futures
 import itertools
 import secrets
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from parterre.regress.plan import RegressPlan, rotations
@@ -43,111 +43,73 @@ class Runner:
 class RefereeRunner(Runner):
     """The ``referee`` backend: a real referee on 127.0.0.1 and the built-in bots, in a background thread.
 
-    The referee (``referee.server.create_server`` with a static token store, no
-    Redis) and one SDK bot per role run on an event loop in a daemon thread,
-    like ``referee.testing.Harness``; each deal's matches are started at once
-    through ``MatchControl.RunMatch`` with the service token.
+    The referee (static token store, no Redis) and one SDK bot per role run in a
+    :class:`referee.testing.ThreadedReferee` (the one helper for a referee on its
+    own event loop in a daemon thread); each deal's matches are started at once
+    through ``MatchControl.RunMatch`` with a random service token.
 
     Args:
         plan: the run's plan (built-in bots only).
         run_seed: seeds the bots (seed ``"{run_seed}:{role}"``).
         time_control: per-match time control (ms); :data:`IN_PROCESS_TIME_CONTROL` by default.
+        on_result: called on the referee's loop with ``(roles by seat, MatchResult)`` for every finished
+            match (the benches count verdicts with it).
 
     Raises:
-        RegressError: a registered bot in the plan, or the referee did not start.
+        RegressError: a registered bot in the plan, or the referee (or a bot) did not start within 30 s.
     """
 
     backend = "referee"
 
-    def __init__(self, plan: RegressPlan, run_seed: str, time_control: Mapping[str, int] | None = None) -> None:
+    def __init__(self, plan: RegressPlan, run_seed: str, time_control: Mapping[str, int] | None = None,
+                 on_result: Callable[[Sequence[str], Any], None] | None = None) -> None:
+        from referee.testing import ThreadedReferee
+
         for role, spec in plan.roles():
             if not spec.builtin:
                 raise RegressError(f"the referee backend plays builtin bots; {role} is {spec.text!r}")
         self.plan = plan
         self.tc = dict(time_control or IN_PROCESS_TIME_CONTROL)
+        self.on_result = on_result
         concurrent_matches = 2 * plan.players * 4
-        self.bots = {
+        bots = {
             role: spec.make(seed=f"{run_seed}:{role}", name=f"{role}", max_concurrent_matches=concurrent_matches)
             for role, spec in plan.roles()
         }
         self.ids = {role: i + 1 for i, (role, _) in enumerate(plan.roles())}
-        self.tokens = {f"regress-{role}-{secrets.token_hex(8)}": role for role in self.ids}
+        tokens = {f"regress-{role}-{secrets.token_hex(8)}": role for role in self.ids}
         self._match_ids = itertools.count(1)
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stop: asyncio.Event | None = None
-        self._ready = threading.Event()
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._thread_main, name="regress-referee", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(30):
-            raise RegressError("the in-process referee did not start within 30 s")
-        if self._error is not None:
-            raise RegressError(f"the in-process referee failed to start: {self._error}") from self._error
-
-    def _thread_main(self) -> None:
-        try:
-            asyncio.run(self._main())
-        except BaseException as exc:  # reported by __init__ or by the futures
-            self._error = exc
-            self._ready.set()
-
-    async def _main(self) -> None:
-        import grpc.aio
-
-        from proto.parterre.v1 import control_pb2_grpc as control_grpc
-        from referee.server import create_server
-        from referee.tokens import StaticTokenStore
-
-        self._loop = asyncio.get_running_loop()
-        self._stop = asyncio.Event()
-        self._service_token = secrets.token_hex(16)
-        server, port = await create_server(
-            "127.0.0.1:0",
-            token_store=StaticTokenStore({tok: self.ids[role] for tok, role in self.tokens.items()}),
-            service_token=self._service_token,
+        self._referee = ThreadedReferee(
+            {tok: self.ids[role] for tok, role in tokens.items()},
+            bots={tok: bots[role] for tok, role in tokens.items()},
+            bot_options={"initial_backoff_s": 0.05}, start_timeout_s=30.0, service_token=secrets.token_hex(16),
         )
-        core: Any = server.referee  # the RefereeCore create_server attaches to the server
-        address = f"127.0.0.1:{port}"
-        tasks = [
-            asyncio.create_task(self.bots[role].arun(address, tok, initial_backoff_s=0.05))
-            for tok, role in self.tokens.items()
-        ]
         try:
-            async with asyncio.timeout(20):
-                while any(not core.registry.by_bot.get(bot_id) for bot_id in self.ids.values()):
-                    await asyncio.sleep(0.01)
-            async with grpc.aio.insecure_channel(address) as channel:
-                # the generated gRPC module (proto/.../referee_pb2_grpc.py) carries no annotations
-                self._stub = control_grpc.MatchControlStub(channel)  # generated, unannotated: see untyped_calls_exclude
-                self._ready.set()
-                await self._stop.wait()
-        finally:
-            for bot in self.bots.values():
-                bot.stop()
-            await asyncio.wait(tasks, timeout=2.0)
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            await core.stop(grace_s=0.5)
+            self._referee.start()
+        except TimeoutError as exc:
+            self._referee.stop()
+            raise RegressError(f"the in-process referee did not start: {exc}") from exc
+        except Exception as exc:
+            self._referee.stop()
+            raise RegressError(f"the in-process referee failed to start: {exc}") from exc
 
     async def _run_match(self, game_string: str, seed: str, seats: Sequence[str]) -> Ranks:
-        from proto.parterre.v1 import control_pb2 as control_pb
-        from proto.parterre.v1 import referee_pb2 as pb
-        from referee.server import SERVICE_TOKEN_HEADER
-
-        req = control_pb.RunMatchRequest(
-            match_id=next(self._match_ids), attempt=1, game_string=game_string, seed=seed,
-            seat_bot_ids=[self.ids[r] for r in seats], time_control=pb.TimeControl(**self.tc),
+        harness = self._referee.harness
+        assert harness is not None
+        tc = self.tc
+        match_id = next(self._match_ids)
+        events = await harness.run_match_events(
+            match_id, game_string, [self.ids[r] for r in seats], base_ms=tc["base_ms"],
+            increment_ms=tc["increment_ms"], cap_ms=tc["cap_ms"], margin_ms=tc["margin_ms"], seed=seed,
             no_show_timeout_ms=10_000, max_duration_ms=0,
         )
-        result = None
-        async for event in self._stub.RunMatch(req, metadata=[(SERVICE_TOKEN_HEADER, self._service_token)]):
-            if event.HasField("result"):
-                result = event.result
-        if result is None or result.status != "finished":
-            status = "no result" if result is None else result.status
-            raise RegressError(f"in-process match {req.match_id} ({game_string}) ended {status}")
-        by_seat = sorted(result.seats, key=lambda s: s.seat)
+        results = [e.result for e in events if e.HasField("result")]
+        if not results or results[-1].status != "finished":
+            status = results[-1].status if results else "no result"
+            raise RegressError(f"in-process match {match_id} ({game_string}) ended {status}")
+        if self.on_result is not None:
+            self.on_result(seats, results[-1])
+        by_seat = sorted(results[-1].seats, key=lambda s: s.seat)
         return tuple(int(s.rank) for s in by_seat)
 
     async def _run_deal(self, seed: str) -> list[list[Ranks]]:
@@ -160,14 +122,11 @@ class RefereeRunner(Runner):
 
     def start_deal(self, index: int, seed: str) -> concurrent.futures.Future[list[list[Ranks]]]:
         """Schedule the deal's matches on the referee's loop."""
-        assert self._loop is not None
-        return asyncio.run_coroutine_threadsafe(self._run_deal(seed), self._loop)
+        return self._referee.submit(self._run_deal(seed))
 
     def close(self) -> None:
         """Stop the bots and the referee, and join the thread."""
-        if self._loop is not None and self._stop is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(15)
+        self._referee.stop(timeout_s=15.0)
 
 
 class LadderRunner(Runner):

@@ -1,0 +1,130 @@
+"""The continuous ladder's rounds: pairing online bots, fewest games first (DESIGN §5; FAULTS F-12)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from psycopg_pool import ConnectionPool
+
+from games.registry import load_game
+from ladder.db import run_transaction
+from ladder.errors import TournamentError
+from ladder.match_plans import TimeControl, _insert_matches, new_seed
+
+LADDER_KEY_PREFIX = "ladder:"
+"""Plan keys of continuous-ladder matches start with this (matches without a tournament)."""
+
+
+def ladder_round_prefix(game_string: str, round_no: int) -> str:
+    """The plan-key prefix of one ladder round of one game string: ``ladder:<game string>:r<round>:``."""
+    return f"{LADDER_KEY_PREFIX}{load_game(game_string).game_string()}:r{int(round_no)}:"
+
+
+def plan_ladder_round(
+    pool: ConnectionPool,
+    *,
+    game_string: str,
+    round_no: int,
+    bot_ids: Sequence[int],
+    max_pending: int = 2,
+    time_control: TimeControl | Mapping[str, Any] | None = None,
+) -> list[int]:
+    """Plan one round of the continuous ladder; idempotent per ``(game_string, round_no)`` (FAULTS F-12).
+
+    Pairing (DESIGN §5 "fewest games first"): of ``bot_ids`` (the bots online
+    now), drop revoked bots, house bots (:mod:`ladder.house`: they are there
+    to be challenged and to fill gauntlets, not to play each other forever)
+    and bots with ``max_pending`` or more planned or running matches (any
+    match, ladder or not); order the rest by games
+    played in this game (rated games, plus their pending matches), ties in a
+    random order drawn from the round's key; cut that list into tables of the
+    game's seat count (a remainder waits for the next round); each table's
+    seats in a random order. Every match is a match without a tournament,
+    with the plan key ``ladder:<game string>:r<round>:<sorted bot ids>``.
+
+    Two schedulers planning the same round (two ``parterre beat`` processes)
+    make one set of matches: the transaction takes an advisory lock on the
+    round's key and, if any match of the round exists, returns the existing
+    ones without planning anything.
+
+    Args:
+        pool: ladder connection pool.
+        game_string: the game and its options, e.g. ``floriferous(players=2)``.
+        round_no: the round (the ladder uses ``floor(unix time / period)``).
+        bot_ids: candidate bots (online now).
+        max_pending: cap on a bot's planned/running matches.
+        time_control: as for :func:`plan_match`.
+
+    Returns:
+        The round's match ids, ascending (new or already planned).
+
+    Raises:
+        games.api.UnknownGameError / games.api.InvalidOptionError: bad game string.
+        TournamentError: ``max_pending`` < 1.
+    """
+    import random
+
+    if max_pending < 1:
+        raise TournamentError(f"max_pending must be at least 1, got {max_pending}")
+    loaded = load_game(game_string)
+    canonical = loaded.game_string()
+    prefix = ladder_round_prefix(canonical, round_no)
+    tc = TimeControl.parse(time_control)
+    candidates = sorted({int(b) for b in bot_ids})
+
+    def plan(conn: Any) -> list[int]:
+        conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (prefix,))
+        existing = [
+            int(r[0])
+            for r in conn.execute(
+                "SELECT id FROM matches WHERE tournament_id IS NULL AND starts_with(plan_key, %s) ORDER BY id",
+                (prefix,),
+            ).fetchall()
+        ]
+        if existing or len(candidates) < loaded.num_players:
+            return existing
+        live = {
+            int(r[0])
+            for r in conn.execute(
+                "SELECT id FROM bots WHERE id = ANY(%s::bigint[]) AND revoked_at IS NULL "
+                "AND NOT EXISTS (SELECT 1 FROM house_bots h WHERE h.bot_id = bots.id)", (candidates,)
+            ).fetchall()
+        }
+        pending = dict(
+            conn.execute(
+                "SELECT s.bot_id, count(*) FROM seats s JOIN matches m ON m.id = s.match_id "
+                "WHERE m.status IN ('planned', 'running') AND s.bot_id = ANY(%s::bigint[]) GROUP BY s.bot_id",
+                (candidates,),
+            ).fetchall()
+        )
+        played = dict(
+            conn.execute(
+                "SELECT bot_id, games FROM ratings WHERE game = %s AND bot_id = ANY(%s::bigint[])",
+                (loaded.name, candidates),
+            ).fetchall()
+        )
+        rng = random.Random(prefix)
+        eligible = [b for b in candidates if b in live and int(pending.get(b, 0)) < max_pending]
+        keyed = [(int(played.get(b, 0)) + int(pending.get(b, 0)), rng.random(), b) for b in eligible]
+        order = [b for *_, b in sorted(keyed)]
+        n = loaded.num_players
+        todo = []
+        for i in range(0, len(order) - n + 1, n):
+            table = order[i : i + n]
+            seats = list(table)
+            rng.shuffle(seats)
+            seed, commitment = new_seed()
+            key = prefix + "-".join(str(b) for b in sorted(table))
+            todo.append((key, canonical, seed, commitment, seats))
+        if todo:
+            _insert_matches(conn, None, loaded.name, tc.to_json(), todo)
+        return [
+            int(r[0])
+            for r in conn.execute(
+                "SELECT id FROM matches WHERE tournament_id IS NULL AND starts_with(plan_key, %s) ORDER BY id",
+                (prefix,),
+            ).fetchall()
+        ]
+
+    return run_transaction(pool, plan)
