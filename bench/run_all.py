@@ -32,6 +32,9 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "games": (["bench/bench_games.py"], ["--seconds", "1", "--repeats", "2"]),
     "referee": (["bench/bench_referee.py"], ["--seconds", "2", "--repeats", "2"]),
     "replay": (["bench/bench_replay.py"], ["--matches", "2", "--repeats", "2"]),
+    "concurrency": (["bench/bench_concurrency.py"], ["--seconds", "4", "--repeats", "2"]),
+    "workers": (["bench/bench_workers.py"], ["--matches", "10", "--repeats", "2"]),
+    "web": (["bench/bench_web.py"], ["--requests", "300", "--repeats", "2", "--info-requests", "50"]),
     "sandbox": (["bench/bench_sandbox.py"], ["--decisions", "500", "--repeats", "3"]),
 }
 """Name -> (script and arguments, extra arguments for ``--quick``)."""

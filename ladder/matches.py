@@ -30,11 +30,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import zstandard
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
-from ladder import elo, rating_order
+from ladder import elo, rating_order, replay_store
 from ladder import metrics as ladder_metrics
 from ladder.db import connection, run_transaction
 from ladder.errors import MatchNotFoundError, ResultError
@@ -50,7 +49,7 @@ FAILED_ATTEMPT_STATUSES = ("infra_error", "aborted_no_show")
 DEFAULT_LEASE_S = 600.0
 """Default lease of a claim, in seconds; extend it with :func:`extend_lease` for long matches."""
 
-REPLAY_FORMAT = "parterre-replay/1"
+REPLAY_FORMAT = replay_store.FULL_FORMAT
 """Replay format assumed when the replay JSON has no ``format`` field."""
 
 ZSTD_LEVEL = 3
@@ -279,8 +278,9 @@ def record_result(
 
     Steps (one transaction, retried on serialization failure or deadlock,
     FAULTS F-17): lock the match row and check it is ``running`` with this
-    ``attempt``; fill in the seats; store the replay (zstd of the UTF-8 JSON
-    text); take the next ``result_seq`` (the order results are recorded in);
+    ``attempt``; fill in the seats; store the replay (its compact form,
+    :mod:`ladder.replay_store`, when it re-simulates to the same text, else zstd
+    of the UTF-8 JSON text); take the next ``result_seq`` (the order results are recorded in);
     mark the match ``finished`` and the attempt ``finished``; then, for a
     rated match, apply the Elo updates that are ready in plan order
     (:func:`ladder.rating_order.apply_ready`: this one, unless an earlier
@@ -312,8 +312,7 @@ def record_result(
     """
     seats, replay_json, replay = _parse_result(result)
     raw = replay_json.encode("utf-8")
-    blob = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(raw)
-    replay_format = str(replay.get("format") or REPLAY_FORMAT)
+    replay_format, blob = replay_store.pack(replay_json, ZSTD_LEVEL)
     if "match_id" in replay and replay["match_id"] != match_id:
         raise ResultError(f"replay is for match {replay['match_id']}, not {match_id}")
     if "attempt" in replay and replay["attempt"] != attempt:

@@ -438,7 +438,7 @@ class Room:
             seat.answered.add(seq)
             seat.decisions += 1
             self.decisions += 1
-            self._record(seat.seat, legal[index], round(elapsed_ms, 3), False)
+            self._record(seat.seat, legal[index], round(elapsed_ms), False)  # whole ms (issue 19: compact replays)
             if self.decisions % self.progress_every == 0:
                 progress = control_pb.Progress(step=len(self.steps), decisions=self.decisions)
                 self.emit(control_pb.MatchEvent(progress=progress))

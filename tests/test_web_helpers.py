@@ -80,7 +80,7 @@ def play_replay(
         else:
             t0 = time.perf_counter()
             action = choose(state, player, policies[player], choice_rng)
-            time_ms = round((time.perf_counter() - t0) * 1000, 3)
+            time_ms = round((time.perf_counter() - t0) * 1000)  # whole ms, as the referee records
             used[player] += time_ms
             decisions[player] += 1
         state.apply_action(action)

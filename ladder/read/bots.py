@@ -14,8 +14,8 @@ from psycopg_pool import ConnectionPool
 
 from ladder.db import connection
 from ladder.read.common import NotFound, game_info
-from ladder.read.leaderboards import NO_BT, bt_intervals
-from ladder.read.matches import MATCH_COLUMNS, MatchListItem, match_items
+from ladder.read.leaderboards import NO_BT
+from ladder.read.matches import MATCH_COLUMNS, SEAT_COLUMNS, MatchListItem, match_items, seat_map
 
 MAX_PLOT_POINTS = 400
 """Rating-history points sent to a plot per game; longer histories are thinned evenly (ends kept)."""
@@ -169,9 +169,25 @@ BOT_HEAD_TO_HEAD_SQL = (
 """Head-to-head per game and opponent (``seats_by_bot``, then the seats' and matches' keys)."""
 
 
+BOT_BT_SQL = "SELECT game, elo, elo_low, elo_high, rank FROM ratings_bt WHERE bot_id = %s"
+"""The bot's cached Bradley-Terry estimate per game (as ``leaderboards.bt_intervals``, every game at once)."""
+
+
 BOT_RECENT_SQL = "SELECT match_id FROM seats WHERE bot_id = %s AND match_id < %s ORDER BY match_id DESC LIMIT %s"
 """Ids of a bot's matches, newest first (index ``seats_by_bot``)."""
 
+
+BOT_RECENT_MATCHES_SQL = (
+    f"SELECT {MATCH_COLUMNS} FROM matches m LEFT JOIN tournaments t ON t.id = m.tournament_id "
+    f"WHERE m.id IN ({BOT_RECENT_SQL}) ORDER BY m.id DESC"
+)
+"""The rows of :data:`BOT_RECENT_SQL`'s matches, newest first (same parameters)."""
+
+BOT_RECENT_SEATS_SQL = (
+    f"SELECT {SEAT_COLUMNS} FROM seats s JOIN bots b ON b.id = s.bot_id "
+    f"WHERE s.match_id IN ({BOT_RECENT_SQL}) ORDER BY s.match_id, s.seat"
+)
+"""The seats of :data:`BOT_RECENT_SQL`'s matches (same parameters), for :func:`seat_map`."""
 
 MATCHES_BY_ID_SQL = (
     f"SELECT {MATCH_COLUMNS} FROM matches m LEFT JOIN tournaments t ON t.id = m.tournament_id "
@@ -192,20 +208,39 @@ def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, re
         NotFound: no such bot.
     """
     with connection(pool) as conn:
-        bot = conn.execute(
-            "SELECT id, name, version, created_at, revoked_at FROM bots WHERE id = %s", (bot_id,)
-        ).fetchone()
+        # One round trip for every independent query (psycopg pipeline mode): on a loaded
+        # machine each round trip waits for the server process to be scheduled (issue 19).
+        with conn.pipeline():
+            cur_bot = conn.execute(
+                "SELECT id, name, version, created_at, revoked_at FROM bots WHERE id = %s", (bot_id,))
+            cur_ratings = conn.execute(BOT_RATINGS_SQL, (bot_id,))
+            cur_history = conn.execute(BOT_HISTORY_SQL, (bot_id,))
+            cur_bt = conn.execute(BOT_BT_SQL, (bot_id,))
+            cur_counts = conn.execute(BOT_PLAYER_COUNTS_SQL, (bot_id,))
+            cur_verdicts = conn.execute(BOT_VERDICTS_SQL, (bot_id,))
+            cur_h2h = conn.execute(BOT_HEAD_TO_HEAD_SQL, (bot_id,))
+            page_of = (bot_id, before if before is not None else 2**63 - 1, recent + 1)
+            cur_recent = conn.execute(BOT_RECENT_MATCHES_SQL, page_of)
+            cur_seats = conn.execute(BOT_RECENT_SEATS_SQL, page_of)
+            bot = cur_bot.fetchone()
+            rating_rows = cur_ratings.fetchall()
+            history_rows = cur_history.fetchall()
+            bt_rows = {g: (float(e), float(lo), float(hi), int(rk)) for g, e, lo, hi, rk in cur_bt.fetchall()}
+            count_rows = cur_counts.fetchall()
+            verdict_rows = cur_verdicts.fetchall()
+            h2h_rows = cur_h2h.fetchall()
+            recent_rows = cur_recent.fetchall()
+            seats = seat_map(cur_seats.fetchall())
         if bot is None:
             raise NotFound(f"no bot with id {bot_id}")
         revoked = bot[4] is not None
-        rating_rows = conn.execute(BOT_RATINGS_SQL, (bot_id,)).fetchall()
         history: dict[str, list[RatingPoint]] = defaultdict(list)
-        for game, mid, after in conn.execute(BOT_HISTORY_SQL, (bot_id,)):
+        for game, mid, after in history_rows:
             pts = history[game]
             pts.append(RatingPoint(len(pts) + 1, mid, after))
         ratings = []
         for game, e, g, w, d, lo, ss, lp, rank in rating_rows:
-            bt = bt_intervals(conn, game, [bot_id]).get(bot_id, NO_BT)
+            bt = bt_rows.get(game, NO_BT)
             pts = history.get(game, [])
             ratings.append(
                 BotRating(
@@ -217,23 +252,18 @@ def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, re
             )
         by_players = [
             PlayerCountStats(game, n, g, w, d, lo, (w / g) if g else 0.0, (ss / g) if g else 0.0, lp)
-            for game, n, g, w, d, lo, ss, lp in conn.execute(BOT_PLAYER_COUNTS_SQL, (bot_id,))
+            for game, n, g, w, d, lo, ss, lp in count_rows
         ]
         verdicts = {v: 0 for v in VERDICTS}
-        for verdict, n in conn.execute(BOT_VERDICTS_SQL, (bot_id,)):
+        for verdict, n in verdict_rows:
             verdicts[verdict] = int(n)
         h2h = [
             HeadToHead(game, oid, name, ver, int(n), int(w), int(d), int(lo), (w + d / 2) / n)
-            for game, oid, name, ver, n, w, d, lo in conn.execute(BOT_HEAD_TO_HEAD_SQL, (bot_id,))
+            for game, oid, name, ver, n, w, d, lo in h2h_rows
         ]
-        ids = [
-            r[0]
-            for r in conn.execute(BOT_RECENT_SQL, (bot_id, before if before is not None else 2**63 - 1, recent + 1))
-        ]
-        more = len(ids) > recent
-        ids = ids[:recent]
-        rows = conn.execute(MATCHES_BY_ID_SQL, (ids,)).fetchall()
-        matches = match_items(conn, rows)
+        more = len(recent_rows) > recent
+        matches = match_items(conn, recent_rows[:recent], seats)
+        ids = [m.id for m in matches]
     return BotPage(
         id=bot[0], name=bot[1], version=bot[2], created_at=bot[3], revoked=revoked, ratings=ratings,
         by_players=by_players, verdicts=verdicts, head_to_head=h2h, recent=matches,

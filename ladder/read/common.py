@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import zstandard
 from psycopg_pool import ConnectionPool
 
 from games import registry
 from games.api import GameError
+from ladder import replay_store
 from ladder.db import connection
 
 
@@ -49,6 +49,14 @@ def game_exists(pool: ConnectionPool, name: str) -> bool:
         return conn.execute("SELECT 1 FROM ratings WHERE game = %s LIMIT 1", (name,)).fetchone() is not None
 
 
-def decompress_replay(data: bytes) -> str:
-    """The replay JSON text of a stored ``replays.data`` value (zstandard-compressed UTF-8)."""
-    return zstandard.ZstdDecompressor().decompress(bytes(data)).decode("utf-8")
+def decompress_replay(data: bytes, fmt: str | None = None) -> str:
+    """The replay JSON text of a stored row (``replays.data``, ``replays.format``).
+
+    A compact row (``parterre-replay-compact/1``) is re-simulated into the
+    text it was made from; any other row holds zstd of the UTF-8 JSON text.
+    See :mod:`ladder.replay_store`.
+
+    Raises:
+        ladder.replay_store.StoredReplayError: a compact row that does not decode or verify.
+    """
+    return replay_store.unpack(fmt, data)

@@ -53,19 +53,29 @@ class MatchListItem:
     seats: list[SeatResult]
 
 
-def seats_of(conn: Any, match_ids: Sequence[int]) -> dict[int, list[SeatResult]]:
+SEAT_COLUMNS = (
+    "s.match_id, s.seat, s.bot_id, b.name, b.version, s.rank, s.score, s.verdict, s.time_used_ms, s.decisions"
+)
+"""Columns of a seat row as :func:`seat_map` reads them (``seats s JOIN bots b``)."""
+
+
+def seat_map(rows: Sequence[tuple[Any, ...]]) -> dict[int, list[SeatResult]]:
+    """Seat rows (:data:`SEAT_COLUMNS`, ordered by match and seat) by match id."""
     out: dict[int, list[SeatResult]] = defaultdict(list)
-    if not match_ids:
-        return out
-    rows = conn.execute(
-        "SELECT s.match_id, s.seat, s.bot_id, b.name, b.version, s.rank, s.score, s.verdict, s.time_used_ms, "
-        "s.decisions FROM seats s JOIN bots b ON b.id = s.bot_id WHERE s.match_id = ANY(%s::bigint[]) "
-        "ORDER BY s.match_id, s.seat",
-        (list(match_ids),),
-    ).fetchall()
     for mid, seat, bid, name, ver, rank, score, verdict, used, dec in rows:
         out[mid].append(SeatResult(seat, bid, name, ver, rank, score, verdict, used, dec))
     return out
+
+
+def seats_of(conn: Any, match_ids: Sequence[int]) -> dict[int, list[SeatResult]]:
+    if not match_ids:
+        return defaultdict(list)
+    rows = conn.execute(
+        f"SELECT {SEAT_COLUMNS} FROM seats s JOIN bots b ON b.id = s.bot_id WHERE s.match_id = ANY(%s::bigint[]) "
+        "ORDER BY s.match_id, s.seat",
+        (list(match_ids),),
+    ).fetchall()
+    return seat_map(rows)
 
 
 MATCH_COLUMNS = (
@@ -73,8 +83,11 @@ MATCH_COLUMNS = (
 )
 
 
-def match_items(conn: Any, rows: Sequence[tuple[Any, ...]]) -> list[MatchListItem]:
-    seats = seats_of(conn, [r[0] for r in rows])
+def match_items(conn: Any, rows: Sequence[tuple[Any, ...]],
+                seats: dict[int, list[SeatResult]] | None = None) -> list[MatchListItem]:
+    """List items of match rows (:data:`MATCH_COLUMNS`); their seats are read unless given."""
+    if seats is None:
+        seats = seats_of(conn, [r[0] for r in rows])
     return [
         MatchListItem(
             id=mid, game=g, game_string=gs, players=len(seats.get(mid, [])), tournament_id=tid,

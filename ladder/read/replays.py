@@ -111,10 +111,11 @@ class ReplayCache:
                 self._items.move_to_end(match_id)
                 return hit
         with connection(pool) as conn:
-            row = conn.execute("SELECT data, raw_bytes FROM replays WHERE match_id = %s", (match_id,)).fetchone()
+            row = conn.execute("SELECT data, raw_bytes, format FROM replays WHERE match_id = %s",
+                               (match_id,)).fetchone()
         if row is None:
             return None
-        text = decompress_replay(row[0])
+        text = decompress_replay(row[0], row[2])
         item = (json.loads(text), text, int(row[1]))
         with self._lock:
             self._items[match_id] = item
@@ -209,12 +210,13 @@ def export_replay(pool: ConnectionPool, match_id: int) -> dict[str, Any]:
             "WHERE match_id = %s ORDER BY attempt",
             (match_id,),
         ).fetchall()
-        rep = cur.execute("SELECT data, raw_bytes FROM replays WHERE match_id = %s", (match_id,)).fetchone()
+        rep = cur.execute("SELECT data, raw_bytes, format FROM replays WHERE match_id = %s",
+                          (match_id,)).fetchone()
     if m["status"] != "finished":
         m.pop("seed")
     replay = None
     if rep is not None:
-        replay = json.loads(decompress_replay(rep["data"]))
+        replay = json.loads(decompress_replay(rep["data"], rep["format"]))
     return {
         "match": _iso(m),
         "seats": [_iso(s) for s in seats],
@@ -227,8 +229,8 @@ def export_replay(pool: ConnectionPool, match_id: int) -> dict[str, Any]:
 def replay_json(pool: ConnectionPool, match_id: int) -> str | None:
     """The stored replay JSON text of a match exactly as recorded, or ``None`` if it has none."""
     with connection(pool) as conn:
-        row = conn.execute("SELECT data FROM replays WHERE match_id = %s", (match_id,)).fetchone()
-    return None if row is None else decompress_replay(row[0])
+        row = conn.execute("SELECT data, format FROM replays WHERE match_id = %s", (match_id,)).fetchone()
+    return None if row is None else decompress_replay(row[0], row[1])
 
 
 def _iso(row: dict[str, Any]) -> dict[str, Any]:

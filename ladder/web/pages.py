@@ -118,7 +118,31 @@ def bot(request: Request, bot_id: BotId, before: Before = None, recent: Recent =
     page = q.bot_page(pool(request), bot_id, before=before, recent=recent)
     plots = {r.game: rating_plot(r.history, r.history_total) for r in page.ratings}
     house = next((h for h in list_house_bots(pool(request)) if h.bot_id == bot_id), None)
-    return render(request, "bot.html", {"bot": page, "plots": plots, "recent": recent, "house": house})
+    h2h, hidden = top_opponents(page.head_to_head, H2H_SHOWN)
+    return render(request, "bot.html", {"bot": page, "plots": plots, "recent": recent, "house": house,
+                                        "h2h": h2h, "h2h_hidden": hidden})
+
+
+H2H_SHOWN = 25
+"""Opponents per game in the bot page's head-to-head table; the JSON (``/api/bots/{id}``) lists all."""
+
+
+def top_opponents(rows: list[q.HeadToHead], most: int) -> tuple[list[q.HeadToHead], dict[str, int]]:
+    """The first ``most`` rows of each game (they come most-played first) and, per game, how many are left out.
+
+    A ladder bot meets hundreds of opponents (≈ 460 at 100k matches / 1k bots):
+    the full table made the page 120 KB and its rendering most of its time (issue 19).
+    """
+    shown: list[q.HeadToHead] = []
+    hidden: dict[str, int] = {}
+    seen: dict[str, int] = {}
+    for h in rows:
+        seen[h.game] = seen.get(h.game, 0) + 1
+        if seen[h.game] <= most:
+            shown.append(h)
+        else:
+            hidden[h.game] = hidden.get(h.game, 0) + 1
+    return shown, hidden
 
 
 @router.get("/tournaments/{tournament_id}", response_class=HTMLResponse)
