@@ -1,7 +1,7 @@
 """Compact stored replays, and covering indexes for the bot page's head-to-head (issue 19).
 
-Revision ID: 0008
-Revises: 0007
+Revision ID: 0009
+Revises: 0008
 Create Date: 2026-12-01
 
 * ``replays.format`` is the version of a row: ``parterre-replay/1`` rows (all
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from alembic import op
 
-revision = "0008"
-down_revision = "0007"
+revision = "0009"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
