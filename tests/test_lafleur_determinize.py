@@ -68,7 +68,7 @@ def test_samples_play_to_the_end_by_the_rules() -> None:
     game = load_game("lafleur", {"players": 3})
     rng = random.Random(5)
     positions = _positions(3, 9)
-    for seat, obs, _ in positions[:: max(1, len(positions) // 15)]:
+    for _seat, obs, _ in positions[:: max(1, len(positions) // 15)]:
         twin = determinize(game, obs, rng)
         while not twin.is_terminal():
             _step(twin, rng)
