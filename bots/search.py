@@ -17,9 +17,10 @@ Fleur, Flowar), the root searches only the greedy strategy's best
 The answer is the most visited root action. The bot reads only the request's
 observation and legal actions (never the referee's state), so it runs over the
 wire (``parterre bot run search``) and as ``builtin:search``. Thinking time per
-decision: ``think_ms`` (default 300 ms), capped at ``fraction`` (0.5) of the
+decision: ``think_ms`` (default 300 ms), capped at ``fraction`` (0.25) of the
 decision's remaining time minus ``margin_ms`` (50 ms) when the request carries
-a clock. Games without a ``determinize`` module, and positions its
+a clock (at 200 ms per decision: no time beyond one iteration, or the greedy
+answer when that iteration cannot finish in time). Games without a ``determinize`` module, and positions its
 ``supported(observation)`` rejects, are played by the greedy strategy.
 """
 
@@ -41,6 +42,11 @@ log = logging.getLogger(__name__)
 _TANH_SCALE = 5.0
 """Score difference (points) at which the margin term is ~0.88 of its range."""
 
+
+FRACTION = 0.25
+"""Share of a decision's remaining time the search may use (the rest is the safety margin: the bot's
+reading and answering threads share one interpreter with the search; 0.5 timed out at 200 ms per
+decision on a loaded 2-core machine, docs/search.md)."""
 
 EXPLORATION = 0.5
 """UCB1 exploration constant (rewards lie in [0, 1])."""
@@ -247,7 +253,7 @@ def ismcts(game: Any, observation: dict[str, Any], determinize: Any, rng: random
             if expanded:  # rollout (truncated after ``horizon`` decisions when there is an evaluation)
                 if evaluate is not None and 0 <= horizon <= depth:
                     break
-                if policy is not None and iterations > 1 and time.monotonic() >= deadline:
+                if policy is not None and (iterations > 1 or allowed is not None) and time.monotonic() >= deadline:
                     late = True  # a greedy playout past the deadline: dropped, the answer goes now
                     break
                 depth += 1
@@ -278,8 +284,10 @@ def ismcts(game: Any, observation: dict[str, Any], determinize: Any, rng: random
             state.apply_action(action)
             node = child
             path.append(node)
-        if late:
+        if late:  # no iteration completed: the first candidate (the greedy choice) is the answer
             iterations -= 1
+            if iterations == 0 and candidates is not None:
+                return candidates[0], 0
             break
         r = rewards(state) if state.is_terminal() else evaluated_rewards(state, evaluate)
         for nd in path[1:]:
@@ -316,7 +324,7 @@ class SearchBot(GreedyBot):
     name = "search"
     threaded = True
 
-    def __init__(self, seed: int | str | None = None, think_ms: float = 300.0, fraction: float = 0.5,
+    def __init__(self, seed: int | str | None = None, think_ms: float = 300.0, fraction: float = FRACTION,
                  margin_ms: float = 50.0, horizon: int | None = None, iterations: int = 0,
                  rollout: str | None = None, candidates: int = ROOT_CANDIDATES, **kwargs: Any) -> None:
         super().__init__(seed, **kwargs)
@@ -372,7 +380,7 @@ class SearchBot(GreedyBot):
             return super().choose(request)  # a position the determinizer does not rebuild (its docstring)
         game = self._game(request, module)
         candidates = None
-        if self.candidates:
+        if self.candidates and request.game in PRIORS:
             greedy = super().choose(request)
             candidates = root_candidates(request.game, request.observation, request.legal_actions, request.seat,
                                          greedy, self.candidates)

@@ -78,7 +78,7 @@ def test_answers_within_the_clock() -> None:
     index = bot.choose(req)  # type: ignore[arg-type]  # duck-typed request
     elapsed = (time.monotonic() - t) * 1000
     assert 0 <= index < req.num_actions
-    assert elapsed < 200 * 0.5 + 60  # fraction 0.5 of the remaining time; the loop stops at its deadline
+    assert elapsed < 200 * 0.25 + 60  # fraction 0.25 of the remaining time; the loop stops at its deadline
     assert bot.last_iterations >= 1
 
 
@@ -141,6 +141,10 @@ def test_answers_within_a_200_ms_clock(game_name: str) -> None:
     t = time.monotonic()
     index = bot.choose(req)  # type: ignore[arg-type]  # duck-typed request
     elapsed = (time.monotonic() - t) * 1000
-    assert 0 <= index < len(legal) and bot.last_iterations >= 1
-    # fraction 0.5 of the remaining time, less the 50 ms margin, plus one iteration (a greedy playout)
-    assert elapsed < 200 * 0.5 - 50 + 120
+    assert 0 <= index < len(legal)
+    from bots.reference import GreedyBot
+
+    assert bot.last_iterations >= 1 or index == GreedyBot(seed=1).choose(req)  # type: ignore[arg-type]
+    # fraction 0.25 of the remaining time less the 50 ms margin: no time left but for one iteration,
+    # dropped at the deadline (the greedy answer) when it is a greedy playout
+    assert elapsed < 200 * 0.25 + 60
