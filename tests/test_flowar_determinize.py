@@ -163,3 +163,24 @@ def test_other_positions_are_refused() -> None:
         _step(state, rng)
     else:
         raise AssertionError("no placement in a whole game")
+
+
+def test_malformed_observations_raise_determinize_error() -> None:
+    from games.flowar.determinize import DeterminizeError
+
+    game = load_game("flowar", {"players": 2})
+    _seat, obs, _ = _positions(2, 3)[5]
+    rng = random.Random(1)
+    bad_card = json.loads(json.dumps(obs))
+    bad_card["market"][0] = "C01"  # a Contract where a Flower card lies
+    deck = json.loads(json.dumps(obs))
+    deck["flower_deck"] = 10_000
+    below = json.loads(json.dumps(obs))
+    below["players"][0]["below"] = [500, 0, 0]
+    favors = json.loads(json.dumps(obs))
+    favors["favor_pool"] = 30
+    for o in (bad_card, deck, below, favors):
+        with pytest.raises(DeterminizeError):
+            determinize(game, o, rng)
+    with pytest.raises(DeterminizeError):
+        determinize(load_game("flowar", {"players": 3}), obs, rng)

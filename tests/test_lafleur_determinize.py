@@ -151,3 +151,28 @@ def test_other_positions_are_refused() -> None:
     while not solo.is_terminal() and (solo.is_chance_node() or solo.observation(0)["phase"] != "place"):
         _step(solo, rng)
     assert not supported(solo.observation(0))
+
+
+def test_malformed_observations_raise_determinize_error() -> None:
+    from games.lafleur.determinize import DeterminizeError
+
+    game = load_game("lafleur", {"players": 2})
+    seat, obs, _ = _positions(2, 3)[5]
+    rng = random.Random(1)
+    other = 1 - seat
+    bad_card = json.loads(json.dumps(obs))
+    bad_card["market"][0]["card"] = "V01"  # a Visitor where a Flower card lies
+    too_many = json.loads(json.dumps(obs))
+    too_many["players"][other]["cards_in_hand"] = 500  # more hidden cards than exist
+    shown = json.loads(json.dumps(obs))
+    shown["players"][other]["cards_in_hand"] = len(shown["players"][other]["hand"]) - 1
+    deck = json.loads(json.dumps(obs))
+    deck["flower_deck"] = 10_000
+    for o in (bad_card, too_many, deck):
+        with pytest.raises(DeterminizeError):
+            determinize(game, o, rng)
+    if obs["players"][other]["hand"]:
+        with pytest.raises(DeterminizeError):
+            determinize(game, shown, rng)
+    with pytest.raises(DeterminizeError):
+        determinize(load_game("lafleur", {"players": 3}), obs, rng)

@@ -148,3 +148,15 @@ def test_answers_within_a_200_ms_clock(game_name: str) -> None:
     # fraction 0.25 of the remaining time less the 50 ms margin: no time left but for one iteration,
     # dropped at the deadline (the greedy answer) when it is a greedy playout
     assert elapsed < 200 * 0.25 + 60
+
+
+@pytest.mark.parametrize("game_name", ["lafleur", "flowar"])
+def test_an_observation_no_state_fits_plays_greedy(game_name: str) -> None:
+    from bots.reference import GreedyBot
+
+    _, seat, obs, legal = _first_supported(game_name, 2, 4)
+    hostile = dict(obs, flower_deck=10_000)  # no state has that many Flower cards in its deck
+    bot = SearchBot(seed=0, think_ms=50)
+    assert bot.choose(_Req(game_name, seat, hostile, legal)) == GreedyBot(seed=0).choose(  # type: ignore[arg-type]
+        _Req(game_name, seat, hostile, legal))  # type: ignore[arg-type]
+    assert bot.last_iterations == 0
