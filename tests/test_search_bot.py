@@ -106,7 +106,9 @@ def test_unsupported_position_plays_greedy() -> None:
 def _first_supported(game_name: str, players: int, seed: int) -> tuple[Any, int, dict[str, Any], list[Any]]:
     """The first decision of a random game that the game's determinizer rebuilds."""
     game = load_game(game_name, {"players": players})
-    supported = determinizer_for(game_name).supported
+    module = determinizer_for(game_name)
+    assert module is not None
+    supported = module.supported
     state = game.new_initial_state()
     rng = random.Random(seed)
     while True:
