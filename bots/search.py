@@ -222,7 +222,9 @@ def ismcts(game: Any, observation: dict[str, Any], determinize: Any, rng: random
     Rollout decisions are uniformly random, or ``policy(state) -> action``.
     ``candidates`` (indexes into the legal actions, best first) restricts the
     root to those actions, tried in that order; ties in visits go to the
-    earlier one.
+    earlier one. A ``policy`` playout still running at the deadline is
+    dropped (from the first iteration on when there are candidates: the
+    answer is then ``candidates[0]`` with 0 iterations).
 
     Raises:
         ActionCountMismatch: ``num_actions`` is given and the determinization
@@ -284,7 +286,7 @@ def ismcts(game: Any, observation: dict[str, Any], determinize: Any, rng: random
             state.apply_action(action)
             node = child
             path.append(node)
-        if late:  # no iteration completed: the first candidate (the greedy choice) is the answer
+        if late:  # dropped; with none completed, the first candidate (the greedy choice) is the answer
             iterations -= 1
             if iterations == 0 and candidates is not None:
                 return candidates[0], 0
