@@ -9,9 +9,9 @@ Usage::
 Both use the ``direct`` backend of :mod:`parterre.regress` (engine and bots
 in this process, chance from the match seed, as the referee plays it).
 
-* ``tiers``: a round-robin of two random, two greedy and two search bots
-  (every combination for 2, 3 and 4 players, every seat rotation; 150
-  matches per cycle), a Bradley-Terry fit with 95 % bootstrap intervals
+* ``tiers``: the demo's round-robin (two random, two greedy, one search bot;
+  ``--bots`` for others), every combination for 2, 3 and 4 players, every
+  seat rotation (70 matches per cycle), a Bradley-Terry fit with 95 % bootstrap intervals
   (:func:`ladder.stats.bradley_terry.fit_bradley_terry`), the tiers' mean
   ratings, and the longest search decision seen (against ``--think-ms``).
 * ``budget``: for each thinking time, search against greedy at 2 players on
@@ -59,8 +59,12 @@ def _elo(score: float) -> float:
     return -400 * math.log10(1 / score - 1)
 
 
-def tiers(game: str, cycles: int, think_ms: float, players: tuple[int, ...]) -> None:
-    names = ["random-1", "random-2", "greedy-1", "greedy-2", "search-1", "search-2"]
+DEMO_BOTS = "random-1,random-2,greedy-1,greedy-2,search-1"
+"""The demo's round-robin (parterre.demo.DEMO_BOTS): 70 matches per cycle at 2, 3 and 4 players."""
+
+
+def tiers(game: str, cycles: int, think_ms: float, players: tuple[int, ...], bot_names: str = DEMO_BOTS) -> None:
+    names = bot_names.split(",")
     kinds = {n: n.split("-")[0] for n in names}
     bots = {n: _Timed(make_bot(kinds[n], seed=n, **({"think_ms": think_ms} if kinds[n] == "search" else {})))
             for n in names}
@@ -89,7 +93,22 @@ def tiers(game: str, cycles: int, think_ms: float, players: tuple[int, ...]) -> 
     print(f"  longest search decision: {longest:.0f} ms")
 
 
-def budget(game: str, think: list[float], deals: int) -> None:
+def _opts(text: str) -> dict[str, Any]:
+    """``"horizon=-1,rollout=random"`` -> keyword arguments of the search bot (numbers parsed)."""
+    out: dict[str, Any] = {}
+    for item in filter(None, text.split(",")):
+        k, v = item.split("=", 1)
+        try:
+            out[k] = int(v)
+        except ValueError:
+            try:
+                out[k] = float(v)
+            except ValueError:
+                out[k] = v
+    return out
+
+
+def budget(game: str, think: list[float], deals: int, opts: dict[str, Any] | None = None) -> None:
     for ms in think:
         scores = []
         t0 = time.time()
@@ -97,7 +116,7 @@ def budget(game: str, think: list[float], deals: int) -> None:
         for d in range(deals):
             score = 0.0
             for order in (0, 1):
-                search = _Timed(make_bot("search", seed=f"b:{d}:{order}", think_ms=ms))
+                search = _Timed(make_bot("search", seed=f"b:{d}:{order}", think_ms=ms, **(opts or {})))
                 greedy = make_bot("greedy", seed=f"b:{d}:{order}")
                 seats = [search, greedy] if order == 0 else [greedy, search]
                 ranks = play_direct(f"{game}(players=2)", f"budget:{d}", seats)
@@ -107,7 +126,8 @@ def budget(game: str, think: list[float], deals: int) -> None:
             scores.append(score / 2)
         mean = statistics.mean(scores)
         half = 1.96 * statistics.stdev(scores) / math.sqrt(len(scores)) if len(scores) > 1 else 0.5
-        print(f"{game}: think {ms:.0f} ms: score {mean:.3f} over {2 * deals} games -> Elo {_elo(mean):+.0f} "
+        print(f"{game} {opts or ''}: think {ms:.0f} ms: score {mean:.3f} over {2 * deals} games -> "
+              f"Elo {_elo(mean):+.0f} "
               f"[{_elo(mean - half):+.0f}, {_elo(mean + half):+.0f}]; longest decision {longest:.0f} ms; "
               f"{time.time() - t0:.0f} s", flush=True)
 
@@ -120,10 +140,12 @@ def main() -> None:
     t.add_argument("--cycles", type=int, default=1)
     t.add_argument("--think-ms", type=float, default=300.0)
     t.add_argument("--players", default="2,3,4")
+    t.add_argument("--bots", default=DEMO_BOTS, help="names kind-k (default: the demo's five bots)")
     b = sub.add_parser("budget")
     b.add_argument("--game", default="floriferous")
     b.add_argument("--think-ms", default="100,300,1000")
     b.add_argument("--deals", type=int, default=50)
+    b.add_argument("--opts", default="", help="search bot options, e.g. horizon=-1,rollout=random")
     w = sub.add_parser("wire")
     w.add_argument("--game", default="floriferous")
     w.add_argument("--deals", type=int, default=10)
@@ -134,9 +156,9 @@ def main() -> None:
     if args.cmd == "wire":
         wire(args.game, args.deals, args.increment_ms, args.margin_ms, args.think_ms)
     elif args.cmd == "tiers":
-        tiers(args.game, args.cycles, args.think_ms, tuple(int(x) for x in args.players.split(",")))
+        tiers(args.game, args.cycles, args.think_ms, tuple(int(x) for x in args.players.split(",")), args.bots)
     else:
-        budget(args.game, [float(x) for x in args.think_ms.split(",")], args.deals)
+        budget(args.game, [float(x) for x in args.think_ms.split(",")], args.deals, _opts(args.opts))
 
 
 

@@ -6,18 +6,22 @@ Carlo Tree Search", IEEE TCIAIG 4(2), Algorithm 2). Each iteration draws a
 the game package's ``determinize`` (``games/<game>/determinize.py``) — and
 walks one tree whose edges are actions (shared by every determinization),
 choosing among the children legal in that determinization by UCB1 with
-availability counts; one new node is added, then a uniformly random rollout
-plays to the end (chance sampled). Every seat's node stores that seat's mean
-reward: ``0.75 * rank value + 0.25 * score margin`` (rank value 1 for first,
-0 for last, ties share; margin ``(1 + tanh((score - best rival) / 10)) / 2``).
+availability counts; one new node is added, then a rollout (chance sampled)
+per the game's :data:`ROLLOUTS`: Floriferous stops at once and evaluates the
+position (:data:`EVALUATORS`); La Fleur and Flowar play the greedy strategy to
+the end. Every seat's node stores that seat's mean reward (:func:`reward_of`,
+:func:`evaluated_rewards`). Where the game has a prior (:data:`PRIORS`: La
+Fleur, Flowar), the root searches only the greedy strategy's best
+``candidates`` actions (:func:`root_candidates`).
 
 The answer is the most visited root action. The bot reads only the request's
 observation and legal actions (never the referee's state), so it runs over the
 wire (``parterre bot run search``) and as ``builtin:search``. Thinking time per
-decision: ``think_ms`` (default 300 ms), capped at ``fraction`` (0.5) of the
+decision: ``think_ms`` (default 300 ms), capped at ``fraction`` (0.25) of the
 decision's remaining time minus ``margin_ms`` (50 ms) when the request carries
-a clock. Games without a ``determinize`` module are played by the greedy
-strategy (logged once per game).
+a clock (at 200 ms per decision: no time beyond one iteration, or the greedy
+answer when that iteration cannot finish in time). Games without a ``determinize`` module, and positions its
+``supported(observation)`` rejects, are played by the greedy strategy.
 """
 
 from __future__ import annotations
@@ -39,6 +43,11 @@ _TANH_SCALE = 5.0
 """Score difference (points) at which the margin term is ~0.88 of its range."""
 
 
+FRACTION = 0.25
+"""Share of a decision's remaining time the search may use (the rest is the safety margin: the bot's
+reading and answering threads share one interpreter with the search; 0.5 timed out at 200 ms per
+decision on a loaded 2-core machine, docs/search.md)."""
+
 EXPLORATION = 0.5
 """UCB1 exploration constant (rewards lie in [0, 1])."""
 
@@ -53,6 +62,10 @@ def determinizer_for(game: str) -> Any | None:
         if exc.name in (name, f"games.{game}"):
             return None
         raise
+
+
+class ActionCountMismatch(ValueError):
+    """A determinization offers another number of legal actions than the request (a determinizer bug)."""
 
 
 class _Node:
@@ -73,8 +86,96 @@ def _floriferous_scores(state: Any) -> list[float]:
     return [Evaluator(obs, s).base for s in range(state.game.num_players)]
 
 
-EVALUATORS: dict[str, Any] = {"floriferous": _floriferous_scores}
-"""Game -> ``state -> per-seat score if the game ended now`` (the greedy strategy's evaluation)."""
+def _lafleur_scores(state: Any) -> list[float]:
+    """Prestige if the game ended now (Rulebook: La Fleur, "End-of-Game Scoring": 1 per 8 Coins and per
+    3 Flower cards), plus 0.1 per Allure (the tie-break, and what draws Visitors; a weight of ours)."""
+    out = []
+    for p in state.full_state()["players"][: state.game.num_players]:
+        out.append(p["prestige"] + p["coins"] // 8 + len(p["hand"]) // 3 + 0.1 * sum(p["allure"]))
+    return out
+
+
+def _flowar_scores(state: Any) -> list[float]:
+    """Final MP if the game ended now (Rulebook: Flowar, "End of the Game": MP, +3 without Torches, the
+    Torch table, -3 per unpaid Loan), plus the Coins at this round's exchange rate (a weight of ours)."""
+    from games.flowar.cards import exchange_rate
+    from games.flowar.scoring import breakdown
+
+    f = state.full_state()
+    rate = exchange_rate(max(1, min(4, int(f["round"]))))
+    return [breakdown(f["mp"][s], f["torches"][s], f["loans"][s], f["coins"][s], 0, 0, 0).total
+            + f["coins"][s] / rate for s in range(state.game.num_players)]
+
+
+EVALUATORS: dict[str, Any] = {"floriferous": _floriferous_scores, "lafleur": _lafleur_scores,
+                              "flowar": _flowar_scores}
+"""Game -> ``state -> per-seat score if the game ended now`` (Floriferous: the greedy strategy's evaluation)."""
+
+
+ROLLOUTS: dict[str, tuple[int, str]] = {
+    "floriferous": (0, "random"),
+    "lafleur": (-1, "greedy"),
+    "flowar": (-1, "greedy"),
+}
+"""Game -> default (``horizon``, ``rollout``): decisions before the evaluation (-1: play to the end) and the
+rollout policy (``random`` or ``greedy``); chosen by the measurements in ``docs/search.md``."""
+
+
+@functools.cache
+def greedy_policy(game: str) -> Any:
+    """``state -> action``: the game's greedy strategy, played from the mover's own observation."""
+    from bots.reference import strategy_for
+
+    strategy = strategy_for("greedy", game)
+    if strategy is None:
+        raise ValueError(f"no greedy strategy for {game}")
+
+    def policy(state: Any) -> Any:
+        seat = state.current_player()
+        legal = state.legal_actions()
+        i = strategy(state.observation(seat), [a.to_json() for a in legal], seat)
+        return legal[i if isinstance(i, int) and 0 <= i < len(legal) else 0]
+
+    return policy
+
+
+def _lafleur_prior(observation: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> list[float]:
+    from bots.strategies.lafleur import Evaluator
+
+    ev = Evaluator(observation, seat)
+    return [ev.value(a) for a in legal]
+
+
+def _flowar_prior(observation: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> list[float]:
+    from bots.strategies.flowar import Evaluator
+
+    ev = Evaluator(observation, seat)
+    return [ev.menu_value(a) for a in legal]
+
+
+PRIORS: dict[str, Any] = {"lafleur": _lafleur_prior, "flowar": _flowar_prior}
+"""Game -> ``(observation, legal action dicts, seat) -> value per action``: the greedy strategy's own
+valuation at the positions the determinizer rebuilds (La Fleur: placing an Artisan; Flowar: the turn menu)."""
+
+ROOT_CANDIDATES = 4
+"""Root actions searched when the game has a prior: the greedy choice and the next best by the prior."""
+
+
+def root_candidates(game: str, observation: dict[str, Any], legal: list[dict[str, Any]], seat: int,
+                    greedy_index: int, k: int = ROOT_CANDIDATES) -> list[int] | None:
+    """Indexes of the root actions to search, greedy's choice first, then by the prior (None: all, no prior).
+
+    With a few dozen iterations a decision of 20-40 actions cannot even try each
+    once; searching the strategy's best few keeps the budget on plausible moves
+    (progressive-widening style pruning, Chaslot et al. 2008).
+    """
+    prior = PRIORS.get(game)
+    if prior is None or k <= 0:
+        return None
+    values = prior(observation, legal, seat)
+    order = sorted(range(len(legal)), key=lambda i: (-values[i], i))
+    out = [greedy_index] + [i for i in order if i != greedy_index]
+    return out[:k]
 
 
 def rewards(state: Any) -> list[float]:
@@ -110,17 +211,33 @@ def reward_of(scores: Any, ranks: Any) -> list[float]:
 
 def ismcts(game: Any, observation: dict[str, Any], determinize: Any, rng: random.Random,
            deadline: float, *, max_iterations: int = 1_000_000, exploration: float = EXPLORATION,
-           evaluate: Any = None, horizon: int = 0) -> tuple[int, int]:
+           evaluate: Any = None, horizon: int = 0, num_actions: int | None = None,
+           policy: Any = None, candidates: list[int] | None = None) -> tuple[int, int]:
     """Run SO-ISMCTS until ``deadline`` (``time.monotonic()``); returns (root action index, iterations).
 
     The index is into the legal actions of the observed position (every
-    determinization has the same ones, in the same order).
+    determinization has the same ones, in the same order). The clock is read
+    before every iteration; one iteration is one tree walk plus a rollout
+    truncated after ``horizon`` decisions when the game has an evaluation.
+    Rollout decisions are uniformly random, or ``policy(state) -> action``.
+    ``candidates`` (indexes into the legal actions, best first) restricts the
+    root to those actions, tried in that order; ties in visits go to the
+    earlier one. A ``policy`` playout still running at the deadline is
+    dropped (from the first iteration on when there are candidates: the
+    answer is then ``candidates[0]`` with 0 iterations).
+
+    Raises:
+        ActionCountMismatch: ``num_actions`` is given and the determinization
+            has another number of legal actions.
     """
     root = _Node(-1)
     first = determinize(game, observation, rng)
     legal = first.legal_actions()
+    if num_actions is not None and len(legal) != num_actions:
+        raise ActionCountMismatch(f"determinization has {len(legal)} legal actions, the request {num_actions}")
     if len(legal) == 1:
         return 0, 0
+    allowed = None if candidates is None else [legal[i] for i in candidates]
     iterations = 0
     while iterations < max_iterations and (iterations == 0 or time.monotonic() < deadline):
         state = first if iterations == 0 else determinize(game, observation, rng)
@@ -128,6 +245,7 @@ def ismcts(game: Any, observation: dict[str, Any], determinize: Any, rng: random
         node = root
         path = [root]
         expanded = False
+        late = False
         depth = 0
         while not state.is_terminal():
             if state.is_chance_node():
@@ -135,16 +253,21 @@ def ismcts(game: Any, observation: dict[str, Any], determinize: Any, rng: random
                 continue
             actions = state.legal_actions()
             if expanded:  # rollout (truncated after ``horizon`` decisions when there is an evaluation)
-                if evaluate is not None and depth >= horizon:
+                if evaluate is not None and 0 <= horizon <= depth:
+                    break
+                if policy is not None and (iterations > 1 or allowed is not None) and time.monotonic() >= deadline:
+                    late = True  # a greedy playout past the deadline: dropped, the answer goes now
                     break
                 depth += 1
-                state.apply_action(actions[rng.randrange(len(actions))])
+                state.apply_action(actions[rng.randrange(len(actions))] if policy is None else policy(state))
                 continue
             player = state.current_player()
             children = node.children
+            if node is root and allowed is not None:
+                actions = allowed
             untried = [a for a in actions if a not in children]
             if untried:
-                action = untried[rng.randrange(len(untried))]
+                action = untried[0] if node is root and allowed is not None else untried[rng.randrange(len(untried))]
                 child = _Node(player)
                 children[action] = child
                 for a in actions:
@@ -163,12 +286,18 @@ def ismcts(game: Any, observation: dict[str, Any], determinize: Any, rng: random
             state.apply_action(action)
             node = child
             path.append(node)
+        if late:  # dropped; with none completed, the first candidate (the greedy choice) is the answer
+            iterations -= 1
+            if iterations == 0 and candidates is not None:
+                return candidates[0], 0
+            break
         r = rewards(state) if state.is_terminal() else evaluated_rewards(state, evaluate)
         for nd in path[1:]:
             nd.n += 1
             nd.w += r[nd.player]
     best_index, best_n = 0, -1
-    for i, a in enumerate(legal):
+    for i in candidates if candidates is not None else range(len(legal)):
+        a = legal[i]
         visits = root.children[a].n if a in root.children else -1
         if visits > best_n:
             best_index, best_n = i, visits
@@ -183,19 +312,32 @@ class SearchBot(GreedyBot):
         think_ms: thinking time per decision (ms).
         fraction: at most this fraction of the decision's remaining time is used.
         margin_ms: kept back from the remaining time for the answer's trip.
+        horizon: rollout decisions before the evaluation (-1: play to the end); None: the game's
+            default in :data:`ROLLOUTS`.
+        iterations: a fixed iteration count (0: as many as the time allows); the deadline still stops it.
+        rollout: ``"random"`` or ``"greedy"`` rollout decisions; None: the game's default.
+        candidates: root actions searched where the game has a prior (:data:`PRIORS`); 0: all.
         **kwargs: see :class:`bots.sdk.Bot`.
+
+    Raises:
+        ValueError: an unknown ``rollout``.
     """
 
     name = "search"
     threaded = True
 
-    def __init__(self, seed: int | str | None = None, think_ms: float = 300.0, fraction: float = 0.5,
-                 margin_ms: float = 50.0, horizon: int = 0, iterations: int = 0, **kwargs: Any) -> None:
+    def __init__(self, seed: int | str | None = None, think_ms: float = 300.0, fraction: float = FRACTION,
+                 margin_ms: float = 50.0, horizon: int | None = None, iterations: int = 0,
+                 rollout: str | None = None, candidates: int = ROOT_CANDIDATES, **kwargs: Any) -> None:
         super().__init__(seed, **kwargs)
         self.think_ms = float(think_ms)
         self.fraction = float(fraction)
         self.margin_ms = float(margin_ms)
-        self.horizon = int(horizon)
+        self.horizon = None if horizon is None else int(horizon)
+        if rollout not in (None, "random", "greedy"):
+            raise ValueError(f"rollout must be 'random' or 'greedy', not {rollout!r}")
+        self.rollout = rollout
+        self.candidates = int(candidates)
         self.iterations = int(iterations)
         self.last_iterations = 0
         self._games: dict[str, Any] = {}
@@ -235,13 +377,25 @@ class SearchBot(GreedyBot):
         remaining = getattr(request, "remaining_ms", None)
         if callable(remaining) and getattr(request, "deadline_ms", 0) > 0:
             budget = min(budget, self.fraction * remaining() - self.margin_ms)
+        supported = getattr(module, "supported", None)
+        if supported is not None and not supported(request.observation):
+            return super().choose(request)  # a position the determinizer does not rebuild (its docstring)
         game = self._game(request, module)
-        index, self.last_iterations = ismcts(game, request.observation, module.determinize, self.rng,
-                                             start + max(budget, 1.0) / 1000.0,
-                                             evaluate=EVALUATORS.get(request.game) if self.horizon >= 0 else None,
-                                             horizon=self.horizon,
-                                             max_iterations=self.iterations or 1_000_000)
-        if not 0 <= index < request.num_actions:  # cannot happen when determinize is right
-            log.warning("search: index %d out of range; playing greedy", index)
+        candidates = None
+        if self.candidates and request.game in PRIORS:
+            greedy = super().choose(request)
+            candidates = root_candidates(request.game, request.observation, request.legal_actions, request.seat,
+                                         greedy, self.candidates)
+        default_horizon, default_rollout = ROLLOUTS.get(request.game, (0, "random"))
+        horizon = default_horizon if self.horizon is None else self.horizon
+        rollout = self.rollout or default_rollout
+        try:
+            index, self.last_iterations = ismcts(
+                game, request.observation, module.determinize, self.rng, start + max(budget, 1.0) / 1000.0,
+                evaluate=EVALUATORS.get(request.game) if horizon >= 0 else None, horizon=horizon,
+                max_iterations=self.iterations or 1_000_000, num_actions=request.num_actions,
+                policy=greedy_policy(request.game) if rollout == "greedy" else None, candidates=candidates)
+        except (module.DeterminizeError, ActionCountMismatch) as exc:  # cannot happen when determinize is right
+            log.warning("search: %s; playing greedy", exc)
             return super().choose(request)
         return index

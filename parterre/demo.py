@@ -227,7 +227,8 @@ def _ensure_demo_bots(pool: Any, redis_client: Any) -> dict[str, tuple[int, str]
 
 
 def run_demo(
-    *, rounds: int = 3, games: str = "floriferous,lafleur,flowar", web_port: int = 0, serve: bool = False
+    *, rounds: int = 3, games: str = "floriferous,lafleur,flowar", web_port: int = 0, serve: bool = False,
+    increment_ms: int = DEMO_TIME_CONTROL["increment_ms"], margin_ms: int = DEMO_TIME_CONTROL["margin_ms"],
 ) -> int:
     """Run the demo; returns the exit status (0 when every tournament finished).
 
@@ -238,6 +239,8 @@ def run_demo(
         web_port: port of the web site started beside the demo (0: a free port).
         serve: keep the web site (and everything else) running after the
             tournaments until Ctrl-C.
+        increment_ms: time per decision (ms; also the cap; no bank), 2000 by default.
+        margin_ms: the referee's margin (ms), 250 by default.
     """
     import redis
 
@@ -246,6 +249,8 @@ def run_demo(
 
     if rounds < 1:
         raise ValueError("--rounds must be at least 1")
+    if increment_ms < 100 or margin_ms < 0:
+        raise ValueError("--increment-ms must be at least 100 (the referee's floor) and --margin-ms at least 0")
     game_list = [g.strip() for g in games.split(",") if g.strip()]
     for g in game_list:
         if g not in DEMO_PLAYER_COUNTS:
@@ -301,7 +306,8 @@ def run_demo(
                 bot_ids=[bot_id for bot_id, _ in demo_bots.values()],
                 player_counts=DEMO_PLAYER_COUNTS[game],
                 rounds=rounds,
-                time_control=DEMO_TIME_CONTROL,
+                time_control={**DEMO_TIME_CONTROL, "increment_ms": increment_ms, "cap_ms": increment_ms,
+                              "margin_ms": margin_ms},
             )
             plan_tournament.delay(tid)
             counts = wait_for_tournament(pool, tid, children=children, label=f"{game} round-robin #{tid}")

@@ -10,6 +10,8 @@ import random
 import time
 from typing import Any
 
+import pytest
+
 from bots.cli import BOT_KINDS
 from bots.search import SearchBot, determinizer_for, reward_of
 from games.registry import load_game
@@ -42,8 +44,9 @@ def test_kinds_and_specs() -> None:
     bot = spec.make(seed="x")
     assert isinstance(bot, SearchBot) and bot.think_ms == 50 and bot.iterations == 20
     assert "search" in HOUSE_KINDS
-    assert house_games("search") == ["floriferous"]  # the games with a determinizer
-    assert determinizer_for("lafleur") is None and determinizer_for("flowar") is None
+    assert sorted(house_games("search")) == ["floriferous", "flowar", "lafleur"]  # every game has a determinizer
+    assert all(determinizer_for(g) is not None for g in ("floriferous", "lafleur", "flowar"))
+    assert determinizer_for("no_such_game") is None
 
 
 def test_plays_whole_matches_legally_in_every_seat_count() -> None:
@@ -75,7 +78,7 @@ def test_answers_within_the_clock() -> None:
     index = bot.choose(req)  # type: ignore[arg-type]  # duck-typed request
     elapsed = (time.monotonic() - t) * 1000
     assert 0 <= index < req.num_actions
-    assert elapsed < 200 * 0.5 + 60  # fraction 0.5 of the remaining time; the loop stops at its deadline
+    assert elapsed < 200 * 0.25 + 60  # fraction 0.25 of the remaining time; the loop stops at its deadline
     assert bot.last_iterations >= 1
 
 
@@ -86,7 +89,7 @@ def test_reward_of_ranks_and_margins() -> None:
     assert tie[0] == tie[1] and tie[2] < tie[0]
 
 
-def test_unsupported_game_plays_greedy() -> None:
+def test_unsupported_position_plays_greedy() -> None:
     from bots.reference import GreedyBot
 
     game = load_game("flowar", {"players": 2})
@@ -98,3 +101,64 @@ def test_unsupported_game_plays_greedy() -> None:
     obs, legal = state.observation(seat), [a.to_json() for a in state.legal_actions()]
     assert SearchBot(seed=0).choose(_Req("flowar", seat, obs, legal)) == GreedyBot(seed=0).choose(  # type: ignore[arg-type]
         _Req("flowar", seat, obs, legal))  # type: ignore[arg-type]
+
+
+def _first_supported(game_name: str, players: int, seed: int) -> tuple[Any, int, dict[str, Any], list[Any]]:
+    """The first decision of a random game that the game's determinizer rebuilds."""
+    game = load_game(game_name, {"players": players})
+    module = determinizer_for(game_name)
+    assert module is not None
+    supported = module.supported
+    state = game.new_initial_state()
+    rng = random.Random(seed)
+    while True:
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance(rng))
+            continue
+        seat = state.current_player()
+        obs = state.observation(seat)
+        if supported(obs) and len(state.legal_actions()) > 1:
+            return state, seat, obs, [a.to_json() for a in state.legal_actions()]
+        state.apply_action(rng.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize("game_name", ["lafleur", "flowar"])
+def test_searches_la_fleur_and_flowar_and_plays_legally(game_name: str) -> None:
+    for players in (2, 3, 4):
+        bots = [SearchBot(seed=s, think_ms=1000, iterations=3) for s in range(players)]
+        ranks = play_direct(f"{game_name}(players={players})", f"s{players}", bots)
+        assert sorted(ranks)[0] == 1 and len(ranks) == players
+    _, seat, obs, legal = _first_supported(game_name, 2, 1)
+    bot = SearchBot(seed=0, think_ms=1000, iterations=4)
+    index = bot.choose(_Req(game_name, seat, obs, legal))  # type: ignore[arg-type]  # duck-typed request
+    assert 0 <= index < len(legal)
+    assert bot.last_iterations == 4  # it searched (greedy would leave the counter at 0)
+
+
+@pytest.mark.parametrize("game_name", ["lafleur", "flowar"])
+def test_answers_within_a_200_ms_clock(game_name: str) -> None:
+    _, seat, obs, legal = _first_supported(game_name, 4, 2)
+    bot = SearchBot(seed=1, think_ms=10_000)
+    req = _Req(game_name, seat, obs, legal, deadline_ms=200)
+    t = time.monotonic()
+    index = bot.choose(req)  # type: ignore[arg-type]  # duck-typed request
+    elapsed = (time.monotonic() - t) * 1000
+    assert 0 <= index < len(legal)
+    from bots.reference import GreedyBot
+
+    assert bot.last_iterations >= 1 or index == GreedyBot(seed=1).choose(req)  # type: ignore[arg-type]
+    # fraction 0.25 of the remaining time less the 50 ms margin: no time left but for one iteration,
+    # dropped at the deadline (the greedy answer) when it is a greedy playout
+    assert elapsed < 200 * 0.25 + 60
+
+
+@pytest.mark.parametrize("game_name", ["lafleur", "flowar"])
+def test_an_observation_no_state_fits_plays_greedy(game_name: str) -> None:
+    from bots.reference import GreedyBot
+
+    _, seat, obs, legal = _first_supported(game_name, 2, 4)
+    hostile = dict(obs, flower_deck=10_000)  # no state has that many Flower cards in its deck
+    bot = SearchBot(seed=0, think_ms=50)
+    assert bot.choose(_Req(game_name, seat, hostile, legal)) == GreedyBot(seed=0).choose(  # type: ignore[arg-type]
+        _Req(game_name, seat, hostile, legal))  # type: ignore[arg-type]
+    assert bot.last_iterations == 0

@@ -12,7 +12,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from parterre.demo import run_demo
 
     try:
-        return run_demo(rounds=args.rounds, games=args.games, web_port=args.web_port, serve=args.serve)
+        return run_demo(rounds=args.rounds, games=args.games, web_port=args.web_port, serve=args.serve,
+                        increment_ms=args.increment_ms, margin_ms=args.margin_ms)
     except ValueError as exc:
         raise CliError(str(exc)) from None
 
@@ -24,6 +25,9 @@ def register(sub: Subparsers) -> None:
     d.add_argument(
         "--games", default="floriferous,lafleur,flowar", help="comma-separated games"
     )
+    d.add_argument("--increment-ms", type=int, default=2000,
+                   help="time per decision, ms (the cap is the same)")
+    d.add_argument("--margin-ms", type=int, default=250, help="the referee's margin, ms")
     d.add_argument("--web-port", type=int, default=0, help="port of the web site; 0 = a free port")
     d.add_argument("--serve", action="store_true",
                    help="keep the web site running after the tournaments (Ctrl-C stops)")
