@@ -19,6 +19,8 @@ from setuptools import setup
 
 COMPILED = [
     "games/floriferous/state.py",
+    "games/floriferous/crow.py",
+    "games/floriferous/summary.py",
     "games/floriferous/scoring.py",
     "games/floriferous/layout.py",
 ]

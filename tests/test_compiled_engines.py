@@ -23,7 +23,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-MODULES = ["games.floriferous.state", "games.floriferous.scoring", "games.floriferous.layout"]
+MODULES = ["games.floriferous.state", "games.floriferous.crow", "games.floriferous.summary",
+           "games.floriferous.scoring", "games.floriferous.layout"]
 VARIANTS = ["floriferous(players=1)", "floriferous(players=1,extended=true)", "floriferous(players=2)",
             "floriferous(players=3,competitive_bounties=true)", "floriferous(players=4)"]
 
