@@ -150,6 +150,52 @@ class FloriferousState(State):
     def _current_player(self) -> int:
         return self._cur
 
+    # -- the public API's hot calls, specialised (same behaviour as games.api.State's) ------------
+    def current_player(self) -> int:
+        """Seat number to act, or :data:`CHANCE`, or :data:`TERMINAL`."""
+        return self._cur
+
+    def is_terminal(self) -> bool:
+        """True when the game is over."""
+        return self._cur == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        """True when the next action is a chance outcome."""
+        return self._cur == CHANCE
+
+    def sample_chance(self, rng: random.Random) -> Action:
+        """Draw the next chance outcome with ``rng`` (see :meth:`games.api.State.sample_chance`)."""
+        if self._cur != CHANCE:
+            return State.sample_chance(self, rng)  # raises GameError
+        action = self._sample_chance(rng)
+        self._sampled = action
+        return action
+
+    def legal_actions(self) -> list[Action]:
+        """Legal actions now, a copy (see :meth:`games.api.State.legal_actions`)."""
+        cache = self._legal_cache
+        if cache is None:
+            cache = State.legal_actions(self)
+            self._legal_cache = cache
+        return cache[:]
+
+    def apply_action(self, action: Action) -> None:
+        """Check and apply ``action`` (see :meth:`games.api.State.apply_action`).
+
+        Trusted without the check, as there: the action sample_chance() drew for
+        this position, or one of the objects of its legal list.
+        """
+        if action is not self._sampled:
+            cache = self._legal_cache
+            if cache is None or not _holds(cache, action):
+                State.apply_action(self, action)  # checks; raises GameOverError / InvalidActionError / ...
+                return
+        player = self._cur
+        _DISPATCH[type(action)](self, action)
+        self.history.append((player, action))
+        self._legal_cache = None
+        self._sampled = None
+
     def _chance_seq(self) -> list[int]:
         """Outcome indexes of the current chance node, in the canonical order."""
         ph = self._phase
@@ -507,6 +553,14 @@ class FloriferousState(State):
             new.__dict__.update(d)
         return new
 
+
+
+def _holds(actions: list[Action], action: Action) -> bool:
+    """Whether ``action`` is one of the very objects in ``actions`` (identity, not equality)."""
+    for a in actions:  # noqa: SIM110 - a plain loop: mypyc compiles it to a native scan, any() to a generator
+        if a is action:
+            return True
+    return False
 
 
 _TAKE_TABLE = A.TAKE_TABLE

@@ -223,7 +223,7 @@ def full_state(st: FlowarStateProtocol) -> dict[str, Any]:
     """
     out: dict[str, Any] = {}
     for k, v in st.__dict__.items():
-        if k in ("game", "history", "_legal_cache", "_result"):
+        if k in ("game", "history", "_legal_cache", "_sampled", "_result"):  # caches, not the position
             continue
         if isinstance(v, bytearray):
             v = list(v)
