@@ -81,6 +81,15 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def holds(actions: Sequence[Action] | None, action: Action) -> bool:
+    """Whether ``action`` is one of the very objects in ``actions`` (identity, not equality; None: no).
+
+    The engines' trusted fast path (issue 19): an object taken from the legal
+    list of this very position needs no second legality check.
+    """
+    return actions is not None and any(map(is_, actions, repeat(action)))
+
+
 class Action:
     """Base class of every action; subclasses are frozen, slotted dataclasses.
 
@@ -460,7 +469,7 @@ class State(ABC):
         # object sample_chance() drew for this position, or one of the very objects
         # of the legal list computed for it (what legal_actions() handed out), so it
         # is legal without the game's check; the identity scan runs in C.
-        if action is not self._sampled and (cache is None or not any(map(is_, cache, repeat(action)))):
+        if action is not self._sampled and not holds(cache, action):
             if player == TERMINAL:
                 raise GameOverError(f"{self.game.name}: the game is over")
             if not isinstance(action, Action) or type(action) not in self.game.ACTIONS:

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, cast
 
-from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State
+from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State, holds
 from games.floriferous import actions as A
 from games.floriferous import crow, summary
 from games.floriferous.cards import (
@@ -185,11 +185,9 @@ class FloriferousState(State):
         Trusted without the check, as there: the action sample_chance() drew for
         this position, or one of the objects of its legal list.
         """
-        if action is not self._sampled:
-            cache = self._legal_cache
-            if cache is None or not _holds(cache, action):
-                State.apply_action(self, action)  # checks; raises GameOverError / InvalidActionError / ...
-                return
+        if action is not self._sampled and not holds(self._legal_cache, action):
+            State.apply_action(self, action)  # checks; raises GameOverError / InvalidActionError / ...
+            return
         player = self._cur
         _DISPATCH[type(action)](self, action)
         self.history.append((player, action))
@@ -553,14 +551,6 @@ class FloriferousState(State):
             new.__dict__.update(d)
         return new
 
-
-
-def _holds(actions: list[Action], action: Action) -> bool:
-    """Whether ``action`` is one of the very objects in ``actions`` (identity, not equality)."""
-    for a in actions:  # noqa: SIM110 - a plain loop: mypyc compiles it to a native scan, any() to a generator
-        if a is action:
-            return True
-    return False
 
 
 _TAKE_TABLE = A.TAKE_TABLE

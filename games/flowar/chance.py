@@ -16,6 +16,8 @@ from fractions import Fraction
 from math import comb
 from typing import TYPE_CHECKING
 
+from mypy_extensions import trait
+
 from games.api import Action
 from games.flowar import actions as A
 from games.flowar.cards import (
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from games.flowar.state_protocol import FlowarStateProtocol
 
 
+@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
 class ChanceMixin:
     """Outcomes, sampling and application of the chance actions."""
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import trait
+
 from games.api import TERMINAL, Action
 from games.flowar import actions as A
 from games.flowar.cards import (
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from games.flowar.state_protocol import FlowarStateProtocol
 
 
+@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
 class RoundsMixin:
     """Turns in Guild order, strikes, passing, end of round and game."""
 

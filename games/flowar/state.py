@@ -32,7 +32,7 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from games.api import CHANCE, TERMINAL, Action, Outcome, State
+from games.api import CHANCE, TERMINAL, Action, Outcome, State, holds
 from games.flowar import actions as A
 from games.flowar.cards import (
     CONTRACT_IDS,
@@ -69,6 +69,7 @@ from games.flowar.rounds import RoundsMixin
 from games.flowar.setup import CONTRACT_SLOTS, MARKET_SLOTS, SetupMixin
 from games.flowar.taxus import TaxusMixin
 from games.flowar.turn import TurnMixin
+from games.native import blank, fields_of, set_fields
 
 if TYPE_CHECKING:
     from games.flowar.game import FlowarGame
@@ -215,6 +216,47 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
     def _current_player(self) -> int:
         return self._cur
 
+    # -- the public API's hot calls, specialised on this state's fields (same behaviour as games.api.State's;
+    # the mypyc build runs them natively: issue 19) --------------------------------------------------------
+    def current_player(self) -> int:
+        """Seat number to act, or :data:`CHANCE`, or :data:`TERMINAL`."""
+        return self._cur
+
+    def is_terminal(self) -> bool:
+        """True when the game is over."""
+        return self._cur == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        """True when the next action is a chance outcome."""
+        return self._cur == CHANCE
+
+    def sample_chance(self, rng: random.Random) -> Action:
+        """Draw the next chance outcome with ``rng`` (see :meth:`games.api.State.sample_chance`)."""
+        if self._cur != CHANCE:
+            return State.sample_chance(self, rng)  # raises GameError
+        action = self._sample_chance(rng)
+        self._sampled = action
+        return action
+
+    def legal_actions(self) -> list[Action]:
+        """Legal actions now, a copy (see :meth:`games.api.State.legal_actions`)."""
+        cache = self._legal_cache
+        if cache is None:
+            cache = self._legal_cache = State.legal_actions(self)
+        return cache[:]
+
+    def apply_action(self, action: Action) -> None:
+        """Check and apply ``action`` (see :meth:`games.api.State.apply_action`); trusted without the
+        check, as there: the very action sample_chance() drew here, or an object of the legal list."""
+        if action is not self._sampled and not holds(self._legal_cache, action):
+            State.apply_action(self, action)  # checks; raises GameOverError / InvalidActionError / ...
+            return
+        player = self._cur
+        self._apply(action)
+        self.history.append((player, action))
+        self._legal_cache = None
+        self._sampled = None
+
     def _legal_actions(self) -> list[Action]:
         return _LEGAL[self._phase](self)
 
@@ -264,9 +306,9 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
 
     def clone(self) -> FlowarState:
         """An independent copy sharing only immutable parts (game, actions)."""
-        new = object.__new__(FlowarState)
+        new: FlowarState = blank(FlowarState, self.game)
         d = {}
-        for k, v in self.__dict__.items():
+        for k, v in fields_of(self).items():
             t = type(v)
             if t is list:
                 d[k] = [_copy(x) for x in v] if v and type(v[0]) is list else v[:]
@@ -275,7 +317,7 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
             else:
                 d[k] = v
         d["_legal_cache"] = None
-        new.__dict__.update(d)
+        set_fields(new, d)
         return new
 
     def resample_hidden(self, rng: random.Random, seat: int | None = None) -> FlowarState:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
+from mypy_extensions import trait
+
 from games.api import Action
 from games.flowar import actions as A
 from games.flowar import favors as F
@@ -110,6 +112,7 @@ def flower_classes(cards: list[int], used: dict[int, int] | None = None) -> dict
     return out
 
 
+@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
 class TurnMixin:
     """The turn menu and everything reachable from it but deliveries."""
 
