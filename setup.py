@@ -18,6 +18,7 @@ import os
 from setuptools import setup
 
 COMPILED = [
+    "games/trusted.py",
     "games/floriferous/state.py",
     "games/floriferous/crow.py",
     "games/floriferous/summary.py",

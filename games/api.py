@@ -35,9 +35,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
-from itertools import repeat
-from operator import is_
 from typing import Any, ClassVar
+
+from games.trusted import holds
 
 CHANCE = -1
 """``current_player()`` value when the next action is a chance outcome."""
@@ -79,15 +79,6 @@ def canonical_json(value: Any) -> str:
     values always give byte-identical text.
     """
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def holds(actions: Sequence[Action] | None, action: Action) -> bool:
-    """Whether ``action`` is one of the very objects in ``actions`` (identity, not equality; None: no).
-
-    The engines' trusted fast path (issue 19): an object taken from the legal
-    list of this very position needs no second legality check.
-    """
-    return actions is not None and any(map(is_, actions, repeat(action)))
 
 
 class Action:

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, cast
 
-from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State, holds
+from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State
 from games.floriferous import actions as A
 from games.floriferous import crow, summary
 from games.floriferous.cards import (
@@ -67,6 +67,7 @@ from games.floriferous.scoring import (
     bounty_met_ix,
     tea_winner,
 )
+from games.trusted import holds
 
 TOTAL_STONES = 24
 """Stones in the box (Rulebook: "Contents")."""
@@ -175,7 +176,7 @@ class FloriferousState(State):
         """Legal actions now, a copy (see :meth:`games.api.State.legal_actions`)."""
         cache = self._legal_cache
         if cache is None:
-            cache = State.legal_actions(self)
+            cache = self._legal_actions() if self._cur >= 0 else State.legal_actions(self)
             self._legal_cache = cache
         return cache[:]
 

@@ -22,7 +22,7 @@ builds dataclasses nor compares them field by field.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar, TypeVar
 
 from games.api import Action
 from games.flowar.cards import WORKERS
@@ -526,7 +526,7 @@ def make(cls: type[_A], *fields: Any) -> _A:
     got = _INTERNED.get(key)
     if got is None:
         got = _INTERNED[key] = cls(*fields)
-    return cast(_A, got)  # the key starts with ``cls``, so the interned value is a ``cls``
+    return got  # type: ignore[return-value]  # the key starts with ``cls``, so the interned value is a ``cls``
 
 
 PASS = Pass()

@@ -32,7 +32,7 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from games.api import CHANCE, TERMINAL, Action, Outcome, State, holds
+from games.api import CHANCE, TERMINAL, Action, Outcome, State
 from games.flowar import actions as A
 from games.flowar.cards import (
     CONTRACT_IDS,
@@ -70,6 +70,7 @@ from games.flowar.setup import CONTRACT_SLOTS, MARKET_SLOTS, SetupMixin
 from games.flowar.taxus import TaxusMixin
 from games.flowar.turn import TurnMixin
 from games.native import blank, fields_of, set_fields
+from games.trusted import holds
 
 if TYPE_CHECKING:
     from games.flowar.game import FlowarGame
@@ -242,7 +243,8 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
         """Legal actions now, a copy (see :meth:`games.api.State.legal_actions`)."""
         cache = self._legal_cache
         if cache is None:
-            cache = self._legal_cache = State.legal_actions(self)
+            cache = self._legal_actions() if self._cur >= 0 else State.legal_actions(self)
+            self._legal_cache = cache
         return cache[:]
 
     def apply_action(self, action: Action) -> None:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from games.api import CHANCE, TERMINAL, Action, Outcome, State, holds
+from games.api import CHANCE, TERMINAL, Action, Outcome, State
 from games.lafleur import actions as A
 from games.lafleur.cards import (
     ARTISANS,
@@ -62,6 +62,7 @@ from games.lafleur.solo import SoloMixin
 from games.lafleur.termination import LaFleurTermination
 from games.lafleur.turns import LEGAL_BUILDERS, TURN_DISPATCH, TurnsMixin
 from games.native import blank, fields_of, set_fields
+from games.trusted import holds
 
 if TYPE_CHECKING:
     from games.lafleur.game import LaFleurGame
@@ -315,7 +316,8 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         """Legal actions now, a copy (see :meth:`games.api.State.legal_actions`)."""
         cache = self._legal_cache
         if cache is None:
-            cache = self._legal_cache = State.legal_actions(self)
+            cache = self._legal_actions() if self._cur >= 0 else State.legal_actions(self)
+            self._legal_cache = cache
         return cache[:]
 
     def apply_action(self, action: Action) -> None:
