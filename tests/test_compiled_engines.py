@@ -17,8 +17,10 @@ from __future__ import annotations
 import ast
 import importlib.machinery
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,7 @@ import pytest
 from games.floriferous.game import FloriferousGame
 from games.flowar.game import FlowarGame
 from games.lafleur.game import LaFleurGame
+from games.native import stale_extensions
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -121,3 +124,29 @@ def test_compiled_engine_plays_exactly_as_the_source(game: str) -> None:
     assert all(f.endswith(".py") for f in pure["files"].values()), pure["files"]
     assert compiled["digests"] == pure["digests"]
     assert set(compiled["digests"]) == set(variants)
+
+
+def test_pure_switch_loads_every_engine_module_from_source() -> None:
+    """``PARTERRE_ENGINES=pure`` (CI's second run of the engine tests) imports the .py files, compiled or not."""
+    code = ("import json, importlib, sys; "
+            "print(json.dumps({m: importlib.import_module(m).__file__ for m in sys.argv[1:]}))")
+    out = subprocess.run([sys.executable, "-c", code, *MODULES], cwd=ROOT, capture_output=True, text=True,
+                         check=True, timeout=120, env={**os.environ, "PARTERRE_ENGINES": "pure"})
+    files = json.loads(out.stdout)
+    assert sorted(files) == sorted(MODULES)
+    assert all(f.endswith(".py") for f in files.values()), files
+
+
+def test_a_source_edited_after_the_build_is_noticed(tmp_path: Path) -> None:
+    """An extension older than its .py is reported (games then imports the sources); a fresh one is not."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    for name, so_age, py_age in (("fresh", 10, 20), ("edited", 20, 10)):
+        so, py = pkg / f"{name}{suffix}", pkg / f"{name}.py"
+        so.write_bytes(b"")
+        py.write_text("")
+        now = time.time()
+        os.utime(so, (now - so_age, now - so_age))
+        os.utime(py, (now - py_age, now - py_age))
+    assert stale_extensions(str(tmp_path)) == [os.path.join("pkg", "edited.py")]

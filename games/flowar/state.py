@@ -364,9 +364,13 @@ _TASKS: dict[str, Any] = {
 }
 """Agenda task name -> handler (every ``_t_<name>`` method of the class and its mixins)."""
 
+_CHOOSE_GUILD: dict[int, A.ChooseGuild] = {g: A.make(A.ChooseGuild, g) for g in range(1, 6)}
+_EXCHANGE_MP: tuple[A.ExchangeMP, ...] = tuple(A.make(A.ExchangeMP, m) for m in range(11))
+"""Interned decisions by number (Guild tiles 1..5; MP exchanged 0..10)."""
+
 _LEGAL: dict[int, Callable[[FlowarState], list[Action]]] = {
     D_KEEP: lambda st: [A.make(A.KeepContract, CONTRACT_IDS[x]) for x in sorted(st._dealt[st._cur])],
-    D_GUILD: lambda st: [A.make(A.ChooseGuild, g) for g in st._guilds if st._gowner[g] < 0],
+    D_GUILD: lambda st: [_CHOOSE_GUILD[g] for g in st._guilds if st._gowner[g] < 0],
     D_STRIKE: lambda st: st._strike_actions(st._cur),
     D_TURN: lambda st: st._menu_actions(st._cur),
     D_LINE: lambda st: st._line_actions(st._cur),
@@ -375,7 +379,7 @@ _LEGAL: dict[int, Callable[[FlowarState], list[Action]]] = {
     D_DELIVER: lambda st: st._deliver_actions(st._cur),
     D_BASKET: lambda st: st._basket_actions(st._cur),
     D_SELL: lambda st: st._sell_actions(st._cur),
-    D_EXCH: lambda st: [A.make(A.ExchangeMP, m) for m in range(st._exchange_max(st._cur) + 1)],
+    D_EXCH: lambda st: list(_EXCHANGE_MP[: st._exchange_max(st._cur) + 1]),
     D_SPEND: lambda st: [A.make(A.SpendMP, m) for m in range(1, min(3, st._mp[st._cur]) + 1)
                          if st._placeable(st._cur, 3 * m)],
     D_SWAP: lambda st: st._swap_actions(st._cur),
