@@ -7,7 +7,8 @@ column and puts a face-down card or 1-2 Stones in its place), "Tossing Tea"
 (at day end the crow's Stones go onto the Crow Card; the player may pay Stones
 to take them off, and with 4 or more left must discard a collected card).
 
-Handlers of :class:`games.floriferous.state.FloriferousState`: each takes the
+Handlers of :class:`games.floriferous.state.FloriferousState` (typed by
+:class:`~games.floriferous.state_protocol.FloriferousStateProtocol`): each takes the
 state and the action (already known to be legal), changes the state and
 moves the flow on with the state's own steps. They read and write its fields.
 """
@@ -22,12 +23,12 @@ from games.floriferous.cards import CARD_INDEX, CROW_ACTIONS, CROW_INDEX, CrowRo
 from games.floriferous.phases import P_CROW, P_CROW_DEAL, P_DISCARD
 
 if TYPE_CHECKING:
-    from games.floriferous.state import FloriferousState
+    from games.floriferous.state_protocol import FloriferousStateProtocol
 
 _EMPTY = -1
 
 
-def do_reveal_crow(st: FloriferousState, a: A.RevealCrow) -> None:
+def do_reveal_crow(st: FloriferousStateProtocol, a: A.RevealCrow) -> None:
     """Chance: the Crow Action card ``a.crow`` is revealed and carried out.
 
     Rulebook: "Playing the Solo Game": discard the named row's card in the next
@@ -61,7 +62,7 @@ def do_reveal_crow(st: FloriferousState, a: A.RevealCrow) -> None:
         st._next_round()
 
 
-def do_tea(st: FloriferousState, a: A.TossTea) -> None:
+def do_tea(st: FloriferousStateProtocol, a: A.TossTea) -> None:
     """Decision: keep the Cup of Tea (the crow comes) or toss it (Rulebook: "Tossing Tea")."""
     if a.toss:  # back to the box, no crow this round
         st._tea_holder = -1
@@ -72,7 +73,7 @@ def do_tea(st: FloriferousState, a: A.TossTea) -> None:
         st._cur = CHANCE
 
 
-def do_pay(st: FloriferousState, a: A.PayCrow) -> None:
+def do_pay(st: FloriferousStateProtocol, a: A.PayCrow) -> None:
     """Decision: pay ``a.stones`` Stones to take as many off the Crow Card (Rulebook: "Resolving the Crow", 2).
 
     Each paid Stone and the Stone it removes go back to the supply.
@@ -84,7 +85,7 @@ def do_pay(st: FloriferousState, a: A.PayCrow) -> None:
     crow_penalty(st)
 
 
-def do_discard(st: FloriferousState, a: A.DiscardCard) -> None:
+def do_discard(st: FloriferousStateProtocol, a: A.DiscardCard) -> None:
     """Decision: discard a collected card to the crow; its Stones go back (Rulebook: "Resolving the Crow", 3)."""
     st._coll[0].remove(CARD_INDEX[a.card])
     st._supply += st._crow_card
@@ -92,7 +93,7 @@ def do_discard(st: FloriferousState, a: A.DiscardCard) -> None:
     st._after_day()
 
 
-def crow_penalty(st: FloriferousState) -> None:
+def crow_penalty(st: FloriferousStateProtocol) -> None:
     """With 4 or more Stones left on the Crow Card, the player must discard a card (Rulebook:
     "Resolving the Crow", step 3); with none to discard the Stones just go back. Then the day ends."""
     if st._crow_card >= 4:

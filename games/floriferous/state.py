@@ -325,9 +325,17 @@ class FloriferousState(State):
         return summary.bounty_points(self)
 
     def resample_hidden(self, rng: random.Random) -> FloriferousState:
-        """A twin with the same public information and different hidden cards
-        (see :func:`games.floriferous.summary.resample_hidden`)."""
-        return summary.resample_hidden(self, rng)
+        """A twin with the same public information and other hidden cards, replayed from the history
+        :func:`games.floriferous.summary.resampled_history` gives (FAULTS F-20: every observation and
+        legal action equal this state's; the state hash differs when something was swapped); a clone
+        when nothing is hidden in the garden."""
+        history = summary.resampled_history(self, rng)
+        if history is None:
+            return self.clone()
+        twin = FloriferousState(self.game)
+        for a in history:
+            twin.apply_action(a)
+        return twin
 
     # -- chance actions ------------------------------------------------------------------
     def _do_reveal_bounty(self, a: A.RevealBounty) -> None:

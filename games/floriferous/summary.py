@@ -1,10 +1,11 @@
-"""A Floriferous position summarised: final scoring, the state as data, hidden-card twins.
+"""A Floriferous position summarised: final scoring, the state as data, hidden-card histories.
 
 Rulebook: Floriferous, "Final Scoring", "Scoring (Solo)", "Completing Bounty
 Cards" (the Flower Tokens' points) and "Face-Down Cards" (the only hidden
 information besides the decks).
 
-Functions of a :class:`games.floriferous.state.FloriferousState`; they read
+Functions of a :class:`games.floriferous.state.FloriferousState` (typed by
+:class:`~games.floriferous.state_protocol.FloriferousStateProtocol`); they read
 its fields and change nothing (the state's hooks ``_outcome``,
 ``_full_state``, ``bounty_points`` and ``resample_hidden`` call them).
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-from games.api import Outcome, ranks_from_keys
+from games.api import Action, Outcome, ranks_from_keys
 from games.floriferous import actions as A
 from games.floriferous.cards import BOUNTIES, CARD_IDS, CROW_ACTIONS, FIRST_DESIRE
 from games.floriferous.phases import P_DEAL, PHASE_NAMES
@@ -22,10 +23,10 @@ from games.floriferous.scoring import bounty_column_points_ix, breakdowns_json, 
 from games.floriferous.termination import FloriferousTermination
 
 if TYPE_CHECKING:
-    from games.floriferous.state import FloriferousState
+    from games.floriferous.state_protocol import FloriferousStateProtocol
 
 
-def bounty_points(st: FloriferousState) -> list[int]:
+def bounty_points(st: FloriferousStateProtocol) -> list[int]:
     """Bounty points per seat from the Flower Tokens placed so far (victory points)."""
     pts = [0] * st._n
     for pos, b in enumerate(st._bounties):
@@ -35,7 +36,7 @@ def bounty_points(st: FloriferousState) -> list[int]:
     return pts
 
 
-def score(st: FloriferousState) -> Outcome:
+def score(st: FloriferousStateProtocol) -> Outcome:
     """The outcome of a finished match. Rulebook: "Final Scoring" (multiplayer) and "Scoring (Solo)".
 
     Multiplayer ties are broken by the pawn closest to the top at the end of
@@ -63,7 +64,7 @@ def score(st: FloriferousState) -> Outcome:
     return Outcome(scores, ranks, FloriferousTermination.THIRD_DAY_COMPLETE, tie_breaks, details)
 
 
-def full_state(st: FloriferousState) -> dict[str, Any]:
+def full_state(st: FloriferousStateProtocol) -> dict[str, Any]:
     """Everything in the position, hidden cards and deck contents included, JSON-able (for state hashes)."""
     ids = CARD_IDS
     return {
@@ -97,19 +98,19 @@ def full_state(st: FloriferousState) -> dict[str, Any]:
     }
 
 
-def resample_hidden(st: FloriferousState, rng: random.Random) -> FloriferousState:
-    """A twin with the same public information and different hidden cards.
+def resampled_history(st: FloriferousStateProtocol, rng: random.Random) -> list[Action] | None:
+    """The history with every face-down card still in the garden swapped for another of its deck.
 
-    Every face-down card still lying in the garden is swapped for a card
-    drawn with ``rng`` from its deck (cards never dealt in this match), and
-    the history is replayed. Every observation and every legal action of the
-    twin equals the state's (FAULTS F-20); its ``state_hash`` differs
-    whenever something was swapped. Returns a clone when nothing is hidden
-    in the garden or the decks are empty.
+    Each hidden card is replaced, at the deal that placed it, by a card drawn
+    with ``rng`` from its deck (cards never dealt in this match). Replaying the
+    result gives a twin with the same public information (FAULTS F-20).
+
+    Returns:
+        The actions of the new history, or None when nothing is hidden in the garden.
     """
     hidden = [i for i, x in enumerate(st._card) if x >= 0 and st._fd[i]]
     if not hidden:
-        return st.clone()
+        return None
     history = [a for _, a in st.history]
     pools = {False: list(st._gdeck), True: list(st._ddeck)}
     for cell in hidden:
@@ -118,7 +119,4 @@ def resample_hidden(st: FloriferousState, rng: random.Random) -> FloriferousStat
             continue
         x = pool.pop(rng.randrange(len(pool)))
         history[st._dealt_at[cell]] = A.DEAL[x]
-    twin = type(st)(st.game)
-    for a in history:
-        twin.apply_action(a)
-    return twin
+    return history
