@@ -2,17 +2,27 @@
 #   make demo   - set up a virtual environment, install, run `parterre demo`
 #   make test   - set up a virtual environment, install, run the test suite
 #   make lint   - ruff and mypy over the tree configured in pyproject.toml (0 findings)
+# `make install` compiles the engines' hot modules with mypyc when a C compiler is present
+# (setup.py COMPILED; PARTERRE_ENGINES=pure at run time or `make install PURE=1` keeps them pure).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
 .PHONY: install demo test lint bench compiled protos clean
 
-$(BIN)/.installed: pyproject.toml
+$(BIN)/.installed: pyproject.toml setup.py
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is required (set PYTHON=python3.11)")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	@if [ -z "$(PURE)" ] && command -v "$${CC:-cc}" >/dev/null 2>&1; then \
+	  echo "install: compiling the engines with mypyc (setup.py COMPILED; PURE=1 skips)"; \
+	  PARTERRE_MYPYC=1 $(BIN)/python -m pip install --quiet --no-build-isolation --no-deps -e . \
+	    || { echo "install: the mypyc build failed; the engines stay pure Python" >&2; \
+	         find games -name '*.cpython-*.so' -delete; $(BIN)/python -m pip install --quiet --no-deps -e .; }; \
+	else \
+	  echo "install: no C compiler (or PURE=1): the engines stay pure Python"; \
+	fi
 	@touch $@
 
 install: $(BIN)/.installed
@@ -32,7 +42,7 @@ lint: install
 bench: install
 	$(BIN)/python bench/run_all.py
 
-# Optional: compile the engines' hot modules with mypyc (setup.py COMPILED; needs a C compiler).
+# Rebuild the compiled engines after editing a module of setup.py COMPILED (needs a C compiler).
 compiled: install
 	PARTERRE_MYPYC=1 $(BIN)/python -m pip install --quiet --no-build-isolation -e ".[dev]"
 

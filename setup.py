@@ -18,9 +18,28 @@ import os
 from setuptools import setup
 
 COMPILED = [
+    "games/trusted.py",
     "games/floriferous/state.py",
+    "games/floriferous/crow.py",
+    "games/floriferous/summary.py",
     "games/floriferous/scoring.py",
     "games/floriferous/layout.py",
+    "games/lafleur/state.py",
+    "games/lafleur/turns.py",
+    "games/lafleur/party.py",
+    "games/lafleur/solo.py",
+    "games/lafleur/payment.py",
+    "games/lafleur/abilities.py",
+    "games/lafleur/scoring.py",
+    "games/flowar/state.py",
+    "games/flowar/setup.py",
+    "games/flowar/rounds.py",
+    "games/flowar/chance.py",
+    "games/flowar/turn.py",
+    "games/flowar/delivery.py",
+    "games/flowar/taxus.py",
+    "games/flowar/favors.py",
+    "games/flowar/scoring.py",
 ]
 """Modules compiled when ``PARTERRE_MYPYC=1`` (the engines' hot paths, measured by bench/bench_games.py)."""
 

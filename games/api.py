@@ -35,9 +35,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
-from itertools import repeat
-from operator import is_
 from typing import Any, ClassVar, TypeVar, cast
+
+from games.trusted import holds
 
 CHANCE = -1
 """``current_player()`` value when the next action is a chance outcome."""
@@ -411,6 +411,7 @@ class State(ABC):
         self.game = game
         self.history: list[tuple[int, Action]] = []
         self._legal_cache: list[Action] | None = None
+        self._sampled: Action | None = None  # what sample_chance() drew here: legal by construction
 
     # -- hooks -----------------------------------------------------------------
     @abstractmethod
@@ -505,10 +506,11 @@ class State(ABC):
         """
         player = self._current_player()
         cache = self._legal_cache
-        # Trusted fast path: ``action`` is one of the very objects of the legal
-        # list computed for this position (what legal_actions() handed out), so it
+        # Trusted fast paths (legality is checked once): ``action`` is the very
+        # object sample_chance() drew for this position, or one of the very objects
+        # of the legal list computed for it (what legal_actions() handed out), so it
         # is legal without the game's check; the identity scan runs in C.
-        if cache is None or not any(map(is_, cache, repeat(action))):
+        if action is not self._sampled and not holds(cache, action):
             if player == TERMINAL:
                 raise GameOverError(f"{self.game.name}: the game is over")
             if not isinstance(action, Action) or type(action) not in self.game.ACTIONS:
@@ -521,6 +523,7 @@ class State(ABC):
         self._apply(action)
         self.history.append((player, action))
         self._legal_cache = None
+        self._sampled = None
 
     def sample_chance(self, rng: random.Random) -> Action:
         """Draw the next chance outcome with ``rng`` (the referee's match RNG).
@@ -530,7 +533,9 @@ class State(ABC):
         """
         if self._current_player() != CHANCE:
             raise GameError(f"{self.game.name}: not a chance node")
-        return self._sample_chance(rng)
+        action = self._sample_chance(rng)
+        self._sampled = action
+        return action
 
     def apply_index(self, index: int) -> Action:
         """Apply the ``index``-th legal action and return it.

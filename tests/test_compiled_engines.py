@@ -1,31 +1,55 @@
 """The mypyc-compiled engine modules against their pure-Python source (issue 19).
 
-``make compiled`` (``PARTERRE_MYPYC=1``, setup.py) compiles the modules named
-in setup.py's ``COMPILED``; an extension module is then imported instead of
-the ``.py`` beside it. The ``.py`` is the reference: two subprocesses play
-the same seeded random games in every variant, one importing the compiled
-modules and one forced onto the source files (a meta-path finder that
-loads those modules from their ``.py``), and every step's legal actions, the action taken, the observations (playing on
-from a clone every 10 steps),
+``make install`` (with a C compiler; ``make compiled`` forces it, setup.py)
+compiles the modules named in setup.py's ``COMPILED``: the hot paths of all
+three engines. An extension module is then imported instead of the ``.py``
+beside it. The ``.py`` is the reference: two subprocesses play the same
+seeded random games in every shipped variant of every game, one importing the
+compiled modules and one forced onto the source files (a meta-path finder
+that loads those modules from their ``.py``), and every step's legal actions,
+the action taken, the observations (playing on from a clone every 10 steps),
 the final state hash and the outcome must be identical. Skipped when nothing
-is compiled (the default install).
+is compiled (a machine without a C compiler); CI builds both and runs this.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib.machinery
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from games.floriferous.game import FloriferousGame
+from games.flowar.game import FlowarGame
+from games.lafleur.game import LaFleurGame
+from games.native import stale_extensions
+
 ROOT = Path(__file__).resolve().parent.parent
 
-MODULES = ["games.floriferous.state", "games.floriferous.scoring", "games.floriferous.layout"]
-VARIANTS = ["floriferous(players=1)", "floriferous(players=1,extended=true)", "floriferous(players=2)",
-            "floriferous(players=3,competitive_bounties=true)", "floriferous(players=4)"]
+
+def _compiled_list() -> list[str]:
+    """setup.py's COMPILED (read as data: importing setup.py would run setup())."""
+    tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "COMPILED" for t in node.targets):
+            files = ast.literal_eval(node.value)
+            return [f.removesuffix(".py").replace("/", ".") for f in files]
+    raise AssertionError("setup.py has no COMPILED list")
+
+
+MODULES = _compiled_list()
+GAMES: dict[str, tuple[tuple[str, ...], int]] = {
+    "floriferous": (FloriferousGame.VARIANTS, 6),
+    "lafleur": (LaFleurGame.VARIANTS, 2),
+    "flowar": (FlowarGame.VARIANTS, 2),
+}
+"""Game -> (variants played, random games per variant)."""
 
 _SCRIPT = r"""
 import hashlib, importlib, json, random, sys
@@ -73,9 +97,9 @@ def _compiled(module: str) -> bool:
     return any(base.with_name(base.name + s).exists() for s in importlib.machinery.EXTENSION_SUFFIXES)
 
 
-def _run(mode: str, games: int) -> dict[str, dict[str, str]]:
+def _run(mode: str, variants: tuple[str, ...], games: int) -> dict[str, dict[str, str]]:
     out = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, mode, json.dumps(MODULES), json.dumps(VARIANTS), str(games)],
+        [sys.executable, "-c", _SCRIPT, mode, json.dumps(MODULES), json.dumps(list(variants)), str(games)],
         cwd=ROOT, capture_output=True, text=True, check=False, timeout=600,
     )
     assert out.returncode == 0, f"{mode} run failed:\n{out.stderr[-3000:]}"
@@ -83,10 +107,46 @@ def _run(mode: str, games: int) -> dict[str, dict[str, str]]:
     return result
 
 
-@pytest.mark.skipif(not any(_compiled(m) for m in MODULES), reason="engines not compiled (make compiled)")
-def test_compiled_floriferous_plays_exactly_as_the_source() -> None:
-    compiled = _run("compiled", 8)
-    pure = _run("pure", 8)
-    assert all(f.endswith(".so") for f in compiled["files"].values()), compiled["files"]
+def test_setup_compiles_the_hot_modules_of_every_engine() -> None:
+    for game in GAMES:
+        assert any(m.startswith(f"games.{game}.") for m in MODULES), f"nothing of {game} in setup.py COMPILED"
+        assert f"games.{game}.state" in MODULES
+
+
+@pytest.mark.skipif(not any(_compiled(m) for m in MODULES), reason="engines not compiled (no C compiler)")
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_compiled_engine_plays_exactly_as_the_source(game: str) -> None:
+    variants, games = GAMES[game]
+    compiled = _run("compiled", variants, games)
+    pure = _run("pure", variants, games)
+    mine = [m for m in MODULES if m.startswith(f"games.{game}.")]
+    assert all(compiled["files"][m].endswith(".so") for m in mine), compiled["files"]
     assert all(f.endswith(".py") for f in pure["files"].values()), pure["files"]
     assert compiled["digests"] == pure["digests"]
+    assert set(compiled["digests"]) == set(variants)
+
+
+def test_pure_switch_loads_every_engine_module_from_source() -> None:
+    """``PARTERRE_ENGINES=pure`` (CI's second run of the engine tests) imports the .py files, compiled or not."""
+    code = ("import json, importlib, sys; "
+            "print(json.dumps({m: importlib.import_module(m).__file__ for m in sys.argv[1:]}))")
+    out = subprocess.run([sys.executable, "-c", code, *MODULES], cwd=ROOT, capture_output=True, text=True,
+                         check=True, timeout=120, env={**os.environ, "PARTERRE_ENGINES": "pure"})
+    files = json.loads(out.stdout)
+    assert sorted(files) == sorted(MODULES)
+    assert all(f.endswith(".py") for f in files.values()), files
+
+
+def test_a_source_edited_after_the_build_is_noticed(tmp_path: Path) -> None:
+    """An extension older than its .py is reported (games then imports the sources); a fresh one is not."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    for name, so_age, py_age in (("fresh", 10, 20), ("edited", 20, 10)):
+        so, py = pkg / f"{name}{suffix}", pkg / f"{name}.py"
+        so.write_bytes(b"")
+        py.write_text("")
+        now = time.time()
+        os.utime(so, (now - so_age, now - so_age))
+        os.utime(py, (now - py_age, now - py_age))
+    assert stale_extensions(str(tmp_path)) == [os.path.join("pkg", "edited.py")]

@@ -33,6 +33,7 @@ from games.floriferous.cards import (
 )
 from games.floriferous.phases import P_CROW, P_CROW_DEAL, P_TEA, P_TURN, PHASE_NAMES
 from games.floriferous.state import FloriferousState
+from games.native import set_fields
 
 _PHASE = {name: i for i, name in enumerate(PHASE_NAMES)}
 
@@ -137,8 +138,7 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
     if len(crow_deck) != int(crow.get("deck", 0)):
         raise DeterminizeError("crow deck size does not match its discard pile")
 
-    d = st.__dict__
-    d.update(
+    set_fields(st, dict(
         _card=card, _fd=fd, _st=stones, _dealt_at=[-1] * cells,
         _gdeck=gdeck, _ddeck=ddeck, _indeck=indeck,
         _bpool=[b for b in range(len(st._bpool)) if b not in bounties] if bounties else st._bpool,
@@ -154,9 +154,10 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
         _crow_last=CROW_INDEX[crow.get("last_card", "")] if crow.get("last_card", "") else -1,
         _crow_card=int(crow.get("crow_card_stones", 0)), _crow_target=-1,
         _result=None, _phase=phase, _cur=cur,
-    )
+    ))  # through games.native: a compiled state keeps these outside __dict__
     st.history = []
     st._legal_cache = None
+    st._sampled = None
     return st
 
 

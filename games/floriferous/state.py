@@ -1,4 +1,7 @@
-"""The Floriferous game state: setup, turns, day end, solo crow, final scoring.
+"""The Floriferous game state: setup, the deal, turns, day end; the State hooks.
+
+The solo crow's handlers live in :mod:`games.floriferous.crow`; final scoring,
+the state as data and hidden-card twins in :mod:`games.floriferous.summary`.
 
 Rulebook: Floriferous, "Game Setup", "Playing the Game", "Day End, Cleanup,
 and Bounty Cards", "Begin a New Day", "Game End", "Final Scoring" and "The
@@ -28,8 +31,9 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, cast
 
-from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State, ranks_from_keys
+from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State
 from games.floriferous import actions as A
+from games.floriferous import crow, summary
 from games.floriferous.cards import (
     BOUNTIES,
     BOUNTY_INDEX,
@@ -43,7 +47,6 @@ from games.floriferous.cards import (
     GARDEN_CARDS,
     NUM_CARDS,
     SOLO_GARDEN_CARDS,
-    CrowRow,
 )
 from games.floriferous.layout import layout_for
 from games.floriferous.observation import build_observation
@@ -59,17 +62,12 @@ from games.floriferous.phases import (
     P_START,
     P_TEA,
     P_TURN,
-    PHASE_NAMES,
 )
 from games.floriferous.scoring import (
-    bounty_column_points_ix,
     bounty_met_ix,
-    breakdowns_json,
-    final_breakdowns_ix,
-    mood,
     tea_winner,
 )
-from games.floriferous.termination import FloriferousTermination
+from games.trusted import holds
 
 TOTAL_STONES = 24
 """Stones in the box (Rulebook: "Contents")."""
@@ -152,6 +150,50 @@ class FloriferousState(State):
     # -- framework hooks --------------------------------------------------------------
     def _current_player(self) -> int:
         return self._cur
+
+    # -- the public API's hot calls, specialised (same behaviour as games.api.State's) ------------
+    def current_player(self) -> int:
+        """Seat number to act, or :data:`CHANCE`, or :data:`TERMINAL`."""
+        return self._cur
+
+    def is_terminal(self) -> bool:
+        """True when the game is over."""
+        return self._cur == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        """True when the next action is a chance outcome."""
+        return self._cur == CHANCE
+
+    def sample_chance(self, rng: random.Random) -> Action:
+        """Draw the next chance outcome with ``rng`` (see :meth:`games.api.State.sample_chance`)."""
+        if self._cur != CHANCE:
+            return State.sample_chance(self, rng)  # raises GameError
+        action = self._sample_chance(rng)
+        self._sampled = action
+        return action
+
+    def legal_actions(self) -> list[Action]:
+        """Legal actions now, a copy (see :meth:`games.api.State.legal_actions`)."""
+        cache = self._legal_cache
+        if cache is None:
+            cache = self._legal_actions() if self._cur >= 0 else State.legal_actions(self)
+            self._legal_cache = cache
+        return cache[:]
+
+    def apply_action(self, action: Action) -> None:
+        """Check and apply ``action`` (see :meth:`games.api.State.apply_action`).
+
+        Trusted without the check, as there: the action sample_chance() drew for
+        this position, or one of the objects of its legal list.
+        """
+        if action is not self._sampled and not holds(self._legal_cache, action):
+            State.apply_action(self, action)  # checks; raises GameOverError / InvalidActionError / ...
+            return
+        player = self._cur
+        _DISPATCH[type(action)](self, action)
+        self.history.append((player, action))
+        self._legal_cache = None
+        self._sampled = None
 
     def _chance_seq(self) -> list[int]:
         """Outcome indexes of the current chance node, in the canonical order."""
@@ -272,8 +314,28 @@ class FloriferousState(State):
 
     def _outcome(self) -> Outcome:
         if self._result is None:
-            self._result = self._score()
+            self._result = summary.score(self)
         return self._result
+
+    def _full_state(self) -> dict[str, Any]:
+        return summary.full_state(self)
+
+    def bounty_points(self) -> list[int]:
+        """Bounty points per seat from the Flower Tokens placed so far (victory points)."""
+        return summary.bounty_points(self)
+
+    def resample_hidden(self, rng: random.Random) -> FloriferousState:
+        """A twin with the same public information and other hidden cards, replayed from the history
+        :func:`games.floriferous.summary.resampled_history` gives (FAULTS F-20: every observation and
+        legal action equal this state's; the state hash differs when something was swapped); a clone
+        when nothing is hidden in the garden."""
+        history = summary.resampled_history(self, rng)
+        if history is None:
+            return self.clone()
+        twin = FloriferousState(self.game)
+        for a in history:
+            twin.apply_action(a)
+        return twin
 
     # -- chance actions ------------------------------------------------------------------
     def _do_reveal_bounty(self, a: A.RevealBounty) -> None:
@@ -319,36 +381,6 @@ class FloriferousState(State):
             self._crow_target = -1
             self._next_round()
 
-    def _do_reveal_crow(self, a: A.RevealCrow) -> None:
-        # Rulebook: "Playing the Solo Game": discard the named row's card in the
-        # next column (its Stone to the supply), then place a face-down card from
-        # the matching deck or 1-2 Stones in the vacated space.
-        c = CROW_INDEX[a.crow]
-        if not self._crow_deck:  # exhausted: the discard pile becomes the new deck
-            self._crow_deck = sorted(self._crow_disc)
-            self._crow_disc = []
-        self._crow_deck.remove(c)
-        self._crow_disc.append(c)
-        self._crow_last = c
-        crow = CROW_ACTIONS[c]
-        ri = 0 if crow.row is CrowRow.TOP else 1 if crow.row is CrowRow.MIDDLE else self._nrows - 1
-        cell = ri * self._ncols + self._round + 1
-        self._supply += self._st[cell]
-        self._card[cell] = _EMPTY
-        self._fd[cell] = False
-        self._st[cell] = 0
-        self._dealt_at[cell] = -1
-        if crow.replacement == "stones":
-            k = min(crow.stones, self._supply)
-            self._st[cell] = k
-            self._supply -= k
-            self._next_round()
-        elif self._ddeck if cell >= self._desire_start else self._gdeck:
-            self._crow_target = cell
-            self._phase = P_CROW_DEAL
-        else:  # the matching deck is empty: the space stays empty
-            self._next_round()
-
     # -- decisions -------------------------------------------------------------------------
     def _do_take(self, a: A.TakeCard) -> None:
         seat = self._cur
@@ -391,28 +423,6 @@ class FloriferousState(State):
         self._prow[seat] = self._lay.row_index[a.row]
         self._pcol[seat] = self._round
         self._next_turn()
-
-    def _do_tea(self, a: A.TossTea) -> None:
-        if a.toss:  # Rulebook: "Tossing Tea": back to the box, no crow this round
-            self._tea_holder = -1
-            self._tea_tossed = True
-            self._next_round()
-        else:
-            self._phase = P_CROW
-            self._cur = CHANCE
-
-    def _do_pay(self, a: A.PayCrow) -> None:
-        k = a.stones
-        self._stones[0] -= k
-        self._crow_card -= k
-        self._supply += 2 * k
-        self._crow_penalty()
-
-    def _do_discard(self, a: A.DiscardCard) -> None:
-        self._coll[0].remove(CARD_INDEX[a.card])
-        self._supply += self._crow_card
-        self._crow_card = 0
-        self._after_day()
 
     # -- flow -------------------------------------------------------------------------------
     def _begin_day(self) -> None:
@@ -496,20 +506,9 @@ class FloriferousState(State):
                 self._phase = P_PAY
                 self._cur = 0
                 return
-            self._crow_penalty()
+            crow.crow_penalty(self)
         else:
             self._after_day()
-
-    def _crow_penalty(self) -> None:
-        # Rulebook: "Resolving the Crow", step 3.
-        if self._crow_card >= 4:
-            if self._coll[0]:
-                self._phase = P_DISCARD
-                self._cur = 0
-                return
-            self._supply += self._crow_card
-            self._crow_card = 0
-        self._after_day()
 
     def _after_day(self) -> None:
         if self._day == DAYS - 1:
@@ -539,72 +538,6 @@ class FloriferousState(State):
                         break
         self._bdone[seat] = done
 
-    # -- scoring ------------------------------------------------------------------------------
-    def bounty_points(self) -> list[int]:
-        """Bounty points per seat from the Flower Tokens placed so far."""
-        pts = [0] * self._n
-        for pos, b in enumerate(self._bounties):
-            for d, seats in enumerate(self._bcols[pos]):
-                for s in seats:
-                    pts[s] += bounty_column_points_ix(b, d)
-        return pts
-
-    def _score(self) -> Outcome:
-        """Rulebook: "Final Scoring" (multiplayer) and "Scoring (Solo)"."""
-        parts = final_breakdowns_ix(
-            self._coll, self._stones, self.bounty_points(), self._tea_holder, sculptures_scored=not self._solo
-        )
-        scores = tuple(p.total for p in parts)
-        details: dict[str, Any] = {
-            "breakdown": breakdowns_json(parts),
-            "tea_holder": self._tea_holder,
-            "pawn_rows": [self._lay.rows[r] for r in self._prow],
-        }
-        if self._solo:
-            extended = bool(self.game.options["extended"])
-            details["mood"] = mood(scores[0], extended)
-            details["mood_chart"] = "extended" if extended else "standard"
-            details["tea_tossed"] = self._tea_tossed
-            return Outcome(scores, (1,), FloriferousTermination.THIRD_DAY_COMPLETE, (), details)
-        # Tie-break: the player closest to the top position at the end of the third day.
-        ranks = ranks_from_keys([(scores[s], -self._prow[s]) for s in range(self._n)])
-        tied = len(set(scores)) < len(scores)
-        tie_breaks = ("pawn closest to the top at the end of day 3",) if tied else ()
-        return Outcome(scores, ranks, FloriferousTermination.THIRD_DAY_COMPLETE, tie_breaks, details)
-
-    # -- state as data ------------------------------------------------------------------------
-    def _full_state(self) -> dict[str, Any]:
-        ids = CARD_IDS
-        return {
-            "phase": PHASE_NAMES[self._phase],
-            "current_player": self._cur,
-            "day": self._day,
-            "round": self._round,
-            "turn_order": list(self._order),
-            "turn_index": self._ti,
-            "deal_position": self._qi if self._phase == P_DEAL else -1,
-            "cells": [
-                [ids[x] if x >= 0 else "", self._fd[i], self._st[i]] for i, x in enumerate(self._card)
-            ],
-            "garden_deck": [ids[x] for x in self._gdeck],
-            "desire_deck": [ids[x] for x in self._ddeck],
-            "bounty_pool": [BOUNTIES[b].id for b in self._bpool],
-            "bounties": [BOUNTIES[b].id for b in self._bounties],
-            "bounty_columns": [[list(s) for s in cols] for cols in self._bcols],
-            "bounty_done": list(self._bdone),
-            "collections": [[ids[x] for x in c] for c in self._coll],
-            "stones": list(self._stones),
-            "supply": self._supply,
-            "pawns": [[self._prow[s], self._pcol[s]] for s in range(self._n)],
-            "tea_holder": self._tea_holder,
-            "tea_tossed": self._tea_tossed,
-            "crow_deck": [CROW_ACTIONS[c].id for c in self._crow_deck],
-            "crow_discard": [CROW_ACTIONS[c].id for c in self._crow_disc],
-            "crow_last": CROW_ACTIONS[self._crow_last].id if self._crow_last >= 0 else "",
-            "crow_card": self._crow_card,
-            "crow_target": self._crow_target,
-        }
-
     def clone(self) -> FloriferousState:
         """An independent copy sharing only immutable parts (game, layout, actions)."""
         # object.__new__ in pure Python (no __init__ runs); the mypyc-compiled class's __new__ runs
@@ -627,31 +560,6 @@ class FloriferousState(State):
             new.__dict__.update(d)
         return new
 
-    def resample_hidden(self, rng: random.Random) -> FloriferousState:
-        """A twin with the same public information and different hidden cards.
-
-        Every face-down card still lying in the garden is swapped for a card
-        drawn with ``rng`` from its deck (cards never dealt in this match), and
-        the history is replayed. Every observation and every legal action of the
-        twin equals this state's (FAULTS F-20); its :meth:`state_hash` differs
-        whenever something was swapped. Returns a clone when nothing is hidden
-        in the garden or the decks are empty.
-        """
-        hidden = [i for i, x in enumerate(self._card) if x >= 0 and self._fd[i]]
-        if not hidden:
-            return self.clone()
-        history = [a for _, a in self.history]
-        pools = {False: list(self._gdeck), True: list(self._ddeck)}
-        for cell in hidden:
-            pool = pools[self._card[cell] >= FIRST_DESIRE]
-            if not pool:
-                continue
-            x = pool.pop(rng.randrange(len(pool)))
-            history[self._dealt_at[cell]] = A.DEAL[x]
-        twin = FloriferousState(self.game)
-        for a in history:
-            twin.apply_action(a)
-        return twin
 
 
 _TAKE_TABLE = A.TAKE_TABLE
@@ -667,13 +575,13 @@ _DISPATCH: dict[type[Action], Callable[[FloriferousState, Any], None]] = {
     A.RevealBounty: FloriferousState._do_reveal_bounty,
     A.ChooseStartPlayer: FloriferousState._do_start,
     A.DealCard: FloriferousState._do_deal,
-    A.RevealCrow: FloriferousState._do_reveal_crow,
+    A.RevealCrow: crow.do_reveal_crow,
     A.TakeCard: FloriferousState._do_take,
     A.ScatterStones: FloriferousState._do_scatter,
     A.MoveToEmpty: FloriferousState._do_move_empty,
-    A.TossTea: FloriferousState._do_tea,
-    A.PayCrow: FloriferousState._do_pay,
-    A.DiscardCard: FloriferousState._do_discard,
+    A.TossTea: crow.do_tea,
+    A.PayCrow: crow.do_pay,
+    A.DiscardCard: crow.do_discard,
 }
 
 

@@ -16,6 +16,8 @@ from fractions import Fraction
 from math import comb
 from typing import TYPE_CHECKING
 
+from mypy_extensions import trait
+
 from games.api import Action
 from games.flowar import actions as A
 from games.flowar.cards import (
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from games.flowar.state_protocol import FlowarStateProtocol
 
 
+@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
 class ChanceMixin:
     """Outcomes, sampling and application of the chance actions."""
 
@@ -68,11 +71,11 @@ class ChanceMixin:
             pool = self._unchosen if (self._unchosen and self._ct < TO_SEAT) else self._cdeck
             return [_DRAW_CONTRACT[x] for x in pool]
         if ph == C_FAVOR:
-            return [A.make(A.DealFavor, f) for f in self._fav_pool]
+            return [_DEAL_FAVOR[f] for f in self._fav_pool]
         if ph == C_GUILD:
-            return [A.make(A.DrawGuild, g) for g in self._guild_pool]
+            return [_DRAW_GUILD[g] for g in self._guild_pool]
         if ph == C_START:
-            return [A.make(A.ChooseStartPlayer, s) for s in range(self._n)]
+            return list(_START[: self._n])
         return [_REVEAL_TAXUS[x] for x in self._tx_deck]
 
     def _chance_outcomes(self: FlowarStateProtocol) -> list[tuple[Action, Fraction]]:
@@ -201,3 +204,7 @@ def _worker_outcomes(bag: tuple[int, ...]) -> tuple[tuple[Action, ...], list[int
 _WORKER_CACHE: dict[tuple[int, ...], tuple[tuple[Action, ...], list[int]]] = {}
 _DRAW_EFF: tuple[A.DrawEfficiency, ...] = tuple(A.make(A.DrawEfficiency, v) for v in EFFICIENCY_VALUES)
 _REVEAL_TAXUS: tuple[A.RevealTaxus, ...] = tuple(A.make(A.RevealTaxus, t.id) for t in TAXUS_CARDS)
+_DEAL_FAVOR: dict[int, A.DealFavor] = {f: A.make(A.DealFavor, f) for f in range(1, 21)}
+_DRAW_GUILD: dict[int, A.DrawGuild] = {g: A.make(A.DrawGuild, g) for g in range(1, 6)}
+_START: tuple[A.ChooseStartPlayer, ...] = tuple(A.make(A.ChooseStartPlayer, s) for s in range(4))
+"""Interned chance outcomes by number (Kingdom Favors 1..20, Guild tiles 1..5, seats 0..3)."""

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import trait
+
 from games.api import Action
 from games.flowar import actions as A
 from games.flowar.cards import (
@@ -92,6 +94,7 @@ def transport_total(contracts: list[int], kingdom: int) -> int:
     return total
 
 
+@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
 class DeliveryMixin:
     """Travel Petal deliveries; mixed into :class:`games.flowar.state.FlowarState`."""
 

@@ -56,6 +56,7 @@ from games.flowar.cards import (
 from games.flowar.observation import BOARD_SPACES
 from games.flowar.phases import D_TURN, PHASE_NAMES
 from games.flowar.state import FlowarState
+from games.native import set_fields
 
 _W = ("trentis", "humans", "foxes")
 
@@ -195,8 +196,7 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
     own_mp = int(players[seat].get("mp", 0))
     order = [int(s) for s in obs.get("turn_order", [])]
 
-    d = st.__dict__
-    d.update(
+    set_fields(st, dict(  # through games.native: a compiled state keeps these outside __dict__
         _fav_pool=fav_pool, _fav_slots=slots, _nfav=6, _eff_supply=eff_supply, _eff=eff,
         _fdeck=fdeck, _fin=bytearray(1 if x in set(fdeck) else 0 for x in range(len(FLOWER_IDS))),
         _fdisc=fdisc, _aside=[], _market=market,
@@ -228,7 +228,7 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
         _delivered=[[int(x) for x in p.get("delivered", [0, 0, 0])] for p in players],
         _tseat=seat, _loop=("menu", seat), _ct=0,
         _phase=D_TURN, _cur=seat, _result=None, _agenda=[],
-    )
+    ))
     st._reset_turn()
     st._loop = ("menu", seat)
     st._reset_delivery()
@@ -237,6 +237,7 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
     st._strike_type = -1
     st.history = []
     st._legal_cache = None
+    st._sampled = None
     return st
 
 

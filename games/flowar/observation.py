@@ -63,6 +63,7 @@ from games.flowar.cards import (
     exchange_rate,
 )
 from games.flowar.phases import P_OVER, PHASE_NAMES
+from games.native import fields_of
 
 if TYPE_CHECKING:
     from games.flowar.state_protocol import FlowarStateProtocol
@@ -222,8 +223,8 @@ def full_state(st: FlowarStateProtocol) -> dict[str, Any]:
     the agenda (pending tasks) is included so that equal hashes mean equal futures.
     """
     out: dict[str, Any] = {}
-    for k, v in st.__dict__.items():
-        if k in ("game", "history", "_legal_cache", "_result"):
+    for k, v in fields_of(st).items():
+        if k in ("game", "history", "_legal_cache", "_sampled", "_result"):  # caches, not the position
             continue
         if isinstance(v, bytearray):
             v = list(v)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import trait
+
 from games.api import TERMINAL, Action
 from games.flowar import actions as A
 from games.flowar.cards import (
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from games.flowar.state_protocol import FlowarStateProtocol
 
 
+@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
 class RoundsMixin:
     """Turns in Guild order, strikes, passing, end of round and game."""
 
@@ -75,7 +78,7 @@ class RoundsMixin:
 
     def _strike_actions(self: FlowarStateProtocol, seat: int) -> list[Action]:
         k = self._workers[seat][self._strike_type]
-        out: list[Action] = [A.make(A.PayStrike, j) for j in range(min(k, self._coins[seat]) + 1)]
+        out: list[Action] = list(_PAY_STRIKE[: min(k, self._coins[seat]) + 1])
         if self._loans[seat] < 2:
             out.append(A.TAKE_LOAN)
         if seat != self._tseat or not self._t_favor:
@@ -223,3 +226,7 @@ class RoundsMixin:
         self._phase = P_OVER
         self._cur = TERMINAL
         return True
+
+
+_PAY_STRIKE: tuple[A.PayStrike, ...] = tuple(A.make(A.PayStrike, j) for j in range(31))
+"""Interned strike payments, by the number of Workers paid for (0..30)."""

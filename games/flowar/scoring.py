@@ -10,7 +10,7 @@ tie-breaks apply; Taxus has no Contracts or Baskets).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from games.api import Outcome, ranks_from_keys
@@ -60,6 +60,13 @@ class Breakdown:
     contracts_below: int
     baskets: int
     guild: int
+
+    def to_json(self) -> dict[str, int]:
+        """Every field by name, in declaration order (what ``dataclasses.asdict`` gives, without its deep copy)."""
+        return {name: getattr(self, name) for name in _BREAKDOWN_FIELDS}
+
+
+_BREAKDOWN_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Breakdown))
 
 
 def breakdown(mp: int, torches: int, loans: int, coins: int, below: int, baskets: int, guild: int) -> Breakdown:
@@ -128,7 +135,7 @@ def outcome_of(st: FlowarStateProtocol) -> Outcome:
     if st._solo:
         tx = breakdown(st._tx_mp, st._tx_torches, st._tx_loans, st._tx_coins, 0, 0, st._tx_guild)
         won = tie_break_keys(parts[0]) > tie_break_keys(tx)
-        details["taxus"] = asdict(tx)
+        details["taxus"] = tx.to_json()
         details["defeated_taxus"] = won
         tie_breaks = tie_breaks_used([parts[0], tx])
         # Rulebook (solo, "End of the Game"): "Have you managed to defeat Taxus?" The seat ranks
@@ -139,7 +146,7 @@ def outcome_of(st: FlowarStateProtocol) -> Outcome:
         ranks = ranks_from_keys([tie_break_keys(b) for b in parts])
         tie_breaks = tie_breaks_used(parts)
     details["breakdown"] = [
-        {**asdict(b), "seat": s, "delivered": list(st._delivered[s]),
+        {**b.to_json(), "seat": s, "delivered": list(st._delivered[s]),
          "achievements": achievements(st, s, won)}
         for s, b in enumerate(parts)
     ]

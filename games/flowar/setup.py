@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import trait
+
 from games.api import CHANCE
 from games.flowar import actions as A
 from games.flowar.cards import (
@@ -33,6 +35,7 @@ MARKET_SLOTS = 9
 CONTRACT_SLOTS = 4
 
 
+@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
 class SetupMixin:
     """Setup and round-setup tasks."""
 

@@ -69,6 +69,8 @@ from games.flowar.rounds import RoundsMixin
 from games.flowar.setup import CONTRACT_SLOTS, MARKET_SLOTS, SetupMixin
 from games.flowar.taxus import TaxusMixin
 from games.flowar.turn import TurnMixin
+from games.native import blank, fields_of, set_fields
+from games.trusted import holds
 
 
 class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin, TaxusMixin, State):
@@ -210,6 +212,48 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
     def _current_player(self) -> int:
         return self._cur
 
+    # -- the public API's hot calls, specialised on this state's fields (same behaviour as games.api.State's;
+    # the mypyc build runs them natively: issue 19) --------------------------------------------------------
+    def current_player(self) -> int:
+        """Seat number to act, or :data:`CHANCE`, or :data:`TERMINAL`."""
+        return self._cur
+
+    def is_terminal(self) -> bool:
+        """True when the game is over."""
+        return self._cur == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        """True when the next action is a chance outcome."""
+        return self._cur == CHANCE
+
+    def sample_chance(self, rng: random.Random) -> Action:
+        """Draw the next chance outcome with ``rng`` (see :meth:`games.api.State.sample_chance`)."""
+        if self._cur != CHANCE:
+            return State.sample_chance(self, rng)  # raises GameError
+        action = self._sample_chance(rng)
+        self._sampled = action
+        return action
+
+    def legal_actions(self) -> list[Action]:
+        """Legal actions now, a copy (see :meth:`games.api.State.legal_actions`)."""
+        cache = self._legal_cache
+        if cache is None:
+            cache = self._legal_actions() if self._cur >= 0 else State.legal_actions(self)
+            self._legal_cache = cache
+        return cache[:]
+
+    def apply_action(self, action: Action) -> None:
+        """Check and apply ``action`` (see :meth:`games.api.State.apply_action`); trusted without the
+        check, as there: the very action sample_chance() drew here, or an object of the legal list."""
+        if action is not self._sampled and not holds(self._legal_cache, action):
+            State.apply_action(self, action)  # checks; raises GameOverError / InvalidActionError / ...
+            return
+        player = self._cur
+        self._apply(action)
+        self.history.append((player, action))
+        self._legal_cache = None
+        self._sampled = None
+
     def _legal_actions(self) -> list[Action]:
         return _LEGAL[self._phase](self)
 
@@ -259,9 +303,9 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
 
     def clone(self) -> FlowarState:
         """An independent copy sharing only immutable parts (game, actions)."""
-        new = object.__new__(FlowarState)
+        new: FlowarState = blank(FlowarState, self.game)
         d = {}
-        for k, v in self.__dict__.items():
+        for k, v in fields_of(self).items():
             t = type(v)
             if t is list:
                 d[k] = [_copy(x) for x in v] if v and type(v[0]) is list else v[:]
@@ -270,7 +314,7 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
             else:
                 d[k] = v
         d["_legal_cache"] = None
-        new.__dict__.update(d)
+        set_fields(new, d)
         return new
 
     def resample_hidden(self, rng: random.Random, seat: int | None = None) -> FlowarState:
@@ -316,9 +360,13 @@ _TASKS: dict[str, Any] = {
 }
 """Agenda task name -> handler (every ``_t_<name>`` method of the class and its mixins)."""
 
+_CHOOSE_GUILD: dict[int, A.ChooseGuild] = {g: A.make(A.ChooseGuild, g) for g in range(1, 6)}
+_EXCHANGE_MP: tuple[A.ExchangeMP, ...] = tuple(A.make(A.ExchangeMP, m) for m in range(11))
+"""Interned decisions by number (Guild tiles 1..5; MP exchanged 0..10)."""
+
 _LEGAL: dict[int, Callable[[FlowarState], list[Action]]] = {
     D_KEEP: lambda st: [A.make(A.KeepContract, CONTRACT_IDS[x]) for x in sorted(st._dealt[st._cur])],
-    D_GUILD: lambda st: [A.make(A.ChooseGuild, g) for g in st._guilds if st._gowner[g] < 0],
+    D_GUILD: lambda st: [_CHOOSE_GUILD[g] for g in st._guilds if st._gowner[g] < 0],
     D_STRIKE: lambda st: st._strike_actions(st._cur),
     D_TURN: lambda st: st._menu_actions(st._cur),
     D_LINE: lambda st: st._line_actions(st._cur),
@@ -327,7 +375,7 @@ _LEGAL: dict[int, Callable[[FlowarState], list[Action]]] = {
     D_DELIVER: lambda st: st._deliver_actions(st._cur),
     D_BASKET: lambda st: st._basket_actions(st._cur),
     D_SELL: lambda st: st._sell_actions(st._cur),
-    D_EXCH: lambda st: [A.make(A.ExchangeMP, m) for m in range(st._exchange_max(st._cur) + 1)],
+    D_EXCH: lambda st: list(_EXCHANGE_MP[: st._exchange_max(st._cur) + 1]),
     D_SPEND: lambda st: [A.make(A.SpendMP, m) for m in range(1, min(3, st._mp[st._cur]) + 1)
                          if st._placeable(st._cur, 3 * m)],
     D_SWAP: lambda st: st._swap_actions(st._cur),

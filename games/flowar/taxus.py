@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mypy_extensions import trait
+
 from games.flowar import actions as A
 from games.flowar.cards import (
     CONTRACTS,
@@ -53,6 +55,7 @@ def contract_transport(c: int) -> int:
     return max(MEANS_COST[2 * con.kingdom], MEANS_COST[2 * con.kingdom + 1])
 
 
+@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
 class TaxusMixin:
     """The solo automaton; mixed into :class:`games.flowar.state.FlowarState`."""
 

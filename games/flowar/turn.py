@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
+from mypy_extensions import trait
+
 from games.api import Action
 from games.flowar import actions as A
 from games.flowar import favors as F
@@ -63,6 +65,11 @@ FIRE_COMBOS: tuple[tuple[int, int, int], ...] = tuple(
     (t, h, f) for t in range(4) for h in range(4) for f in range(4) if 1 <= t + h + f <= 3
 )
 _FIRE = {c: A.make(A.Fire, *c) for c in FIRE_COMBOS}
+_FIRE_PROBE: dict[A.Fire, tuple[tuple[int, int], tuple[int, int, int]]] = {
+    a: ((layoff_coins(c, LAYOFF_TABLE), layoff_coins(c, LAYOFF_TABLE_FAVOR2)), (-c[0], -c[1], -c[2]))
+    for c, a in _FIRE.items()
+}
+"""Per layoff: (coins it earns by the layoff table and with Kingdom Favor 2, the Workers it removes)."""
 _MAX_TABLE_COST = 40
 _PLACE: tuple[tuple[tuple[A.Place, ...], ...], ...] = tuple(
     tuple(tuple(A.make(A.Place, A.SPACES[sp], WORKERS[t], c) for c in range(_MAX_TABLE_COST)) for t in range(3))
@@ -78,6 +85,18 @@ def _place(sp: int, t: int, coins: int) -> A.Place:
 _HIRE = tuple(A.make(A.Hire, w) for w in WORKERS)
 _ONE: tuple[tuple[int, int, int], ...] = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
 _FIRES: dict[tuple[int, int, int, bool], list[A.Fire]] = {}
+
+
+_FIRE_PROBES: dict[tuple[int, int, int], list[tuple[A.Fire, tuple[tuple[int, int], tuple[int, int, int]]]]] = {}
+
+
+def _fire_probes(t: int, h: int, f: int) -> list[tuple[A.Fire, tuple[tuple[int, int], tuple[int, int, int]]]]:
+    """The layoffs possible before the placement (one Worker kept), each with its :data:`_FIRE_PROBE` entry."""
+    key = (t, h, f)
+    got = _FIRE_PROBES.get(key)
+    if got is None:
+        got = _FIRE_PROBES[key] = [(a, _FIRE_PROBE[a]) for a in _fires(t, h, f, True)]
+    return got
 
 
 def _fires(t: int, h: int, f: int, keep_one: bool) -> list[A.Fire]:
@@ -110,6 +129,7 @@ def flower_classes(cards: list[int], used: dict[int, int] | None = None) -> dict
     return out
 
 
+@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
 class TurnMixin:
     """The turn menu and everything reachable from it but deliveries."""
 
@@ -137,9 +157,9 @@ class TurnMixin:
         if not self._t_fired and not self._t_hired and (w[0] or w[1] or w[2]):
             fires = _fires(w[0], w[1], w[2], placed == 0)
             if placed == 0:  # the placement stays possible (decision 13)
-                table = LAYOFF_TABLE_FAVOR2 if self._t_mods & 4 else LAYOFF_TABLE
-                fires = [a for a in fires if self._placeable(
-                    seat, layoff_coins((a.trentis, a.humans, a.foxes), table), (-a.trentis, -a.humans, -a.foxes))]
+                k = 1 if self._t_mods & 4 else 0
+                probes = _fire_probes(w[0], w[1], w[2])
+                fires = [a for a, (coins, lost) in probes if self._placeable(seat, coins[k], lost)]
             out.extend(fires)
         if not self._hired[seat] and not self._t_fired:
             cost = 0 if self._t_mods & 32 else HIRE_COINS

@@ -52,6 +52,7 @@ from games.lafleur.cards import (
 )
 from games.lafleur.constants import P_PLACE, PHASE_NAMES, SOIREE
 from games.lafleur.state import LaFleurState
+from games.native import set_fields
 
 _DECK_OBS = ("flower_deck", "feature_deck", "visitor_deck", "artisan_deck", "", "event_deck")
 """Observation field with the size of each deck, by deck number ("" = not shown: Characters)."""
@@ -176,8 +177,7 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
     if event >= 0 and EVENTS[event].ability.timing == "round":
         modify = dict(EVENTS[event].ability.effect.get("modify", {}))
 
-    fields = st.__dict__
-    fields.update(
+    set_fields(st, dict(  # through games.native: a compiled state keeps these outside __dict__
         _deck=decks, _indeck=indeck, _disc=disc, _vbottom=vbottom, _vsearch=[], _cbox=[],
         _hand_open=opened, _market=market, _display=display,
         _visitors=visitors, _vpawn=[int(v.get("pawn", -1)) for v in vis],
@@ -206,9 +206,10 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
         # The rest of the round: more turns, the Garden Party, End of Round (see _t_start_round).
         _tasks=[("_t_end_round",), ("_t_party",), ("_t_turn",)],
         _waiting=True, _phase=P_PLACE, _cur=cur, _chance=(-1, ()),
-    )
+    ))
     st.history = []
     st._legal_cache = None
+    st._sampled = None
     return st
 
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import trait
+
 from games.lafleur import actions as A
 from games.lafleur.abilities import automaton_scores, holds, is_static, order_free, steps
 from games.lafleur.cards import (
@@ -52,10 +54,13 @@ if TYPE_CHECKING:
 from games.api import TERMINAL, Action  # noqa: E402
 
 
+@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
 class PartyMixin:
     """Effects, Events, Garden Party, End of Round and end of game."""
 
     _end_reason: LaFleurTermination | None  # None until the game ends (set in LaFleurState.__init__)
+    _prompt: tuple[Any, ...]  # the pending prompt (set in LaFleurState.__init__)
+    _after_discard: tuple[Any, ...]  # the task resumed after discards (set in LaFleurState.__init__)
 
     # -- effects -----------------------------------------------------------------------------
     def _apply_ability(self: LaFleurStateProtocol, p: int, ability: Ability, source: str) -> None:

@@ -27,6 +27,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from mypy_extensions import trait
+
 from games.lafleur.cards import D_FEATURE, D_FLOWER, D_VISITOR, FEATURES, FLOWERS, VISITOR_ALLURE
 from games.lafleur.constants import P_PLACE
 
@@ -49,6 +51,7 @@ def most_frequent_type(visitors: Sequence[int]) -> int:
     return min((t for t in range(5) if counts[t] == best), key=lambda t: first[t])
 
 
+@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
 class SoloMixin:
     """The solo opponent's turn, its round gain and the player's own turn in solo."""
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from games.api import CHANCE, Action, Game, Outcome, State
+from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State
 from games.lafleur import actions as A
 from games.lafleur.cards import (
     ARTISANS,
@@ -62,6 +62,8 @@ from games.lafleur.party import PARTY_DISPATCH, PARTY_LEGAL, PartyMixin
 from games.lafleur.solo import SoloMixin
 from games.lafleur.termination import LaFleurTermination
 from games.lafleur.turns import LEGAL_BUILDERS, TURN_DISPATCH, TurnsMixin
+from games.native import blank, fields_of, set_fields
+from games.trusted import holds
 
 
 class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
@@ -278,6 +280,48 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
     def _current_player(self) -> int:
         return self._cur
 
+    # -- the public API's hot calls, specialised on this state's fields (same behaviour as games.api.State's;
+    # the mypyc build runs them natively: issue 19) --------------------------------------------------------
+    def current_player(self) -> int:
+        """Seat number to act, or :data:`CHANCE`, or :data:`TERMINAL`."""
+        return self._cur
+
+    def is_terminal(self) -> bool:
+        """True when the game is over."""
+        return self._cur == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        """True when the next action is a chance outcome."""
+        return self._cur == CHANCE
+
+    def sample_chance(self, rng: random.Random) -> Action:
+        """Draw the next chance outcome with ``rng`` (see :meth:`games.api.State.sample_chance`)."""
+        if self._cur != CHANCE:
+            return State.sample_chance(self, rng)  # raises GameError
+        action = self._sample_chance(rng)
+        self._sampled = action
+        return action
+
+    def legal_actions(self) -> list[Action]:
+        """Legal actions now, a copy (see :meth:`games.api.State.legal_actions`)."""
+        cache = self._legal_cache
+        if cache is None:
+            cache = self._legal_actions() if self._cur >= 0 else State.legal_actions(self)
+            self._legal_cache = cache
+        return cache[:]
+
+    def apply_action(self, action: Action) -> None:
+        """Check and apply ``action`` (see :meth:`games.api.State.apply_action`); trusted without the
+        check, as there: the very action sample_chance() drew here, or an object of the legal list."""
+        if action is not self._sampled and not holds(self._legal_cache, action):
+            State.apply_action(self, action)  # checks; raises GameOverError / InvalidActionError / ...
+            return
+        player = self._cur
+        self._apply(action)
+        self.history.append((player, action))
+        self._legal_cache = None
+        self._sampled = None
+
     def _chance_seq(self) -> list[int]:
         d, dest = self._chance
         if d < 0:
@@ -488,15 +532,15 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
     # -- state as data ------------------------------------------------------------------------------
     def clone(self) -> LaFleurState:
         """An independent copy sharing only immutable parts (game, card data, actions)."""
-        new = object.__new__(LaFleurState)
-        d = self.__dict__.copy()
+        new: LaFleurState = blank(LaFleurState, self.game)
+        d = fields_of(self)
         for key, value in d.items():
             if isinstance(value, list):
                 d[key] = [v[:] if isinstance(v, (list, bytearray)) else v for v in value]
             elif isinstance(value, (bytearray, dict)):
                 d[key] = value.copy()
         d["_legal_cache"] = None
-        new.__dict__.update(d)
+        set_fields(new, d)
         return new
 
     def resample_hidden(self, rng: random.Random, seat: int | None = None) -> LaFleurState:

@@ -22,6 +22,8 @@ from collections.abc import Callable
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import trait
+
 from games.api import Action
 from games.lafleur import actions as A
 from games.lafleur.cards import (
@@ -100,8 +102,11 @@ _OWN_LEGALITY: tuple[int, ...] = tuple(
 """Per Artisan: its ability location when the ability can make that location playable, else -1."""
 
 
+@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
 class TurnsMixin:
     """Placements, locations and Garden Feature payments."""
+
+    _abil: dict[str, Any] | None  # the Artisan ability in use (set in LaFleurState.__init__)
 
     # -- modifiers ------------------------------------------------------------------------
     @staticmethod
