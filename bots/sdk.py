@@ -30,6 +30,7 @@ import json
 import logging
 import operator
 import random
+import secrets
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
@@ -98,6 +99,8 @@ class MatchInfo:
         players: per seat ``{"seat", "bot_id", "name", "version"}``.
         time_control: ``{"base_ms", "increment_ms", "cap_ms", "margin_ms"}``.
         seed_commitment: sha256 hex of the seed, revealed at the end.
+        attempt: the match attempt (1, 2, ...; 0 from a referee that does not say):
+            a new attempt of the same match id means the older one is gone.
     """
 
     match_id: int
@@ -109,6 +112,7 @@ class MatchInfo:
     players: list[dict[str, Any]]
     time_control: dict[str, int]
     seed_commitment: str
+    attempt: int = 0
 
     @classmethod
     def from_message(cls, m: pb.MatchStarted) -> MatchInfo:
@@ -119,7 +123,7 @@ class MatchInfo:
             players=[{"seat": p.seat, "bot_id": p.bot_id, "name": p.name, "version": p.version} for p in m.players],
             time_control={"base_ms": m.time_control.base_ms, "increment_ms": m.time_control.increment_ms,
                           "cap_ms": m.time_control.cap_ms, "margin_ms": m.time_control.margin_ms},
-            seed_commitment=m.seed_commitment,
+            seed_commitment=m.seed_commitment, attempt=m.attempt,
         )
 
 
@@ -131,7 +135,9 @@ class MatchResult:
         match_id / seat: the match and this bot's seat (-1 if unknown).
         ranks / scores / verdicts: per seat.
         reason: why it ended; seed: the revealed seed; status: finished,
-            aborted_no_show or infra_error.
+            aborted_no_show or infra_error, or ``gone`` (no MatchEnded came: the
+            attempt was lost with its referee, see :attr:`Bot.on_match_ended`).
+        attempt: the match attempt that ended (0 when unknown).
     """
 
     match_id: int
@@ -142,6 +148,7 @@ class MatchResult:
     reason: str
     seed: str
     status: str
+    attempt: int = 0
 
     @property
     def rank(self) -> int | None:
@@ -163,12 +170,14 @@ class DecisionRequest:
         received_at: ``time.monotonic()`` when it was read.
     """
 
-    __slots__ = ("raw", "match", "received_at", "_obs", "_legal")
+    __slots__ = ("raw", "match", "received_at", "connection", "_obs", "_legal")
 
-    def __init__(self, raw: pb.DecisionRequest, match: MatchInfo | None, received_at: float) -> None:
+    def __init__(self, raw: pb.DecisionRequest, match: MatchInfo | None, received_at: float,
+                 connection: int = 0) -> None:
         self.raw = raw
         self.match = match
         self.received_at = received_at
+        self.connection = connection
         self._obs: dict[str, Any] | None = None
         self._legal: list[dict[str, Any]] | None = None
 
@@ -181,6 +190,11 @@ class DecisionRequest:
     def seq(self) -> int:
         """Sequence number to echo in the Decision."""
         return self.raw.seq
+
+    @property
+    def attempt(self) -> int:
+        """The match attempt the request belongs to (echoed in the Decision)."""
+        return self.raw.attempt
 
     @property
     def seat(self) -> int:
@@ -249,6 +263,10 @@ class BotStats:
         rejections: DecisionRejected messages received.
         errors: Error messages received.
         decisions: Decisions sent.
+        gone: match attempts that ended without a MatchEnded (a newer attempt of
+            the match started: the old one died with its referee).
+        discarded: answers not sent because their request no longer existed
+            (its stream or its match attempt was gone by the time ``choose`` returned).
     """
 
     welcomes: int = 0
@@ -258,6 +276,8 @@ class BotStats:
     rejections: list[pb.DecisionRejected] = field(default_factory=list)
     errors: list[pb.RefereeError] = field(default_factory=list)
     decisions: int = 0
+    gone: list[MatchResult] = field(default_factory=list)
+    discarded: int = 0
 
 
 class _Outbox:
@@ -355,6 +375,10 @@ class Bot:
         self._address = ""
         self._async_choose = inspect.iscoroutinefunction(self.choose)
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.instance_id = secrets.token_hex(8)
+        """Sent in every Hello: the referee moves this process's seats from a
+        half-open earlier stream to the new one at once (F-25)."""
+        self._connection_no = 0
 
     # -- to override ------------------------------------------------------------------
     def choose(self, request: DecisionRequest) -> int | Awaitable[int]:
@@ -372,7 +396,13 @@ class Bot:
         """Called when a match starts (and again after a reconnect)."""
 
     def on_match_ended(self, result: MatchResult) -> None:
-        """Called when a match ends; ``result.seed`` reveals the seed."""
+        """Called when a match ends; ``result.seed`` reveals the seed.
+
+        Also called with ``status == "gone"`` when a match attempt ended without a
+        MatchEnded: a newer attempt of the same match id started (the referee of
+        the old one died). Nothing of the gone attempt is asked or sent any more;
+        forget what was kept for it.
+        """
 
     def on_rejected(self, rejected: pb.DecisionRejected) -> None:
         """Called when the referee rejects a Decision (duplicate, stale, late, ...)."""
@@ -396,13 +426,14 @@ class Bot:
             except TypeError:
                 log.error("%s: choose returned %r, not an int; the referee will judge it illegal", self.name, index)
                 index = None
-        return pb.BotMessage(decision={"match_id": request.raw.match_id, "seq": request.raw.seq, "action_index": index})
+        return pb.BotMessage(decision={"match_id": request.raw.match_id, "seq": request.raw.seq, "action_index": index,
+                                       "attempt": request.raw.attempt})
 
     def hello(self, token: str) -> pb.BotMessage:
         """The Hello message sent first on every connection."""
         return pb.BotMessage(hello=pb.Hello(
             token=token, bot_name=self.name, bot_version=self.version, games=list(self.games),
-            max_concurrent_matches=self.max_concurrent_matches,
+            max_concurrent_matches=self.max_concurrent_matches, instance_id=self.instance_id,
         ))
 
     # -- running ----------------------------------------------------------------------
@@ -491,6 +522,7 @@ class Bot:
                 CONNECT_METHOD, request_serializer=_serialize, response_deserializer=pb.RefereeMessage.FromString
             )
             call = self._call = connect()
+            self._connection_no += 1
             outbox = self._outbox = _Outbox(call)
             outbox.put(self.hello(token))
             writer = asyncio.create_task(outbox.run())
@@ -530,7 +562,8 @@ class Bot:
             kind = msg.WhichOneof("kind")
             if kind == "decision_request":
                 raw = msg.decision_request
-                reply = self._on_request(DecisionRequest(raw, stats.matches.get(raw.match_id), time.monotonic()))
+                reply = self._on_request(DecisionRequest(raw, stats.matches.get(raw.match_id), time.monotonic(),
+                                                         self._connection_no))
                 if reply is not None:
                     stats.decisions += 1
                     await outbox.put_now(reply)
@@ -538,13 +571,17 @@ class Bot:
                 outbox.put(pb.BotMessage(pong=pb.Pong(nonce=msg.ping.nonce)))
             elif kind == "match_started":
                 info = MatchInfo.from_message(msg.match_started)
+                old = stats.matches.get(info.match_id)
+                if old is not None and old.attempt != info.attempt:
+                    self._gone(old, f"attempt {old.attempt} is gone: attempt {info.attempt} of match "
+                                    f"{info.match_id} started")
                 stats.matches[info.match_id] = info
                 self.on_match_started(info)
             elif kind == "match_ended":
                 m = msg.match_ended
                 ended_info = stats.matches.pop(m.match_id) if m.match_id in stats.matches else None
                 result = MatchResult(m.match_id, ended_info.seat if ended_info else -1, list(m.ranks), list(m.scores),
-                                     list(m.verdicts), m.reason, m.seed, m.status)
+                                     list(m.verdicts), m.reason, m.seed, m.status, m.attempt)
                 stats.results.append(result)
                 self.on_match_ended(result)
                 if self._stop_after is not None and len(stats.results) >= self._stop_after:
@@ -561,6 +598,23 @@ class Bot:
             elif kind == "error":
                 stats.errors.append(msg.error)
                 self.on_error(msg.error)
+
+    def _gone(self, info: MatchInfo, reason: str) -> None:
+        """A match attempt ended without MatchEnded: tell the bot (``on_match_ended``, status ``gone``)."""
+        result = MatchResult(info.match_id, info.seat, [], [], [], reason, "", "gone", info.attempt)
+        self.stats.gone.append(result)
+        log.info("%s: match %d: %s", self.name, info.match_id, reason)
+        self.on_match_ended(result)
+
+    def is_live(self, request: DecisionRequest) -> bool:
+        """True while an answer to ``request`` still belongs to it: the request came on the
+        current stream and no other attempt of its match has started since. (An answer
+        after its match ended is still sent: the referee rejects it with an explicit
+        ``LATE`` or ``MATCH_ENDED``, which the bot's logs should show.)"""
+        if request.connection != self._connection_no or self._outbox is None:
+            return False
+        info = self.stats.matches.get(request.match_id)
+        return info is None or info.attempt == request.attempt
 
     def _on_request(self, request: DecisionRequest) -> pb.BotMessage | bytes | None:
         """Answer inline (plain ``choose``: returns the reply) or in a task (returns None)."""
@@ -602,6 +656,11 @@ class Bot:
         self._answer(request, index)
 
     def _answer(self, request: DecisionRequest, index: Any) -> None:
+        if not self.is_live(request):  # its stream or its attempt is gone: the answer belongs to nothing
+            self.stats.discarded += 1
+            log.info("%s: discarded the answer to match %d attempt %d seq %d: that request no longer exists",
+                     self.name, request.match_id, request.attempt, request.seq)
+            return
         msg = self.make_decision(request, index)
         if msg is not None and self._outbox is not None:
             self.stats.decisions += 1

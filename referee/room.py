@@ -201,8 +201,16 @@ class Seat:
         self.rejections: list[dict[str, object]] = []  # DecisionRejected sent to this seat (replay)
 
     # -- sessions.SeatBinding ------------------------------------------------------
-    def on_decision(self, seq: int, index: int | None, received_at: float) -> None:
-        self.room.on_decision(self, seq, index, received_at)
+    @property
+    def attempt(self) -> int:
+        """The match attempt this seat belongs to."""
+        return self.room.spec.attempt
+
+    def on_decision(self, seq: int, index: int | None, received_at: float, attempt: int = 0) -> None:
+        self.room.on_decision(self, seq, index, received_at, attempt)
+
+    def move_to(self, session: Session) -> bool:
+        return self.room.move_seat(self, session)
 
     def on_resign(self) -> None:
         self.room.retire(self, Verdict.RESIGNED, "resigned")
@@ -344,7 +352,7 @@ class Room:
             match_id=self.spec.match_id, game=self.game_name, game_string=game.game_string(),
             options={k: _option_text(v) for k, v in game.options.items()}, seat=seat.seat,
             players=self._players(), time_control=self._tc_msg(), seed_commitment=self.commitment,
-            num_players=game.num_players,
+            num_players=game.num_players, attempt=self.spec.attempt,
         ))
 
     def _start(self) -> None:
@@ -410,6 +418,7 @@ class Room:
         req.deadline_ms = allowance.allowed_ms
         req.seat = seat.seat
         req.game = self.game_name
+        req.attempt = self.spec.attempt
         pending = self.pending = Pending(self, seat, seq, allowance, legal, msg)
         self._arm(pending.queued_at + pending.limit_s)
         try:
@@ -486,9 +495,18 @@ class Room:
             p.resolve(_TIMEOUT, None, now)
 
     # -- events from sessions and timers ------------------------------------------------
-    def on_decision(self, seat: Seat, seq: int, index: int | None, received_at: float) -> None:
-        """A Decision from ``seat``'s session (see module docstring for the rules)."""
+    def on_decision(self, seat: Seat, seq: int, index: int | None, received_at: float, attempt: int = 0) -> None:
+        """A Decision from ``seat``'s session (see module docstring for the rules).
+
+        ``attempt`` is ``Decision.attempt`` (0 = not given): an answer meant for
+        another attempt of this match (one that died with a referee) is rejected
+        ``STALE`` and never applied, whatever its seq (issue 17, F-21).
+        """
         p = self.pending
+        if attempt and attempt != self.spec.attempt:
+            self._reject(seat, seq, pb.REJECTION_CODE_STALE,
+                         f"decision {seq} answers attempt {attempt}; this is attempt {self.spec.attempt}")
+            return
         if p is not None and p.seat is seat and p.seq == seq and p.sent_at is not None and not p.future.done():
             p.resolve(_ANSWER, index, received_at)
             return
@@ -584,6 +602,20 @@ class Room:
             self.retire(seat, seat.drop_kind, f"stream lost, not back within {self.grace_s * 1000:.0f} ms "
                         f"(lost after step {seat.dropped[1]}, {ago:.0f} ms before this verdict)")
 
+    def move_seat(self, seat: Seat, session: Session) -> bool:
+        """Move ``seat`` from its session to ``session`` of the same bot at once (a newer
+        stream of the same bot process superseded the old one: F-25). The new stream
+        gets MatchStarted and the pending request with the time left on its clock,
+        as after a reconnect; the clock keeps running. False when it cannot move.
+        """
+        if self.ended or seat.session is session or self.spec.match_id in session.seats:
+            return False
+        self._detach(seat)
+        if not self.started:  # only reserved: MatchStarted goes to whoever holds it at the start
+            self._attach(seat, session)
+            return True
+        return self._reattach(seat, session)
+
     def _reattach(self, seat: Seat, session: Session) -> bool:
         """Give ``seat`` to a new session of its bot; resend MatchStarted and the pending request."""
         if self.ended or seat.session is not None or self.spec.match_id in session.seats:
@@ -629,7 +661,7 @@ class Room:
             self.live.end(status.value, reason, scores, ranks)
         ended_msg = pb.MatchEnded(
             match_id=self.spec.match_id, ranks=ranks, scores=scores, verdicts=[v.value for v in verdicts],
-            reason=reason, seed=self.spec.seed, status=status.value,
+            reason=reason, seed=self.spec.seed, status=status.value, attempt=self.spec.attempt,
         )
         for seat in self.seats:
             if seat.grace is not None:
