@@ -349,3 +349,18 @@ async def test_f27_killing_a_stream_mid_write_leaves_no_unretrieved_exception(ca
         await asyncio.sleep(0.01)
     lost = [r for r in caplog.records if "never retrieved" in r.getMessage()]
     assert lost == [], [r.getMessage()[:300] for r in lost]
+
+
+def test_f24_the_operator_sets_the_limits_through_the_environment(monkeypatch):
+    """``parterre referee`` reads the caps from PARTERRE_MAX_DECLARED_CONCURRENCY /
+    PARTERRE_MAX_STREAMS_PER_BOT / PARTERRE_MAX_MESSAGES_PER_S; nonsense is refused."""
+    from parterre.commands.common import CliError
+    from parterre.commands.referee import _limits_from_env
+
+    monkeypatch.setenv("PARTERRE_MAX_DECLARED_CONCURRENCY", "8")
+    monkeypatch.setenv("PARTERRE_MAX_STREAMS_PER_BOT", "50")
+    assert _limits_from_env() == {"max_declared_concurrency": 8, "max_streams_per_bot": 50}
+    for bad in ("0", "-1", "many"):
+        monkeypatch.setenv("PARTERRE_MAX_DECLARED_CONCURRENCY", bad)
+        with pytest.raises(CliError, match="PARTERRE_MAX_DECLARED_CONCURRENCY"):
+            _limits_from_env()
