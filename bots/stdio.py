@@ -34,6 +34,18 @@ its match ends is stopped and replaced. Blank lines are ignored; a line that
 arrives when no request is pending is logged and dropped. The child's stderr
 goes to a log file, where the adapter also notes each match and each exit.
 
+Every answer is tied to the request it answers (F-21): the adapter keeps, per
+child, the requests written to it in order, each as (match, attempt, seq); the
+child's n-th answer line answers the n-th request line it was sent. An answer
+whose request no longer exists (its match attempt is gone, or the referee has
+moved on) is logged and dropped, never forwarded as the answer to another
+request. When a match attempt is gone without a ``match_ended`` from the
+referee (the referee died and the match started again as a new attempt with
+the same match id; or it was not resumed after a reconnect), the child gets a
+``match_ended`` line with ``"status": "gone"``, and a child that was still
+thinking about it is stopped and replaced, so the new attempt starts with a
+fresh child.
+
 If children keep exiting before they answer a single decision
 (``max_failed_starts`` in a row: a broken command), the adapter stops with
 :class:`StdioError` rather than resign match after match.
@@ -49,6 +61,7 @@ import os
 import re
 import signal
 import time
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -116,7 +129,7 @@ def match_started_line(info: MatchInfo) -> bytes:
         "type": "match_started", "protocol": PROTOCOL, "match_id": info.match_id, "game": info.game,
         "game_string": info.game_string, "options": info.options, "seat": info.seat,
         "num_players": info.num_players, "players": info.players, "time_control": info.time_control,
-        "seed_commitment": info.seed_commitment,
+        "seed_commitment": info.seed_commitment, "attempt": info.attempt,
     })
 
 
@@ -127,7 +140,7 @@ def decision_request_line(request: DecisionRequest) -> bytes:
     return _line({
         "type": "decision_request", "match_id": raw.match_id, "seq": raw.seq, "num_actions": len(raw.legal_actions),
         "game": raw.game, "seat": raw.seat, "deadline_ms": raw.deadline_ms, "time_left_ms": raw.time_left_ms,
-        "observation": decode_observation(raw.observation),
+        "attempt": raw.attempt, "observation": decode_observation(raw.observation),
         "legal_actions": [{"index": i, "label": a.label, "action": decode_action(a)}
                           for i, a in enumerate(raw.legal_actions)],
     })
@@ -138,7 +151,7 @@ def match_ended_line(result: MatchResult) -> bytes:
     return _line({
         "type": "match_ended", "match_id": result.match_id, "seat": result.seat, "status": result.status,
         "reason": result.reason, "rank": result.rank, "verdict": result.verdict, "ranks": result.ranks,
-        "scores": result.scores, "verdicts": result.verdicts, "seed": result.seed,
+        "scores": result.scores, "verdicts": result.verdicts, "seed": result.seed, "attempt": result.attempt,
     })
 
 
@@ -155,6 +168,8 @@ class _Child:
         self.answers = 0
         self.exited = False
         self.stopping = False
+        self.outstanding: deque[tuple[int, int, int]] = deque()
+        """(match id, attempt, seq) of each request written and not yet answered, oldest first."""
 
     @property
     def pid(self) -> int:
@@ -349,8 +364,17 @@ class StdioBot(Bot):
             text = raw.decode("utf-8", errors="replace").strip()
             if not text:
                 continue
+            if not child.outstanding:
+                child.note(f"ignored a line sent while no decision was pending: {text[:200]!r}")
+                continue
+            match_id, attempt, seq = child.outstanding.popleft()  # the request this line answers
             slot = child.slot
-            if slot is not None and slot.answer is not None and not slot.answer.done():
+            if slot is None or slot.ended or slot.info.match_id != match_id or slot.info.attempt != attempt \
+                    or slot.pending_seq != seq:
+                child.note(f"dropped the answer {text[:200]!r} to match {match_id} attempt {attempt} seq {seq}: "
+                           "that request no longer exists")
+                continue
+            if slot.answer is not None and not slot.answer.done():
                 answer = parse_answer(text)
                 if isinstance(answer, int):
                     child.answers += 1
@@ -435,6 +459,10 @@ class StdioBot(Bot):
 
     def _slot_for(self, info: MatchInfo) -> _Slot:
         slot = self._slots.get(info.match_id)
+        if slot is not None and slot.info.attempt != info.attempt:  # a new attempt: the old one is gone
+            self._slot_gone(slot, f"attempt {slot.info.attempt} is gone: attempt {info.attempt} of match "
+                             f"{info.match_id} started")
+            slot = None
         if slot is not None:
             slot.connection = self._connections  # MatchStarted again after a reconnect: same child
             return slot
@@ -500,6 +528,7 @@ class StdioBot(Bot):
             slot.answer = asyncio.get_running_loop().create_future()
             if not child.write(decision_request_line(request)):
                 return Answer.RESIGN if child.exited else Answer.NOTHING
+            child.outstanding.append((request.match_id, request.attempt, request.seq))
         # else: the same request again after a reconnect; the child is already on it
         answer = await asyncio.shield(slot.answer)
         slot.answer = None
@@ -520,15 +549,16 @@ class StdioBot(Bot):
 
     def on_match_ended(self, result: MatchResult) -> None:
         """Tell the child; free it for the next match, or stop it if it is still thinking."""
-        slot = self._slots.pop(result.match_id, None)
-        if slot is None:
-            return
+        slot = self._slots.get(result.match_id)
+        if slot is None or (result.attempt and slot.info.attempt and result.attempt != slot.info.attempt):
+            return  # not this attempt's ending
+        del self._slots[result.match_id]
         slot.ended = True
         child = slot.child
         if child is None:
             return
         waiting = slot.answer
-        stuck = waiting is not None and not waiting.done()
+        stuck = (waiting is not None and not waiting.done()) or bool(child.outstanding)
         if waiting is not None and stuck:
             waiting.set_result(Answer.NOTHING)
         child.note(f"match {result.match_id} ended: {result.status}, {result.reason}; verdicts {result.verdicts}, "
@@ -545,6 +575,12 @@ class StdioBot(Bot):
         else:
             self._idle.append(child)
 
+    def _slot_gone(self, slot: _Slot, reason: str) -> None:
+        """A match attempt ended without MatchEnded: tell its child (``status: gone``), free
+        or replace the child (see :meth:`on_match_ended`)."""
+        info = slot.info
+        self.on_match_ended(MatchResult(info.match_id, info.seat, [], [], [], reason, "", "gone", info.attempt))
+
     async def _sweep(self, every_s: float = 5.0, resume_within_s: float = 30.0) -> None:
         """Release matches that were not resumed within ``resume_within_s`` of a reconnect.
 
@@ -556,8 +592,7 @@ class StdioBot(Bot):
             if time.monotonic() - self._connected_at < resume_within_s:
                 continue
             for match_id, slot in list(self._slots.items()):
-                if slot.connection < self._connections and slot.answer is None:
+                if slot.connection < self._connections:
                     log.warning("%s: match %d was not resumed after a reconnect; releasing its child", self.name,
                                 match_id)
-                    self.on_match_ended(MatchResult(match_id, slot.info.seat, [], [], [], "connection lost", "",
-                                                    "lost"))
+                    self._slot_gone(slot, "not resumed after a reconnect (connection lost)")

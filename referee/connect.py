@@ -38,6 +38,18 @@ def _retrieve(task: asyncio.Task[None]) -> None:
         log.debug("writer of a cancelled Connect ended with %r", task.exception())
 
 
+async def stop_writer(writer: asyncio.Task[None], session_id: int, timeout_s: float = 1.0) -> None:
+    """Cancel ``writer`` (``Session.write_loop``) and wait for it to end, reading whatever
+    it raised (a write on a stream the referee is killing fails): never "Task
+    exception was never retrieved" (F-27). Waits at most ``timeout_s``.
+    """
+    writer.cancel()
+    writer.add_done_callback(_retrieve)  # also when the wait below is cut short
+    await asyncio.wait({writer}, timeout=timeout_s)
+    if writer.done() and not writer.cancelled() and writer.exception() is not None:
+        log.debug("session %s: writer ended with %r", session_id, writer.exception())
+
+
 class RefereeServicer(pb_grpc.RefereeServicer):
     """``Referee.Connect``: authenticate, then read messages until the stream ends.
 
@@ -61,17 +73,42 @@ class RefereeServicer(pb_grpc.RefereeServicer):
         if who is None:
             return
         hello, bot_id, relay_from = who
-        capacity = 1 if relay_from else hello.max_concurrent_matches
+        del who
+        s = core.settings
+        open_streams = core.open_streams
+        if not relay_from and s.max_streams_per_bot > 0 and open_streams.get(bot_id, 0) >= s.max_streams_per_bot:
+            core.counters.streams_refused += 1
+            log.info("bot %s: stream refused, %d streams already open", bot_id, open_streams.get(bot_id, 0),
+                     extra={"bot_id": bot_id})
+            await refuse(context, grpc.StatusCode.RESOURCE_EXHAUSTED, pb.ERROR_CODE_PROTOCOL,
+                         f"this bot already has {s.max_streams_per_bot} open streams on this referee "
+                         "(max_streams_per_bot)")
+        declared = hello.max_concurrent_matches
+        capacity = 1 if relay_from else min(max(1, declared), max(1, s.max_declared_concurrency))
         session = Session(
             bot_id=bot_id, token=hello.token, name=hello.bot_name[:100], version=hello.bot_version[:50],
             games=[g[:50] for g in list(hello.games)[:20]], capacity=capacity, context=context,
-            relay_from=relay_from,
+            relay_from=relay_from, instance_id="" if relay_from else hello.instance_id[:64],
         )
+        del hello  # the token is not kept beyond its digest
+        open_streams[bot_id] = open_streams.get(bot_id, 0) + 1  # no await since the check: no race
+        try:
+            await self._serve(context, session)
+        finally:
+            left = open_streams.get(bot_id, 1) - 1
+            if left > 0:
+                open_streams[bot_id] = left
+            else:
+                open_streams.pop(bot_id, None)
+
+    async def _serve(self, context: grpc.aio.ServicerContext, session: Session) -> None:
+        """The stream after its handshake: Welcome, then read until it ends."""
+        core = self.core
         s = core.settings
+        bot_id, relay_from = session.bot_id, session.relay_from
         if s.max_messages_per_s > 0:
-            rate = float(s.max_messages_per_s * session.capacity)
+            rate = float(s.max_messages_per_s)
             session.limiter = RateLimit(rate, rate)
-        del hello, who  # the token is not kept beyond its digest
         session.task = asyncio.current_task()
         session.last_seen = time.monotonic()
         await context.write(pb.RefereeMessage(welcome=pb.Welcome(bot_id=bot_id, referee_id=core.referee_id)))
@@ -96,7 +133,7 @@ class RefereeServicer(pb_grpc.RefereeServicer):
                     relay_closed = True
                     continue
                 now = session.last_seen = monotonic()
-                if limiter is not None and not limiter.allow(now):
+                if limiter is not None and not limiter.allow(now, len(session.seats) + len(session.relays)):
                     if core.rate_limited(session, now):
                         session.kill_reason = (grpc.StatusCode.RESOURCE_EXHAUSTED, pb.ERROR_CODE_PROTOCOL,
                                                f"rate limit: {session.rate_dropped} messages dropped; stream closed")
@@ -121,6 +158,9 @@ class RefereeServicer(pb_grpc.RefereeServicer):
                 writer.cancel()
                 writer.add_done_callback(_retrieve)
                 raise
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()  # the referee's own kill(): handled below, not a cancellation
         except Exception as exc:  # transport error: the stream crashed
             log.info("bot %s session %s: stream error: %s", bot_id, session.id, type(exc).__name__,
                      extra={"bot_id": bot_id})
@@ -133,7 +173,11 @@ class RefereeServicer(pb_grpc.RefereeServicer):
             metrics.SESSIONS.dec()
         if session.kill_reason is not None:
             code, error_code, reason = session.kill_reason
-            writer.cancel()
+            await stop_writer(writer, session.id)  # before abort() raises: the writer is never left behind
+            for _ in range(100):  # a room's send_now() may be mid-write: one write at a time on a gRPC stream
+                if not session.writing:
+                    break
+                await asyncio.sleep(0.01)
             try:
                 await context.write(error_message(error_code, reason))
             except STREAM_GONE as exc:  # the client already left: the abort below still ends the RPC

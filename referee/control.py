@@ -17,7 +17,8 @@ from proto.parterre.v1 import control_pb2 as control_pb
 from proto.parterre.v1 import control_pb2_grpc as control_grpc
 from referee.core import RefereeCore
 from referee.headers import SERVICE_TOKEN_HEADER
-from referee.room import MatchSpec, MatchSpecError, Room
+from referee.match_spec import MatchSpec, MatchSpecError
+from referee.room import Room
 
 
 class MatchControlServicer(control_grpc.MatchControlServicer):

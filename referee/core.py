@@ -57,11 +57,18 @@ class RefereeSettings:
         max_message_bytes: largest message accepted (bots and workers); a
             bigger one ends the stream with ``RESOURCE_EXHAUSTED``.
         max_messages_per_s: messages a bot stream may send per second, per
-            match it can play at once (``Hello.max_concurrent_matches``); the
-            burst is one second's worth. Messages over the limit are dropped
-            with an ``Error(PROTOCOL)`` (at most one per second).
+            match it actually plays at the moment (at least one; never per
+            match it *declared*: F-24), plus one per decision request sent to
+            it; the burst is one second's worth. Messages over the limit are
+            dropped with an ``Error(PROTOCOL)`` (at most one per second).
         rate_limit_kill_after: a stream that had this many messages dropped is
             closed with ``RESOURCE_EXHAUSTED``.
+        max_declared_concurrency: the most matches one stream is given at once,
+            whatever ``Hello.max_concurrent_matches`` says (a larger declaration
+            is capped, not refused).
+        max_streams_per_bot: open streams one bot (one token) may hold on this
+            referee; the next one is refused with ``RESOURCE_EXHAUSTED`` before
+            its Welcome; 0 = no limit.
     """
 
     referee_id: str = ""
@@ -79,6 +86,8 @@ class RefereeSettings:
     max_message_bytes: int = 64 << 10
     max_messages_per_s: int = 500
     rate_limit_kill_after: int = 2000
+    max_declared_concurrency: int = 64
+    max_streams_per_bot: int = 1000
 
 
 @dataclass
@@ -92,6 +101,7 @@ class Counters:
     sessions_killed: int = 0
     rate_limited: int = 0
     undecodable: int = 0
+    streams_refused: int = 0
 
 
 class RefereeCore:
@@ -122,6 +132,8 @@ class RefereeCore:
         self.cluster: Cluster | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._nonce = 0
+        self.open_streams: dict[int, int] = {}
+        """Bot id -> streams of that bot past the handshake (``max_streams_per_bot``)."""
 
     def service_token_ok(self, metadata: dict[str, Any]) -> bool:
         """True when ``metadata`` carries this referee's service token (constant-time compare)."""
@@ -219,7 +231,8 @@ class RefereeCore:
             binding = session.seats.get(d.match_id)
             if binding is not None and binding.started:
                 try:
-                    binding.on_decision(d.seq, d.action_index if d.HasField("action_index") else None, now)
+                    binding.on_decision(d.seq, d.action_index if d.HasField("action_index") else None, now,
+                                        d.attempt)
                 except Exception:  # a referee bug must never be charged to the bot's stream
                     log.exception("match %s: handling a decision failed", d.match_id,
                                   extra={"match_id": d.match_id, "bot_id": session.bot_id})
@@ -270,7 +283,7 @@ class RefereeCore:
         if now - session.rate_warned_at >= 1.0:
             session.rate_warned_at = now
             session.error(pb.ERROR_CODE_PROTOCOL,
-                          f"rate limit: more than {s.max_messages_per_s * session.capacity} messages/s "
-                                       f"on this connection; message dropped ({session.rate_dropped} so far, the "
-                                       f"stream is closed after {s.rate_limit_kill_after})")
+                          f"rate limit: more than {s.max_messages_per_s * max(1, session.assigned)} messages/s "
+                          f"on this connection ({s.max_messages_per_s} per match it plays); message dropped "
+                          f"({session.rate_dropped} so far, the stream is closed after {s.rate_limit_kill_after})")
         return False

@@ -31,21 +31,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from games.api import CHANCE, TERMINAL, Action, Game, GameError, Outcome
-from games.registry import load_game
+from games.api import CHANCE, TERMINAL, Action, Outcome
 from proto.parterre.v1 import control_pb2 as control_pb
 from proto.parterre.v1 import referee_pb2 as pb
 from referee import live, metrics
-from referee.clock import Allowance, SeatClock, TimeControl, TimeControlError
 from referee.codec import codec_for
+from referee.match_spec import MatchSpec
 from referee.replay import FORMAT, HASH_EVERY, assemble, seed_commitment, step_text
+from referee.seat import ANSWER, INTERRUPT, RETIRED, TIMEOUT, Pending, Seat
 from referee.sessions import Session, SessionRegistry
 from referee.verdicts import MatchStatus, Verdict, result_ranks
 
@@ -58,157 +56,9 @@ def rejection_name(code: pb.RejectionCode) -> str:
     enum values were prefixed (docs/bots.md "Renames")."""
     return pb.RejectionCode.Name(code).removeprefix("REJECTION_CODE_")
 
-# What resolves a pending decision's future.
-_ANSWER, _TIMEOUT, _RETIRED, _INTERRUPT = range(4)
-
 
 class _InfraAbort(Exception):
     """Raised inside the match loop when the match must end as ``infra_error`` (see :meth:`Room.abort_infra`)."""
-
-
-class MatchSpecError(ValueError):
-    """A RunMatchRequest that cannot be played (bad game string, seat count, time control)."""
-
-
-@dataclass(frozen=True, slots=True)
-class MatchSpec:
-    """A validated ``RunMatchRequest``.
-
-    Attributes:
-        match_id / attempt: the ladder's ids.
-        game: the loaded game.
-        seed: the match seed text (secret until the end).
-        bot_ids: bot id per seat.
-        time_control: the time control.
-        no_show_timeout_ms: how long to wait for every seat's session.
-        max_duration_ms: watchdog, from the start of play.
-    """
-
-    match_id: int
-    attempt: int
-    game: Game
-    seed: str
-    bot_ids: tuple[int, ...]
-    time_control: TimeControl
-    no_show_timeout_ms: int
-    max_duration_ms: int
-
-    @classmethod
-    def from_request(
-        cls, req: control_pb.RunMatchRequest, *, default_no_show_ms: int, default_max_duration_ms: int
-    ) -> MatchSpec:
-        """Validate a request.
-
-        Raises:
-            MatchSpecError: with a message naming the bad field.
-        """
-        try:
-            game = load_game(req.game_string)
-        except GameError as exc:
-            raise MatchSpecError(f"game_string: {exc}") from None
-        bots = tuple(req.seat_bot_ids)
-        if len(bots) != game.num_players:
-            raise MatchSpecError(
-                f"seat_bot_ids: {len(bots)} bots for {game.game_string()}, which has {game.num_players} seats"
-            )
-        tc_msg = req.time_control
-        try:
-            tc = TimeControl(tc_msg.base_ms, tc_msg.increment_ms, tc_msg.cap_ms, tc_msg.margin_ms)
-        except TimeControlError as exc:
-            raise MatchSpecError(str(exc)) from None
-        if req.no_show_timeout_ms < 0 or req.max_duration_ms < 0:
-            raise MatchSpecError("no_show_timeout_ms and max_duration_ms must be >= 0")
-        return cls(
-            match_id=req.match_id,
-            attempt=req.attempt,
-            game=game,
-            seed=req.seed or secrets.token_hex(16),
-            bot_ids=bots,
-            time_control=tc,
-            no_show_timeout_ms=req.no_show_timeout_ms or default_no_show_ms,
-            max_duration_ms=req.max_duration_ms or default_max_duration_ms,
-        )
-
-
-class Pending:
-    """The one outstanding DecisionRequest of a room.
-
-    Its deadline is ``start() + allowance.limit_ms``; the room's timer
-    (:meth:`Room._arm`) fires at the earliest pending deadline.
-    """
-
-    __slots__ = ("seat", "seq", "allowance", "legal", "msg", "future", "queued_at", "sent_at", "limit_s")
-
-    def __init__(self, room: Room, seat: Seat, seq: int, allowance: Allowance, legal: list[Action],
-                 msg: pb.RefereeMessage) -> None:
-        self.seat = seat
-        self.seq = seq
-        self.allowance = allowance
-        self.legal = legal
-        self.msg = msg
-        self.future: asyncio.Future[tuple[int, int | None, float]] = room.loop.create_future()
-        self.queued_at = time.monotonic()
-        self.sent_at: float | None = None
-        self.limit_s = allowance.limit_ms / 1000.0
-
-    def mark_sent(self) -> None:
-        """Start the clock: the writer hands the request to the transport now."""
-        if self.sent_at is None:
-            self.sent_at = time.monotonic()
-
-    def start(self) -> float:
-        """Clock start: send time, or queueing time if never written."""
-        return self.sent_at if self.sent_at is not None else self.queued_at
-
-    def deadline(self) -> float:
-        """``time.monotonic()`` value after which an answer is late."""
-        return self.start() + self.limit_s
-
-    def resolve(self, kind: int, index: int | None = None, at: float = 0.0) -> None:
-        """Resolve once; later calls are ignored."""
-        if not self.future.done():
-            self.future.set_result((kind, index, at))
-
-
-class Seat:
-    """One seat of a room; the session's handle on it (``sessions.SeatBinding``)."""
-
-    __slots__ = (
-        "room", "seat", "bot_id", "match_id", "session", "clock", "verdict", "fault_reason",
-        "drop_kind", "infra_drop", "grace", "answered", "late", "decisions", "name", "version", "started",
-        "dropped", "rejections",
-    )
-
-    def __init__(self, room: Room, seat: int, bot_id: int) -> None:
-        self.room = room
-        self.seat = seat
-        self.bot_id = bot_id
-        self.match_id = room.spec.match_id
-        self.session: Session | None = None
-        self.clock = SeatClock(room.spec.time_control)
-        self.verdict = Verdict.NORMAL
-        self.fault_reason = ""
-        self.drop_kind = Verdict.DISCONNECT
-        self.infra_drop = False
-        self.grace: asyncio.TimerHandle | None = None
-        self.answered: set[int] = set()
-        self.late: set[int] = set()
-        self.decisions = 0
-        self.name = ""
-        self.version = ""
-        self.started = False
-        self.dropped = (0.0, 0)  # (time.monotonic(), steps played) when the stream was lost
-        self.rejections: list[dict[str, object]] = []  # DecisionRejected sent to this seat (replay)
-
-    # -- sessions.SeatBinding ------------------------------------------------------
-    def on_decision(self, seq: int, index: int | None, received_at: float) -> None:
-        self.room.on_decision(self, seq, index, received_at)
-
-    def on_resign(self) -> None:
-        self.room.retire(self, Verdict.RESIGNED, "resigned")
-
-    def on_session_lost(self, kind: Verdict) -> None:
-        self.room.on_session_lost(self, kind)
 
 
 class Room:
@@ -344,7 +194,7 @@ class Room:
             match_id=self.spec.match_id, game=self.game_name, game_string=game.game_string(),
             options={k: _option_text(v) for k, v in game.options.items()}, seat=seat.seat,
             players=self._players(), time_control=self._tc_msg(), seed_commitment=self.commitment,
-            num_players=game.num_players,
+            num_players=game.num_players, attempt=self.spec.attempt,
         ))
 
     def _start(self) -> None:
@@ -410,6 +260,7 @@ class Room:
         req.deadline_ms = allowance.allowed_ms
         req.seat = seat.seat
         req.game = self.game_name
+        req.attempt = self.spec.attempt
         pending = self.pending = Pending(self, seat, seq, allowance, legal, msg)
         self._arm(pending.queued_at + pending.limit_s)
         try:
@@ -422,7 +273,7 @@ class Room:
             kind, index, at = await pending.future
         finally:
             self.pending = None
-        if kind == _ANSWER:
+        if kind == ANSWER:
             elapsed_ms = (at - pending.start()) * 1000.0
             seat.clock.charge(elapsed_ms)
             self.latency.observe(elapsed_ms)
@@ -442,7 +293,7 @@ class Room:
             if self.decisions % self.progress_every == 0:
                 progress = control_pb.Progress(step=len(self.steps), decisions=self.decisions)
                 self.emit(control_pb.MatchEvent(progress=progress))
-        elif kind == _TIMEOUT:
+        elif kind == TIMEOUT:
             seat.late.add(seq)
             elapsed_ms = (at - pending.start()) * 1000.0
             seat.clock.charge(elapsed_ms)
@@ -453,7 +304,7 @@ class Room:
                 self.retire(seat, seat.drop_kind, f"decision {seq}: no session at the deadline")
             else:
                 self.retire(seat, Verdict.TIMEOUT, f"decision {seq}: no answer within {allowance.limit_ms} ms")
-        else:  # _RETIRED (this seat) or _INTERRUPT (the match must end): already handled
+        else:  # RETIRED (this seat) or INTERRUPT (the match must end): already handled
             if seat.verdict is not Verdict.NORMAL:
                 seat.late.add(seq)
                 seat.clock.charge((time.monotonic() - pending.start()) * 1000.0)
@@ -483,14 +334,23 @@ class Room:
         if now < deadline:
             self._arm(deadline)
         else:
-            p.resolve(_TIMEOUT, None, now)
+            p.resolve(TIMEOUT, None, now)
 
     # -- events from sessions and timers ------------------------------------------------
-    def on_decision(self, seat: Seat, seq: int, index: int | None, received_at: float) -> None:
-        """A Decision from ``seat``'s session (see module docstring for the rules)."""
+    def on_decision(self, seat: Seat, seq: int, index: int | None, received_at: float, attempt: int = 0) -> None:
+        """A Decision from ``seat``'s session (see module docstring for the rules).
+
+        ``attempt`` is ``Decision.attempt`` (0 = not given): an answer meant for
+        another attempt of this match (one that died with a referee) is rejected
+        ``STALE`` and never applied, whatever its seq (issue 17, F-21).
+        """
         p = self.pending
+        if attempt and attempt != self.spec.attempt:
+            self._reject(seat, seq, pb.REJECTION_CODE_STALE,
+                         f"decision {seq} answers attempt {attempt}; this is attempt {self.spec.attempt}")
+            return
         if p is not None and p.seat is seat and p.seq == seq and p.sent_at is not None and not p.future.done():
-            p.resolve(_ANSWER, index, received_at)
+            p.resolve(ANSWER, index, received_at)
             return
         if seq < 1 or seq > self.seq or (p is not None and p.seq == seq and p.sent_at is None):
             code, why = pb.REJECTION_CODE_UNKNOWN_SEQ, f"decision {seq} has not been requested"
@@ -535,7 +395,7 @@ class Room:
             seat.grace = None
         p = self.pending
         if p is not None and (p.seat is seat or self.active <= 1):
-            p.resolve(_RETIRED if p.seat is seat else _INTERRUPT)
+            p.resolve(RETIRED if p.seat is seat else INTERRUPT)
 
     def abort_infra(self, reason: str) -> None:
         """End the match as ``infra_error`` (not any bot's fault): wakes the match loop.
@@ -548,7 +408,7 @@ class Room:
         log.warning("match %s: ending as infra_error: %s", self.spec.match_id, reason)
         p = self.pending
         if p is not None:
-            p.resolve(_INTERRUPT)
+            p.resolve(INTERRUPT)
 
     def on_session_lost(self, seat: Seat, kind: Verdict) -> None:
         """``seat``'s session ended: before the start free the seat, after it start the grace window.
@@ -584,6 +444,20 @@ class Room:
             self.retire(seat, seat.drop_kind, f"stream lost, not back within {self.grace_s * 1000:.0f} ms "
                         f"(lost after step {seat.dropped[1]}, {ago:.0f} ms before this verdict)")
 
+    def move_seat(self, seat: Seat, session: Session) -> bool:
+        """Move ``seat`` from its session to ``session`` of the same bot at once (a newer
+        stream of the same bot process superseded the old one: F-25). The new stream
+        gets MatchStarted and the pending request with the time left on its clock,
+        as after a reconnect; the clock keeps running. False when it cannot move.
+        """
+        if self.ended or seat.session is session or self.spec.match_id in session.seats:
+            return False
+        self._detach(seat)
+        if not self.started:  # only reserved: MatchStarted goes to whoever holds it at the start
+            self._attach(seat, session)
+            return True
+        return self._reattach(seat, session)
+
     def _reattach(self, seat: Seat, session: Session) -> bool:
         """Give ``seat`` to a new session of its bot; resend MatchStarted and the pending request."""
         if self.ended or seat.session is not None or self.spec.match_id in session.seats:
@@ -616,7 +490,7 @@ class Room:
             self._timer = None
         p = self.pending
         if p is not None:
-            p.resolve(_INTERRUPT)
+            p.resolve(INTERRUPT)
         outcome: Outcome | None = self.state.outcome() if self.state.is_terminal() else None
         verdicts = [s.verdict for s in self.seats]
         if status is MatchStatus.FINISHED:
@@ -629,7 +503,7 @@ class Room:
             self.live.end(status.value, reason, scores, ranks)
         ended_msg = pb.MatchEnded(
             match_id=self.spec.match_id, ranks=ranks, scores=scores, verdicts=[v.value for v in verdicts],
-            reason=reason, seed=self.spec.seed, status=status.value,
+            reason=reason, seed=self.spec.seed, status=status.value, attempt=self.spec.attempt,
         )
         for seat in self.seats:
             if seat.grace is not None:
@@ -701,7 +575,7 @@ class Room:
 
 def _answered(p: Pending) -> bool:
     """True when ``p`` was resolved by an answer (not by the clock or a retirement)."""
-    return p.future.done() and not p.future.cancelled() and p.future.result()[0] == _ANSWER
+    return p.future.done() and not p.future.cancelled() and p.future.result()[0] == ANSWER
 
 
 def _option_text(value: Any) -> str:

@@ -21,6 +21,8 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+import grpc
+
 from proto.parterre.v1 import referee_pb2
 from referee.tokens import token_hash
 from referee.verdicts import Verdict
@@ -46,8 +48,15 @@ class SeatBinding(Protocol):
     match_id: int
     started: bool
 
-    def on_decision(self, seq: int, index: int | None, received_at: float) -> None:
-        """A Decision for this seat arrived (``index`` None when unset)."""
+    @property
+    def attempt(self) -> int:
+        """The match attempt the seat belongs to."""
+
+    def on_decision(self, seq: int, index: int | None, received_at: float, attempt: int = 0) -> None:
+        """A Decision for this seat arrived (``index`` None when unset; ``attempt`` 0 when not given)."""
+
+    def move_to(self, session: Session) -> bool:
+        """Move the seat (and its pending request) to ``session`` of the same bot; False if it cannot."""
 
     def on_resign(self) -> None:
         """A Resign for this seat arrived."""
@@ -57,13 +66,18 @@ class SeatBinding(Protocol):
 
 
 class RateLimit:
-    """A token bucket: ``rate`` messages per second, at most ``burst`` at once, plus
-    one credit per decision request sent on the stream (so an answer to a request is
-    never limited, however fast the match runs; floods are bounded by ``rate``).
+    """A token bucket: ``rate`` messages per second per match the stream actually
+    plays, at most ``burst`` per such match at once, plus one credit per decision
+    request sent on the stream (so an answer to a request is never limited, however
+    fast the match runs; floods are bounded by ``rate``).
+
+    The multiplier is the number of matches assigned at the moment
+    (:meth:`allow`'s ``matches``, at least 1), never what the bot declared in
+    ``Hello.max_concurrent_matches``: a bot cannot raise its own limit (F-24).
 
     Args:
-        rate: tokens added per second (> 0).
-        burst: bucket size; starts full.
+        rate: tokens added per second per assigned match (> 0).
+        burst: bucket size per assigned match; starts full (for one match).
     """
 
     __slots__ = ("rate", "burst", "tokens", "at", "credits")
@@ -82,15 +96,21 @@ class RateLimit:
         if self.credits < self.MAX_CREDITS:
             self.credits += 1
 
-    def allow(self, now: float) -> bool:
-        """Take one credit, else one token at ``now`` (``time.monotonic()``); False when both are out."""
+    def allow(self, now: float, matches: int = 1) -> bool:
+        """Take one credit, else one token at ``now`` (``time.monotonic()``); False when both are out.
+
+        Args:
+            now: ``time.monotonic()``.
+            matches: matches assigned to the stream now (seats held and relays; < 1 counts as 1).
+        """
         if self.credits:
             self.credits -= 1
             return True
-        tokens = self.tokens + (now - self.at) * self.rate
+        scale = matches if matches > 1 else 1
+        tokens = self.tokens + (now - self.at) * self.rate * scale
         self.at = now
         if tokens >= 1.0:
-            self.tokens = min(self.burst, tokens) - 1.0
+            self.tokens = min(self.burst * scale, tokens) - 1.0
             return True
         self.tokens = tokens
         return False
@@ -127,6 +147,8 @@ class Session:
         loans: capacity of this session lent to other referees (``referee.cluster``).
         relays: match id -> loan carrying that match (matches hosted elsewhere).
         limiter: rate limit of the messages read on this stream.
+        instance_id: ``Hello.instance_id`` (the bot process's random id; "" when not sent):
+            a newer stream with the same one supersedes this session (F-25).
     """
 
     RECENT = 64
@@ -134,8 +156,10 @@ class Session:
     def __init__(
         self, *, bot_id: int, token: str, name: str, version: str, games: list[str],
         capacity: int, context: grpc.aio.ServicerContext | None = None, relay_from: str = "",
+        instance_id: str = "",
     ) -> None:
         self.id = next(_ids)
+        self.instance_id = instance_id
         self.bot_id = bot_id
         self.token_digest = token_hash(token) if token else ""
         self.relay_from = relay_from
@@ -162,6 +186,16 @@ class Session:
 
     def __repr__(self) -> str:
         return f"Session(#{self.id}, bot={self.bot_id}, seats={sorted(self.seats)})"
+
+    @property
+    def writing(self) -> bool:
+        """True while a message is being written (by the writer task or :meth:`send_now`)."""
+        return self._writing
+
+    @property
+    def assigned(self) -> int:
+        """Matches this stream plays now: seats held here plus matches relayed from other referees."""
+        return len(self.seats) + len(self.relays)
 
     @property
     def free(self) -> int:
@@ -288,7 +322,17 @@ class SessionRegistry:
             waiter.cancel()
 
     def add(self, session: Session) -> None:
-        """Register a new session; hand it the bot's orphaned seats that fit."""
+        """Register a new session; hand it the bot's orphaned seats that fit.
+
+        A still-open session of the same bot with the same non-empty
+        ``instance_id`` is the same bot process's earlier stream, dead or
+        half-open (its FIN/RST never came): its seats move to the new session
+        at once, pending requests included, and it is closed (F-25).
+        """
+        if session.instance_id:
+            for old in list(self.by_bot.get(session.bot_id, ())):
+                if old.instance_id == session.instance_id and old is not session and not old.closed:
+                    self.supersede(old, session)
         self.by_bot.setdefault(session.bot_id, []).append(session)
         waiting = self.orphans.get(session.bot_id)
         if waiting:
@@ -300,6 +344,27 @@ class SessionRegistry:
             if not waiting:
                 self.orphans.pop(session.bot_id, None)
         self.notify()
+
+    def supersede(self, old: Session, new: Session) -> None:
+        """Move ``old``'s seats that fit to ``new`` (same bot), then close ``old``.
+
+        Seats that do not fit stay on ``old`` and follow the disconnect policy
+        (grace window, then they are handed to the next free session).
+        """
+        moved = 0
+        for match_id, binding in list(old.seats.items()):
+            if new.free <= 0:
+                break
+            try:
+                if binding.move_to(new):
+                    old.seats.pop(match_id, None)
+                    moved += 1
+            except Exception:  # one room's bug must not leak into the others
+                log.exception("moving match %s to a new session failed", binding.match_id)
+        log.info("bot %s: session %s superseded by session %s of the same instance (%d seats moved)",
+                 old.bot_id, old.id, new.id, moved, extra={"bot_id": old.bot_id})
+        old.kill(grpc.StatusCode.ABORTED, referee_pb2.ERROR_CODE_PROTOCOL,
+                 f"superseded by a newer stream of the same bot instance (session {new.id})")
 
     def remove(self, session: Session, kind: Verdict) -> None:
         """Unregister a session that ended; its seats learn it was lost (``kind``)."""

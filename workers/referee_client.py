@@ -33,15 +33,27 @@ class MatchOutcome:
         status: ``finished``, ``aborted_no_show`` or ``infra_error``.
         seats: per seat dicts {seat, bot_id, rank, score, verdict, time_used_ms, decisions}.
         replay_json: the replay text (``parterre-replay/1``).
+        reason: the referee's reason for the ending (``MatchResult.reason``),
+            e.g. ``"watchdog: over max_duration_ms=..."`` for an ``infra_error``.
     """
 
     status: str
     seats: list[dict[str, Any]]
     replay_json: str
+    reason: str = ""
 
     def as_result(self) -> dict[str, Any]:
         """The dict ``ladder.matches.record_result`` takes."""
         return {"status": self.status, "seats": self.seats, "replay_json": self.replay_json}
+
+    def error_text(self) -> str:
+        """What the attempt row keeps as ``match_attempts.error`` for a status that is not
+        ``finished``: ``"referee reported infra_error: <the referee's reason>"`` (at most
+        1,000 characters; the reason alone says why, e.g. which seat's relay was lost)."""
+        text = f"referee reported {self.status}"
+        if self.reason:
+            text += f": {self.reason}"
+        return text[:1000]
 
 
 class RefereeUnavailableError(InfraError):
@@ -195,4 +207,4 @@ def _outcome(res: Any) -> MatchOutcome:
         }
         for s in res.seats
     ]
-    return MatchOutcome(res.status, seats, res.replay_json)
+    return MatchOutcome(res.status, seats, res.replay_json, res.reason)

@@ -299,7 +299,7 @@ def _play_and_record(pool: Any, cfg: dict[str, Any], spec: Any, addresses: list[
         return _retry(pool, spec, "infra_error", str(exc), cfg)
     worker_metrics.MATCH_ATTEMPTS.labels(outcome.status).inc()
     if outcome.status != "finished":
-        return _retry(pool, spec, outcome.status, f"referee reported {outcome.status}", cfg)
+        return _retry(pool, spec, outcome.status, outcome.error_text(), cfg)
     for delay in (0.5, 1, 2, 4, 8, 15):
         try:
             recorded = ladder_matches.record_result(pool, match_id, spec.attempt, outcome.as_result())

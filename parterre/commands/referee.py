@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
+from typing import Any
 
 from parterre import settings as settings_mod
 from parterre.commands import common
@@ -15,6 +17,7 @@ def cmd_referee(args: argparse.Namespace) -> int:
     """Serve the referee until interrupted; TLS from ``PARTERRE_TLS_CERT``/``PARTERRE_TLS_KEY``."""
     common.observe(args, "referee")
     from parterre.embedded import redis_py_url
+    from referee.core import RefereeSettings
     from referee.server import BindError, TlsConfig, serve
 
     st = common.settings()
@@ -37,6 +40,7 @@ def cmd_referee(args: argparse.Namespace) -> int:
     advertise_control = (args.advertise_control_address
                          or os.environ.get("PARTERRE_REFEREE_ADVERTISE_CONTROL_ADDRESS", ""))
     services = common.services(need_redis=True)
+    limits = _limits_from_env()
     try:
         asyncio.run(serve(
             address,
@@ -49,10 +53,41 @@ def cmd_referee(args: argparse.Namespace) -> int:
             advertise_control_address=advertise_control,
             cluster_namespace=os.environ.get("PARTERRE_CLUSTER_NAMESPACE") or "parterre",
             **({"referee_id": args.referee_id} if args.referee_id else {}),
+            settings=dataclasses.replace(RefereeSettings(), **limits),
         ))
     except BindError as exc:
         raise CliError(str(exc)) from None
     return 0
+
+
+LIMIT_VARIABLES = {
+    "PARTERRE_MAX_DECLARED_CONCURRENCY": ("max_declared_concurrency", 1),
+    "PARTERRE_MAX_STREAMS_PER_BOT": ("max_streams_per_bot", 0),
+    "PARTERRE_MAX_MESSAGES_PER_S": ("max_messages_per_s", 0),
+}
+"""Operator limits of the referee read from the environment: variable -> (setting, least value);
+see ``referee.core.RefereeSettings`` (0 = no limit for streams and messages)."""
+
+
+def _limits_from_env() -> dict[str, Any]:
+    """The referee settings the operator set through :data:`LIMIT_VARIABLES`.
+
+    Raises:
+        CliError: a value that is not an integer at least the setting's least value.
+    """
+    out: dict[str, Any] = {}
+    for var, (setting, least) in LIMIT_VARIABLES.items():
+        text = os.environ.get(var, "").strip()
+        if not text:
+            continue
+        try:
+            value = int(text)
+        except ValueError:
+            raise CliError(f"{var} must be an integer, got {text!r}") from None
+        if value < least:
+            raise CliError(f"{var} must be at least {least}, got {value}")
+        out[setting] = value
+    return out
 
 
 def register(sub: Subparsers) -> None:

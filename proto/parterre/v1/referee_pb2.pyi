@@ -55,30 +55,34 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., resign: _Optional[_Union[Resign, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("token", "bot_name", "bot_version", "games", "max_concurrent_matches")
+    __slots__ = ("token", "bot_name", "bot_version", "games", "max_concurrent_matches", "instance_id")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     MAX_CONCURRENT_MATCHES_FIELD_NUMBER: _ClassVar[int]
+    INSTANCE_ID_FIELD_NUMBER: _ClassVar[int]
     token: str
     bot_name: str
     bot_version: str
     games: _containers.RepeatedScalarFieldContainer[str]
     max_concurrent_matches: int
-    def __init__(self, token: _Optional[str] = ..., bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_concurrent_matches: _Optional[int] = ...) -> None: ...
+    instance_id: str
+    def __init__(self, token: _Optional[str] = ..., bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_concurrent_matches: _Optional[int] = ..., instance_id: _Optional[str] = ...) -> None: ...
 
 class Decision(_message.Message):
-    __slots__ = ("match_id", "seq", "action_index", "reported_time_ms")
+    __slots__ = ("match_id", "seq", "action_index", "reported_time_ms", "attempt")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     ACTION_INDEX_FIELD_NUMBER: _ClassVar[int]
     REPORTED_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     match_id: int
     seq: int
     action_index: int
     reported_time_ms: int
-    def __init__(self, match_id: _Optional[int] = ..., seq: _Optional[int] = ..., action_index: _Optional[int] = ..., reported_time_ms: _Optional[int] = ...) -> None: ...
+    attempt: int
+    def __init__(self, match_id: _Optional[int] = ..., seq: _Optional[int] = ..., action_index: _Optional[int] = ..., reported_time_ms: _Optional[int] = ..., attempt: _Optional[int] = ...) -> None: ...
 
 class Resign(_message.Message):
     __slots__ = ("match_id",)
@@ -143,7 +147,7 @@ class PlayerInfo(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., bot_id: _Optional[int] = ..., name: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
 
 class MatchStarted(_message.Message):
-    __slots__ = ("match_id", "game", "game_string", "options", "seat", "players", "time_control", "seed_commitment", "num_players")
+    __slots__ = ("match_id", "game", "game_string", "options", "seat", "players", "time_control", "seed_commitment", "num_players", "attempt")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -160,6 +164,7 @@ class MatchStarted(_message.Message):
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     NUM_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     match_id: int
     game: str
     game_string: str
@@ -169,7 +174,8 @@ class MatchStarted(_message.Message):
     time_control: TimeControl
     seed_commitment: str
     num_players: int
-    def __init__(self, match_id: _Optional[int] = ..., game: _Optional[str] = ..., game_string: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seat: _Optional[int] = ..., players: _Optional[_Iterable[_Union[PlayerInfo, _Mapping]]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., num_players: _Optional[int] = ...) -> None: ...
+    attempt: int
+    def __init__(self, match_id: _Optional[int] = ..., game: _Optional[str] = ..., game_string: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seat: _Optional[int] = ..., players: _Optional[_Iterable[_Union[PlayerInfo, _Mapping]]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., num_players: _Optional[int] = ..., attempt: _Optional[int] = ...) -> None: ...
 
 class Observation(_message.Message):
     __slots__ = ("floriferous", "lafleur", "flowar", "json")
@@ -200,7 +206,7 @@ class LegalAction(_message.Message):
     def __init__(self, index: _Optional[int] = ..., label: _Optional[str] = ..., json: _Optional[str] = ..., floriferous: _Optional[_Union[_floriferous_pb2.FloriferousAction, _Mapping]] = ..., lafleur: _Optional[_Union[_lafleur_pb2.LaFleurAction, _Mapping]] = ..., flowar: _Optional[_Union[_flowar_pb2.FlowarAction, _Mapping]] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("match_id", "seq", "observation", "legal_actions", "time_left_ms", "deadline_ms", "seat", "game")
+    __slots__ = ("match_id", "seq", "observation", "legal_actions", "time_left_ms", "deadline_ms", "seat", "game", "attempt")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
@@ -209,6 +215,7 @@ class DecisionRequest(_message.Message):
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     match_id: int
     seq: int
     observation: Observation
@@ -217,7 +224,8 @@ class DecisionRequest(_message.Message):
     deadline_ms: int
     seat: int
     game: str
-    def __init__(self, match_id: _Optional[int] = ..., seq: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., time_left_ms: _Optional[int] = ..., deadline_ms: _Optional[int] = ..., seat: _Optional[int] = ..., game: _Optional[str] = ...) -> None: ...
+    attempt: int
+    def __init__(self, match_id: _Optional[int] = ..., seq: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., time_left_ms: _Optional[int] = ..., deadline_ms: _Optional[int] = ..., seat: _Optional[int] = ..., game: _Optional[str] = ..., attempt: _Optional[int] = ...) -> None: ...
 
 class DecisionRejected(_message.Message):
     __slots__ = ("match_id", "seq", "code", "reason")
@@ -232,7 +240,7 @@ class DecisionRejected(_message.Message):
     def __init__(self, match_id: _Optional[int] = ..., seq: _Optional[int] = ..., code: _Optional[_Union[RejectionCode, str]] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class MatchEnded(_message.Message):
-    __slots__ = ("match_id", "ranks", "scores", "verdicts", "reason", "seed", "status")
+    __slots__ = ("match_id", "ranks", "scores", "verdicts", "reason", "seed", "status", "attempt")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     RANKS_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
@@ -240,6 +248,7 @@ class MatchEnded(_message.Message):
     REASON_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     match_id: int
     ranks: _containers.RepeatedScalarFieldContainer[int]
     scores: _containers.RepeatedScalarFieldContainer[float]
@@ -247,7 +256,8 @@ class MatchEnded(_message.Message):
     reason: str
     seed: str
     status: str
-    def __init__(self, match_id: _Optional[int] = ..., ranks: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[float]] = ..., verdicts: _Optional[_Iterable[str]] = ..., reason: _Optional[str] = ..., seed: _Optional[str] = ..., status: _Optional[str] = ...) -> None: ...
+    attempt: int
+    def __init__(self, match_id: _Optional[int] = ..., ranks: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[float]] = ..., verdicts: _Optional[_Iterable[str]] = ..., reason: _Optional[str] = ..., seed: _Optional[str] = ..., status: _Optional[str] = ..., attempt: _Optional[int] = ...) -> None: ...
 
 class Ping(_message.Message):
     __slots__ = ("nonce",)

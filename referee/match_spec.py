@@ -1,0 +1,79 @@
+"""A validated ``MatchControl.RunMatch`` request: what one match attempt is (DESIGN §4).
+
+:class:`MatchSpec` checks a ``RunMatchRequest`` (game string, seats, time
+control, timeouts) before a :class:`~referee.room.Room` is built for it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from games.api import Game, GameError
+from games.registry import load_game
+from proto.parterre.v1 import control_pb2 as control_pb
+from referee.clock import TimeControl, TimeControlError
+
+
+class MatchSpecError(ValueError):
+    """A RunMatchRequest that cannot be played (bad game string, seat count, time control)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSpec:
+    """A validated ``RunMatchRequest``.
+
+    Attributes:
+        match_id / attempt: the ladder's ids.
+        game: the loaded game.
+        seed: the match seed text (secret until the end).
+        bot_ids: bot id per seat.
+        time_control: the time control.
+        no_show_timeout_ms: how long to wait for every seat's session.
+        max_duration_ms: watchdog, from the start of play.
+    """
+
+    match_id: int
+    attempt: int
+    game: Game
+    seed: str
+    bot_ids: tuple[int, ...]
+    time_control: TimeControl
+    no_show_timeout_ms: int
+    max_duration_ms: int
+
+    @classmethod
+    def from_request(
+        cls, req: control_pb.RunMatchRequest, *, default_no_show_ms: int, default_max_duration_ms: int
+    ) -> MatchSpec:
+        """Validate a request.
+
+        Raises:
+            MatchSpecError: with a message naming the bad field.
+        """
+        try:
+            game = load_game(req.game_string)
+        except GameError as exc:
+            raise MatchSpecError(f"game_string: {exc}") from None
+        bots = tuple(req.seat_bot_ids)
+        if len(bots) != game.num_players:
+            raise MatchSpecError(
+                f"seat_bot_ids: {len(bots)} bots for {game.game_string()}, which has {game.num_players} seats"
+            )
+        tc_msg = req.time_control
+        try:
+            tc = TimeControl(tc_msg.base_ms, tc_msg.increment_ms, tc_msg.cap_ms, tc_msg.margin_ms)
+        except TimeControlError as exc:
+            raise MatchSpecError(str(exc)) from None
+        if req.no_show_timeout_ms < 0 or req.max_duration_ms < 0:
+            raise MatchSpecError("no_show_timeout_ms and max_duration_ms must be >= 0")
+        return cls(
+            match_id=req.match_id,
+            attempt=req.attempt,
+            game=game,
+            seed=req.seed or secrets.token_hex(16),
+            bot_ids=bots,
+            time_control=tc,
+            no_show_timeout_ms=req.no_show_timeout_ms or default_no_show_ms,
+            max_duration_ms=req.max_duration_ms or default_max_duration_ms,
+        )

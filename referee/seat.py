@@ -1,0 +1,132 @@
+"""The seats of a match room and its one outstanding decision request (DESIGN §4).
+
+:class:`Seat` is what a bot session holds of a match (``sessions.SeatBinding``):
+it forwards the session's events to its :class:`~referee.room.Room`.
+:class:`Pending` is the room's outstanding ``DecisionRequest`` with its clock
+start (the moment the writer hands it to the transport) and its future.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Protocol
+
+from games.api import Action
+from proto.parterre.v1 import referee_pb2 as pb
+from referee.clock import Allowance, SeatClock
+from referee.match_spec import MatchSpec
+from referee.sessions import Session
+from referee.verdicts import Verdict
+
+
+class Room(Protocol):
+    """What a seat and a pending request need of their match room (``referee.room.Room``)."""
+
+    spec: MatchSpec
+    loop: asyncio.AbstractEventLoop
+
+    def on_decision(self, seat: Seat, seq: int, index: int | None, received_at: float, attempt: int = 0) -> None:
+        """A Decision from ``seat``'s session."""
+
+    def retire(self, seat: Seat, verdict: Verdict, reason: str) -> None:
+        """Give ``seat`` a fault verdict."""
+
+    def on_session_lost(self, seat: Seat, kind: Verdict) -> None:
+        """``seat``'s session ended."""
+
+    def move_seat(self, seat: Seat, session: Session) -> bool:
+        """Move ``seat`` to another session of its bot."""
+
+ANSWER, TIMEOUT, RETIRED, INTERRUPT = range(4)
+"""What resolved a pending decision's future: the seat's answer, the room's timer, the
+seat's retirement, or the end of the match."""
+
+
+class Pending:
+    """The one outstanding DecisionRequest of a room.
+
+    Its deadline is ``start() + allowance.limit_ms``; the room's timer
+    (:meth:`Room._arm`) fires at the earliest pending deadline.
+    """
+
+    __slots__ = ("seat", "seq", "allowance", "legal", "msg", "future", "queued_at", "sent_at", "limit_s")
+
+    def __init__(self, room: Room, seat: Seat, seq: int, allowance: Allowance, legal: list[Action],
+                 msg: pb.RefereeMessage) -> None:
+        self.seat = seat
+        self.seq = seq
+        self.allowance = allowance
+        self.legal = legal
+        self.msg = msg
+        self.future: asyncio.Future[tuple[int, int | None, float]] = room.loop.create_future()
+        self.queued_at = time.monotonic()
+        self.sent_at: float | None = None
+        self.limit_s = allowance.limit_ms / 1000.0
+
+    def mark_sent(self) -> None:
+        """Start the clock: the writer hands the request to the transport now."""
+        if self.sent_at is None:
+            self.sent_at = time.monotonic()
+
+    def start(self) -> float:
+        """Clock start: send time, or queueing time if never written."""
+        return self.sent_at if self.sent_at is not None else self.queued_at
+
+    def deadline(self) -> float:
+        """``time.monotonic()`` value after which an answer is late."""
+        return self.start() + self.limit_s
+
+    def resolve(self, kind: int, index: int | None = None, at: float = 0.0) -> None:
+        """Resolve once; later calls are ignored."""
+        if not self.future.done():
+            self.future.set_result((kind, index, at))
+
+
+class Seat:
+    """One seat of a room; the session's handle on it (``sessions.SeatBinding``)."""
+
+    __slots__ = (
+        "room", "seat", "bot_id", "match_id", "session", "clock", "verdict", "fault_reason",
+        "drop_kind", "infra_drop", "grace", "answered", "late", "decisions", "name", "version", "started",
+        "dropped", "rejections",
+    )
+
+    def __init__(self, room: Room, seat: int, bot_id: int) -> None:
+        self.room = room
+        self.seat = seat
+        self.bot_id = bot_id
+        self.match_id = room.spec.match_id
+        self.session: Session | None = None
+        self.clock = SeatClock(room.spec.time_control)
+        self.verdict = Verdict.NORMAL
+        self.fault_reason = ""
+        self.drop_kind = Verdict.DISCONNECT
+        self.infra_drop = False
+        self.grace: asyncio.TimerHandle | None = None
+        self.answered: set[int] = set()
+        self.late: set[int] = set()
+        self.decisions = 0
+        self.name = ""
+        self.version = ""
+        self.started = False
+        self.dropped = (0.0, 0)  # (time.monotonic(), steps played) when the stream was lost
+        self.rejections: list[dict[str, object]] = []  # DecisionRejected sent to this seat (replay)
+
+    # -- sessions.SeatBinding ------------------------------------------------------
+    @property
+    def attempt(self) -> int:
+        """The match attempt this seat belongs to."""
+        return self.room.spec.attempt
+
+    def on_decision(self, seq: int, index: int | None, received_at: float, attempt: int = 0) -> None:
+        self.room.on_decision(self, seq, index, received_at, attempt)
+
+    def move_to(self, session: Session) -> bool:
+        return self.room.move_seat(self, session)
+
+    def on_resign(self) -> None:
+        self.room.retire(self, Verdict.RESIGNED, "resigned")
+
+    def on_session_lost(self, kind: Verdict) -> None:
+        self.room.on_session_lost(self, kind)
