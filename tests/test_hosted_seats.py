@@ -151,20 +151,21 @@ def test_a_credential_lives_while_its_version_is_active(pool: Any, redis_key: tu
 
 def test_the_ladder_pairs_hosted_bots_only_with_the_secret(pool: Any, redis_key: tuple[Any, str],
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    import workers.tasks as tasks
+    import workers.periodic as periodic
 
     r, key = redis_key
     bot_id, v = _active(pool, "pair")
     sub.activate_credential(pool, v.id, SECRET, r, key)
     monkeypatch.delenv("PARTERRE_HOSTED_TOKEN_SECRET", raising=False)
-    assert bot_id not in tasks._hosted_players(pool, "floriferous")
+    assert bot_id not in periodic._hosted_players(pool, "floriferous")
     monkeypatch.setenv("PARTERRE_HOSTED_TOKEN_SECRET", SECRET)
-    assert bot_id in tasks._hosted_players(pool, "floriferous")
-    assert bot_id not in tasks._hosted_players(pool, "lafleur")
+    assert bot_id in periodic._hosted_players(pool, "floriferous")
+    assert bot_id not in periodic._hosted_players(pool, "lafleur")
 
 
 def test_challenges_count_a_playing_hosted_bot_as_connected(pool: Any, redis_key: tuple[Any, str],
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import workers.periodic as periodic
     import workers.tasks as tasks
 
     r, key = redis_key
@@ -180,7 +181,7 @@ def test_challenges_count_a_playing_hosted_bot_as_connected(pool: Any, redis_key
     monkeypatch.setattr(tasks, "_pool", pool)
     monkeypatch.setenv("PARTERRE_REDIS_URL", "")
     monkeypatch.setenv("PARTERRE_HOSTED_TOKEN_SECRET", SECRET)
-    tasks.challenge_tick()
+    periodic.challenge_tick()
     assert bot_id in seen["floriferous"] and bot_id not in seen["lafleur"]  # its manifest: floriferous
 
 

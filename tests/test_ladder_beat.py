@@ -127,6 +127,7 @@ def test_multiplayer_rounds_and_a_lone_bot(pool):
 
 def test_ladder_tick_pairs_the_online_bots_of_each_game(pool, ladder_db, monkeypatch):
     """The beat task reads presence (which bots are online, which games they play) and queues the round."""
+    import workers.periodic as periodic
     import workers.tasks as tasks
 
     bots = make_bots(pool, 5)
@@ -145,12 +146,12 @@ def test_ladder_tick_pairs_the_online_bots_of_each_game(pool, ladder_db, monkeyp
     queued: list[int] = []
     monkeypatch.setattr(tasks.run_match, "delay", queued.append)
     try:
-        assert tasks.ladder_tick(now=1000.0) == {GS: 1}  # bots 0, 1, 2 play it; bot 3 plays "other" only
-        assert tasks.ladder_tick(now=1009.9) == {GS: 1}  # same period: the same round, queued again
+        assert periodic.ladder_tick(now=1000.0) == {GS: 1}  # bots 0, 1, 2 play it; bot 3 plays "other" only
+        assert periodic.ladder_tick(now=1009.9) == {GS: 1}  # same period: the same round, queued again
         (table,) = _round(pool, 100)
         assert set(table) <= {bots[0], bots[1], bots[2]}
         assert len(set(queued)) == 1
-        tasks.ladder_tick(now=1010.0)  # next round: the bot that waited goes first
+        periodic.ladder_tick(now=1010.0)  # next round: the bot that waited goes first
         (nxt,) = _round(pool, 101)
         waited = ({bots[0], bots[1], bots[2]} - set(table)).pop()
         assert waited in nxt

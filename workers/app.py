@@ -28,7 +28,7 @@ def _broker_url() -> str:
     return url
 
 
-app = Celery("parterre", include=["workers.tasks", "workers.ratings_tasks", "workers.hosted"])
+app = Celery("parterre", include=["workers.tasks", "workers.periodic", "workers.ratings_tasks", "workers.hosted"])
 app.conf.update(
     broker_url=_broker_url(),
     result_backend=None,
@@ -61,7 +61,7 @@ def configure_beat(
     * ``parterre.tournament_tick`` every ``PARTERRE_TOURNAMENT_PERIOD_S`` (5 s):
       close entry windows past their deadline and run those tournaments;
     * ``parterre.hosted_tick`` every ``PARTERRE_HOSTED_PERIOD_S`` (10 s): validate
-      and regression-test one new hosted bot version (``workers/hosted.py``).
+      and regression-test one new hosted bot version (``workers/periodic.py``, ``workers/hosted.py``).
 
     Each message expires after one period: a tick that waited longer in the
     queue is dropped rather than run late (the next one plans anyway). The

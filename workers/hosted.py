@@ -314,33 +314,3 @@ def sandbox_snapshot() -> dict[str, float]:
     worker_metrics.HOSTED_SANDBOX_RSS.set(rss)
     worker_metrics.HOSTED_SANDBOX_CPU.set(cpu)
     return {"sandboxes": len(uids), "processes": procs, "rss_bytes": rss, "cpu_seconds": round(cpu, 2)}
-
-
-def _register_task() -> None:
-    from workers.app import app
-
-    @app.task(name="parterre.hosted_tick")
-    def hosted_tick() -> dict[str, Any]:
-        """Take one hosted version waiting for validation or its regression test, and decide it.
-
-        Sent by ``parterre beat`` every ``PARTERRE_HOSTED_PERIOD_S`` (10 s); a version is
-        claimed with a lease (:func:`ladder.submissions.claim_next`), so beats and workers
-        never test one version twice at once.
-
-        Returns:
-            ``{"version": id or None, "status": the new status, **sandbox_snapshot()}``.
-        """
-        from workers.tasks import _worker_name, get_pool
-
-        pool = get_pool()
-        secret, url = token_secret(), os.environ.get("PARTERRE_REDIS_URL", "")
-        if secret is not None and url:  # revocations and a flushed Redis heal here
-            from workers.directory import _redis_client
-
-            sub.sync_credentials(pool, _redis_client(url))
-        version_id = sub.claim_next(pool, _worker_name())
-        status = process_version(pool, version_id) if version_id is not None else "idle"
-        return {"version": version_id, "status": status, **sandbox_snapshot()}
-
-
-_register_task()

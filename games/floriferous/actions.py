@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from games.api import Action, check_int, check_str
+from games.action_fields import check_int, check_str
+from games.api import Action
 from games.floriferous.cards import (
     BOUNTIES,
     BOUNTY_INDEX,

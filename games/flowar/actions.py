@@ -24,7 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from games.api import Action, check_int, check_str, interned
+from games.action_fields import check_int, check_str, interned
+from games.api import Action
 from games.flowar.cards import WORKERS
 
 SPACES: tuple[str, ...] = (
@@ -505,7 +506,7 @@ ALL_ACTIONS: tuple[type[Action], ...] = CHANCE_ACTIONS + DECISION_ACTIONS
 """Every action class of the game (``Game.ACTIONS``)."""
 
 make = interned
-"""The interned instance ``cls(*fields)`` (:func:`games.api.interned`)."""
+"""The interned instance ``cls(*fields)`` (:func:`games.action_fields.interned`)."""
 
 
 PASS = Pass()

@@ -25,7 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from games.api import Action, check_bool, check_int, check_str, interned
+from games.action_fields import check_bool, check_int, check_str, interned
+from games.api import Action
 from games.lafleur.cards import ALLURE, DECK_NAMES, FEATURES, FLOWERS, LOCATIONS, VISITORS, card_name
 
 _ALLURE_OR_NONE = ("", *ALLURE)
@@ -439,7 +440,7 @@ ALL_ACTIONS: tuple[type[Action], ...] = (
 """Every action class of the game (``Game.ACTIONS``)."""
 
 intern = interned
-"""The shared instance of ``cls(*fields)`` (:func:`games.api.interned`)."""
+"""The shared instance of ``cls(*fields)`` (:func:`games.action_fields.interned`)."""
 
 
 DONE = Done()

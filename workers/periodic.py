@@ -1,0 +1,192 @@
+"""The periodic tasks ``parterre beat`` sends (DESIGN §5, §10): the continuous ladder's
+round, waiting challenges, tournaments whose entry window closed, and hosted versions
+waiting for validation or their regression test.
+
+Each is idempotent (a redelivered or doubled tick plans nothing twice): the claims and
+unique keys in PostgreSQL decide. Matches they plan run through
+:func:`workers.tasks.run_match`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from typing import Any
+
+from ladder import challenges as ladder_challenges
+from ladder import entries as ladder_entries
+from ladder import submissions as ladder_submissions
+from ladder import tournaments as ladder_tournaments
+from ladder.errors import DatabaseUnavailableError
+from workers import directory, hosted
+from workers.app import app
+from workers.hosted import process_version, sandbox_snapshot, token_secret
+from workers.tasks import _settings, _worker_name, get_pool, plan_tournament, run_match
+
+log = logging.getLogger(__name__)
+
+def ladder_settings() -> dict[str, Any]:
+    """The continuous ladder's settings, from the environment.
+
+    | variable | default | meaning |
+    |---|---|---|
+    | ``PARTERRE_LADDER_GAMES`` | every registered game, 2 players | game strings, separated by ``;`` ("" = none) |
+    | ``PARTERRE_LADDER_PERIOD_S`` | ``10`` | one ladder round per period (beat schedule) |
+    | ``PARTERRE_LADDER_MAX_PENDING`` | ``2`` | a bot with this many planned/running matches is not paired |
+    | ``PARTERRE_LADDER_TIME_CONTROL`` | ``0:0:1000:100`` | base:increment:cap:margin (ms) |
+    """
+    tc = [int(x) for x in os.environ.get("PARTERRE_LADDER_TIME_CONTROL", "0:0:1000:100").split(":")]
+    games = os.environ.get("PARTERRE_LADDER_GAMES")
+    if games is None:
+        games = ";".join(_two_player_games())
+    return {
+        "games": [g.strip() for g in games.split(";") if g.strip()],
+        "period_s": float(os.environ.get("PARTERRE_LADDER_PERIOD_S", "10")),
+        "max_pending": int(os.environ.get("PARTERRE_LADDER_MAX_PENDING", "2")),
+        "time_control": dict(zip(("base_ms", "increment_ms", "cap_ms", "margin_ms"), tc, strict=True)),
+    }
+
+
+def _two_player_games() -> list[str]:
+    """``<game>(players=2)`` for every registered game that has a 2-player mode."""
+    from games.api import GameError
+    from games.registry import game_names, load_game
+
+    out = []
+    for name in game_names():
+        try:
+            out.append(load_game(f"{name}(players=2)").game_string())
+        except GameError:
+            continue
+    return out
+
+
+@app.task(name="parterre.ladder_tick")
+def ladder_tick(now: float | None = None, period_s: float | None = None) -> dict[str, int]:
+    """Plan one round of the continuous ladder for every ladder game, and queue it.
+
+    The round number is ``floor(now / period)``, so two beats firing in the
+    same period plan the same round, and planning a round is idempotent
+    (:func:`ladder.tournaments.plan_ladder_round`: one set of matches, FAULTS
+    F-12). Online bots are those connected to a live referee (presence in
+    Redis); a bot that announced games in its Hello is paired only in those.
+    Hosted bots with an active version count as online in the games their
+    manifest names (all when it names none): the worker starts them.
+
+    Args:
+        now: Unix time (tests); default the current time.
+        period_s: the beat's period (sent with each tick); default ``PARTERRE_LADDER_PERIOD_S``.
+
+    Returns:
+        ``{game_string: matches queued}``.
+    """
+    cfg = _settings()
+    lcfg = ladder_settings()
+    now = time.time() if now is None else now
+    period = float(period_s) if period_s else lcfg["period_s"]
+    round_no = int(now // period)
+    referees = directory.read_referees(cfg["redis_url"]) if cfg["redis_url"] else []
+    pool = get_pool()
+    out: dict[str, int] = {}
+    from games.registry import load_game
+
+    for game_string in lcfg["games"]:
+        game = load_game(game_string).name
+        online = sorted(set(directory.online_bots(referees, game)) | set(_hosted_players(pool, game)))
+        ids = ladder_tournaments.plan_ladder_round(
+            pool, game_string=game_string, round_no=round_no, bot_ids=online,
+            max_pending=lcfg["max_pending"], time_control=lcfg["time_control"],
+        )
+        for match_id in ids:
+            run_match.delay(match_id)
+        out[game_string] = len(ids)
+    return out
+
+
+def _hosted_players(pool: Any, game: str) -> list[int]:
+    """Bots with an active hosted version in ``game``: paired as if online, since the worker that runs
+    their match starts them (docs/hosted.md); none when the workers hold no token secret."""
+    if hosted.token_secret() is None:
+        return []
+    return sorted(ladder_submissions.playing_versions(pool, game=game))
+
+
+# -- challenges and entry windows (issue 14) ---------------------------------------------------
+
+
+@app.task(name="parterre.challenge_tick")
+def challenge_tick() -> dict[str, int]:
+    """Start the challenges whose bots are all connected, and expire those out of time.
+
+    Sent by ``parterre beat`` every ``PARTERRE_CHALLENGE_PERIOD_S`` (1 s): the
+    web process only writes the challenge (:func:`ladder.challenges.create_challenge`)
+    and queues nothing. "Connected" is the referees' presence in Redis, for
+    the challenge's game (a bot that announced other games only does not count);
+    a hosted bot with a playing version counts as connected in its games (the
+    worker that runs the match starts it).
+
+    Returns:
+        ``{"started", "expired"}`` counts.
+    """
+    cfg = _settings()
+    referees = directory.read_referees(cfg["redis_url"]) if cfg["redis_url"] else []
+    pool = get_pool()
+    started, expired = ladder_challenges.dispatch_challenges(
+        pool, lambda game: set(directory.online_bots(referees, game)) | set(_hosted_players(pool, game))
+    )
+    for match_id in started:
+        run_match.delay(match_id)
+    if started or expired:
+        log.info("challenges: %d started %s, %d expired %s", len(started), started, len(expired), expired)
+    return {"started": len(started), "expired": len(expired)}
+
+
+@app.task(name="parterre.tournament_tick")
+def tournament_tick() -> dict[str, int]:
+    """Close the entry windows that are past their deadline; plan and queue those tournaments.
+
+    Sent by ``parterre beat`` every ``PARTERRE_TOURNAMENT_PERIOD_S`` (5 s). A
+    tournament with too few entrants is cancelled with the reason stored
+    (:func:`ladder.entries.close_entries`). Closing and planning are
+    idempotent, so two beats, or a redelivered tick, plan one set of matches.
+
+    Returns:
+        ``{"planned", "cancelled", "queued"}`` counts.
+    """
+    pool = get_pool()
+    planned, cancelled = ladder_entries.close_due_entries(pool)
+    queued = 0
+    for tid in planned:
+        try:
+            queued += int(plan_tournament(tid))
+        except DatabaseUnavailableError:
+            raise
+        except Exception as exc:  # one bad tournament must not stop the others; retried next tick
+            log.warning("tournament %s: cannot plan it after its entry window closed: %s", tid, exc)
+    if cancelled:
+        log.info("tournaments %s cancelled at the end of their entry window", cancelled)
+    return {"planned": len(planned), "cancelled": len(cancelled), "queued": queued}
+
+
+@app.task(name="parterre.hosted_tick")
+def hosted_tick() -> dict[str, Any]:
+    """Take one hosted version waiting for validation or its regression test, and decide it.
+
+    Sent by ``parterre beat`` every ``PARTERRE_HOSTED_PERIOD_S`` (10 s); a version is
+    claimed with a lease (:func:`ladder.submissions.claim_next`), so beats and workers
+    never test one version twice at once.
+
+    Returns:
+        ``{"version": id or None, "status": the new status, **sandbox_snapshot()}``.
+    """
+
+    pool = get_pool()
+    secret, url = token_secret(), os.environ.get("PARTERRE_REDIS_URL", "")
+    if secret is not None and url:  # revocations and a flushed Redis heal here
+        from workers.directory import _redis_client
+
+        ladder_submissions.sync_credentials(pool, _redis_client(url))
+    version_id = ladder_submissions.claim_next(pool, _worker_name())
+    status = process_version(pool, version_id) if version_id is not None else "idle"
+    return {"version": version_id, "status": status, **sandbox_snapshot()}
