@@ -219,6 +219,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--b", required=True)
     p.add_argument("--deadline-ms", type=int, default=DEFAULT_DEADLINE_MS)
     ns = p.parse_args(argv)
+    from games.api import GameError
+    from games.registry import load_game
+
+    try:
+        players = load_game(ns.game).num_players
+    except GameError as exc:
+        p.error(f"--game: {exc}")
+    if players != 2:
+        p.error(f"--game {ns.game!r} has {players} players; the duplicate runner seats two "
+                "(e.g. 'floriferous(players=2)')")
     # Stopped by the worker (the test decided): stop the children cleanly on the way out.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     a = make_side(ns.a, f"{ns.run_seed}:a", ns.deadline_ms)
