@@ -22,7 +22,7 @@ builds dataclasses nor compares them field by field.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from games.action_fields import check_int, check_str, interned
 from games.api import Action
@@ -505,8 +505,6 @@ DECISION_ACTIONS: tuple[type[Action], ...] = (
 ALL_ACTIONS: tuple[type[Action], ...] = CHANCE_ACTIONS + DECISION_ACTIONS
 """Every action class of the game (``Game.ACTIONS``)."""
 
-make = interned
-"""The interned instance ``cls(*fields)`` (:func:`games.action_fields.interned`)."""
 
 
 PASS = Pass()
@@ -516,3 +514,14 @@ FINISH_DELIVERY = FinishDelivery()
 EXCHANGE = Exchange()
 WILDCARD = Wildcard()
 FINISH_SELLING = FinishSelling()
+
+
+_A = TypeVar("_A", bound=Action)
+
+
+def make(cls: type[_A], *fields: Any) -> _A:
+    """The interned instance ``cls(*fields)`` (:func:`games.action_fields.interned`).
+
+    A function rather than an alias of it: mypyc cannot type a module-level alias here.
+    """
+    return interned(cls, *fields)

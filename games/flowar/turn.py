@@ -133,6 +133,8 @@ def flower_classes(cards: list[int], used: dict[int, int] | None = None) -> dict
 class TurnMixin:
     """The turn menu and everything reachable from it but deliveries."""
 
+    _fellow_used: bool  # declared here too: mypyc must know its type in this base class (issue 19)
+
     # -- turn state --------------------------------------------------------------------------
     def _reset_turn(self: FlowarStateProtocol) -> None:
         self._t_placed = 0

@@ -23,7 +23,7 @@ compares actions by identity.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from games.action_fields import check_bool, check_int, check_str, interned
 from games.api import Action
@@ -439,8 +439,6 @@ ALL_ACTIONS: tuple[type[Action], ...] = (
 )
 """Every action class of the game (``Game.ACTIONS``)."""
 
-intern = interned
-"""The shared instance of ``cls(*fields)`` (:func:`games.action_fields.interned`)."""
 
 
 DONE = Done()
@@ -449,6 +447,17 @@ HIRE = HireArtisan()
 REPLACE = ReplaceArtisan()
 YES = Accept(True)
 NO = Accept(False)
+
+_A = TypeVar("_A", bound=Action)
+
+
+def intern(cls: type[_A], *fields: Any) -> _A:
+    """The shared instance of ``cls(*fields)`` (:func:`games.action_fields.interned`).
+
+    A function rather than an alias of it: mypyc cannot type a module-level alias here.
+    """
+    return interned(cls, *fields)
+
 
 # Tables of interned instances for the hot paths (index -1 means "none": the deck, or no type).
 PAY_FLOWER: tuple[tuple[PayFlower, ...], ...] = tuple(
