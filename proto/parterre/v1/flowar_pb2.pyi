@@ -99,9 +99,9 @@ class FlowarObservation(_message.Message):
         hired: bool
         no_wither: bool
         passed: bool
-        below_contracts: _containers.RepeatedCompositeFieldContainer[FlowarObservation.Below]
-        def __init__(self, seat: _Optional[int] = ..., coins: _Optional[int] = ..., mp: _Optional[int] = ..., torches: _Optional[int] = ..., loans: _Optional[int] = ..., loans_paid: _Optional[int] = ..., guild: _Optional[int] = ..., workers: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., contracts: _Optional[_Iterable[str]] = ..., hidden_contracts: _Optional[int] = ..., dealt: _Optional[_Iterable[str]] = ..., fresh: _Optional[_Iterable[str]] = ..., wilting: _Optional[_Iterable[str]] = ..., below: _Optional[_Iterable[int]] = ..., delivered: _Optional[_Iterable[int]] = ..., board_used: _Optional[_Iterable[str]] = ..., hired: _Optional[bool] = ..., no_wither: _Optional[bool] = ..., passed: _Optional[bool] = ..., below_contracts: _Optional[_Iterable[_Union[FlowarObservation.Below, _Mapping]]] = ...) -> None: ...
-    class Below(_message.Message):
+        below_contracts: _containers.RepeatedCompositeFieldContainer[FlowarObservation.ContractPile]
+        def __init__(self, seat: _Optional[int] = ..., coins: _Optional[int] = ..., mp: _Optional[int] = ..., torches: _Optional[int] = ..., loans: _Optional[int] = ..., loans_paid: _Optional[int] = ..., guild: _Optional[int] = ..., workers: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., contracts: _Optional[_Iterable[str]] = ..., hidden_contracts: _Optional[int] = ..., dealt: _Optional[_Iterable[str]] = ..., fresh: _Optional[_Iterable[str]] = ..., wilting: _Optional[_Iterable[str]] = ..., below: _Optional[_Iterable[int]] = ..., delivered: _Optional[_Iterable[int]] = ..., board_used: _Optional[_Iterable[str]] = ..., hired: _Optional[bool] = ..., no_wither: _Optional[bool] = ..., passed: _Optional[bool] = ..., below_contracts: _Optional[_Iterable[_Union[FlowarObservation.ContractPile, _Mapping]]] = ...) -> None: ...
+    class ContractPile(_message.Message):
         __slots__ = ("contracts",)
         CONTRACTS_FIELD_NUMBER: _ClassVar[int]
         contracts: _containers.RepeatedScalarFieldContainer[str]
