@@ -34,6 +34,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from ladder.db import make_pool
 from ladder.errors import DatabaseUnavailableError
 from ladder.read import NotFound, ReplayCache
+from ladder.replay_store import StoredReplayError
 from ladder.web import filters
 from ladder.web.labels import LabelCache
 from ladder.web.limits import BodyLimit
@@ -154,6 +155,11 @@ def _install_error_handlers(app: FastAPI) -> None:
             return error_response(request, 404, "there is no page at this address")
         fields = ", ".join(str(e.get("loc", ("", "?"))[-1]) for e in exc.errors())
         return error_response(request, 422, f"invalid value for: {fields}")
+
+    @app.exception_handler(StoredReplayError)
+    async def replay_unreadable(request: Request, exc: StoredReplayError) -> Response:
+        log.error("stored replay unreadable at %s: %s", request.url.path, exc)
+        return error_response(request, 500, f"this match's stored replay cannot be read: {exc}")
 
     @app.exception_handler(DatabaseUnavailableError)
     async def database_down(request: Request, exc: DatabaseUnavailableError) -> Response:
