@@ -20,8 +20,7 @@ the text must hash to the recorded SHA-256, so a corrupted row, or an engine
 whose legal-action order or state hash changed since the replay was stored,
 raises :class:`StoredReplayError` instead of showing a different game. The
 digest sits in the same row: it detects corruption and engine drift, not a
-writer with access to the database, who could rewrite both (the signed
-seed commitment of the replay header is what a third party checks).
+writer with access to the database, who could rewrite both.
 
 :func:`pack` stores a replay compactly only when the compact form expands back
 to the very same text (checked at write time); any other replay (an old
