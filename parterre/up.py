@@ -291,8 +291,7 @@ def run_up(cfg: UpConfig, *, services: embedded.Services | None = None, out: Any
         "PARTERRE_REFEREE_ADDRESS": cfg.referee_address,
         "PARTERRE_SERVICE_TOKEN": st.service_token,
         # hosted bots' credentials in rated matches (docs/hosted.md): kept in the home like the service token
-        "PARTERRE_HOSTED_TOKEN_SECRET": os.environ.get("PARTERRE_HOSTED_TOKEN_SECRET")
-        or settings_mod.secret_for(st.home, "hosted-token-secret"),
+        "PARTERRE_HOSTED_TOKEN_SECRET": settings_mod.hosted_token_secret(st.home),
         "PARTERRE_LOG_FORMAT": os.environ.get("PARTERRE_LOG_FORMAT") or "json",
         "PYTHONUNBUFFERED": "1",
     }
