@@ -96,7 +96,9 @@ def register(sub: Subparsers) -> None:
     cc = c.add_parser("create", help="create a challenge; it runs once every bot is connected; prints the match id")
     cc.add_argument("--game", required=True, help="game string, e.g. floriferous(players=2)")
     cc.add_argument("--bots", required=True, help="comma-separated bot names or ids, one per seat")
-    cc.add_argument("--casual", action="store_true", help="a casual match: recorded, never rated")
+    cc.add_argument("--casual", action="store_true",
+                    help="a casual match: recorded, never rated (default: rated, the operator's command; "
+                         "a participant's `parterre remote challenge` is casual unless --rated)")
     cc.add_argument("--time-control", default="1000+100", help="CAP_MS+MARGIN_MS or BASE:INC:CAP:MARGIN (ms)")
     cc.add_argument("--expires", type=float, default=300.0, help="seconds to wait for the bots")
     cc.add_argument("--wait", action="store_true", help="wait until it finishes or expires (exit 1 unless finished)")

@@ -221,7 +221,9 @@ def register(sub: Any) -> None:
     p = s.add_parser("challenge", help="challenge bots to one match; prints the match id")
     p.add_argument("--game", required=True, help="game string, e.g. floriferous or floriferous(players=3)")
     p.add_argument("--bots", required=True, help="comma-separated bot names or ids, one per seat, mine first")
-    p.add_argument("--rated", action="store_true", help="a rated match (default: casual)")
+    p.add_argument("--rated", action="store_true",
+                   help="a rated match (default: casual, as the site's challenge form; the operator's "
+                        "`parterre challenge create` is rated unless --casual)")
     p = s.add_parser("tournament-create", help="create a tournament (organisers)")
     p.add_argument("--name", required=True, help="the tournament's name")
     p.add_argument("--game", required=True, help="game name, e.g. floriferous")
