@@ -68,7 +68,8 @@ CGROUP_V1 = Path("/sys/fs/cgroup")
 PROJECT = Path(__file__).resolve().parent.parent
 SDK_PARTS = ("games", "bots/strategies")
 """The project's Python SDK offered to ``python3.11`` bots on ``PYTHONPATH=/sdk``: the rules engines
-(``import games``) and the reference strategies (``from bots.strategies import strategy_for``).
+(``import games``, pure Python, with ``mypy_extensions``) and the reference strategies
+(``from bots.strategies import strategy_for``).
 The wire SDK (``bots.sdk``) needs gRPC and a network, neither of which a sandbox has."""
 
 
@@ -79,11 +80,17 @@ def sdk_dir() -> Path:
     import hashlib
     import shutil
 
+    import mypy_extensions  # the engines' @trait (a no-op at run time): the one module they need beyond the stdlib
+
     digest = hashlib.sha256()
+    # Sources and data only: a compiled engine (.so, issue 19) was built for the worker's Python and
+    # needs the mypyc runtime beside the project; the sandbox's python3.11 runs the pure-Python engines.
     files = sorted(f for part in SDK_PARTS for f in (PROJECT / part).rglob("*")
-                   if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc")
+                   if f.is_file() and "__pycache__" not in f.parts and f.suffix not in (".pyc", ".so"))
+    extra = Path(mypy_extensions.__file__)
     for f in files:
         digest.update(str(f.relative_to(PROJECT)).encode() + b"\0" + f.read_bytes())
+    digest.update(b"mypy_extensions.py\0" + extra.read_bytes())
     base = Path(os.environ.get("PARTERRE_HOSTED_DIR", "/var/tmp/parterre-hosted"))
     target = base / f"sdk-{digest.hexdigest()[:16]}"
     if target.exists():
@@ -96,6 +103,7 @@ def sdk_dir() -> Path:
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(f, dest)
     (tmp / "bots" / "__init__.py").write_text("")
+    shutil.copyfile(extra, tmp / "mypy_extensions.py")
     for path in [tmp, *tmp.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     try:
