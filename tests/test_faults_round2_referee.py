@@ -80,6 +80,7 @@ async def test_f24_a_flood_is_cut_off_whatever_concurrency_the_bot_declares(decl
             call = connect(channel)
             await call.write(hello("tok-b", capacity=declared))
             assert await first_kind(call) == "welcome"
+            await wait_for(lambda: h.core.registry.by_bot.get(2))  # registered just after its Welcome
             session = h.core.registry.by_bot[2][0]
             assert session.capacity == min(declared, RefereeSettings().max_declared_concurrency)
             errors: list[str] = []
@@ -328,6 +329,7 @@ async def test_f27_killing_a_stream_mid_write_leaves_no_unretrieved_exception(ca
             await call.write(hello("tok-b"))
             assert await first_kind(call) == "welcome"
             await h.wait_sessions(2)
+            await wait_for(lambda: h.core.registry.by_bot.get(2))  # registered just after its Welcome
             session = h.core.registry.by_bot[2][0]
             # each Decision for a match it is not seated in earns an Error(NOT_SEATED): the
             # client reads none of them, so the referee's writes fill the window and queue up
