@@ -412,13 +412,15 @@ def sync_credentials(pool: ConnectionPool, redis: Any, key: str | None = None) -
 
     Live: an ``active`` version with a ``token_hash`` whose bot is not revoked. Every other version
     with a hash that is not yet revoked (superseded, failed, or its bot revoked) gets
-    ``token_revoked_at`` and its field removed (``HDEL``). Idempotent; called when a version becomes
-    active (:func:`activate_credential`) and on every ``parterre.hosted_tick``.
+    ``token_revoked_at`` and its field removed (``HDEL``). The ordinary token of a bot with a live
+    credential is removed too (a bot is either hosted or connects from outside, docs/hosted.md), and
+    published again for a live bot that once had a credential and has none live now. Idempotent;
+    called when a version becomes active (:func:`activate_credential`) and on every ``parterre.hosted_tick``.
 
     Returns:
         ``{"live": n, "revoked": m}`` (revoked: stamped by this call).
     """
-    from ladder.bots import TOKENS_KEY
+    from ladder.bots import HOSTED_LIVE_SQL, TOKENS_KEY
 
     key = key or TOKENS_KEY
     with connection(pool) as conn, conn.cursor() as cur:
@@ -432,11 +434,19 @@ def sync_credentials(pool: ConnectionPool, redis: Any, key: str | None = None) -
                     "WHERE h.status = 'active' AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL "
                     "AND b.revoked_at IS NULL")
         live = {digest: str(bot_id) for digest, bot_id in cur.fetchall()}
+        # A bot is either hosted or connects from outside: while its credential is live its ordinary token is
+        # out of the hash; once no credential of it is live (withdrawn, superseded without a successor) it is back.
+        cur.execute(f"SELECT token_hash FROM bots WHERE id IN ({HOSTED_LIVE_SQL})")
+        hidden = [r[0] for r in cur.fetchall()]
+        cur.execute(f"SELECT b.token_hash, b.id FROM bots b WHERE b.revoked_at IS NULL AND b.id NOT IN "
+                    f"({HOSTED_LIVE_SQL}) AND EXISTS (SELECT 1 FROM hosted_versions o WHERE o.bot_id = b.id "
+                    f"AND o.token_hash IS NOT NULL)")
+        restored = {digest: str(bot_id) for digest, bot_id in cur.fetchall()}
     pipe = redis.pipeline(transaction=True)
-    if dead:
-        pipe.hdel(key, *dead)
-    if live:
-        pipe.hset(key, mapping=live)
+    if dead or hidden:
+        pipe.hdel(key, *dead, *hidden)
+    if live or restored:
+        pipe.hset(key, mapping={**restored, **live})
     pipe.execute()
     return {"live": len(live), "revoked": len(revoked)}
 
