@@ -26,6 +26,7 @@ command line the stdio adapter runs for a hosted bot's rated matches.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ladder import submissions as sub
+from ladder.errors import DatabaseUnavailableError
 from ladder.stats.paired import DuplicateTest, head_to_head_deal
 from ladder.stats.sprt import Sprt, SprtState
 from workers import metrics as worker_metrics
@@ -131,18 +133,19 @@ def unpack(pool: Any, version: sub.HostedVersion, base: Path) -> Path:
     base.mkdir(parents=True, exist_ok=True)
     base.chmod(0o711)
     tmp = Path(tempfile.mkdtemp(prefix=".unpack-", dir=base))
-    for rel, (content, executable) in archive.files.items():
-        dest = tmp / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_bytes(content)
-        dest.chmod(0o755 if executable else 0o644)
-    for path in [tmp, *tmp.rglob("*")]:
-        if path.is_dir():
-            path.chmod(0o755)
     try:
-        tmp.rename(target)
-    except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)
+        for rel, (content, executable) in archive.files.items():
+            dest = tmp / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(content)
+            dest.chmod(0o755 if executable else 0o644)
+        for path in [tmp, *tmp.rglob("*")]:
+            if path.is_dir():
+                path.chmod(0o755)
+        with contextlib.suppress(OSError):  # another worker unpacked it first: theirs is the same
+            tmp.rename(target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # a partial unpack never stays behind
     return target
 
 
@@ -259,6 +262,21 @@ def process_version(pool: Any, version_id: int, cfg: dict[str, Any] | None = Non
         raise SandboxCapacityError("a regression test runs two sandboxed bots: PARTERRE_SANDBOXES_PER_SLOT >= 2")
     work = cfg["dir"] / "logs"
     work.mkdir(parents=True, exist_ok=True)
+    try:
+        return _process(pool, version, cfg, work)
+    except DatabaseUnavailableError:
+        raise  # not the version's fault: its lease runs out and it is taken again
+    except Exception as exc:  # noqa: BLE001 - anything unforeseen rejects the version instead of looping
+        # Left alone it would stay validating/testing and be claimed again every lease (issue: hosted fixes 2).
+        log.exception("hosted version %s: unexpected error, rejected", version_id)
+        reason = f"internal error: {type(exc).__name__}: {exc}"[:1000]
+        sub.set_verdict(pool, version_id, "rejected", reason=reason)
+        worker_metrics.HOSTED_VERDICTS.labels("rejected", "internal error").inc()
+        return "rejected"
+
+
+def _process(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any], work: Path) -> str:
+    version_id = version.id
     ok, reason, stderr_log, details = validate(pool, version, cfg, work)
     if not ok:
         sub.set_verdict(pool, version_id, "rejected", reason=reason, log=stderr_log, validation=details)
