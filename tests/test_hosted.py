@@ -12,9 +12,11 @@ time: about -150 Elo in Floriferous, docs/regression.md), not from this code.
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import subprocess
+import sys
 import tarfile
 import tempfile
 import warnings
@@ -333,6 +335,35 @@ def test_one_owner_cannot_fill_the_validation_queue(client: TestClient, pool: An
     assert upload(client, other, other_bot, python_bot()).status_code == 201  # others are not held up
     sub.set_verdict(pool, ids[0], "rejected", reason="test")
     assert upload(client, headers, bot_id, python_bot(0.0, "after")).status_code == 201
+
+
+ENV_DUMP = r"""
+import json, os, sys
+with open(sys.argv[1], "w") as fh:
+    json.dump(dict(os.environ), fh)
+"""
+
+
+def test_validation_games_run_without_the_workers_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack: a program run by the validation's ``bots.hosted_match`` (not sandboxed here, so it reads
+    everything it inherits) looks for the worker's secrets. Oracle: the environment the program itself saw."""
+    monkeypatch.setenv("PARTERRE_HOSTED_TOKEN_SECRET", "s" * 40)
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", "postgresql://parterre:hunter2@db/parterre")
+    monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", "service-secret")
+    monkeypatch.setenv("PARTERRE_HOSTED_DIR", str(tmp_path))  # the worker's setting: passed on
+    script, dump = tmp_path / "dump.py", tmp_path / "env.json"
+    script.write_text(ENV_DUMP)
+    spec = "exec:" + json.dumps([sys.executable, str(script), str(dump)])
+    deals = list(hosted.play_deals("floriferous(players=2)", spec, "builtin:greedy", run_seed="env", deals=1,
+                                   deadline_ms=500))
+    assert deals and any(f is not None for d in deals for f in d["faults"])  # it exited: a fault, as expected
+    seen = json.loads(dump.read_text())
+    leaked = sorted(k for k in seen if k in {"PARTERRE_HOSTED_TOKEN_SECRET", "PARTERRE_DATABASE_URL",
+                                             "PARTERRE_SERVICE_TOKEN"} or "hunter2" in seen[k])
+    assert leaked == [], leaked
+    assert set(seen) <= {*hosted.CHILD_ENV, "PYTHONPATH", "PARTERRE_HOSTED_DIR", "PWD", "SHLVL", "_", "LC_CTYPE"}, \
+        sorted(seen)
+    assert seen["PARTERRE_HOSTED_DIR"] == str(tmp_path)
 
 
 # -- validation and the regression test, on the real sandbox ------------------------------------------

@@ -167,12 +167,33 @@ def _games(manifest: dict[str, Any]) -> list[str]:
     return [load_game(f"{n}(players=2)").game_string() for n in names]
 
 
-def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline_ms: int) -> Any:
-    """Yield the deals of ``bots.hosted_match`` one by one (a generator; closing it stops the games)."""
+CHILD_ENV = ("PATH", "LANG", "LC_ALL", "HOME", "TZ", "PARTERRE_ENGINES", "PARTERRE_STDIO_NOTES_MAX",
+             "PARTERRE_STDIO_NOTES_KB")
+"""The worker's environment variables its bot-running children inherit (``bots.hosted_match`` for validation
+and the regression test; the rated seats' adapters, ``workers.hosted_seats``): none of its settings or secrets
+(``PARTERRE_HOSTED_TOKEN_SECRET``, the database and broker URLs, service tokens)."""
+
+
+def child_env(hosted_dir: Path | None = None) -> dict[str, str]:
+    """The minimal environment of a bot-running child: :data:`CHILD_ENV` from the worker's, ``PYTHONPATH`` and
+    ``PARTERRE_HOSTED_DIR`` (``hosted_dir``, else the worker's setting, where the keeper copies the SDK)."""
+    env = {k: os.environ[k] for k in CHILD_ENV if k in os.environ}
+    env["PYTHONPATH"] = str(PROJECT)
+    directory = str(hosted_dir) if hosted_dir is not None else os.environ.get("PARTERRE_HOSTED_DIR", "")
+    if directory:
+        env["PARTERRE_HOSTED_DIR"] = directory
+    return env
+
+
+def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline_ms: int,
+               hosted_dir: Path | None = None) -> Any:
+    """Yield the deals of ``bots.hosted_match`` one by one (a generator; closing it stops the games).
+
+    The subprocess gets :func:`child_env` only (``hosted_dir``: the hosted bots' folder)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "bots.hosted_match", "--game", game, "--run-seed", run_seed, "--deals", str(deals),
          "--a", a, "--b", b, "--deadline-ms", str(deadline_ms)],
-        stdout=subprocess.PIPE, cwd=PROJECT, start_new_session=True, env={**os.environ, "PYTHONPATH": str(PROJECT)})
+        stdout=subprocess.PIPE, cwd=PROJECT, start_new_session=True, env=child_env(hosted_dir))
     assert proc.stdout is not None
     try:
         for line in proc.stdout:
@@ -203,7 +224,8 @@ def validate(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any],
     details: dict[str, Any] = {"games": []}
     for game in _games(version.manifest):
         for deal in play_deals(game, spec, "builtin:greedy", run_seed=f"validate:{version.sha256}",
-                               deals=cfg["validation_deals"], deadline_ms=cfg["deadline_ms"]):
+                               deals=cfg["validation_deals"], deadline_ms=cfg["deadline_ms"],
+                               hosted_dir=cfg["dir"]):
             for k, fault in enumerate(deal["faults"]):
                 details["games"].append({"game": game, "seed": deal["seed"], "ranks": deal["ranks"][k],
                                          "fault": fault})
@@ -232,7 +254,7 @@ def regression_test(pool: Any, version: sub.HostedVersion, previous: sub.HostedV
                               "alpha": sprt.alpha, "beta": sprt.beta, "max_games": cfg["max_games"],
                               "lower": sprt.lower, "upper": sprt.upper, "state": "running"}
     deals = play_deals(game, cand, base, run_seed=f"regress:{version.sha256}:{previous.sha256}",
-                       deals=max(1, cfg["max_games"] // 2), deadline_ms=cfg["deadline_ms"])
+                       deals=max(1, cfg["max_games"] // 2), deadline_ms=cfg["deadline_ms"], hosted_dir=cfg["dir"])
     faults = 0
     try:
         for deal in deals:
