@@ -240,11 +240,13 @@ def authenticate(pool: ConnectionPool, username: str, password: str) -> Account 
     An unknown username still costs one argon2 verification, so the answer
     time does not tell which usernames exist.
     """
-    with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
-        row = cur.execute(
-            f"SELECT {_COLUMNS}, password_hash FROM accounts WHERE lower(username) = lower(%s)",
-            (username if isinstance(username, str) else "",),
-        ).fetchone()
+    row = None
+    if isinstance(username, str) and USERNAME_RE.fullmatch(username):  # no account has another name
+        with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
+            row = cur.execute(
+                f"SELECT {_COLUMNS}, password_hash FROM accounts WHERE lower(username) = lower(%s)",
+                (username,),
+            ).fetchone()
     try:
         _hasher.verify(row["password_hash"] if row else _DUMMY_HASH, password)
     except (VerifyMismatchError, VerificationError, InvalidHashError, TypeError):
@@ -282,9 +284,15 @@ def change_password(pool: ConnectionPool, account_id: int, old: str, new: str) -
 # -- rate limits and the log of attempts -------------------------------------------------
 
 
+def _counted_name(username: object) -> str:
+    """The form of a tried username that attempts are stored and counted under: at most 64
+    characters, without NUL (PostgreSQL text cannot hold it); "" for a non-string."""
+    return username[:64].replace("\x00", "") if isinstance(username, str) else ""
+
+
 def record_auth_event(pool: ConnectionPool, kind: str, address: str, username: str) -> None:
     """Store a sign-up or login attempt (``kind`` in login_ok/login_failed/signup); logs failures."""
-    name = username[:64] if isinstance(username, str) else ""
+    name = _counted_name(username)
     with connection(pool) as conn:
         conn.execute("INSERT INTO auth_events (kind, address, username) VALUES (%s, %s, %s)",
                      (kind, address[:64], name))
@@ -322,7 +330,7 @@ def login_allowed(pool: ConnectionPool, address: str, username: str) -> None:
     for this username from all addresses, :data:`LOGIN_FAILURES_PER_ADDRESS` for
     this address whatever the username.
     """
-    name = username[:64] if isinstance(username, str) else ""
+    name = _counted_name(username)
     addr = address[:64]
     for filters, limit in (({"username": name, "address": addr}, LOGIN_FAILURES_PER_ACCOUNT),
                            ({"username": name}, LOGIN_FAILURES_PER_ACCOUNT_ANY_ADDRESS),

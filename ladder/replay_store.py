@@ -16,9 +16,11 @@ JSON, label, seat and periodic state hash. The compact form keeps only
 
 :func:`expand` rebuilds the original JSON text by re-simulating the game from
 its game string: actions, labels, seats and hashes come from the engine, and
-the text must hash to the recorded SHA-256, so a tampered row, or an engine
-whose legal-action order changed since the replay was stored, raises
-:class:`StoredReplayError` instead of showing a different game.
+the text must hash to the recorded SHA-256, so a corrupted row, or an engine
+whose legal-action order or state hash changed since the replay was stored,
+raises :class:`StoredReplayError` instead of showing a different game. The
+digest sits in the same row: it detects corruption and engine drift, not a
+writer with access to the database, who could rewrite both.
 
 :func:`pack` stores a replay compactly only when the compact form expands back
 to the very same text (checked at write time); any other replay (an old
@@ -55,6 +57,15 @@ HASH_EVERY = 10
 ZSTD_LEVEL = 19
 """zstd level of compact rows (they are a few hundred bytes; level 19 costs well under a millisecond)."""
 _STEP_KEYS = frozenset({"i", "player", "action", "label", "time_ms", "fallback", "hash"})
+
+
+MAX_DIGIT_BYTES_PER_STEP = 4
+"""Bound on the step-digit block of a compact row: an index below 2**32 per step (legal lists
+are far shorter), so a row claiming more is refused before its digits are converted."""
+MAX_COMPACT_BYTES = 4 << 20
+"""Largest decompressed compact row accepted (real ones are a few kB)."""
+MAX_TEXT_BYTES = 256 << 20
+"""Largest decompressed replay JSON text accepted (a long 4-player Flowar match is a few MiB)."""
 
 
 class StoredReplayError(ValueError):
@@ -177,6 +188,9 @@ def expand(raw: bytes) -> str:
         raise StoredReplayError(f"compact replay names a game this process cannot load: {exc}") from None
     pos += hlen
     dlen, pos = _read_varint(raw, pos)
+    if n < 0 or dlen > MAX_DIGIT_BYTES_PER_STEP * n:
+        # Checked before int.from_bytes: a huge digit block would cost seconds of CPU to convert.
+        raise StoredReplayError(f"compact replay: {dlen} digit bytes for {n} steps")
     tpos = pos + dlen
     if tpos > len(raw) or dlen > 0 and raw[tpos - 1] == 0:
         raise StoredReplayError("compact replay: truncated or padded step digits")
@@ -241,10 +255,27 @@ def unpack(fmt: str | None, data: bytes) -> str:
     Raises:
         StoredReplayError: a compact row that does not decode or verify.
     """
-    try:
-        raw = zstandard.ZstdDecompressor().decompress(bytes(data))
-    except zstandard.ZstdError as exc:
-        raise StoredReplayError(f"stored replay is not a zstd frame: {exc}") from None
+    cap = MAX_COMPACT_BYTES if fmt == COMPACT_FORMAT else MAX_TEXT_BYTES
+    raw = _decompress(bytes(data), cap)
     if fmt == COMPACT_FORMAT:
         return expand(raw)
     return raw.decode("utf-8")
+
+
+def _decompress(data: bytes, cap: int) -> bytes:
+    """zstd ``data`` decompressed, read in chunks and refused past ``cap`` bytes (a frame's
+    declared size is not trusted: a few kB of zstd can claim, and fill, hundreds of MiB).
+
+    Raises:
+        StoredReplayError: not a zstd frame, or more than ``cap`` bytes.
+    """
+    out = bytearray()
+    try:
+        with zstandard.ZstdDecompressor().stream_reader(data) as reader:
+            while chunk := reader.read(1 << 16):
+                out += chunk
+                if len(out) > cap:
+                    raise StoredReplayError(f"stored replay decompresses to more than {cap} bytes")
+    except zstandard.ZstdError as exc:
+        raise StoredReplayError(f"stored replay is not a zstd frame: {exc}") from None
+    return bytes(out)

@@ -317,8 +317,8 @@ def run_demo(
             leaderboard_table(game, read.leaderboard(pool, game), console)
         exe = Path(sys.executable).parent / "parterre"
         console.print(
-            f"Data kept in {st.home}; try `{exe} leaderboard floriferous` or "
-            f"`{exe} matches --game floriferous --json`."
+            f"Data kept in {st.home}; try `{exe} leaderboard {game_list[0]}` or "
+            f"`{exe} matches --game {game_list[0]} --json`."
         )
         if serve:
             console.print(f"Serving http://127.0.0.1:{port}/ — press Ctrl-C to stop.")

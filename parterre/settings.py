@@ -85,6 +85,13 @@ def service_token_for(home: Path) -> str:
     return secret_for(home, "service-token")
 
 
+def hosted_token_secret(home: Path) -> str:
+    """The workers' secret for hosted bots' credentials (docs/hosted.md): ``PARTERRE_HOSTED_TOKEN_SECRET``,
+    else the file ``home/hosted-token-secret`` (created on first use), so ``parterre up`` and a
+    ``parterre worker`` started by hand on the same home derive the same credentials."""
+    return os.environ.get("PARTERRE_HOSTED_TOKEN_SECRET") or secret_for(home, "hosted-token-secret")
+
+
 def secret_for(home: Path, name: str) -> str:
     """A secret kept in the file ``home/name`` (``secrets.token_urlsafe(32)``, mode 600), created on first use."""
     path = home / name

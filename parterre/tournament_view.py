@@ -38,7 +38,7 @@ def final_table_lines(table: Any) -> Iterator[str]:
         yield f"gauntlet: {g.candidate_name} against each pool bot (its pairwise score)"
         yield "opponent\tpoints\tpairings\tW\tD\tL\tscore\tElo diff"
         for r in g.rows:
-            diff = "—" if r.elo_diff is None else f"{r.elo_diff:+.0f}"
+            diff = "—" if r.elo_diff is None else "0" if round(r.elo_diff) == 0 else f"{r.elo_diff:+.0f}"  # not "-0"
             yield (f"{r.name}\t{_half(r.points)}\t{r.pairings}\t{r.wins}\t{r.draws}\t{r.losses}\t{_pct(r.score)}\t"
                    f"{diff}")
         yield f"total\t{_half(g.points)}\t{g.pairings}\t\t\t\t{_pct(g.score)}"

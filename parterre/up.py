@@ -233,13 +233,14 @@ def serve_web(host: str, port: int) -> None:
     import uvicorn
 
     from ladder.web import create_app
+    from ladder.web.app import proxy_options
     from ladder.web.live import config_from_env
     from parterre import logging as plog
 
     plog.configure("web")
     # live matches: the referees' feed on $PARTERRE_REDIS_URL, relayed after $PARTERRE_LIVE_DELAY seconds
     app = create_app(os.environ["PARTERRE_DATABASE_URL"], live=config_from_env())
-    uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
+    uvicorn.run(app, host=host, port=port, log_config=None, access_log=False, **proxy_options())
 
 
 def _port(host: str, base: int | None, offset: int) -> int | None:
@@ -290,8 +291,7 @@ def run_up(cfg: UpConfig, *, services: embedded.Services | None = None, out: Any
         "PARTERRE_REFEREE_ADDRESS": cfg.referee_address,
         "PARTERRE_SERVICE_TOKEN": st.service_token,
         # hosted bots' credentials in rated matches (docs/hosted.md): kept in the home like the service token
-        "PARTERRE_HOSTED_TOKEN_SECRET": os.environ.get("PARTERRE_HOSTED_TOKEN_SECRET")
-        or settings_mod.secret_for(st.home, "hosted-token-secret"),
+        "PARTERRE_HOSTED_TOKEN_SECRET": settings_mod.hosted_token_secret(st.home),
         "PARTERRE_LOG_FORMAT": os.environ.get("PARTERRE_LOG_FORMAT") or "json",
         "PYTHONUNBUFFERED": "1",
     }

@@ -517,8 +517,10 @@ class Room:
                     if seat.verdict is not Verdict.NORMAL:  # its own reason, not "opponents retired"
                         own = pb.MatchEnded()
                         own.CopyFrom(ended_msg)
-                        own.reason = (f"you (seat {seat.seat}) were retired: {seat.verdict.value}"
-                                      f" {seat.fault_reason}".rstrip() + f"; the match: {reason}")
+                        why = seat.verdict.value
+                        if seat.fault_reason and seat.fault_reason != why:  # "resigned resigned" read badly
+                            why += f" {seat.fault_reason}"
+                        own.reason = f"you (seat {seat.seat}) were retired: {why}; the match: {reason}"
                     session.send(pb.RefereeMessage(match_ended=own))
                     session.remember_ended(self.spec.match_id, reason, frozenset(seat.late))
                 self._detach(seat)

@@ -102,45 +102,130 @@ def _late(players: int) -> tuple[int, dict[str, Any]]:
 def test_every_unseen_card_appears_in_every_hidden_place(players: int) -> None:
     seat, obs = _late(players)
     game = load_game("flowar", {"players": players})
+    # the discard piles lie face up and the seat placed its own Contracts below its board: all seen
     shown_f = {x for x in obs["market"] if x} | {x for p in obs["players"] for x in p["fresh"] + p["wilting"]}
-    unseen_f = set(FLOWERS) - shown_f
+    unseen_f = set(FLOWERS) - shown_f - set(obs["flower_discard_cards"])
+    own_below = [c for b in obs["players"][seat]["below_contracts"] for c in b["contracts"]]
     shown_c = {x for x in obs["contract_grid"] if x} | {x for p in obs["players"] for x in p["contracts"]}
-    unseen_c = set(CONTRACTS) - shown_c
+    unseen_c = set(CONTRACTS) - shown_c - set(obs["contract_discard_cards"]) - set(own_below)
     slots = {k["favor"] for k in obs["kingdoms"]} | {k["next_favor"] for k in obs["kingdoms"]}
     unseen_fav = set(range(1, 21)) - slots
-    unseen_tiles = TILES - Counter(k["efficiency"] for k in obs["kingdoms"] if k["efficiency"])
     places: dict[str, set[Any]] = defaultdict(set)
-    below = [(s, k) for s, p in enumerate(obs["players"]) for k, c in enumerate(p["below"]) if c]
+    below = [(s, k) for s, p in enumerate(obs["players"]) for k, c in enumerate(p["below"]) if c and s != seat]
     rng = random.Random(23)
     for _ in range(1500):
         full = determinize(game, obs, rng).full_state()
         assert len(full["fdeck"]) == obs["flower_deck"] and len(full["fdisc"]) == obs["flower_discard"]
         places["fdeck"].update(full["fdeck"])
-        places["fdisc"].update(full["fdisc"])
         places["cdeck"].update(full["cdeck"])
-        places["cdisc"].update(full["cdisc"])
+        assert [FLOWERS[x] for x in full["fdisc"]] == obs["flower_discard_cards"]
+        assert [CONTRACTS[x] for x in full["cdisc"]] == obs["contract_discard_cards"]
+        assert [[CONTRACTS[x] for x in b] for b in full["below"][seat]] == [
+            b["contracts"] for b in obs["players"][seat]["below_contracts"]]
         for s, k in below:
             places[f"below{s}{k}"].update(full["below"][s][k])
         places["favors"].update(full["fav_pool"])
-        supply = Counter({v: c for v, c in full["eff_supply"]})
-        assert sum(supply.values()) == obs["efficiency_supply"] and not supply - unseen_tiles
-        places["tiles"].update(v for v, c in supply.items() if c)
         # the other players' MP: the observing seat's own (see the module docstring)
         assert all(m == obs["players"][seat]["mp"] for m in full["mp"])
     flower_index = {f: i for i, f in enumerate(FLOWERS)}
     contract_index = {c: i for i, c in enumerate(CONTRACTS)}
     uf = {flower_index[x] for x in unseen_f}
     uc = {contract_index[x] for x in unseen_c}
-    assert places["fdeck"] == uf and places["fdisc"] == uf
+    assert places["fdeck"] == uf
     if obs["contract_deck"]:
         assert places["cdeck"] == uc
-    assert places["cdisc"] == uc
     for s, k in below:
         assert places[f"below{s}{k}"] == uc
     if obs["favor_pool"]:
         assert places["favors"] == unseen_fav
-    if obs["efficiency_supply"]:
-        assert places["tiles"] == {v for v, c in unseen_tiles.items() if c}
+
+
+BOX_TILES = Counter({3: 4, 4: 4, 5: 4})
+"""Rulebook "Components": "12 Efficiency Tiles: 4 of value 3, 4 of 4, and 4 of 5"."""
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_samples_keep_the_true_hidden_multisets(players: int) -> None:
+    """Random games through the public API; an oracle that remembers what was shown.
+
+    The Efficiency Tiles seen on the kingdoms are recorded from the observations
+    of every step (one per kingdom and round: "Round Setup"), so the supply of
+    every sample must be the box less all of them ("End of the Round", step 2:
+    used tiles are discarded, never returned). The discard piles are face up:
+    each sample's must equal the real state's, as multisets; so must the deck
+    contents, being what is left.
+    """
+    assert Counter({int(v): c for v, c in TILES.items()}) == BOX_TILES
+    game = load_game("flowar", {"players": players})
+    rng = random.Random(100 + players)
+    checked = later_rounds = 0
+    for seed in range(2):
+        state = game.new_initial_state()
+        play = random.Random(seed)
+        seen: list[int] = []  # every tile placed on a kingdom so far, in view
+        shown = [0, 0, 0]  # what each kingdom shows (0: no tile)
+        while not state.is_terminal():
+            now = [rec["efficiency"] for rec in state.observation(None)["kingdoms"]]
+            for k in range(3):
+                if now[k] and now[k] != shown[k]:  # a new tile (a kingdom holds one per round)
+                    assert not shown[k]
+                    seen.append(now[k])
+            shown = now
+            if not state.is_chance_node():
+                seat = state.current_player()
+                obs = state.observation(seat)
+                if supported(obs):
+                    assert Counter(obs["efficiency_discard"]) == Counter(seen) - Counter(v for v in shown if v)
+                    true = state.full_state()
+                    for _ in range(3):
+                        full = determinize(game, obs, rng).full_state()
+                        supply = Counter({v: c for v, c in full["eff_supply"] if c})
+                        assert supply == BOX_TILES - Counter(seen)
+                        assert Counter(full["fdisc"]) == Counter(true["fdisc"])
+                        assert Counter(full["cdisc"]) == Counter(true["cdisc"])
+                        assert Counter(full["fdeck"]) == Counter(true["fdeck"])
+                        assert full["below"][seat] == true["below"][seat]
+                        # the Contracts in hidden places, all together, are the true ones
+                        hidden = [x for s in range(players) if s != seat for b in full["below"][s] for x in b]
+                        true_hidden = [x for s in range(players) if s != seat for b in true["below"][s] for x in b]
+                        assert Counter(hidden + full["cdeck"] + full["unchosen"]) == \
+                            Counter(true_hidden + true["cdeck"] + true["unchosen"])
+                    checked += 1
+                    later_rounds += obs["round"] > 1
+            _step(state, play)
+    assert checked > 20 and later_rounds > 10
+
+
+def test_observation_lists_public_piles_and_only_the_own_below() -> None:
+    """The new fields against the real state: piles in order for everybody, ``below_contracts`` for its owner."""
+    shown_below = 0
+    for seed in range(12):
+        shown_below += _check_piles(random.Random(seed))
+    assert shown_below > 0
+
+
+def _check_piles(rng: random.Random) -> int:
+    """One random 3-player game checked at every decision; returns how many own Contracts below were shown."""
+    state = load_game("flowar", {"players": 3}).new_initial_state()
+    shown_below = 0
+    while not state.is_terminal():
+        if not state.is_chance_node():
+            true = state.full_state()
+            for seat in (None, 0, 1, 2):
+                obs = state.observation(seat)
+                assert obs["flower_discard_cards"] == [FLOWERS[x] for x in true["fdisc"]]
+                assert obs["contract_discard_cards"] == [CONTRACTS[x] for x in true["cdisc"]]
+                assert len(obs["efficiency_discard"]) + obs["efficiency_supply"] + \
+                    sum(1 for k in obs["kingdoms"] if k["efficiency"]) == sum(BOX_TILES.values())
+                for s, p in enumerate(obs["players"]):
+                    if s == seat:
+                        assert [b["contracts"] for b in p["below_contracts"]] == [
+                            [CONTRACTS[x] for x in b] for b in true["below"][s]]
+                        shown_below += sum(p["below"])
+                    else:
+                        assert p["below_contracts"] == []
+        _step(state, rng)
+    return shown_below
 
 
 def test_other_positions_are_refused() -> None:
@@ -179,7 +264,11 @@ def test_malformed_observations_raise_determinize_error() -> None:
     below["players"][0]["below"] = [500, 0, 0]
     favors = json.loads(json.dumps(obs))
     favors["favor_pool"] = 30
-    for o in (bad_card, deck, below, favors):
+    tiles = json.loads(json.dumps(obs))
+    tiles["efficiency_discard"] = [3] * 5  # more 3s than the box has
+    pile = json.loads(json.dumps(obs))
+    pile["flower_discard_cards"] = pile["flower_discard_cards"] + [pile["market"][0] or "F01"]
+    for o in (bad_card, deck, below, favors, tiles, pile):
         with pytest.raises(DeterminizeError):
             determinize(game, o, rng)
     with pytest.raises(DeterminizeError):

@@ -365,6 +365,14 @@ def test_s4_guessing_from_many_addresses_meets_the_account_wide_cap(
     assert r.status_code == 429, "the account-wide cap ignores the case of the username"
 
 
+@pytest.mark.parametrize("name", ["a\x00b", "\x00", "x" * 5000, "dave\x00"])
+def test_s4_a_malformed_username_is_a_plain_failed_login(client: TestClient, name: str) -> None:
+    account(client, "dave")
+    r = client.post("/api/tokens", json={"scopes": ["challenge"]}, auth=(name, PASSWORD))
+    assert r.status_code in (400, 401), (r.status_code, r.text)
+    assert client.post("/api/tokens", json={"scopes": ["challenge"]}, auth=("dave", PASSWORD)).status_code == 201
+
+
 def test_s4_sign_up_is_rate_limited_per_address(client: TestClient) -> None:
     codes = [client.post("/api/accounts", json={"username": f"spam{i}", "password": PASSWORD}).status_code
              for i in range(acc.SIGNUPS_PER_ADDRESS + 1)]

@@ -365,7 +365,8 @@ class _Resigner(Bot):
 async def test_f07_resignation_is_always_accepted():
     async with Harness(TOKENS) as h:
         h.start_bot(RandomBot(seed=1, max_concurrent_matches=2), "tok-a")
-        h.start_bot(_Resigner(at=3), "tok-b")
+        resigner = _Resigner(at=3)
+        h.start_bot(resigner, "tok-b")
         h.start_bot(_Resigner(at=0), "tok-c")  # resigns before its turn, while another seat thinks
         h.start_bot(RandomBot(seed=4), "tok-d")
         r2, r3 = await asyncio.gather(
@@ -373,6 +374,8 @@ async def test_f07_resignation_is_always_accepted():
             h.run_match(171, "toy(players=3,turns=3)", [1, 4, 3]),
         )
     assert [(s.verdict, s.rank) for s in r2.seats] == [("normal", 1), ("resigned", 2)]
+    # Its own reason says it once (it read "resigned resigned").
+    assert resigner.stats.results[0].reason.startswith("you (seat 1) were retired: resigned; the match: ")
     assert decisions_by_seat(replay_of(r2))[1].__len__() == 2
     assert [s.verdict for s in r3.seats] == ["normal", "normal", "resigned"]
     assert r3.seats[2].rank == 3

@@ -310,3 +310,43 @@ def test_a_tampered_compact_row_is_refused_on_load(pool: Any) -> None:
         replay_json(pool, mid)
     with pytest.raises(StoredReplayError):
         export_replay(pool, mid)
+    # Through the site: a clear answer naming the cause, not a bare 500.
+    from fastapi.testclient import TestClient
+
+    from ladder.web import create_app
+
+    with TestClient(create_app(pool=pool)) as client:
+        for path in (f"/api/matches/{mid}/replay", f"/matches/{mid}"):
+            r = client.get(path)
+            assert r.status_code == 500 and "stored replay cannot be read" in r.text, (path, r.text[:300])
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def test_a_huge_digit_block_is_refused_before_it_is_converted() -> None:
+    """A 656-byte row of a 16 MiB digit block took 5 s of CPU in int.from_bytes (hostile review)."""
+    import time
+
+    head = b'{"header":{"game_string":"floriferous(players=2)"},"sha256":"00","steps":3}'
+    digits = b"\x01" * (4 << 20)
+    raw = b"PRC1" + _varint(len(head)) + head + _varint(len(digits)) + digits
+    start = time.process_time()
+    with pytest.raises(StoredReplayError, match="digit bytes for 3 steps"):
+        expand(raw)
+    assert time.process_time() - start < 0.5
+
+
+def test_a_zstd_bomb_is_refused_at_its_cap() -> None:
+    bomb = zstandard.ZstdCompressor(level=19).compress(b"\x00" * (replay_store.MAX_COMPACT_BYTES + 1))
+    assert len(bomb) < 4096  # a few kB of zstd claiming more than the cap
+    with pytest.raises(StoredReplayError, match="more than"):
+        unpack(COMPACT_FORMAT, bomb)
+    text = zstandard.ZstdCompressor().compress(b'{"format": "parterre-replay/1"}')
+    assert unpack(FULL_FORMAT, text) == '{"format": "parterre-replay/1"}'

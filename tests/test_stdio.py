@@ -266,6 +266,29 @@ async def test_parterre_connect_stops_its_children_on_sigterm(tmp_path):
             os.kill(pid, 0)
 
 
+async def test_parterre_connect_says_when_it_is_connected(tmp_path):
+    idle = tmp_path / "idle.py"
+    idle.write_text("import sys\nfor line in sys.stdin:\n    pass\n")
+    async with Harness(TOKENS) as h:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "parterre.cli", "connect", "--exec", f"{sys.executable} {idle}", "--token",
+            "tok-stdio", "--address", h.address, "--log-dir", str(tmp_path / "logs"), cwd=ROOT,
+            env={**os.environ, "PARTERRE_HOME": str(tmp_path)}, stderr=asyncio.subprocess.PIPE)
+        lines: list[str] = []
+        try:
+            async with asyncio.timeout(60):
+                while not any("connected as" in line for line in lines):
+                    raw = await proc.stderr.readline()
+                    if not raw:
+                        break
+                    lines.append(raw.decode())
+        finally:
+            proc.terminate()
+            await proc.wait()
+    said = [line for line in lines if "connected as" in line]
+    assert said and "waiting for matches" in said[0], lines
+
+
 # A child that floods stdout with lines no decision asked for, after each match (an attacker filling the disk).
 FLOODER = r"""
 import json, sys

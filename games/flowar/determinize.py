@@ -2,25 +2,28 @@
 
 Rulebook: Flowar. Once every player has kept a Contract ("Game Setup", step
 7), the table hides (see :mod:`games.flowar.observation`): the order and
-content of the Flower and Contract decks and of their discard piles (only
-sizes are shown), the Contracts below each Player Board (only counts), the
-Contracts not chosen at setup, the Kingdom Favors and Efficiency Tiles left
-in their supplies, and the other players' MP tokens ("always kept facedown",
-"Travel Petal"). The observation is a snapshot, so the cards of the game
-that it does not show are *unseen*; a determinization deals them uniformly at
-random to those hidden places, as many as each count says:
+content of the Flower and Contract decks, the Contracts below the *other*
+Player Boards (only counts), the Contracts not chosen at setup, the Kingdom
+Favors and Efficiency Tiles left in their face-down supplies, and the other
+players' MP tokens ("always kept facedown", "Travel Petal"). The discard
+piles (Flower cards, Contracts, Efficiency Tiles) are face up and the seat's
+own Contracts below its board are its own doing; the observation lists them
+and they are copied as they are. The observation is a snapshot, so the cards
+of the game that it does not show anywhere are *unseen*; a determinization
+deals them uniformly at random to the hidden places, as many as each count says:
 
-* unseen Flower cards (not in the market nor on a Player Board) to the
-  Flower deck and the discard pile;
-* unseen Contracts (not in the grid nor held) below the Player Boards, to the
-  Contract deck, its discard pile and the unchosen Contracts;
+* unseen Flower cards (not in the market, on a Player Board nor in the
+  discard pile) to the Flower deck;
+* unseen Contracts (not in the grid, held, discarded nor below the seat's own
+  board) below the other Player Boards, to the Contract deck and the
+  unchosen Contracts;
 * unseen Kingdom Favors (of the game's set, not on a kingdom) to the pool;
-  unseen Efficiency Tiles (the rulebook's set less those on the kingdoms)
-  to the supply.
+  unseen Efficiency Tiles (the rulebook's set less those on the kingdoms and
+  those discarded at the ends of earlier rounds) to the supply.
 
 **The other players' MP.** Nothing a seat sees fixes them (MP come from
 Guilds, deliveries, exchanges and Favors over the whole game, and a snapshot
-has no history). Decision (the issue is silent): each other player is given
+has no history), so they are not drawn. Decision (the issue is silent): each other player is given
 the observing seat's own MP, so the search plays to gain more than its rivals
 from here on rather than against a guessed lead.
 
@@ -86,7 +89,7 @@ def _w(rec: dict[str, Any]) -> list[int]:
 
 
 def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> FlowarState:
-    """A full state drawn uniformly among those consistent with ``observation`` (MP: see the module docstring).
+    """A full state drawn uniformly among those consistent with ``observation`` (not the MP: see the module docs).
 
     Args:
         game: the :class:`~games.flowar.game.FlowarGame` of the match (2-4 players).
@@ -134,17 +137,27 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
     held = [[contract(x) for x in p.get("contracts", [])] for p in players]
     dealt = [[contract(x) for x in p.get("dealt", [])] for p in players]
 
-    # Flower cards: deck and discard pile.
-    seen_f = {x for x in market if x >= 0} | {x for pile in fresh + wilt for x in pile}
-    fpool = [x for x in range(len(FLOWER_IDS)) if x not in seen_f]
-    rng.shuffle(fpool)
-    nfd, nfx = int(obs.get("flower_deck", 0)), int(obs.get("flower_discard", 0))
-    if nfd + nfx > len(fpool):
-        raise DeterminizeError("more hidden Flower cards than unseen ones")
-    fdeck, fdisc = sorted(fpool[:nfd]), fpool[nfd:nfd + nfx]
+    fdisc = [flower(x) for x in obs.get("flower_discard_cards", [])]
+    cdisc = [contract(x) for x in obs.get("contract_discard_cards", [])]
+    if len(fdisc) != int(obs.get("flower_discard", 0)) or len(cdisc) != int(obs.get("contract_discard", 0)):
+        raise DeterminizeError("discard piles: the cards listed do not match the counts")
+    own_below: list[list[int]] = [[contract(x) for x in b.get("contracts", [])]
+                                  for b in players[seat].get("below_contracts", [])]
+    if [len(b) for b in own_below] != [int(c) for c in players[seat].get("below", [0, 0, 0])]:
+        raise DeterminizeError("below_contracts of the observing seat do not match its below counts")
 
-    # Contracts: below the Player Boards, deck, discard pile, unchosen.
-    seen_c = {x for x in cgrid if x >= 0} | {x for pile in held + dealt for x in pile}
+    # Flower cards: the deck holds those neither shown nor in the (face-up) discard pile.
+    seen_f = {x for x in market if x >= 0} | {x for pile in fresh + wilt + [fdisc] for x in pile}
+    fpool = [x for x in range(len(FLOWER_IDS)) if x not in seen_f]
+    nfd = int(obs.get("flower_deck", 0))
+    if nfd > len(fpool):
+        raise DeterminizeError("more hidden Flower cards than unseen ones")
+    rng.shuffle(fpool)
+    fdeck = sorted(fpool[:nfd])
+
+    # Contracts: below the other Player Boards, deck, unchosen (the discard pile and
+    # the seat's own Contracts below its board are known).
+    seen_c = {x for x in cgrid if x >= 0} | {x for pile in held + dealt + own_below + [cdisc] for x in pile}
     cpool = [x for x in range(len(CONTRACT_IDS)) if x not in seen_c]
     rng.shuffle(cpool)
 
@@ -155,9 +168,9 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
         del cpool[:k]
         return out
 
-    below = [[take(int(c), "below") for c in p.get("below", [0, 0, 0])] for p in players]
+    below = [own_below if s == seat else [take(int(c), "below") for c in p.get("below", [0, 0, 0])]
+             for s, p in enumerate(players)]
     cdeck = sorted(take(int(obs.get("contract_deck", 0)), "deck"))
-    cdisc = take(int(obs.get("contract_discard", 0)), "discard")
     unchosen = sorted(take(int(obs.get("unchosen_contracts", 0)), "unchosen"))
 
     # Kingdom Favors and Efficiency Tiles left in their supplies.
@@ -171,10 +184,12 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
         raise DeterminizeError("more Favors in the pool than unseen ones")
     fav_pool = sorted(unseen_fav[:nfav])
     eff = [int(k.get("efficiency", 0)) for k in kingdoms]
+    eff_disc = [int(v) for v in obs.get("efficiency_discard", [])]
     tiles = [v for v, c in EFFICIENCY_TILES.items() for _ in range(c)]
-    for v in eff:
-        if v:
-            tiles.remove(v)
+    for v in [v for v in eff if v] + eff_disc:  # face up on the kingdoms, or discarded in view
+        if v not in tiles:
+            raise DeterminizeError(f"Efficiency Tile {v} shown more often than the game has it")
+        tiles.remove(v)
     rng.shuffle(tiles)
     neff = int(obs.get("efficiency_supply", 0))
     if neff > len(tiles):
@@ -197,7 +212,7 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
     order = [int(s) for s in obs.get("turn_order", [])]
 
     set_fields(st, dict(  # through games.native: a compiled state keeps these outside __dict__
-        _fav_pool=fav_pool, _fav_slots=slots, _nfav=6, _eff_supply=eff_supply, _eff=eff,
+        _fav_pool=fav_pool, _fav_slots=slots, _nfav=6, _eff_supply=eff_supply, _eff=eff, _eff_disc=eff_disc,
         _fdeck=fdeck, _fin=bytearray(1 if x in set(fdeck) else 0 for x in range(len(FLOWER_IDS))),
         _fdisc=fdisc, _aside=[], _market=market,
         _cdeck=cdeck, _cin=bytearray(1 if x in set(cdeck) else 0 for x in range(len(CONTRACT_IDS))),

@@ -2,11 +2,21 @@
 
 Rulebook: Flowar. Almost everything lies face up: the grids, every Player
 Board (Coins, Torches, Loans, Workers, Contracts, flowers), the Guild Tiles,
-Workers on spaces and in the Strike Area. Hidden are: the deck orders (they
-do not exist in the state), the two Contracts dealt to each player and the
-one kept until everybody has chosen ("Game Setup", step 7: the choice is
-simultaneous at the table), and MP tokens, "always kept facedown" ("Travel
-Petal"): a seat sees only its own MP, the spectator none, until the game ends.
+Workers on spaces and in the Strike Area, and the discard piles: every Flower
+card and Contract reaches its discard pile face up (withered, paid for a
+Contract, sold, cleared from the grids, a 5th Contract, a Contract spent on a
+Kingdom Favor), and the Efficiency Tiles of a round are discarded from the
+kingdoms in view ("End of the Round", step 2), so these three piles are sent
+card by card, oldest first (``flower_discard_cards``, ``contract_discard_cards``,
+``efficiency_discard``; the older count fields stay). A seat also knows the
+Contracts it slid face down below its own Player Board (``below_contracts``,
+by kingdom, oldest first; empty for the other seats). Hidden are: the deck
+contents and orders, the Kingdom Favors and Efficiency Tiles left in their
+face-down supplies, the Contracts below the other players' boards, the two
+Contracts dealt to each player and the one kept until everybody has chosen
+("Game Setup", step 7: the choice is simultaneous at the table), and MP
+tokens, "always kept facedown" ("Travel Petal"): a seat sees only its own MP,
+the spectator none, until the game ends.
 
 The dict is built field by field from public parts of the state (never copied
 from the full state and then trimmed). Its shape is exactly the protobuf
@@ -35,11 +45,15 @@ message ``parterre.v1.FlowarObservation`` (``proto/parterre/v1/flowar.proto``)::
       "contract_grid": ["C07", ...],   # 4 slots
       "flower_deck": 20, "flower_discard": 3, "contract_deck": 30, "contract_discard": 0,
       "unchosen_contracts": 0, "efficiency_supply": 9, "favor_pool": 14,
+      "flower_discard_cards": ["F33", "F02", "F17"],   # face up, oldest first
+      "contract_discard_cards": [], "efficiency_discard": [],  # tile values, oldest first
       "guild_tiles": [{"guild": 1, "action": "coins", "amount": 3, "flower_price": 5,
                        "workers": {...}, "owner": 0}, ...],
       "players": [{"seat": 0, "coins": 10, "mp": -1, "torches": 0, "loans": 0, "loans_paid": 0,
                    "guild": 1, "workers": {...}, "contracts": ["C07"], "hidden_contracts": 0,
-                   "dealt": [], "fresh": ["F01"], "wilting": [], "below": [0, 0, 0],
+                   "dealt": [], "fresh": ["F01"], "wilting": [], "below": [0, 1, 0],
+                   "below_contracts": [{"contracts": []}, {"contracts": ["C12"]}, {"contracts": []}],
+                   # ^ own seat only, [] for the others
                    "delivered": [0, 0, 0], "board_used": ["guild"], "hired": false,
                    "no_wither": false, "passed": false}, ...],
       "context": {...},                # the decision in progress, see _context
@@ -99,6 +113,7 @@ def _player(st: FlowarStateProtocol, s: int, seat: int | None) -> dict[str, Any]
         "fresh": _ids(FLOWER_IDS, sorted(st._fresh[s])),
         "wilting": _ids(FLOWER_IDS, sorted(st._wilt[s])),
         "below": [len(b) for b in st._below[s]],
+        "below_contracts": [{"contracts": _ids(CONTRACT_IDS, b)} for b in st._below[s]] if own else [],
         "delivered": list(st._delivered[s]),
         "board_used": [name for name, bit in BOARD_SPACES if st._board[s] & bit],
         "hired": st._hired[s],
@@ -207,6 +222,9 @@ def build_observation(st: FlowarStateProtocol, seat: int | None) -> dict[str, An
         "contract_discard": len(st._cdisc),
         "unchosen_contracts": len(st._unchosen),
         "efficiency_supply": sum(st._eff_supply.values()),
+        "flower_discard_cards": _ids(FLOWER_IDS, st._fdisc),
+        "contract_discard_cards": _ids(CONTRACT_IDS, st._cdisc),
+        "efficiency_discard": list(st._eff_disc),
         "favor_pool": len(st._fav_pool),
         "guild_tiles": guilds,
         "players": [_player(st, s, seat) for s in range(st._n)],

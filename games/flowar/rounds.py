@@ -203,6 +203,8 @@ class RoundsMixin:
             self._tx_passed = False
         self._fellowship = 0
         self._fellow_used = False
+        # Rulebook: "End of the Round", step 2: "Discard the Efficiency Tiles used during this Round" (face up)
+        self._eff_disc.extend(v for v in self._eff if v)
         self._eff = [0, 0, 0]
         self._bag = [self._bag_full] * 3
         self._strike_area = [0, 0, 0]

@@ -96,6 +96,7 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
         # efficiency tiles: supply counts by value, value on each kingdom (0 none)
         self._eff_supply = {v: EFFICIENCY_TILES[v] for v in EFFICIENCY_VALUES}
         self._eff = [0, 0, 0]
+        self._eff_disc: list[int] = []  # values discarded at the ends of rounds, in order (public)
         # flowers
         self._fdeck = list(range(len(FLOWER_IDS)))
         self._fin = bytearray([1]) * len(FLOWER_IDS)

@@ -55,6 +55,7 @@ class FlowarStateProtocol(Protocol):
     _dx: int
     _eff: list[int]
     _eff_supply: dict[int, int]
+    _eff_disc: list[int]
     _exchanged: list[int]
     _fav_pool: list[int]
     _fav_slots: list[int]

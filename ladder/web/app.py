@@ -12,6 +12,7 @@ bots are the routes of ladder/web/participants.py (signed sessions, CSRF, Bearer
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
@@ -33,6 +34,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from ladder.db import make_pool
 from ladder.errors import DatabaseUnavailableError
 from ladder.read import NotFound, ReplayCache
+from ladder.replay_store import StoredReplayError
 from ladder.web import filters
 from ladder.web.labels import LabelCache
 from ladder.web.limits import BodyLimit
@@ -154,6 +156,11 @@ def _install_error_handlers(app: FastAPI) -> None:
         fields = ", ".join(str(e.get("loc", ("", "?"))[-1]) for e in exc.errors())
         return error_response(request, 422, f"invalid value for: {fields}")
 
+    @app.exception_handler(StoredReplayError)
+    async def replay_unreadable(request: Request, exc: StoredReplayError) -> Response:
+        log.error("stored replay unreadable at %s: %s", request.url.path, exc)
+        return error_response(request, 500, f"this match's stored replay cannot be read: {exc}")
+
     @app.exception_handler(DatabaseUnavailableError)
     async def database_down(request: Request, exc: DatabaseUnavailableError) -> Response:
         log.warning("database unavailable: %s", exc)
@@ -267,7 +274,26 @@ def serve(
 
         migrate(database_url)
     app = create_app(database_url, live=config_from_env())
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False, **proxy_options())
+
+
+def proxy_options() -> dict[str, Any]:
+    """uvicorn's proxy settings from ``PARTERRE_TRUSTED_PROXIES``.
+
+    Unset (the default): ``X-Forwarded-For`` is ignored from everyone, so the
+    address the login and sign-up limits count by is the TCP peer and cannot
+    be chosen by the client (uvicorn's own default trusts the header from
+    127.0.0.1, which any local process or pass-through proxy could use).
+    Set to a comma-separated list of proxy addresses or networks (or ``*``):
+    the header is honoured from those only (uvicorn's ``forwarded_allow_ips``).
+
+    Returns:
+        keyword arguments for ``uvicorn.run`` / ``uvicorn.Config``.
+    """
+    trusted = os.environ.get("PARTERRE_TRUSTED_PROXIES", "").strip()
+    if not trusted:
+        return {"proxy_headers": False}
+    return {"proxy_headers": True, "forwarded_allow_ips": trusted}
 
 
 @dataclass

@@ -34,6 +34,7 @@ def cmd_connect(args: argparse.Namespace) -> int:
                    max_concurrent_matches=args.max_matches)
     print(f"connecting {' '.join(command)!r} to {address} as {args.name!r}, up to {args.max_matches} "
           f"match(es) at once; the children's stderr goes to {log_dir}", file=sys.stderr)
+    bot.announce = lambda line: print(line, file=sys.stderr, flush=True)  # "connected as ...", reconnects
 
     async def play() -> None:
         loop = asyncio.get_running_loop()

@@ -71,16 +71,22 @@ def _password(username: str) -> str:
     return os.environ.get("PARTERRE_PASSWORD") or getpass.getpass(f"password for {username}: ")
 
 
+def _is_id(item: str) -> bool:
+    """An id is ASCII digits only (``str.isdigit`` also accepts ``'²'`` and full-width digits)."""
+    return item.isascii() and item.isdigit()
+
+
 def _ids(flag: str, text: str) -> list[int]:
     """``"1,2,3"`` -> ``[1, 2, 3]``; anything else is a one-line :class:`CliError` naming ``flag``."""
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise CliError(f"{flag} {text!r}: expected comma-separated integers") from None
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    if not all(_is_id(x) for x in items):
+        raise CliError(f"{flag} {text!r}: expected comma-separated integers")
+    return [int(x) for x in items]
 
 
 def bot_ids(text: str, game: str, auth: dict[str, Any], per_page: int = 500) -> list[int]:
-    """The bot ids of ``--bots``: each item an id, or a bot's name (names are unique on a ladder).
+    """The bot ids of ``--bots``: each item an id (ASCII digits), or a bot's name (names are unique on
+    a ladder; a bot whose name is all digits is given by its id).
 
     A name is looked up among the caller's bots (``GET /api/account/bots``), then
     on the leaderboard of ``game``'s game (``GET /api/leaderboard/{name}``, page by
@@ -93,7 +99,7 @@ def bot_ids(text: str, game: str, auth: dict[str, Any], per_page: int = 500) -> 
     items = [x.strip() for x in text.split(",") if x.strip()]
     if not items:
         raise CliError("--bots: give one bot name or id per seat")
-    wanted = {x for x in items if not x.isdigit()}
+    wanted = {x for x in items if not _is_id(x)}
     found: dict[str, int] = {}
     if wanted:
         for bot in call("GET", "/api/account/bots", **auth):
@@ -112,7 +118,7 @@ def bot_ids(text: str, game: str, auth: dict[str, Any], per_page: int = 500) -> 
     if missing:
         raise CliError(f"--bots: no bot named {', '.join(map(repr, missing))} among your bots or on the "
                        f"{game.partition('(')[0]} leaderboard; give its id (parterre remote bots lists yours)")
-    return [int(x) if x.isdigit() else found[x] for x in items]
+    return [int(x) if _is_id(x) else found[x] for x in items]
 
 
 def _run(args: argparse.Namespace) -> tuple[str, str, Any, dict[str, Any]]:

@@ -6,6 +6,7 @@ import argparse
 import os
 
 from parterre import embedded
+from parterre import settings as settings_mod
 from parterre.commands import common
 from parterre.commands.common import Subparsers
 
@@ -24,6 +25,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
             "PARTERRE_REDIS_URL": services.redis_url,
             "PARTERRE_SERVICE_TOKEN": st.service_token,
             "PARTERRE_REFEREE_ADDRESS": st.referee_address,
+            # hosted bots' credentials in rated matches, the same as under `parterre up` (docs/hosted.md)
+            "PARTERRE_HOSTED_TOKEN_SECRET": settings_mod.hosted_token_secret(st.home),
         }
     )
     from ladder import db

@@ -7,7 +7,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class FlowarObservation(_message.Message):
-    __slots__ = ("num_players", "seat", "solo", "first_game_favors", "round", "phase", "current_player", "start_player", "taxus_seat", "turn_track", "passing_order", "turn_order", "turn_seat", "exchange_rate", "kingdoms", "contract_space", "market_space", "fellowship_guild", "fellowship_used", "strike_area", "strikes", "bag", "market", "contract_grid", "flower_deck", "flower_discard", "contract_deck", "contract_discard", "unchosen_contracts", "efficiency_supply", "favor_pool", "guild_tiles", "players", "context", "taxus", "torch_supply")
+    __slots__ = ("num_players", "seat", "solo", "first_game_favors", "round", "phase", "current_player", "start_player", "taxus_seat", "turn_track", "passing_order", "turn_order", "turn_seat", "exchange_rate", "kingdoms", "contract_space", "market_space", "fellowship_guild", "fellowship_used", "strike_area", "strikes", "bag", "market", "contract_grid", "flower_deck", "flower_discard", "contract_deck", "contract_discard", "unchosen_contracts", "efficiency_supply", "favor_pool", "guild_tiles", "players", "context", "taxus", "torch_supply", "flower_discard_cards", "contract_discard_cards", "efficiency_discard")
     class Workers(_message.Message):
         __slots__ = ("trentis", "humans", "foxes")
         TRENTIS_FIELD_NUMBER: _ClassVar[int]
@@ -59,7 +59,7 @@ class FlowarObservation(_message.Message):
         owner: int
         def __init__(self, guild: _Optional[int] = ..., action: _Optional[str] = ..., amount: _Optional[int] = ..., flower_price: _Optional[int] = ..., workers: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., owner: _Optional[int] = ...) -> None: ...
     class Player(_message.Message):
-        __slots__ = ("seat", "coins", "mp", "torches", "loans", "loans_paid", "guild", "workers", "contracts", "hidden_contracts", "dealt", "fresh", "wilting", "below", "delivered", "board_used", "hired", "no_wither", "passed")
+        __slots__ = ("seat", "coins", "mp", "torches", "loans", "loans_paid", "guild", "workers", "contracts", "hidden_contracts", "dealt", "fresh", "wilting", "below", "delivered", "board_used", "hired", "no_wither", "passed", "below_contracts")
         SEAT_FIELD_NUMBER: _ClassVar[int]
         COINS_FIELD_NUMBER: _ClassVar[int]
         MP_FIELD_NUMBER: _ClassVar[int]
@@ -79,6 +79,7 @@ class FlowarObservation(_message.Message):
         HIRED_FIELD_NUMBER: _ClassVar[int]
         NO_WITHER_FIELD_NUMBER: _ClassVar[int]
         PASSED_FIELD_NUMBER: _ClassVar[int]
+        BELOW_CONTRACTS_FIELD_NUMBER: _ClassVar[int]
         seat: int
         coins: int
         mp: int
@@ -98,7 +99,13 @@ class FlowarObservation(_message.Message):
         hired: bool
         no_wither: bool
         passed: bool
-        def __init__(self, seat: _Optional[int] = ..., coins: _Optional[int] = ..., mp: _Optional[int] = ..., torches: _Optional[int] = ..., loans: _Optional[int] = ..., loans_paid: _Optional[int] = ..., guild: _Optional[int] = ..., workers: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., contracts: _Optional[_Iterable[str]] = ..., hidden_contracts: _Optional[int] = ..., dealt: _Optional[_Iterable[str]] = ..., fresh: _Optional[_Iterable[str]] = ..., wilting: _Optional[_Iterable[str]] = ..., below: _Optional[_Iterable[int]] = ..., delivered: _Optional[_Iterable[int]] = ..., board_used: _Optional[_Iterable[str]] = ..., hired: _Optional[bool] = ..., no_wither: _Optional[bool] = ..., passed: _Optional[bool] = ...) -> None: ...
+        below_contracts: _containers.RepeatedCompositeFieldContainer[FlowarObservation.ContractPile]
+        def __init__(self, seat: _Optional[int] = ..., coins: _Optional[int] = ..., mp: _Optional[int] = ..., torches: _Optional[int] = ..., loans: _Optional[int] = ..., loans_paid: _Optional[int] = ..., guild: _Optional[int] = ..., workers: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., contracts: _Optional[_Iterable[str]] = ..., hidden_contracts: _Optional[int] = ..., dealt: _Optional[_Iterable[str]] = ..., fresh: _Optional[_Iterable[str]] = ..., wilting: _Optional[_Iterable[str]] = ..., below: _Optional[_Iterable[int]] = ..., delivered: _Optional[_Iterable[int]] = ..., board_used: _Optional[_Iterable[str]] = ..., hired: _Optional[bool] = ..., no_wither: _Optional[bool] = ..., passed: _Optional[bool] = ..., below_contracts: _Optional[_Iterable[_Union[FlowarObservation.ContractPile, _Mapping]]] = ...) -> None: ...
+    class ContractPile(_message.Message):
+        __slots__ = ("contracts",)
+        CONTRACTS_FIELD_NUMBER: _ClassVar[int]
+        contracts: _containers.RepeatedScalarFieldContainer[str]
+        def __init__(self, contracts: _Optional[_Iterable[str]] = ...) -> None: ...
     class Context(_message.Message):
         __slots__ = ("placed", "fired", "hired", "favor_used", "active_favors", "extra_placement", "strike_worker", "grid", "picks", "kingdom", "delivering", "owed", "exchange_picks", "wildcards", "used_baskets", "exchange_max", "sold")
         PLACED_FIELD_NUMBER: _ClassVar[int]
@@ -195,6 +202,9 @@ class FlowarObservation(_message.Message):
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
     TAXUS_FIELD_NUMBER: _ClassVar[int]
     TORCH_SUPPLY_FIELD_NUMBER: _ClassVar[int]
+    FLOWER_DISCARD_CARDS_FIELD_NUMBER: _ClassVar[int]
+    CONTRACT_DISCARD_CARDS_FIELD_NUMBER: _ClassVar[int]
+    EFFICIENCY_DISCARD_FIELD_NUMBER: _ClassVar[int]
     num_players: int
     seat: int
     solo: bool
@@ -231,7 +241,10 @@ class FlowarObservation(_message.Message):
     context: FlowarObservation.Context
     taxus: FlowarObservation.Taxus
     torch_supply: int
-    def __init__(self, num_players: _Optional[int] = ..., seat: _Optional[int] = ..., solo: _Optional[bool] = ..., first_game_favors: _Optional[bool] = ..., round: _Optional[int] = ..., phase: _Optional[str] = ..., current_player: _Optional[int] = ..., start_player: _Optional[int] = ..., taxus_seat: _Optional[int] = ..., turn_track: _Optional[_Iterable[int]] = ..., passing_order: _Optional[_Iterable[int]] = ..., turn_order: _Optional[_Iterable[int]] = ..., turn_seat: _Optional[int] = ..., exchange_rate: _Optional[int] = ..., kingdoms: _Optional[_Iterable[_Union[FlowarObservation.KingdomBoard, _Mapping]]] = ..., contract_space: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., market_space: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., fellowship_guild: _Optional[int] = ..., fellowship_used: _Optional[bool] = ..., strike_area: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., strikes: _Optional[_Iterable[str]] = ..., bag: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., market: _Optional[_Iterable[str]] = ..., contract_grid: _Optional[_Iterable[str]] = ..., flower_deck: _Optional[int] = ..., flower_discard: _Optional[int] = ..., contract_deck: _Optional[int] = ..., contract_discard: _Optional[int] = ..., unchosen_contracts: _Optional[int] = ..., efficiency_supply: _Optional[int] = ..., favor_pool: _Optional[int] = ..., guild_tiles: _Optional[_Iterable[_Union[FlowarObservation.GuildTile, _Mapping]]] = ..., players: _Optional[_Iterable[_Union[FlowarObservation.Player, _Mapping]]] = ..., context: _Optional[_Union[FlowarObservation.Context, _Mapping]] = ..., taxus: _Optional[_Union[FlowarObservation.Taxus, _Mapping]] = ..., torch_supply: _Optional[int] = ...) -> None: ...
+    flower_discard_cards: _containers.RepeatedScalarFieldContainer[str]
+    contract_discard_cards: _containers.RepeatedScalarFieldContainer[str]
+    efficiency_discard: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, num_players: _Optional[int] = ..., seat: _Optional[int] = ..., solo: _Optional[bool] = ..., first_game_favors: _Optional[bool] = ..., round: _Optional[int] = ..., phase: _Optional[str] = ..., current_player: _Optional[int] = ..., start_player: _Optional[int] = ..., taxus_seat: _Optional[int] = ..., turn_track: _Optional[_Iterable[int]] = ..., passing_order: _Optional[_Iterable[int]] = ..., turn_order: _Optional[_Iterable[int]] = ..., turn_seat: _Optional[int] = ..., exchange_rate: _Optional[int] = ..., kingdoms: _Optional[_Iterable[_Union[FlowarObservation.KingdomBoard, _Mapping]]] = ..., contract_space: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., market_space: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., fellowship_guild: _Optional[int] = ..., fellowship_used: _Optional[bool] = ..., strike_area: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., strikes: _Optional[_Iterable[str]] = ..., bag: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., market: _Optional[_Iterable[str]] = ..., contract_grid: _Optional[_Iterable[str]] = ..., flower_deck: _Optional[int] = ..., flower_discard: _Optional[int] = ..., contract_deck: _Optional[int] = ..., contract_discard: _Optional[int] = ..., unchosen_contracts: _Optional[int] = ..., efficiency_supply: _Optional[int] = ..., favor_pool: _Optional[int] = ..., guild_tiles: _Optional[_Iterable[_Union[FlowarObservation.GuildTile, _Mapping]]] = ..., players: _Optional[_Iterable[_Union[FlowarObservation.Player, _Mapping]]] = ..., context: _Optional[_Union[FlowarObservation.Context, _Mapping]] = ..., taxus: _Optional[_Union[FlowarObservation.Taxus, _Mapping]] = ..., torch_supply: _Optional[int] = ..., flower_discard_cards: _Optional[_Iterable[str]] = ..., contract_discard_cards: _Optional[_Iterable[str]] = ..., efficiency_discard: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class FlowarAction(_message.Message):
     __slots__ = ("kind", "favor", "value", "card", "guild", "worker", "seat", "taxus", "count", "space", "coins", "trentis", "humans", "foxes", "kingdom", "line", "slot", "mp", "give", "take")
