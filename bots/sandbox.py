@@ -82,8 +82,16 @@ def sdk_dir() -> Path:
     digest = hashlib.sha256()
     files = sorted(f for part in SDK_PARTS for f in (PROJECT / part).rglob("*")
                    if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc")
+    # What the engines import at run time from outside games/: mypy_extensions (@trait; the sandbox's
+    # python3.11 has no site-packages) and, when the engines are compiled, mypyc's shared runtime library.
+    import mypy_extensions
+
+    extra = {Path(mypy_extensions.__file__).name: Path(mypy_extensions.__file__)}
+    extra.update({f.name: f for f in PROJECT.glob("*__mypyc*.so")})
     for f in files:
         digest.update(str(f.relative_to(PROJECT)).encode() + b"\0" + f.read_bytes())
+    for name, f in sorted(extra.items()):
+        digest.update(name.encode() + b"\0" + f.read_bytes())
     base = Path(os.environ.get("PARTERRE_HOSTED_DIR", "/var/tmp/parterre-hosted"))
     target = base / f"sdk-{digest.hexdigest()[:16]}"
     if target.exists():
@@ -95,6 +103,8 @@ def sdk_dir() -> Path:
         dest = tmp / f.relative_to(PROJECT)
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(f, dest)
+    for name, f in extra.items():
+        shutil.copyfile(f, tmp / name)
     (tmp / "bots" / "__init__.py").write_text("")
     for path in [tmp, *tmp.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
