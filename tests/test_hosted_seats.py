@@ -211,7 +211,7 @@ def test_challenges_count_a_playing_hosted_bot_as_connected(pool: Any, redis_key
         seen.update({g: connected(g) for g in ("floriferous", "lafleur")})
         return [], []
 
-    monkeypatch.setattr(tasks.ladder_challenges, "dispatch_challenges", dispatch)
+    monkeypatch.setattr(periodic.ladder_challenges, "dispatch_challenges", dispatch)
     monkeypatch.setattr(tasks, "_pool", pool)
     monkeypatch.setenv("PARTERRE_REDIS_URL", "")
     monkeypatch.setenv("PARTERRE_HOSTED_TOKEN_SECRET", SECRET)
