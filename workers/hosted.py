@@ -104,6 +104,10 @@ def hosted_settings(env: dict[str, str] | None = None) -> dict[str, Any]:
     | ``PARTERRE_HOSTED_GAME`` | ``floriferous(players=2)`` | the regression test's game when the manifest names none |
     | ``PARTERRE_HOSTED_DEADLINE_MS`` | ``1000`` | time per decision |
     | ``PARTERRE_HOSTED_TOKEN_SECRET`` | none | derives the credentials (none: no rated match) |
+    | ``PARTERRE_HOSTED_MAX_PENDING`` | ``3`` | versions per owner validating/testing at once (read at upload by
+    ``ladder.submissions.max_pending``; 429 past it) |
+    | ``PARTERRE_STDIO_NOTES_MAX`` / ``_KB`` | ``1000`` / ``256`` | per child, the adapter's notes of its stray
+    output (``bots.stdio``) |
     """
     e = os.environ if env is None else env
     limits = {name: e[f"PARTERRE_SANDBOX_{name.upper()}"] for name in LIMIT_NAMES
