@@ -31,7 +31,9 @@ says nothing                      nothing: the referee's own clock fires      ``
 the stream, and one child's crash must not end the other children's matches
 on the same stream, so a crashed child resigns.) A child still thinking when
 its match ends is stopped and replaced. Blank lines are ignored; a line that
-arrives when no request is pending is logged and dropped. The child's stderr
+arrives when no request is pending is logged and dropped (at most
+``PARTERRE_STDIO_NOTES_MAX`` such notes and ``PARTERRE_STDIO_NOTES_KB`` KiB per
+child, then one "N more lines ignored" note at its exit). The child's stderr
 goes to a log file, where the adapter also notes each match and each exit.
 
 Every answer is tied to the request it answers (F-21): the adapter keeps, per
@@ -78,6 +80,19 @@ PROTOCOL = "parterre-stdio/1"
 
 LINE_LIMIT = 1 << 20
 """Longest line (bytes) read from a child; a longer one counts as garbage."""
+
+NOTES_MAX_ENV = "PARTERRE_STDIO_NOTES_MAX"
+"""Setting: notes a child's own output may cause in its log (default :data:`NOTES_MAX`)."""
+NOTES_KB_ENV = "PARTERRE_STDIO_NOTES_KB"
+"""Setting: KiB of such notes per child (default :data:`NOTES_KB`)."""
+NOTES_MAX = 1000
+NOTES_KB = 256
+
+
+def _setting(name: str, default: int) -> int:
+    value = os.environ.get(name, "")
+    return max(0, int(value)) if value.strip().isdigit() else default
+
 
 _INDEX = re.compile(r"[+-]?[0-9]+")
 _INT32 = range(-(2**31), 2**31)
@@ -158,9 +173,14 @@ def match_ended_line(result: MatchResult) -> bytes:
 class _Child:
     """One child process, its stdout reader and its log file."""
 
-    def __init__(self, number: int, log_path: Path) -> None:
+    def __init__(self, number: int, log_path: Path, max_chatter: int = NOTES_MAX,
+                 max_chatter_bytes: int = NOTES_KB << 10) -> None:
         self.number = number
         self.log_path = log_path
+        self.max_chatter, self.max_chatter_bytes = max_chatter, max_chatter_bytes
+        self.chatter_notes = 0
+        self.chatter_bytes = 0
+        self.chatter_ignored = 0
         self.proc: asyncio.subprocess.Process | None = None
         self.log_file: IO[bytes] | None = None
         self.reader: asyncio.Task[None] | None = None
@@ -181,6 +201,29 @@ class _Child:
             stamp = time.strftime("%H:%M:%S")
             self.log_file.write(f"# parterre {stamp}: {text}\n".encode(errors="replace"))
             self.log_file.flush()
+
+    def chatter(self, text: str) -> None:
+        """A note caused by the child's own output (a stray line, a dropped or bad answer): capped per child
+        at ``max_chatter`` notes and ``max_chatter_bytes`` bytes, so a bot cannot fill the disk through its
+        log; past the cap the lines are counted, and :meth:`close_chatter` notes how many were ignored."""
+        size = len(text.encode(errors="replace")) + 32
+        if self.chatter_ignored or self.chatter_notes >= self.max_chatter \
+                or self.chatter_bytes + size > self.max_chatter_bytes:
+            if not self.chatter_ignored:
+                self.note(f"output notes capped ({self.chatter_notes} notes, {self.chatter_bytes} bytes): "
+                          f"further lines are counted, not logged")
+            self.chatter_ignored += 1
+            return
+        self.chatter_notes += 1
+        self.chatter_bytes += size
+        self.note(text)
+
+    def close_chatter(self) -> None:
+        """Note how many lines the cap ignored (once; called when the child exits)."""
+        if self.chatter_ignored:
+            self.note(f"{self.chatter_ignored} more lines ignored")
+            self.chatter_ignored = 0
+            self.chatter_notes = self.max_chatter  # the cap stays reached
 
     def write(self, data: bytes) -> bool:
         """Queue ``data`` on the child's stdin (never blocks); False if it is closed."""
@@ -221,6 +264,9 @@ class StdioBot(Bot):
             children in a row exit before answering any decision.
         stop_grace_s: how long a child gets to exit after its stdin closes,
             and again after SIGTERM, before SIGKILL.
+        max_notes / max_note_kb: per child, the notes its own output may cause in its log (stray lines,
+            dropped or bad answers) and their KiB; past either, one note says how many lines were
+            ignored. None: ``PARTERRE_STDIO_NOTES_MAX`` / ``PARTERRE_STDIO_NOTES_KB`` (1000 / 256).
         **kwargs: see :class:`bots.sdk.Bot` (``name``, ``max_concurrent_matches`` ...).
 
     Attributes:
@@ -233,7 +279,7 @@ class StdioBot(Bot):
     def __init__(
         self, command: Sequence[str], *, log_dir: str | os.PathLike[str], cwd: str | None = None,
         env: Mapping[str, str] | None = None, max_failed_starts: int = 3, stop_grace_s: float = 1.0,
-        **kwargs: Any,
+        max_notes: int | None = None, max_note_kb: int | None = None, **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         if not command:
@@ -244,6 +290,8 @@ class StdioBot(Bot):
         self.env = dict(env) if env is not None else None
         self.max_failed_starts = max_failed_starts
         self.stop_grace_s = stop_grace_s
+        self.max_notes = _setting(NOTES_MAX_ENV, NOTES_MAX) if max_notes is None else max_notes
+        self.max_note_bytes = (_setting(NOTES_KB_ENV, NOTES_KB) if max_note_kb is None else max_note_kb) << 10
         self.log_paths: list[Path] = []
         self.match_pids: dict[int, int] = {}
         self._stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -330,7 +378,7 @@ class StdioBot(Bot):
         """
         self._numbers += 1
         log_path = self.log_dir / f"{self.name}-{self._stamp}-{os.getpid()}-child{self._numbers}.log"
-        child = _Child(self._numbers, log_path)
+        child = _Child(self._numbers, log_path, self.max_notes, self.max_note_bytes)
         child.log_file = open(child.log_path, "ab")  # noqa: SIM115 - outlives this call: closed when the child is reaped
         self.log_paths.append(child.log_path)
         child.note(f"starting {' '.join(self.command)}")
@@ -365,13 +413,13 @@ class StdioBot(Bot):
             if not text:
                 continue
             if not child.outstanding:
-                child.note(f"ignored a line sent while no decision was pending: {text[:200]!r}")
+                child.chatter(f"ignored a line sent while no decision was pending: {text[:200]!r}")
                 continue
             match_id, attempt, seq = child.outstanding.popleft()  # the request this line answers
             slot = child.slot
             if slot is None or slot.ended or slot.info.match_id != match_id or slot.info.attempt != attempt \
                     or slot.pending_seq != seq:
-                child.note(f"dropped the answer {text[:200]!r} to match {match_id} attempt {attempt} seq {seq}: "
+                child.chatter(f"dropped the answer {text[:200]!r} to match {match_id} attempt {attempt} seq {seq}: "
                            "that request no longer exists")
                 continue
             if slot.answer is not None and not slot.answer.done():
@@ -380,17 +428,18 @@ class StdioBot(Bot):
                     child.answers += 1
                     self._failed_starts = 0
                 else:
-                    child.note(f"match {slot.info.match_id} seq {slot.pending_seq}: answer {text[:200]!r} "
+                    child.chatter(f"match {slot.info.match_id} seq {slot.pending_seq}: answer {text[:200]!r} "
                                f"is {'a resignation' if answer is Answer.RESIGN else 'not an index'}")
                 slot.answer.set_result(answer)
             else:
-                child.note(f"ignored a line sent while no decision was pending: {text[:200]!r}")
+                child.chatter(f"ignored a line sent while no decision was pending: {text[:200]!r}")
         status = await child.proc.wait()
         self._on_exit(child, status)
 
     def _on_exit(self, child: _Child, status: int) -> None:
         child.exited = True
         how = f"killed by signal {-status}" if status < 0 else f"exited with status {status}"
+        child.close_chatter()
         child.note(how)
         if child.log_file is not None:
             child.log_file.close()

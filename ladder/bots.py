@@ -6,6 +6,10 @@ hash (default key ``parterre:bot_tokens``): field = sha256 hex of the token,
 value = bot id as decimal text. The referee checks ``Hello.token`` against that
 hash and has no database code. Revoking a bot deletes its field (FAULTS F-6);
 :func:`issue_token` rotates a live bot's token.
+
+A bot is either hosted or connects from outside (docs/hosted.md): while it has a
+live hosted credential (:data:`HOSTED_LIVE_SQL`), its ordinary token is not
+published, so no unsandboxed program can take the hosted bot's rated seats.
 """
 
 from __future__ import annotations
@@ -25,6 +29,12 @@ from ladder.errors import BotExistsError, BotNotFoundError, BotRevokedError, Inv
 
 TOKENS_KEY = "parterre:bot_tokens"
 """Default Redis hash of live token hashes (field sha256 hex -> bot id)."""
+
+HOSTED_LIVE_SQL = (
+    "SELECT h.bot_id FROM hosted_versions h JOIN bots hb ON hb.id = h.bot_id WHERE h.status = 'active' "
+    "AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL AND hb.revoked_at IS NULL")
+"""Ids of the bots with a live hosted credential (``ladder.submissions.playing_versions``): their
+ordinary tokens are kept out of the referees' hash."""
 
 MAX_NAME_LENGTH = 64
 """Longest bot name (and version), in characters."""
@@ -220,7 +230,10 @@ def issue_token(pool: ConnectionPool, bot: int | str, *, redis: Any = None, key:
         pool: ladder connection pool.
         bot: bot id or name, as for :func:`find_bot`.
         redis: a redis-py client; when given, the old hash is removed from
-            ``key`` and the new one added, in one ``MULTI``/``EXEC``.
+            ``key`` and the new one added, in one ``MULTI``/``EXEC`` -- unless the bot
+            has a live hosted credential: then the new token is stored but not published
+            (a hosted bot's rated seats are the sandbox's; it is published once the
+            hosted version stops playing, ``ladder.submissions.sync_credentials``).
         key: Redis hash of live tokens.
 
     Returns:
@@ -241,10 +254,12 @@ def issue_token(pool: ConnectionPool, bot: int | str, *, redis: Any = None, key:
         if revoked_at is not None:
             raise BotRevokedError(f"bot {bot!r} is revoked; register a new bot")
         conn.execute("UPDATE bots SET token_hash = %s WHERE id = %s", (digest, bot_id))
+        hosted = conn.execute(f"{HOSTED_LIVE_SQL} AND h.bot_id = %s", (bot_id,)).fetchone() is not None
     if redis is not None:
         pipe = redis.pipeline(transaction=True)
         pipe.hdel(key, old)
-        pipe.hset(key, digest, str(bot_id))
+        if not hosted:
+            pipe.hset(key, digest, str(bot_id))
         pipe.execute()
     return token
 
@@ -253,15 +268,17 @@ def publish_tokens(pool: ConnectionPool, redis_client: Any, key: str = TOKENS_KE
     """Rewrite the Redis hash ``key`` from the ``bots`` table (field sha256 -> bot id), plus the
     credentials of active hosted versions (docs/hosted.md).
 
-    Revoked bots are absent. The delete and the rewrite run in one Redis
-    ``MULTI``/``EXEC`` transaction, so the referee never sees an empty or
-    half-written hash.
+    Revoked bots are absent, and so are the ordinary tokens of bots with a live hosted
+    credential (:data:`HOSTED_LIVE_SQL`: a bot is either hosted or connects from outside).
+    The delete and the rewrite run in one Redis ``MULTI``/``EXEC`` transaction, so the
+    referee never sees an empty or half-written hash.
 
     Returns:
         Number of live tokens published.
     """
     with connection(pool) as conn:
-        rows = conn.execute("SELECT token_hash, id FROM bots WHERE revoked_at IS NULL ORDER BY id").fetchall()
+        rows = conn.execute(f"SELECT token_hash, id FROM bots WHERE revoked_at IS NULL "
+                            f"AND id NOT IN ({HOSTED_LIVE_SQL}) ORDER BY id").fetchall()
         # hosted versions' platform-held credentials (ladder.submissions.activate_credential)
         rows += conn.execute(
             "SELECT h.token_hash, h.bot_id FROM hosted_versions h JOIN bots b ON b.id = h.bot_id "

@@ -62,6 +62,21 @@ class SubmissionError(LadderError):
     """The archive or its manifest is refused; the message says why."""
 
 
+class PendingLimitError(SubmissionError):
+    """The owner already has :func:`max_pending` versions waiting for validation or their test (HTTP 429)."""
+
+
+MAX_PENDING_ENV = "PARTERRE_HOSTED_MAX_PENDING"
+"""Setting: versions one owner may have in ``validating`` or ``testing`` at once (default 3)."""
+
+
+def max_pending(env: dict[str, str] | None = None) -> int:
+    """The per-owner cap on pending versions, from :data:`MAX_PENDING_ENV` (default 3, at least 1)."""
+    import os
+
+    return max(1, int((os.environ if env is None else env).get(MAX_PENDING_ENV, "3") or "3"))
+
+
 @dataclass(frozen=True, slots=True)
 class Manifest:
     """A checked ``parterre-bot.toml``."""
@@ -114,6 +129,8 @@ def _read_tar(data: bytes) -> dict[str, tuple[bytes, bool]]:
                 total += member.size
                 if total > MAX_UNPACKED_BYTES:
                     raise SubmissionError(f"unpacked size over {MAX_UNPACKED_BYTES >> 20} MiB")
+                if path in files:
+                    raise SubmissionError(f"archive entry {member.name!r}: the path {path!r} appears twice")
                 fh = tar.extractfile(member)
                 content = fh.read() if fh is not None else b""
                 files[path] = (content, bool(member.mode & 0o111))
@@ -144,6 +161,8 @@ def _read_zip(data: bytes) -> dict[str, tuple[bytes, bool]]:
                     content = fh.read(MAX_UNPACKED_BYTES + 1)
                 if len(content) != info.file_size:
                     raise SubmissionError(f"archive entry {info.filename!r}: size does not match its header")
+                if path in files:
+                    raise SubmissionError(f"archive entry {info.filename!r}: the path {path!r} appears twice")
                 files[path] = (content, bool(mode & 0o111))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as exc:
         raise SubmissionError(f"not a readable .zip archive: {exc}") from None
@@ -207,6 +226,12 @@ def inspect_archive(data: bytes) -> Archive:
         files = _read_zip(data)
     else:
         raise SubmissionError("not a .tar.gz or .zip archive")
+    for path in files:  # a file that is also another file's folder cannot be unpacked
+        parent = posixpath.dirname(path)
+        while parent:
+            if parent in files:
+                raise SubmissionError(f"archive entry {parent!r} is a file and also the folder of {path!r}")
+            parent = posixpath.dirname(parent)
     if MANIFEST not in files:
         raise SubmissionError(f"no {MANIFEST} at the root of the archive")
     try:
@@ -256,15 +281,33 @@ def _version(row: dict[str, Any]) -> HostedVersion:
     return HostedVersion(**row)
 
 
-def create_version(pool: ConnectionPool, bot_id: int, data: bytes) -> HostedVersion:
+def create_version(pool: ConnectionPool, bot_id: int, data: bytes, *, limit: int | None = None) -> HostedVersion:
     """Store a new version of ``bot_id`` (ownership is the caller's to check) in ``validating``.
 
+    Args:
+        limit: versions the bot's owner (its account, else the bot alone) may have in ``validating`` or
+            ``testing`` at once; None: :func:`max_pending`. One account cannot starve everyone's validation.
+
     Raises:
+        PendingLimitError: the owner has ``limit`` pending versions already (nothing is stored).
         SubmissionError: the archive is refused (nothing is stored).
     """
     archive = inspect_archive(data)
-    with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
-        cur.execute("SELECT id FROM bots WHERE id = %s FOR UPDATE", (bot_id,))
+    limit = max_pending() if limit is None else limit
+    with connection(pool) as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+        cur.execute("SELECT id, account_id FROM bots WHERE id = %s FOR UPDATE", (bot_id,))
+        owner_row = cur.fetchone()
+        account = owner_row["account_id"] if owner_row else None
+        scope = f"account:{account}" if account is not None else f"bot:{bot_id}"
+        cur.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (f"parterre:hosted-pending:{scope}",))
+        cur.execute("SELECT count(*) AS n FROM hosted_versions h JOIN bots b ON b.id = h.bot_id "
+                    "WHERE h.status IN ('validating', 'testing') AND "
+                    + ("b.account_id = %s" if account is not None else "b.id = %s"),
+                    (account if account is not None else bot_id,))
+        pending = cur.fetchone()["n"]  # type: ignore[index]
+        if pending >= limit:
+            raise PendingLimitError(f"{pending} versions of this owner are still waiting for validation or their "
+                                    f"test (at most {limit}, {MAX_PENDING_ENV}); upload again once one is decided")
         cur.execute("SELECT coalesce(max(number), 0) + 1 AS n FROM hosted_versions WHERE bot_id = %s", (bot_id,))
         number = cur.fetchone()["n"]  # type: ignore[index]
         cur.execute(
@@ -412,13 +455,15 @@ def sync_credentials(pool: ConnectionPool, redis: Any, key: str | None = None) -
 
     Live: an ``active`` version with a ``token_hash`` whose bot is not revoked. Every other version
     with a hash that is not yet revoked (superseded, failed, or its bot revoked) gets
-    ``token_revoked_at`` and its field removed (``HDEL``). Idempotent; called when a version becomes
-    active (:func:`activate_credential`) and on every ``parterre.hosted_tick``.
+    ``token_revoked_at`` and its field removed (``HDEL``). The ordinary token of a bot with a live
+    credential is removed too (a bot is either hosted or connects from outside, docs/hosted.md), and
+    published again for a live bot that once had a credential and has none live now. Idempotent;
+    called when a version becomes active (:func:`activate_credential`) and on every ``parterre.hosted_tick``.
 
     Returns:
         ``{"live": n, "revoked": m}`` (revoked: stamped by this call).
     """
-    from ladder.bots import TOKENS_KEY
+    from ladder.bots import HOSTED_LIVE_SQL, TOKENS_KEY
 
     key = key or TOKENS_KEY
     with connection(pool) as conn, conn.cursor() as cur:
@@ -432,11 +477,19 @@ def sync_credentials(pool: ConnectionPool, redis: Any, key: str | None = None) -
                     "WHERE h.status = 'active' AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL "
                     "AND b.revoked_at IS NULL")
         live = {digest: str(bot_id) for digest, bot_id in cur.fetchall()}
+        # A bot is either hosted or connects from outside: while its credential is live its ordinary token is
+        # out of the hash; once no credential of it is live (withdrawn, superseded without a successor) it is back.
+        cur.execute(f"SELECT token_hash FROM bots WHERE id IN ({HOSTED_LIVE_SQL})")
+        hidden = [r[0] for r in cur.fetchall()]
+        cur.execute(f"SELECT b.token_hash, b.id FROM bots b WHERE b.revoked_at IS NULL AND b.id NOT IN "
+                    f"({HOSTED_LIVE_SQL}) AND EXISTS (SELECT 1 FROM hosted_versions o WHERE o.bot_id = b.id "
+                    f"AND o.token_hash IS NOT NULL)")
+        restored = {digest: str(bot_id) for digest, bot_id in cur.fetchall()}
     pipe = redis.pipeline(transaction=True)
-    if dead:
-        pipe.hdel(key, *dead)
-    if live:
-        pipe.hset(key, mapping=live)
+    if dead or hidden:
+        pipe.hdel(key, *dead, *hidden)
+    if live or restored:
+        pipe.hset(key, mapping={**restored, **live})
     pipe.execute()
     return {"live": len(live), "revoked": len(revoked)}
 

@@ -12,9 +12,11 @@ time: about -150 Elo in Floriferous, docs/regression.md), not from this code.
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import subprocess
+import sys
 import tarfile
 import tempfile
 import warnings
@@ -193,7 +195,25 @@ HOSTILE = {
     "bad toml": (targz({"parterre-bot.toml": b"runtime = = ="}), "not valid TOML"),
     "zip bomb": (None, "unpacked size"),
     "zip symlink": (None, "links"),
+    # unpack raised FileExistsError on these: the version stayed validating, re-claimed every lease
+    "file and folder": (targz({"parterre-bot.toml": GOOD_TOML, "bot.py": b"x", "x": b"1", "x/y/z": b"2"}),
+                        "'x' is a file and also the folder of 'x/y/z'"),
+    "folder then file": (targz({"parterre-bot.toml": GOOD_TOML, "bot.py": b"x", "d/e": b"1", "d": b"2"}),
+                         "'d' is a file and also the folder of 'd/e'"),
+    "duplicate path": (None, "the path 'bot.py' appears twice"),
+    "zip file and folder": (None, "'x' is a file and also the folder of 'x/y'"),
+    "zip duplicate path": (None, "the path 'bot.py' appears twice"),
 }
+
+
+def _dup_tar() -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in (("parterre-bot.toml", GOOD_TOML), ("bot.py", b"print(1)"), ("./bot.py", b"evil")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
 
 
 def _zip(kind: str) -> bytes:
@@ -202,6 +222,14 @@ def _zip(kind: str) -> bytes:
         zf.writestr("parterre-bot.toml", GOOD_TOML)
         if kind == "zip bomb":
             zf.writestr("big.bin", b"\0" * (sub.MAX_UNPACKED_BYTES + 1))
+        elif kind == "zip file and folder":
+            zf.writestr("x", b"1")
+            zf.writestr("x/y", b"2")
+        elif kind == "zip duplicate path":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # zipfile warns "Duplicate name": an attacker ignores it
+                zf.writestr("bot.py", b"print(1)")
+                zf.writestr("bot.py", b"evil")
         else:
             info = zipfile.ZipInfo("bot.py")
             info.external_attr = (0o120777 << 16)
@@ -214,7 +242,9 @@ def test_hostile_archive_is_refused_with_its_reason(client: TestClient, pool: An
                                                    attacker: tuple[dict[str, str], int]) -> None:
     headers, bot_id = attacker
     data, reason = HOSTILE[case]
-    r = upload(client, headers, bot_id, data if data is not None else _zip(case))
+    if data is None:
+        data = _dup_tar() if case == "duplicate path" else _zip(case)
+    r = upload(client, headers, bot_id, data)
     assert r.status_code == 400, r.text
     assert reason in r.json()["detail"], r.json()
     assert sub.list_versions(pool, bot_id) == []  # nothing stored
@@ -252,6 +282,90 @@ def test_versions_are_immutable(client: TestClient, pool: Any) -> None:
         conn.execute("UPDATE hosted_versions SET archive = 'x' WHERE id = %s", (vid,))
 
 
+def _unpack_dirs(base: Path) -> list[str]:
+    return sorted(p.name for p in base.glob(".unpack-*"))
+
+
+def test_a_version_that_cannot_be_unpacked_is_rejected_and_leaves_nothing(client: TestClient, pool: Any,
+                                                                         cfg: dict[str, Any]) -> None:
+    """Attack: an archive the checks pass but the disk refuses (a 300-byte file name: ENAMETOOLONG), and
+    one stored before the file-and-folder check. Before: the exception escaped process_version, the
+    version stayed ``validating`` (claimed again every lease) and a partial ``.unpack-*`` stayed each time."""
+    headers, bot_id = owner(client)
+    r = upload(client, headers, bot_id, targz({"parterre-bot.toml": GOOD_TOML, "bot.py": b"print(1)",
+                                               "n" * 300: b"x"}))
+    assert r.status_code == 201, r.text
+    assert hosted.process_version(pool, r.json()["id"], cfg) == "rejected"
+    v = sub.get_version(pool, r.json()["id"])
+    assert v is not None and v.status == "rejected" and "File name too long" in v.reason, v
+    assert _unpack_dirs(cfg["dir"]) == [] and not (cfg["dir"] / v.sha256).exists()
+
+    # A file-and-folder archive stored before the check existed (written straight to the table).
+    import hashlib
+
+    from psycopg.types.json import Jsonb
+
+    data = HOSTILE["file and folder"][0]
+    assert data is not None
+    with pool.connection() as conn:
+        vid = conn.execute("INSERT INTO hosted_versions (bot_id, number, sha256, size, archive, manifest) "
+                           "VALUES (%s, 99, %s, %s, %s, %s) RETURNING id",
+                           (bot_id, hashlib.sha256(data).hexdigest(), len(data), data,
+                            Jsonb({"runtime": "python3.11", "command": ["python3.11", "bot.py"],
+                                   "protocol": "stdio", "games": []}))).fetchone()[0]
+    assert hosted.process_version(pool, vid, cfg) == "rejected"
+    v = sub.get_version(pool, vid)
+    assert v is not None and v.status == "rejected" and "is a file and also the folder" in v.reason
+    assert _unpack_dirs(cfg["dir"]) == []
+
+
+def test_one_owner_cannot_fill_the_validation_queue(client: TestClient, pool: Any,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(sub.MAX_PENDING_ENV, "3")
+    headers, bot_id = owner(client)
+    second = client.post("/api/bots", json={"name": f"hb{next(_n)}", "games": ["floriferous"]}, headers=headers)
+    assert second.status_code == 201, second.text
+    ids = [upload(client, headers, b, python_bot(0.0, f"q{i}")).json()["id"]
+           for i, b in enumerate((bot_id, bot_id, second.json()["id"]))]
+    for b in (bot_id, second.json()["id"]):  # the cap is the account's, over all its bots
+        r = upload(client, headers, b, python_bot(0.0, "one too many"))
+        assert r.status_code == 429 and "at most 3" in r.json()["detail"], r.text
+    assert len(sub.list_versions(pool, bot_id)) == 2
+    other, other_bot = owner(client)
+    assert upload(client, other, other_bot, python_bot()).status_code == 201  # others are not held up
+    sub.set_verdict(pool, ids[0], "rejected", reason="test")
+    assert upload(client, headers, bot_id, python_bot(0.0, "after")).status_code == 201
+
+
+ENV_DUMP = r"""
+import json, os, sys
+with open(sys.argv[1], "w") as fh:
+    json.dump(dict(os.environ), fh)
+"""
+
+
+def test_validation_games_run_without_the_workers_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack: a program run by the validation's ``bots.hosted_match`` (not sandboxed here, so it reads
+    everything it inherits) looks for the worker's secrets. Oracle: the environment the program itself saw."""
+    monkeypatch.setenv("PARTERRE_HOSTED_TOKEN_SECRET", "s" * 40)
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", "postgresql://parterre:hunter2@db/parterre")
+    monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", "service-secret")
+    monkeypatch.setenv("PARTERRE_HOSTED_DIR", str(tmp_path))  # the worker's setting: passed on
+    script, dump = tmp_path / "dump.py", tmp_path / "env.json"
+    script.write_text(ENV_DUMP)
+    spec = "exec:" + json.dumps([sys.executable, str(script), str(dump)])
+    deals = list(hosted.play_deals("floriferous(players=2)", spec, "builtin:greedy", run_seed="env", deals=1,
+                                   deadline_ms=500))
+    assert deals and any(f is not None for d in deals for f in d["faults"])  # it exited: a fault, as expected
+    seen = json.loads(dump.read_text())
+    leaked = sorted(k for k in seen if k in {"PARTERRE_HOSTED_TOKEN_SECRET", "PARTERRE_DATABASE_URL",
+                                             "PARTERRE_SERVICE_TOKEN"} or "hunter2" in seen[k])
+    assert leaked == [], leaked
+    assert set(seen) <= {*hosted.CHILD_ENV, "PYTHONPATH", "PARTERRE_HOSTED_DIR", "PWD", "SHLVL", "_", "LC_CTYPE"}, \
+        sorted(seen)
+    assert seen["PARTERRE_HOSTED_DIR"] == str(tmp_path)
+
+
 # -- validation and the regression test, on the real sandbox ------------------------------------------
 
 
@@ -269,14 +383,14 @@ def test_python_node_and_static_bots_are_validated(client: TestClient, pool: Any
                                                     tmp_path: Path) -> None:
     headers, bot_id = owner(client)
     v = _decide(pool, cfg, client, headers, bot_id, python_bot())
-    assert v["status"] == "active", v
+    assert v["status"] == "active", (v["reason"], v["log"][-2000:])
     assert len(v["validation"]["games"]) == 2 and all(g["fault"] is None for g in v["validation"]["games"])
 
     headers, bot_id = owner(client)
     node = targz({"parterre-bot.toml": manifest("node", ["node", "random_bot.js"], ["floriferous"]),
                   "random_bot.js": (BOTS / "random_bot.js").read_bytes()})
     v = _decide(pool, cfg, client, headers, bot_id, node)
-    assert v["status"] == "active", v
+    assert v["status"] == "active", (v["reason"], v["log"][-2000:])
 
     exe = tmp_path / "bot"
     subprocess.run(["gcc", "-static", "-O2", "-o", str(exe), str(BOTS / "random_bot.c")], check=True)
@@ -284,7 +398,7 @@ def test_python_node_and_static_bots_are_validated(client: TestClient, pool: Any
                     "bot": (exe.read_bytes(), 0o644)})  # the executable bit is set by the platform
     headers, bot_id = owner(client)
     v = _decide(pool, cfg, client, headers, bot_id, static)
-    assert v["status"] == "active", v
+    assert v["status"] == "active", (v["reason"], v["log"][-2000:])
 
 
 @needs_sandbox

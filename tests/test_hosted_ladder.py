@@ -210,6 +210,13 @@ def test_python_node_and_static_bots_play_rated_ladder_matches(database_url: str
             assert live.get(digest) == str(bots[kind]), kind  # the platform's credential, published
         assert nothing_left(str(hosted_dir))  # nothing runs between matches
 
+        # Attack: the owner rotates the bot's ordinary token to connect an unsandboxed program in the hosted
+        # bot's seats. A bot is hosted or connects from outside: the real referee refuses that token.
+        from ladder import bots as ladder_bots
+
+        own = ladder_bots.issue_token(pool, bots["node"], redis=r)
+        assert _refused(f"127.0.0.1:{bot_port}", own)
+
         # The ladder pairs them with no process of theirs connected; the worker starts them.
         # Waves of rounds until each bot sat 3 matches (a bot with 2 pending matches sits a round out, so
         # how many a wave plans, and whom, depends on timing); matches of one bot run at once on the two slots.

@@ -149,6 +149,40 @@ def test_a_credential_lives_while_its_version_is_active(pool: Any, redis_key: tu
     assert not sub.activate_credential(pool, v1.id, SECRET, r, key)
 
 
+def test_the_owners_ordinary_token_cannot_take_a_hosted_bots_seats(pool: Any, redis_key: tuple[Any, str]) -> None:
+    """Attack: the owner connects any unsandboxed program with the bot's ordinary token while the hosted
+    version plays; the referee maps both tokens to the same bot id and seats whichever session is free.
+    Oracle: the referees' hash read with HGET by sha256 computed here."""
+    r, key = redis_key
+    bot_id, token = ladder_bots.register_bot(pool, f"owner-{secrets.token_hex(3)}", redis=r, key=key)
+    other_id, other_token = ladder_bots.register_bot(pool, f"outside-{secrets.token_hex(3)}", redis=r, key=key)
+    assert _live(r, key, token) == str(bot_id)
+    version = sub.create_version(pool, bot_id, python_bot())
+    sub.set_verdict(pool, version.id, "active")
+    assert _live(r, key, token) == str(bot_id)  # no credential yet: the bot connects from outside
+    cred = sub.hosted_token(SECRET, version.id, version.sha256)
+    assert sub.activate_credential(pool, version.id, SECRET, r, key)
+    assert _live(r, key, cred) == str(bot_id) and _live(r, key, token) is None
+    # The hash rewritten from the database, a flushed hash healed by the tick's sync: still hidden.
+    ladder_bots.publish_tokens(pool, r, key)
+    assert _live(r, key, cred) == str(bot_id) and _live(r, key, token) is None
+    assert _live(r, key, other_token) == str(other_id)  # an ordinary bot is unaffected
+    r.delete(key)
+    sub.sync_credentials(pool, r, key)
+    assert _live(r, key, cred) == str(bot_id) and _live(r, key, token) is None
+    # Rotating the token does not publish the new one either.
+    rotated = ladder_bots.issue_token(pool, bot_id, redis=r, key=key)
+    assert _live(r, key, rotated) is None and _live(r, key, cred) == str(bot_id)
+    ladder_bots.publish_tokens(pool, r, key)
+    assert _live(r, key, rotated) is None
+    # The hosted version withdrawn: its credential dies, the ordinary token works again.
+    sub.set_verdict(pool, version.id, "superseded")
+    sub.sync_credentials(pool, r, key)
+    assert _live(r, key, cred) is None and _live(r, key, rotated) == str(bot_id)
+    ladder_bots.publish_tokens(pool, r, key)
+    assert _live(r, key, cred) is None and _live(r, key, rotated) == str(bot_id) and _live(r, key, token) is None
+
+
 def test_the_ladder_pairs_hosted_bots_only_with_the_secret(pool: Any, redis_key: tuple[Any, str],
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     import workers.periodic as periodic

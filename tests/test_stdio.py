@@ -287,3 +287,59 @@ async def test_parterre_connect_says_when_it_is_connected(tmp_path):
             await proc.wait()
     said = [line for line in lines if "connected as" in line]
     assert said and "waiting for matches" in said[0], lines
+
+
+# A child that floods stdout with lines no decision asked for, after each match (an attacker filling the disk).
+FLOODER = r"""
+import json, sys
+count = int(sys.argv[1])
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "decision_request":
+        print(0, flush=True)
+    elif msg["type"] == "match_ended":
+        out = sys.stdout
+        for i in range(count):
+            out.write("spam %06d %s\n" % (i, "x" * 80))
+        out.flush()
+"""
+
+
+async def test_a_child_flooding_stray_lines_cannot_fill_the_disk(tmp_path, monkeypatch):
+    """Oracle: the child's own count of lines printed (8000, ~0.7 MB, after its match: a flood during a match
+    would race the next request) against the notes in its log: the cap (the setting, 50) logged, the rest
+    counted in one note; the log stays small."""
+    monkeypatch.setenv("PARTERRE_STDIO_NOTES_MAX", "50")
+    script = tmp_path / "flooder.py"
+    script.write_text(FLOODER)
+    bot = StdioBot([sys.executable, str(script), "8000"], log_dir=tmp_path / "logs", stop_grace_s=5.0)
+    (result,) = await _play(bot, "toy(players=2,turns=4)")
+    assert _verdict(result, 1) == "normal"
+    assert len(bot.log_paths) == 1
+    for _ in range(100):  # the child exits once the adapter closed its stdin; the exit is noted
+        if "exited with status" in bot.log_paths[0].read_text():
+            break
+        await asyncio.sleep(0.05)
+    text = bot.log_paths[0].read_text()
+    logged = text.count("ignored a line sent while no decision was pending")
+    assert logged == 50, logged
+    assert f"{8000 - 50} more lines ignored" in text
+    assert text.count("more lines ignored") == 1
+    assert bot.log_paths[0].stat().st_size < 64 * 1024
+
+
+async def test_the_note_cap_counts_bytes_too(tmp_path):
+    script = tmp_path / "flooder.py"
+    script.write_text(FLOODER)
+    bot = StdioBot([sys.executable, str(script), "3000"], log_dir=tmp_path / "logs", stop_grace_s=5.0,
+                   max_notes=10_000, max_note_kb=16)
+    (result,) = await _play(bot, "toy(players=2,turns=4)")
+    assert _verdict(result, 1) == "normal"
+    for _ in range(100):
+        if "exited with status" in bot.log_paths[0].read_text():
+            break
+        await asyncio.sleep(0.05)
+    text = bot.log_paths[0].read_text()
+    logged = text.count("ignored a line sent while no decision was pending")
+    assert 0 < logged < 3000 and f"{3000 - logged} more lines ignored" in text
+    assert bot.log_paths[0].stat().st_size < 16 * 1024 + 4096

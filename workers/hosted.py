@@ -26,6 +26,7 @@ command line the stdio adapter runs for a hosted bot's rated matches.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ladder import submissions as sub
+from ladder.errors import DatabaseUnavailableError
 from ladder.stats.paired import DuplicateTest, head_to_head_deal
 from ladder.stats.sprt import Sprt, SprtState
 from workers import metrics as worker_metrics
@@ -102,6 +104,10 @@ def hosted_settings(env: dict[str, str] | None = None) -> dict[str, Any]:
     | ``PARTERRE_HOSTED_GAME`` | ``floriferous(players=2)`` | the regression test's game when the manifest names none |
     | ``PARTERRE_HOSTED_DEADLINE_MS`` | ``1000`` | time per decision |
     | ``PARTERRE_HOSTED_TOKEN_SECRET`` | none | derives the credentials (none: no rated match) |
+    | ``PARTERRE_HOSTED_MAX_PENDING`` | ``3`` | versions per owner validating/testing at once (read at upload by
+    ``ladder.submissions.max_pending``; 429 past it) |
+    | ``PARTERRE_STDIO_NOTES_MAX`` / ``_KB`` | ``1000`` / ``256`` | per child, the adapter's notes of its stray
+    output (``bots.stdio``) |
     """
     e = os.environ if env is None else env
     limits = {name: e[f"PARTERRE_SANDBOX_{name.upper()}"] for name in LIMIT_NAMES
@@ -131,18 +137,19 @@ def unpack(pool: Any, version: sub.HostedVersion, base: Path) -> Path:
     base.mkdir(parents=True, exist_ok=True)
     base.chmod(0o711)
     tmp = Path(tempfile.mkdtemp(prefix=".unpack-", dir=base))
-    for rel, (content, executable) in archive.files.items():
-        dest = tmp / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_bytes(content)
-        dest.chmod(0o755 if executable else 0o644)
-    for path in [tmp, *tmp.rglob("*")]:
-        if path.is_dir():
-            path.chmod(0o755)
     try:
-        tmp.rename(target)
-    except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)
+        for rel, (content, executable) in archive.files.items():
+            dest = tmp / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(content)
+            dest.chmod(0o755 if executable else 0o644)
+        for path in [tmp, *tmp.rglob("*")]:
+            if path.is_dir():
+                path.chmod(0o755)
+        with contextlib.suppress(OSError):  # another worker unpacked it first: theirs is the same
+            tmp.rename(target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # a partial unpack never stays behind
     return target
 
 
@@ -164,12 +171,33 @@ def _games(manifest: dict[str, Any]) -> list[str]:
     return [load_game(f"{n}(players=2)").game_string() for n in names]
 
 
-def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline_ms: int) -> Any:
-    """Yield the deals of ``bots.hosted_match`` one by one (a generator; closing it stops the games)."""
+CHILD_ENV = ("PATH", "LANG", "LC_ALL", "HOME", "TZ", "PARTERRE_ENGINES", "PARTERRE_STDIO_NOTES_MAX",
+             "PARTERRE_STDIO_NOTES_KB")
+"""The worker's environment variables its bot-running children inherit (``bots.hosted_match`` for validation
+and the regression test; the rated seats' adapters, ``workers.hosted_seats``): none of its settings or secrets
+(``PARTERRE_HOSTED_TOKEN_SECRET``, the database and broker URLs, service tokens)."""
+
+
+def child_env(hosted_dir: Path | None = None) -> dict[str, str]:
+    """The minimal environment of a bot-running child: :data:`CHILD_ENV` from the worker's, ``PYTHONPATH`` and
+    ``PARTERRE_HOSTED_DIR`` (``hosted_dir``, else the worker's setting, where the keeper copies the SDK)."""
+    env = {k: os.environ[k] for k in CHILD_ENV if k in os.environ}
+    env["PYTHONPATH"] = str(PROJECT)
+    directory = str(hosted_dir) if hosted_dir is not None else os.environ.get("PARTERRE_HOSTED_DIR", "")
+    if directory:
+        env["PARTERRE_HOSTED_DIR"] = directory
+    return env
+
+
+def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline_ms: int,
+               hosted_dir: Path | None = None) -> Any:
+    """Yield the deals of ``bots.hosted_match`` one by one (a generator; closing it stops the games).
+
+    The subprocess gets :func:`child_env` only (``hosted_dir``: the hosted bots' folder)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "bots.hosted_match", "--game", game, "--run-seed", run_seed, "--deals", str(deals),
          "--a", a, "--b", b, "--deadline-ms", str(deadline_ms)],
-        stdout=subprocess.PIPE, cwd=PROJECT, start_new_session=True, env={**os.environ, "PYTHONPATH": str(PROJECT)})
+        stdout=subprocess.PIPE, cwd=PROJECT, start_new_session=True, env=child_env(hosted_dir))
     assert proc.stdout is not None
     try:
         for line in proc.stdout:
@@ -200,7 +228,8 @@ def validate(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any],
     details: dict[str, Any] = {"games": []}
     for game in _games(version.manifest):
         for deal in play_deals(game, spec, "builtin:greedy", run_seed=f"validate:{version.sha256}",
-                               deals=cfg["validation_deals"], deadline_ms=cfg["deadline_ms"]):
+                               deals=cfg["validation_deals"], deadline_ms=cfg["deadline_ms"],
+                               hosted_dir=cfg["dir"]):
             for k, fault in enumerate(deal["faults"]):
                 details["games"].append({"game": game, "seed": deal["seed"], "ranks": deal["ranks"][k],
                                          "fault": fault})
@@ -229,7 +258,7 @@ def regression_test(pool: Any, version: sub.HostedVersion, previous: sub.HostedV
                               "alpha": sprt.alpha, "beta": sprt.beta, "max_games": cfg["max_games"],
                               "lower": sprt.lower, "upper": sprt.upper, "state": "running"}
     deals = play_deals(game, cand, base, run_seed=f"regress:{version.sha256}:{previous.sha256}",
-                       deals=max(1, cfg["max_games"] // 2), deadline_ms=cfg["deadline_ms"])
+                       deals=max(1, cfg["max_games"] // 2), deadline_ms=cfg["deadline_ms"], hosted_dir=cfg["dir"])
     faults = 0
     try:
         for deal in deals:
@@ -259,6 +288,21 @@ def process_version(pool: Any, version_id: int, cfg: dict[str, Any] | None = Non
         raise SandboxCapacityError("a regression test runs two sandboxed bots: PARTERRE_SANDBOXES_PER_SLOT >= 2")
     work = cfg["dir"] / "logs"
     work.mkdir(parents=True, exist_ok=True)
+    try:
+        return _process(pool, version, cfg, work)
+    except DatabaseUnavailableError:
+        raise  # not the version's fault: its lease runs out and it is taken again
+    except Exception as exc:  # noqa: BLE001 - anything unforeseen rejects the version instead of looping
+        # Left alone it would stay validating/testing and be claimed again every lease (issue: hosted fixes 2).
+        log.exception("hosted version %s: unexpected error, rejected", version_id)
+        reason = f"internal error: {type(exc).__name__}: {exc}"[:1000]
+        sub.set_verdict(pool, version_id, "rejected", reason=reason)
+        worker_metrics.HOSTED_VERDICTS.labels("rejected", "internal error").inc()
+        return "rejected"
+
+
+def _process(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any], work: Path) -> str:
+    version_id = version.id
     ok, reason, stderr_log, details = validate(pool, version, cfg, work)
     if not ok:
         sub.set_verdict(pool, version_id, "rejected", reason=reason, log=stderr_log, validation=details)

@@ -38,11 +38,19 @@ from types import TracebackType
 from typing import Any
 
 from ladder import submissions as sub
-from workers.hosted import PROJECT, SandboxCapacityError, hosted_settings, sandbox_command, token_secret, unpack
+from workers.hosted import (
+    CHILD_ENV,
+    PROJECT,
+    SandboxCapacityError,
+    hosted_settings,
+    sandbox_command,
+    token_secret,
+    unpack,
+)
 
 log = logging.getLogger(__name__)
 
-ADAPTER_ENV = ("PATH", "LANG", "LC_ALL", "HOME", "TZ")
+ADAPTER_ENV = CHILD_ENV
 """The worker's environment variables an adapter inherits (plus ``PYTHONPATH``, ``PARTERRE_HOSTED_DIR`` and
 its token)."""
 

@@ -83,6 +83,8 @@ async def api_upload(request: Request, bot_id: Id) -> dict[str, Any]:
     data = await _read_limited(request)
     try:
         version = await run_in_threadpool(sub.create_version, request.app.state.pool, bot_id, data)
+    except sub.PendingLimitError as exc:
+        raise HTTPException(429, str(exc)) from None
     except sub.SubmissionError as exc:
         raise HTTPException(400, f"archive refused: {exc}") from None
     return owner_view(version)
@@ -163,6 +165,8 @@ async def hosted_upload(request: Request, bot_id: Id) -> Any:
     data = await upload.read(sub.MAX_ARCHIVE_BYTES + 1)
     try:
         version = await run_in_threadpool(sub.create_version, request.app.state.pool, bot_id, data)
+    except sub.PendingLimitError as exc:
+        return _hosted_page(request, bot_id, 429, str(exc), True)
     except sub.SubmissionError as exc:
         return _hosted_page(request, bot_id, 400, f"archive refused: {exc}", True)
     return _hosted_page(request, bot_id, message=f"version {version.number} uploaded (sha256 {version.sha256}); "
