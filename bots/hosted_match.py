@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bots.local import LocalRequest, deal_seed
-from bots.stdio import PROTOCOL, Answer, parse_answer
+from bots.stdio_lines import PROTOCOL, Answer, parse_answer
 
 DEFAULT_DEADLINE_MS = 1000
 

@@ -23,11 +23,10 @@ from fixtures.toy_game import register_toy
 
 from bots.reference import RandomBot
 from bots.sdk import DecisionRequest, MatchInfo, MatchResult
-from bots.stdio import (
+from bots.stdio import StdioBot, StdioError
+from bots.stdio_lines import (
     PROTOCOL,
     Answer,
-    StdioBot,
-    StdioError,
     decision_request_line,
     match_ended_line,
     match_started_line,
