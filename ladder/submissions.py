@@ -514,6 +514,17 @@ def activate_credential(pool: ConnectionPool, version_id: int, secret: str, redi
     return ok
 
 
+def versions_without_credential(pool: ConnectionPool) -> list[int]:
+    """Ids of ``active`` versions of bots not revoked that have no credential yet: made active while
+    the workers held no token secret (they play no rated match until :func:`activate_credential`)."""
+    with connection(pool) as conn:
+        rows = conn.execute(
+            "SELECT h.id FROM hosted_versions h JOIN bots b ON b.id = h.bot_id WHERE h.status = 'active' "
+            "AND h.token_hash IS NULL AND h.token_revoked_at IS NULL AND b.revoked_at IS NULL ORDER BY h.id"
+        ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
 def playing_versions(pool: ConnectionPool, bot_ids: list[int] | None = None,
                      game: str | None = None) -> dict[int, HostedVersion]:
     """``{bot_id: active version}`` of the hosted bots that play rated matches now.

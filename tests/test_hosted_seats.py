@@ -197,6 +197,28 @@ def test_the_ladder_pairs_hosted_bots_only_with_the_secret(pool: Any, redis_key:
     assert bot_id not in periodic._hosted_players(pool, "lafleur")
 
 
+def test_a_version_made_active_without_the_secret_gets_its_credential_on_the_next_tick(
+        pool: Any, redis_key: tuple[Any, str], redis_base_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new user's workers ran without the secret at first: versions made active then must play once
+    it is there (they had no token_hash, so sync_credentials alone never published one)."""
+    import workers.periodic as periodic
+    import workers.tasks as tasks
+
+    r, key = redis_key
+    bot_id, v = _active(pool, "late")  # active, no credential: the workers had no secret
+    assert v.id in sub.versions_without_credential(pool)
+    assert bot_id not in sub.playing_versions(pool, [bot_id])
+    monkeypatch.setattr(ladder_bots, "TOKENS_KEY", key)
+    monkeypatch.setattr(tasks, "_pool", pool)
+    monkeypatch.setattr(periodic.ladder_submissions, "claim_next", lambda *_a, **_k: None)  # nothing to validate
+    monkeypatch.setenv("PARTERRE_REDIS_URL", redis_base_url)
+    monkeypatch.setenv("PARTERRE_HOSTED_TOKEN_SECRET", SECRET)
+    periodic.hosted_tick()
+    assert v.id not in sub.versions_without_credential(pool)
+    assert bot_id in sub.playing_versions(pool, [bot_id])
+    assert _live(r, key, sub.hosted_token(SECRET, v.id, v.sha256)) == str(bot_id)
+
+
 def test_challenges_count_a_playing_hosted_bot_as_connected(pool: Any, redis_key: tuple[Any, str],
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     import workers.periodic as periodic

@@ -183,10 +183,13 @@ def hosted_tick() -> dict[str, Any]:
 
     pool = get_pool()
     secret, url = token_secret(), os.environ.get("PARTERRE_REDIS_URL", "")
-    if secret is not None and url:  # revocations and a flushed Redis heal here
+    if secret is not None and url:  # revocations, a flushed Redis and versions made active without a secret heal here
         from workers.directory import _redis_client
 
-        ladder_submissions.sync_credentials(pool, _redis_client(url))
+        redis = _redis_client(url)
+        for missing in ladder_submissions.versions_without_credential(pool):
+            ladder_submissions.activate_credential(pool, missing, secret, redis)
+        ladder_submissions.sync_credentials(pool, redis)
     version_id = ladder_submissions.claim_next(pool, _worker_name())
     status = process_version(pool, version_id) if version_id is not None else "idle"
     return {"version": version_id, "status": status, **sandbox_snapshot()}
