@@ -19,6 +19,7 @@ Every setting is an environment variable; command-line flags override them.
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 from dataclasses import dataclass
@@ -88,8 +89,22 @@ def service_token_for(home: Path) -> str:
 def hosted_token_secret(home: Path) -> str:
     """The workers' secret for hosted bots' credentials (docs/hosted.md): ``PARTERRE_HOSTED_TOKEN_SECRET``,
     else the file ``home/hosted-token-secret`` (created on first use), so ``parterre up`` and a
-    ``parterre worker`` started by hand on the same home derive the same credentials."""
-    return os.environ.get("PARTERRE_HOSTED_TOKEN_SECRET") or secret_for(home, "hosted-token-secret")
+    ``parterre worker`` started by hand on the same home derive the same credentials.
+
+    Returns:
+        The secret, or "" when the variable is unset and the home cannot hold the file (a read-only
+        container): hosted bots are then validated but play no rated match (``workers.hosted`` logs it).
+    """
+    value = os.environ.get("PARTERRE_HOSTED_TOKEN_SECRET")
+    if value:
+        return value
+    try:
+        return secret_for(home, "hosted-token-secret")
+    except OSError as exc:
+        logging.getLogger(__name__).warning(
+            "no PARTERRE_HOSTED_TOKEN_SECRET and cannot keep one in %s (%s): hosted bots play no rated match",
+            home, exc)
+        return ""
 
 
 def secret_for(home: Path, name: str) -> str:

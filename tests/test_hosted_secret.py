@@ -21,6 +21,25 @@ def test_one_secret_per_home_kept_private(tmp_path: Path, monkeypatch: pytest.Mo
     assert hosted_token_secret(tmp_path) == "s" * 40
 
 
+def test_a_read_only_home_means_no_secret_not_a_crash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    """The compose worker runs read-only with an empty variable: it must start (hosted bots then play
+    no rated match), not die with PermissionError and restart in a loop."""
+    import os
+
+    monkeypatch.delenv("PARTERRE_HOSTED_TOKEN_SECRET", raising=False)
+    home = tmp_path / "ro"
+    home.mkdir()
+    home.chmod(0o500)
+    try:
+        if os.access(home, os.W_OK):  # root ignores the mode: make the file's place a directory instead
+            (home / "hosted-token-secret").mkdir()
+        assert hosted_token_secret(home) == ""
+    finally:
+        home.chmod(0o700)
+    assert "hosted bots play no rated match" in caplog.text
+
+
 def test_the_worker_command_passes_it_to_the_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                     database_url: str, redis_base_url: str) -> None:
     import os
