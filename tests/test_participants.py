@@ -379,6 +379,22 @@ def test_s4_sign_up_is_rate_limited_per_address(client: TestClient) -> None:
     assert codes == [201] * acc.SIGNUPS_PER_ADDRESS + [429]
 
 
+def test_s4_ipv6_sign_ups_count_per_64_network(client: TestClient) -> None:
+    """Addresses of one IPv6 /64 share one budget (a subscriber has the whole /64, RFC 6177); another
+    /64 and the IPv4-mapped form of an IPv4 address count as themselves."""
+    def from_(host: str, name: str) -> int:
+        return TestClient(client.app, client=(host, 1)).post(
+            "/api/accounts", json={"username": name, "password": PASSWORD}).status_code
+    codes = [from_(f"2001:db8:1:2::{i + 1:x}", f"six{i}") for i in range(acc.SIGNUPS_PER_ADDRESS)]
+    assert codes == [201] * acc.SIGNUPS_PER_ADDRESS
+    assert from_("2001:db8:1:2:ffff:ffff:ffff:ffff", "six-more") == 429  # the same /64, another address
+    assert from_("2001:db8:1:3::1", "six-next-net") == 201  # the neighbouring /64
+    # ::ffff:192.0.2.1 is 192.0.2.1: its budget is the IPv4 address's.
+    codes = [from_("192.0.2.1", f"four{i}") for i in range(acc.SIGNUPS_PER_ADDRESS)]
+    assert codes == [201] * acc.SIGNUPS_PER_ADDRESS
+    assert from_("::ffff:192.0.2.1", "mapped") == 429
+
+
 # -- S5: names validated and escaped ---------------------------------------------------------------
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import ipaddress
 import os
 import secrets
 from dataclasses import dataclass, field
@@ -112,8 +113,20 @@ def config(request: Request) -> ParticipantConfig:
 
 
 def client_address(request: Request) -> str:
-    """The peer address (rate limits count by it)."""
-    return request.client.host if request.client else "unknown"
+    """The peer address that rate limits count by (and logs name): an IPv4 address as it is, an IPv6
+    address as its /64 network (``"2001:db8:1:2::/64"``; one subscriber is routinely given a whole /64,
+    so counting single IPv6 addresses would give an attacker 2**64 fresh budgets, RFC 6177 §2), an
+    IPv4-mapped IPv6 address as the IPv4 one; ``"unknown"`` without a peer, anything unparsable as it is."""
+    host = request.client.host if request.client else "unknown"
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
 
 # -- pages: the session --------------------------------------------------------------
