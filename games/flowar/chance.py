@@ -50,12 +50,20 @@ class ChanceMixin:
         return bool(self._fdeck)
 
     def _contracts_left(self: FlowarStateProtocol) -> bool:
+        self._contract_deck_out()
+        return bool(self._cdeck)
+
+    def _contract_deck_out(self: FlowarStateProtocol) -> None:
+        """Rulebook, "Contract Petal": "If at any time the Contract Deck runs out, shuffle the discard
+        Cards to form a new deck" — at once, not when a card is next needed (the Flower deck's rule,
+        "Market Petal", says "when you need to draw from it"). Called after every draw from the deck
+        and every discard (after the last of cards discarded together), so an empty deck never sits
+        beside a discard pile. The deck is a set whose draws are chance outcomes: shuffling is moving."""
         if not self._cdeck and self._cdisc:
             self._cdeck = sorted(self._cdisc)
             for x in self._cdeck:
                 self._cin[x] = 1
             self._cdisc: list[int] = []
-        return bool(self._cdeck)
 
     def _weighted(self: FlowarStateProtocol) -> tuple[tuple[Action, ...], list[int]]:
         """Outcomes and integer weights of the weighted chance nodes (Workers, tiles)."""
@@ -159,6 +167,7 @@ class ChanceMixin:
         else:
             self._cdeck.remove(x)
             self._cin[x] = 0
+            self._contract_deck_out()
         if self._ct >= TO_SEAT:
             self._dealt[self._ct - TO_SEAT].append(x)
         else:

@@ -203,6 +203,7 @@ class SetupMixin:
             if x >= 0:
                 self._cdisc.append(x)
                 self._cgrid[slot] = -1
+        self._contract_deck_out()
         for slot, x in enumerate(self._market):
             if x >= 0:
                 self._fdisc.append(x)

@@ -117,6 +117,7 @@ class TaxusMixin:
                     gained += contract_transport(c)
                     self._cdisc.append(c)
                     self._cgrid[slot] = -1
+            self._contract_deck_out()
             self._tx_coins += gained
             self._push(("contracts_fill",))
         elif kind == "torch_and_reveal":

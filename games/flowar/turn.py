@@ -392,6 +392,7 @@ class TurnMixin:
         # Rulebook: "Using a Kingdom Favor": discard a Contract delivered in that kingdom.
         seat = self._cur
         self._cdisc.append(self._below[seat][a.kingdom - 1].pop())
+        self._contract_deck_out()
         if seat == self._tseat:
             self._t_favor = True
             if a.favor not in F.KEEPS_PASS:
@@ -474,6 +475,7 @@ class TurnMixin:
         x = CONTRACT_INDEX[a.card]
         self._contracts[self._cur].remove(x)
         self._cdisc.append(x)
+        self._contract_deck_out()
 
     # -- selling flowers (Rulebook: "Action Spaces of the Player Board") ----------------------
     def _t_sell(self: FlowarStateProtocol, seat: int) -> bool:
