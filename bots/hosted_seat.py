@@ -16,7 +16,13 @@ from ``$PARTERRE_BOT_TOKEN``, and:
 * ``SIGTERM`` *drains*: when no match is in progress it stops at once; when
   one is (possibly another worker's match), it stops as soon as that match
   ends, so a worker that finished its own match never cuts a match short;
-  a second ``SIGTERM`` (or ``SIGINT``) stops at once.
+  a second ``SIGTERM`` (or ``SIGINT``) stops at once;
+* it connects only once its child is **ready** (or after :data:`READY_WAIT_S`):
+  it writes one ``{"type":"hello","protocol":"parterre-stdio/1"}`` line (bots
+  ignore types they do not know, docs/bots.md §5) and waits until the child has
+  read it — the pipe to its stdin is empty (``FIONREAD``) — so the sandbox's,
+  the interpreter's and the imports' start-up are not charged to the first
+  decision (the referee asks as soon as the seat is connected).
 
 Exit status: 0 after a match or a stop, 1 when the command cannot run, 3 when
 the referee refuses the token (a revoked credential).
@@ -26,15 +32,29 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import fcntl
 import logging
 import os
 import signal
+import struct
 import sys
+import termios
+import time
 
 from bots.sdk import AuthenticationError, MatchResult
-from bots.stdio import StdioBot, StdioError
+from bots.stdio import StdioBot, StdioError, _Child
+from bots.stdio_lines import PROTOCOL
 
 TOKEN_ENV = "PARTERRE_BOT_TOKEN"
+HELLO_LINE = b'{"type":"hello","protocol":"' + PROTOCOL.encode() + b'"}\n'
+READY_WAIT_S = 10.0
+"""Longest wait for a fresh child to read its first line before the seat connects anyway (the referee's
+no-show window, ``PARTERRE_NO_SHOW_TIMEOUT_MS``, is 30 s)."""
+
+
+def unread_bytes(fd: int) -> int:
+    """Bytes written to the pipe ``fd`` (either end) that its reader has not read yet."""
+    return int(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0])
 
 
 class HostedSeat(StdioBot):
@@ -42,6 +62,29 @@ class HostedSeat(StdioBot):
 
     name = "hosted-seat"
     draining = False
+
+    ready_wait_s = READY_WAIT_S
+
+    async def _start_child(self) -> _Child:
+        """Start the child, then wait until it has read :data:`HELLO_LINE` (see the module doc)."""
+        child = await super()._start_child()
+        proc = child.proc
+        assert proc is not None and proc.stdin is not None
+        t0 = time.monotonic()
+        try:
+            proc.stdin.write(HELLO_LINE)
+            await proc.stdin.drain()
+            fd = proc.stdin.transport.get_extra_info("pipe").fileno()
+            while proc.returncode is None and unread_bytes(fd) > 0:
+                if time.monotonic() - t0 > self.ready_wait_s:
+                    child.note(f"had not read its first line after {self.ready_wait_s:.0f} s; connecting anyway")
+                    return child
+                await asyncio.sleep(0.01)
+        except (OSError, AttributeError) as exc:  # it exited (the adapter replaces it), or no pipe to ask
+            child.note(f"readiness not known: {exc}")
+            return child
+        child.note(f"ready (read its first line) after {time.monotonic() - t0:.3f} s")
+        return child
 
     def in_match(self) -> bool:
         """True while a match holds this adapter's child."""

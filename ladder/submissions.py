@@ -565,11 +565,13 @@ def save_match_log(pool: ConnectionPool, match_id: int, attempt: int, bot_id: in
                      "SET log = EXCLUDED.log", (match_id, attempt, bot_id, version_id, log[-MATCH_LOG_CHARS:]))
 
 
-def match_logs(pool: ConnectionPool, bot_id: int, limit: int = 50) -> list[dict[str, Any]]:
-    """The newest rated-match logs of ``bot_id``: ``[{"match_id", "attempt", "version", "log", "created_at"}]``
-    (ownership is the caller's to check: a bot's stderr is its owner's)."""
+def match_logs(pool: ConnectionPool, bot_id: int, limit: int = 50,
+               version_id: int | None = None) -> list[dict[str, Any]]:
+    """The newest rated-match logs of ``bot_id`` (of one version if ``version_id``): ``[{"match_id", "attempt",
+    "version", "log", "created_at"}]`` (ownership is the caller's to check: a bot's stderr is its owner's)."""
     with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
         cur.execute("SELECT l.match_id, l.attempt, h.number AS version, l.log, l.created_at FROM hosted_match_logs l "
                     "JOIN hosted_versions h ON h.id = l.version_id WHERE l.bot_id = %s "
-                    "ORDER BY l.created_at DESC, l.match_id DESC LIMIT %s", (bot_id, limit))
+                    "AND (%s::bigint IS NULL OR l.version_id = %s) "
+                    "ORDER BY l.created_at DESC, l.match_id DESC LIMIT %s", (bot_id, version_id, version_id, limit))
         return [{**r, "created_at": r["created_at"].isoformat()} for r in cur.fetchall()]

@@ -367,3 +367,66 @@ def test_ci_ports_agree_between_override_prometheus_and_driver() -> None:
     assert jobs == {job["job_name"] for job in yaml.safe_load(PROMETHEUS.read_text())["scrape_configs"]}
     assert len(set(e2e.PORTS.values())) == len(e2e.PORTS)
     assert all(25000 <= p < 27000 for p in e2e.PORTS.values())
+
+
+# -- hosted bots: the worker's sandbox settings (docs/hosted.md "Running the workers unprivileged") --
+
+SECCOMP = ROOT / "deploy" / "seccomp"
+
+
+def _seccomp_module() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_worker_profile", SECCOMP / "make_worker_profile.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_only_the_compose_worker_may_run_bubblewrap_and_keeps_the_rest() -> None:
+    services = _compose()["services"]
+    worker = services["worker"]
+    assert set(worker["security_opt"]) == {"no-new-privileges:true", "seccomp=./deploy/seccomp/worker.json",
+                                           "systempaths=unconfined", "apparmor=unconfined"}
+    assert (ROOT / "deploy" / "seccomp" / "worker.json").is_file()
+    assert worker["cap_drop"] == ["ALL"] and worker["read_only"] is True and "user" not in worker
+    assert "/tmp:exec" in worker["tmpfs"]  # the static runtime executes the unpacked bot from /tmp
+    for name, service in services.items():
+        if name != "worker" and "security_opt" in service:
+            assert service["security_opt"] == ["no-new-privileges:true"], name  # the strict default elsewhere
+
+
+def test_the_worker_seccomp_profile_is_an_allowlist_that_admits_bubblewrap() -> None:
+    gen = _seccomp_module()
+    profile = json.loads((SECCOMP / "worker.json").read_text())
+    assert profile["defaultAction"] == "SCMP_ACT_ERRNO"  # anything not listed (newer calls too) is refused
+    (rule,) = profile["syscalls"]
+    assert rule["action"] == "SCMP_ACT_ALLOW" and "args" not in rule
+    names = set(rule["names"])
+    assert {"clone", "clone3", "unshare", "mount", "umount2", "pivot_root"} <= names
+    assert {"read", "write", "execve", "wait4", "prlimit64", "setrlimit", "socket", "epoll_wait"} <= names
+    assert not names & {"kexec_load", "init_module", "bpf", "keyctl", "ptrace", "open_by_handle_at",
+                        "io_uring_setup", "setns", "reboot", "userfaultfd", "perf_event_open"}
+    assert not names & set(gen.DENIED)
+    if gen.HEADER.exists():  # regenerate: the committed file is what the script writes
+        assert (SECCOMP / "worker.json").read_text() == gen.render()
+
+
+def test_the_k8s_worker_may_run_bubblewrap_and_the_other_deployments_may_not() -> None:
+    for d in _of_kind("Deployment"):
+        pod = d["spec"]["template"]["spec"]
+        (c,) = pod["containers"]
+        assert c["securityContext"]["capabilities"]["drop"] == ["ALL"]
+        assert c["securityContext"]["allowPrivilegeEscalation"] is False
+        assert c["securityContext"]["readOnlyRootFilesystem"] is True
+        if d["metadata"]["name"] == "worker":
+            assert pod["hostUsers"] is False  # procMount: Unmasked needs a user-namespaced pod
+            assert pod["securityContext"]["seccompProfile"] == {"type": "Localhost",
+                                                               "localhostProfile": "parterre/worker.json"}
+            assert pod["securityContext"]["appArmorProfile"] == {"type": "Unconfined"}
+            assert c["securityContext"]["procMount"] == "Unmasked"
+            assert pod["securityContext"]["runAsUser"] == 10001
+        else:
+            assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}, d["metadata"]["name"]
+            assert "procMount" not in c["securityContext"] and "hostUsers" not in pod

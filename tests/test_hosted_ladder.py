@@ -233,7 +233,9 @@ def test_python_node_and_static_bots_play_rated_ladder_matches(database_url: str
             time.sleep(2.0)  # the rest of the wave's ticks
             _wait("every ladder match decided", lambda: _count(
                 pool, "SELECT count(*) FROM matches WHERE status IN ('planned', 'running')") == 0, 600, stack)
-            if min(_count(pool, "SELECT count(*) FROM seats WHERE bot_id = %s", b) for b in bots.values()) >= 3:
+            # (5 matches can already give each of the 3 bots 3 seats: the 6 matches are asked for too)
+            if min(_count(pool, "SELECT count(*) FROM seats WHERE bot_id = %s", b) for b in bots.values()) >= 3 \
+                    and _count(pool, "SELECT count(*) FROM matches") >= 6:
                 break
         time.sleep(1.0)
         _wait("every ladder match decided", lambda: _count(

@@ -1,8 +1,12 @@
 """A hosted bot through the stdio adapter and a real referee (issue 15; DESIGN §10).
 
 The sandbox keeper's command line (``workers.hosted.sandbox_command``) is given
-to the stdio adapter exactly as ``parterre connect --exec`` takes any command:
-the referee sees an ordinary bot. Oracle: the referee's own results and
+to the stdio adapter exactly as ``parterre connect --exec`` takes any command —
+here the hosted seat's adapter (``bots.hosted_seat.HostedSeat``), which also
+waits for the child to be ready before it connects, as a worker's hosted seat
+does (with the plain ``StdioBot`` the child's start-up was charged to the first
+decision: a timeout in the first match under load): the referee sees an
+ordinary bot. Oracle: the referee's own results and
 verdicts; afterwards no process of any sandbox is left.
 """
 
@@ -17,8 +21,8 @@ from pathlib import Path
 import pytest
 from test_hosted import BOTS, no_sandbox_left
 
+from bots.hosted_seat import HostedSeat
 from bots.reference import RandomBot
-from bots.stdio import StdioBot
 from referee.testing import Harness
 from workers.hosted import sandbox_command
 
@@ -44,7 +48,7 @@ def bot_dir() -> Iterator[Path]:
 async def test_a_sandboxed_bot_plays_referee_matches_like_any_bot(bot_dir: Path, tmp_path: Path) -> None:
     command = sandbox_command(bot_dir, {"runtime": "python3.11", "command": ["python3.11", "greedy.py", "0"]},
                               {"wall_s": 120}, tmp_path / "stderr.log")
-    bot = StdioBot(command, log_dir=tmp_path, name="hosted", stop_grace_s=0.5)
+    bot = HostedSeat(command, log_dir=tmp_path, name="hosted", stop_grace_s=0.5)
     async with Harness(TOKENS) as h:
         h.start_bot(bot, "tok-hosted")
         h.start_bot(RandomBot(seed=3), "tok-rand")

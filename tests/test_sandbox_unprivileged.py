@@ -204,3 +204,56 @@ def test_stopped_from_outside_unprivileged(place: Path, uid: int) -> None:
     """, stop_after_s=2.0)
     assert status["verdict"] == "stopped", status
     assert left == set()
+
+
+THREADS = 40
+"""Threads of a process of the uid that the keeper cannot see (another container's, in the image)."""
+
+
+def test_tasks_of_the_uid_outside_the_keepers_pid_namespace_count(place: Path, uid: int) -> None:
+    """In a container the keeper's /proc shows only its own container, while the kernel charges every task of
+    uid 10001 on the host to RLIMIT_NPROC (the referees, the web site... run as that uid too). Here: a process
+    of the uid with THREADS threads outside, the keeper in a pid namespace of its own (``unshare --pid``).
+    Oracle: the threads this test started. The measured count includes them, an honest bot starts (a count
+    from /proc alone leaves it no room: bwrap fails with EAGAIN), and a fork bomb is still held."""
+    hidden = subprocess.Popen(
+        ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-c",
+         f"import threading, time; [threading.Thread(target=time.sleep, args=(120,), daemon=True).start() "
+         f"for _ in range({THREADS})]; print('up', flush=True); time.sleep(120)"],
+        stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    try:
+        assert hidden.stdout is not None and hidden.stdout.readline() == b"up\n"
+        inside = ["unshare", "--pid", "--fork", "--mount-proc", "setpriv", f"--reuid={uid}", f"--regid={uid}",
+                  "--clear-groups", sys.executable]
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(place), "PARTERRE_HOSTED_DIR": str(place / "hosted"),
+               "PYTHONPATH": str(ROOT)}
+        probe = subprocess.run([*inside, "-c", f"from bots.sandbox import charged_tasks, uid_tasks; "
+                                f"seen = uid_tasks({uid}); print(seen, charged_tasks(seen))"],
+                               capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+        seen, charged = (int(x) for x in probe.stdout.split())
+        assert seen < 5 and charged >= THREADS + 1 + seen, (probe.stdout, probe.stderr)
+        bot = place / "bot"
+        bot.mkdir(mode=0o755)
+        for name, source in (("honest", "print('HONEST', flush=True)\n"),
+                             ("bomb", "import os, time\nn = 0\nfor _ in range(10000):\n    try:\n"
+                                      "        if os.fork() == 0:\n            time.sleep(30); os._exit(0)\n"
+                                      "        n += 1\n    except OSError:\n        break\n"
+                                      "print('forked', n, flush=True)\n")):
+            (bot / f"{name}.py").write_text(source)
+            (bot / f"{name}.py").chmod(0o644)
+            status = place / f"{name}.json"
+            out = subprocess.run([*inside, "-m", "bots.sandbox", "--root", str(bot), "--runtime", "python3.11",
+                                  "--status-file", str(status), "--pids", "16", "--wall-s", "20", "--",
+                                  "python3.11", f"{name}.py"], stdin=subprocess.DEVNULL, capture_output=True,
+                                 env=env, cwd=ROOT, timeout=60)
+            verdict = json.loads(status.read_text())
+            assert verdict["verdict"] == "ok", (name, verdict, out.stdout, out.stderr)
+            if name == "honest":
+                assert out.stdout == b"HONEST\n"
+            else:
+                forked = int(out.stdout.split()[1])
+                assert 5 <= forked < 16, out.stdout
+        assert hidden.poll() is None
+    finally:
+        hidden.kill()
+        hidden.wait()

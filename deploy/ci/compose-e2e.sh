@@ -15,7 +15,8 @@
 # 4. the Parterre image built from deploy/Dockerfile (unchanged: only its PYTHON_IMAGE argument
 #    differs) by `docker compose build`, and the stack brought up with
 #    docker-compose.yml + deploy/ci/docker-compose.ci.yml;
-# 5. deploy/ci/e2e.py: tournaments, leaderboard, Prometheus, kill -9 of a worker and a referee
+# 5. deploy/ci/e2e.py: tournaments, leaderboard, Prometheus, a hosted bot uploaded, validated in a
+#    worker container's sandbox and playing a rated match (e2e_hosted.py), kill -9 of a worker and a referee
 #    container mid-tournament, exactly-once checks, ratings == `parterre ratings rebuild`;
 # 6. a short report, then the stack is taken down (logs kept under $PARTERRE_CI_LOGS).
 #

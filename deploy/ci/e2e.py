@@ -10,6 +10,8 @@ postgres container or the HTTP APIs of the web site and Prometheus.
 3. registers two bots, runs them in containers beside the two sample bots, and plays a
    round-robin in each game to completion; reads the leaderboards from the web container's API;
 4. checks Prometheus has every target up and the referee's decision-latency histogram has samples;
+4b. hosted bots (deploy/ci/e2e_hosted.py): a Python stdio bot uploaded through the web API is
+   validated in a worker container's sandbox, becomes active and plays a rated ladder match;
 5. plays a 72-match tournament and, while it runs, kill -9s a worker container and a referee
    container (the kernel kills the container's whole process tree; Docker's restart policy
    brings it back); then checks every match finished exactly once, nothing was double-counted,
@@ -323,6 +325,17 @@ def check_prometheus(stack: Stack) -> None:
         f"decision-latency samples by game: {counts}")
 
 
+def hosted(stack: Stack, report: dict[str, Any]) -> None:
+    """The hosted-bot phase (deploy/ci/e2e_hosted.py, beside this file)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import e2e_hosted
+
+    try:
+        e2e_hosted.hosted_phase(WEB, stack.sql, log, report)
+    except e2e_hosted.HostedFailure as exc:
+        raise Failure(str(exc)) from None
+
+
 # -- faults ---------------------------------------------------------------------------------
 
 
@@ -480,6 +493,10 @@ def print_report(report: dict[str, Any]) -> None:
         print(f"  {service:<12} {secs:6.1f} s {what}")
     if "games_s" in report:
         print(f"round-robin in each game (3 x 12 matches): {report['games_s']:.0f} s")
+    if "hosted" in report:
+        h = report["hosted"]
+        print(f"hosted bot {h['bot_id']}: uploaded -> active {h['validated_s']:.0f} s ({h['validation_games']} "
+              f"validation games), -> rated match {h['match_id']} {h['match_s']:.0f} s; phase {h['total_s']:.0f} s")
     for line in report.get("faults", []):
         print(f"fault: {line}")
     if "fault_s" in report:
@@ -503,6 +520,7 @@ def main() -> int:
         bots = register_and_run_bots(stack)
         play_each_game(stack, bots, report)
         check_prometheus(stack)
+        hosted(stack, report)
         tid = fault_tournament(stack, bots, report)
         check_exactly_once(stack, tid, list(GAMES))
         ok = True

@@ -15,6 +15,10 @@
 * ``PUT /api/bots/{bot_id}/hosted-settings``: ``{"block_on_regression": bool}``.
 * ``GET /api/bots/{bot_id}/hosted-logs`` (``bot:manage``, owner only): the bot's
   stderr of its newest rated match attempts (``ladder.submissions.match_logs``).
+
+The pages ``/my/bots/{bot_id}/hosted`` and ``/my/bots/{bot_id}/hosted/{number}`` (session, owner
+only: another account gets 404, a visitor the login redirect) show the same logs, the newest
+:data:`PAGE_LOGS`, each cut to its last :data:`PAGE_LOG_CHARS` characters, autoescaped.
 """
 
 from __future__ import annotations
@@ -122,6 +126,22 @@ def api_hosted_logs(request: Request, bot_id: Id) -> dict[str, Any]:
 
 pages = APIRouter(include_in_schema=False)
 
+PAGE_LOGS = 10
+"""Rated-match logs on the owner's hosted page and version page (the newest; the API gives 50)."""
+PAGE_LOG_CHARS = 8192
+"""Characters of each log shown on a page: its tail (the API gives the whole kept tail, 64 KiB)."""
+
+
+def page_logs(pool: Any, bot_id: int, version_id: int | None = None) -> list[dict[str, Any]]:
+    """The owner's newest rated-match logs for a page, each cut to its last :data:`PAGE_LOG_CHARS`
+    (``hidden``: how many characters were cut). The template autoescapes them like any value."""
+    out = []
+    for e in sub.match_logs(pool, bot_id, limit=PAGE_LOGS, version_id=version_id):
+        text = e["log"]
+        out.append({**e, "log": text[-PAGE_LOG_CHARS:], "hidden": max(0, len(text) - PAGE_LOG_CHARS),
+                    "when": e["created_at"][:19].replace("T", " ")})
+    return out
+
 
 def _hosted_page(request: Request, bot_id: int, status: int = 200, message: str = "", error: bool = False) -> Any:
     from ladder.web.participants_pages import _render
@@ -134,7 +154,7 @@ def _hosted_page(request: Request, bot_id: int, status: int = 200, message: str 
     pool = request.app.state.pool
     return _render(request, "me/hosted.html", status, account=account, bot=bot, message=message, error=error,
                    versions=sub.list_versions(pool, bot_id), block=sub.blocks_on_regression(pool, bot_id),
-                   max_mb=sub.MAX_ARCHIVE_BYTES >> 20)
+                   max_mb=sub.MAX_ARCHIVE_BYTES >> 20, logs=page_logs(pool, bot_id))
 
 
 @pages.get("/my/bots/{bot_id}/hosted")
@@ -185,4 +205,5 @@ def hosted_version_page(request: Request, bot_id: Id, number: Annotated[int, Pat
     version = sub.version_by_number(request.app.state.pool, bot_id, number)
     if version is None:
         raise HTTPException(404, f"no version {number} of bot {bot_id}")
-    return _render(request, "me/hosted_version.html", account=account, bot=bot, v=version)
+    return _render(request, "me/hosted_version.html", account=account, bot=bot, v=version,
+                   logs=page_logs(request.app.state.pool, bot_id, version.id))
