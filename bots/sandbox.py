@@ -20,8 +20,8 @@ sandbox, as root, and:
   and ``/etc`` (beyond the dynamic loader's cache) are simply not there;
 * rlimits: CPU seconds, file size (= scratch cap), no core files, open files,
   processes/threads (run unprivileged, on the worker's own uid: its tasks at
-  the start as the kernel counts them, plus the allowance), and address space when no memory cgroup
-  exists (not for Node.js, whose V8 reserves far more address space than it uses);
+  the start as the kernel counts them, plus the allowance), and each process's writable
+  private memory (``RLIMIT_DATA``) when no memory cgroup exists, Node.js included;
 * forwards the bot's stdout to its own stdout and keeps at most ``stderr_kb``
   of its stderr in ``--stderr-file``; when stdout and stderr together pass
   ``output_mb`` the sandbox is killed;
@@ -170,8 +170,10 @@ def bwrap_argv(root: str, runtime: str, command: Sequence[str], limits: Limits) 
     if runtime == "python3.11":
         argv += ["--ro-bind", str(sdk_dir()), "/sdk", "--setenv", "PYTHONPATH", "/sdk",
                  "--setenv", "PYTHONDONTWRITEBYTECODE", "1"]
-    # The root itself is bwrap's tmpfs: read-only too, so only /scratch can be written.
-    return [*argv, "--remount-ro", "/", "--", *command]
+    # The root itself is bwrap's tmpfs: read-only too, so only /scratch can be written. So is /dev
+    # (bwrap's own tmpfs of device nodes, /dev/shm included: writable, it would hold up to half the
+    # machine's memory outside every limit; writing to /dev/null and reading /dev/urandom still work).
+    return [*argv, "--remount-ro", "/dev", "--remount-ro", "/", "--", *command]
 
 
 class _Cgroups:
@@ -211,6 +213,31 @@ class _Cgroups:
             return int((path / fname).read_text().split()[0])
         except (OSError, ValueError, IndexError):
             return None
+
+    def oom_kills(self) -> int:
+        """Processes of this sandbox the memory cgroup's OOM killer killed (0 without the cgroup)."""
+        path = self.dirs.get("memory")
+        if path is None:
+            return 0
+        with contextlib.suppress(OSError, ValueError):
+            for line in (path / "memory.oom_control").read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    return int(value)
+        return 0
+
+    @staticmethod
+    def sweep() -> None:
+        """Remove the cgroups of keepers that are gone (named ``<keeper pid>-<ms>``; a keeper killed
+        with SIGKILL never removes its own). A cgroup still holding a process is left alone."""
+        for ctl in ("memory", "pids"):
+            base = CGROUP_V1 / ctl / "parterre-sandbox"
+            with contextlib.suppress(OSError):
+                for path in base.iterdir():
+                    pid = path.name.partition("-")[0]
+                    if pid.isdigit() and pid.isascii() and not Path(f"/proc/{pid}").exists():
+                        with contextlib.suppress(OSError):
+                            path.rmdir()
 
     def remove(self) -> None:
         for path in self.dirs.values():
@@ -322,6 +349,7 @@ class Keeper:
         self.privileged = os.geteuid() == 0
         self.uid = UID_BASE + os.getpid() if self.privileged else os.geteuid()
         self.stderr_file = stderr_file
+        _Cgroups.sweep()
         self.cgroups = _Cgroups(f"{os.getpid()}-{int(time.time() * 1000)}", limits)
         self.stop_reason: str | None = None
         self.proc: subprocess.Popen[bytes] | None = None
@@ -342,8 +370,11 @@ class Keeper:
         # init; the first is this child), plus the bot's allowance (the bot itself included).
         nproc = lim.pids + 4 if self.privileged else self.nproc_base + 2 + lim.pids
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        if "memory" not in self.cgroups.dirs and self.runtime != "node":
-            resource.setrlimit(resource.RLIMIT_AS, (lim.memory_mb << 20, lim.memory_mb << 20))
+        if "memory" not in self.cgroups.dirs:
+            # Without a memory cgroup: RLIMIT_DATA, the writable private memory of each process (heap,
+            # anonymous mappings; Linux >= 4.7). Not RLIMIT_AS: V8 reserves gigabytes of address space
+            # it never touches, so Node.js could not start under it and went unbounded.
+            resource.setrlimit(resource.RLIMIT_DATA, (lim.memory_mb << 20, lim.memory_mb << 20))
         if self.privileged:
             os.setgroups([])
             os.setgid(self.uid)
@@ -460,7 +491,9 @@ class Keeper:
             status.signal = code - 128
         else:
             status.exit_code = code
-        failcnt = self.cgroups.read("memory", "memory.failcnt") or 0
+        # The v1 memory cgroup's OOM kills (``oom_kill`` of memory.oom_control, Linux >= 4.13); failcnt
+        # stays 0 on some kernels when the limit is met by the OOM killer rather than by reclaim.
+        failcnt = (self.cgroups.read("memory", "memory.failcnt") or 0) + self.cgroups.oom_kills()
         if self.stop_reason is not None:
             status.verdict = self.stop_reason
         elif status.signal == signal.SIGXCPU or (status.signal == signal.SIGKILL and status.cpu_s >= self.limits.cpu_s):

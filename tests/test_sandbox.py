@@ -172,8 +172,28 @@ def test_unbounded_memory(tmp_path: Path) -> None:
         while True:
             chunks.append(bytearray(16 << 20))
     """, "--memory-mb", "128")
-    assert status["verdict"] in ("memory", "exit"), status  # OOM-killed (cgroup) or MemoryError (rlimit)
-    assert status["exit_code"] != 0
+    if Path("/sys/fs/cgroup/memory").is_dir():  # the keeper makes a memory cgroup: its OOM killer ends the bot
+        assert status["verdict"] == "memory", status
+        assert status["signal"] == 9
+    else:  # RLIMIT_DATA: MemoryError
+        assert status["verdict"] == "exit" and status["exit_code"] != 0, status
+
+
+def test_dev_is_not_a_place_to_hide_memory(tmp_path: Path) -> None:
+    """/dev (bwrap's tmpfs of device nodes, /dev/shm inside it) is read-only: a tmpfs there would hold up
+    to half the machine's memory outside every limit (found by an attacker, session 5)."""
+    status, out, _ = run_bot(tmp_path, """
+        for p in ["/dev/shm/fill", "/dev/fill"]:
+            try:
+                with open(p, "wb") as fh:
+                    fh.write(b"x" * (1 << 20))
+                print("WROTE", p, flush=True)
+            except OSError as e:
+                print("refused", p, type(e).__name__, flush=True)
+        open("/dev/null", "wb").write(b"x"); print("null ok", len(open("/dev/urandom", "rb").read(8)), flush=True)
+    """)
+    assert status["verdict"] == "ok", status
+    assert b"WROTE" not in out and out.count(b"refused") == 2 and b"null ok 8" in out, out
 
 
 def test_filling_the_disk(tmp_path: Path) -> None:

@@ -69,12 +69,14 @@ def others(uid: int, keep: set[int]) -> set[int]:
 
 
 def run_bot(place: Path, uid: int, source: str, *limits: str, timeout: float = 60,
-            stop_after_s: float | None = None) -> tuple[dict[str, Any], bytes, set[int]]:
-    """Run ``source`` as ``bot.py`` under a keeper of uid ``uid``; returns (status, stdout, the uid's leftovers)."""
+            stop_after_s: float | None = None, runtime: str = "python3.11") -> tuple[dict[str, Any], bytes, set[int]]:
+    """Run ``source`` as ``bot.py`` (``bot.js`` for runtime ``node``) under a keeper of uid ``uid``; returns
+    (status, stdout, the uid's leftovers)."""
     bot = place / "bot"
     bot.mkdir(mode=0o755, exist_ok=True)
-    (bot / "bot.py").write_text(textwrap.dedent(source))
-    (bot / "bot.py").chmod(0o644)
+    name, interpreter = ("bot.js", "node") if runtime == "node" else ("bot.py", "python3.11")
+    (bot / name).write_text(textwrap.dedent(source))
+    (bot / name).chmod(0o644)
     status = place / "status.json"
     env = {"PATH": "/usr/bin:/bin", "HOME": str(place), "PARTERRE_HOSTED_DIR": str(place / "hosted"),
            "PARTERRE_DATABASE_URL": f"postgresql://x:{SECRET}@127.0.0.1/db", "PYTHONPATH": str(ROOT)}
@@ -83,8 +85,8 @@ def run_bot(place: Path, uid: int, source: str, *limits: str, timeout: float = 6
     try:
         proc = subprocess.Popen(
             ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-m", "bots.sandbox",
-             "--root", str(bot), "--runtime", "python3.11", "--status-file", str(status), *limits, "--",
-             "python3.11", "bot.py"],
+             "--root", str(bot), "--runtime", runtime, "--status-file", str(status), *limits, "--",
+             interpreter, name],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, cwd=ROOT, env=env)
         if stop_after_s is not None:
             time.sleep(stop_after_s)
@@ -189,7 +191,31 @@ def test_unbounded_memory_unprivileged(place: Path, uid: int) -> None:
         while True:
             chunks.append(bytearray(16 << 20))
     """, "--memory-mb", "128")
-    assert status["verdict"] == "exit" and status["exit_code"] != 0, status  # MemoryError under RLIMIT_AS
+    assert status["verdict"] == "exit" and status["exit_code"] != 0, status  # MemoryError under RLIMIT_DATA
+    assert left == set()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
+def test_node_memory_is_bounded_unprivileged(place: Path, uid: int) -> None:
+    """Node.js under 256 MiB allocating 1.5 GiB of Buffers (outside V8's heap): before, no limit applied
+    to Node at all without a memory cgroup (RLIMIT_AS would stop V8 starting) and it exited 0."""
+    status, out, left = run_bot(place, uid, """
+        const bufs = [];
+        for (let i = 0; i < 48; i++) bufs.push(Buffer.alloc(32 << 20, 1));
+        console.log("allocated", bufs.length * 32);
+    """, "--memory-mb", "256", runtime="node")
+    assert status["verdict"] == "exit" and status["exit_code"] != 0, status
+    assert b"allocated" not in out and left == set()
+
+
+def test_dev_shm_is_read_only_unprivileged(place: Path, uid: int) -> None:
+    status, out, left = run_bot(place, uid, """
+        try:
+            open("/dev/shm/fill", "wb").write(b"x" * (64 << 20)); print("WROTE")
+        except OSError as e:
+            print("refused", type(e).__name__)
+    """)
+    assert status["verdict"] == "ok" and b"refused" in out and b"WROTE" not in out, (status, out)
     assert left == set()
 
 
