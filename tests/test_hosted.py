@@ -190,8 +190,9 @@ HOSTILE = {
                                    "must start a file of the archive"),
     "static ../": (targz({"parterre-bot.toml": manifest("static", ["../../bin/sh"])}),
                    "must start a file of the archive"),
-    "grpc": (targz({"parterre-bot.toml": b'runtime = "node"\ncommand = ["node", "b.js"]\nprotocol = "grpc"\n'}),
-             "protocol 'grpc' is not offered to hosted bots: a hosted bot has no network, and speaks the stdio"),
+    "unknown protocol": (targz({"parterre-bot.toml": b'runtime = "node"\ncommand = ["node", "b.js"]\n'
+                                                     b'protocol = "http"\n'}),
+                         "protocol 'http' is not offered to hosted bots"),
     "bad toml": (targz({"parterre-bot.toml": b"runtime = = ="}), "not valid TOML"),
     "zip bomb": (None, "unpacked size"),
     "zip symlink": (None, "links"),
