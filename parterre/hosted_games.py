@@ -100,6 +100,19 @@ def make_side(spec: str, seed: str, log_dir: Path) -> Any:
     return make_bot(kind, **options)
 
 
+async def _connected(h: Any, bot_id: int, side: GrpcSide | None) -> None:
+    """Wait (up to :data:`CONNECT_TIMEOUT_S`) for a session of ``bot_id``; give up early when its keeper
+    exited (the referee then judges the no-show)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + CONNECT_TIMEOUT_S
+    while loop.time() < end:
+        with contextlib.suppress(TimeoutError):
+            await h.wait_sessions(bot_id, timeout_s=0.1)
+            return
+        if side is not None and side.proc is not None and side.proc.returncode is not None:
+            return
+
+
 async def play(ns: argparse.Namespace) -> None:
     from referee.testing import Harness
 
@@ -132,8 +145,7 @@ async def play(ns: argparse.Namespace) -> None:
                     for side in order:
                         if side in grpc_sides:
                             await grpc_sides[side].start()  # again, if it exited after a fault
-                        with contextlib.suppress(TimeoutError):
-                            await h.wait_sessions(ids[side], timeout_s=CONNECT_TIMEOUT_S)
+                        await _connected(h, ids[side], grpc_sides.get(side))
                     match_id += 1
                     result = await h.run_match(
                         match_id, ns.game, [ids[s] for s in order], base_ms=0, increment_ms=ns.deadline_ms,
@@ -154,6 +166,9 @@ async def play(ns: argparse.Namespace) -> None:
                 print(json.dumps({"deal": i, "seed": seed, "ranks": ranks, "faults": faults,
                                   "decision_ms": [None, None]}), flush=True)
         finally:
+            # A SIGTERM now (the worker closing a decided run) must not cut the clean-up short.
+            asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
             for grpc_side in grpc_sides.values():
                 await grpc_side.stop()
             shutil.rmtree(log_dir, ignore_errors=True)

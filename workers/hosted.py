@@ -247,15 +247,19 @@ def validate(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any],
     spec = side_spec(bot_dir, version.manifest, cfg["limits"], stderr)
     details: dict[str, Any] = {"games": []}
     for game in _games(version.manifest):
-        for deal in play_deals(game, spec, "builtin:greedy", run_seed=f"validate:{version.sha256}",
-                               deals=cfg["validation_deals"], deadline_ms=cfg["deadline_ms"],
-                               hosted_dir=cfg["dir"]):
-            for k, fault in enumerate(deal["faults"]):
-                details["games"].append({"game": game, "seed": deal["seed"], "ranks": deal["ranks"][k],
-                                         "fault": fault})
-                if fault is not None and fault["side"] == "a":
-                    return False, f"{fault['verdict']}: in a validation game of {game} (seed {deal['seed']})", \
-                        _log_tail(stderr), details
+        deals = play_deals(game, spec, "builtin:greedy", run_seed=f"validate:{version.sha256}",
+                           deals=cfg["validation_deals"], deadline_ms=cfg["deadline_ms"], hosted_dir=cfg["dir"])
+        try:
+            for deal in deals:
+                for k, fault in enumerate(deal["faults"]):
+                    details["games"].append({"game": game, "seed": deal["seed"], "ranks": deal["ranks"][k],
+                                             "fault": fault})
+                    if fault is not None and fault["side"] == "a":
+                        deals.close()  # its processes are gone before the log is read
+                        return False, f"{fault['verdict']}: in a validation game of {game} (seed {deal['seed']})", \
+                            _log_tail(stderr), details
+        finally:
+            deals.close()
     return True, "", _log_tail(stderr), details
 
 

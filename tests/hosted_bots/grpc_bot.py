@@ -6,8 +6,8 @@ The first argument is the mode:
 * ``greedy`` (default): the greedy strategy, an honest bot;
 * ``illegal``: answers an index out of range at its first decision;
 * ``probe``: before playing greedy, tries what a hostile bot would and prints each outcome to stderr
-  (its log): TCP to the given ``host:port`` arguments, ``MatchControl.RunMatch`` and the health service
-  through the socket, a second concurrent ``Connect``, the files of ``/run/parterre``, its token.
+  (its log): TCP to the given ``host:port`` arguments, the given Unix socket paths, ``MatchControl.RunMatch``
+  and the health service through the socket, the files of ``/run/parterre``, its token.
 """
 
 import asyncio
@@ -33,6 +33,15 @@ def probe() -> None:
     say("token", repr(TOKEN), "address", ADDRESS)
     say("run-parterre", sorted(os.listdir("/run/parterre")))
     for target in sys.argv[2:]:
+        if target.startswith("/"):  # a Unix socket of the host (another match's relay, PostgreSQL's...)
+            try:
+                with socket.socket(socket.AF_UNIX) as sock:
+                    sock.settimeout(2)
+                    sock.connect(target)
+                    say("unix", target, "CONNECTED")
+            except OSError as exc:
+                say("unix", target, "refused", type(exc).__name__)
+            continue
         host, _, port = target.rpartition(":")
         try:
             with socket.create_connection((host, int(port)), timeout=2):
