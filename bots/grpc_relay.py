@@ -50,6 +50,11 @@ MAX_BOT_MESSAGE = 1 << 20
 UPSTREAM_OPTIONS = [("grpc.max_receive_message_length", 64 << 20), ("grpc.keepalive_time_ms", 10_000),
                     ("grpc.keepalive_permit_without_calls", 1)]
 
+SERVER_OPTIONS = [("grpc.max_receive_message_length", MAX_BOT_MESSAGE), ("grpc.max_concurrent_streams", 4),
+                  # the SDKs' keepalive pings (every 10 s) are welcome, as on the referee (referee.server)
+                  ("grpc.keepalive_permit_without_calls", 1), ("grpc.http2.min_ping_interval_without_data_ms", 5000),
+                  ("grpc.http2.max_pings_without_data", 0)]
+
 
 class GrpcRelay(pb_grpc.RefereeServicer):
     """Serves ``Referee.Connect`` on ``unix:<socket_path>`` and relays it to ``upstream`` (see the module doc).
@@ -90,8 +95,7 @@ class GrpcRelay(pb_grpc.RefereeServicer):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.socket_path)
         self._channel = grpc.aio.insecure_channel(self.upstream, options=UPSTREAM_OPTIONS)
-        self._server = grpc.aio.server(options=[("grpc.max_receive_message_length", MAX_BOT_MESSAGE),
-                                                ("grpc.max_concurrent_streams", 4)])
+        self._server = grpc.aio.server(options=SERVER_OPTIONS)
         pb_grpc.add_RefereeServicer_to_server(self, self._server)
         self._server.add_insecure_port(f"unix:{self.socket_path}")
         await self._server.start()

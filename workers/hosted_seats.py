@@ -9,7 +9,9 @@ the referee call in :class:`HostedSeats`:
    runs one match at a time and waits for its processes to end before it
    takes the next, so this bounds the bot processes of a slot;
 2. for each hosted seat, start ``python -m bots.hosted_seat`` (the stdio
-   adapter around ``python -m bots.sandbox``) with the version's platform-held
+   adapter around ``python -m bots.sandbox``; for a gRPC bot, ``--grpc-dir``: the
+   relay of ``bots.grpc_relay`` on a socket folder made for this seat, bound into its
+   sandbox only, and removed when the seats stop) with the version's platform-held
    token in its environment only (:func:`ladder.submissions.hosted_token`,
    derived from ``PARTERRE_HOSTED_TOKEN_SECRET``), connected to the referee the
    match is sent to first; the referee sees an ordinary bot;
