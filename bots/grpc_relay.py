@@ -17,7 +17,8 @@ and is **gRPC-aware**, not a byte pipe:
   ``max_concurrent_matches`` becomes 1;
 * one stream at a time (a second concurrent one is refused with
   ``RESOURCE_EXHAUSTED``), so the bot holds at most one referee session;
-* ``max_matches`` > 0: after that many ``MatchEnded`` the relay ends the
+* ``max_matches`` > 0: after that many ``MatchEnded`` (of matches this stream
+  started) the relay ends the
   stream and refuses new ones (a rated seat plays one match, as the stdio
   adapter does: the referee seats any free session of a bot);
 * messages from the bot are capped at :data:`MAX_BOT_MESSAGE` bytes.
@@ -124,6 +125,7 @@ class GrpcRelay(pb_grpc.RefereeServicer):
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "one stream at a time through this socket")
         self._busy = True
         self.streams += 1
+        log.info("relay: stream %s opened", self.streams)
         assert self._channel is not None
         call = pb_grpc.RefereeStub(self._channel).Connect()
 
@@ -140,22 +142,28 @@ class GrpcRelay(pb_grpc.RefereeServicer):
             async for out in call:
                 if out.HasField("match_started"):
                     self.active_matches.add(out.match_started.match_id)
+                    log.info("relay: match %s started", out.match_started.match_id)
                 yield out
-                if out.HasField("match_ended"):
+                if out.HasField("match_ended") and out.match_ended.match_id in self.active_matches:
                     self.active_matches.discard(out.match_ended.match_id)
                     self.matches_ended += 1
+                    log.info("relay: match %s ended (%s so far)", out.match_ended.match_id, self.matches_ended)
                     if self.max_matches and self.matches_ended >= self.max_matches:
                         self.done.set()
                         break
+            log.info("relay: stream %s ended by the referee or after its matches", self.streams)
         except grpc.aio.AioRpcError as exc:
+            log.info("relay: stream %s: referee status %s %s", self.streams, exc.code().name, exc.details())
             if exc.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
                 self.refused = True
                 self.done.set()
             await context.abort(exc.code(), exc.details() or "referee stream failed")
+        except asyncio.CancelledError:
+            log.info("relay: stream %s closed by the bot", self.streams)
+            raise
         finally:
             up.cancel()
             call.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await up
-            self.active_matches.clear()
-            self._busy = False
+            self._busy = False  # active_matches stay: a bot that reconnects within the grace is still in them

@@ -80,6 +80,7 @@ async def play_grpc(address: str, token: str, grpc_dir: str, command: list[str],
 
     def drain() -> None:
         nonlocal draining
+        logging.getLogger(__name__).info("SIGTERM: %s", "draining" if relay.in_match and not draining else "stopping")
         if draining or not relay.in_match:
             stop.set()
         draining = True
