@@ -18,9 +18,11 @@ and is **gRPC-aware**, not a byte pipe:
 * one stream at a time (a second concurrent one is refused with
   ``RESOURCE_EXHAUSTED``), so the bot holds at most one referee session;
 * ``max_matches`` > 0: after that many ``MatchEnded`` (of matches this stream
-  started) the relay ends the
-  stream and refuses new ones (a rated seat plays one match, as the stdio
-  adapter does: the referee seats any free session of a bot);
+  started) the relay ends the stream and refuses new ones (a rated seat plays
+  one match, as the stdio adapter does: the referee seats any free session of
+  a bot) — after :data:`LINGER_S` without a new ``MatchStarted``: the referee
+  seats a waiting match on a session the instant its match ends, and that
+  match is played rather than cut into a ``disconnect``;
 * messages from the bot are capped at :data:`MAX_BOT_MESSAGE` bytes.
 
 Everything else the bot sends (decisions, resignations, pongs) and everything
@@ -47,6 +49,9 @@ log = logging.getLogger(__name__)
 
 MAX_BOT_MESSAGE = 1 << 20
 """Largest message a bot may send through the relay (a decision is a few bytes)."""
+
+LINGER_S = 1.0
+"""After its last match, how long a seat's stream stays open for a match the referee seats on it at once."""
 
 UPSTREAM_OPTIONS = [("grpc.max_receive_message_length", 64 << 20), ("grpc.keepalive_time_ms", 10_000),
                     ("grpc.keepalive_permit_without_calls", 1)]
@@ -139,7 +144,26 @@ class GrpcRelay(pb_grpc.RefereeServicer):
 
         up = asyncio.create_task(pump_up())
         try:
-            async for out in call:
+            while True:
+                if self.max_matches and self.matches_ended >= self.max_matches and not self.active_matches:
+                    # Its quota played. The referee seats a free session the moment a match ends, so a match
+                    # waiting for this bot may start on this stream now (its own seat's process is then idle
+                    # and stopped by its worker): play it rather than leave it a disconnect. Else close.
+                    try:
+                        out = await asyncio.wait_for(call.read(), LINGER_S)
+                    except TimeoutError:
+                        self.done.set()
+                        break
+                else:
+                    out = await call.read()
+                if out is grpc.aio.EOF:
+                    code = await call.code()
+                    if code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+                        self.refused = True
+                        self.done.set()
+                    if code != grpc.StatusCode.OK:
+                        await context.abort(code, await call.details() or "referee stream failed")
+                    break
                 if out.HasField("match_started"):
                     self.active_matches.add(out.match_started.match_id)
                     log.info("relay: match %s started", out.match_started.match_id)
@@ -148,9 +172,6 @@ class GrpcRelay(pb_grpc.RefereeServicer):
                     self.active_matches.discard(out.match_ended.match_id)
                     self.matches_ended += 1
                     log.info("relay: match %s ended (%s so far)", out.match_ended.match_id, self.matches_ended)
-                    if self.max_matches and self.matches_ended >= self.max_matches:
-                        self.done.set()
-                        break
             log.info("relay: stream %s ended by the referee or after its matches", self.streams)
         except grpc.aio.AioRpcError as exc:
             log.info("relay: stream %s: referee status %s %s", self.streams, exc.code().name, exc.details())

@@ -128,3 +128,29 @@ def test_a_static_go_grpc_bot_is_validated(client: Any, pool: Any, cfg: dict[str
     v = decide(pool, cfg, client, headers, bot_id, archive)
     assert v["status"] == "active", (v["reason"], v["log"][-3000:])
     assert "go-bot: match" in v["log"]  # it played through the referee (its own log lines)
+
+
+def node_grpc_archive() -> bytes:
+    """``bots/node`` (the Node.js gRPC bot) as an archive: its code, its installed ``node_modules`` (files only:
+    links are refused at upload) and the bot-facing ``.proto`` files it loads at run time."""
+    node_dir = ROOT / "bots" / "node"
+    if shutil.which("node") is None or not (node_dir / "node_modules" / "@grpc" / "grpc-js").is_dir():
+        pytest.skip("needs node and bots/node/node_modules (bots/install-toolchains.sh: npm ci)")
+    files: dict[str, bytes | tuple[bytes, int]] = {
+        "parterre-bot.toml": grpc_manifest("node", ["node", "bot.js", "--proto-root", "/bot/proto"])}
+    for name in ("bot.js", "strategy.js", "package.json"):
+        files[name] = (node_dir / name).read_bytes()
+    for path in sorted((node_dir / "node_modules").rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            files[str(path.relative_to(node_dir))] = path.read_bytes()
+    for path in sorted((ROOT / "proto" / "parterre" / "v1").glob("*.proto")):
+        if path.name != "control.proto":  # the workers' service: not the bot's business
+            files[f"proto/parterre/v1/{path.name}"] = path.read_bytes()
+    return targz(files)
+
+
+def test_a_node_grpc_bot_is_validated(client: Any, pool: Any, cfg: dict[str, Any]) -> None:
+    headers, bot_id = owner(client)
+    v = decide(pool, cfg, client, headers, bot_id, node_grpc_archive())
+    assert v["status"] == "active", (v["reason"], v["log"][-3000:])
+    assert "node-bot: match" in v["log"]  # it played through the referee (its own log lines)
