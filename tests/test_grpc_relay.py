@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import signal
+import sys
+import time
 from pathlib import Path
 
 import grpc
 import grpc.aio
 import pytest
 
-from bots.grpc_relay import GrpcRelay
+from bots.grpc_relay import LINGER_S, GrpcRelay
 from bots.reference import GreedyBot, RandomBot
 from proto.parterre.v1 import control_pb2 as control_pb
 from proto.parterre.v1 import control_pb2_grpc as control_grpc
@@ -121,3 +125,47 @@ async def test_a_refused_credential_is_reported(tmp_path: Path) -> None:
             assert relay.refused
         finally:
             await relay.stop()
+
+
+ROOT = Path(__file__).resolve().parent.parent
+# A stand-in for the sandboxed bot (no bwrap needed): an SDK bot thinking ``delay_ms`` per decision on the socket.
+CHILD = ("import asyncio, sys\nfrom bots.misbehaving import SlowBot\n"
+         "asyncio.run(SlowBot(delay_ms=float(sys.argv[2])).arun(sys.argv[1], 'placeholder'))\n")
+
+
+async def _seat(tmp_path: Path, address: str, token: str, delay_ms: int) -> asyncio.subprocess.Process:
+    sock_dir = tmp_path / "run"
+    sock_dir.mkdir(exist_ok=True)
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "PARTERRE_BOT_TOKEN": token}
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bots.hosted_seat", "--address", address, "--log-dir", str(tmp_path / "notes"),
+        "--grpc-dir", str(sock_dir), "--", sys.executable, "-c", CHILD, f"unix:{sock_dir / 'referee.sock'}",
+        str(delay_ms), env=env, cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+
+
+async def test_the_grpc_seat_plays_one_match_drains_on_sigterm_and_reports_a_refused_credential(
+        tmp_path: Path) -> None:
+    async with Harness(TOKENS) as h:
+        h.start_bot(RandomBot(seed=2), "tok-house")
+        await h.wait_sessions(2)
+        seat = await _seat(tmp_path, h.address, "credential-of-7", delay_ms=50)
+        await h.wait_sessions(7, timeout_s=30)
+        match = asyncio.create_task(h.run_match(1, GAME, [7, 2], seed="seat", cap_ms=5000))
+        assert h.core is not None
+        async with asyncio.timeout(30):  # until the referee has seated its session
+            while not any(sess.seats for sess in h.core.registry.by_bot.get(7, ())):
+                await asyncio.sleep(0.01)
+        assert not match.done()
+        seat.send_signal(signal.SIGTERM)  # the worker's stop while the seat plays: it finishes the match first
+        result = await asyncio.wait_for(match, 120)
+        assert result.status == "finished" and [s.verdict for s in result.seats] == ["normal", "normal"]
+        started = time.monotonic()
+        out, _ = await asyncio.wait_for(seat.communicate(), 30)
+        assert seat.returncode == 0, out
+        assert time.monotonic() - started < LINGER_S + 10
+        assert b"1 match(es) played (gRPC, 1 stream(s))" in out and b"SIGTERM: draining" in out, out
+        assert not (tmp_path / "run" / "referee.sock").exists()
+
+        refused = await _seat(tmp_path, h.address, "not-a-credential", delay_ms=0)
+        out, _ = await asyncio.wait_for(refused.communicate(), 60)
+        assert refused.returncode == 3, out  # as the stdio seat: the referee refused the credential
