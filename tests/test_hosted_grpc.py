@@ -107,6 +107,12 @@ def test_a_grpc_bot_that_answers_illegally_is_rejected_with_the_reason(client: A
     assert v["status"] == "rejected" and v["reason"].startswith("no_show: in a validation game"), v
     assert "no referee for me" in v["log"]
     assert sub.active_version(pool, bot_id).number == 1  # type: ignore[union-attr]
+    # An honest gRPC resubmission: regression-tested against the active gRPC version, both relayed, then active.
+    r = upload(client, headers, bot_id, grpc_python_bot("greedy", "again"))
+    assert hosted.process_version(pool, r.json()["id"], {**cfg, "max_games": 12}) == "active"
+    reg = client.get(f"/api/bots/{bot_id}/versions/4", headers=headers).json()["regression"]
+    assert reg["games"] == 12 and reg["faults"] == 0 and reg["baseline"] == 1, reg
+    assert no_sandbox_left()
 
 
 @pytest.fixture(scope="module")
