@@ -96,7 +96,8 @@ def sdk_dir() -> Path:
 
     digest = hashlib.sha256()
     libs: list[tuple[Path, Path]] = []  # (file, path inside the SDK)
-    for name in SDK_LIBS:
+    # The libraries' compiled parts are the worker's (cp311 in the image): only a 3.11 worker can lend them.
+    for name in SDK_LIBS if sys.version_info[:2] == (3, 11) else ():
         origin = Path(importlib.import_module(name).__file__ or "")
         top = origin.parent if origin.name == "__init__.py" else origin
         rel_top = Path(*name.split(".")) if origin.name == "__init__.py" else Path(origin.name)
