@@ -70,11 +70,36 @@ SDK_PARTS = ("games", "bots/strategies", "bots/sdk.py", "bots/wire.py", "proto/_
 """The project's Python SDK offered to ``python3.11`` bots on ``PYTHONPATH=/sdk``: the rules engines
 (``import games``, pure Python, with ``mypy_extensions``), the reference strategies
 (``from bots.strategies import strategy_for``) and the wire SDK (``from bots.sdk import Bot``, with the
-``proto`` stubs and the worker's ``grpc``, ``google.protobuf`` and ``typing_extensions``: :data:`SDK_LIBS`)
+``proto`` stubs, and the worker's ``grpc``, ``google.protobuf`` and ``typing_extensions`` on ``/sdk-libs``:
+:data:`SDK_LIBS`)
 for gRPC bots, which reach the referee only through the relayed socket (``--grpc-dir``)."""
 
 SDK_LIBS = ("grpc", "google.protobuf", "typing_extensions")
-"""Third-party modules copied into the SDK (the worker's own, built for CPython 3.11 like the sandbox's)."""
+"""Third-party modules of the SDK: the worker's own installed ones, bound read-only under ``/sdk-libs`` (not
+copied: 20 MB at every new project state), only from a CPython 3.11 worker (their compiled parts are built for
+it, as Debian's ``python3.11`` in the sandbox)."""
+
+
+def sdk_lib_binds() -> list[str]:
+    """``bwrap`` arguments binding :data:`SDK_LIBS` at ``/sdk-libs`` (none from a worker that is not 3.11)."""
+    import importlib.util
+
+    if sys.version_info[:2] != (3, 11):
+        return []
+    out: list[str] = []
+    for name in SDK_LIBS:
+        spec = importlib.util.find_spec(name)
+        if spec is None:
+            continue
+        if spec.submodule_search_locations:  # a package: its folder
+            source, inside = list(spec.submodule_search_locations)[0], "/".join(name.split("."))
+        elif spec.origin:
+            source, inside = spec.origin, Path(spec.origin).name
+        else:
+            continue
+        out += ["--ro-bind", str(source), f"/sdk-libs/{inside}"]
+    return out
+
 
 GRPC_MOUNT = "/run/parterre"
 """Where ``--grpc-dir`` appears inside the sandbox; the relay listens on ``referee.sock`` there."""
@@ -88,25 +113,11 @@ def sdk_dir() -> Path:
 
     Copied rather than bound so the sandbox sees no other file of the worker's code."""
     import hashlib
-    import importlib
-    import importlib.metadata
     import shutil
 
     import mypy_extensions  # the engines' @trait (a no-op at run time): the one module they need beyond the stdlib
 
     digest = hashlib.sha256()
-    libs: list[tuple[Path, Path]] = []  # (file, path inside the SDK)
-    # The libraries' compiled parts are the worker's (cp311 in the image): only a 3.11 worker can lend them.
-    for name in SDK_LIBS if sys.version_info[:2] == (3, 11) else ():
-        origin = Path(importlib.import_module(name).__file__ or "")
-        top = origin.parent if origin.name == "__init__.py" else origin
-        rel_top = Path(*name.split(".")) if origin.name == "__init__.py" else Path(origin.name)
-        found = [top] if top.is_file() else sorted(f for f in top.rglob("*") if f.is_file()
-                                                  and "__pycache__" not in f.parts and f.suffix != ".pyc")
-        libs += [(f, rel_top / f.relative_to(top)) if f != top else (f, rel_top) for f in found]
-    for dist in ("grpcio", "protobuf", "typing_extensions"):  # the libraries by version, not by content (19 MB)
-        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
-            digest.update(f"{dist}=={importlib.metadata.version(dist)}\0".encode())
     # Sources and data only: a compiled engine (.so, issue 19) was built for the worker's Python and
     # needs the mypyc runtime beside the project; the sandbox's python3.11 runs the pure-Python engines.
     files = sorted(f for part in SDK_PARTS
@@ -125,10 +136,6 @@ def sdk_dir() -> Path:
     tmp = base / f".sdk-{os.getpid()}-{time.monotonic_ns()}"
     for f in files:
         dest = tmp / f.relative_to(PROJECT)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(f, dest)
-    for f, rel in libs:
-        dest = tmp / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(f, dest)
     (tmp / "bots" / "__init__.py").write_text("")
@@ -197,7 +204,7 @@ def bwrap_argv(root: str, runtime: str, command: Sequence[str], limits: Limits,
         "--ro-bind", str(root), "/bot", "--chdir", "/bot",
     ]
     if runtime == "python3.11":
-        argv += ["--ro-bind", str(sdk_dir()), "/sdk", "--setenv", "PYTHONPATH", "/sdk",
+        argv += ["--ro-bind", str(sdk_dir()), "/sdk", *sdk_lib_binds(), "--setenv", "PYTHONPATH", "/sdk:/sdk-libs",
                  "--setenv", "PYTHONDONTWRITEBYTECODE", "1"]
     if grpc_dir is not None:
         argv += ["--ro-bind", str(grpc_dir), GRPC_MOUNT,
