@@ -24,6 +24,13 @@ from ``$PARTERRE_BOT_TOKEN``, and:
   the interpreter's and the imports' start-up are not charged to the first
   decision (the referee asks as soon as the seat is connected).
 
+With ``--grpc-dir DIR`` (a bot whose manifest says ``protocol = "grpc"``)
+there is no stdio adapter: this process runs :class:`bots.grpc_relay.GrpcRelay`
+on ``DIR/referee.sock`` with the token (``max_matches=1``) and starts the
+command (the keeper, given the same ``--grpc-dir``) with stdin closed; the
+bot connects itself through the socket. The match over, the relay ends the
+stream and the keeper is stopped; ``SIGTERM`` drains the same way.
+
 Exit status: 0 after a match or a stop, 1 when the command cannot run, 3 when
 the referee refuses the token (a revoked credential).
 """
@@ -104,6 +111,48 @@ class HostedSeat(StdioBot):
             self.stop()
 
 
+async def play_grpc(address: str, token: str, grpc_dir: str, command: list[str], env: dict[str, str]) -> int:
+    """The gRPC seat (see the module doc); returns the exit status."""
+    from bots.grpc_relay import GrpcRelay
+    from bots.sandbox import GRPC_SOCKET
+
+    relay = GrpcRelay(os.path.join(grpc_dir, GRPC_SOCKET), address, token, max_matches=1)
+    await relay.start()
+    stop = asyncio.Event()
+    draining = False
+
+    def drain() -> None:
+        nonlocal draining
+        logging.getLogger(__name__).info("SIGTERM: %s", "draining" if relay.in_match and not draining else "stopping")
+        if draining or not relay.in_match:
+            stop.set()
+        draining = True
+
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, drain)
+    loop.add_signal_handler(signal.SIGINT, stop.set)
+    proc = await asyncio.create_subprocess_exec(*command, stdin=asyncio.subprocess.DEVNULL, env=env)
+    waits = {asyncio.ensure_future(w) for w in (proc.wait(), relay.done.wait(), stop.wait())}
+    try:
+        while not (proc.returncode is not None or relay.done.is_set() or stop.is_set()):
+            _, waits = await asyncio.wait(waits, timeout=0.2, return_when=asyncio.FIRST_COMPLETED)
+            if draining and not relay.in_match:
+                stop.set()
+    finally:
+        for w in waits:
+            w.cancel()
+        if proc.returncode is None:
+            proc.terminate()  # the keeper kills its sandbox's tree
+            try:
+                await asyncio.wait_for(proc.wait(), 10)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+        await relay.stop()
+    print(f"hosted seat: {relay.matches_ended} match(es) played (gRPC, {relay.streams} stream(s))", file=sys.stderr)
+    return 3 if relay.refused else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m bots.hosted_seat``: see the module doc."""
     p = argparse.ArgumentParser(prog="python -m bots.hosted_seat", description=__doc__.splitlines()[0])
@@ -111,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--log-dir", required=True, help="the adapter's notes per child (operators only)")
     p.add_argument("--name", default="hosted")
     p.add_argument("--version", default="1")
+    p.add_argument("--grpc-dir", help="a gRPC bot: relay the referee on DIR/referee.sock (see the module doc)")
     p.add_argument("command", nargs=argparse.REMAINDER)
     ns = p.parse_args(argv)
     command = ns.command[1:] if ns.command[:1] == ["--"] else ns.command
@@ -119,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"needs ${TOKEN_ENV} and a command")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", datefmt="%H:%M:%S")
     env = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
+    if ns.grpc_dir:
+        return asyncio.run(play_grpc(ns.address, token, ns.grpc_dir, command, env))
     bot = HostedSeat(command, log_dir=ns.log_dir, env=env, name=ns.name, version=ns.version,
                      max_concurrent_matches=1, stop_grace_s=1.0)
 

@@ -66,11 +66,46 @@ VERDICTS = ("ok", "exit", "wall_time", "cpu_time", "memory", "output_limit", "st
 
 CGROUP_V1 = Path("/sys/fs/cgroup")
 PROJECT = Path(__file__).resolve().parent.parent
-SDK_PARTS = ("games", "bots/strategies")
+SDK_PARTS = ("games", "bots/strategies", "bots/sdk.py", "bots/wire.py", "proto/__init__.py", "proto/parterre")
 """The project's Python SDK offered to ``python3.11`` bots on ``PYTHONPATH=/sdk``: the rules engines
-(``import games``, pure Python, with ``mypy_extensions``) and the reference strategies
-(``from bots.strategies import strategy_for``).
-The wire SDK (``bots.sdk``) needs gRPC and a network, neither of which a sandbox has."""
+(``import games``, pure Python, with ``mypy_extensions``), the reference strategies
+(``from bots.strategies import strategy_for``) and the wire SDK (``from bots.sdk import Bot``, with the
+``proto`` stubs, and the worker's ``grpc``, ``google.protobuf`` and ``typing_extensions`` on ``/sdk-libs``:
+:data:`SDK_LIBS`)
+for gRPC bots, which reach the referee only through the relayed socket (``--grpc-dir``)."""
+
+SDK_LIBS = ("grpc", "google.protobuf", "typing_extensions")
+"""Third-party modules of the SDK: the worker's own installed ones, bound read-only under ``/sdk-libs`` (not
+copied: 20 MB at every new project state), only from a CPython 3.11 worker (their compiled parts are built for
+it, as Debian's ``python3.11`` in the sandbox)."""
+
+
+def sdk_lib_binds() -> list[str]:
+    """``bwrap`` arguments binding :data:`SDK_LIBS` at ``/sdk-libs`` (none from a worker that is not 3.11)."""
+    import importlib.util
+
+    if sys.version_info[:2] != (3, 11):
+        return []
+    out: list[str] = []
+    for name in SDK_LIBS:
+        spec = importlib.util.find_spec(name)
+        if spec is None:
+            continue
+        if spec.submodule_search_locations:  # a package: its folder
+            source, inside = list(spec.submodule_search_locations)[0], "/".join(name.split("."))
+        elif spec.origin:
+            source, inside = spec.origin, Path(spec.origin).name
+        else:
+            continue
+        out += ["--ro-bind", str(source), f"/sdk-libs/{inside}"]
+    return out
+
+
+GRPC_MOUNT = "/run/parterre"
+"""Where ``--grpc-dir`` appears inside the sandbox; the relay listens on ``referee.sock`` there."""
+GRPC_SOCKET = "referee.sock"
+GRPC_PLACEHOLDER_TOKEN = "hosted"
+"""The ``PARTERRE_BOT_TOKEN`` a gRPC bot sees: not a credential (the relay puts the platform's in each Hello)."""
 
 
 def sdk_dir() -> Path:
@@ -85,8 +120,9 @@ def sdk_dir() -> Path:
     digest = hashlib.sha256()
     # Sources and data only: a compiled engine (.so, issue 19) was built for the worker's Python and
     # needs the mypyc runtime beside the project; the sandbox's python3.11 runs the pure-Python engines.
-    files = sorted(f for part in SDK_PARTS for f in (PROJECT / part).rglob("*")
-                   if f.is_file() and "__pycache__" not in f.parts and f.suffix not in (".pyc", ".so"))
+    files = sorted(f for part in SDK_PARTS
+                   for f in ([PROJECT / part] if (PROJECT / part).is_file() else (PROJECT / part).rglob("*"))
+                   if f.is_file() and "__pycache__" not in f.parts and f.suffix not in (".pyc", ".so", ".proto"))
     extra = Path(mypy_extensions.__file__)
     for f in files:
         digest.update(str(f.relative_to(PROJECT)).encode() + b"\0" + f.read_bytes())
@@ -144,8 +180,14 @@ class Limits:
     nofile: int = 256
 
 
-def bwrap_argv(root: str, runtime: str, command: Sequence[str], limits: Limits) -> list[str]:
+def bwrap_argv(root: str, runtime: str, command: Sequence[str], limits: Limits,
+               grpc_dir: str | None = None) -> list[str]:
     """The ``bwrap`` command line that runs ``command`` (inside ``/bot``) for ``runtime``.
+
+    ``grpc_dir``: a gRPC bot's per-match folder holding the relay's socket, bound read-only at
+    :data:`GRPC_MOUNT` (connecting to a Unix socket needs no write access to its mount), with
+    ``PARTERRE_REFEREE_ADDRESS=unix:///run/parterre/referee.sock`` and the placeholder token, as the SDKs
+    read them. The network namespace stays empty: that socket is the bot's only way out.
 
     Raises:
         ValueError: unknown runtime or empty command.
@@ -168,8 +210,12 @@ def bwrap_argv(root: str, runtime: str, command: Sequence[str], limits: Limits) 
         "--ro-bind", str(root), "/bot", "--chdir", "/bot",
     ]
     if runtime == "python3.11":
-        argv += ["--ro-bind", str(sdk_dir()), "/sdk", "--setenv", "PYTHONPATH", "/sdk",
+        argv += ["--ro-bind", str(sdk_dir()), "/sdk", *sdk_lib_binds(), "--setenv", "PYTHONPATH", "/sdk:/sdk-libs",
                  "--setenv", "PYTHONDONTWRITEBYTECODE", "1"]
+    if grpc_dir is not None:
+        argv += ["--ro-bind", str(grpc_dir), GRPC_MOUNT,
+                 "--setenv", "PARTERRE_REFEREE_ADDRESS", f"unix://{GRPC_MOUNT}/{GRPC_SOCKET}",
+                 "--setenv", "PARTERRE_BOT_TOKEN", GRPC_PLACEHOLDER_TOKEN]
     # The root itself is bwrap's tmpfs: read-only too, so only /scratch can be written. So is /dev
     # (bwrap's own tmpfs of device nodes, /dev/shm included: writable, it would hold up to half the
     # machine's memory outside every limit; writing to /dev/null and reading /dev/urandom still work).
@@ -340,10 +386,11 @@ class Keeper:
     """Starts the sandbox, pumps its output, enforces the limits, kills its tree (see the module doc)."""
 
     def __init__(self, root: str, runtime: str, command: Sequence[str], limits: Limits,
-                 stderr_file: str | None = None) -> None:
+                 stderr_file: str | None = None, grpc_dir: str | None = None) -> None:
         self.limits = limits
         self.runtime = runtime
-        self.argv = bwrap_argv(root, runtime, command, limits)
+        self.argv = bwrap_argv(root, runtime, command, limits, grpc_dir)
+        self.grpc = grpc_dir is not None  # its stdout is no protocol: kept in the log like stderr
         # As root: a uid of its own. Unprivileged (a worker image run as a user): the worker's uid,
         # bwrap's user namespace still isolates, and the uid sweep is skipped (it would kill the worker).
         self.privileged = os.geteuid() == 0
@@ -442,15 +489,18 @@ class Keeper:
                     if not data:
                         sel.unregister(key.fd)
                         continue
-                    if key.data == "out":
+                    if key.data == "out" and not self.grpc:
                         status.stdout_bytes += len(data)
                         try:
                             os.write(1, data)
                         except BrokenPipeError:
                             self._stop("stopped")
                     else:
-                        status.stderr_bytes += len(data)
-                        if log is not None and kept < cap_err:
+                        if key.data == "out":
+                            status.stdout_bytes += len(data)
+                        else:
+                            status.stderr_bytes += len(data)
+                        if log is not None and kept < cap_err:  # stdout of a gRPC bot too
                             chunk = data[: cap_err - kept]
                             log.write(chunk)
                             log.flush()
@@ -462,8 +512,9 @@ class Keeper:
         finally:
             self.kill_tree()
             if log is not None:
-                if status.stderr_bytes > kept:
-                    log.write(f"\n[parterre: stderr truncated, {status.stderr_bytes - kept} more bytes]\n".encode())
+                logged = status.stderr_bytes + (status.stdout_bytes if self.grpc else 0)
+                if logged > kept:
+                    log.write(f"\n[parterre: stderr truncated, {logged - kept} more bytes]\n".encode())
                 log.close()
         return self._status(status, started)
 
@@ -515,6 +566,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runtime", required=True, choices=RUNTIMES)
     p.add_argument("--stderr-file")
     p.add_argument("--status-file")
+    p.add_argument("--grpc-dir", help=f"a gRPC bot's folder with the relay's socket (bound at {GRPC_MOUNT})")
     defaults = Limits()
     for name in Limits.__slots__:
         value = getattr(defaults, name)
@@ -524,7 +576,7 @@ def main(argv: list[str] | None = None) -> int:
     command = ns.command[1:] if ns.command[:1] == ["--"] else ns.command
     limits = Limits(**{name: getattr(ns, name) for name in Limits.__slots__})
     try:
-        keeper = Keeper(ns.root, ns.runtime, command, limits, ns.stderr_file)
+        keeper = Keeper(ns.root, ns.runtime, command, limits, ns.stderr_file, ns.grpc_dir)
     except ValueError as exc:
         p.error(str(exc))
     status = keeper.run()

@@ -5,7 +5,7 @@ with ``parterre-bot.toml`` at its root::
 
     runtime = "python3.11"          # or "node", or "static"
     command = ["python3.11", "bot.py"]
-    protocol = "stdio"              # the line protocol of docs/bots.md
+    protocol = "stdio"              # the line protocol of docs/bots.md, or "grpc" (docs/hosted.md)
     games = ["floriferous"]         # optional: the games it plays (validated in each)
 
 :func:`inspect_archive` reads it without writing anything to the disk and
@@ -53,8 +53,9 @@ MAX_FILES = 2000
 MANIFEST = "parterre-bot.toml"
 RUNTIMES = {"python3.11": ("python3.11", "python3"), "node": ("node",), "static": ()}
 """Runtime -> the programs its command may start (``static``: a file of the archive)."""
-PROTOCOLS = ("stdio",)
-"""Protocols a hosted bot may speak. gRPC is not offered yet: the sandbox has no network (docs/hosted.md)."""
+PROTOCOLS = ("stdio", "grpc")
+"""Protocols a hosted bot may speak: the stdio line protocol, or gRPC through the per-match relayed socket
+(docs/hosted.md "gRPC bots")."""
 STATUSES = ("validating", "rejected", "testing", "active", "superseded", "failed_test")
 
 
@@ -184,10 +185,6 @@ def parse_manifest(text: str, files: dict[str, tuple[bytes, bool]] | None = None
         raise SubmissionError(f"{MANIFEST}: runtime {runtime!r} is not one of {', '.join(RUNTIMES)}")
     protocol = raw.get("protocol", "stdio")
     if protocol not in PROTOCOLS:
-        if protocol == "grpc":
-            raise SubmissionError(f"{MANIFEST}: protocol 'grpc' is not offered to hosted bots: a hosted bot has "
-                                  f"no network, and speaks the stdio line protocol (docs/bots.md, protocol = "
-                                  f"\"stdio\"); see docs/hosted.md \"gRPC bots\"")
         raise SubmissionError(f"{MANIFEST}: protocol {protocol!r} is not offered to hosted bots "
                               f"(one of {', '.join(PROTOCOLS)}; see docs/hosted.md)")
     command = raw.get("command")

@@ -11,6 +11,7 @@ time: about -150 Elo in Floriferous, docs/regression.md), not from this code.
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import os
@@ -49,7 +50,7 @@ needs_sandbox = pytest.mark.skipif(shutil.which("bwrap") is None or os.geteuid()
 def targz(files: dict[str, bytes | tuple[bytes, int]], links: dict[str, str] | None = None,
           hardlinks: dict[str, str] | None = None) -> bytes:
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+    with tarfile.open(fileobj=buf, mode="w") as tar:
         for name, content in files.items():
             data, mode = content if isinstance(content, tuple) else (content, 0o644)
             info = tarfile.TarInfo(name)
@@ -63,7 +64,8 @@ def targz(files: dict[str, bytes | tuple[bytes, int]], links: dict[str, str] | N
             info = tarfile.TarInfo(name)
             info.type, info.linkname = tarfile.LNKTYPE, target
             tar.addfile(info)
-    return buf.getvalue()
+    # gzip with mtime 0: the same files give the same bytes (and sha256) in any second
+    return gzip.compress(buf.getvalue(), mtime=0)
 
 
 def manifest(runtime: str, command: list[str], games: list[str] | None = None) -> bytes:
@@ -190,8 +192,9 @@ HOSTILE = {
                                    "must start a file of the archive"),
     "static ../": (targz({"parterre-bot.toml": manifest("static", ["../../bin/sh"])}),
                    "must start a file of the archive"),
-    "grpc": (targz({"parterre-bot.toml": b'runtime = "node"\ncommand = ["node", "b.js"]\nprotocol = "grpc"\n'}),
-             "protocol 'grpc' is not offered to hosted bots: a hosted bot has no network, and speaks the stdio"),
+    "unknown protocol": (targz({"parterre-bot.toml": b'runtime = "node"\ncommand = ["node", "b.js"]\n'
+                                                     b'protocol = "http"\n'}),
+                         "protocol 'http' is not offered to hosted bots"),
     "bad toml": (targz({"parterre-bot.toml": b"runtime = = ="}), "not valid TOML"),
     "zip bomb": (None, "unpacked size"),
     "zip symlink": (None, "links"),

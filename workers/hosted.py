@@ -154,14 +154,30 @@ def unpack(pool: Any, version: sub.HostedVersion, base: Path) -> Path:
 
 
 def sandbox_command(bot_dir: Path, manifest: dict[str, Any], limits: dict[str, Any],
-                    stderr_file: Path | None = None) -> list[str]:
-    """The keeper's command line for a hosted bot (what the stdio adapter or ``bots.hosted_match`` runs)."""
+                    stderr_file: Path | None = None, grpc_dir: Path | None = None) -> list[str]:
+    """The keeper's command line for a hosted bot (what the stdio adapter or ``bots.hosted_match`` runs).
+
+    ``grpc_dir``: a gRPC bot's per-match socket folder (``bots.sandbox --grpc-dir``)."""
     argv = [sys.executable, "-m", "bots.sandbox", "--root", str(bot_dir), "--runtime", manifest["runtime"]]
     if stderr_file is not None:
         argv += ["--stderr-file", str(stderr_file)]
+    if grpc_dir is not None:
+        argv += ["--grpc-dir", str(grpc_dir)]
     for name, value in limits.items():
         argv += [f"--{name.replace('_', '-')}", str(value)]
     return [*argv, "--", *manifest["command"]]
+
+
+def is_grpc(manifest: dict[str, Any]) -> bool:
+    """Whether a version speaks gRPC (``protocol = "grpc"``) rather than the stdio line protocol."""
+    return bool(manifest.get("protocol", "stdio") == "grpc")
+
+
+def side_spec(bot_dir: Path, manifest: dict[str, Any], limits: dict[str, Any], stderr_file: Path) -> str:
+    """A side of ``play_deals``: ``exec:`` + the keeper's command (stdio), or ``grpc:`` + it without its
+    socket folder, which the runner makes per run (``parterre.hosted_games``)."""
+    kind = "grpc:" if is_grpc(manifest) else "exec:"
+    return kind + json.dumps(sandbox_command(bot_dir, manifest, limits, stderr_file))
 
 
 def _games(manifest: dict[str, Any]) -> list[str]:
@@ -193,9 +209,13 @@ def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline
                hosted_dir: Path | None = None) -> Any:
     """Yield the deals of ``bots.hosted_match`` one by one (a generator; closing it stops the games).
 
+    When a side is a gRPC bot (``grpc:``), the deals are played through a real referee instead:
+    ``parterre.hosted_games`` (same arguments and output) starts one in its own process (DESIGN §1: only
+    ``parterre`` may import ``referee``; ``workers`` runs it as it runs ``bots.hosted_match``).
     The subprocess gets :func:`child_env` only (``hosted_dir``: the hosted bots' folder)."""
+    module = "parterre.hosted_games" if a.startswith("grpc:") or b.startswith("grpc:") else "bots.hosted_match"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bots.hosted_match", "--game", game, "--run-seed", run_seed, "--deals", str(deals),
+        [sys.executable, "-m", module, "--game", game, "--run-seed", run_seed, "--deals", str(deals),
          "--a", a, "--b", b, "--deadline-ms", str(deadline_ms)],
         stdout=subprocess.PIPE, cwd=PROJECT, start_new_session=True, env=child_env(hosted_dir))
     assert proc.stdout is not None
@@ -224,18 +244,22 @@ def validate(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any],
     """Validation matches against the house's greedy bot; returns (ok, reason, log, details)."""
     bot_dir = unpack(pool, version, cfg["dir"])
     stderr = work / f"v{version.id}-validation.log"
-    spec = "exec:" + json.dumps(sandbox_command(bot_dir, version.manifest, cfg["limits"], stderr))
+    spec = side_spec(bot_dir, version.manifest, cfg["limits"], stderr)
     details: dict[str, Any] = {"games": []}
     for game in _games(version.manifest):
-        for deal in play_deals(game, spec, "builtin:greedy", run_seed=f"validate:{version.sha256}",
-                               deals=cfg["validation_deals"], deadline_ms=cfg["deadline_ms"],
-                               hosted_dir=cfg["dir"]):
-            for k, fault in enumerate(deal["faults"]):
-                details["games"].append({"game": game, "seed": deal["seed"], "ranks": deal["ranks"][k],
-                                         "fault": fault})
-                if fault is not None and fault["side"] == "a":
-                    return False, f"{fault['verdict']}: in a validation game of {game} (seed {deal['seed']})", \
-                        _log_tail(stderr), details
+        deals = play_deals(game, spec, "builtin:greedy", run_seed=f"validate:{version.sha256}",
+                           deals=cfg["validation_deals"], deadline_ms=cfg["deadline_ms"], hosted_dir=cfg["dir"])
+        try:
+            for deal in deals:
+                for k, fault in enumerate(deal["faults"]):
+                    details["games"].append({"game": game, "seed": deal["seed"], "ranks": deal["ranks"][k],
+                                             "fault": fault})
+                    if fault is not None and fault["side"] == "a":
+                        deals.close()  # its processes are gone before the log is read
+                        return False, f"{fault['verdict']}: in a validation game of {game} (seed {deal['seed']})", \
+                            _log_tail(stderr), details
+        finally:
+            deals.close()
     return True, "", _log_tail(stderr), details
 
 
@@ -249,10 +273,10 @@ def regression_test(pool: Any, version: sub.HostedVersion, previous: sub.HostedV
     """
     sprt: Sprt = cfg["sprt"]
     test = DuplicateTest(sprt, pentanomial=True)
-    cand = "exec:" + json.dumps(sandbox_command(unpack(pool, version, cfg["dir"]), version.manifest,
-                                                cfg["limits"], work / f"v{version.id}-test.log"))
-    base = "exec:" + json.dumps(sandbox_command(unpack(pool, previous, cfg["dir"]), previous.manifest,
-                                                cfg["limits"], work / f"v{previous.id}-as-baseline.log"))
+    cand = side_spec(unpack(pool, version, cfg["dir"]), version.manifest, cfg["limits"],
+                     work / f"v{version.id}-test.log")
+    base = side_spec(unpack(pool, previous, cfg["dir"]), previous.manifest, cfg["limits"],
+                     work / f"v{previous.id}-as-baseline.log")
     game = _games(version.manifest)[0] if version.manifest.get("games") else cfg["game"]
     result: dict[str, Any] = {"game": game, "baseline": previous.number, "elo0": sprt.elo0, "elo1": sprt.elo1,
                               "alpha": sprt.alpha, "beta": sprt.beta, "max_games": cfg["max_games"],

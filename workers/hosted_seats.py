@@ -9,7 +9,9 @@ the referee call in :class:`HostedSeats`:
    runs one match at a time and waits for its processes to end before it
    takes the next, so this bounds the bot processes of a slot;
 2. for each hosted seat, start ``python -m bots.hosted_seat`` (the stdio
-   adapter around ``python -m bots.sandbox``) with the version's platform-held
+   adapter around ``python -m bots.sandbox``; for a gRPC bot, ``--grpc-dir``: the
+   relay of ``bots.grpc_relay`` on a socket folder made for this seat, bound into its
+   sandbox only, and removed when the seats stop) with the version's platform-held
    token in its environment only (:func:`ladder.submissions.hosted_token`,
    derived from ``PARTERRE_HOSTED_TOKEN_SECRET``), connected to the referee the
    match is sent to first; the referee sees an ordinary bot;
@@ -29,9 +31,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
@@ -43,6 +47,7 @@ from workers.hosted import (
     PROJECT,
     SandboxCapacityError,
     hosted_settings,
+    is_grpc,
     sandbox_command,
     token_secret,
     unpack,
@@ -100,6 +105,7 @@ class HostedSeats:
         self.drain_s = drain_s
         self.procs: dict[int, subprocess.Popen[bytes]] = {}
         self.logs: dict[int, Path] = {}
+        self.grpc_dirs: list[Path] = []
 
     def __enter__(self) -> HostedSeats:
         if len(self.versions) > self.cfg["per_slot"]:
@@ -120,14 +126,24 @@ class HostedSeats:
         bot_dir = unpack(self.pool, version, self.cfg["dir"])
         stderr_log = logs / f"match-{self.match_id}-bot-{bot_id}.log"
         self.logs[bot_id] = stderr_log
-        command = sandbox_command(bot_dir, version.manifest, self.cfg["limits"], stderr_log)
+        grpc_args: list[str] = []
+        grpc_dir = None
+        if is_grpc(version.manifest):  # its own socket folder, bound into this sandbox only (bots.grpc_relay)
+            run = self.cfg["dir"] / "run"
+            run.mkdir(parents=True, exist_ok=True)
+            run.chmod(0o711)
+            grpc_dir = Path(tempfile.mkdtemp(prefix=f"m{self.match_id}-a{self.attempt}-b{bot_id}-", dir=run))
+            grpc_dir.chmod(0o755)
+            self.grpc_dirs.append(grpc_dir)
+            grpc_args = ["--grpc-dir", str(grpc_dir)]
+        command = sandbox_command(bot_dir, version.manifest, self.cfg["limits"], stderr_log, grpc_dir)
         adapter_dir = logs / "adapter"
         # Only what the adapter needs: none of the worker's settings (database URL, service token...).
         env = {k: os.environ[k] for k in ADAPTER_ENV if k in os.environ}
         env.update(PYTHONPATH=str(PROJECT), PARTERRE_HOSTED_DIR=str(self.cfg["dir"]),
                    PARTERRE_BOT_TOKEN=sub.hosted_token(self.secret, version.id, version.sha256))
         argv = [sys.executable, "-m", "bots.hosted_seat", "--address", self.address, "--log-dir", str(adapter_dir),
-                "--name", f"hosted-{bot_id}", "--version", str(version.number), "--", *command]
+                "--name", f"hosted-{bot_id}", "--version", str(version.number), *grpc_args, "--", *command]
         with open(logs / f"match-{self.match_id}-adapter-{bot_id}.log", "ab") as out:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                     cwd=PROJECT, env=env, start_new_session=True)
@@ -151,6 +167,8 @@ class HostedSeats:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+        for path in self.grpc_dirs:
+            shutil.rmtree(path, ignore_errors=True)
         return {bot_id: proc.returncode for bot_id, proc in self.procs.items()}
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,

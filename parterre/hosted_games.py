@@ -1,0 +1,205 @@
+"""Validation and regression games of hosted bots through a real referee (issue 15; docs/hosted.md "gRPC bots").
+
+``python -m parterre.hosted_games`` takes the arguments of ``python -m
+bots.hosted_match`` and prints the same JSON line per deal, but plays every
+game through an in-process referee (``referee.testing.Harness``: 127.0.0.1,
+a port of its own, a random service token, a static token store), so a bot
+that speaks gRPC is judged by the referee's own clock and verdicts — the
+ones its rated matches will get. The workers run it (``workers.hosted.play_deals``)
+when a side is a gRPC bot; ``workers`` may not import ``referee`` (DESIGN §1),
+``parterre`` may.
+
+Sides (``--a`` / ``--b``):
+
+* ``builtin:KIND[:OPT=V,...]``: an SDK bot of ``bots.cli.make_bot`` on the referee's loop;
+* ``exec:[...]``: a stdio child behind the stdio adapter (``bots.stdio.StdioBot``), e.g. the
+  previous, stdio version of a bot in a regression test;
+* ``grpc:[...]``: the sandbox keeper's command of a gRPC bot. A fresh socket folder under
+  ``$PARTERRE_HOSTED_DIR/run`` is made for the run and given to the keeper (``--grpc-dir``);
+  :class:`bots.grpc_relay.GrpcRelay` listens there with the side's token and relays to this
+  referee. The keeper is restarted after a game in which it faulted and exited.
+
+Each deal ``i`` (seed ``bots.local.deal_seed(run_seed, i)``) is played twice, A
+in seat 0 then B. A seat whose referee verdict is not ``normal`` is the side's
+fault (``timeout``, ``illegal_action``, ``crash``, ``disconnect``, ``resigned``,
+``no_show``); a faulting side loses the game (rank 2, the other 1), as in
+``bots.hosted_match``. Time control: ``--deadline-ms`` per decision
+(increment = cap, no bank) and a 50 ms margin; a side gets 20 s to connect
+before its first game (a sandbox's start-up).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bots.grpc_relay import GrpcRelay
+from bots.local import deal_seed
+from bots.sandbox import GRPC_SOCKET
+
+CONNECT_TIMEOUT_S = 20.0
+MARGIN_MS = 50
+
+
+class GrpcSide:
+    """A sandboxed gRPC bot: its relay (on this loop) and its keeper process."""
+
+    def __init__(self, command: list[str], run_dir: Path, upstream: str, token: str) -> None:
+        self.command = command
+        self.dir = Path(tempfile.mkdtemp(prefix="grpc-", dir=run_dir))
+        self.dir.chmod(0o755)
+        self.relay = GrpcRelay(str(self.dir / GRPC_SOCKET), upstream, token)
+        self.proc: asyncio.subprocess.Process | None = None
+
+    def _argv(self) -> list[str]:
+        cut = self.command.index("--") if "--" in self.command else len(self.command)
+        return [*self.command[:cut], "--grpc-dir", str(self.dir), *self.command[cut:]]
+
+    async def start(self) -> None:
+        if self.relay._server is None:
+            await self.relay.start()
+        if self.proc is None or self.proc.returncode is not None:
+            self.proc = await asyncio.create_subprocess_exec(*self._argv(), stdin=asyncio.subprocess.DEVNULL,
+                                                             start_new_session=True)
+
+    async def stop(self) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.terminate()  # the keeper kills its sandbox's tree
+            try:
+                await asyncio.wait_for(self.proc.wait(), 10)
+            except TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
+        await self.relay.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def make_side(spec: str, seed: str, log_dir: Path) -> Any:
+    """A built-in SDK bot or a :class:`bots.stdio.StdioBot` (``grpc:`` sides are made by :func:`play`)."""
+    if spec.startswith("exec:"):
+        from bots.stdio import StdioBot
+
+        return StdioBot(json.loads(spec[5:]), log_dir=log_dir, name="stdio", stop_grace_s=1.0)
+    from bots.cli import make_bot
+
+    kind, _, opts = spec.removeprefix("builtin:").partition(":")
+    options: dict[str, Any] = {"seed": seed}
+    for item in filter(None, opts.split(",")):
+        key, _, value = item.partition("=")
+        options[key] = float(value) if value.replace(".", "", 1).isdigit() else value
+    return make_bot(kind, **options)
+
+
+async def _connected(h: Any, bot_id: int, side: GrpcSide | None) -> None:
+    """Wait (up to :data:`CONNECT_TIMEOUT_S`) for a session of ``bot_id``; give up early when its keeper
+    exited (the referee then judges the no-show)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + CONNECT_TIMEOUT_S
+    while loop.time() < end:
+        with contextlib.suppress(TimeoutError):
+            await h.wait_sessions(bot_id, timeout_s=0.1)
+            return
+        if side is not None and side.proc is not None and side.proc.returncode is not None:
+            return
+
+
+async def play(ns: argparse.Namespace) -> None:
+    from referee.testing import Harness
+
+    tokens = {side: f"hosted-{side}-{secrets.token_hex(12)}" for side in "ab"}
+    ids = {"a": 1, "b": 2}
+    hosted = Path(os.environ.get("PARTERRE_HOSTED_DIR", "/var/tmp/parterre-hosted"))
+    run_dir = hosted / "run"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    run_dir.chmod(0o711)
+    log_dir = Path(tempfile.mkdtemp(prefix="games-", dir=run_dir))
+    grpc_sides: dict[str, GrpcSide] = {}
+    task = asyncio.current_task()
+    assert task is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)  # the worker stops a decided test
+    async with Harness({tokens[s]: ids[s] for s in "ab"}, service_token=secrets.token_hex(16)) as h:
+        try:
+            for side, spec in (("a", ns.a), ("b", ns.b)):
+                if spec.startswith("grpc:"):
+                    grpc_sides[side] = GrpcSide(json.loads(spec[5:]), run_dir, h.address, tokens[side])
+                    await grpc_sides[side].start()
+                else:
+                    h.start_bot(make_side(spec, f"{ns.run_seed}:{side}", log_dir), tokens[side],
+                                initial_backoff_s=0.05)
+            match_id = 0
+            for i in range(ns.first_deal, ns.first_deal + ns.deals):
+                seed = deal_seed(ns.run_seed, i)
+                ranks: list[list[int]] = []
+                faults: list[dict[str, str] | None] = []
+                for order in ("ab", "ba"):
+                    for side in order:
+                        if side in grpc_sides:
+                            await grpc_sides[side].start()  # again, if it exited after a fault
+                        await _connected(h, ids[side], grpc_sides.get(side))
+                    match_id += 1
+                    result = await h.run_match(
+                        match_id, ns.game, [ids[s] for s in order], base_ms=0, increment_ms=ns.deadline_ms,
+                        cap_ms=ns.deadline_ms, margin_ms=MARGIN_MS, seed=seed, no_show_timeout_ms=3000)
+                    by_seat = sorted(result.seats, key=lambda s: s.seat)
+                    bad = [s for s in by_seat if s.verdict != "normal"] if result.status == "finished" else \
+                        [s for s in by_seat if s.verdict not in ("", "normal")] or by_seat
+                    if bad:
+                        seat = bad[0].seat
+                        verdict = bad[0].verdict or result.status
+                        r = [1] * len(order)
+                        r[seat] = len(order)
+                        ranks.append(r)
+                        faults.append({"side": order[seat], "verdict": verdict})
+                    else:
+                        ranks.append([int(s.rank) for s in by_seat])
+                        faults.append(None)
+                print(json.dumps({"deal": i, "seed": seed, "ranks": ranks, "faults": faults,
+                                  "decision_ms": [None, None]}), flush=True)
+        finally:
+            # A SIGTERM now (the worker closing a decided run) must not cut the clean-up short.
+            asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            for grpc_side in grpc_sides.values():
+                await grpc_side.stop()
+            shutil.rmtree(log_dir, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m parterre.hosted_games``: see the module doc."""
+    p = argparse.ArgumentParser(prog="python -m parterre.hosted_games", description=__doc__.splitlines()[0])
+    p.add_argument("--game", required=True)
+    p.add_argument("--run-seed", required=True)
+    p.add_argument("--deals", type=int, required=True)
+    p.add_argument("--first-deal", type=int, default=0)
+    p.add_argument("--a", required=True)
+    p.add_argument("--b", required=True)
+    p.add_argument("--deadline-ms", type=int, default=1000)
+    ns = p.parse_args(argv)
+    from games.api import GameError
+    from games.registry import load_game
+
+    try:
+        players = load_game(ns.game).num_players
+    except GameError as exc:
+        p.error(f"--game: {exc}")
+    if players != 2:
+        p.error(f"--game {ns.game!r} has {players} players; the duplicate runner seats two")
+    try:
+        asyncio.run(play(ns))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        return 143
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
