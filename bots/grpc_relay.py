@@ -120,6 +120,8 @@ class GrpcRelay(pb_grpc.RefereeServicer):
         if msg.HasField("hello"):
             msg.hello.token = self.credential
             msg.hello.max_concurrent_matches = 1
+            if self.max_matches:  # a one-match seat: the referee never seats it in a second match
+                msg.hello.max_matches = max(1, self.max_matches - self.matches_ended)
         return msg
 
     async def Connect(self, request_iterator: AsyncIterator[pb.BotMessage],  # noqa: N802 - the gRPC method

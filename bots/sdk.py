@@ -163,6 +163,7 @@ class Bot:
         """Sent in every Hello: the referee moves this process's seats from a
         half-open earlier stream to the new one at once (F-25)."""
         self._connection_no = 0
+        self._stop_after: int | None = None
 
     # -- to override ------------------------------------------------------------------
     def choose(self, request: DecisionRequest) -> int | Awaitable[int]:
@@ -214,10 +215,13 @@ class Bot:
                                        "attempt": request.raw.attempt})
 
     def hello(self, token: str) -> pb.BotMessage:
-        """The Hello message sent first on every connection."""
+        """The Hello message sent first on every connection. With ``stop_after_matches`` (:meth:`arun`)
+        it says how many matches are left (``Hello.max_matches``), so the referee does not seat this
+        process in a match it will leave before playing."""
+        left = 0 if self._stop_after is None else max(1, self._stop_after - len(self.stats.results))
         return pb.BotMessage(hello=pb.Hello(
             token=token, bot_name=self.name, bot_version=self.version, games=list(self.games),
-            max_concurrent_matches=self.max_concurrent_matches, instance_id=self.instance_id,
+            max_concurrent_matches=self.max_concurrent_matches, instance_id=self.instance_id, max_matches=left,
         ))
 
     # -- running ----------------------------------------------------------------------

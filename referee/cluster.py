@@ -231,6 +231,7 @@ class RelayLink:
             self.used = True
             self.matches.add(match_id)
             session.relays[match_id] = self
+            session.take_match(match_id)
         elif kind == "match_ended":
             match_id = msg.match_ended.match_id
             self.matches.discard(match_id)

@@ -175,6 +175,7 @@ class Room:
         seat.session = session
         seat.name, seat.version = session.name, session.version
         session.seats[self.spec.match_id] = seat
+        session.take_match(self.spec.match_id)
 
     def _detach(self, seat: Seat) -> None:
         session = seat.session

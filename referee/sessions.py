@@ -156,9 +156,11 @@ class Session:
     def __init__(
         self, *, bot_id: int, token: str, name: str, version: str, games: list[str],
         capacity: int, context: grpc.aio.ServicerContext | None = None, relay_from: str = "",
-        instance_id: str = "",
+        instance_id: str = "", max_matches: int = 0,
     ) -> None:
         self.id = next(_ids)
+        self.max_matches = max(0, max_matches)
+        self.matches_taken: set[int] = set()
         self.instance_id = instance_id
         self.bot_id = bot_id
         self.token_digest = token_hash(token) if token else ""
@@ -199,8 +201,16 @@ class Session:
 
     @property
     def free(self) -> int:
-        """Seats this session can still take (capacity lent to other referees counts as taken)."""
-        return self.capacity - len(self.seats) - len(self.loans)
+        """Seats this session can still take (capacity lent to other referees counts as taken; with
+        ``Hello.max_matches``, never more than the matches it has left)."""
+        free = self.capacity - len(self.seats) - len(self.loans)
+        if self.max_matches:  # matches held now are among those taken
+            free = min(free, self.max_matches - len(self.matches_taken))
+        return free
+
+    def take_match(self, match_id: int) -> None:
+        """Count ``match_id`` against ``Hello.max_matches`` (a seat bound here, or a relayed match)."""
+        self.matches_taken.add(match_id)
 
     def send(self, msg: referee_pb2.RefereeMessage, hook: SentHook | None = None) -> None:
         """Queue ``msg`` for the writer task; ``hook.mark_sent()`` runs just before it is written.

@@ -366,3 +366,49 @@ def test_f24_the_operator_sets_the_limits_through_the_environment(monkeypatch):
         monkeypatch.setenv("PARTERRE_MAX_DECLARED_CONCURRENCY", bad)
         with pytest.raises(CliError, match="PARTERRE_MAX_DECLARED_CONCURRENCY"):
             _limits_from_env()
+
+
+class OneMatchBot(QuickBot):
+    """Declares ``Hello.max_matches = 1`` but keeps its stream open after its match (the instant
+    before a one-match seat closes, held open)."""
+
+    def hello(self, token: str) -> pb.BotMessage:
+        msg = super().hello(token)
+        msg.hello.max_matches = 1
+        return msg
+
+
+@pytest.mark.parametrize("declares_one_match", [True, False])
+async def test_a_one_match_stream_is_never_seated_in_a_second_match(declares_one_match: bool) -> None:
+    """A hosted seat is started for one match and leaves after it; the referee handed it a waiting
+    match in the instant it closed, and that match's seat was then charged a disconnect (seen in
+    the hosted ladder tests). With ``Hello.max_matches = 1`` the stream that played its match is not
+    offered another: the second match finds no free session of the bot (no-show, unrated, nobody
+    charged). The control: the same bot without the field plays the second match."""
+    bot_cls = OneMatchBot if declares_one_match else QuickBot
+    async with Harness(TOKENS) as h:
+        assert h.core is not None
+        h.start_bot(bot_cls(seed=1), "tok-a")
+        h.start_bot(QuickBot(seed=2, max_concurrent_matches=8), "tok-b")
+        await h.wait_sessions(1)
+        await h.wait_sessions(2)
+        first = await h.run_match(911, "toy(players=2,turns=4)", [1, 2], cap_ms=2000, no_show_timeout_ms=2000)
+        assert first.status == "finished"
+        [session] = h.core.registry.by_bot[1]
+        assert not session.closed
+        second = await h.run_match(912, "toy(players=2,turns=4)", [1, 2], cap_ms=2000, no_show_timeout_ms=300)
+        assert session.free == (0 if declares_one_match else 1)
+    assert second.status == ("aborted_no_show" if declares_one_match else "finished"), second
+
+
+async def test_the_sdk_tells_the_referee_how_many_matches_it_has_left() -> None:
+    """``arun(stop_after_matches=N)`` (the hosted seat's ``N = 1``) sends ``Hello.max_matches = N``;
+    without it, 0 (no limit)."""
+    async with Harness(TOKENS) as h:
+        assert h.core is not None
+        h.start_bot(QuickBot(seed=1), "tok-a", stop_after_matches=1)
+        h.start_bot(QuickBot(seed=2), "tok-b")
+        await h.wait_sessions(1)
+        await h.wait_sessions(2)
+        assert [s.max_matches for s in h.core.registry.by_bot[1]] == [1]
+        assert [s.max_matches for s in h.core.registry.by_bot[2]] == [0]

@@ -55,20 +55,22 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., resign: _Optional[_Union[Resign, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("token", "bot_name", "bot_version", "games", "max_concurrent_matches", "instance_id")
+    __slots__ = ("token", "bot_name", "bot_version", "games", "max_concurrent_matches", "instance_id", "max_matches")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     MAX_CONCURRENT_MATCHES_FIELD_NUMBER: _ClassVar[int]
     INSTANCE_ID_FIELD_NUMBER: _ClassVar[int]
+    MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     token: str
     bot_name: str
     bot_version: str
     games: _containers.RepeatedScalarFieldContainer[str]
     max_concurrent_matches: int
     instance_id: str
-    def __init__(self, token: _Optional[str] = ..., bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_concurrent_matches: _Optional[int] = ..., instance_id: _Optional[str] = ...) -> None: ...
+    max_matches: int
+    def __init__(self, token: _Optional[str] = ..., bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_concurrent_matches: _Optional[int] = ..., instance_id: _Optional[str] = ..., max_matches: _Optional[int] = ...) -> None: ...
 
 class Decision(_message.Message):
     __slots__ = ("match_id", "seq", "action_index", "reported_time_ms", "attempt")
