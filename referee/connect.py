@@ -89,6 +89,7 @@ class RefereeServicer(pb_grpc.RefereeServicer):
             bot_id=bot_id, token=hello.token, name=hello.bot_name[:100], version=hello.bot_version[:50],
             games=[g[:50] for g in list(hello.games)[:20]], capacity=capacity, context=context,
             relay_from=relay_from, instance_id="" if relay_from else hello.instance_id[:64],
+            encoding=hello.observation_encoding,
         )
         del hello  # the token is not kept beyond its digest
         open_streams[bot_id] = open_streams.get(bot_id, 0) + 1  # no await since the check: no race
