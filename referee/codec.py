@@ -160,7 +160,8 @@ class GameCodec:
             and send JSON only.
     """
 
-    __slots__ = ("game", "spec", "strict", "_legal_cache", "_legal_json", "_legal_typed", "_action_cache", "_warned")
+    __slots__ = ("game", "spec", "strict", "_by_action", "_by_encoding", "_legal_cache", "_legal_json",
+                 "_legal_typed", "_action_cache", "_warned")
 
     _MAX_CACHE = 20_000
 
@@ -168,9 +169,12 @@ class GameCodec:
         self.game = game
         self.spec = TYPED.get(game)
         self.strict = strict
-        self._legal_cache: dict[tuple[Action, int], referee_pb2.LegalAction] = {}
-        self._legal_json: dict[tuple[Action, int], referee_pb2.LegalAction] = {}
-        self._legal_typed: dict[tuple[Action, int], referee_pb2.LegalAction] = {}
+        self._by_action: dict[tuple[Action, int], referee_pb2.LegalAction] = {}
+        self._by_encoding: dict[tuple[int, Action, int], referee_pb2.LegalAction] = {}
+        # (id(action), index) -> (action, message), one per encoding (legal_actions)
+        self._legal_cache: dict[tuple[int, int], tuple[Action, referee_pb2.LegalAction]] = {}
+        self._legal_json: dict[tuple[int, int], tuple[Action, referee_pb2.LegalAction]] = {}
+        self._legal_typed: dict[tuple[int, int], tuple[Action, referee_pb2.LegalAction]] = {}
         self._action_cache: dict[Action, tuple[dict[str, Any], str, str, str]] = {}
         self._warned = False
 
@@ -196,7 +200,7 @@ class GameCodec:
     def legal_action(self, action: Action, index: int) -> referee_pb2.LegalAction:
         """The ``LegalAction`` message of ``action`` at ``index`` (cached; do not mutate)."""
         key = (action, index)
-        msg = self._legal_cache.get(key)
+        msg = self._by_action.get(key)
         if msg is None:
             data, text, label, _ = self.action_info(action)
             msg = None
@@ -208,37 +212,54 @@ class GameCodec:
                     self._mismatch(exc)
             if msg is None:
                 msg = referee_pb2.LegalAction(index=index, label=label, json=text)
-            if len(self._legal_cache) >= self._MAX_CACHE:
-                self._legal_cache.clear()
-            self._legal_cache[key] = msg
+            if len(self._by_action) >= self._MAX_CACHE:
+                self._by_action.clear()
+            self._by_action[key] = msg
         return msg
 
     def legal_actions(self, actions: Sequence[Action], encoding: int = ENC_BOTH) -> list[referee_pb2.LegalAction]:
         """``LegalAction`` messages for a legal-action list, indices 0..n-1, in ``encoding``
-        (``Hello.observation_encoding``: both, JSON only or typed only; see :meth:`fill_observation`)."""
-        if encoding not in (ENC_JSON, ENC_TYPED) or (encoding == ENC_TYPED and self.spec is None):
+        (``Hello.observation_encoding``: both, JSON only or typed only; see :meth:`fill_observation`).
+
+        Looked up by ``(id(action), index)`` (hashing a dataclass action hashes its fields); the
+        entry keeps the action itself, so an id reused by another object is never mistaken for it.
+        """
+        if encoding == ENC_JSON:
+            cache = self._legal_json
+        elif encoding == ENC_TYPED and self.spec is not None:
+            cache = self._legal_typed
+        else:
             cache = self._legal_cache
-            out = []
-            for i, a in enumerate(actions):
-                msg = cache.get((a, i))
-                out.append(msg if msg is not None else self.legal_action(a, i))
-            return out
-        cache = self._legal_json if encoding == ENC_JSON else self._legal_typed
+            encoding = ENC_BOTH
         out = []
         for i, a in enumerate(actions):
-            key = (a, i)
-            msg = cache.get(key)
-            if msg is None:
-                msg = referee_pb2.LegalAction()
-                msg.CopyFrom(self.legal_action(a, i))
-                msg.ClearField("typed" if encoding == ENC_JSON else "json")
-                if encoding == ENC_TYPED and not msg.HasField("typed"):  # the typed form failed: keep the JSON
-                    msg.json = self.action_info(a)[1]
+            entry = cache.get((id(a), i))
+            if entry is None or entry[0] is not a:
+                entry = (a, self._legal_message(a, i, encoding))
                 if len(cache) >= self._MAX_CACHE:
                     cache.clear()
-                cache[key] = msg
-            out.append(msg)
+                cache[(id(a), i)] = entry
+            out.append(entry[1])
         return out
+
+    def _legal_message(self, action: Action, index: int, encoding: int) -> referee_pb2.LegalAction:
+        """The message of an equal action at ``index`` in ``encoding`` (cached by equality: an
+        engine that builds new but equal action objects still hits)."""
+        msg = self.legal_action(action, index)
+        if encoding == ENC_BOTH:
+            return msg
+        key = (encoding, action, index)
+        one = self._by_encoding.get(key)
+        if one is None:
+            one = referee_pb2.LegalAction()
+            one.CopyFrom(msg)
+            one.ClearField("typed" if encoding == ENC_JSON else "json")
+            if encoding == ENC_TYPED and not one.HasField("typed"):  # the typed form failed: keep the JSON
+                one.json = self.action_info(action)[1]
+            if len(self._by_encoding) >= self._MAX_CACHE:
+                self._by_encoding.clear()
+            self._by_encoding[key] = one
+        return one
 
     def observation(self, obs: dict[str, Any]) -> referee_pb2.Observation:
         """The ``Observation`` message of an observation dict (JSON always, typed when known)."""
