@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State
 from games.flowar import actions as A
@@ -271,6 +271,8 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
         self._sampled = None
 
     def _legal_actions(self) -> list[Action]:
+        if self._phase == D_TURN:  # the turn menu, most decisions: called directly (native when compiled)
+            return self._menu_actions(self._cur)
         return _LEGAL[self._phase](self)
 
     def _is_legal(self, action: Action) -> bool:
@@ -282,7 +284,18 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
         return action in cache
 
     def _apply(self, action: Action) -> None:
-        _DISPATCH[type(action)](self, action)
+        t = type(action)
+        # the most frequent actions called directly (native when compiled), the rest through the table
+        if t is _PLACE_T:
+            self._do_place(cast(A.Place, action))
+        elif t is _DRAW_FLOWER_T:
+            self._do_draw_flower(cast(A.DrawFlower, action))
+        elif t is _END_TURN_T:
+            self._do_end_turn(cast(A.EndTurn, action))
+        elif t is _PAY_STRIKE_T:
+            self._do_pay_strike(cast(A.PayStrike, action))
+        else:
+            _DISPATCH[t](self, action)
         self._run()
 
     def _view(self, seat: int | None) -> dict[str, Any]:
@@ -375,6 +388,12 @@ _TASKS: Final[dict[str, Any]] = {
     name[3:]: fn for base in reversed(FlowarState.__mro__) for name, fn in vars(base).items() if name.startswith("_t_")
 }
 """Agenda task name -> handler (every ``_t_<name>`` method of the class and its mixins)."""
+
+_PLACE_T: Final = A.Place
+_DRAW_FLOWER_T: Final = A.DrawFlower
+_END_TURN_T: Final = A.EndTurn
+_PAY_STRIKE_T: Final = A.PayStrike
+"""Action classes of the direct calls in FlowarState._apply."""
 
 _CHOOSE_GUILD: Final[dict[int, A.ChooseGuild]] = {g: A.make(A.ChooseGuild, g) for g in range(1, 6)}
 _EXCHANGE_MP: Final[tuple[A.ExchangeMP, ...]] = tuple(A.make(A.ExchangeMP, m) for m in range(11))
