@@ -37,9 +37,12 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any, ClassVar, Final
 
-import orjson
-
 from games.trusted import holds
+
+try:  # a speed-up of state_hash only: the engines run without it (a hosted bot's sandbox has the stdlib only)
+    import orjson
+except ImportError:  # pragma: no cover - depends on the environment
+    orjson = None  # type: ignore[assignment]
 
 CHANCE: Final = -1
 """``current_player()`` value when the next action is a chance outcome."""
@@ -554,7 +557,7 @@ class State(ABC):
     def state_hash(self) -> str:
         """Stable SHA-256 hex digest of the full state (independent of process/hash seed)."""
         full = self._full_state()
-        if self.game.PLAIN_FULL_STATE:
+        if self.game.PLAIN_FULL_STATE and orjson is not None:
             try:
                 return hashlib.sha256(orjson.dumps(full, option=orjson.OPT_SORT_KEYS)).hexdigest()
             except TypeError:  # a value orjson refuses (a huge int, ...): the reference encoder
