@@ -15,6 +15,8 @@ process (as in production, bots are other processes):
   that answer at once with a uniformly random legal index (seeded), so matches
   last as long as real ones (always index 0 ended Flowar after ~33 decisions).
   Decisions are counted as the bots answer them, not when a match ends. The
+  bots ask for the JSON text only (``Hello.observation_encoding``, the Python
+  SDK's default); ``--encoding both`` measures a bot that does not say. The
   child holds the bots and the match driver (the workers' role), so this
   process holds the referee alone.
 
@@ -132,7 +134,8 @@ async def measure_raw(streams: int, seconds: float) -> dict[str, float]:
 
 # -- referee ----------------------------------------------------------------------------------
 
-async def referee_child(address: str, game_string: str, concurrency: int, shared: bool) -> None:
+async def referee_child(address: str, game_string: str, concurrency: int, shared: bool,
+                        encoding: str = "json") -> None:
     """Child: two instant bots and the match driver (the workers' role, ``MatchControl.RunMatch``).
 
     Each bot connects once with ``max_concurrent_matches = concurrency`` (shared) or
@@ -156,6 +159,7 @@ async def referee_child(address: str, game_string: str, concurrency: int, shared
         def __init__(self, seed: int, max_concurrent_matches: int) -> None:
             super().__init__(max_concurrent_matches=max_concurrent_matches)
             self.rng = random.Random(seed)
+            self.observation_encoding = encoding  # Hello.observation_encoding (the SDK's default: json)
 
         def choose(self, request):  # noqa: ANN001, ANN201
             nonlocal decisions
@@ -193,14 +197,15 @@ async def referee_child(address: str, game_string: str, concurrency: int, shared
             t.cancel()
 
 
-async def measure_referee(game_string: str, concurrency: int, seconds: float, shared: bool) -> dict[str, float]:
+async def measure_referee(game_string: str, concurrency: int, seconds: float, shared: bool,
+                          encoding: str = "json") -> dict[str, float]:
     """The referee alone in this process; bots and match driver in a child; decisions over ``seconds``."""
     from referee.testing import Harness
 
     async with Harness(TOKENS, progress_every=1_000_000) as h:
         proc = await asyncio.create_subprocess_exec(
             sys.executable, __file__, "--child-referee", h.address, "--game", game_string,
-            "--concurrency", str(concurrency), *(["--shared"] if shared else []),
+            "--concurrency", str(concurrency), *(["--shared"] if shared else []), "--encoding", encoding,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         )
         assert proc.stdin is not None and proc.stdout is not None
@@ -236,7 +241,8 @@ async def run_all(ns: argparse.Namespace) -> list[Result]:
     for _ in range(ns.repeats):
         raw.append(await measure_raw(ns.concurrency, ns.seconds))
         for g in games:
-            ref[g].append(await measure_referee(GAMES[g][0], ns.concurrency, ns.seconds, shared=False))
+            ref[g].append(await measure_referee(GAMES[g][0], ns.concurrency, ns.seconds, shared=False,
+                                                encoding=ns.encoding))
     results = []
     for g in games:
         game_string, target = GAMES[g]
@@ -266,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--child-pingpong", metavar="ADDRESS", help=argparse.SUPPRESS)
     p.add_argument("--child-referee", metavar="ADDRESS", help=argparse.SUPPRESS)
     p.add_argument("--shared", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--encoding", choices=("json", "typed", "both"), default="json",
+                   help="Hello.observation_encoding of the bots (json: the Python SDK's default; both: a bot "
+                        "that does not say, as every bot before issue 19)")
     ns = p.parse_args(argv)
     if ns.child_pingpong:
         asyncio.run(pingpong_client(ns.child_pingpong, ns.concurrency))
@@ -273,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     if ns.child_referee:
         import fixtures.toy_game  # noqa: F401  registers "toy"
 
-        asyncio.run(referee_child(ns.child_referee, ns.game, ns.concurrency, ns.shared))
+        asyncio.run(referee_child(ns.child_referee, ns.game, ns.concurrency, ns.shared, ns.encoding))
         return 0
     import fixtures.toy_game  # noqa: F401, F811  registers "toy"
 
@@ -281,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         p.error(f"unknown game(s): {', '.join(sorted(unknown))}")
     print(f"cores: {os.cpu_count()}, concurrency: {ns.concurrency}, {ns.repeats} interleaved repeats of "
-          f"{ns.seconds:.0f} s")
+          f"{ns.seconds:.0f} s, bots' observation encoding: {ns.encoding}")
     return report(asyncio.run(run_all(ns)), "referee against raw gRPC")
 
 

@@ -38,7 +38,15 @@ from typing import Any, cast
 import grpc
 import grpc.aio
 
-from bots.wire import BotStats, DecisionRequest, MatchInfo, MatchResult, decode_action, decode_observation
+from bots.wire import (
+    ENCODINGS,
+    BotStats,
+    DecisionRequest,
+    MatchInfo,
+    MatchResult,
+    decode_action,
+    decode_observation,
+)
 from proto.parterre.v1 import referee_pb2 as pb
 
 log = logging.getLogger(__name__)
@@ -123,6 +131,10 @@ class Bot:
         games: game names the bot plays (informational).
         max_concurrent_matches: matches played at once over one connection.
         threaded: run a synchronous ``choose`` in a worker thread.
+        observation_encoding: what the referee puts in each DecisionRequest (Hello.observation_encoding):
+            ``"json"`` (default: the JSON text only, which :attr:`DecisionRequest.observation` reads;
+            :attr:`DecisionRequest.typed_observation` is then built from it on first use), ``"typed"``
+            (the typed message only) or ``"both"`` (what the referee sends a bot that does not say).
 
     Attributes:
         stats: :class:`BotStats`.
@@ -134,6 +146,7 @@ class Bot:
     games: tuple[str, ...] = ()
     max_concurrent_matches = 1
     threaded = False
+    observation_encoding = "json"
 
     def __init__(
         self, *, name: str | None = None, version: str | None = None, games: Iterable[str] | None = None,
@@ -222,6 +235,7 @@ class Bot:
         return pb.BotMessage(hello=pb.Hello(
             token=token, bot_name=self.name, bot_version=self.version, games=list(self.games),
             max_concurrent_matches=self.max_concurrent_matches, instance_id=self.instance_id, max_matches=left,
+            observation_encoding=ENCODINGS[self.observation_encoding],
         ))
 
     # -- running ----------------------------------------------------------------------

@@ -17,6 +17,7 @@ from typing import Any
 
 from google.protobuf import json_format
 
+from proto.parterre.v1 import floriferous_pb2, flowar_pb2, lafleur_pb2
 from proto.parterre.v1 import referee_pb2 as pb
 
 _loads: Callable[[str | bytes], Any]
@@ -26,6 +27,21 @@ try:
     _loads = orjson.loads
 except ImportError:  # the SDK wheel needs only grpcio and protobuf: orjson is an optional speed-up
     _loads = json.loads
+
+
+TYPED_OBSERVATIONS: dict[str, Any] = {
+    "floriferous": floriferous_pb2.FloriferousObservation,
+    "lafleur": lafleur_pb2.LaFleurObservation,
+    "flowar": flowar_pb2.FlowarObservation,
+}
+"""Game name -> its typed observation message (``DecisionRequest.typed_observation`` from JSON)."""
+
+ENCODINGS: dict[str, pb.ObservationEncoding] = {
+    "both": pb.OBSERVATION_ENCODING_UNSPECIFIED,
+    "json": pb.OBSERVATION_ENCODING_JSON,
+    "typed": pb.OBSERVATION_ENCODING_TYPED,
+}
+"""``Bot.observation_encoding`` -> ``Hello.observation_encoding``."""
 
 
 def decode_observation(msg: pb.Observation) -> dict[str, Any]:
@@ -129,7 +145,7 @@ class DecisionRequest:
         received_at: ``time.monotonic()`` when it was read.
     """
 
-    __slots__ = ("raw", "match", "received_at", "connection", "_obs", "_legal")
+    __slots__ = ("raw", "match", "received_at", "connection", "_obs", "_legal", "_typed")
 
     def __init__(self, raw: pb.DecisionRequest, match: MatchInfo | None, received_at: float,
                  connection: int = 0) -> None:
@@ -139,6 +155,7 @@ class DecisionRequest:
         self.connection = connection
         self._obs: dict[str, Any] | None = None
         self._legal: list[dict[str, Any]] | None = None
+        self._typed: Any = None
 
     @property
     def match_id(self) -> int:
@@ -193,9 +210,23 @@ class DecisionRequest:
 
     @property
     def typed_observation(self) -> Any:
-        """The typed observation message (``FloriferousObservation`` ...), or None."""
+        """The typed observation message (``FloriferousObservation`` ...), or None for a game without one.
+
+        When the referee sent the JSON text only (the SDK's default ``Bot.observation_encoding``),
+        the message is built here from the observation dict on first use.
+        """
         which = self.raw.observation.WhichOneof("game")
-        return None if which is None else getattr(self.raw.observation, which)
+        if which is not None:
+            return getattr(self.raw.observation, which)
+        if self._typed is None:
+            cls = TYPED_OBSERVATIONS.get(self.raw.game)
+            if cls is None or not self.raw.observation.json:
+                return None
+            try:
+                self._typed = cls(**self.observation)
+            except (TypeError, ValueError, KeyError, AttributeError):
+                self._typed = json_format.ParseDict(self.observation, cls(), ignore_unknown_fields=True)
+        return self._typed
 
     @property
     def legal_actions(self) -> list[dict[str, Any]]:

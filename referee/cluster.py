@@ -171,7 +171,7 @@ class RelayLink:
             )(metadata=self.cluster.relay_metadata(session.bot_id))
             await call.write(pb.BotMessage(hello=pb.Hello(
                 token="", bot_name=session.name, bot_version=session.version, games=session.games,
-                max_concurrent_matches=1)))
+                max_concurrent_matches=1, observation_encoding=session.encoding)))
             writer = asyncio.create_task(self._write(call))
             timeout_s = self.cluster.config.loan_timeout_ms / 1000.0
             while True:

@@ -7,8 +7,10 @@ shape of its protobuf messages (docs/architecture.md), so conversion is
 
 Every :class:`~proto.parterre.v1.referee_pb2.Observation` and
 :class:`~proto.parterre.v1.referee_pb2.LegalAction` also carries the canonical
-JSON text; a game without an entry in the table (test games, a game whose
-messages are not written yet) is sent as JSON only.
+JSON text, unless the bot's ``Hello.observation_encoding`` asks for one
+encoding only (issue 19: the JSON text only, what the Python SDK and the stdio
+adapter read, or the typed message only); a game without an entry in the table
+(test games, a game whose messages are not written yet) is sent as JSON only.
 
 Hot path (DESIGN §9): the typed message is first built by the protobuf
 constructor from the dict (upb does it in C, ~20x faster than ``ParseDict`` on
@@ -68,6 +70,11 @@ TYPED: dict[str, TypedCodec] = {
 class CodecError(ValueError):
     """A dict does not fit the game's message (engine/proto mismatch)."""
 
+
+ENC_BOTH = referee_pb2.OBSERVATION_ENCODING_UNSPECIFIED
+ENC_JSON = referee_pb2.OBSERVATION_ENCODING_JSON
+ENC_TYPED = referee_pb2.OBSERVATION_ENCODING_TYPED
+"""``Hello.observation_encoding`` values: both encodings (unset, as before the field), JSON only, typed only."""
 
 _CTOR_ERRORS = (TypeError, ValueError, KeyError, AttributeError)
 _encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
@@ -153,7 +160,8 @@ class GameCodec:
             and send JSON only.
     """
 
-    __slots__ = ("game", "spec", "strict", "_legal_cache", "_action_cache", "_warned")
+    __slots__ = ("game", "spec", "strict", "_by_action", "_by_encoding", "_legal_cache", "_legal_json",
+                 "_legal_typed", "_action_cache", "_warned")
 
     _MAX_CACHE = 20_000
 
@@ -161,7 +169,12 @@ class GameCodec:
         self.game = game
         self.spec = TYPED.get(game)
         self.strict = strict
-        self._legal_cache: dict[tuple[Action, int], referee_pb2.LegalAction] = {}
+        self._by_action: dict[tuple[Action, int], referee_pb2.LegalAction] = {}
+        self._by_encoding: dict[tuple[int, Action, int], referee_pb2.LegalAction] = {}
+        # (id(action), index) -> (action, message), one per encoding (legal_actions)
+        self._legal_cache: dict[tuple[int, int], tuple[Action, referee_pb2.LegalAction]] = {}
+        self._legal_json: dict[tuple[int, int], tuple[Action, referee_pb2.LegalAction]] = {}
+        self._legal_typed: dict[tuple[int, int], tuple[Action, referee_pb2.LegalAction]] = {}
         self._action_cache: dict[Action, tuple[dict[str, Any], str, str, str]] = {}
         self._warned = False
 
@@ -187,7 +200,7 @@ class GameCodec:
     def legal_action(self, action: Action, index: int) -> referee_pb2.LegalAction:
         """The ``LegalAction`` message of ``action`` at ``index`` (cached; do not mutate)."""
         key = (action, index)
-        msg = self._legal_cache.get(key)
+        msg = self._by_action.get(key)
         if msg is None:
             data, text, label, _ = self.action_info(action)
             msg = None
@@ -199,19 +212,54 @@ class GameCodec:
                     self._mismatch(exc)
             if msg is None:
                 msg = referee_pb2.LegalAction(index=index, label=label, json=text)
-            if len(self._legal_cache) >= self._MAX_CACHE:
-                self._legal_cache.clear()
-            self._legal_cache[key] = msg
+            if len(self._by_action) >= self._MAX_CACHE:
+                self._by_action.clear()
+            self._by_action[key] = msg
         return msg
 
-    def legal_actions(self, actions: Sequence[Action]) -> list[referee_pb2.LegalAction]:
-        """``LegalAction`` messages for a legal-action list, indices 0..n-1."""
-        cache = self._legal_cache
+    def legal_actions(self, actions: Sequence[Action], encoding: int = ENC_BOTH) -> list[referee_pb2.LegalAction]:
+        """``LegalAction`` messages for a legal-action list, indices 0..n-1, in ``encoding``
+        (``Hello.observation_encoding``: both, JSON only or typed only; see :meth:`fill_observation`).
+
+        Looked up by ``(id(action), index)`` (hashing a dataclass action hashes its fields); the
+        entry keeps the action itself, so an id reused by another object is never mistaken for it.
+        """
+        if encoding == ENC_JSON:
+            cache = self._legal_json
+        elif encoding == ENC_TYPED and self.spec is not None:
+            cache = self._legal_typed
+        else:
+            cache = self._legal_cache
+            encoding = ENC_BOTH
         out = []
         for i, a in enumerate(actions):
-            msg = cache.get((a, i))
-            out.append(msg if msg is not None else self.legal_action(a, i))
+            entry = cache.get((id(a), i))
+            if entry is None or entry[0] is not a:
+                entry = (a, self._legal_message(a, i, encoding))
+                if len(cache) >= self._MAX_CACHE:
+                    cache.clear()
+                cache[(id(a), i)] = entry
+            out.append(entry[1])
         return out
+
+    def _legal_message(self, action: Action, index: int, encoding: int) -> referee_pb2.LegalAction:
+        """The message of an equal action at ``index`` in ``encoding`` (cached by equality: an
+        engine that builds new but equal action objects still hits)."""
+        msg = self.legal_action(action, index)
+        if encoding == ENC_BOTH:
+            return msg
+        key = (encoding, action, index)
+        one = self._by_encoding.get(key)
+        if one is None:
+            one = referee_pb2.LegalAction()
+            one.CopyFrom(msg)
+            one.ClearField("typed" if encoding == ENC_JSON else "json")
+            if encoding == ENC_TYPED and not one.HasField("typed"):  # the typed form failed: keep the JSON
+                one.json = self.action_info(action)[1]
+            if len(self._by_encoding) >= self._MAX_CACHE:
+                self._by_encoding.clear()
+            self._by_encoding[key] = one
+        return one
 
     def observation(self, obs: dict[str, Any]) -> referee_pb2.Observation:
         """The ``Observation`` message of an observation dict (JSON always, typed when known)."""
@@ -219,12 +267,18 @@ class GameCodec:
         self.fill_observation(msg, obs)
         return msg
 
-    def fill_observation(self, target: referee_pb2.Observation, obs: dict[str, Any]) -> None:
-        """Fill an (empty) ``Observation`` message in place, e.g. inside a DecisionRequest."""
-        # protobuf takes UTF-8 bytes for a string field; the .pyi says str. Skips a decode on the hot path.
-        target.json = _encode_obs(obs)  # type: ignore[assignment]
+    def fill_observation(self, target: referee_pb2.Observation, obs: dict[str, Any], encoding: int = ENC_BOTH) -> None:
+        """Fill an (empty) ``Observation`` message in place, e.g. inside a DecisionRequest.
+
+        ``encoding`` is the stream's ``Hello.observation_encoding``: both (0, the default), the
+        JSON text only, or the typed message only (JSON when the game has none, or when the
+        typed form fails).
+        """
         spec = self.spec
-        if spec is not None:
+        if encoding != ENC_TYPED or spec is None:
+            # protobuf takes UTF-8 bytes for a string field; the .pyi says str. Skips a decode on the hot path.
+            target.json = _encode_obs(obs)  # type: ignore[assignment]
+        if spec is not None and encoding != ENC_JSON:
             sub = getattr(target, spec.field)
             try:
                 sub.MergeFrom(spec.observation(**obs))
@@ -235,3 +289,5 @@ class GameCodec:
                 except json_format.ParseError as exc:
                     target.ClearField(spec.field)
                     self._mismatch(CodecError(f"{spec.field} observation: {exc}"))
+                    if not target.json:
+                        target.json = _encode_obs(obs)  # type: ignore[assignment]

@@ -255,8 +255,9 @@ class Room:
         req = msg.decision_request
         req.match_id = self.spec.match_id
         req.seq = seq
-        codec.fill_observation(req.observation, state.observation(seat.seat))
-        req.legal_actions.extend(codec.legal_actions(legal))
+        encoding = seat.session.encoding if seat.session is not None else 0
+        codec.fill_observation(req.observation, state.observation(seat.seat), encoding)
+        req.legal_actions.extend(codec.legal_actions(legal, encoding))
         req.time_left_ms = allowance.time_left_ms
         req.deadline_ms = allowance.allowed_ms
         req.seat = seat.seat
@@ -473,6 +474,11 @@ class Room:
         if p is not None and p.seat is seat and not p.future.done():
             msg = pb.RefereeMessage()
             msg.CopyFrom(p.msg)
+            req = msg.decision_request  # in the encoding the new stream asked for (Hello.observation_encoding)
+            req.ClearField("observation")
+            del req.legal_actions[:]
+            self.codec.fill_observation(req.observation, self.state.observation(seat.seat), session.encoding)
+            req.legal_actions.extend(self.codec.legal_actions(p.legal, session.encoding))
             spent = int((time.monotonic() - p.start()) * 1000.0)
             msg.decision_request.deadline_ms = max(0, p.allowance.allowed_ms - spent)
             msg.decision_request.time_left_ms = max(0, p.allowance.time_left_ms - spent)

@@ -149,6 +149,8 @@ class Session:
         limiter: rate limit of the messages read on this stream.
         instance_id: ``Hello.instance_id`` (the bot process's random id; "" when not sent):
             a newer stream with the same one supersedes this session (F-25).
+        encoding: ``Hello.observation_encoding`` (``referee_pb2.ObservationEncoding``; 0 = both): what
+            the rooms put in this stream's DecisionRequests (:meth:`referee.codec.GameCodec.fill_request`).
     """
 
     RECENT = 64
@@ -157,10 +159,12 @@ class Session:
         self, *, bot_id: int, token: str, name: str, version: str, games: list[str],
         capacity: int, context: grpc.aio.ServicerContext | None = None, relay_from: str = "",
         instance_id: str = "", max_matches: int = 0,
+        encoding: referee_pb2.ObservationEncoding = referee_pb2.OBSERVATION_ENCODING_UNSPECIFIED,
     ) -> None:
         self.id = next(_ids)
         self.max_matches = max(0, max_matches)
         self.matches_taken: set[int] = set()
+        self.encoding = encoding
         self.instance_id = instance_id
         self.bot_id = bot_id
         self.token_digest = token_hash(token) if token else ""

@@ -65,6 +65,7 @@ def test_typed_encoding_equals_parse_dict_and_round_trips(game_string):
 
 async def test_two_player_floriferous_match_through_the_referee():
     a, b = GreedyBot(seed=1), RandomBot(seed=2)
+    a.observation_encoding = "both"  # what a bot that does not say gets (the SDK asks for JSON only)
     a.received = []
     async with Harness(TOKENS) as h:
         h.start_bot(a, "tok-a")
@@ -115,6 +116,7 @@ async def test_three_player_floriferous_silent_seat_is_played_by_the_fallback_to
 @pytest.mark.parametrize("game_string", ["lafleur(players=2)", "flowar(players=2)"])
 async def test_other_games_play_through_the_referee(game_string):
     a = RandomBot(seed=1)
+    a.observation_encoding = "both"
     a.received = []
     async with Harness(TOKENS) as h:
         h.start_bot(a, "tok-a")

@@ -51,6 +51,7 @@ class FloriferousGame(Game):
         max_game_length=60,
     )
     ACTIONS = ALL_ACTIONS
+    PLAIN_FULL_STATE: ClassVar[bool] = True  # ints, strs, bools, lists, str-keyed dicts (Game docs)
     VARIANTS: ClassVar[tuple[str, ...]] = (
         "floriferous(players=1)",
         "floriferous(players=1,extended=true)",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 from math import comb
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from mypy_extensions import trait
 
@@ -110,7 +110,11 @@ class ChanceMixin:
                 bag[t] -= 1
                 got[t] += 1
                 left -= 1
-            return A.make(A.DrawWorkers, *got)
+            key = (got[0], got[1], got[2])
+            action = _DRAW_WORKERS.get(key)
+            if action is None:
+                action = _DRAW_WORKERS[key] = A.make(A.DrawWorkers, *got)
+            return action
         if ph == C_EFF:
             acts, weights = self._weighted()
             r = rng.randrange(sum(weights))
@@ -188,8 +192,8 @@ class ChanceMixin:
         self._set_start(a.seat)
 
 
-_DRAW_FLOWER: tuple[A.DrawFlower, ...] = tuple(A.make(A.DrawFlower, c) for c in FLOWER_IDS)
-_DRAW_CONTRACT: tuple[A.DrawContract, ...] = tuple(A.make(A.DrawContract, c) for c in CONTRACT_IDS)
+_DRAW_FLOWER: Final[tuple[A.DrawFlower, ...]] = tuple(A.make(A.DrawFlower, c) for c in FLOWER_IDS)
+_DRAW_CONTRACT: Final[tuple[A.DrawContract, ...]] = tuple(A.make(A.DrawContract, c) for c in CONTRACT_IDS)
 
 
 def _worker_outcomes(bag: tuple[int, ...]) -> tuple[tuple[Action, ...], list[int]]:
@@ -210,10 +214,12 @@ def _worker_outcomes(bag: tuple[int, ...]) -> tuple[tuple[Action, ...], list[int
     return got
 
 
-_WORKER_CACHE: dict[tuple[int, ...], tuple[tuple[Action, ...], list[int]]] = {}
-_DRAW_EFF: tuple[A.DrawEfficiency, ...] = tuple(A.make(A.DrawEfficiency, v) for v in EFFICIENCY_VALUES)
-_REVEAL_TAXUS: tuple[A.RevealTaxus, ...] = tuple(A.make(A.RevealTaxus, t.id) for t in TAXUS_CARDS)
-_DEAL_FAVOR: dict[int, A.DealFavor] = {f: A.make(A.DealFavor, f) for f in range(1, 21)}
-_DRAW_GUILD: dict[int, A.DrawGuild] = {g: A.make(A.DrawGuild, g) for g in range(1, 6)}
-_START: tuple[A.ChooseStartPlayer, ...] = tuple(A.make(A.ChooseStartPlayer, s) for s in range(4))
+_DRAW_WORKERS: Final[dict[tuple[int, int, int], A.DrawWorkers]] = {}
+"""Interned Worker draws by counts (filled as drawn)."""
+_WORKER_CACHE: Final[dict[tuple[int, ...], tuple[tuple[Action, ...], list[int]]]] = {}
+_DRAW_EFF: Final[tuple[A.DrawEfficiency, ...]] = tuple(A.make(A.DrawEfficiency, v) for v in EFFICIENCY_VALUES)
+_REVEAL_TAXUS: Final[tuple[A.RevealTaxus, ...]] = tuple(A.make(A.RevealTaxus, t.id) for t in TAXUS_CARDS)
+_DEAL_FAVOR: Final[dict[int, A.DealFavor]] = {f: A.make(A.DealFavor, f) for f in range(1, 21)}
+_DRAW_GUILD: Final[dict[int, A.DrawGuild]] = {g: A.make(A.DrawGuild, g) for g in range(1, 6)}
+_START: Final[tuple[A.ChooseStartPlayer, ...]] = tuple(A.make(A.ChooseStartPlayer, s) for s in range(4))
 """Interned chance outcomes by number (Kingdom Favors 1..20, Guild tiles 1..5, seats 0..3)."""

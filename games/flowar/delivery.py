@@ -25,7 +25,7 @@ offered once, by their lowest id, so a decision has at most ~30 options.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from mypy_extensions import trait
 
@@ -51,6 +51,10 @@ from games.flowar.turn import flower_classes
 
 if TYPE_CHECKING:
     from games.flowar.state_protocol import FlowarStateProtocol
+
+_DELIVER: Final[tuple[A.Deliver, ...]] = tuple(A.make(A.Deliver, c) for c in CONTRACT_IDS)
+_USE_BASKET: Final[tuple[A.UseBasket, ...]] = tuple(A.make(A.UseBasket, x) for x in FLOWER_IDS)
+"""Interned decisions by card index, built once."""
 
 _FAVOR6_MP = FAVORS[5].params["mp"]
 
@@ -136,7 +140,7 @@ class DeliveryMixin:
                 if not free and transport_total(sel + [c], k) - base > coins:
                     continue
                 if feasible(pool, list(con.need), 0, self._dwild):
-                    out.append(A.make(A.Deliver, CONTRACT_IDS[c]))
+                    out.append(_DELIVER[c])
         out.append(A.FINISH_DELIVERY)
         if self._loans[seat] < MAX_LOANS:
             out.append(A.TAKE_LOAN)
@@ -183,7 +187,7 @@ class DeliveryMixin:
                 ok = feasible(pool, rest, picks - 1 if picks else 0, wild)
                 pool[col] += 1
                 if ok:
-                    out.append(A.make(A.UseBasket, FLOWER_IDS[x]))
+                    out.append(_USE_BASKET[x])
         if picks == 0:
             if feasible(pool, rest, EXCHANGE_BASKETS, wild):
                 out.append(A.EXCHANGE)

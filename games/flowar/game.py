@@ -50,6 +50,7 @@ class FlowarGame(Game):
         max_game_length=10_000,
     )
     ACTIONS = ALL_ACTIONS
+    PLAIN_FULL_STATE: ClassVar[bool] = True  # ints, strs, bools, lists, str-keyed dicts (Game docs)
     VARIANTS: ClassVar[tuple[str, ...]] = (
         "flowar(players=1)",
         "flowar(players=1,first_game_favors=true)",

@@ -6,9 +6,31 @@ decisions of a seat. Shared by the state and its mixins.
 
 from __future__ import annotations
 
-(C_FAVOR, C_EFF, C_FLOWER, C_CONTRACT, C_GUILD, C_WORKER, C_START, C_TAXUS,
- D_KEEP, D_GUILD, D_STRIKE, D_TURN, D_LINE, D_PICK, D_DISCARD, D_DELIVER, D_BASKET,
- D_SELL, D_EXCH, D_SPEND, D_SWAP, P_OVER) = range(22)
+from typing import Final
+
+# Final literals: mypyc inlines them in the compiled engines (a plain global is a dict lookup per use)
+C_FAVOR: Final = 0
+C_EFF: Final = 1
+C_FLOWER: Final = 2
+C_CONTRACT: Final = 3
+C_GUILD: Final = 4
+C_WORKER: Final = 5
+C_START: Final = 6
+C_TAXUS: Final = 7
+D_KEEP: Final = 8
+D_GUILD: Final = 9
+D_STRIKE: Final = 10
+D_TURN: Final = 11
+D_LINE: Final = 12
+D_PICK: Final = 13
+D_DISCARD: Final = 14
+D_DELIVER: Final = 15
+D_BASKET: Final = 16
+D_SELL: Final = 17
+D_EXCH: Final = 18
+D_SPEND: Final = 19
+D_SWAP: Final = 20
+P_OVER: Final = 21
 
 PHASE_NAMES: tuple[str, ...] = (
     "deal_favors", "draw_efficiency", "draw_flower", "draw_contract", "draw_guild", "draw_worker",

@@ -7,7 +7,7 @@ Mixed into :class:`games.flowar.state.FlowarState`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from mypy_extensions import trait
 
@@ -230,5 +230,5 @@ class RoundsMixin:
         return True
 
 
-_PAY_STRIKE: tuple[A.PayStrike, ...] = tuple(A.make(A.PayStrike, j) for j in range(31))
+_PAY_STRIKE: Final[tuple[A.PayStrike, ...]] = tuple(A.make(A.PayStrike, j) for j in range(31))
 """Interned strike payments, by the number of Workers paid for (0..30)."""

@@ -11,7 +11,7 @@ Mixed into :class:`games.flowar.state.FlowarState`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from mypy_extensions import trait
 
@@ -29,10 +29,10 @@ from games.flowar.phases import C_CONTRACT, C_EFF, C_FAVOR, C_FLOWER, C_GUILD, C
 if TYPE_CHECKING:
     from games.flowar.state_protocol import FlowarStateProtocol
 
-TO_SEAT = 100
+TO_SEAT: Final = 100
 """Chance target of a card dealt to a player: ``TO_SEAT + seat`` (else a grid slot)."""
-MARKET_SLOTS = 9
-CONTRACT_SLOTS = 4
+MARKET_SLOTS: Final = 9
+CONTRACT_SLOTS: Final = 4
 
 
 @trait  # a mypyc trait: the compiled state class may mix several in (issue 19)

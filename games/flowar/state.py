@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final, cast
 
 from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State
 from games.flowar import actions as A
@@ -192,14 +192,29 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
     # -- agenda ---------------------------------------------------------------------------
     def _push(self, *tasks: tuple[Any, ...]) -> None:
         """Schedule ``tasks`` to run next, in the order given (before anything already queued)."""
-        self._agenda.extend(reversed(tasks))
+        if len(tasks) == 1:  # the common case, without the reversed iterator
+            self._agenda.append(tasks[0])
+        else:
+            self._agenda.extend(reversed(tasks))
 
     def _run(self) -> None:
         """Run tasks until one waits for a chance outcome or a decision."""
         agenda = self._agenda
         while agenda:
             task = agenda.pop()
-            if _TASKS[task[0]](self, *task[1:]):
+            name = task[0]
+            # the most frequent tasks called directly (a native call in the compiled build), the rest by name
+            if name == "menu":
+                done = self._t_menu(task[1])
+            elif name == "strike_pay":
+                done = self._t_strike_pay(task[1], task[2])
+            elif name == "next_turn":
+                done = self._t_next_turn()
+            elif name == "strike_check":
+                done = self._t_strike_check(task[1], task[2], task[3])
+            else:
+                done = _TASKS[name](self, *task[1:])
+            if done:
                 return
         self._phase = P_OVER
         self._cur = TERMINAL
@@ -256,6 +271,8 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
         self._sampled = None
 
     def _legal_actions(self) -> list[Action]:
+        if self._phase == D_TURN:  # the turn menu, most decisions: called directly (native when compiled)
+            return self._menu_actions(self._cur)
         return _LEGAL[self._phase](self)
 
     def _is_legal(self, action: Action) -> bool:
@@ -267,7 +284,18 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
         return action in cache
 
     def _apply(self, action: Action) -> None:
-        _DISPATCH[type(action)](self, action)
+        t = type(action)
+        # the most frequent actions called directly (native when compiled), the rest through the table
+        if t is _PLACE_T:
+            self._do_place(cast(A.Place, action))
+        elif t is _DRAW_FLOWER_T:
+            self._do_draw_flower(cast(A.DrawFlower, action))
+        elif t is _END_TURN_T:
+            self._do_end_turn(cast(A.EndTurn, action))
+        elif t is _PAY_STRIKE_T:
+            self._do_pay_strike(cast(A.PayStrike, action))
+        else:
+            _DISPATCH[t](self, action)
         self._run()
 
     def _view(self, seat: int | None) -> dict[str, Any]:
@@ -356,23 +384,31 @@ def _copy(x: Any) -> Any:
     return x
 
 
-_TASKS: dict[str, Any] = {
+_TASKS: Final[dict[str, Any]] = {
     name[3:]: fn for base in reversed(FlowarState.__mro__) for name, fn in vars(base).items() if name.startswith("_t_")
 }
 """Agenda task name -> handler (every ``_t_<name>`` method of the class and its mixins)."""
 
-_CHOOSE_GUILD: dict[int, A.ChooseGuild] = {g: A.make(A.ChooseGuild, g) for g in range(1, 6)}
-_EXCHANGE_MP: tuple[A.ExchangeMP, ...] = tuple(A.make(A.ExchangeMP, m) for m in range(11))
-"""Interned decisions by number (Guild tiles 1..5; MP exchanged 0..10)."""
+_PLACE_T: Final = A.Place
+_DRAW_FLOWER_T: Final = A.DrawFlower
+_END_TURN_T: Final = A.EndTurn
+_PAY_STRIKE_T: Final = A.PayStrike
+"""Action classes of the direct calls in FlowarState._apply."""
 
-_LEGAL: dict[int, Callable[[FlowarState], list[Action]]] = {
-    D_KEEP: lambda st: [A.make(A.KeepContract, CONTRACT_IDS[x]) for x in sorted(st._dealt[st._cur])],
+_CHOOSE_GUILD: Final[dict[int, A.ChooseGuild]] = {g: A.make(A.ChooseGuild, g) for g in range(1, 6)}
+_EXCHANGE_MP: Final[tuple[A.ExchangeMP, ...]] = tuple(A.make(A.ExchangeMP, m) for m in range(11))
+_KEEP: Final[tuple[A.KeepContract, ...]] = tuple(A.make(A.KeepContract, c) for c in CONTRACT_IDS)
+_DISCARD: Final[tuple[A.DiscardContract, ...]] = tuple(A.make(A.DiscardContract, c) for c in CONTRACT_IDS)
+"""Interned decisions by number (Guild tiles 1..5; MP exchanged 0..10; Contracts by index)."""
+
+_LEGAL: Final[dict[int, Callable[[FlowarState], list[Action]]]] = {
+    D_KEEP: lambda st: [_KEEP[x] for x in sorted(st._dealt[st._cur])],
     D_GUILD: lambda st: [_CHOOSE_GUILD[g] for g in st._guilds if st._gowner[g] < 0],
     D_STRIKE: lambda st: st._strike_actions(st._cur),
     D_TURN: lambda st: st._menu_actions(st._cur),
     D_LINE: lambda st: st._line_actions(st._cur),
     D_PICK: lambda st: st._pick_actions(),
-    D_DISCARD: lambda st: [A.make(A.DiscardContract, CONTRACT_IDS[x]) for x in sorted(st._contracts[st._cur])],
+    D_DISCARD: lambda st: [_DISCARD[x] for x in sorted(st._contracts[st._cur])],
     D_DELIVER: lambda st: st._deliver_actions(st._cur),
     D_BASKET: lambda st: st._basket_actions(st._cur),
     D_SELL: lambda st: st._sell_actions(st._cur),
@@ -382,7 +418,7 @@ _LEGAL: dict[int, Callable[[FlowarState], list[Action]]] = {
     D_SWAP: lambda st: st._swap_actions(st._cur),
 }
 
-_DISPATCH: dict[type[Action], Any] = {
+_DISPATCH: Final[dict[type[Action], Any]] = {
     A.DealFavor: FlowarState._do_deal_favor,
     A.DrawEfficiency: FlowarState._do_draw_efficiency,
     A.DrawFlower: FlowarState._do_draw_flower,

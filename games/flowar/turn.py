@@ -18,7 +18,7 @@ class's fields.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from mypy_extensions import trait
 
@@ -27,10 +27,12 @@ from games.flowar import actions as A
 from games.flowar import favors as F
 from games.flowar.cards import (
     CONTRACT_IDS,
+    CONTRACT_INDEX,
     FAVORS,
     FLOWER_BASKETS,
     FLOWER_COLOUR,
     FLOWER_IDS,
+    FLOWER_INDEX,
     FOX,
     GUILDS,
     HIRE_COINS,
@@ -50,28 +52,34 @@ from games.flowar.phases import D_DISCARD, D_LINE, D_PICK, D_SELL, D_SPEND, D_ST
 if TYPE_CHECKING:
     from games.flowar.state_protocol import FlowarStateProtocol
 
-SPACE_TYPE: tuple[int, ...] = (HUMAN, TRENTI, FOX, FOX, FOX)
+SPACE_TYPE: Final[tuple[int, ...]] = (HUMAN, TRENTI, FOX, FOX, FOX)
 """Worker type of the typed Main Board spaces (contract, market, travel K1..K3)."""
-S_CONTRACT, S_MARKET, S_FELLOWSHIP, S_MAINTENANCE, S_SELL, S_PAYOFF, S_GUILD = 0, 1, 5, 6, 7, 8, 9
-BOARD_BIT = {S_MAINTENANCE: 1, S_SELL: 2, S_PAYOFF: 4, S_GUILD: 8}
+S_CONTRACT: Final = 0
+S_MARKET: Final = 1
+S_FELLOWSHIP: Final = 5
+S_MAINTENANCE: Final = 6
+S_SELL: Final = 7
+S_PAYOFF: Final = 8
+S_GUILD: Final = 9
+BOARD_BIT: Final = {S_MAINTENANCE: 1, S_SELL: 2, S_PAYOFF: 4, S_GUILD: 8}
 """Player Board spaces, each usable once per round."""
-LINE_SLOTS: tuple[dict[str, tuple[int, ...]], dict[str, tuple[int, ...]]] = (
+LINE_SLOTS: Final[tuple[dict[str, tuple[int, ...]], dict[str, tuple[int, ...]]]] = (
     {"row1": (0, 1), "row2": (2, 3), "col1": (0, 2), "col2": (1, 3)},
     {"row1": (0, 1, 2), "row2": (3, 4, 5), "row3": (6, 7, 8),
      "col1": (0, 3, 6), "col2": (1, 4, 7), "col3": (2, 5, 8)},
 )
 """Grid slots of each line: ``LINE_SLOTS[0]`` the 2x2 Contract grid, ``[1]`` the 3x3 Market."""
-FIRE_COMBOS: tuple[tuple[int, int, int], ...] = tuple(
+FIRE_COMBOS: Final[tuple[tuple[int, int, int], ...]] = tuple(
     (t, h, f) for t in range(4) for h in range(4) for f in range(4) if 1 <= t + h + f <= 3
 )
-_FIRE = {c: A.make(A.Fire, *c) for c in FIRE_COMBOS}
-_FIRE_PROBE: dict[A.Fire, tuple[tuple[int, int], tuple[int, int, int]]] = {
+_FIRE: Final = {c: A.make(A.Fire, *c) for c in FIRE_COMBOS}
+_FIRE_PROBE: Final[dict[A.Fire, tuple[tuple[int, int], tuple[int, int, int]]]] = {
     a: ((layoff_coins(c, LAYOFF_TABLE), layoff_coins(c, LAYOFF_TABLE_FAVOR2)), (-c[0], -c[1], -c[2]))
     for c, a in _FIRE.items()
 }
 """Per layoff: (coins it earns by the layoff table and with Kingdom Favor 2, the Workers it removes)."""
-_MAX_TABLE_COST = 40
-_PLACE: tuple[tuple[tuple[A.Place, ...], ...], ...] = tuple(
+_MAX_TABLE_COST: Final = 40
+_PLACE: Final[tuple[tuple[tuple[A.Place, ...], ...], ...]] = tuple(
     tuple(tuple(A.make(A.Place, A.SPACES[sp], WORKERS[t], c) for c in range(_MAX_TABLE_COST)) for t in range(3))
     for sp in range(len(A.SPACES))
 )
@@ -82,12 +90,16 @@ def _place(sp: int, t: int, coins: int) -> A.Place:
     if coins < _MAX_TABLE_COST:
         return _PLACE[sp][t][coins]
     return A.make(A.Place, A.SPACES[sp], WORKERS[t], coins)
-_HIRE = tuple(A.make(A.Hire, w) for w in WORKERS)
-_ONE: tuple[tuple[int, int, int], ...] = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
-_FIRES: dict[tuple[int, int, int, bool], list[A.Fire]] = {}
+_HIRE: Final = tuple(A.make(A.Hire, w) for w in WORKERS)
+_SELL: Final[tuple[A.Sell, ...]] = tuple(A.make(A.Sell, x) for x in FLOWER_IDS)
+_USE_FAVOR: Final[tuple[tuple[A.UseFavor, ...], ...]] = tuple(
+    tuple(A.make(A.UseFavor, k, f) for f in range(1, 21)) for k in (1, 2, 3))
+"""Interned decisions by index (Flower card; kingdom slot and Favor), built once."""
+_ONE: Final[tuple[tuple[int, int, int], ...]] = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
+_FIRES: Final[dict[tuple[int, int, int, bool], list[A.Fire]]] = {}
 
 
-_FIRE_PROBES: dict[tuple[int, int, int], list[tuple[A.Fire, tuple[tuple[int, int], tuple[int, int, int]]]]] = {}
+_FIRE_PROBES: Final[dict[tuple[int, int, int], list[tuple[A.Fire, tuple[tuple[int, int], tuple[int, int, int]]]]]] = {}
 
 
 def _fire_probes(t: int, h: int, f: int) -> list[tuple[A.Fire, tuple[tuple[int, int], tuple[int, int, int]]]]:
@@ -108,9 +120,9 @@ def _fires(t: int, h: int, f: int, keep_one: bool) -> list[A.Fire]:
         got = _FIRES[key] = [_FIRE[c] for c in FIRE_COMBOS
                              if c[0] <= t and c[1] <= h and c[2] <= f and total - sum(c) >= keep_one]
     return got
-_PAYOFF_CHEAP = FAVORS[6].params["coins"]
-_SALE_DOUBLE = FAVORS[11].params["coins_per_basket"]
-_SPEND_RATE = FAVORS[19].params["coins_per_mp"]
+_PAYOFF_CHEAP: Final = FAVORS[6].params["coins"]
+_SALE_DOUBLE: Final = FAVORS[11].params["coins_per_basket"]
+_SPEND_RATE: Final = FAVORS[19].params["coins_per_mp"]
 
 
 def flower_classes(cards: list[int], used: dict[int, int] | None = None) -> dict[tuple[int, int, int], int]:
@@ -159,9 +171,12 @@ class TurnMixin:
         if not self._t_fired and not self._t_hired and (w[0] or w[1] or w[2]):
             fires = _fires(w[0], w[1], w[2], placed == 0)
             if placed == 0:  # the placement stays possible (decision 13)
-                k = 1 if self._t_mods & 4 else 0
                 probes = _fire_probes(w[0], w[1], w[2])
-                fires = [a for a, (coins, lost) in probes if self._placeable(seat, coins[k], lost)]
+                if not self._board[seat] & 8 and self._guild[seat]:
+                    fires = [a for a, _ in probes]  # a Worker is kept and the Guild space takes it (_placeable)
+                else:
+                    k = 1 if self._t_mods & 4 else 0
+                    fires = [a for a, (coins, lost) in probes if self._placeable(seat, coins[k], lost)]
             out.extend(fires)
         if not self._hired[seat] and not self._t_fired:
             cost = 0 if self._t_mods & 32 else HIRE_COINS
@@ -209,7 +224,7 @@ class TurnMixin:
         if flower:
             self._fresh[seat].append(-1)
         try:
-            return bool(self._placements(seat))
+            return self._can_place(seat)
         finally:
             if flower:
                 self._fresh[seat].pop()
@@ -234,6 +249,43 @@ class TurnMixin:
         if sp == S_MARKET:
             cost += GUILDS[self._guild[seat] - 1].flower_price
         return cost
+
+    def _can_place(self: FlowarStateProtocol, seat: int) -> bool:
+        """``bool(self._placements(seat))`` without building the list (the cheap spaces first)."""
+        w = self._workers[seat]
+        if not (w[0] or w[1] or w[2]):
+            return False
+        board = self._board[seat]
+        if not board & 8 and self._guild[seat]:
+            return True
+        coins = self._coins[seat]
+        if self._t_placed == 0:
+            if not board & 1 and self._fresh[seat]:
+                return True
+            if not board & 2 and (self._fresh[seat] or self._wilt[seat]):
+                return True
+            if not board & 4 and self._loans[seat] > 0 and coins >= (
+                    _PAYOFF_CHEAP if self._t_mods & 128 else PAYOFF_COINS):
+                return True
+        if self._fellowship and not self._fellow_used and coins >= self._place_cost(seat, S_FELLOWSHIP):
+            return True
+        if self._t_placed == 0:
+            mods = self._t_mods
+            any_type = mods & 512  # Kingdom Favor 9
+            spaces, strike = self._spaces, self._strike
+            counts = [sp[0] + sp[1] + sp[2] for sp in spaces]
+            if self._two_travel:
+                counts[2] = counts[3] = counts[4] = counts[2] + counts[3] + counts[4]
+            for sp in range(5):
+                st = SPACE_TYPE[sp]
+                cost = 0 if mods & 2 else counts[sp] + 1 + strike[st]
+                if sp == S_MARKET:
+                    cost += GUILDS[self._guild[seat] - 1].flower_price
+                if coins < cost:
+                    continue
+                if any_type or w[st] or w[0] >= 2 or w[1] >= 2 or w[2] >= 2:
+                    return True
+        return False
 
     def _placements(self: FlowarStateProtocol, seat: int) -> list[Action]:
         w = self._workers[seat]
@@ -285,7 +337,7 @@ class TurnMixin:
         for k in range(3):
             f = self._fav_slots[k]
             if below[k] and f and F.TIMING[f - 1] in timings and F.can_use(self, seat, f):
-                out.append(A.make(A.UseFavor, k + 1, f))
+                out.append(_USE_FAVOR[k][f - 1])
         return out
 
     # -- menu actions ------------------------------------------------------------------------
@@ -470,8 +522,6 @@ class TurnMixin:
         return self._wait(D_DISCARD, seat)
 
     def _do_discard_contract(self: FlowarStateProtocol, a: A.DiscardContract) -> None:
-        from games.flowar.cards import CONTRACT_INDEX
-
         x = CONTRACT_INDEX[a.card]
         self._contracts[self._cur].remove(x)
         self._cdisc.append(x)
@@ -487,15 +537,13 @@ class TurnMixin:
     def _sell_actions(self: FlowarStateProtocol, seat: int) -> list[Action]:
         out: list[Action] = []
         for area in (self._fresh[seat], self._wilt[seat]):
-            out.extend(A.make(A.Sell, FLOWER_IDS[x]) for x in sorted(flower_classes(area).values()))
+            out.extend(_SELL[x] for x in sorted(flower_classes(area).values()))
         out.append(A.FINISH_SELLING)
         if not self._t_favor and seat == self._tseat:
             out.extend(self._favor_actions(seat, ("sell",)))
         return out
 
     def _do_sell(self: FlowarStateProtocol, a: A.Sell) -> None:
-        from games.flowar.cards import FLOWER_INDEX
-
         seat = self._cur
         x = FLOWER_INDEX[a.card]
         area = self._fresh[seat] if x in self._fresh[seat] else self._wilt[seat]

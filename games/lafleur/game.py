@@ -54,6 +54,7 @@ class LaFleurGame(Game):
         max_game_length=MAX_ROUNDS * 4 * 80,
     )
     ACTIONS = ALL_ACTIONS
+    PLAIN_FULL_STATE: ClassVar[bool] = True  # ints, strs, bools, lists, str-keyed dicts (Game docs)
     VARIANTS: ClassVar[tuple[str, ...]] = (
         "lafleur(players=1,difficulty=easier)",
         "lafleur(players=1,difficulty=normal)",

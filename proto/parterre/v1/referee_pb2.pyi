@@ -10,6 +10,12 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class ObservationEncoding(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    OBSERVATION_ENCODING_UNSPECIFIED: _ClassVar[ObservationEncoding]
+    OBSERVATION_ENCODING_JSON: _ClassVar[ObservationEncoding]
+    OBSERVATION_ENCODING_TYPED: _ClassVar[ObservationEncoding]
+
 class RejectionCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     REJECTION_CODE_UNSPECIFIED: _ClassVar[RejectionCode]
@@ -28,6 +34,9 @@ class ErrorCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_CODE_NOT_SEATED: _ClassVar[ErrorCode]
     ERROR_CODE_SHUTTING_DOWN: _ClassVar[ErrorCode]
     ERROR_CODE_UNAVAILABLE: _ClassVar[ErrorCode]
+OBSERVATION_ENCODING_UNSPECIFIED: ObservationEncoding
+OBSERVATION_ENCODING_JSON: ObservationEncoding
+OBSERVATION_ENCODING_TYPED: ObservationEncoding
 REJECTION_CODE_UNSPECIFIED: RejectionCode
 REJECTION_CODE_DUPLICATE: RejectionCode
 REJECTION_CODE_STALE: RejectionCode
@@ -55,13 +64,14 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., resign: _Optional[_Union[Resign, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("token", "bot_name", "bot_version", "games", "max_concurrent_matches", "instance_id", "max_matches")
+    __slots__ = ("token", "bot_name", "bot_version", "games", "max_concurrent_matches", "instance_id", "observation_encoding", "max_matches")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     MAX_CONCURRENT_MATCHES_FIELD_NUMBER: _ClassVar[int]
     INSTANCE_ID_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_ENCODING_FIELD_NUMBER: _ClassVar[int]
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     token: str
     bot_name: str
@@ -69,8 +79,9 @@ class Hello(_message.Message):
     games: _containers.RepeatedScalarFieldContainer[str]
     max_concurrent_matches: int
     instance_id: str
+    observation_encoding: ObservationEncoding
     max_matches: int
-    def __init__(self, token: _Optional[str] = ..., bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_concurrent_matches: _Optional[int] = ..., instance_id: _Optional[str] = ..., max_matches: _Optional[int] = ...) -> None: ...
+    def __init__(self, token: _Optional[str] = ..., bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_concurrent_matches: _Optional[int] = ..., instance_id: _Optional[str] = ..., observation_encoding: _Optional[_Union[ObservationEncoding, str]] = ..., max_matches: _Optional[int] = ...) -> None: ...
 
 class Decision(_message.Message):
     __slots__ = ("match_id", "seq", "action_index", "reported_time_ms", "attempt")
