@@ -33,7 +33,8 @@ def plan_ladder_round(
     """Plan one round of the continuous ladder; idempotent per ``(game_string, round_no)`` (FAULTS F-12).
 
     Pairing (DESIGN §5 "fewest games first"): of ``bot_ids`` (the bots online
-    now), drop revoked bots, house bots (:mod:`ladder.house`: they are there
+    now), drop revoked bots, bots registered for other games only (``bots.games``, set
+    by their owner; empty: every game), house bots (:mod:`ladder.house`: they are there
     to be challenged and to fill gauntlets, not to play each other forever)
     and bots with ``max_pending`` or more planned or running matches (any
     match, ladder or not); order the rest by games
@@ -88,7 +89,8 @@ def plan_ladder_round(
             int(r[0])
             for r in conn.execute(
                 "SELECT id FROM bots WHERE id = ANY(%s::bigint[]) AND revoked_at IS NULL "
-                "AND NOT EXISTS (SELECT 1 FROM house_bots h WHERE h.bot_id = bots.id)", (candidates,)
+                "AND (cardinality(games) = 0 OR %s = ANY(games)) "
+                "AND NOT EXISTS (SELECT 1 FROM house_bots h WHERE h.bot_id = bots.id)", (candidates, loaded.name)
             ).fetchall()
         }
         pending = dict(

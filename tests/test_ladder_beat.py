@@ -117,6 +117,20 @@ def test_the_cap_on_pending_matches_and_revoked_bots(pool):
     assert plan_ladder_round(pool, game_string=GS, round_no=4, bot_ids=bots, max_pending=1) == []
 
 
+def test_a_bot_registered_for_other_games_is_not_paired_in_this_one(pool):
+    """``bots.games`` (what its owner registered it for; empty: every game) limits the ladder: a bot
+    registered for another game only is never seated here, whatever its Hello announced (a new
+    user's Floriferous bot was handed La Fleur and Flowar matches)."""
+    bots = make_bots(pool, 4)
+    with pool.connection() as conn:
+        conn.execute("UPDATE bots SET games = %s WHERE id = %s", (["floriferous"], bots[0]))
+        conn.execute("UPDATE bots SET games = %s WHERE id = %s", ([GAME, "floriferous"], bots[1]))
+    plan_ladder_round(pool, game_string=GS, round_no=11, bot_ids=bots)
+    seated = sorted(b for t in _round(pool, 11) for b in t)
+    assert seated == sorted(bots[1:3]) or seated == sorted([bots[1], bots[3]]) or seated == sorted(bots[2:])
+    assert bots[0] not in seated and len(seated) == 2
+
+
 def test_multiplayer_rounds_and_a_lone_bot(pool):
     bots = make_bots(pool, 7)
     ids = plan_ladder_round(pool, game_string=f"{GAME}(players=3)", round_no=1, bot_ids=bots)
