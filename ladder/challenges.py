@@ -68,7 +68,8 @@ class ChallengeInfo:
             once started, the match's status (``planned``, ``running``,
             ``finished``, ``aborted_no_show``, ``failed``).
         reason: why it expired (e.g. "bot house-greedy (id 3) was not connected
-            within 300 s"), else None.
+            within 300 s"); for a challenge that started and ended ``aborted_no_show`` or
+            ``failed``, its last attempt's error (e.g. "no_show: seat 1 (bot 12)"); else None.
         created_at / expires_at / started_at / finished_at: UTC-aware times.
         time_control: ``{base_ms, increment_ms, cap_ms, margin_ms}`` in milliseconds.
         ranks: rank per seat once finished (1 = best), else None.
@@ -187,7 +188,9 @@ _INFO_SQL = """
 SELECT m.id, m.game, m.game_string, m.status AS match_status, m.time_control, m.finished_at,
        c.rated, c.challenger_id, c.status, c.reason, c.created_at, c.expires_at, c.started_at,
        array_agg(s.bot_id ORDER BY s.seat) AS bot_ids, array_agg(b.name ORDER BY s.seat) AS bot_names,
-       array_agg(s.rank ORDER BY s.seat) AS ranks
+       array_agg(s.rank ORDER BY s.seat) AS ranks,
+       (SELECT a.error FROM match_attempts a WHERE a.match_id = m.id AND a.error IS NOT NULL
+        ORDER BY a.attempt DESC LIMIT 1) AS last_error
 FROM challenges c JOIN matches m ON m.id = c.match_id
 JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id
 """
@@ -196,10 +199,13 @@ JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id
 def _info(row: dict[str, Any]) -> ChallengeInfo:
     status = row["status"] if row["status"] != "started" else row["match_status"]
     ranks = tuple(row["ranks"]) if row["match_status"] == "finished" else None
+    reason = row["reason"]
+    if reason is None and status in ("aborted_no_show", "failed"):
+        reason = row["last_error"]  # the last attempt's words, e.g. "no_show: seat 1 (bot 12)"
     return ChallengeInfo(
         match_id=int(row["id"]), game=row["game"], game_string=row["game_string"],
         bot_ids=tuple(int(b) for b in row["bot_ids"]), bot_names=tuple(row["bot_names"]), rated=bool(row["rated"]),
-        challenger_id=row["challenger_id"], status=status, reason=row["reason"], created_at=row["created_at"],
+        challenger_id=row["challenger_id"], status=status, reason=reason, created_at=row["created_at"],
         expires_at=row["expires_at"], started_at=row["started_at"], finished_at=row["finished_at"],
         time_control=dict(row["time_control"]), ranks=ranks,
     )

@@ -126,6 +126,22 @@ def test_a_challenge_expires_naming_the_missing_bots(pool) -> None:
         f"bot house-0 (id {a}), bot house-1 (id {b}) were not connected within 0.2 s")
 
 
+def test_a_challenge_that_ends_in_no_shows_says_who_was_missing(pool) -> None:
+    """A started challenge whose attempts all ended ``aborted_no_show`` reports the last attempt's
+    words (a new user saw ``reason: null`` after three no-shows)."""
+    a, b = make_bots(pool, 2)
+    mid = create_challenge(pool, game_string=GS, bot_ids=[a, b], rated=False)
+    assert dispatch_challenges(pool, {GAME: {a, b}}) == ([mid], [])
+    for attempt in (1, 2):
+        spec = claim_match(pool, mid, "w1")
+        assert spec is not None and spec.attempt == attempt
+        ladder_matches.record_failed_attempt(pool, mid, attempt, "aborted_no_show",
+                                             f"no_show: seat 1 (bot {b}), try {attempt}", max_attempts=2)
+    info = challenge_status(pool, mid)
+    assert (info.status, info.reason) == ("aborted_no_show", f"no_show: seat 1 (bot {b}), try 2")
+    assert [c.reason for c in list_challenges(pool) if c.match_id == mid] == [info.reason]
+
+
 def test_challenges_are_listed_for_their_challenger(pool) -> None:
     a, b, c = make_bots(pool, 3)
     m1 = create_challenge(pool, game_string=GS, bot_ids=[a, b], rated=True, challenger_id=1)
