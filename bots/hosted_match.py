@@ -8,8 +8,8 @@ line per deal::
     {"deal": 0, "seed": "...", "ranks": [[1, 2], [2, 1]], "faults": [null, "timeout"]}
 
 ``ranks[k]`` are the seats' ranks of game ``k`` (the rules' own outcome);
-``faults[k]`` is ``{"side": "a"|"b", "verdict": ...}`` when a stdio side did
-wrong in game ``k`` (``timeout``, ``illegal_action``, ``crash``, ``resigned``),
+``faults[k]`` is ``{"side": "a"|"b", "verdict": ...}`` (plus ``"detail": "exit status 3"``
+for a crash) when a stdio side did wrong in game ``k`` (``timeout``, ``illegal_action``, ``crash``, ``resigned``),
 else null; ``decision_ms`` the mean decision time of each stdio side so far. A faulting side loses the
 game (rank 2, the other rank 1), as the referee's verdicts do. A SPEC is
 ``builtin:KIND[:OPT=VALUE,...]`` (``bots.cli.make_bot``) or ``exec:`` followed
@@ -60,6 +60,9 @@ class ChildSide:
         self.proc: subprocess.Popen[bytes] | None = None
         self.buf = b""
         self.decision_ms: list[float] = []
+        self.exit_detail = ""
+        """After a ``crash``: how the child ended ("exit status 3", "killed by signal 9"), if it did
+        within a second of closing its stdout."""
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self.proc is None or self.proc.poll() is not None:
@@ -121,6 +124,7 @@ class ChildSide:
         if line is None:
             return "timeout"
         if not line:  # its stdout closed: it exited (or is being killed)
+            self.exit_detail = self._exit_detail()
             return "crash"
         answer = parse_answer(line.decode("utf-8", "replace"))
         if answer is Answer.RESIGN:
@@ -128,6 +132,21 @@ class ChildSide:
         if isinstance(answer, Answer) or not 0 <= answer < len(legal):
             return "illegal_action"
         return answer
+
+    def _exit_detail(self) -> str:
+        """How the child ended, if it ends within a second (the sandbox keeper exits with the bot's
+        status, or 128 + the signal that ended it)."""
+        if self.proc is None:
+            return ""
+        try:
+            code = self.proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            return ""
+        if code < 0:
+            return f"killed by signal {-code}"
+        if code > 128:
+            return f"exit status {code} (signal {code - 128})"
+        return f"exit status {code}"
 
     def reset(self) -> None:
         """Stop the child (after a fault: its state is unknown)."""
@@ -195,6 +214,14 @@ def play_game(game_string: str, seed: str, sides: Sequence[Any], seq0: int = 0) 
     return ranks, fault_seat, fault
 
 
+def _fault(side: Any, name: str, verdict: str) -> dict[str, str]:
+    """``faults[k]``: the side, its verdict and, for a crash, how its process ended (``detail``)."""
+    out = {"side": name, "verdict": verdict}
+    if verdict == "crash" and isinstance(side, ChildSide) and side.exit_detail:
+        out["detail"] = side.exit_detail
+    return out
+
+
 def make_side(spec: str, seed: str, deadline_ms: int) -> Any:
     """A side from its SPEC (see the module doc)."""
     if spec.startswith("exec:"):
@@ -238,8 +265,8 @@ def main(argv: list[str] | None = None) -> int:
             seed = deal_seed(ns.run_seed, i)
             r1, s1, f1 = play_game(ns.game, seed, [a, b])
             r2, s2, f2 = play_game(ns.game, seed, [b, a])
-            faults = [None if s1 is None else {"side": "ab"[s1], "verdict": f1},
-                      None if s2 is None else {"side": "ba"[s2], "verdict": f2}]
+            faults = [None if s1 is None else _fault((a, b)[s1], "ab"[s1], f1),
+                      None if s2 is None else _fault((b, a)[s2], "ba"[s2], f2)]
             ms = [round(sum(x.decision_ms) / len(x.decision_ms), 3) if isinstance(x, ChildSide) and x.decision_ms
                   else None for x in (a, b)]
             print(json.dumps({"deal": i, "seed": seed, "ranks": [r1, r2], "faults": faults, "decision_ms": ms}),

@@ -413,7 +413,7 @@ def test_a_crashing_version_is_rejected_and_the_previous_stays_active(client: Te
                    "bot.py": b"import sys\nsys.stdin.readline()\nprint('I give up', file=sys.stderr)\nraise "
                              b"SystemExit(3)\n"})
     v = _decide(pool, cfg, client, headers, bot_id, crash)
-    assert v["status"] == "rejected" and v["reason"].startswith("crash"), v
+    assert v["status"] == "rejected" and v["reason"].startswith("crash (exit status 3): in a validation game"), v
     assert "I give up" in v["log"]
     assert sub.active_version(pool, bot_id).number == 1  # type: ignore[union-attr]
     illegal = targz({"parterre-bot.toml": manifest("python3.11", ["python3.11", "bot.py"], ["floriferous"]),

@@ -256,7 +256,9 @@ def validate(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any],
                                              "fault": fault})
                     if fault is not None and fault["side"] == "a":
                         deals.close()  # its processes are gone before the log is read
-                        return False, f"{fault['verdict']}: in a validation game of {game} (seed {deal['seed']})", \
+                        how = f" ({fault['detail']})" if fault.get("detail") else ""
+                        return False, f"{fault['verdict']}{how}: in a validation game of {game} " \
+                            f"(seed {deal['seed']})", \
                             _log_tail(stderr), details
         finally:
             deals.close()
