@@ -278,7 +278,9 @@ class Bot:
             except AuthenticationError:
                 raise
             except grpc.aio.AioRpcError as exc:
-                log.info("%s: stream ended: %s %s", self.name, exc.code(), exc.details())
+                # with an announce hook the same news is printed for a human (one line, not two)
+                (log.debug if self.announce is not None else log.info)(
+                    "%s: stream ended: %s %s", self.name, exc.code(), exc.details())
                 why = f"{exc.code().name}: {exc.details() or 'no details'}"
             if self._stop.is_set() or not reconnect or self._reconnect_after_s is None:
                 return
