@@ -26,13 +26,9 @@ regression test reported a regression and the owner's setting blocks it).
 from __future__ import annotations
 
 import hashlib
-import io
 import posixpath
 import shlex
-import stat
-import tarfile
 import tomllib
-import zipfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -42,24 +38,23 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from games.registry import game_names
+from ladder.archive_read import MAX_FILES as MAX_FILES
+from ladder.archive_read import MAX_HEADER_BYTES as MAX_HEADER_BYTES
+from ladder.archive_read import MAX_UNPACKED_BYTES as MAX_UNPACKED_BYTES
+from ladder.archive_read import SubmissionError as SubmissionError
+from ladder.archive_read import read_tar, read_zip
 from ladder.db import connection
-from ladder.errors import LadderError
 
 MAX_ARCHIVE_BYTES = 8 << 20
 """Largest archive accepted (8 MiB packed)."""
-MAX_UNPACKED_BYTES = 64 << 20
-"""Largest total of the files unpacked (64 MiB; a zip bomb stops here without being unpacked)."""
-MAX_FILES = 2000
+MAX_MANIFEST_BYTES = 16 << 10
+"""Largest ``parterre-bot.toml`` (16 KiB; checked before ``tomllib`` parses it: a 16 MiB array took 125 s)."""
 MANIFEST = "parterre-bot.toml"
 RUNTIMES = {"python3.11": ("python3.11", "python3"), "node": ("node",), "static": ()}
 """Runtime -> the programs its command may start (``static``: a file of the archive)."""
 PROTOCOLS = ("stdio",)
 """Protocols a hosted bot may speak. gRPC is not offered yet: the sandbox has no network (docs/hosted.md)."""
 STATUSES = ("validating", "rejected", "testing", "active", "superseded", "failed_test")
-
-
-class SubmissionError(LadderError):
-    """The archive or its manifest is refused; the message says why."""
 
 
 class PendingLimitError(SubmissionError):
@@ -110,71 +105,14 @@ def _check_path(name: str) -> str:
     return "/".join(parts)
 
 
-def _read_tar(data: bytes) -> dict[str, tuple[bytes, bool]]:
-    files: dict[str, tuple[bytes, bool]] = {}
-    total = 0
-    try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-            for count, member in enumerate(tar):
-                if count >= MAX_FILES:
-                    raise SubmissionError(f"more than {MAX_FILES} entries in the archive")
-                path = _check_path(member.name)
-                if member.issym() or member.islnk():
-                    raise SubmissionError(f"archive entry {member.name!r}: links are not allowed "
-                                          f"(it points to {member.linkname!r})")
-                if member.isdir():
-                    continue
-                if not member.isfile():
-                    raise SubmissionError(f"archive entry {member.name!r}: only files and folders are allowed")
-                total += member.size
-                if total > MAX_UNPACKED_BYTES:
-                    raise SubmissionError(f"unpacked size over {MAX_UNPACKED_BYTES >> 20} MiB")
-                if path in files:
-                    raise SubmissionError(f"archive entry {member.name!r}: the path {path!r} appears twice")
-                fh = tar.extractfile(member)
-                content = fh.read() if fh is not None else b""
-                files[path] = (content, bool(member.mode & 0o111))
-    except (tarfile.TarError, EOFError, OSError) as exc:
-        raise SubmissionError(f"not a readable .tar.gz archive: {exc}") from None
-    return files
-
-
-def _read_zip(data: bytes) -> dict[str, tuple[bytes, bool]]:
-    files: dict[str, tuple[bytes, bool]] = {}
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            infos = zf.infolist()
-            if len(infos) > MAX_FILES:
-                raise SubmissionError(f"more than {MAX_FILES} entries in the archive")
-            if sum(i.file_size for i in infos) > MAX_UNPACKED_BYTES:
-                raise SubmissionError(f"unpacked size over {MAX_UNPACKED_BYTES >> 20} MiB")
-            for info in infos:
-                path = _check_path(info.filename)
-                mode = info.external_attr >> 16
-                if stat.S_ISLNK(mode):
-                    raise SubmissionError(f"archive entry {info.filename!r}: links are not allowed")
-                if info.is_dir():
-                    continue
-                if stat.S_IFMT(mode) and not stat.S_ISREG(mode):
-                    raise SubmissionError(f"archive entry {info.filename!r}: only files and folders are allowed")
-                with zf.open(info) as fh:
-                    content = fh.read(MAX_UNPACKED_BYTES + 1)
-                if len(content) != info.file_size:
-                    raise SubmissionError(f"archive entry {info.filename!r}: size does not match its header")
-                if path in files:
-                    raise SubmissionError(f"archive entry {info.filename!r}: the path {path!r} appears twice")
-                files[path] = (content, bool(mode & 0o111))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as exc:
-        raise SubmissionError(f"not a readable .zip archive: {exc}") from None
-    return files
-
-
 def parse_manifest(text: str, files: dict[str, tuple[bytes, bool]] | None = None) -> Manifest:
     """Check a ``parterre-bot.toml`` (and, given the archive's files, that a static program is one of them).
 
     Raises:
         SubmissionError: malformed TOML, unknown runtime/protocol/game, bad command.
     """
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_MANIFEST_BYTES:
+        raise SubmissionError(f"{MANIFEST}: over {MAX_MANIFEST_BYTES >> 10} KiB")
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -221,9 +159,9 @@ def inspect_archive(data: bytes) -> Archive:
     if len(data) > MAX_ARCHIVE_BYTES:
         raise SubmissionError(f"archive over {MAX_ARCHIVE_BYTES >> 20} MiB")
     if data[:2] == b"\x1f\x8b":
-        files = _read_tar(data)
+        files = read_tar(data, _check_path)
     elif data[:4] == b"PK\x03\x04":
-        files = _read_zip(data)
+        files = read_zip(data, _check_path)
     else:
         raise SubmissionError("not a .tar.gz or .zip archive")
     for path in files:  # a file that is also another file's folder cannot be unpacked
@@ -234,6 +172,8 @@ def inspect_archive(data: bytes) -> Archive:
             parent = posixpath.dirname(parent)
     if MANIFEST not in files:
         raise SubmissionError(f"no {MANIFEST} at the root of the archive")
+    if len(files[MANIFEST][0]) > MAX_MANIFEST_BYTES:
+        raise SubmissionError(f"{MANIFEST}: over {MAX_MANIFEST_BYTES >> 10} KiB")
     try:
         text = files[MANIFEST][0].decode("utf-8")
     except UnicodeDecodeError:
