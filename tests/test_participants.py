@@ -486,6 +486,34 @@ def test_password_change_logs_other_sessions_out(app: Any, client: TestClient) -
     assert other.get("/my/bots", follow_redirects=False).status_code == 303
 
 
+def test_s10_password_change_is_no_password_guessing_oracle(app: Any, client: TestClient, pool: Any,
+                                                           caplog: pytest.LogCaptureFixture) -> None:
+    """Attack (/tmp/attack/password_oracle.py): with a stolen session, 40 wrong current passwords on
+    /account/password all answered 422 and the right one 200, with no auth_events row. Now they count
+    as failed logins: the same budget as /login (5 per account and address), 429 with Retry-After
+    after it, even for the right password; logged without the guess; /login is locked by them too."""
+    account(client, "hank")
+    login(client, "hank")
+    caplog.set_level(logging.WARNING, logger="ladder.accounts")
+    csrf = csrf_of(client, "/account")
+    codes = [client.post("/account/password", data={"csrf": csrf, "old": f"wrong-guess-{i:04d}",
+                                                    "new": "another horse battery"}).status_code for i in range(40)]
+    limit = acc.LOGIN_FAILURES_PER_ACCOUNT
+    assert codes == [422] * limit + [429] * (40 - limit)
+    r = client.post("/account/password", data={"csrf": csrf, "old": PASSWORD, "new": "another horse battery"})
+    assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
+    with pool.connection() as conn:
+        rows = conn.execute("SELECT kind, count(*) FROM auth_events WHERE username = 'hank' GROUP BY kind").fetchall()
+    assert dict(rows).get("login_failed") == limit
+    failed = [rec.getMessage() for rec in caplog.records if "wrong current password" in rec.getMessage()]
+    assert len(failed) == limit and "hank" in failed[0]
+    assert not any("wrong-guess" in rec.getMessage() for rec in caplog.records)
+    # The password did not change, and /login from the guessing address shares the exhausted budget.
+    assert client.post("/api/tokens", json={"scopes": ["challenge"]}, auth=("hank", PASSWORD)).status_code == 429
+    other = TestClient(app, client=("198.51.100.9", 1))
+    assert other.post("/api/tokens", json={"scopes": ["challenge"]}, auth=("hank", PASSWORD)).status_code == 201
+
+
 def test_challenge_a_house_bot_and_see_it_waiting(client: TestClient, pool: Any) -> None:
     from ladder.house import ensure_house_bot
 
