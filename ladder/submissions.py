@@ -403,7 +403,7 @@ def sync_credentials(pool: ConnectionPool, redis: Any, key: str | None = None) -
     Returns:
         ``{"live": n, "revoked": m}`` (revoked: stamped by this call).
     """
-    from ladder.bots import HOSTED_LIVE_SQL, TOKENS_KEY
+    from ladder.bots import HOSTED_LIVE_SQL, TOKENS_KEY, held_sql
 
     key = key or TOKENS_KEY
     with connection(pool) as conn, conn.cursor() as cur:
@@ -413,17 +413,22 @@ def sync_credentials(pool: ConnectionPool, redis: Any, key: str | None = None) -
         revoked = [r[0] for r in cur.fetchall()]
         cur.execute("SELECT token_hash FROM hosted_versions WHERE token_revoked_at IS NOT NULL")
         dead = [r[0] for r in cur.fetchall()]
+        # S-11: an account not active holds its bots' credentials and tokens out (not stamped: re-enabling restores)
+        cur.execute(f"SELECT h.token_hash FROM hosted_versions h JOIN bots b ON b.id = h.bot_id "
+                    f"WHERE h.token_hash IS NOT NULL AND {held_sql('b')} "
+                    f"UNION SELECT b.token_hash FROM bots b WHERE {held_sql('b')}")
+        dead += [r[0] for r in cur.fetchall()]
         cur.execute("SELECT h.token_hash, h.bot_id FROM hosted_versions h JOIN bots b ON b.id = h.bot_id "
                     "WHERE h.status = 'active' AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL "
-                    "AND b.revoked_at IS NULL")
+                    f"AND b.revoked_at IS NULL AND NOT {held_sql('b')}")
         live = {digest: str(bot_id) for digest, bot_id in cur.fetchall()}
         # A bot is either hosted or connects from outside: while its credential is live its ordinary token is
         # out of the hash; once no credential of it is live (withdrawn, superseded without a successor) it is back.
         cur.execute(f"SELECT token_hash FROM bots WHERE id IN ({HOSTED_LIVE_SQL})")
         hidden = [r[0] for r in cur.fetchall()]
-        cur.execute(f"SELECT b.token_hash, b.id FROM bots b WHERE b.revoked_at IS NULL AND b.id NOT IN "
-                    f"({HOSTED_LIVE_SQL}) AND EXISTS (SELECT 1 FROM hosted_versions o WHERE o.bot_id = b.id "
-                    f"AND o.token_hash IS NOT NULL)")
+        cur.execute(f"SELECT b.token_hash, b.id FROM bots b WHERE b.revoked_at IS NULL AND NOT {held_sql('b')} "
+                    f"AND b.id NOT IN ({HOSTED_LIVE_SQL}) AND EXISTS (SELECT 1 FROM hosted_versions o "
+                    f"WHERE o.bot_id = b.id AND o.token_hash IS NOT NULL)")
         restored = {digest: str(bot_id) for digest, bot_id in cur.fetchall()}
     pipe = redis.pipeline(transaction=True)
     if dead or hidden:
@@ -469,7 +474,8 @@ def playing_versions(pool: ConnectionPool, bot_ids: list[int] | None = None,
                      game: str | None = None) -> dict[int, HostedVersion]:
     """``{bot_id: active version}`` of the hosted bots that play rated matches now.
 
-    A hosted bot plays when its active version has a live credential and the bot is not revoked.
+    A hosted bot plays when its active version has a live credential, the bot is not revoked and its
+    account (if any) is active (S-11).
 
     Args:
         bot_ids: only these bots (a match's seats); None: all.
@@ -484,11 +490,13 @@ def playing_versions(pool: ConnectionPool, bot_ids: list[int] | None = None,
         where += " AND (jsonb_array_length(coalesce(h.manifest->'games', '[]'::jsonb)) = 0 " \
                  "OR h.manifest->'games' ? %s)"
         params.append(game)
+    from ladder.bots import held_sql
+
     cols = ", ".join(f"h.{c.strip()}" for c in _COLS.split(","))
     with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
         cur.execute(f"SELECT {cols} FROM hosted_versions h JOIN bots b ON b.id = h.bot_id "
                     f"WHERE h.status = 'active' AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL "
-                    f"AND b.revoked_at IS NULL{where} ORDER BY h.bot_id", params)
+                    f"AND b.revoked_at IS NULL AND NOT {held_sql('b')}{where} ORDER BY h.bot_id", params)
         return {r["bot_id"]: _version(r) for r in cur.fetchall()}
 
 
