@@ -58,6 +58,8 @@ def cmd_role(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace, status: str) -> int:
     """Set an account's status; its bots' tokens and hosted credentials leave the referees' hash when it
     is not active and come back when it is active again (S-11, ``ladder.bots.apply_account_status``)."""
+    import redis
+
     from ladder import accounts as acc
     from ladder import bots
     from parterre.commands import common
@@ -65,7 +67,12 @@ def _status(args: argparse.Namespace, status: str) -> int:
     services = common.services(need_redis=True)
     pool = common.pool(services, migrate=True)
     account = acc.set_status(pool, _account(pool, args.username).id, status)
-    n = bots.apply_account_status(pool, account.id, redis=common.redis_client(services))
+    try:
+        n = bots.apply_account_status(pool, account.id, redis=common.redis_client(services))
+    except (redis.RedisError, OSError) as exc:  # the status is stored; this part is idempotent
+        raise common.CliError(f"{account.username} is {account.status}, but its bots' tokens could not be "
+                              f"{'published' if account.active else 'withdrawn'} in Redis ({exc}); "
+                              f"run the command again") from None
     print(f"{account.username}: {account.status} ({n} bot token(s) {'published' if account.active else 'withdrawn'})")
     return 0
 
