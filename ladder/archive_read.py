@@ -15,7 +15,8 @@ memory and 82 s in the web request). So here:
   than its header says is refused after at most that many bytes, not after the whole cap).
 
 ``zipfile`` reads the central directory at once, but it lies inside the packed archive, which is
-at most ``MAX_ARCHIVE_BYTES`` (8 MiB); its entries are counted from the end record before it is parsed.
+at most ``MAX_ARCHIVE_BYTES`` (8 MiB); its entries are counted (a walk of at most 2001 headers) before it
+is parsed, so 90000 empty entries do not become 90000 ``ZipInfo`` objects first.
 """
 
 from __future__ import annotations
@@ -130,18 +131,25 @@ def read_tar(data: bytes, check_path: Any) -> dict[str, tuple[bytes, bool]]:
     return files
 
 
-def _zip_entries(data: bytes) -> int:
-    """The entry count the zip's end-of-central-directory record declares (zip64's when it says so)."""
-    end = data.rfind(b"PK\x05\x06", max(0, len(data) - (1 << 16) - 22))
+def _zip_entries(data: bytes, stop: int) -> int:
+    """Central-directory entries of a zip, counted by walking them as ``zipfile`` will (by the directory's
+    size, not by the count its end record declares, which may lie), stopping after ``stop``: at most
+    ``stop`` + 1 small header reads, before ``zipfile`` builds an object per entry. 0 when the end
+    record is not found or the walk leaves the directory (``zipfile`` then refuses the archive)."""
+    end = len(data) - 22
+    if end < 0 or data[end:end + 4] != b"PK\x05\x06":
+        end = data.rfind(b"PK\x05\x06", max(0, len(data) - (1 << 16) - 22))
     if end < 0 or end + 22 > len(data):
-        raise SubmissionError("not a readable .zip archive: no end of central directory")
-    entries = struct.unpack_from("<H", data, end + 10)[0]
-    locator = end - 20
-    if entries == 0xFFFF and locator >= 0 and data[locator:locator + 4] == b"PK\x06\x07":
-        offset = struct.unpack_from("<Q", data, locator + 8)[0]
-        if offset + 56 <= len(data) and data[offset:offset + 4] == b"PK\x06\x06":
-            entries = struct.unpack_from("<Q", data, offset + 32)[0]
-    return int(entries)
+        return 0
+    size_cd = struct.unpack_from("<I", data, end + 12)[0]
+    top = end - 76 if end >= 20 and data[end - 20:end - 16] == b"PK\x06\x07" else end  # zip64 record + locator
+    if top >= 76 and top < end and data[top:top + 4] == b"PK\x06\x06":
+        size_cd = struct.unpack_from("<Q", data, top + 40)[0]
+    pos, count = top - size_cd, 0
+    while pos >= 0 and pos + 46 <= top and data[pos:pos + 4] == b"PK\x01\x02" and count <= stop:
+        n, m, k = struct.unpack_from("<HHH", data, pos + 28)
+        pos, count = pos + 46 + n + m + k, count + 1
+    return count
 
 
 def read_zip(data: bytes, check_path: Any) -> dict[str, tuple[bytes, bool]]:
@@ -151,7 +159,7 @@ def read_zip(data: bytes, check_path: Any) -> dict[str, tuple[bytes, bool]]:
         SubmissionError: as :func:`read_tar`; also a member whose data does not match its declared size.
     """
     files: dict[str, tuple[bytes, bool]] = {}
-    if _zip_entries(data) > MAX_FILES:
+    if _zip_entries(data, MAX_FILES) > MAX_FILES:
         raise SubmissionError(f"more than {MAX_FILES} entries in the archive")
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:

@@ -8,6 +8,7 @@ the code under test: 64 MiB unpacked, 2000 entries, 64 KiB per extended header, 
 from __future__ import annotations
 
 import io
+import struct
 import tarfile
 import zipfile
 import zlib
@@ -115,14 +116,19 @@ def toml_bomb(size: int = (16 << 10) + 64) -> bytes:
     return buf.getvalue()
 
 
-def zip_many_entries(n: int = 90000) -> bytes:
-    """``n`` empty stored entries (each under 100 bytes, so the packed archive stays under 8 MiB)."""
+def zip_many_entries(n: int = 90000, declare: int | None = None) -> bytes:
+    """``n`` empty stored entries (each under 100 bytes, so the packed archive stays under 8 MiB);
+    ``declare``: the entry count the end record claims instead (``zipfile`` walks the directory by size)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
         zf.writestr("parterre-bot.toml", GOOD_TOML)
         for i in range(n):
             zf.writestr(f"{i:x}", b"")
-    return buf.getvalue()
+    data = bytearray(buf.getvalue())
+    if declare is not None:
+        end = data.rindex(b"PK\x05\x06")
+        struct.pack_into("<HH", data, end + 8, declare, declare)
+    return bytes(data)
 
 
 def zip_huge_extra_and_comment() -> bytes:
