@@ -9,10 +9,12 @@ with ``parterre-bot.toml`` at its root::
     games = ["floriferous"]         # optional: the games it plays (validated in each)
 
 :func:`inspect_archive` reads it without writing anything to the disk and
-rejects, with the reason in words: an archive too big (packed or unpacked) or
-with too many files; not a tar.gz/zip or corrupt; an absolute path, a ``..``
-part, a link of any kind (symbolic or hard: a link inside a bot is never
-needed, and one pointing outside is the classic escape), a device or FIFO;
+rejects, with the reason in words: an archive too big (packed or unpacked, headers
+included: the reading itself is bounded, :mod:`ladder.archive_read`) or with too many
+files; an oversized tar extended header; a manifest over :data:`MAX_MANIFEST_BYTES`;
+not a tar.gz/zip or corrupt; an absolute path, a ``..`` part, a link of any kind
+(symbolic or hard: a link inside a bot is never needed, and one pointing outside
+is the classic escape), a device or FIFO;
 a missing or malformed manifest, an unknown runtime or protocol, a command
 whose program is not the runtime's interpreter (or, for ``static``, not a file
 of the archive), or with unsafe arguments. Versions are numbered per bot,
