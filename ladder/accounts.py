@@ -260,22 +260,31 @@ def authenticate(pool: ConnectionPool, username: str, password: str) -> Account 
     return account if account.active else None
 
 
-def change_password(pool: ConnectionPool, account_id: int, old: str, new: str) -> Account:
+def change_password(pool: ConnectionPool, account_id: int, old: str, new: str, *, address: str) -> Account:
     """Change a password after checking the old one; every other session is logged out (epoch + 1).
 
+    The check of the old password is a login attempt (S-10): it is refused while :func:`login_allowed`
+    refuses this account from ``address`` (the same budgets as a login, shared with it), and a wrong
+    old password is recorded and logged as a failed login; otherwise a stolen session would be an
+    unlimited, silent password-guessing oracle.
+
     Raises:
+        RateLimitedError: too many failures for this account or address (nothing is checked).
         AccountError: the old password is wrong or the new one is not acceptable.
         AccountNotFoundError: no such account.
     """
-    check_password(new)
     with connection(pool) as conn:
-        row = conn.execute("SELECT password_hash FROM accounts WHERE id = %s", (account_id,)).fetchone()
+        row = conn.execute("SELECT password_hash, username FROM accounts WHERE id = %s", (account_id,)).fetchone()
     if row is None:
         raise AccountNotFoundError(f"no account {account_id}")
+    login_allowed(pool, address, row[1])
+    check_password(new)
     try:
         _hasher.verify(row[0], old)
     except (VerifyMismatchError, VerificationError, InvalidHashError, TypeError):
+        record_auth_event(pool, "login_failed", address, row[1], what="password change (wrong current password)")
         raise AccountError("the current password is wrong") from None
+    record_auth_event(pool, "login_ok", address, row[1])
     return _update(pool, account_id,
                    "password_hash = %s, password_changed_at = now(), session_epoch = session_epoch + 1",
                    (_hasher.hash(new),))
@@ -290,14 +299,15 @@ def _counted_name(username: object) -> str:
     return username[:64].replace("\x00", "") if isinstance(username, str) else ""
 
 
-def record_auth_event(pool: ConnectionPool, kind: str, address: str, username: str) -> None:
-    """Store a sign-up or login attempt (``kind`` in login_ok/login_failed/signup); logs failures."""
+def record_auth_event(pool: ConnectionPool, kind: str, address: str, username: str, *, what: str = "login") -> None:
+    """Store a sign-up or login attempt (``kind`` in login_ok/login_failed/signup); logs failures
+    (``what``: the attempt's name in the log line, e.g. a password change's check of the old password)."""
     name = _counted_name(username)
     with connection(pool) as conn:
         conn.execute("INSERT INTO auth_events (kind, address, username) VALUES (%s, %s, %s)",
                      (kind, address[:64], name))
     if kind == "login_failed":
-        log.warning("failed login for username %r from %s", name, address[:64],
+        log.warning("failed %s for username %r from %s", what, name, address[:64],
                     extra={"event": "login_failed", "address": address[:64]})
 
 

@@ -30,9 +30,19 @@ from ladder.errors import BotExistsError, BotNotFoundError, BotRevokedError, Inv
 TOKENS_KEY = "parterre:bot_tokens"
 """Default Redis hash of live token hashes (field sha256 hex -> bot id)."""
 
+
+
+def held_sql(alias: str) -> str:
+    """SQL true when bot ``alias``'s account is not ``active`` (disabled or held pending): such a bot's
+    tokens and hosted credentials are kept out of the referees' hash until the account is active
+    again (S-11; a bot without an account is never held)."""
+    return f"EXISTS (SELECT 1 FROM accounts ha WHERE ha.id = {alias}.account_id AND ha.status <> 'active')"
+
+
 HOSTED_LIVE_SQL = (
     "SELECT h.bot_id FROM hosted_versions h JOIN bots hb ON hb.id = h.bot_id WHERE h.status = 'active' "
-    "AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL AND hb.revoked_at IS NULL")
+    "AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL AND hb.revoked_at IS NULL "
+    f"AND NOT {held_sql('hb')}")
 """Ids of the bots with a live hosted credential (``ladder.submissions.playing_versions``): their
 ordinary tokens are kept out of the referees' hash."""
 
@@ -255,6 +265,8 @@ def issue_token(pool: ConnectionPool, bot: int | str, *, redis: Any = None, key:
             raise BotRevokedError(f"bot {bot!r} is revoked; register a new bot")
         conn.execute("UPDATE bots SET token_hash = %s WHERE id = %s", (digest, bot_id))
         hosted = conn.execute(f"{HOSTED_LIVE_SQL} AND h.bot_id = %s", (bot_id,)).fetchone() is not None
+        hosted = hosted or conn.execute(f"SELECT 1 FROM bots b WHERE b.id = %s AND {held_sql('b')}",
+                                        (bot_id,)).fetchone() is not None  # held: published when re-enabled
     if redis is not None:
         pipe = redis.pipeline(transaction=True)
         pipe.hdel(key, old)
@@ -268,8 +280,9 @@ def publish_tokens(pool: ConnectionPool, redis_client: Any, key: str = TOKENS_KE
     """Rewrite the Redis hash ``key`` from the ``bots`` table (field sha256 -> bot id), plus the
     credentials of active hosted versions (docs/hosted.md).
 
-    Revoked bots are absent, and so are the ordinary tokens of bots with a live hosted
-    credential (:data:`HOSTED_LIVE_SQL`: a bot is either hosted or connects from outside).
+    Revoked bots are absent, and so are the bots of accounts not ``active`` (:func:`held_sql`)
+    and the ordinary tokens of bots with a live hosted credential (:data:`HOSTED_LIVE_SQL`: a
+    bot is either hosted or connects from outside).
     The delete and the rewrite run in one Redis ``MULTI``/``EXEC`` transaction, so the
     referee never sees an empty or half-written hash.
 
@@ -278,16 +291,50 @@ def publish_tokens(pool: ConnectionPool, redis_client: Any, key: str = TOKENS_KE
     """
     with connection(pool) as conn:
         rows = conn.execute(f"SELECT token_hash, id FROM bots WHERE revoked_at IS NULL "
-                            f"AND id NOT IN ({HOSTED_LIVE_SQL}) ORDER BY id").fetchall()
+                            f"AND id NOT IN ({HOSTED_LIVE_SQL}) AND NOT {held_sql('bots')} ORDER BY id").fetchall()
         # hosted versions' platform-held credentials (ladder.submissions.activate_credential)
         rows += conn.execute(
             "SELECT h.token_hash, h.bot_id FROM hosted_versions h JOIN bots b ON b.id = h.bot_id "
             "WHERE h.status = 'active' AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL "
-            "AND b.revoked_at IS NULL ORDER BY h.bot_id").fetchall()
+            f"AND b.revoked_at IS NULL AND NOT {held_sql('b')} ORDER BY h.bot_id").fetchall()
     mapping = {digest: str(bot_id) for digest, bot_id in rows}
     pipe = redis_client.pipeline(transaction=True)
     pipe.delete(key)
     if mapping:
         pipe.hset(key, mapping=mapping)
     pipe.execute()
+    return len(mapping)
+
+
+def apply_account_status(pool: ConnectionPool, account_id: int, *, redis: Any, key: str | None = None) -> int:
+    """Make the referees' hash agree with account ``account_id``'s status (S-11), after ``set_status``.
+
+    Not ``active`` (disabled, or held pending): every token hash of its bots — ordinary tokens and
+    hosted versions' credentials — is removed (``HDEL``), so a new ``Hello`` is ``UNAUTHENTICATED``
+    and a live stream is closed at the referee's next token recheck. ``active`` again: the same
+    tokens are published again (a disabling is a hold, not a leak; rotate them if it was one), the
+    ordinary token only for a bot without a live hosted credential. Revoked bots stay out. Nothing is
+    stamped in the database, so ``parterre.hosted_tick`` (``sync_credentials``) agrees with both.
+
+    Returns:
+        The number of hashes removed (held) or published (active).
+    """
+    key = key or TOKENS_KEY
+    with connection(pool) as conn:
+        row = conn.execute("SELECT status FROM accounts WHERE id = %s", (account_id,)).fetchone()
+        held = row is not None and row[0] != "active"
+        ordinary = conn.execute("SELECT token_hash, id FROM bots WHERE account_id = %s AND revoked_at IS NULL"
+                                + ("" if held else f" AND id NOT IN ({HOSTED_LIVE_SQL})"),
+                                (account_id,)).fetchall()
+        credentials = conn.execute(
+            "SELECT h.token_hash, h.bot_id FROM hosted_versions h JOIN bots b ON b.id = h.bot_id "
+            "WHERE b.account_id = %s AND h.token_hash IS NOT NULL"
+            + ("" if held else " AND h.status = 'active' AND h.token_revoked_at IS NULL AND b.revoked_at IS NULL"),
+            (account_id,)).fetchall()
+    mapping = {digest: str(bot_id) for digest, bot_id in [*ordinary, *credentials]}
+    if mapping:
+        if held:
+            redis.hdel(key, *mapping)
+        else:
+            redis.hset(key, mapping=mapping)
     return len(mapping)

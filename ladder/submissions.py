@@ -9,10 +9,12 @@ with ``parterre-bot.toml`` at its root::
     games = ["floriferous"]         # optional: the games it plays (validated in each)
 
 :func:`inspect_archive` reads it without writing anything to the disk and
-rejects, with the reason in words: an archive too big (packed or unpacked) or
-with too many files; not a tar.gz/zip or corrupt; an absolute path, a ``..``
-part, a link of any kind (symbolic or hard: a link inside a bot is never
-needed, and one pointing outside is the classic escape), a device or FIFO;
+rejects, with the reason in words: an archive too big (packed or unpacked, headers
+included: the reading itself is bounded, :mod:`ladder.archive_read`) or with too many
+files; an oversized tar extended header; a manifest over :data:`MAX_MANIFEST_BYTES`;
+not a tar.gz/zip or corrupt; an absolute path, a ``..`` part, a link of any kind
+(symbolic or hard: a link inside a bot is never needed, and one pointing outside
+is the classic escape), a device or FIFO;
 a missing or malformed manifest, an unknown runtime or protocol, a command
 whose program is not the runtime's interpreter (or, for ``static``, not a file
 of the archive), or with unsafe arguments. Versions are numbered per bot,
@@ -26,13 +28,9 @@ regression test reported a regression and the owner's setting blocks it).
 from __future__ import annotations
 
 import hashlib
-import io
 import posixpath
 import shlex
-import stat
-import tarfile
 import tomllib
-import zipfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -42,14 +40,17 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from games.registry import game_names
+from ladder.archive_read import MAX_FILES as MAX_FILES
+from ladder.archive_read import MAX_HEADER_BYTES as MAX_HEADER_BYTES
+from ladder.archive_read import MAX_UNPACKED_BYTES as MAX_UNPACKED_BYTES
+from ladder.archive_read import SubmissionError as SubmissionError
+from ladder.archive_read import read_tar, read_zip
 from ladder.db import connection
-from ladder.errors import LadderError
 
 MAX_ARCHIVE_BYTES = 8 << 20
 """Largest archive accepted (8 MiB packed)."""
-MAX_UNPACKED_BYTES = 64 << 20
-"""Largest total of the files unpacked (64 MiB; a zip bomb stops here without being unpacked)."""
-MAX_FILES = 2000
+MAX_MANIFEST_BYTES = 16 << 10
+"""Largest ``parterre-bot.toml`` (16 KiB; checked before ``tomllib`` parses it: a 16 MiB array took 125 s)."""
 MANIFEST = "parterre-bot.toml"
 RUNTIMES = {"python3.11": ("python3.11", "python3"), "node": ("node",), "static": ()}
 """Runtime -> the programs its command may start (``static``: a file of the archive)."""
@@ -57,10 +58,6 @@ PROTOCOLS = ("stdio", "grpc")
 """Protocols a hosted bot may speak: the stdio line protocol, or gRPC through the per-match relayed socket
 (docs/hosted.md "gRPC bots")."""
 STATUSES = ("validating", "rejected", "testing", "active", "superseded", "failed_test")
-
-
-class SubmissionError(LadderError):
-    """The archive or its manifest is refused; the message says why."""
 
 
 class PendingLimitError(SubmissionError):
@@ -111,71 +108,14 @@ def _check_path(name: str) -> str:
     return "/".join(parts)
 
 
-def _read_tar(data: bytes) -> dict[str, tuple[bytes, bool]]:
-    files: dict[str, tuple[bytes, bool]] = {}
-    total = 0
-    try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-            for count, member in enumerate(tar):
-                if count >= MAX_FILES:
-                    raise SubmissionError(f"more than {MAX_FILES} entries in the archive")
-                path = _check_path(member.name)
-                if member.issym() or member.islnk():
-                    raise SubmissionError(f"archive entry {member.name!r}: links are not allowed "
-                                          f"(it points to {member.linkname!r})")
-                if member.isdir():
-                    continue
-                if not member.isfile():
-                    raise SubmissionError(f"archive entry {member.name!r}: only files and folders are allowed")
-                total += member.size
-                if total > MAX_UNPACKED_BYTES:
-                    raise SubmissionError(f"unpacked size over {MAX_UNPACKED_BYTES >> 20} MiB")
-                if path in files:
-                    raise SubmissionError(f"archive entry {member.name!r}: the path {path!r} appears twice")
-                fh = tar.extractfile(member)
-                content = fh.read() if fh is not None else b""
-                files[path] = (content, bool(member.mode & 0o111))
-    except (tarfile.TarError, EOFError, OSError) as exc:
-        raise SubmissionError(f"not a readable .tar.gz archive: {exc}") from None
-    return files
-
-
-def _read_zip(data: bytes) -> dict[str, tuple[bytes, bool]]:
-    files: dict[str, tuple[bytes, bool]] = {}
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            infos = zf.infolist()
-            if len(infos) > MAX_FILES:
-                raise SubmissionError(f"more than {MAX_FILES} entries in the archive")
-            if sum(i.file_size for i in infos) > MAX_UNPACKED_BYTES:
-                raise SubmissionError(f"unpacked size over {MAX_UNPACKED_BYTES >> 20} MiB")
-            for info in infos:
-                path = _check_path(info.filename)
-                mode = info.external_attr >> 16
-                if stat.S_ISLNK(mode):
-                    raise SubmissionError(f"archive entry {info.filename!r}: links are not allowed")
-                if info.is_dir():
-                    continue
-                if stat.S_IFMT(mode) and not stat.S_ISREG(mode):
-                    raise SubmissionError(f"archive entry {info.filename!r}: only files and folders are allowed")
-                with zf.open(info) as fh:
-                    content = fh.read(MAX_UNPACKED_BYTES + 1)
-                if len(content) != info.file_size:
-                    raise SubmissionError(f"archive entry {info.filename!r}: size does not match its header")
-                if path in files:
-                    raise SubmissionError(f"archive entry {info.filename!r}: the path {path!r} appears twice")
-                files[path] = (content, bool(mode & 0o111))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as exc:
-        raise SubmissionError(f"not a readable .zip archive: {exc}") from None
-    return files
-
-
 def parse_manifest(text: str, files: dict[str, tuple[bytes, bool]] | None = None) -> Manifest:
     """Check a ``parterre-bot.toml`` (and, given the archive's files, that a static program is one of them).
 
     Raises:
         SubmissionError: malformed TOML, unknown runtime/protocol/game, bad command.
     """
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_MANIFEST_BYTES:
+        raise SubmissionError(f"{MANIFEST}: over {MAX_MANIFEST_BYTES >> 10} KiB")
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -218,9 +158,9 @@ def inspect_archive(data: bytes) -> Archive:
     if len(data) > MAX_ARCHIVE_BYTES:
         raise SubmissionError(f"archive over {MAX_ARCHIVE_BYTES >> 20} MiB")
     if data[:2] == b"\x1f\x8b":
-        files = _read_tar(data)
+        files = read_tar(data, _check_path)
     elif data[:4] == b"PK\x03\x04":
-        files = _read_zip(data)
+        files = read_zip(data, _check_path)
     else:
         raise SubmissionError("not a .tar.gz or .zip archive")
     for path in files:  # a file that is also another file's folder cannot be unpacked
@@ -231,6 +171,8 @@ def inspect_archive(data: bytes) -> Archive:
             parent = posixpath.dirname(parent)
     if MANIFEST not in files:
         raise SubmissionError(f"no {MANIFEST} at the root of the archive")
+    if len(files[MANIFEST][0]) > MAX_MANIFEST_BYTES:
+        raise SubmissionError(f"{MANIFEST}: over {MAX_MANIFEST_BYTES >> 10} KiB")
     try:
         text = files[MANIFEST][0].decode("utf-8")
     except UnicodeDecodeError:
@@ -460,7 +402,7 @@ def sync_credentials(pool: ConnectionPool, redis: Any, key: str | None = None) -
     Returns:
         ``{"live": n, "revoked": m}`` (revoked: stamped by this call).
     """
-    from ladder.bots import HOSTED_LIVE_SQL, TOKENS_KEY
+    from ladder.bots import HOSTED_LIVE_SQL, TOKENS_KEY, held_sql
 
     key = key or TOKENS_KEY
     with connection(pool) as conn, conn.cursor() as cur:
@@ -470,17 +412,22 @@ def sync_credentials(pool: ConnectionPool, redis: Any, key: str | None = None) -
         revoked = [r[0] for r in cur.fetchall()]
         cur.execute("SELECT token_hash FROM hosted_versions WHERE token_revoked_at IS NOT NULL")
         dead = [r[0] for r in cur.fetchall()]
+        # S-11: an account not active holds its bots' credentials and tokens out (not stamped: re-enabling restores)
+        cur.execute(f"SELECT h.token_hash FROM hosted_versions h JOIN bots b ON b.id = h.bot_id "
+                    f"WHERE h.token_hash IS NOT NULL AND {held_sql('b')} "
+                    f"UNION SELECT b.token_hash FROM bots b WHERE {held_sql('b')}")
+        dead += [r[0] for r in cur.fetchall()]
         cur.execute("SELECT h.token_hash, h.bot_id FROM hosted_versions h JOIN bots b ON b.id = h.bot_id "
                     "WHERE h.status = 'active' AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL "
-                    "AND b.revoked_at IS NULL")
+                    f"AND b.revoked_at IS NULL AND NOT {held_sql('b')}")
         live = {digest: str(bot_id) for digest, bot_id in cur.fetchall()}
         # A bot is either hosted or connects from outside: while its credential is live its ordinary token is
         # out of the hash; once no credential of it is live (withdrawn, superseded without a successor) it is back.
         cur.execute(f"SELECT token_hash FROM bots WHERE id IN ({HOSTED_LIVE_SQL})")
         hidden = [r[0] for r in cur.fetchall()]
-        cur.execute(f"SELECT b.token_hash, b.id FROM bots b WHERE b.revoked_at IS NULL AND b.id NOT IN "
-                    f"({HOSTED_LIVE_SQL}) AND EXISTS (SELECT 1 FROM hosted_versions o WHERE o.bot_id = b.id "
-                    f"AND o.token_hash IS NOT NULL)")
+        cur.execute(f"SELECT b.token_hash, b.id FROM bots b WHERE b.revoked_at IS NULL AND NOT {held_sql('b')} "
+                    f"AND b.id NOT IN ({HOSTED_LIVE_SQL}) AND EXISTS (SELECT 1 FROM hosted_versions o "
+                    f"WHERE o.bot_id = b.id AND o.token_hash IS NOT NULL)")
         restored = {digest: str(bot_id) for digest, bot_id in cur.fetchall()}
     pipe = redis.pipeline(transaction=True)
     if dead or hidden:
@@ -526,7 +473,8 @@ def playing_versions(pool: ConnectionPool, bot_ids: list[int] | None = None,
                      game: str | None = None) -> dict[int, HostedVersion]:
     """``{bot_id: active version}`` of the hosted bots that play rated matches now.
 
-    A hosted bot plays when its active version has a live credential and the bot is not revoked.
+    A hosted bot plays when its active version has a live credential, the bot is not revoked and its
+    account (if any) is active (S-11).
 
     Args:
         bot_ids: only these bots (a match's seats); None: all.
@@ -541,11 +489,13 @@ def playing_versions(pool: ConnectionPool, bot_ids: list[int] | None = None,
         where += " AND (jsonb_array_length(coalesce(h.manifest->'games', '[]'::jsonb)) = 0 " \
                  "OR h.manifest->'games' ? %s)"
         params.append(game)
+    from ladder.bots import held_sql
+
     cols = ", ".join(f"h.{c.strip()}" for c in _COLS.split(","))
     with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
         cur.execute(f"SELECT {cols} FROM hosted_versions h JOIN bots b ON b.id = h.bot_id "
                     f"WHERE h.status = 'active' AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL "
-                    f"AND b.revoked_at IS NULL{where} ORDER BY h.bot_id", params)
+                    f"AND b.revoked_at IS NULL AND NOT {held_sql('b')}{where} ORDER BY h.bot_id", params)
         return {r["bot_id"]: _version(r) for r in cur.fetchall()}
 
 

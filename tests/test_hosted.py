@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import archive_bombs as bombs
 import pytest
 from test_ladder_helpers import module_database
 
@@ -206,7 +207,17 @@ HOSTILE = {
     "duplicate path": (None, "the path 'bot.py' appears twice"),
     "zip file and folder": (None, "'x' is a file and also the folder of 'x/y'"),
     "zip duplicate path": (None, "the path 'bot.py' appears twice"),
+    # S-9: tarfile read a whole PAX/GNU long header before any cap applied; tomllib parsed any size
+    "pax header over 64 KiB": (None, "extended (PAX or GNU long name) header of 2097152 bytes"),
+    "gnu long name over 64 KiB": (None, "extended (PAX or GNU long name) header of 2097152 bytes"),
+    "1990 pax headers of 40 KiB": (None, "extended (PAX or GNU long name) headers over 4 MiB in all"),
+    "3000 chained pax headers": (None, "too many chained extended headers"),
+    "manifest over 16 KiB": (None, "parterre-bot.toml: over 16 KiB"),
+    "zip of 90000 entries": (None, "more than 2000 entries"),
 }
+BOMBS = {"pax header over 64 KiB": bombs.pax_bomb, "gnu long name over 64 KiB": bombs.gnu_longname_bomb,
+         "1990 pax headers of 40 KiB": bombs.many_pax_headers, "3000 chained pax headers": bombs.chained_pax_headers,
+         "manifest over 16 KiB": bombs.toml_bomb, "zip of 90000 entries": bombs.zip_many_entries}
 
 
 def _dup_tar() -> bytes:
@@ -246,7 +257,7 @@ def test_hostile_archive_is_refused_with_its_reason(client: TestClient, pool: An
     headers, bot_id = attacker
     data, reason = HOSTILE[case]
     if data is None:
-        data = _dup_tar() if case == "duplicate path" else _zip(case)
+        data = _dup_tar() if case == "duplicate path" else BOMBS[case]() if case in BOMBS else _zip(case)
     r = upload(client, headers, bot_id, data)
     assert r.status_code == 400, r.text
     assert reason in r.json()["detail"], r.json()

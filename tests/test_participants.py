@@ -263,6 +263,85 @@ async def test_s2_rotated_bot_token_refused_by_the_referee(client: TestClient, r
         assert client.post(f"/api/bots/{bot['id']}/token", headers=bearer(tok)).status_code == 409
 
 
+async def test_s11_a_disabled_accounts_bots_stop_playing_until_it_is_enabled(
+        client: TestClient, pool: Any, rds: tuple[Any, str], redis_base_url: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack (/tmp/attack/disabled_account.py): after ``parterre admin disable eve`` her API token was
+    401 but her bots' referee tokens still connected. Now the command (run here in-process on this test's
+    database and Redis hash) withdraws every token of her bots — an outside bot's live stream is closed
+    within the referee's recheck, a new Hello is UNAUTHENTICATED, her hosted bot's platform credential
+    leaves the hash and it plays no rated match, and the hosted tick's sync does not bring them back;
+    ``parterre admin approve`` gives the same tokens back. Oracle: the referee's answers and HGET of
+    sha256 computed here."""
+    import argparse
+    import asyncio
+    import hashlib
+    import io
+    import tarfile
+
+    import grpc
+    from test_referee_auth import hello, raw_connect
+
+    from bots.reference import RandomBot
+    from bots.sdk import AuthenticationError
+    from ladder import bots as ladder_bots
+    from ladder import submissions as sub
+    from parterre.commands import admin, common
+    from referee.testing import Harness
+    from referee.tokens import RedisTokenStore
+
+    r, key = rds
+    name, tok = account(client, "eve")
+    outside, hosted = new_bot(client, tok), new_bot(client, tok)
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for path, data in (("parterre-bot.toml", b'runtime = "python3.11"\ncommand = ["python3.11", "b.py"]\n'),
+                           ("b.py", b"print(0)\n")):
+            info = tarfile.TarInfo(path)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    version = sub.create_version(pool, hosted["id"], buf.getvalue())
+    sub.set_verdict(pool, version.id, "active")
+    secret = "h" * 40
+    assert sub.activate_credential(pool, version.id, secret, r, key)
+    cred = hashlib.sha256(sub.hosted_token(secret, version.id, version.sha256).encode()).hexdigest()
+    assert r.hget(key, cred) == str(hosted["id"]).encode()
+
+    monkeypatch.setattr(common, "services", lambda need_redis=False: None)
+    monkeypatch.setattr(common, "pool", lambda services, migrate=False: pool)
+    monkeypatch.setattr(common, "redis_client", lambda services: r)
+    monkeypatch.setattr(ladder_bots, "TOKENS_KEY", key)
+    store = RedisTokenStore(redis_base_url, key=rds[1])
+    async with Harness(token_store=store, token_recheck_ms=200, ping_interval_ms=100) as h:
+        live = RandomBot()
+        task = h.start_bot(live, outside["token"])
+        await h.wait_sessions(outside["id"])
+        assert admin._status(argparse.Namespace(username=name), "disabled") == 0
+        with pytest.raises(AuthenticationError):  # the live stream is closed
+            await asyncio.wait_for(task, 5)
+        _, code = await raw_connect(h.address, hello(outside["token"]), read=2)
+        assert code == grpc.StatusCode.UNAUTHENTICATED
+        _, code = await raw_connect(h.address, hello(hosted["token"]), read=2)
+        assert code == grpc.StatusCode.UNAUTHENTICATED
+        assert r.hget(key, cred) is None and sub.playing_versions(pool, [hosted["id"]]) == {}
+        assert client.get("/api/account", headers=bearer(tok)).status_code == 401
+        # The hosted tick's sync and a full rewrite of the hash keep them out.
+        sub.sync_credentials(pool, r, key)
+        ladder_bots.publish_tokens(pool, r, key)
+        assert r.hget(key, cred) is None
+        assert r.hget(key, hashlib.sha256(outside["token"].encode()).hexdigest()) is None
+        _, code = await raw_connect(h.address, hello(outside["token"]), read=2)
+        assert code == grpc.StatusCode.UNAUTHENTICATED
+        # Enabled again: the same tokens work (the hosted bot's ordinary token stays hidden behind its credential).
+        assert admin._status(argparse.Namespace(username=name), "active") == 0
+        got, _ = await raw_connect(h.address, hello(outside["token"]))
+        assert got[0].welcome.bot_id == outside["id"]
+        assert r.hget(key, cred) == str(hosted["id"]).encode()
+        assert sub.playing_versions(pool, [hosted["id"]]).keys() == {hosted["id"]}
+        _, code = await raw_connect(h.address, hello(hosted["token"]), read=2)
+        assert code == grpc.StatusCode.UNAUTHENTICATED
+
+
 def test_s2_revoked_api_token_refused(client: TestClient) -> None:
     _, tok = account(client)
     tokens = client.get("/api/tokens", headers=bearer(tok)).json()
@@ -484,6 +563,34 @@ def test_password_change_logs_other_sessions_out(app: Any, client: TestClient) -
     assert r.status_code == 200 and "password changed" in r.text
     assert client.get("/my/bots", follow_redirects=False).status_code == 200
     assert other.get("/my/bots", follow_redirects=False).status_code == 303
+
+
+def test_s10_password_change_is_no_password_guessing_oracle(app: Any, client: TestClient, pool: Any,
+                                                           caplog: pytest.LogCaptureFixture) -> None:
+    """Attack (/tmp/attack/password_oracle.py): with a stolen session, 40 wrong current passwords on
+    /account/password all answered 422 and the right one 200, with no auth_events row. Now they count
+    as failed logins: the same budget as /login (5 per account and address), 429 with Retry-After
+    after it, even for the right password; logged without the guess; /login is locked by them too."""
+    account(client, "hank")
+    login(client, "hank")
+    caplog.set_level(logging.WARNING, logger="ladder.accounts")
+    csrf = csrf_of(client, "/account")
+    codes = [client.post("/account/password", data={"csrf": csrf, "old": f"wrong-guess-{i:04d}",
+                                                    "new": "another horse battery"}).status_code for i in range(40)]
+    limit = acc.LOGIN_FAILURES_PER_ACCOUNT
+    assert codes == [422] * limit + [429] * (40 - limit)
+    r = client.post("/account/password", data={"csrf": csrf, "old": PASSWORD, "new": "another horse battery"})
+    assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
+    with pool.connection() as conn:
+        rows = conn.execute("SELECT kind, count(*) FROM auth_events WHERE username = 'hank' GROUP BY kind").fetchall()
+    assert dict(rows).get("login_failed") == limit
+    failed = [rec.getMessage() for rec in caplog.records if "wrong current password" in rec.getMessage()]
+    assert len(failed) == limit and "hank" in failed[0]
+    assert not any("wrong-guess" in rec.getMessage() for rec in caplog.records)
+    # The password did not change, and /login from the guessing address shares the exhausted budget.
+    assert client.post("/api/tokens", json={"scopes": ["challenge"]}, auth=("hank", PASSWORD)).status_code == 429
+    other = TestClient(app, client=("198.51.100.9", 1))
+    assert other.post("/api/tokens", json={"scopes": ["challenge"]}, auth=("hank", PASSWORD)).status_code == 201
 
 
 def test_challenge_a_house_bot_and_see_it_waiting(client: TestClient, pool: Any) -> None:

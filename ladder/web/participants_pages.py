@@ -148,7 +148,11 @@ async def account_password(request: Request) -> Response:
     form = await _form(request)
     try:
         account = acc.change_password(request.app.state.pool, account.id, str(form.get("old", "")),
-                                      str(form.get("new", "")))
+                                      str(form.get("new", "")), address=auth.client_address(request))
+    except acc.RateLimitedError as exc:
+        response = _account_page(request, account, 429, new_token="", message=str(exc), error=True)
+        response.headers["retry-after"] = str(exc.retry_after_s)
+        return response
     except acc.AccountError as exc:
         return _account_page(request, account, 422, new_token="", message=str(exc), error=True)
     auth.login_session(request, account)  # the new epoch: other sessions are logged out

@@ -56,11 +56,24 @@ def cmd_role(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace, status: str) -> int:
-    from ladder import accounts as acc
+    """Set an account's status; its bots' tokens and hosted credentials leave the referees' hash when it
+    is not active and come back when it is active again (S-11, ``ladder.bots.apply_account_status``)."""
+    import redis
 
-    pool = _pool()
+    from ladder import accounts as acc
+    from ladder import bots
+    from parterre.commands import common
+
+    services = common.services(need_redis=True)
+    pool = common.pool(services, migrate=True)
     account = acc.set_status(pool, _account(pool, args.username).id, status)
-    print(f"{account.username}: {account.status}")
+    try:
+        n = bots.apply_account_status(pool, account.id, redis=common.redis_client(services))
+    except (redis.RedisError, OSError) as exc:  # the status is stored; this part is idempotent
+        raise common.CliError(f"{account.username} is {account.status}, but its bots' tokens could not be "
+                              f"{'published' if account.active else 'withdrawn'} in Redis ({exc}); "
+                              f"run the command again") from None
+    print(f"{account.username}: {account.status} ({n} bot token(s) {'published' if account.active else 'withdrawn'})")
     return 0
 
 
@@ -86,7 +99,8 @@ def register(sub: Any) -> None:
     ap = s.add_parser("approve", help="activate a pending account")
     ap.add_argument("username", help="the account's user name")
     ap.set_defaults(func=lambda args: _status(args, "active"))
-    d = s.add_parser("disable", help="disable an account (its sessions and tokens stop working)")
+    d = s.add_parser("disable", help="disable an account (its sessions and tokens, its bots' tokens included, "
+                                     "stop working; approve gives them back)")
     d.add_argument("username", help="the account's user name")
     d.set_defaults(func=lambda args: _status(args, "disabled"))
     ls = s.add_parser("accounts", help="list accounts")
