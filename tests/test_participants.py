@@ -584,6 +584,34 @@ def test_parterre_remote_challenge_takes_bot_names_and_refuses_unknown_ones_in_o
     assert code == 2 and len(err.strip().splitlines()) == 1 and "--bots 'nora-bot'" in err, err
 
 
+def test_parterre_remote_challenge_finds_house_bots_before_they_have_played(
+        pool: Any, remote_site: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """On a new deployment no house bot stands on a leaderboard yet (no rated match): the
+    docs/participants.md example ``--bots zoe-bot,house-random`` must still find it (via /api/house-bots)."""
+    from ladder.house import ensure_house_bot
+    from parterre.cli import main
+
+    house_id, _ = ensure_house_bot(pool, "random", ["floriferous"])
+    ensure_house_bot(pool, "greedy", ["flowar"])
+
+    def run(*argv: str) -> tuple[int, Any, str]:
+        code = main(["remote", *argv])
+        out = capsys.readouterr()
+        return code, json.loads(out.out) if out.out.strip() else None, out.err
+
+    assert run("signup", "zoe")[0] == 0
+    monkeypatch.setenv("PARTERRE_API_TOKEN", run("token", "zoe", "--scopes", "bot:manage,challenge")[1]["token"])
+    mine = run("bot-create", "zoe-bot", "--games", "floriferous")[1]
+    code, made, err = run("challenge", "--game", "floriferous", "--bots", "zoe-bot,house-random")
+    assert (code, err) == (0, ""), err
+    rows = run("matches", str(mine["id"]))[1]
+    (row,) = [r for r in rows if r["match_id"] == made["match_id"]]
+    assert {s["bot_id"] for s in row["seats"]} == {mine["id"], house_id}
+    # a house bot that does not play the game is not found by name
+    code, _, err = run("challenge", "--game", "floriferous", "--bots", "zoe-bot,house-greedy")
+    assert code == 2 and "'house-greedy'" in err, err
+
+
 def test_pages_challenge_tournament_and_seat_view(client: TestClient, pool: Any) -> None:
     """The forms for challenges and tournaments, and the seat view page, as a participant and an organiser."""
     from ladder.bots import register_bot
