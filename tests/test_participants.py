@@ -765,3 +765,29 @@ def test_s9_logging_out_voids_a_kept_copy_of_the_cookie(client: TestClient) -> N
     thief = TestClient(client.app, client=("203.0.113.8", 1))
     thief.cookies.set("parterre_session", kept)
     assert thief.get("/account", follow_redirects=False).status_code == 303  # to /login
+
+
+def test_every_page_nav_shows_the_login_and_a_log_out_button(client: TestClient) -> None:
+    """The nav said "Log in" on /my/bots and /account after logging in, Log out was only on /account,
+    and the footer said "read-only" on pages with forms."""
+    nav_form = re.compile(r'<form method="post" action="/logout" class="inline nav-logout">'
+                          r'<input type="hidden" name="csrf" value="([^"]+)"><button type="submit" id="nav-logout">')
+    anonymous = client.get("/").text
+    assert 'id="nav-login"' in anonymous and not nav_form.search(anonymous) and "ivy-nav" not in anonymous
+    account(client, "ivy-nav")
+    login(client, "ivy-nav")
+    seen = set()
+    for path in ("/", "/my/bots", "/account", "/tournaments", "/leaderboard/floriferous", "/my/challenge"):
+        r = client.get(path)
+        assert r.status_code == 200, path
+        assert '<a href="/account" id="nav-account">ivy-nav</a>' in r.text, path
+        assert 'href="/login"' not in r.text and "read-only" not in r.text, path
+        m = nav_form.search(r.text)
+        assert m, path
+        seen.add(m.group(1))
+    (csrf,) = seen  # one session, one CSRF token
+    assert client.post("/logout", data={"csrf": csrf}, follow_redirects=False).status_code in (302, 303)
+    after = client.get("/my/bots", follow_redirects=False)
+    assert after.status_code == 303
+    home = client.get("/").text
+    assert 'id="nav-login"' in home and "ivy-nav" not in home and not nav_form.search(home)
