@@ -6,6 +6,7 @@ Kinds: ``random``, ``greedy`` (reference bots), ``search`` (SO-ISMCTS, :mod:`bot
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from typing import Any
 
@@ -85,5 +86,5 @@ def run_bot(kind: str, address: str, token: str, **kw: Any) -> Bot:
     announce = kw.pop("announce", None)
     bot = make_bot(kind, **kw)
     bot.announce = announce
-    bot.run(address, token, **run_kw)
+    asyncio.run(bot.arun(address, token, **run_kw))  # not run(): that exits on a refused token
     return bot

@@ -30,6 +30,7 @@ import logging
 import operator
 import random
 import secrets
+import sys
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
@@ -64,6 +65,11 @@ CHANNEL_OPTIONS = [
 
 class AuthenticationError(RuntimeError):
     """The referee refused the token (missing, unknown or revoked); not retried."""
+
+
+def _print_to_stderr(line: str) -> None:
+    """:meth:`Bot.run`'s default ``announce``: the line on stderr, at once."""
+    print(line, file=sys.stderr, flush=True)
 
 
 __all__ = [
@@ -242,10 +248,27 @@ class Bot:
     def run(self, address: str, token: str, **kwargs: Any) -> None:
         """Connect and play until stopped (blocking; see :meth:`arun` for the arguments).
 
+        For a program's ``main``: like ``parterre bot run``, it prints the connection
+        news on stderr ("connected as NAME (bot id N) to ADDRESS, waiting for matches",
+        each reconnect attempt) unless :attr:`announce` is already set, and a refused
+        token is one line on stderr and exit status 2, not a traceback. Programs that
+        want to handle a refused token themselves use :meth:`arun`, which raises
+        :class:`AuthenticationError`.
+
         Raises:
-            AuthenticationError: the token was refused.
+            SystemExit: status 2, after one line on stderr, when the referee refused the token.
         """
-        asyncio.run(self.arun(address, token, **kwargs))
+        announce = self.announce
+        if announce is None:
+            self.announce = _print_to_stderr
+        try:
+            asyncio.run(self.arun(address, token, **kwargs))
+        except AuthenticationError as exc:
+            print(f"{self.name}: the referee at {address} refused the token (wrong or revoked): {exc}",
+                  file=sys.stderr, flush=True)
+            raise SystemExit(2) from None
+        finally:
+            self.announce = announce
 
     async def arun(
         self, address: str, token: str, *, reconnect: bool = True, stop_after_matches: int | None = None,

@@ -64,7 +64,9 @@ def leaderboard_table(game: str, rows: list[Any], console: Console | None = None
     scale with mean 1500, and its bootstrap interval
     (:mod:`ladder.stats.bradley_terry`). Under the table, for each pair of
     neighbours in Bradley-Terry order, the bootstrap likelihood that the upper
-    one is the stronger. The caption states both models.
+    one is the stronger (the fit stores it for those pairs only); the line says
+    whether that is the table's order or, when Elo and BT disagree, BT order.
+    The caption states both models.
 
     Args:
         game: game name for the title.
@@ -113,4 +115,10 @@ def leaderboard_table(game: str, rows: list[Any], console: Console | None = None
             for a, b in itertools.pairwise(bt.rows)
             if a.p_above_next is not None
         ]
-        console.print("Likelihood of being the stronger (BT bootstrap, neighbours): " + ", ".join(pairs))
+        # p_above_next is stored for neighbours in the fit's order only; say which order that is
+        if [r.bot_id for r in bt.rows] == [_get(row, "bot_id") for row in rows]:
+            order = "each bot against the next one in the table"
+        else:
+            order = ("each bot against the next one in Bradley-Terry order (the BT column), "
+                     "not the table's Elo order")
+        console.print(f"Likelihood of being the stronger (BT bootstrap; {order}): " + ", ".join(pairs))

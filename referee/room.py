@@ -305,7 +305,9 @@ class Room:
             elif seat.session is None:
                 self.retire(seat, seat.drop_kind, f"decision {seq}: no session at the deadline")
             else:
-                self.retire(seat, Verdict.TIMEOUT, f"decision {seq}: no answer within {allowance.limit_ms} ms")
+                margin_ms = allowance.limit_ms - allowance.allowed_ms
+                self.retire(seat, Verdict.TIMEOUT, f"decision {seq}: no answer within {allowance.allowed_ms} ms + "
+                                                   f"{margin_ms} ms margin")
         else:  # RETIRED (this seat) or INTERRUPT (the match must end): already handled
             if seat.verdict is not Verdict.NORMAL:
                 seat.late.add(seq)

@@ -92,7 +92,10 @@ def test_make_bot_checks_kind_and_options():
 
 def test_run_bot_accepts_the_command_line_max_matches(monkeypatch):
     ran = {}
-    monkeypatch.setattr(Bot, "run", lambda self, address, token, **kw: ran.update(address=address, kw=kw))
+    async def arun(self, address, token, **kw):
+        ran.update(address=address, kw=kw)
+
+    monkeypatch.setattr(Bot, "arun", arun)
     bot = cli.run_bot("greedy", "h:1", "t", name=None, max_matches=3, seed=None, stop_after_matches=2)
     assert bot.max_concurrent_matches == 3
     assert ran == {"address": "h:1", "kw": {"stop_after_matches": 2}}
@@ -178,3 +181,43 @@ async def test_match_info_and_hooks():
     assert info.time_control == {"base_ms": 0, "increment_ms": 0, "cap_ms": 700, "margin_ms": 40}
     assert info.players[0] == {"seat": 0, "bot_id": 1, "name": "hooked", "version": "9"}
     assert ended.seed == "zz" and ended.verdict == "normal" and ended.rank in (1, 2)
+
+
+async def _sdk_run_process(address: str, token: str) -> asyncio.subprocess.Process:
+    """A program whose main is ``RandomBot().run(address, token)``, as in docs/bots.md §4."""
+    import sys
+
+    script = "import sys\nfrom bots.reference import RandomBot\nRandomBot(seed=1).run(sys.argv[1], sys.argv[2])\n"
+    return await asyncio.create_subprocess_exec(sys.executable, "-W", "ignore", "-c", script, address, token,
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+
+
+async def test_sdk_run_refused_token_is_one_line_and_exit_2():
+    """``Bot.run`` with a bad token was an uncaught AuthenticationError traceback (exit 1)."""
+    async with Harness(TOKENS) as h:
+        proc = await _sdk_run_process(h.address, "bad-token")
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+    lines = err.decode().strip().splitlines()
+    assert proc.returncode == 2, err.decode()
+    assert len(lines) == 1 and "refused the token" in lines[0] and "Traceback" not in lines[0], lines
+    assert out == b""
+
+
+async def test_sdk_run_says_connected_as_with_a_good_token():
+    async with Harness(TOKENS) as h:
+        proc = await _sdk_run_process(h.address, "tok-a")
+        try:
+            assert proc.stderr is not None
+            line = (await asyncio.wait_for(proc.stderr.readline(), 60)).decode()
+            assert line.startswith(f"connected as random (bot id 1) to {h.address}"), line
+        finally:
+            proc.terminate()
+            await proc.wait()
+
+
+async def test_sdk_arun_still_raises_on_a_refused_token():
+    from bots.sdk import AuthenticationError
+
+    async with Harness(TOKENS) as h:
+        with pytest.raises(AuthenticationError):
+            await asyncio.wait_for(RandomBot().arun(h.address, "bad-token", reconnect=False), 10)

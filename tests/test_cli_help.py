@@ -119,3 +119,14 @@ def test_the_help_line_check_reads_what_argparse_prints(monkeypatch: pytest.Monk
     shown = PARSERS[("parterre", "matches")]
     (limit,) = [a for a in shown._actions if a.dest == "limit"]
     assert _entry_of(shown, limit, monkeypatch) == "--limit LIMIT how many, newest first (default: 20)"
+
+
+def test_no_option_states_two_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``bot upload --help`` said "--url URL the site (default $PARTERRE_URL or the one shown) (default: http://...)"."""
+    twice = []
+    for path, parser in PARSERS.items():
+        for action in _arguments(parser):
+            entry = _entry_of(parser, action, monkeypatch)
+            if entry.count("default") > 1:
+                twice.append(f"{' '.join(path)}: {entry}")
+    assert twice == []

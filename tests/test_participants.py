@@ -168,7 +168,11 @@ def test_reason_in_words_for_each_fault() -> None:
     assert reason_in_words("disconnect", "stream lost, not back within 3000 ms (lost after step 12, 3004 ms "
                            "before this verdict)") == (
         "disconnect: the stream ended after step 12, 3.0 s before the verdict and the bot was not back within 3000 ms")
-    assert reason_in_words("timeout", "decision 2: no answer within 550 ms").startswith("timeout on decision 2")
+    assert reason_in_words("timeout", "decision 2: no answer within 500 ms + 50 ms margin") == (
+        "timeout on decision 2: no answer within 500 ms + 50 ms margin")
+    # a reason stored before the referee named the margin apart: its number already includes it
+    assert reason_in_words("timeout", "decision 2: no answer within 550 ms") == (
+        "timeout on decision 2: no answer within 550 ms (time allowed plus the margin)")
 
 
 # -- S1: another account's bot, token, seat view, match data (every id, every owner-only route) ----------
@@ -691,6 +695,34 @@ def test_parterre_remote_challenge_takes_bot_names_and_refuses_unknown_ones_in_o
     assert code == 2 and len(err.strip().splitlines()) == 1 and "--bots 'nora-bot'" in err, err
 
 
+def test_parterre_remote_challenge_finds_house_bots_before_they_have_played(
+        pool: Any, remote_site: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """On a new deployment no house bot stands on a leaderboard yet (no rated match): the
+    docs/participants.md example ``--bots zoe-bot,house-random`` must still find it (via /api/house-bots)."""
+    from ladder.house import ensure_house_bot
+    from parterre.cli import main
+
+    house_id, _ = ensure_house_bot(pool, "random", ["floriferous"])
+    ensure_house_bot(pool, "greedy", ["flowar"])
+
+    def run(*argv: str) -> tuple[int, Any, str]:
+        code = main(["remote", *argv])
+        out = capsys.readouterr()
+        return code, json.loads(out.out) if out.out.strip() else None, out.err
+
+    assert run("signup", "zoe")[0] == 0
+    monkeypatch.setenv("PARTERRE_API_TOKEN", run("token", "zoe", "--scopes", "bot:manage,challenge")[1]["token"])
+    mine = run("bot-create", "zoe-bot", "--games", "floriferous")[1]
+    code, made, err = run("challenge", "--game", "floriferous", "--bots", "zoe-bot,house-random")
+    assert (code, err) == (0, ""), err
+    rows = run("matches", str(mine["id"]))[1]
+    (row,) = [r for r in rows if r["match_id"] == made["match_id"]]
+    assert {s["bot_id"] for s in row["seats"]} == {mine["id"], house_id}
+    # a house bot that does not play the game is not found by name
+    code, _, err = run("challenge", "--game", "floriferous", "--bots", "zoe-bot,house-greedy")
+    assert code == 2 and "'house-greedy'" in err, err
+
+
 def test_pages_challenge_tournament_and_seat_view(client: TestClient, pool: Any) -> None:
     """The forms for challenges and tournaments, and the seat view page, as a participant and an organiser."""
     from ladder.bots import register_bot
@@ -844,3 +876,29 @@ def test_s9_logging_out_voids_a_kept_copy_of_the_cookie(client: TestClient) -> N
     thief = TestClient(client.app, client=("203.0.113.8", 1))
     thief.cookies.set("parterre_session", kept)
     assert thief.get("/account", follow_redirects=False).status_code == 303  # to /login
+
+
+def test_every_page_nav_shows_the_login_and_a_log_out_button(client: TestClient) -> None:
+    """The nav said "Log in" on /my/bots and /account after logging in, Log out was only on /account,
+    and the footer said "read-only" on pages with forms."""
+    nav_form = re.compile(r'<form method="post" action="/logout" class="inline nav-logout">'
+                          r'<input type="hidden" name="csrf" value="([^"]+)"><button type="submit" id="nav-logout">')
+    anonymous = client.get("/").text
+    assert 'id="nav-login"' in anonymous and not nav_form.search(anonymous) and "ivy-nav" not in anonymous
+    account(client, "ivy-nav")
+    login(client, "ivy-nav")
+    seen = set()
+    for path in ("/", "/my/bots", "/account", "/tournaments", "/leaderboard/floriferous", "/my/challenge"):
+        r = client.get(path)
+        assert r.status_code == 200, path
+        assert '<a href="/account" id="nav-account">ivy-nav</a>' in r.text, path
+        assert 'href="/login"' not in r.text and "read-only" not in r.text, path
+        m = nav_form.search(r.text)
+        assert m, path
+        seen.add(m.group(1))
+    (csrf,) = seen  # one session, one CSRF token
+    assert client.post("/logout", data={"csrf": csrf}, follow_redirects=False).status_code in (302, 303)
+    after = client.get("/my/bots", follow_redirects=False)
+    assert after.status_code == 303
+    home = client.get("/").text
+    assert 'id="nav-login"' in home and "ivy-nav" not in home and not nav_form.search(home)

@@ -138,6 +138,24 @@ async def test_the_retired_seat_gets_its_own_match_ended_reason():
     assert slow.stats.results[0].reason.endswith("; the match: opponents retired")
 
 
+async def test_the_timeout_reason_states_the_allowance_and_the_margin_apart():
+    """The reason said "no answer within 1100 ms" and the pages added "allowed (plus the margin)":
+    the margin counted twice. It now names both parts: 150 ms allowed + 20 ms margin."""
+    from ladder.web.owner import reason_in_words
+
+    async with Harness(TOKENS) as h:
+        slow, fast = SlowBot(extra_ms=100), RandomBot(seed=1)
+        h.start_bot(slow, "tok-b")
+        h.start_bot(fast, "tok-a")
+        result = await h.run_match(123, "toy(players=2,turns=3)", [1, 2], cap_ms=150, margin_ms=20)
+        await wait_for(lambda: slow.stats.results)
+    assert [s.verdict for s in result.seats] == ["normal", "timeout"]
+    fault = replay_of(result)["fault_reasons"][1]
+    assert fault == "decision 2: no answer within 150 ms + 20 ms margin", fault
+    assert slow.stats.results[0].reason.startswith(f"you (seat 1) were retired: timeout {fault}; ")
+    assert reason_in_words("timeout", fault) == "timeout on decision 2: no answer within 150 ms + 20 ms margin"
+
+
 # -- F-03 where time is measured ----------------------------------------------------------------
 
 class _ClaimsZero(SlowBot):

@@ -205,3 +205,34 @@ def test_a_real_celery_worker_runs_the_task(pool, ladder_db, redis_base_url, mon
             tasks._pool = None
     board = store.bt_leaderboard(pool, GAME)
     assert board is not None and board.rows[0].bot_id == bots[0]
+
+
+def _bt_row(rank: int, bot_id: int, name: str, elo: float, p: float | None) -> store.BTLeaderboardRow:
+    return store.BTLeaderboardRow(rank=rank, bot_id=bot_id, name=name, version="1", elo=elo, low=elo - 50,
+                                  high=elo + 50, games=10, p_above_next=p, revoked=False)
+
+
+def _footer(rows: list[dict], bt_rows: list[store.BTLeaderboardRow]) -> str:
+    from datetime import UTC, datetime
+
+    from parterre.render import leaderboard_table
+
+    bt = store.BTLeaderboard(game=GAME, rows=tuple(bt_rows), computed_at=datetime.now(UTC), matches=30,
+                             bootstrap=20, confidence=0.95, model="m", stale=False)
+    out = io.StringIO()
+    leaderboard_table(GAME, rows, Console(file=out, width=300), bt=bt)
+    (line,) = [x for x in out.getvalue().splitlines() if x.startswith("Likelihood")]
+    return line
+
+
+def test_leaderboard_footer_says_which_order_its_neighbours_follow():
+    """The footer's neighbours follow the Bradley-Terry order while the table is sorted by Elo."""
+    table = [{"bot_id": b, "name": n, "version": "1", "elo": e, "games": 10, "wins": 5, "avg_score": 1.0}
+             for b, n, e in ((1, "ann", 1600.0), (2, "bob", 1550.0), (3, "cy", 1500.0))]
+    agree = _footer(table, [_bt_row(1, 1, "ann", 1580, 0.7), _bt_row(2, 2, "bob", 1520, 0.6),
+                            _bt_row(3, 3, "cy", 1400, None)])
+    assert "next one in the table" in agree and "ann > bob 70%, bob > cy 60%" in agree, agree
+    differ = _footer(table, [_bt_row(1, 2, "bob", 1580, 0.55), _bt_row(2, 1, "ann", 1560, 0.8),
+                             _bt_row(3, 3, "cy", 1400, None)])
+    assert "Bradley-Terry order" in differ and "not the table's Elo order" in differ, differ
+    assert "bob > ann 55%, ann > cy 80%" in differ and "next one in the table" not in differ, differ

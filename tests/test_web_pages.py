@@ -496,3 +496,26 @@ def test_a_lost_database_gives_503_not_500(web_db: tuple[str, Any, Site]) -> Non
         page = c.get("/leaderboard/floriferous")
         assert page.status_code == 503 and "unavailable" in page.text
         assert c.get("/api/leaderboard/floriferous").status_code == 503
+
+
+def test_time_control_in_words() -> None:
+    """The match page said "0.00 s bank + 0.00 s per decision, at most 1.00 s per decision" for 1000+100."""
+    from ladder.web.filters import time_control
+
+    usual = {"base_ms": 0, "increment_ms": 0, "cap_ms": 1000, "margin_ms": 100}
+    assert time_control(usual) == "1.00 s per decision + 0.10 s margin"
+    assert time_control({"increment_ms": 200, "cap_ms": 1000, "margin_ms": 50}) == "0.20 s per decision + 0.05 s margin"
+    assert time_control({"base_ms": 60000, "increment_ms": 1000, "cap_ms": 5000, "margin_ms": 100}) == (
+        "60.00 s bank + 1.00 s per decision, at most 5.00 s per decision + 0.10 s margin")
+    assert time_control({"base_ms": 30000, "margin_ms": 0}) == "30.00 s bank"
+    assert time_control({}) == "—"
+
+
+def test_match_page_time_control_has_no_empty_bank(client: TestClient, site: Site) -> None:
+    m = client.get(f"/api/matches/{site.timeout_match}").json()
+    tc = m["time_control"]
+    assert not tc.get("base_ms") and not tc.get("increment_ms"), tc  # the site's matches use the usual control
+    html = client.get(f"/matches/{site.timeout_match}").text
+    cap, margin = tc["cap_ms"] / 1000, tc["margin_ms"] / 1000
+    assert f"<td>{cap:.2f} s per decision + {margin:.2f} s margin</td>" in html
+    assert "0.00 s bank" not in html

@@ -5,6 +5,7 @@ Filters return plain text; Jinja2's autoescaping escapes it like any other value
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
@@ -72,6 +73,30 @@ def seconds(ms: float | None) -> str:
     return f"{ms / 1000:.2f} s"
 
 
+def time_control(tc: Mapping[str, Any] | None) -> str:
+    """A time control (the ``*_ms`` mapping of a match or tournament) in words, as the
+    referee applies it (referee/clock.py ``allowance``).
+
+    With no bank the per-decision limit is the smaller of the increment and the cap:
+    ``"1.00 s per decision + 0.10 s margin"``. With a bank:
+    ``"60.00 s bank + 1.00 s per decision, at most 5.00 s per decision + 0.10 s margin"``.
+    "—" when absent.
+    """
+    if not tc:
+        return "—"
+    base, inc, cap, margin = (int(tc.get(k) or 0) for k in ("base_ms", "increment_ms", "cap_ms", "margin_ms"))
+    tail = f" + {seconds(margin)} margin" if margin else ""
+    if base == 0:
+        limits = [v for v in (inc, cap) if v > 0]
+        return f"{seconds(min(limits))} per decision{tail}" if limits else f"no limit per decision{tail}"
+    text = f"{seconds(base)} bank"
+    if inc:
+        text += f" + {seconds(inc)} per decision"
+    if cap:
+        text += f", at most {seconds(cap)} per decision"
+    return text + tail
+
+
 def duration(ms: float | None) -> str:
     """Milliseconds as "850 ms" below a second, "1.23 s" from one second on; "—" when absent."""
     if ms is None:
@@ -133,7 +158,8 @@ def nav_games() -> list[tuple[str, str]]:
 def install(env: Environment) -> None:
     """Register the filters and globals on a Jinja2 environment."""
     env.filters.update(
-        elo=elo, pct=pct, num=num, half=half, seconds=seconds, millis=millis, duration=duration, when=when, iso=iso,
+        elo=elo, pct=pct, num=num, half=half, seconds=seconds, millis=millis, time_control=time_control,
+        duration=duration, when=when, iso=iso,
         verdict=verdict, status=status,
     )
     from ladder.web.boards import generic

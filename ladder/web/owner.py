@@ -30,7 +30,8 @@ from ladder.read import NotFound, ReplayCache
 from ladder.web.labels import step_labels
 
 _TIMEOUT = re.compile(r"^decision (\d+): ([\d.]+) ms > (\d+) ms$")
-_NO_ANSWER = re.compile(r"^decision (\d+): no answer within (\d+) ms$")
+_NO_ANSWER = re.compile(r"^decision (\d+): no answer within (\d+) ms \+ (\d+) ms margin$")
+_NO_ANSWER_OLD = re.compile(r"^decision (\d+): no answer within (\d+) ms$")  # reasons stored before 2026-12
 _ILLEGAL = re.compile(r"^decision (\d+): index (\S+) not in 0\.\.(-?\d+)$")
 _NO_SESSION = re.compile(r"^decision (\d+): no session at the deadline$")
 _LOST = re.compile(
@@ -46,7 +47,9 @@ def reason_in_words(verdict: str | None, reason: str | None) -> str:
         return (f"timeout on decision {m[1]}: it took {float(m[2]):.1f} ms; the limit was {m[3]} ms "
                 "(time allowed plus the margin)")
     if m := _NO_ANSWER.match(reason):
-        return f"timeout on decision {m[1]}: no answer within the {m[2]} ms allowed (plus the margin)"
+        return f"timeout on decision {m[1]}: no answer within {m[2]} ms + {m[3]} ms margin"
+    if m := _NO_ANSWER_OLD.match(reason):  # the number is the limit: time allowed plus the margin
+        return f"timeout on decision {m[1]}: no answer within {m[2]} ms (time allowed plus the margin)"
     if m := _ILLEGAL.match(reason):
         n = int(m[3]) + 1
         sent = "no index" if m[2] == "None" else f"index {m[2]}"

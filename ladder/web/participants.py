@@ -7,12 +7,21 @@ ladder/web/participants_api.py (JSON API) and ladder/web/participants_pages.py (
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from starlette.middleware.sessions import SessionMiddleware
 
 from ladder.web import auth
 
 SESSION_MAX_AGE_S = 14 * 24 * 3600
+
+
+def nav_account(request: Request) -> tuple[str, str] | None:
+    """``(username, CSRF token)`` for the navigation bar of any page when this request
+    carries a logged-in session, else None (no database query without a session)."""
+    if "session" not in request.scope or not isinstance(request.session.get("aid"), int):
+        return None
+    account = auth.session_account(request)
+    return None if account is None else (account.username, auth.csrf_token(request))
 
 
 def install(app: FastAPI, cfg: auth.ParticipantConfig | None = None, *, secret: str | None = None) -> None:
@@ -34,6 +43,8 @@ def install(app: FastAPI, cfg: auth.ParticipantConfig | None = None, *, secret: 
 
     # The public bot page (bot.html) shows each announced version: a template global reading the app's pool.
     app.state.templates.env.globals["bot_versions"] = lambda bot_id: bot_versions(app.state.pool, bot_id)
+    # Every page's nav (base.html) shows who is logged in, with a Log out button.
+    app.state.templates.env.globals["nav_account"] = nav_account
     app.include_router(participants_api.router)
     app.include_router(participants_pages.router)
     app.include_router(submissions.router)

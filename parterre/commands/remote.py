@@ -89,8 +89,9 @@ def bot_ids(text: str, game: str, auth: dict[str, Any], per_page: int = 500) -> 
     a ladder; a bot whose name is all digits is given by its id).
 
     A name is looked up among the caller's bots (``GET /api/account/bots``), then
-    on the leaderboard of ``game``'s game (``GET /api/leaderboard/{name}``, page by
-    page), where every bot that plays it stands, house bots included.
+    among the house bots that play ``game``'s game (``GET /api/house-bots?game=``;
+    a house bot stands on a leaderboard only after its first rated match), then on
+    that game's leaderboard (``GET /api/leaderboard/{name}``, page by page).
 
     Raises:
         CliError: an empty list, or a name found in neither place.
@@ -106,6 +107,10 @@ def bot_ids(text: str, game: str, auth: dict[str, Any], per_page: int = 500) -> 
             if bot["name"] in wanted:
                 found[bot["name"]] = int(bot["id"])
         game_name = game.partition("(")[0].strip()
+        if wanted - set(found):
+            for house in call("GET", f"/api/house-bots?game={urllib.parse.quote(game_name, safe='')}"):
+                if house["name"] in wanted:
+                    found.setdefault(house["name"], int(house["bot_id"]))
         page, pages = 1, 1
         while wanted - set(found) and page <= pages:
             board = call("GET", f"/api/leaderboard/{urllib.parse.quote(game_name, safe='')}"
@@ -116,8 +121,8 @@ def bot_ids(text: str, game: str, auth: dict[str, Any], per_page: int = 500) -> 
             page, pages = page + 1, int(board["pages"])
     missing = [x for x in items if x in wanted and x not in found]
     if missing:
-        raise CliError(f"--bots: no bot named {', '.join(map(repr, missing))} among your bots or on the "
-                       f"{game.partition('(')[0]} leaderboard; give its id (parterre remote bots lists yours)")
+        raise CliError(f"--bots: no bot named {', '.join(map(repr, missing))} among your bots, the house bots or "
+                       f"the {game.partition('(')[0]} leaderboard; give its id (parterre remote bots lists yours)")
     return [int(x) if _is_id(x) else found[x] for x in items]
 
 

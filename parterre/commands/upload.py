@@ -52,7 +52,7 @@ def _call(method: str, url: str, token: str, data: bytes | None = None) -> dict[
 
 def cmd_bot_upload(args: argparse.Namespace) -> int:
     token = args.token or os.environ.get("PARTERRE_API_TOKEN", "")
-    base = args.url.rstrip("/")
+    base = (args.url or os.environ.get("PARTERRE_URL") or "http://127.0.0.1:8000").rstrip("/")
     try:
         version = _call("POST", f"{base}/api/bots/{args.bot_id}/versions", token, pack(Path(args.path)))
     except urllib.error.HTTPError as exc:
@@ -88,8 +88,7 @@ def register(b: Any) -> None:
     bu = b.add_parser("upload", help="upload a new version of a hosted bot (docs/hosted.md)")
     bu.add_argument("bot_id", type=int, help="the hosted bot's id")
     bu.add_argument("path", help="a folder with parterre-bot.toml, or a .tar.gz / .zip")
-    bu.add_argument("--url", default=os.environ.get("PARTERRE_URL", "http://127.0.0.1:8000"),
-                    help="the site (default $PARTERRE_URL or the one shown)")
+    bu.add_argument("--url", help="the site (default: $PARTERRE_URL, else http://127.0.0.1:8000)")
     bu.add_argument("--token", help="personal API token with bot:manage (default $PARTERRE_API_TOKEN)")
     bu.add_argument("--wait", action="store_true", help="wait for the verdict; the exit status tells it")
     bu.add_argument("--timeout", type=float, default=3600.0, help="with --wait: seconds to wait for the verdict")
