@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
+import pytest
 import redis as redis_lib
 from test_participants import (  # noqa: F401 - fixtures are found by name
     account,
@@ -32,6 +34,7 @@ from ladder import read
 from ladder.matches import claim_match
 from ladder.tournaments import new_seed, plan_match
 from ladder.web.live import LiveConfig
+from parterre.cli import main as cli_main
 
 GAME = "floriferous(players=2)"
 
@@ -79,7 +82,8 @@ def _leaks(client: Any, mid: int, seed: str, replay_text: str) -> list[str]:
     return found
 
 
-def test_s20_a_finished_rotation_is_withheld_while_its_twin_runs(client: Any, pool: Any) -> None:
+def test_s20_a_finished_rotation_is_withheld_while_its_twin_runs(client: Any, pool: Any, db_url: str, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     _, tok = account(client)
     bots = [new_bot(client, tok)["id"], new_bot(client, tok)["id"]]
     first, second, seed = _twins(pool, bots, "s20a")
@@ -96,10 +100,16 @@ def test_s20_a_finished_rotation_is_withheld_while_its_twin_runs(client: Any, po
     assert "every match of the deal is over" in client.get(f"/matches/{first}").text
     # the owner's own seat view of the finished rotation is the twin's other seat's hand: withheld too
     assert client.get(f"/api/matches/{first}/seat-view", headers=bearer(tok)).status_code == 404
-    # the operator's export (parterre replay export) withholds it as well
-    export = read.export_replay(pool, first)
+    # the export meant for publishing (parterre replay export) withholds it as well
+    export = read.export_replay(pool, first, hold_twins=True)
     assert "seed" not in export["match"] and export["replay"] is None and export["match"]["held"] is True
     assert seed not in json.dumps(export, default=str)
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", db_url)
+    out = tmp_path / "export.json"
+    assert cli_main(["replay", "export", str(first), "-o", str(out)]) == 0
+    assert seed not in out.read_text() and json.loads(out.read_text())["replay"] is None
+    assert cli_main(["replay", "export", str(first), "--include-held", "-o", str(out)]) == 0  # the operator's own
+    assert seed in out.read_text()
     # once the twin is over for good, everything is public, and the seed checks against both commitments
     with pool.connection() as conn:
         conn.execute("UPDATE matches SET status = 'failed' WHERE id = %s", (second,))
@@ -107,7 +117,7 @@ def test_s20_a_finished_rotation_is_withheld_while_its_twin_runs(client: Any, po
     assert page["seed"] == seed and page["held"] is False and page["steps"]
     assert client.get(f"/api/matches/{first}/replay").text == replay_text
     assert client.get(f"/api/matches/{first}/seat-view", headers=bearer(tok)).status_code == 200
-    assert read.export_replay(pool, first)["match"]["seed"] == seed
+    assert read.export_replay(pool, first, hold_twins=True)["match"]["seed"] == seed
 
 
 def test_s20_a_planned_twin_holds_it_too_and_unrelated_matches_are_not_held(client: Any, pool: Any) -> None:

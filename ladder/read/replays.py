@@ -211,13 +211,16 @@ def match_page(pool: ConnectionPool, match_id: int, replays: ReplayCache) -> Mat
     )
 
 
-def export_replay(pool: ConnectionPool, match_id: int) -> dict[str, Any]:
+def export_replay(pool: ConnectionPool, match_id: int, *, hold_twins: bool = False) -> dict[str, Any]:
     """The stored record of a match: its row, seats, attempts and decompressed replay.
 
     The seed is included only once the match is ``finished`` (before that
     only its commitment is public, DESIGN §6 / FAULTS F-20), and the seed and
-    replay only once no other match on its seed is still to be played (S-20:
-    ``match["held"]`` is then True and ``replay`` None).
+    replay only once no other match on its seed is still to be played when
+    ``hold_twins`` (S-20: ``match["held"]`` is then True, no seed, ``replay``
+    None). ``parterre replay export`` holds them (its output is meant to be
+    published) unless ``--include-held``; the default here is the operator's
+    full record, as :func:`replay_json`.
 
     Returns:
         ``{"match": {id, tournament_id, plan_key, game, game_string,
@@ -252,7 +255,7 @@ def export_replay(pool: ConnectionPool, match_id: int) -> dict[str, Any]:
         ).fetchall()
         rep = cur.execute("SELECT data, raw_bytes, format FROM replays WHERE match_id = %s",
                           (match_id,)).fetchone()
-    m["held"] = bool(m["held"]) and m["status"] == "finished"
+    m["held"] = hold_twins and bool(m["held"]) and m["status"] == "finished"
     if m["status"] != "finished" or m["held"]:
         m.pop("seed")
     replay = None
