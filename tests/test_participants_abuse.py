@@ -1,6 +1,8 @@
 # ruff: noqa: F811 - the fixtures imported from test_participants are used as arguments by name
 """Abuse a participant can do alone, tried as the attacker did (docs/faults.md S-21, S-22).
 
+S-21 also covers tournaments with an entry window: one bot per account (their matches are rated).
+
 S-21 Elo farming: mallory seats her own sacrificial bot against her main bot in *rated* challenges (it
 resigns at once, the main bot gains Elo); refused, casual stays allowed.
 S-22 slot hoarding: mallory opens challenge after challenge at the longest clock a challenge allows,
@@ -114,3 +116,26 @@ def test_s22_the_cap_is_a_setting(app: Any, client: Any, pool: Any) -> None:
     mine = new_bot(client, tok)
     assert _challenge(client, tok, [mine["id"], house], rated=False).status_code == 201
     assert _challenge(client, tok, [mine["id"], house], rated=False).status_code == 429
+
+
+def test_s21_one_account_cannot_enter_two_bots_into_a_rated_tournament(client: Any, pool: Any) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from ladder.tournaments import create_tournament
+
+    tid = create_tournament(pool, name=f"open-{id(client)}", game="floriferous",
+                            entry_deadline=datetime.now(UTC) + timedelta(hours=1))
+    _, mallory = account(client)
+    main, sacrifice = new_bot(client, mallory), new_bot(client, mallory)
+    r = client.post(f"/api/tournaments/{tid}/entries", json={"bot_id": main["id"]}, headers=bearer(mallory))
+    assert r.status_code == 201, r.text
+    r = client.post(f"/api/tournaments/{tid}/entries", json={"bot_id": sacrifice["id"]}, headers=bearer(mallory))
+    assert r.status_code == 409 and "one bot per account" in r.json()["detail"], r.text
+    with pool.connection() as conn:
+        entered = [b for (b,) in conn.execute("SELECT bot_id FROM tournament_bots WHERE tournament_id = %s", (tid,))]
+    assert entered == [main["id"]]
+    # someone else's bot enters as before
+    _, bob = account(client)
+    r = client.post(f"/api/tournaments/{tid}/entries", json={"bot_id": new_bot(client, bob)["id"]},
+                    headers=bearer(bob))
+    assert r.status_code == 201, r.text
