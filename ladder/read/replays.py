@@ -33,7 +33,7 @@ OPEN_STATUSES = ("waiting", "planned", "running")
 
 TWIN_OPEN_SQL = (
     "EXISTS (SELECT 1 FROM matches tw WHERE tw.seed = {m}.seed AND tw.id <> {m}.id "
-    "AND tw.status IN ('waiting', 'planned', 'running'))"
+    f"AND tw.status IN ({', '.join(repr(s) for s in OPEN_STATUSES)}))"
 )
 """SQL (format ``m=`` the alias of the match): another match on the same seed is not over yet (S-20)."""
 

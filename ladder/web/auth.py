@@ -35,6 +35,7 @@ from fastapi import HTTPException, Request
 
 from ladder import accounts as acc
 from ladder.bots import TOKENS_KEY
+from ladder.challenges import DEFAULT_MAX_OPEN
 
 SESSION_COOKIE = "parterre_session"
 SIGNUP_MODES = ("open", "approval", "closed")
@@ -84,7 +85,7 @@ class ParticipantConfig:
     redis: Any = None
     tokens_key: str = TOKENS_KEY
     secure_cookies: bool = False
-    max_open_challenges: int = 2
+    max_open_challenges: int = DEFAULT_MAX_OPEN
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -108,7 +109,7 @@ def config_from_env(env: dict[str, str] | None = None) -> ParticipantConfig:
         if url.startswith("redis+socket://"):
             url = "unix://" + url[len("redis+socket://"):]
         redis_client = redis.Redis.from_url(url)
-    raw_cap = env.get("PARTERRE_MAX_OPEN_CHALLENGES") or "2"
+    raw_cap = env.get("PARTERRE_MAX_OPEN_CHALLENGES") or str(DEFAULT_MAX_OPEN)
     try:
         cap = int(raw_cap)
     except ValueError:
