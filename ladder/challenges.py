@@ -38,7 +38,7 @@ from psycopg_pool import ConnectionPool
 from games.api import GameError
 from games.registry import load_game
 from ladder.db import connection, run_transaction
-from ladder.errors import ChallengeError, MatchNotFoundError, TournamentError
+from ladder.errors import ChallengeError, ChallengeLimitError, MatchNotFoundError, TournamentError
 from ladder.tournaments import TimeControl, new_seed
 
 CHALLENGE_KEY_PREFIX = "challenge:"
@@ -49,6 +49,13 @@ DEFAULT_EXPIRY_S = 300.0
 
 MAX_EXPIRY_S = 7 * 24 * 3600.0
 """Longest a challenge may wait, in seconds (a week)."""
+
+DEFAULT_MAX_OPEN = 2
+"""Most challenges one account may have pending or running at once by default (``PARTERRE_MAX_OPEN_CHALLENGES``):
+each running one holds a worker slot for as long as its clock allows (S-22)."""
+
+OPEN_MATCH_STATUSES = ("waiting", "planned", "running")
+"""Match statuses of a challenge that counts against its challenger's cap (not yet over)."""
 
 CHALLENGE_STATUSES = ("waiting", "started", "expired")
 """Stored statuses of a challenge row; once ``started``, the match's own status tells the rest."""
@@ -101,6 +108,7 @@ def create_challenge(
     time_control: Mapping[str, Any] | None = None,
     challenger_id: int | None = None,
     expires_after_s: float = DEFAULT_EXPIRY_S,
+    max_open: int | None = None,
 ) -> int:
     """Create a challenge: one match between ``bot_ids``, played as soon as all of them are connected.
 
@@ -118,6 +126,10 @@ def create_challenge(
             :class:`ladder.tournaments.TimeControl` (missing ones default), or None.
         challenger_id: account id of the challenger (stored as is), or None.
         expires_after_s: seconds to wait for the bots, in (0, one week].
+        max_open: most challenges ``challenger_id`` may have pending or running
+            (:data:`OPEN_MATCH_STATUSES`) once this one is made; None: no cap
+            (operator tools). Checked under a lock of the account row, so two
+            concurrent requests cannot both slip under it.
 
     Returns:
         The match id.
@@ -125,7 +137,9 @@ def create_challenge(
     Raises:
         ChallengeError: unknown game or option; wrong number of bots for the
             game's seats; a bot repeated, unknown or revoked; a bad time
-            control or expiry; ``rated`` not a bool.
+            control or expiry; ``rated`` not a bool; a rated challenge
+            seating two bots of one account (Elo farming, S-21).
+        ChallengeLimitError: the challenger is at ``max_open`` already.
     """
     try:
         loaded = load_game(game_string)
@@ -156,7 +170,8 @@ def create_challenge(
     plan_key = CHALLENGE_KEY_PREFIX + secrets.token_hex(12)
 
     def write(conn: Any) -> int:
-        rows = conn.execute("SELECT id, name, revoked_at FROM bots WHERE id = ANY(%s::bigint[])", (seats,)).fetchall()
+        rows = conn.execute("SELECT id, name, revoked_at, account_id FROM bots WHERE id = ANY(%s::bigint[])",
+                            (seats,)).fetchall()
         found = {r[0]: (r[1], r[2]) for r in rows}
         missing = [b for b in seats if b not in found]
         if missing:
@@ -164,6 +179,20 @@ def create_challenge(
         revoked = [f"{found[b][0]} (id {b})" for b in seats if found[b][1] is not None]
         if revoked:
             raise ChallengeError(f"revoked bot(s) cannot play: {', '.join(revoked)}")
+        owners = [r[3] for r in rows if r[3] is not None]
+        if rated and len(set(owners)) != len(owners):
+            raise ChallengeError("a rated challenge cannot seat two bots of one account (their ratings would be "
+                                 "one owner's to give away); make it casual (rated: false)")
+        if max_open is not None and challenger_id is not None:
+            conn.execute("SELECT 1 FROM accounts WHERE id = %s FOR UPDATE", (challenger_id,))
+            (open_now,) = conn.execute(
+                "SELECT count(*) FROM challenges c JOIN matches m ON m.id = c.match_id "
+                "WHERE c.challenger_id = %s AND m.status = ANY(%s)", (challenger_id, list(OPEN_MATCH_STATUSES)),
+            ).fetchone()
+            if open_now >= max_open:
+                raise ChallengeLimitError(
+                    f"you have {open_now} challenge(s) waiting or being played; at most {max_open} at once: "
+                    "wait until one is over")
         row = conn.execute(
             "INSERT INTO matches (tournament_id, plan_key, game, game_string, seed, seed_commitment, time_control, "
             "status, rated) VALUES (NULL, %s, %s, %s, %s, %s, %s, 'waiting', %s) RETURNING id",

@@ -38,7 +38,8 @@ def enter_tournament(pool: ConnectionPool, tournament_id: int, bot_id: int) -> N
             or it is running, finished or cancelled.
         BotNotFoundError: no such bot.
         TournamentError: the bot is revoked, already entered (or is the
-            gauntlet's candidate), or a house bot that does not play the
+            gauntlet's candidate), another bot of its account is in the
+            tournament already (S-21), or a house bot that does not play the
             tournament's game.
     """
 
@@ -60,13 +61,22 @@ def enter_tournament(pool: ConnectionPool, tournament_id: int, bot_id: int) -> N
                 why = f"closed its entries at {deadline.isoformat()}"
             raise TournamentClosedError(f"tournament {tournament_id} ({name}) {why}")
         bot = conn.execute(
-            "SELECT b.name, b.revoked_at, h.games FROM bots b LEFT JOIN house_bots h ON h.bot_id = b.id "
-            "WHERE b.id = %s",
+            "SELECT b.name, b.revoked_at, h.games, b.account_id FROM bots b "
+            "LEFT JOIN house_bots h ON h.bot_id = b.id WHERE b.id = %s",
             (bot_id,),
         ).fetchone()
         if bot is None:
             raise BotNotFoundError(f"no bot with id {bot_id}")
-        bot_name, revoked_at, house_games = bot
+        bot_name, revoked_at, house_games, account_id = bot
+        if account_id is not None:  # S-21: two bots of one account in one rated tournament farm Elo off each other
+            sibling = conn.execute(
+                "SELECT b.name, b.id FROM bots b WHERE b.account_id = %s AND b.id <> %s AND (b.id = %s OR EXISTS "
+                "(SELECT 1 FROM tournament_bots tb WHERE tb.tournament_id = %s AND tb.bot_id = b.id)) LIMIT 1",
+                (account_id, bot_id, candidate, tournament_id),
+            ).fetchone()
+            if sibling is not None:
+                raise TournamentError(f"bot {sibling[0]} (id {sibling[1]}) of the same account already plays in "
+                                      f"tournament {tournament_id}: one bot per account (its matches are rated)")
         if revoked_at is not None:
             raise TournamentError(f"bot {bot_name} (id {bot_id}) is revoked and cannot enter")
         if house_games is not None and game not in house_games:

@@ -55,5 +55,10 @@ class ChallengeError(LadderError, ValueError):
     repeated, unknown or revoked bot, a bad time control or expiry); nothing was written."""
 
 
+class ChallengeLimitError(ChallengeError):
+    """The challenger already has as many challenges pending or running as the site allows
+    (``PARTERRE_MAX_OPEN_CHALLENGES``); the web API answers 429."""
+
+
 class TournamentClosedError(TournamentError):
     """The tournament takes no more entries: its entry window has closed, or it never had one."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from typing import NoReturn
 
 import grpc
@@ -22,6 +23,38 @@ from referee.headers import RELAY_BOT_HEADER, RELAY_FROM_HEADER
 from referee.tokens import TokenStoreUnavailableError
 
 log = logging.getLogger(__name__)
+
+
+MAX_VERSION_CHARS = 50
+"""Longest ``Hello.bot_version`` the referee takes (S-23)."""
+
+_VERSION_CHAR = re.compile(r"[A-Za-z0-9_.+\-~:/@#()]")
+_VERSION_RE = re.compile(r"[A-Za-z0-9_.+\-~:/@#()]+(?: [A-Za-z0-9_.+\-~:/@#()]+)*")
+
+
+def version_problem(version: str) -> str:
+    """Why ``Hello.bot_version`` is refused, or ``""`` when it is fine (S-23).
+
+    The version is shown on the public bot and match pages and in the API
+    (``seats.bot_version``), so it follows the participants' bot-name rules
+    (``ladder.owned_bots.BOT_NAME_RE``, which the referee may not import): ASCII
+    letters, digits, ``_ . + -`` and, for version strings, ``~ : / @ # ( )``,
+    single inner spaces, at most :data:`MAX_VERSION_CHARS` characters; no bidi
+    controls, zero-width, control or other non-ASCII characters, no markup. Empty
+    (no version announced) is fine. Refused, never cleaned: a cleaned string
+    would still be a version the bot did not send.
+    """
+    if not version:
+        return ""
+    if len(version) > MAX_VERSION_CHARS:
+        return f"Hello.bot_version is {len(version)} characters long; at most {MAX_VERSION_CHARS}"
+    if _VERSION_RE.fullmatch(version):
+        return ""
+    for i, ch in enumerate(version):
+        if not _VERSION_CHAR.fullmatch(ch) and not (ch == " " and 0 < i < len(version) - 1):
+            return (f"Hello.bot_version may hold only ASCII letters, digits, _ . + - ~ : / @ # ( ) and single "
+                    f"inner spaces; character {i} is U+{ord(ch):04X}")
+    return "Hello.bot_version may not hold two spaces in a row"
 
 
 def error_message(code: pb.ErrorCode, message: str) -> pb.RefereeMessage:
@@ -113,6 +146,10 @@ async def authenticate(core: RefereeCore, context: grpc.aio.ServicerContext, *,
         await refuse(context, grpc.StatusCode.FAILED_PRECONDITION, pb.ERROR_CODE_PROTOCOL,
                      f"the first message must be Hello, got {kind or 'an empty BotMessage'}")
     hello = first.hello
+    problem = version_problem(hello.bot_version)
+    if problem:
+        core.protocol_error(None, "bad_version", "")
+        await refuse(context, grpc.StatusCode.INVALID_ARGUMENT, pb.ERROR_CODE_PROTOCOL, problem)
     if relay_bot is not None:
         return hello, int(relay_bot), relay_from
     if not hello.token:

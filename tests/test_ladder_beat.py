@@ -240,7 +240,8 @@ def test_two_beat_processes_and_a_worker_run_the_continuous_ladder(database_url,
     app.conf.task_default_queue = queue
     beats = []
     try:
-        with start_worker(app, pool="threads", concurrency=3, perform_ping_check=False, queues=[queue],
+        with start_worker(app, pool="threads", concurrency=3, perform_ping_check=False,
+                          queues=[queue, f"{queue}.periodic"],
                           shutdown_timeout=20):
             for i in range(2):
                 with open(tmp_path / f"beat-{i}.log", "wb") as log_file:

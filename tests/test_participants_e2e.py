@@ -119,7 +119,8 @@ def test_challenges_and_entry_window_tournaments_run_on_the_workers(database_url
                                     expires_after_s=2)
         assert _count(pool, "SELECT count(*) FROM matches WHERE status <> 'waiting'") == 0  # nothing planned yet
 
-        with start_worker(app, pool="threads", concurrency=3, perform_ping_check=False, queues=[queue],
+        with start_worker(app, pool="threads", concurrency=3, perform_ping_check=False,
+                          queues=[queue, f"{queue}.periodic"],
                           shutdown_timeout=20):
             with open(tmp_path / "beat.log", "wb") as beat_log:
                 beat = subprocess.Popen(

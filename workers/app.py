@@ -46,6 +46,32 @@ app.conf.update(
 )
 
 
+PERIODIC_TASKS = frozenset({"parterre.ladder_tick", "parterre.reap", "parterre.challenge_tick",
+                            "parterre.tournament_tick"})
+"""The short periodic ticks: sent to their own queue (:func:`periodic_queue`), never behind matches (S-22)."""
+
+PERIODIC_SUFFIX = ".periodic"
+
+
+def periodic_queue(main: str | None = None) -> str:
+    """The queue of :data:`PERIODIC_TASKS`: the main queue's name (default ``task_default_queue``) + ``.periodic``.
+
+    ``parterre worker`` consumes it from a dedicated single-slot consumer (and its
+    main pool too, when idle), so a pool whose every slot plays a 60 s-per-decision
+    match still plans ladder rounds, starts challenges and reaps (docs/faults.md S-22).
+    ``parterre.hosted_tick`` is not one of them: a validation plays games for minutes
+    and would hold the ticks' one slot; it stays on the main queue, like a match.
+    """
+    return (main or str(app.conf.task_default_queue)) + PERIODIC_SUFFIX
+
+
+def _route(name: str, args: Any, kwargs: Any, options: Any, task: Any = None, **kw: Any) -> dict[str, str] | None:
+    return {"queue": periodic_queue()} if name in PERIODIC_TASKS else None
+
+
+app.conf.task_routes = (_route,)
+
+
 def configure_beat(
     ladder_period_s: float | None = None, reap_period_s: float | None = None,
     challenge_period_s: float | None = None, tournament_period_s: float | None = None,

@@ -13,7 +13,8 @@ Modules:
     :mod:`~ladder.read.standings`     ``tournament_standings``, ``standings_and_crosstable``
     :mod:`~ladder.read.tournaments`   ``tournaments_list``, ``tournament_page``
     :mod:`~ladder.read.bots`          ``bot_page``
-    :mod:`~ladder.read.replays`       ``match_page``, ``ReplayCache``, ``export_replay``, ``replay_json``
+    :mod:`~ladder.read.replays`       ``match_page``, ``ReplayCache``, ``export_replay``, ``twins_open``,
+                                      ``replay_json``
     :mod:`~ladder.read.home`          ``games_summary``, ``home_page``
 
 Conventions: Elo in rating points; times in milliseconds (``*_ms``); a *win*
@@ -84,6 +85,7 @@ from ladder.read.replays import (
     export_replay,
     match_page,
     replay_json,
+    twins_open,
 )
 from ladder.read.standings import (
     TOURNAMENT_BOTS_SQL,
@@ -163,4 +165,5 @@ __all__ = [
     "tournament_standings",
     "tournament_state",
     "tournaments_list",
+    "twins_open",
 ]

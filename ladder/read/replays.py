@@ -1,7 +1,13 @@
 """One match: the match page (seats, seed, attempts, the replay's steps), the replay cache, and the export.
 
 A seed is published only once its match is ``finished`` (DESIGN §6, FAULTS
-F-20); before that only its sha256 commitment is.
+F-20); before that only its sha256 commitment is. The seat rotations of one
+deal (round-robin, gauntlet, duplicate) share a seed, so a finished match's
+seed, replay, steps, boards and outcome are withheld too while another match
+dealt the same seed is still waiting, planned or running (S-20): its seed is
+that twin's whole deal. :data:`TWIN_OPEN_SQL` is the one test of it, used by
+:func:`match_page`, :meth:`ReplayCache.get` (every replay the site serves goes
+through it) and :func:`export_replay`.
 """
 
 from __future__ import annotations
@@ -21,6 +27,27 @@ from ladder.db import connection
 from ladder.errors import MatchNotFoundError
 from ladder.read.common import NotFound, decompress_replay, game_info
 from ladder.read.matches import SeatResult, seats_of
+
+OPEN_STATUSES = ("waiting", "planned", "running")
+"""Statuses of a match that is not over yet (``finished``, ``failed``, ``aborted_no_show`` and ``expired`` are)."""
+
+TWIN_OPEN_SQL = (
+    "EXISTS (SELECT 1 FROM matches tw WHERE tw.seed = {m}.seed AND tw.id <> {m}.id "
+    f"AND tw.status IN ({', '.join(repr(s) for s in OPEN_STATUSES)}))"
+)
+"""SQL (format ``m=`` the alias of the match): another match on the same seed is not over yet (S-20)."""
+
+
+def twins_open(pool: ConnectionPool, match_id: int) -> bool:
+    """Another match dealt the same seed as ``match_id`` is still waiting, planned or running (S-20).
+
+    While it is, nothing derived from the deal of ``match_id`` may be published:
+    not its seed, replay, steps, boards, outcome, nor a live feed.
+    """
+    with connection(pool) as conn:
+        row = conn.execute(f"SELECT {TWIN_OPEN_SQL.format(m='m')} FROM matches m WHERE m.id = %s",
+                           (match_id,)).fetchone()
+    return bool(row and row[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +90,9 @@ class MatchPage:
         outcome: the rules' own result from the replay (scores, ranks, reason,
             tie_breaks, details), or None.
         steps: the replay's steps; empty without a replay.
-        has_replay: a replay is stored.
+        has_replay: a replay is stored and may be shown.
+        held: the match is finished but another match on its seed is not over yet:
+            seed, replay, steps and outcome are withheld until it is (S-20).
     """
 
     id: int
@@ -88,6 +117,7 @@ class MatchPage:
     has_replay: bool
     replay_bytes: int | None
     steps: list[StepInfo] = field(default_factory=list)
+    held: bool = False
 
 
 class ReplayCache:
@@ -96,6 +126,9 @@ class ReplayCache:
     A replay is written once, in the transaction that finishes its match
     (``ladder.matches.record_result``), and never changed, so caching the
     decoded JSON is safe. Only replays are cached, never match rows.
+    A replay is loaded (and cached) only while it may be published: its match
+    finished and no other match on its seed still to be played (S-20); until
+    then :meth:`get` answers None, as for a match without a replay.
     """
 
     def __init__(self, size: int = 32) -> None:
@@ -104,15 +137,18 @@ class ReplayCache:
         self._items: OrderedDict[int, tuple[dict[str, Any], str, int]] = OrderedDict()
 
     def get(self, pool: ConnectionPool, match_id: int) -> tuple[dict[str, Any], str, int] | None:
-        """``(replay dict, replay JSON text, raw bytes)`` of a match, or None when it has no replay."""
+        """``(replay dict, replay JSON text, raw bytes)`` of a match, or None when it has no replay
+        or it is withheld (S-20)."""
         with self._lock:
             hit = self._items.get(match_id)
             if hit is not None:
                 self._items.move_to_end(match_id)
                 return hit
         with connection(pool) as conn:
-            row = conn.execute("SELECT data, raw_bytes, format FROM replays WHERE match_id = %s",
-                               (match_id,)).fetchone()
+            row = conn.execute(
+                "SELECT r.data, r.raw_bytes, r.format FROM replays r JOIN matches m ON m.id = r.match_id "
+                f"WHERE r.match_id = %s AND m.status = 'finished' AND NOT {TWIN_OPEN_SQL.format(m='m')}",
+                (match_id,)).fetchone()
         if row is None:
             return None
         text = decompress_replay(row[0], row[2])
@@ -134,7 +170,7 @@ def match_page(pool: ConnectionPool, match_id: int, replays: ReplayCache) -> Mat
     with connection(pool) as conn:
         m = conn.execute(
             "SELECT m.id, m.game, m.game_string, m.tournament_id, t.name, m.status, m.attempt, m.time_control, "
-            "m.created_at, m.started_at, m.finished_at, m.seed_commitment, m.seed "
+            f"m.created_at, m.started_at, m.finished_at, m.seed_commitment, m.seed, {TWIN_OPEN_SQL.format(m='m')} "
             "FROM matches m LEFT JOIN tournaments t ON t.id = m.tournament_id WHERE m.id = %s",
             (match_id,),
         ).fetchone()
@@ -148,11 +184,12 @@ def match_page(pool: ConnectionPool, match_id: int, replays: ReplayCache) -> Mat
                 (match_id,),
             )
         ]
-    (mid, game, gs, tid, tname, status, attempt, tc, created, started, finished, commitment, seed) = m
-    if status != "finished":
-        seed = None  # secret until the match ends (DESIGN §6)
+    (mid, game, gs, tid, tname, status, attempt, tc, created, started, finished, commitment, seed, twin) = m
+    held = status == "finished" and bool(twin)
+    if status != "finished" or held:
+        seed = None  # secret until the match ends (DESIGN §6) and every match on its seed too (S-20)
     verified = None if seed is None else hashlib.sha256(seed.encode("ascii")).hexdigest() == commitment
-    cached = replays.get(pool, match_id) if status == "finished" else None
+    cached = replays.get(pool, match_id) if status == "finished" and not held else None
     replay, raw = (cached[0], cached[2]) if cached else (None, None)
     steps: list[StepInfo] = []
     outcome = None
@@ -170,15 +207,20 @@ def match_page(pool: ConnectionPool, match_id: int, replays: ReplayCache) -> Mat
         tournament=tname, status=status, attempt=attempt, time_control=dict(tc), created_at=created,
         started_at=started, finished_at=finished, seed_commitment=commitment, seed=seed, seed_verified=verified,
         seats=seats, attempts=attempts, outcome=outcome, has_replay=replay is not None, replay_bytes=raw,
-        steps=steps,
+        steps=steps, held=held,
     )
 
 
-def export_replay(pool: ConnectionPool, match_id: int) -> dict[str, Any]:
+def export_replay(pool: ConnectionPool, match_id: int, *, hold_twins: bool = False) -> dict[str, Any]:
     """The stored record of a match: its row, seats, attempts and decompressed replay.
 
     The seed is included only once the match is ``finished`` (before that
-    only its commitment is public, DESIGN §6 / FAULTS F-20).
+    only its commitment is public, DESIGN §6 / FAULTS F-20), and the seed and
+    replay only once no other match on its seed is still to be played when
+    ``hold_twins`` (S-20: ``match["held"]`` is then True, no seed, ``replay``
+    None). ``parterre replay export`` holds them (its output is meant to be
+    published) unless ``--include-held``; the default here is the operator's
+    full record, as :func:`replay_json`.
 
     Returns:
         ``{"match": {id, tournament_id, plan_key, game, game_string,
@@ -195,7 +237,8 @@ def export_replay(pool: ConnectionPool, match_id: int) -> dict[str, Any]:
     with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
         m = cur.execute(
             "SELECT id, tournament_id, plan_key, game, game_string, seed_commitment, seed, time_control, status, "
-            "attempt, created_at, started_at, finished_at, result_seq FROM matches WHERE id = %s",
+            f"attempt, created_at, started_at, finished_at, result_seq, {TWIN_OPEN_SQL.format(m='matches')} AS held "
+            "FROM matches WHERE id = %s",
             (match_id,),
         ).fetchone()
         if m is None:
@@ -212,17 +255,18 @@ def export_replay(pool: ConnectionPool, match_id: int) -> dict[str, Any]:
         ).fetchall()
         rep = cur.execute("SELECT data, raw_bytes, format FROM replays WHERE match_id = %s",
                           (match_id,)).fetchone()
-    if m["status"] != "finished":
+    m["held"] = hold_twins and bool(m["held"]) and m["status"] == "finished"
+    if m["status"] != "finished" or m["held"]:
         m.pop("seed")
     replay = None
-    if rep is not None:
+    if rep is not None and not m["held"]:
         replay = json.loads(decompress_replay(rep["data"], rep["format"]))
     return {
         "match": _iso(m),
         "seats": [_iso(s) for s in seats],
         "attempts": [_iso(a) for a in attempts],
         "replay": replay,
-        "replay_raw_bytes": None if rep is None else rep["raw_bytes"],
+        "replay_raw_bytes": None if rep is None or m["held"] else rep["raw_bytes"],
     }
 
 

@@ -35,6 +35,7 @@ from fastapi import HTTPException, Request
 
 from ladder import accounts as acc
 from ladder.bots import TOKENS_KEY
+from ladder.challenges import DEFAULT_MAX_OPEN
 
 SESSION_COOKIE = "parterre_session"
 SIGNUP_MODES = ("open", "approval", "closed")
@@ -76,20 +77,25 @@ class ParticipantConfig:
         redis: redis-py client where bot-token hashes are published (None: not published,
             the referee then learns them only from ``parterre bot publish``-style resyncs).
         tokens_key: the Redis hash the referee reads (``ladder.bots.TOKENS_KEY``).
+        max_open_challenges: most challenges one account may have waiting, planned or running
+            (``PARTERRE_MAX_OPEN_CHALLENGES``, default 2; S-22).
     """
 
     signup: str = "open"
     redis: Any = None
     tokens_key: str = TOKENS_KEY
     secure_cookies: bool = False
+    max_open_challenges: int = DEFAULT_MAX_OPEN
     extra: dict[str, Any] = field(default_factory=dict)
 
 
 def config_from_env(env: dict[str, str] | None = None) -> ParticipantConfig:
-    """Read ``PARTERRE_SIGNUP``, ``PARTERRE_SECURE_COOKIES``, ``PARTERRE_REDIS_URL``.
+    """Read ``PARTERRE_SIGNUP``, ``PARTERRE_SECURE_COOKIES``, ``PARTERRE_REDIS_URL``,
+    ``PARTERRE_MAX_OPEN_CHALLENGES``.
 
     Raises:
-        ValueError: ``PARTERRE_SIGNUP`` is not open/approval/closed.
+        ValueError: ``PARTERRE_SIGNUP`` is not open/approval/closed, or
+            ``PARTERRE_MAX_OPEN_CHALLENGES`` is not a whole number >= 1.
     """
     env = dict(os.environ if env is None else env)
     signup = env.get("PARTERRE_SIGNUP") or "open"
@@ -103,8 +109,15 @@ def config_from_env(env: dict[str, str] | None = None) -> ParticipantConfig:
         if url.startswith("redis+socket://"):
             url = "unix://" + url[len("redis+socket://"):]
         redis_client = redis.Redis.from_url(url)
+    raw_cap = env.get("PARTERRE_MAX_OPEN_CHALLENGES") or str(DEFAULT_MAX_OPEN)
+    try:
+        cap = int(raw_cap)
+    except ValueError:
+        cap = 0
+    if cap < 1:
+        raise ValueError(f"PARTERRE_MAX_OPEN_CHALLENGES={raw_cap!r}: expected a whole number >= 1")
     return ParticipantConfig(signup=signup, redis=redis_client,
-                             secure_cookies=env.get("PARTERRE_SECURE_COOKIES") == "1")
+                             secure_cookies=env.get("PARTERRE_SECURE_COOKIES") == "1", max_open_challenges=cap)
 
 
 def config(request: Request) -> ParticipantConfig:

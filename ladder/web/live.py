@@ -206,10 +206,13 @@ async def match_live(request: Request, match_id: MatchId) -> StreamingResponse:
     cfg: LiveConfig | None = request.app.state.live
     page = await run_in_threadpool(q.match_page, pool(request), match_id, request.app.state.replays)
     names = [s.name for s in page.seats]
+    held = cfg is not None and await run_in_threadpool(q.twins_open, pool(request), match_id)
 
     async def gone() -> AsyncIterator[bytes]:
-        yield _event("gone", {"match_id": match_id})
+        yield _event("gone", {"match_id": match_id, **({"reason": "twin"} if held else {})})
 
-    body = gone() if cfg is None else _relay(request, cfg, match_id, page.game, names)
+    # S-20: while another match on the same deal (seed) is not over, this one's feed would show cards the other's
+    # seats are still to see (a rotation ahead of its twin): no live view then, as for a match without a feed.
+    body = gone() if cfg is None or held else _relay(request, cfg, match_id, page.game, names)
     return StreamingResponse(body, media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

@@ -198,7 +198,8 @@ def match(
         "match.html",
         {"m": page, "board": board, "step": step, "all_hands": view == "all",
          "view": view, "challenge": challenge, "view_q": _view_query(view),
-         "live": request.app.state.live is not None and page.status == "running",
+         "live": request.app.state.live is not None and page.status == "running"
+                 and not q.twins_open(pool(request), match_id),
          "live_delay": request.app.state.live.delay_s if request.app.state.live is not None else 0,
          "engine": engine_available(page.game),
          "outcome": outcome_cards(page.game, page.outcome, [s.name for s in page.seats])},

@@ -335,17 +335,22 @@ def _deadline(text: str | None) -> datetime | None:
 
 @router.post("/challenges", status_code=201, response_model=ChallengeOut,
              summary="Challenge bots to one match (scope challenge): your own bot against anyone's",
-             responses={403: {"description": "not your bot, or a bot that does not accept challenges"}})
+             responses={403: {"description": "not your bot, or a bot that does not accept challenges"},
+                        400: {"description": "bad game or clock; a rated challenge seating two bots of one account"},
+                        429: {"description": "the account has PARTERRE_MAX_OPEN_CHALLENGES challenges open already"}})
 def api_challenge(request: Request, body: ChallengeIn) -> ChallengeOut:
     caller = auth.bearer(request, "challenge")
     pool = _pool(request)
     game_string = check_challenge(pool, caller.account.id, body.game, body.bots)
     from ladder import challenges
-    from ladder.errors import ChallengeError
+    from ladder.errors import ChallengeError, ChallengeLimitError
 
     try:
         match_id = challenges.create_challenge(pool, game_string=game_string, bot_ids=body.bots, rated=body.rated,
-                                               time_control=body.time_control, challenger_id=caller.account.id)
+                                               time_control=body.time_control, challenger_id=caller.account.id,
+                                               max_open=auth.config(request).max_open_challenges)
+    except ChallengeLimitError as exc:
+        raise HTTPException(429, str(exc)) from None
     except ChallengeError as exc:
         raise HTTPException(400, str(exc)) from None
     return ChallengeOut(match_id=int(match_id))

@@ -281,9 +281,13 @@ async def challenge_post(request: Request) -> Response:
     try:
         game = check_challenge(pool, account.id, game, ids)
         from ladder import challenges
+        from ladder.errors import ChallengeLimitError
 
         match_id = challenges.create_challenge(pool, game_string=game, bot_ids=ids, rated=form.get("rated") == "1",
-                                               challenger_id=account.id)
+                                               challenger_id=account.id,
+                                               max_open=auth.config(request).max_open_challenges)
+    except ChallengeLimitError as exc:
+        return _render(request, "me/challenge.html", 429, account=account, bots=bots, message=str(exc), error=True)
     except HTTPException as exc:
         return _render(request, "me/challenge.html", exc.status_code, account=account, bots=bots,
                        message=str(exc.detail), error=True)

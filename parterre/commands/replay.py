@@ -17,7 +17,7 @@ def cmd_replay_export(args: argparse.Namespace) -> int:
     services = common.services()
     pool = common.pool(services)
     try:
-        replay = read.export_replay(pool, args.match_id)
+        replay = read.export_replay(pool, args.match_id, hold_twins=not args.include_held)
     except LookupError as exc:
         raise CliError(str(exc)) from None
     text = json.dumps(replay, indent=1, default=str, ensure_ascii=False)
@@ -98,6 +98,9 @@ def register(sub: Subparsers) -> None:
     re_ = rp.add_parser("export", help="print a match's replay as JSON")
     re_.add_argument("match_id", type=int, help="the match's id")
     re_.add_argument("-o", "--output", help="write the JSON to this file (default: standard output)")
+    re_.add_argument("--include-held", action="store_true",
+                     help="include the seed and replay even while another match on the same seed (a seat rotation "
+                          "of the deal) is unfinished: not for publishing (docs/faults.md S-20)")
     re_.set_defaults(func=cmd_replay_export)
     rv = rp.add_parser("verify", help="re-simulate an exported replay and check its hashes and scores")
     rv.add_argument("file", help="a replay JSON file (from replay export or the web site)")

@@ -1,0 +1,64 @@
+"""S-23: ``Hello.bot_version`` is shown on public pages; a version that spoofs its text is refused at the referee.
+
+The attack (``/tmp/attack/version_spoof``): ``1.0<U+202E>3.0-fixed<U+200B><i>x</i>`` was stored as the seat's
+version and shown raw on ``/bots/{id}`` and ``/api/bots/{id}/versions``. Each case below is a Hello an attacker
+would send with a valid token; the oracle is the rule written out here (ASCII letters, digits, a few
+punctuation marks, single inner spaces, at most 50 characters), not the referee's regex.
+"""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+from fixtures.toy_game import register_toy
+from test_referee_auth import TOKENS, raw_connect
+
+from proto.parterre.v1 import referee_pb2 as pb
+from referee.testing import Harness
+
+register_toy()
+
+SPOOFS = [
+    "1.0\u202e3.0-fixed\u200b<i>x</i>",  # the tester's: bidi override, zero-width space, markup
+    "1.0\u202e",  # right-to-left override alone
+    "2.0\u2066x\u2069",  # isolates
+    "1\u200b",  # zero-width space
+    "1\u200d2",  # zero-width joiner
+    "\ufeff1",  # byte-order mark
+    "1\u0000",  # NUL
+    "1\n2",  # newline
+    "1\t2",  # tab
+    "1\x1b[31m",  # terminal escape
+    "<script>",  # markup
+    "v1\u00a0",  # no-break space
+    "1.\u0665",  # an Arabic-Indic digit
+    "\u0430pple",  # Cyrillic a: a look-alike
+    " 1.0",  # edge spaces
+    "1.0 ",
+    "1  0",  # two spaces
+    "1" * 51,  # over the cap
+]
+FINE = ["1", "", "1.2.3-rc1+git.abc", "v2 (search) build:7/main@ab#1~x", "9" * 50]
+
+
+def hello(version: str) -> pb.BotMessage:
+    return pb.BotMessage(hello=pb.Hello(token="tok-a", bot_name="x", bot_version=version, max_concurrent_matches=1))
+
+
+@pytest.mark.parametrize("version", SPOOFS, ids=[ascii(v)[:30] for v in SPOOFS])
+async def test_s23_a_spoofing_version_is_refused_invalid_argument(version: str) -> None:
+    async with Harness(TOKENS) as h:
+        got, code = await raw_connect(h.address, hello(version), read=2)
+        assert code == grpc.StatusCode.INVALID_ARGUMENT
+        (msg,) = got  # an Error, never a Welcome
+        assert msg.WhichOneof("kind") == "error"
+        assert msg.error.code == pb.ERROR_CODE_PROTOCOL and "Hello.bot_version" in msg.error.message
+        assert h.core is not None and len(h.core.registry) == 0
+
+
+@pytest.mark.parametrize("version", FINE)
+async def test_s23_ordinary_versions_are_welcome(version: str) -> None:
+    async with Harness(TOKENS) as h:
+        got, code = await raw_connect(h.address, hello(version), read=1)
+        assert code is None, code
+        assert got[0].WhichOneof("kind") == "welcome" and got[0].welcome.bot_id == 1
