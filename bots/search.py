@@ -158,6 +158,8 @@ PRIORS: dict[str, Any] = {"lafleur": _lafleur_prior, "flowar": _flowar_prior}
 valuation at the positions the determinizer rebuilds (La Fleur: placing an Artisan; Flowar: the turn menu)."""
 
 ROOT_CANDIDATES = 4
+PIMC_CANDIDATES = 6
+"""Root actions the paired flat search compares (greedy's choice first, then by the prior; 0: all)."""
 """Root actions searched when the game has a prior: the greedy choice and the next best by the prior."""
 
 
@@ -328,7 +330,8 @@ class SearchBot(GreedyBot):
 
     def __init__(self, seed: int | str | None = None, think_ms: float = 300.0, fraction: float = FRACTION,
                  margin_ms: float = 50.0, horizon: int | None = None, iterations: int = 0,
-                 rollout: str | None = None, candidates: int = ROOT_CANDIDATES, **kwargs: Any) -> None:
+                 rollout: str | None = None, candidates: int | None = None, method: str = "pimc",
+                 margin_weight: float | None = None, **kwargs: Any) -> None:
         super().__init__(seed, **kwargs)
         self.think_ms = float(think_ms)
         self.fraction = float(fraction)
@@ -337,7 +340,12 @@ class SearchBot(GreedyBot):
         if rollout not in (None, "random", "greedy"):
             raise ValueError(f"rollout must be 'random' or 'greedy', not {rollout!r}")
         self.rollout = rollout
-        self.candidates = int(candidates)
+        if method not in ("pimc", "ismcts"):
+            raise ValueError(f"method must be 'pimc' or 'ismcts', not {method!r}")
+        self.method = method
+        self.candidates = (PIMC_CANDIDATES if method == "pimc" else ROOT_CANDIDATES) if candidates is None \
+            else int(candidates)
+        self.margin_weight = None if margin_weight is None else float(margin_weight)
         self.iterations = int(iterations)
         self.last_iterations = 0
         self._games: dict[str, Any] = {}
@@ -381,6 +389,8 @@ class SearchBot(GreedyBot):
         if supported is not None and not supported(request.observation):
             return super().choose(request)  # a position the determinizer does not rebuild (its docstring)
         game = self._game(request, module)
+        if self.method == "pimc":
+            return self._pimc(request, module, game, start + max(budget, 1.0) / 1000.0)
         candidates = None
         if self.candidates and request.game in PRIORS:
             greedy = super().choose(request)
@@ -398,4 +408,29 @@ class SearchBot(GreedyBot):
         except (module.DeterminizeError, ActionCountMismatch) as exc:  # cannot happen when determinize is right
             log.warning("search: %s; playing greedy", exc)
             return super().choose(request)
+        return index
+
+    def _pimc(self, request: DecisionRequest, module: Any, game: Any, deadline: float) -> int:
+        """Paired flat Monte Carlo over greedy's choice and the prior's next best (:mod:`bots.pimc`)."""
+        from bots.pimc import MARGIN_WEIGHT, pimc
+
+        greedy = super().choose(request)
+        order = list(range(request.num_actions))
+        prior = PRIORS.get(request.game)
+        if prior is not None:
+            values = prior(request.observation, request.legal_actions, request.seat)
+            order.sort(key=lambda i: (-values[i], i))
+        candidates = [greedy] + [i for i in order if i != greedy]
+        if self.candidates > 0:
+            candidates = candidates[: self.candidates]
+        weight = MARGIN_WEIGHT if self.margin_weight is None else self.margin_weight
+        try:
+            index, self.last_iterations, _ = pimc(
+                game, request.observation, module.determinize, self.rng, deadline, request.seat,
+                greedy_policy(request.game), candidates, max_playouts=self.iterations or 1_000_000,
+                num_actions=request.num_actions, margin_weight=weight)
+        except (module.DeterminizeError, ValueError) as exc:  # cannot happen when determinize is right
+            log.warning("search: %s; playing greedy", exc)
+            self.last_iterations = 0
+            return greedy
         return index
