@@ -63,14 +63,18 @@ def playout(state: Any, policy: Any, rng: random.Random, deadline: float, check_
 
 def pimc(game: Any, observation: dict[str, Any], determinize: Any, rng: random.Random, deadline: float,
          seat: int, policy: Any, candidates: list[int] | None = None, *, max_playouts: int = 1_000_000,
-         num_actions: int | None = None, margin_weight: float = MARGIN_WEIGHT) -> tuple[int, int, list[float]]:
+         num_actions: int | None = None, margin_weight: float = MARGIN_WEIGHT,
+         halving: int = 0) -> tuple[int, int, list[float]]:
     """Paired flat Monte Carlo; returns (root action index, playouts completed, mean reward per candidate).
 
     ``candidates`` are indexes into the observed legal actions (every
     determinization has the same ones, in the same order), best first; None:
     all of them. ``max_playouts`` caps the playouts (whole rounds only; at
     least one round is attempted). The clock is read before every decision of
-    every playout.
+    every playout. ``halving`` > 0: sequential halving (Karnin, Koren & Somekh
+    2013): after ``halving`` rounds the worse half of the candidates still in
+    is dropped, then after twice as many rounds again, and so on down to two;
+    every candidate still in has played every round, so their totals compare.
 
     Raises:
         ValueError: ``num_actions`` is given and the determinization has another number of legal actions
@@ -85,24 +89,34 @@ def pimc(game: Any, observation: dict[str, Any], determinize: Any, rng: random.R
         return (cands[0] if cands else 0), 0, [0.0] * len(cands)
     k = len(cands)
     totals = [0.0] * k
-    rounds = 0
-    while (rounds + 1) * k <= max(max_playouts, k) and (rounds == 0 or time.monotonic() < deadline):
+    counts = [0] * k
+    alive = list(range(k))  # positions in ``cands``, best first
+    rounds = playouts = 0
+    phase, phase_end = halving, halving
+    while (playouts + len(alive) <= max(max_playouts, k)) and (rounds == 0 or time.monotonic() < deadline):
         base = first if rounds == 0 else determinize(game, observation, rng)
         seed = rng.getrandbits(62)
         values = []
         try:
-            for i in cands:
+            for j in alive:
                 state = base.clone()
-                state.apply_action(state.legal_actions()[i])
+                state.apply_action(state.legal_actions()[cands[j]])
                 end = playout(state, policy, random.Random(seed), deadline, True)
                 out = end.outcome()
                 values.append(pimc_reward(out.scores, out.ranks, seat, margin_weight))
         except _Late:
             break
         rounds += 1
-        for j, v in enumerate(values):
+        playouts += len(alive)
+        for j, v in zip(alive, values, strict=True):
             totals[j] += v
+            counts[j] += 1
+        if halving > 0 and rounds == phase_end and len(alive) > 2:
+            keep = max(2, (len(alive) + 1) // 2)
+            alive = sorted(sorted(alive, key=lambda j: (-totals[j], j))[:keep])
+            phase *= 2
+            phase_end = rounds + phase
     if rounds == 0:
         return cands[0], 0, [0.0] * k
-    best = max(range(k), key=lambda j: (totals[j], -j))
-    return cands[best], rounds * k, [t / rounds for t in totals]
+    best = max(alive, key=lambda j: (totals[j], -j))
+    return cands[best], playouts, [totals[j] / counts[j] if counts[j] else 0.0 for j in range(k)]

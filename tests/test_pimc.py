@@ -86,6 +86,13 @@ def test_toy_game_best_move_and_candidate_order() -> None:
     assert (index, playouts) == (3, 0)  # nothing to compare
 
 
+def test_sequential_halving_keeps_the_best_move() -> None:
+    # 5 candidates for 2 rounds (10 playouts), the best 3 for 4 rounds (12), then the best 2 to the cap
+    index, playouts, means = pimc(None, {}, _toy_determinize, random.Random(1), time.monotonic() + 5, 0,
+                                  lambda s: 0, None, max_playouts=40, halving=2)
+    assert index == 4 and playouts == 10 + 12 + 18
+
+
 def test_deadline_passed_answers_the_first_candidate() -> None:
     class _Slow(_Race):
         def is_chance_node(self) -> bool:
