@@ -41,6 +41,10 @@ def pimc_reward(scores: Any, ranks: Any, seat: int, margin_weight: float = MARGI
     return float(rank_value + margin_weight * (float(scores[seat]) - best))
 
 
+MIN_ROUNDS = 3
+"""Rounds the candidate count must leave time for, at the first playout's cost (:func:`pimc`)."""
+
+
 class _Late(Exception):
     """The deadline passed inside a playout (the round is dropped)."""
 
@@ -64,7 +68,7 @@ def playout(state: Any, policy: Any, rng: random.Random, deadline: float, check_
 def pimc(game: Any, observation: dict[str, Any], determinize: Any, rng: random.Random, deadline: float,
          seat: int, policy: Any, candidates: list[int] | None = None, *, max_playouts: int = 1_000_000,
          num_actions: int | None = None, margin_weight: float = MARGIN_WEIGHT,
-         halving: int = 0) -> tuple[int, int, list[float]]:
+         halving: int = 0, min_rounds: int = MIN_ROUNDS) -> tuple[int, int, list[float]]:
     """Paired flat Monte Carlo; returns (root action index, playouts completed, mean reward per candidate).
 
     ``candidates`` are indexes into the observed legal actions (every
@@ -75,11 +79,16 @@ def pimc(game: Any, observation: dict[str, Any], determinize: Any, rng: random.R
     2013): after ``halving`` rounds the worse half of the candidates still in
     is dropped, then after twice as many rounds again, and so on down to two;
     every candidate still in has played every round, so their totals compare.
+    ``min_rounds`` > 0: the first playout's cost caps the candidates (the last
+    ones dropped, at least two kept) so that ``min_rounds`` rounds fit before
+    the deadline: under a short clock a few well-compared candidates beat a
+    round of all of them that never finishes.
 
     Raises:
         ValueError: ``num_actions`` is given and the determinization has another number of legal actions
             (a determinizer bug; the caller plays greedy).
     """
+    start = time.monotonic()
     first = determinize(game, observation, rng)
     legal = first.legal_actions()
     if num_actions is not None and len(legal) != num_actions:
@@ -98,12 +107,21 @@ def pimc(game: Any, observation: dict[str, Any], determinize: Any, rng: random.R
         seed = rng.getrandbits(62)
         values = []
         try:
-            for j in alive:
+            for j in list(alive):
+                if j not in alive:
+                    break  # cut by the first playout's cost (below)
+                t0 = time.monotonic()
                 state = base.clone()
                 state.apply_action(state.legal_actions()[cands[j]])
                 end = playout(state, policy, random.Random(seed), deadline, True)
                 out = end.outcome()
                 values.append(pimc_reward(out.scores, out.ranks, seat, margin_weight))
+                if rounds == 0 and j == alive[0] and min_rounds > 0:
+                    # as many candidates as leave time for ``min_rounds`` rounds at this playout's cost
+                    cost = max(time.monotonic() - t0, 1e-6)
+                    fit = int((deadline - start) / (min_rounds * cost))
+                    if fit < len(alive):
+                        alive = alive[: max(2, fit)]
         except _Late:
             break
         rounds += 1

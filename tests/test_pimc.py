@@ -41,7 +41,7 @@ class _Race:
         self.theirs: int | None = None
 
     def clone(self) -> _Race:
-        c = _Race()
+        c = type(self)()
         c.mine, c.theirs = self.mine, self.theirs
         return c
 
@@ -91,6 +91,22 @@ def test_sequential_halving_keeps_the_best_move() -> None:
     index, playouts, means = pimc(None, {}, _toy_determinize, random.Random(1), time.monotonic() + 5, 0,
                                   lambda s: 0, None, max_playouts=40, halving=2)
     assert index == 4 and playouts == 10 + 12 + 18
+
+
+def test_a_short_clock_caps_the_candidates() -> None:
+    class _Slow(_Race):
+        def is_chance_node(self) -> bool:
+            if self.mine is not None and self.theirs is None:
+                time.sleep(0.05)  # one playout costs 50 ms: 3 rounds of 3 candidates fit in 0.5 s, not of 5
+            return super().is_chance_node()
+
+    def det(game: Any, observation: Any, rng: random.Random) -> _Race:
+        return _Slow()
+
+    index, playouts, means = pimc(None, {}, det, random.Random(0), time.monotonic() + 0.5, 0, lambda s: 0,
+                                  [4, 3, 2, 1, 0], min_rounds=3)
+    assert index == 4 and playouts >= 3
+    assert means[0] != 0.0 and means[3:] == [0.0, 0.0]  # the last two candidates were never played
 
 
 def test_deadline_passed_answers_the_first_candidate() -> None:
