@@ -1,4 +1,9 @@
-"""The search bot: single-observer information-set MCTS from the observation alone.
+"""The search bot: determinized search from the observation alone.
+
+Default method (``method="pimc"``, session 5): paired flat Monte Carlo over the
+root, :mod:`bots.pimc` (one determinization and one chance seed per round,
+every candidate played to the end by the greedy strategy; docs/search.md).
+The rest of this docstring is the older ``method="ismcts"``.
 
 Method: SO-ISMCTS (Cowling, Powley & Whitehouse 2012, "Information Set Monte
 Carlo Tree Search", IEEE TCIAIG 4(2), Algorithm 2). Each iteration draws a
