@@ -1,4 +1,9 @@
-"""The search bot: single-observer information-set MCTS from the observation alone.
+"""The search bot: determinized search from the observation alone.
+
+Default method (``method="pimc"``, session 5): paired flat Monte Carlo over the
+root, :mod:`bots.pimc` (one determinization and one chance seed per round,
+every candidate played to the end by the greedy strategy; docs/search.md).
+The rest of this docstring is the older ``method="ismcts"``.
 
 Method: SO-ISMCTS (Cowling, Powley & Whitehouse 2012, "Information Set Monte
 Carlo Tree Search", IEEE TCIAIG 4(2), Algorithm 2). Each iteration draws a
@@ -158,6 +163,12 @@ PRIORS: dict[str, Any] = {"lafleur": _lafleur_prior, "flowar": _flowar_prior}
 valuation at the positions the determinizer rebuilds (La Fleur: placing an Artisan; Flowar: the turn menu)."""
 
 ROOT_CANDIDATES = 4
+PIMC_CANDIDATES = 6
+"""Root actions the paired flat search compares (greedy's choice first, then by the prior; 0: all)."""
+
+PIMC_DEFAULTS: dict[str, tuple[int, int]] = {"lafleur": (0, 2)}
+"""Game -> (candidates, halving) of the paired flat search where they differ from (:data:`PIMC_CANDIDATES`, 0):
+La Fleur compares all its 5-12 ``place`` actions with sequential halving (docs/search.md, measured)."""
 """Root actions searched when the game has a prior: the greedy choice and the next best by the prior."""
 
 
@@ -316,11 +327,16 @@ class SearchBot(GreedyBot):
             default in :data:`ROLLOUTS`.
         iterations: a fixed iteration count (0: as many as the time allows); the deadline still stops it.
         rollout: ``"random"`` or ``"greedy"`` rollout decisions; None: the game's default.
-        candidates: root actions searched where the game has a prior (:data:`PRIORS`); 0: all.
+        candidates: root actions searched (ISMCTS: where the game has a prior, :data:`PRIORS`); 0: all;
+            None: the method's and game's default (:data:`ROOT_CANDIDATES`, :data:`PIMC_CANDIDATES`,
+            :data:`PIMC_DEFAULTS`).
+        method: ``"pimc"`` (paired flat Monte Carlo, :mod:`bots.pimc`, the default) or ``"ismcts"``.
+        margin_weight: reward per point of score margin (``"pimc"``); None: :data:`bots.pimc.MARGIN_WEIGHT`.
+        halving: sequential halving's first phase in rounds (``"pimc"``; 0: off); None: the game's default.
         **kwargs: see :class:`bots.sdk.Bot`.
 
     Raises:
-        ValueError: an unknown ``rollout``.
+        ValueError: an unknown ``rollout`` or ``method``.
     """
 
     name = "search"
@@ -328,7 +344,8 @@ class SearchBot(GreedyBot):
 
     def __init__(self, seed: int | str | None = None, think_ms: float = 300.0, fraction: float = FRACTION,
                  margin_ms: float = 50.0, horizon: int | None = None, iterations: int = 0,
-                 rollout: str | None = None, candidates: int = ROOT_CANDIDATES, **kwargs: Any) -> None:
+                 rollout: str | None = None, candidates: int | None = None, method: str = "pimc",
+                 margin_weight: float | None = None, halving: int | None = None, **kwargs: Any) -> None:
         super().__init__(seed, **kwargs)
         self.think_ms = float(think_ms)
         self.fraction = float(fraction)
@@ -337,7 +354,12 @@ class SearchBot(GreedyBot):
         if rollout not in (None, "random", "greedy"):
             raise ValueError(f"rollout must be 'random' or 'greedy', not {rollout!r}")
         self.rollout = rollout
-        self.candidates = int(candidates)
+        if method not in ("pimc", "ismcts"):
+            raise ValueError(f"method must be 'pimc' or 'ismcts', not {method!r}")
+        self.method = method
+        self.candidates = None if candidates is None else int(candidates)
+        self.margin_weight = None if margin_weight is None else float(margin_weight)
+        self.halving = None if halving is None else int(halving)
         self.iterations = int(iterations)
         self.last_iterations = 0
         self._games: dict[str, Any] = {}
@@ -381,11 +403,14 @@ class SearchBot(GreedyBot):
         if supported is not None and not supported(request.observation):
             return super().choose(request)  # a position the determinizer does not rebuild (its docstring)
         game = self._game(request, module)
+        if self.method == "pimc":
+            return self._pimc(request, module, game, start + max(budget, 1.0) / 1000.0)
         candidates = None
-        if self.candidates and request.game in PRIORS:
+        k = ROOT_CANDIDATES if self.candidates is None else self.candidates
+        if k and request.game in PRIORS:
             greedy = super().choose(request)
             candidates = root_candidates(request.game, request.observation, request.legal_actions, request.seat,
-                                         greedy, self.candidates)
+                                         greedy, k)
         default_horizon, default_rollout = ROLLOUTS.get(request.game, (0, "random"))
         horizon = default_horizon if self.horizon is None else self.horizon
         rollout = self.rollout or default_rollout
@@ -398,4 +423,32 @@ class SearchBot(GreedyBot):
         except (module.DeterminizeError, ActionCountMismatch) as exc:  # cannot happen when determinize is right
             log.warning("search: %s; playing greedy", exc)
             return super().choose(request)
+        return index
+
+    def _pimc(self, request: DecisionRequest, module: Any, game: Any, deadline: float) -> int:
+        """Paired flat Monte Carlo over greedy's choice and the prior's next best (:mod:`bots.pimc`)."""
+        from bots.pimc import MARGIN_WEIGHT, pimc
+
+        greedy = super().choose(request)
+        order = list(range(request.num_actions))
+        prior = PRIORS.get(request.game)
+        if prior is not None:
+            values = prior(request.observation, request.legal_actions, request.seat)
+            order.sort(key=lambda i: (-values[i], i))
+        candidates = [greedy] + [i for i in order if i != greedy]
+        k, halving = PIMC_DEFAULTS.get(request.game, (PIMC_CANDIDATES, 0))
+        k = k if self.candidates is None else self.candidates
+        halving = halving if self.halving is None else self.halving
+        if k > 0:
+            candidates = candidates[:k]
+        weight = MARGIN_WEIGHT if self.margin_weight is None else self.margin_weight
+        try:
+            index, self.last_iterations, _ = pimc(
+                game, request.observation, module.determinize, self.rng, deadline, request.seat,
+                greedy_policy(request.game), candidates, max_playouts=self.iterations or 1_000_000,
+                num_actions=request.num_actions, margin_weight=weight, halving=halving)
+        except (module.DeterminizeError, ValueError) as exc:  # cannot happen when determinize is right
+            log.warning("search: %s; playing greedy", exc)
+            self.last_iterations = 0
+            return greedy
         return index

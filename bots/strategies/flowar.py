@@ -93,6 +93,9 @@ class Evaluator:
                 self.need[col] += 1
         self.eff = [int(k["efficiency"]) for k in obs["kingdoms"]]
         self.torches = int(me["torches"])
+        self._plans: dict[tuple[tuple[int, ...], tuple[int, ...]], float] = {}
+        self._delivers: dict[int, float] = {}
+        self._potentials: dict[int, float] = {}
 
     # -- basic values ---------------------------------------------------------------------------
     def torch_cost(self, n: int = 1) -> float:
@@ -122,26 +125,43 @@ class Evaluator:
         return value, chosen
 
     def plan_value(self, pool: list[int], contracts: list[int]) -> float:
-        """Value of holding ``contracts`` with Baskets ``pool``: payable ones count most."""
+        """Value of holding ``contracts`` with Baskets ``pool``: payable ones count most (memoized: the
+        estimates are fixed once the Evaluator is built, and the strategy asks the same plans many times)."""
+        key = (tuple(pool), tuple(contracts))
+        cached = self._plans.get(key)
+        if cached is not None:
+            return cached
         value, chosen = self.payable(pool, contracts)
         rest = [c for c in contracts if c not in chosen]
         late = {1: 0.8, 2: 0.7, 3: 0.5, 4: 0.0}[self.round]
-        return (0.85 if self.round < 4 else 0.5) * value + late * sum(max(0.0, self.potential(c)) for c in rest) * 0.5
+        out = (0.85 if self.round < 4 else 0.5) * value + late * sum(max(0.0, self.potential(c)) for c in rest) * 0.5
+        self._plans[key] = out
+        return out
 
     def deliver_value(self, c: int, eff: int | None = None) -> float:
         """Value of delivering Contract ``c`` now (transport excluded)."""
+        if eff is None and c in self._delivers:
+            return self._delivers[c]
         con = CONTRACTS[c]
         tile = self.eff[con.kingdom] if eff is None else eff
         fresh = 1.0 if all(self.fresh_pool[col] >= n for col, n in enumerate(con.need)) else 0.0
-        return tile + con.mp + COIN * con.coins + fresh
+        value = tile + con.mp + COIN * con.coins + fresh
+        if eff is None:
+            self._delivers[c] = value
+        return value
 
     def potential(self, c: int) -> float:
         """Value of holding Contract ``c`` (to deliver later)."""
+        cached = self._potentials.get(c)
+        if cached is not None:
+            return cached
         con = CONTRACTS[c]
         transport = MEANS_COST[con.means] if con.means >= 0 else MEANS_COST[2 * con.kingdom]
         tile = self.eff[con.kingdom] if self.round == 4 else 4
         late = {1: 1.0, 2: 0.9, 3: 0.7, 4: 0.35}[self.round]
-        return late * (tile + con.mp + COIN * (con.coins - transport - 2)) - 1.2 * self.missing(c)
+        value = late * (tile + con.mp + COIN * (con.coins - transport - 2)) - 1.2 * self.missing(c)
+        self._potentials[c] = value
+        return value
 
     def guild_value(self, g: int) -> float:
         """Value of taking Guild Tile ``g``'s action."""
