@@ -112,16 +112,17 @@ def test_gauntlet_and_duplicate_created_and_entered_over_http(up, stack_env) -> 
         return call(method, path, body, base_url=base, **kw)
 
     tokens = {}
-    for name in ("olga", "yan"):
+    for name in ("olga", "yan", "zed"):
         api("POST", "/api/accounts", {"username": name, "password": PASSWORD})
     promoted = subprocess.run([sys.executable, "-m", "parterre.cli", "admin", "role", "olga", "organiser"],
                               env=stack_env, capture_output=True, text=True, timeout=120)
     assert promoted.returncode == 0, promoted.stderr
-    for name in ("olga", "yan"):
+    for name in ("olga", "yan", "zed"):
         tokens[name] = api("POST", "/api/tokens", {"scopes": ["bot:manage", "tournament:create"]},
                            basic=(name, PASSWORD))["token"]
     bots = {}
-    for owner, name in (("olga", "olga-a"), ("olga", "olga-b"), ("yan", "yan-1")):
+    # one bot per account in a tournament (docs/faults.md S-21): the organiser's candidate, two others
+    for owner, name in (("olga", "olga-a"), ("zed", "zed-1"), ("yan", "yan-1")):
         bots[name] = api("POST", "/api/bots", {"name": name, "games": ["floriferous"]}, token=tokens[owner])
     runners = [subprocess.Popen([sys.executable, "-m", "parterre.cli", "bot", "run", "random",
                                  f"--token={b['token']}", "--address", referee, "--name", n],
@@ -142,9 +143,9 @@ def test_gauntlet_and_duplicate_created_and_entered_over_http(up, stack_env) -> 
                        token=tokens["olga"])["id"]
         duplicate = api("POST", "/api/tournaments", {"name": "open duplicate", "format": "duplicate", **common},
                         token=tokens["olga"])["id"]
-        for tid, entrants in ((gauntlet, ("olga-b", "yan-1")), (duplicate, ("olga-a", "olga-b", "yan-1"))):
+        for tid, entrants in ((gauntlet, ("zed-1", "yan-1")), (duplicate, ("olga-a", "zed-1", "yan-1"))):
             for name in entrants:
-                owner = "yan" if name.startswith("yan") else "olga"
+                owner = name.partition("-")[0]
                 api("POST", f"/api/tournaments/{tid}/entries", {"bot_id": bots[name]["id"]}, token=tokens[owner])
         try:  # another's bot cannot be entered
             api("POST", f"/api/tournaments/{gauntlet}/entries", {"bot_id": bots["olga-a"]["id"]}, token=tokens["yan"])
@@ -159,13 +160,13 @@ def test_gauntlet_and_duplicate_created_and_entered_over_http(up, stack_env) -> 
 
         g = _wait("the gauntlet's final table", lambda: complete(gauntlet), 300)
         assert g["format"] == "gauntlet" and g["gauntlet"]["candidate_id"] == bots["olga-a"]["id"]
-        assert {r["bot_id"] for r in g["gauntlet"]["rows"]} == {bots["olga-b"]["id"], bots["yan-1"]["id"]}
+        assert {r["bot_id"] for r in g["gauntlet"]["rows"]} == {bots["zed-1"]["id"], bots["yan-1"]["id"]}
         d = _wait("the duplicate's final table", lambda: complete(duplicate), 300)
         assert d["format"] == "duplicate" and d["duplicate"]["deals"]
         assert {r["bot_id"] for r in d["standings"]} == {b["id"] for b in bots.values()}
         for tid in (gauntlet, duplicate):
             page = urllib.request.urlopen(f"{base}/tournaments/{tid}", timeout=30).read().decode()
-            assert "olga-b" in page and "yan-1" in page
+            assert "zed-1" in page and "yan-1" in page
     finally:
         for r in runners:
             r.kill()

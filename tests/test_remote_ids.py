@@ -22,6 +22,8 @@ def test_a_unicode_digit_bot_item_is_looked_up_as_a_name(monkeypatch: pytest.Mon
         calls.append(path)
         if path == "/api/account/bots":
             return [{"name": "１２", "id": 99}]
+        if path.startswith("/api/house-bots"):  # a list, as the site answers
+            return [{"name": "house-random", "bot_id": 3}]
         return {"rows": [], "pages": 1}
 
     monkeypatch.setattr("parterre.commands.remote.call", fake_call)
