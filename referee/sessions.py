@@ -213,8 +213,10 @@ class Session:
         return free
 
     def take_match(self, match_id: int) -> None:
-        """Count ``match_id`` against ``Hello.max_matches`` (a seat bound here, or a relayed match)."""
-        self.matches_taken.add(match_id)
+        """Count ``match_id`` against ``Hello.max_matches`` (a seat bound here, or a relayed match); kept
+        only when the stream declared a limit (a long-lived stream without one would grow the set forever)."""
+        if self.max_matches:
+            self.matches_taken.add(match_id)
 
     def send(self, msg: referee_pb2.RefereeMessage, hook: SentHook | None = None) -> None:
         """Queue ``msg`` for the writer task; ``hook.mark_sent()`` runs just before it is written.

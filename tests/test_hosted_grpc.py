@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 import test_hosted
+from fixtures.toolchains import missing
 from test_hosted import BOTS, manifest, needs_sandbox, no_sandbox_left, owner, python_bot, targz, upload
 
 from ladder import submissions as sub
@@ -119,12 +120,12 @@ def test_a_grpc_bot_that_answers_illegally_is_rejected_with_the_reason(client: A
 def go_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``bots/go`` built as a static executable (``CGO_ENABLED=0``)."""
     if shutil.which("go") is None or shutil.which("protoc") is None:
-        pytest.skip("needs Go and protoc (bots/install-toolchains.sh)")
+        missing("needs Go and protoc (bots/install-toolchains.sh)")
     build = tmp_path_factory.mktemp("go")
     run = subprocess.run(["make", "-C", str(ROOT / "bots" / "go"), f"BUILD={build}"], capture_output=True,
                          text=True, env={**os.environ, "CGO_ENABLED": "0"}, timeout=900)
     if run.returncode != 0:
-        pytest.skip(f"the Go bot does not build here: {run.stderr[-500:]}")
+        missing(f"the Go bot does not build here: {run.stderr[-500:]}")
     return build / "parterre-go-bot"
 
 
@@ -141,7 +142,7 @@ def node_grpc_archive() -> bytes:
     links are refused at upload) and the bot-facing ``.proto`` files it loads at run time."""
     node_dir = ROOT / "bots" / "node"
     if shutil.which("node") is None or not (node_dir / "node_modules" / "@grpc" / "grpc-js").is_dir():
-        pytest.skip("needs node and bots/node/node_modules (bots/install-toolchains.sh: npm ci)")
+        missing("needs node and bots/node/node_modules (bots/install-toolchains.sh: npm ci)")
     files: dict[str, bytes | tuple[bytes, int]] = {
         "parterre-bot.toml": grpc_manifest("node", ["node", "bot.js", "--proto-root", "/bot/proto"])}
     for name in ("bot.js", "strategy.js", "package.json"):

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures.toolchains import missing
 
 from bots.sandbox import uid_pids
 
@@ -195,10 +196,11 @@ def test_unbounded_memory_unprivileged(place: Path, uid: int) -> None:
     assert left == set()
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
 def test_node_memory_is_bounded_unprivileged(place: Path, uid: int) -> None:
     """Node.js under 256 MiB allocating 1.5 GiB of Buffers (outside V8's heap): before, no limit applied
     to Node at all without a memory cgroup (RLIMIT_AS would stop V8 starting) and it exited 0."""
+    if shutil.which("node") is None:
+        missing("needs Node.js (bots/install-toolchains.sh)")
     status, out, left = run_bot(place, uid, """
         const bufs = [];
         for (let i = 0; i < 48; i++) bufs.push(Buffer.alloc(32 << 20, 1));
