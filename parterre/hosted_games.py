@@ -69,7 +69,10 @@ class GrpcSide:
         if self.relay._server is None:
             await self.relay.start()
         if self.proc is None or self.proc.returncode is not None:
+            # Not this runner's stdout (the worker's pipe of deal lines): a keeper outliving a killed
+            # runner would hold it open and the worker would wait on it.
             self.proc = await asyncio.create_subprocess_exec(*self._argv(), stdin=asyncio.subprocess.DEVNULL,
+                                                             stdout=asyncio.subprocess.DEVNULL,
                                                              start_new_session=True)
 
     async def stop(self) -> None:
@@ -118,15 +121,27 @@ async def play(ns: argparse.Namespace) -> None:
 
     tokens = {side: f"hosted-{side}-{secrets.token_hex(12)}" for side in "ab"}
     ids = {"a": 1, "b": 2}
-    hosted = Path(os.environ.get("PARTERRE_HOSTED_DIR", "/var/tmp/parterre-hosted"))
-    run_dir = hosted / "run"
-    run_dir.mkdir(parents=True, exist_ok=True)
+    if ns.run_dir:
+        run_dir = Path(ns.run_dir)
+    else:
+        run_dir = Path(os.environ.get("PARTERRE_HOSTED_DIR", "/var/tmp/parterre-hosted")) / "run"
+        run_dir.mkdir(parents=True, exist_ok=True)
     run_dir.chmod(0o711)
     log_dir = Path(tempfile.mkdtemp(prefix="games-", dir=run_dir))
     grpc_sides: dict[str, GrpcSide] = {}
     task = asyncio.current_task()
     assert task is not None
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)  # the worker stops a decided test
+    loop = asyncio.get_running_loop()
+    cleaning = False
+
+    def stop_games() -> None:
+        if not cleaning:  # a SIGTERM handled after the clean-up began must not cut it short
+            task.cancel()
+
+    # The worker stops a decided test with SIGTERM. A plain handler (not loop.add_signal_handler,
+    # whose removal restores SIG_DFL for a moment: a SIGTERM then killed the runner mid-clean-up and
+    # left the run's socket folder behind) is switched to SIG_IGN in one step below.
+    signal.signal(signal.SIGTERM, lambda _sig, _frame: loop.call_soon_threadsafe(stop_games))
     async with Harness({tokens[s]: ids[s] for s in "ab"}, service_token=secrets.token_hex(16)) as h:
         try:
             for side, spec in (("a", ns.a), ("b", ns.b)):
@@ -167,7 +182,7 @@ async def play(ns: argparse.Namespace) -> None:
                                   "decision_ms": [None, None]}), flush=True)
         finally:
             # A SIGTERM now (the worker closing a decided run) must not cut the clean-up short.
-            asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
+            cleaning = True
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             for grpc_side in grpc_sides.values():
                 await grpc_side.stop()
@@ -184,6 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--a", required=True)
     p.add_argument("--b", required=True)
     p.add_argument("--deadline-ms", type=int, default=1000)
+    p.add_argument("--run-dir", default="",
+                   help="the run's folder, made (and removed afterwards) by the caller; default: a new one "
+                        "under $PARTERRE_HOSTED_DIR/run, removed by this runner")
     ns = p.parse_args(argv)
     from games.api import GameError
     from games.registry import load_game

@@ -46,7 +46,8 @@ def decide(pool: Any, cfg: dict[str, Any], client: Any, headers: dict[str, str],
     assert r.status_code == 201, r.text
     hosted.process_version(pool, r.json()["id"], cfg)
     assert no_sandbox_left()
-    assert not list((cfg["dir"] / "run").glob("grpc-*"))  # the run's socket is gone with it
+    # the run's folder (its sockets and logs) is gone with it
+    assert not list((cfg["dir"] / "run").glob("games-*")) and not list((cfg["dir"] / "run").glob("grpc-*"))
     return dict(client.get(f"/api/bots/{bot_id}/versions/{r.json()['number']}", headers=headers).json())
 
 
@@ -161,3 +162,56 @@ def test_a_node_grpc_bot_is_validated(client: Any, pool: Any, cfg: dict[str, Any
     v = decide(pool, cfg, client, headers, bot_id, node_grpc_archive())
     assert v["status"] == "active", (v["reason"], v["log"][-3000:])
     assert "node-bot: match" in v["log"]  # it played through the referee (its own log lines)
+
+
+def _pids_with(text: str) -> list[int]:
+    """Processes whose command line contains ``text`` (read from /proc, not from the code under test)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if text in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def test_a_runner_killed_mid_game_leaves_no_run_folder(tmp_path: Path) -> None:
+    """The gRPC runner is SIGKILLed while its game is under way (no clean-up of its own can run): the
+    worker's generator still removes the run's folder with its socket. The "bot" is a plain sleeper
+    that never connects, so the game waits on its no-show (3 s) while the kill lands."""
+    import signal
+    import threading
+    import time
+
+    marker = f"sleeper-{os.getpid()}"
+    side = f'grpc:["python3", "-c", "import time; time.sleep(60)", "{marker}"]'
+    deals = hosted.play_deals("floriferous(players=2)", side, "builtin:greedy", run_seed="killed", deals=1,
+                              deadline_ms=200, hosted_dir=tmp_path)
+    killed: list[int] = []
+
+    def kill_runner() -> None:
+        end = time.monotonic() + 30
+        while time.monotonic() < end and not killed:
+            sockets = list((tmp_path / "run").glob("games-*/grpc-*/*"))
+            runners = [p for p in _pids_with("parterre.hosted_games") if p != os.getpid()]
+            if sockets and runners and _pids_with(marker):
+                for pid in runners:
+                    os.kill(pid, signal.SIGKILL)
+                killed.extend(runners)
+            time.sleep(0.05)
+
+    started = time.monotonic()
+    killer = threading.Thread(target=kill_runner)
+    killer.start()
+    try:
+        assert list(deals) == []  # the runner died before its first deal was over
+    finally:
+        killer.join()
+        for pid in _pids_with(marker):
+            if pid != os.getpid():
+                os.kill(pid, signal.SIGKILL)
+    assert killed, "the runner never got as far as its socket"
+    assert time.monotonic() - started < 30  # the bot left running does not hold the worker's pipe open
+    assert list((tmp_path / "run").iterdir()) == []  # no games-* folder, no socket: the worker removed them

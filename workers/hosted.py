@@ -212,24 +212,39 @@ def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline
     When a side is a gRPC bot (``grpc:``), the deals are played through a real referee instead:
     ``parterre.hosted_games`` (same arguments and output) starts one in its own process (DESIGN §1: only
     ``parterre`` may import ``referee``; ``workers`` runs it as it runs ``bots.hosted_match``).
-    The subprocess gets :func:`child_env` only (``hosted_dir``: the hosted bots' folder)."""
-    module = "parterre.hosted_games" if a.startswith("grpc:") or b.startswith("grpc:") else "bots.hosted_match"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", module, "--game", game, "--run-seed", run_seed, "--deals", str(deals),
-         "--a", a, "--b", b, "--deadline-ms", str(deadline_ms)],
-        stdout=subprocess.PIPE, cwd=PROJECT, start_new_session=True, env=child_env(hosted_dir))
-    assert proc.stdout is not None
+    The subprocess gets :func:`child_env` only (``hosted_dir``: the hosted bots' folder); the gRPC
+    runner's folder (``$PARTERRE_HOSTED_DIR/run/games-*``) is removed here when the generator closes,
+    even if the runner had to be killed."""
+    argv = [sys.executable, "-m", "bots.hosted_match"]
+    run_dir: Path | None = None
+    if a.startswith("grpc:") or b.startswith("grpc:"):
+        # The run's folder (sockets, logs) is this worker's to remove, so that a runner killed
+        # after the 15 s grace leaves nothing behind either.
+        base = (hosted_dir or Path(os.environ.get("PARTERRE_HOSTED_DIR", "/var/tmp/parterre-hosted"))) / "run"
+        base.mkdir(parents=True, exist_ok=True)
+        base.chmod(0o711)
+        run_dir = Path(tempfile.mkdtemp(prefix="games-", dir=base))
+        argv = [sys.executable, "-m", "parterre.hosted_games", "--run-dir", str(run_dir)]
     try:
-        for line in proc.stdout:
-            yield json.loads(line)
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
+        proc = subprocess.Popen(
+            [*argv, "--game", game, "--run-seed", run_seed, "--deals", str(deals),
+             "--a", a, "--b", b, "--deadline-ms", str(deadline_ms)],
+            stdout=subprocess.PIPE, cwd=PROJECT, start_new_session=True, env=child_env(hosted_dir))
+        assert proc.stdout is not None
         try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            for line in proc.stdout:
+                yield json.loads(line)
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    finally:
+        if run_dir is not None:
+            shutil.rmtree(run_dir, ignore_errors=True)
 
 
 def _log_tail(path: Path, limit: int = 16384) -> str:
