@@ -124,8 +124,7 @@ def threaded_referees(root: Path) -> list[str]:
 # -- the checks on the tree ----------------------------------------------------------------------
 
 def test_no_module_over_600_lines_outside_tests_and_data() -> None:
-    # Expected to fail while ladder/tournaments.py, referee/room.py, games/floriferous/state.py and
-    # bots/sdk.py are being split (issue 13, other branches); nothing else may appear here.
+    # Generated protobuf modules and data files (is_data) are exempt; the rest must stay under 600 lines.
     assert oversized(ROOT) == []
 
 

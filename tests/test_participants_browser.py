@@ -13,21 +13,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures.toolchains import in_ci, missing
 from test_ladder_helpers import module_database
 
 from ladder import make_pool
 from ladder.web.app import start_background
 
-playwright_sync = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+if in_ci():  # a missing playwright is a collection error in CI, not a skip
+    import playwright.sync_api as playwright_sync
+else:
+    playwright_sync = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 expect = playwright_sync.expect
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="Debian's chromium is not installed (/usr/bin/chromium); install it with: apt-get install -y chromium",
-)
+
+@pytest.fixture(scope="module", autouse=True)
+def _chromium_present() -> None:
+    """Skip (fail under CI) when Debian's chromium is absent."""
+    if not CHROMIUM.exists():
+        missing("Debian's chromium is not installed (/usr/bin/chromium); install it with: apt-get install -y chromium")
 
 
 @pytest.fixture(scope="module")

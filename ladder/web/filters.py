@@ -150,7 +150,7 @@ def nav_games() -> list[tuple[str, str]]:
     for name in registry.game_names():
         try:
             out.append((name, registry.game_class(name).INFO.long_name))
-        except (GameError, KeyError, ImportError):
+        except GameError:  # not registered; a registered game whose module fails to import raises (issue 13 §2)
             out.append((name, name))
     return out
 

@@ -70,7 +70,7 @@ def engine_available(game: str) -> bool:
     """True when the rules engine of ``game`` is installed and registered."""
     try:
         game_class(game)
-    except (GameError, KeyError, ImportError):
+    except GameError:  # not registered; a registered game whose module fails to import raises (issue 13 §2)
         return False
     return True
 
