@@ -34,10 +34,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bots.strategies.flowar import greedy_choice  # noqa: E402
-from games.flowar.cards import KINGDOMS  # noqa: E402
-from games.flowar.scoring import ACHIEVEMENTS  # noqa: E402
-from games.registry import load_game  # noqa: E402
+from bots.strategies.flowar import greedy_choice  # noqa: E402 - after the sys.path setup above
+from games.flowar.cards import KINGDOMS  # noqa: E402 - after the sys.path setup above
+from games.flowar.scoring import ACHIEVEMENTS  # noqa: E402 - after the sys.path setup above
+from games.registry import load_game  # noqa: E402 - after the sys.path setup above
 
 
 def play(players: int, seed: int) -> dict[str, Any]:
@@ -52,6 +52,7 @@ def play(players: int, seed: int) -> dict[str, Any]:
         legal = state.legal_actions()
         state.apply_action(legal[greedy_choice(state.observation(seat), [a.to_json() for a in legal], seat)])
     out = state.outcome()
+    # the type: ignore below: load_game gives a State; this one is a FlowarState, which has stats()
     stats = state.stats()  # type: ignore[attr-defined]
     start = stats["start_player"]
     position = {s: (s - start) % players for s in range(players)}

@@ -35,10 +35,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bots.strategies.lafleur import greedy_choice  # noqa: E402
-from games.lafleur.cards import ALLURE  # noqa: E402
-from games.lafleur.state import LaFleurState  # noqa: E402
-from games.registry import load_game  # noqa: E402
+from bots.strategies.lafleur import greedy_choice
+from games.lafleur.cards import ALLURE
+from games.lafleur.state import LaFleurState
+from games.registry import load_game
 
 
 def play_greedy(game_string: str, seed: int) -> LaFleurState:

@@ -40,7 +40,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.harness import Goal, Result, report  # noqa: E402
+from bench.harness import Goal, Result, report  # noqa: E402 - after the sys.path setup above
 
 GAME_STRING = "floriferous(players=2)"
 BOTS = 20

@@ -28,8 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.harness import Goal, Result, interleave, report  # noqa: E402
-from games.registry import load_game  # noqa: E402
+from bench.harness import Goal, Result, interleave, report
+from games.registry import load_game
 
 GOALS: dict[str, tuple[str, float]] = {
     "floriferous": ("floriferous(players=4)", 5_000.0),

@@ -43,10 +43,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the toy game fixture
 
-import grpc  # noqa: E402
-import grpc.aio  # noqa: E402
+import grpc  # noqa: E402 - after the sys.path setup above
+import grpc.aio  # noqa: E402 - after the sys.path setup above
 
-from bench.harness import Goal, Result, cpu_seconds, report  # noqa: E402
+from bench.harness import Goal, Result, cpu_seconds, report  # noqa: E402 - after the sys.path setup above
 
 ECHO_METHOD = "/bench.Echo/Chat"
 PAYLOAD = b"x" * 100
@@ -69,7 +69,7 @@ def _identity(b: bytes) -> bytes:
 
 # -- raw ping-pong ----------------------------------------------------------------------------
 
-async def _echo(request_iterator, context):  # noqa: ANN001
+async def _echo(request_iterator, context):
     async for req in request_iterator:
         yield req
 
@@ -115,7 +115,8 @@ async def measure_raw(streams: int, seconds: float) -> dict[str, float]:
     assert proc.stdin is not None and proc.stdout is not None
 
     async def count() -> int:
-        proc.stdin.write(b"\n")  # type: ignore[union-attr]
+        proc.stdin.write(b"\n")  # type: ignore[union-attr]  # not narrowed here
+        # the type: ignore below: the assert above does not narrow in count()
         return int(await proc.stdout.readline())  # type: ignore[union-attr]
 
     try:
@@ -161,7 +162,7 @@ async def referee_child(address: str, game_string: str, concurrency: int, shared
             self.rng = random.Random(seed)
             self.observation_encoding = encoding  # Hello.observation_encoding (the SDK's default: json)
 
-        def choose(self, request):  # noqa: ANN001, ANN201
+        def choose(self, request):
             nonlocal decisions
             decisions += 1
             return self.rng.randrange(len(request.raw.legal_actions))
@@ -211,7 +212,8 @@ async def measure_referee(game_string: str, concurrency: int, seconds: float, sh
         assert proc.stdin is not None and proc.stdout is not None
 
         async def count() -> int:
-            proc.stdin.write(b"\n")  # type: ignore[union-attr]
+            proc.stdin.write(b"\n")  # type: ignore[union-attr]  # not narrowed here
+            # the type: ignore below: the assert above does not narrow in count()
             return int(await proc.stdout.readline())  # type: ignore[union-attr]
 
         try:
@@ -280,11 +282,11 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(pingpong_client(ns.child_pingpong, ns.concurrency))
         return 0
     if ns.child_referee:
-        import fixtures.toy_game  # noqa: F401  registers "toy"
+        import fixtures.toy_game  # registers "toy"
 
         asyncio.run(referee_child(ns.child_referee, ns.game, ns.concurrency, ns.shared, ns.encoding))
         return 0
-    import fixtures.toy_game  # noqa: F401, F811  registers "toy"
+    import fixtures.toy_game  # noqa: F401  registers "toy"
 
     unknown = set(g.strip() for g in ns.games.split(",") if g.strip()) - set(GAMES)
     if unknown:

@@ -37,9 +37,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ladder.stats.paired import DuplicateTest  # noqa: E402
-from ladder.stats.sprt import Sprt  # noqa: E402
-from parterre.regress import DirectRunner, deal_seed, make_plan, run_regress  # noqa: E402
+from ladder.stats.paired import DuplicateTest
+from ladder.stats.sprt import Sprt
+from parterre.regress import DirectRunner, deal_seed, make_plan, run_regress
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -37,9 +37,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import zstandard  # noqa: E402
+import zstandard  # noqa: E402 - after the sys.path setup above
 
-from bench.harness import Goal, Result, report  # noqa: E402
+from bench.harness import Goal, Result, report  # noqa: E402 - after the sys.path setup above
 
 GAMES = {"floriferous": "floriferous(players=2)", "lafleur": "lafleur(players=2)", "flowar": "flowar(players=2)"}
 GOAL_BYTES = 4.0
@@ -63,7 +63,7 @@ async def _play(game_string: str, matches: int, first_seed: int) -> list[dict[st
             super().__init__()
             self.rng = random.Random(seed)
 
-        def choose(self, request):  # noqa: ANN001, ANN201
+        def choose(self, request):
             return self.rng.randrange(len(request.raw.legal_actions))
 
     out = []

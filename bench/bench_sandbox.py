@@ -39,7 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.harness import Goal, Result, report  # noqa: E402
+from bench.harness import Goal, Result, report  # noqa: E402 - after the sys.path setup above
 
 BOT = "import sys\nfor line in sys.stdin:\n    sys.stdout.write('0\\n'); sys.stdout.flush()\n"
 REQUEST = (json.dumps({"type": "decision_request", "match_id": 1, "seq": 1, "num_actions": 20,

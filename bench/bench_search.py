@@ -35,9 +35,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bots.cli import make_bot  # noqa: E402
-from ladder.stats.bradley_terry import MatchRecord, fit_bradley_terry  # noqa: E402
-from parterre.regress.direct import play_direct  # noqa: E402
+from bots.cli import make_bot
+from ladder.stats.bradley_terry import MatchRecord, fit_bradley_terry
+from parterre.regress.direct import play_direct
 
 
 class _Timed:

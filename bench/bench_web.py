@@ -64,12 +64,12 @@ from urllib.parse import urlparse
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-import psycopg  # noqa: E402
+import psycopg  # noqa: E402 - after the sys.path setup above
 
-from bench.harness import Goal, Result, report  # noqa: E402
-from ladder import elo, migrate  # noqa: E402
-from ladder import read as wq  # noqa: E402
-from ladder.matches import MatchSpec  # noqa: E402
+from bench.harness import Goal, Result, report  # noqa: E402 - after the sys.path setup above
+from ladder import elo, migrate  # noqa: E402 - after the sys.path setup above
+from ladder import read as wq  # noqa: E402 - after the sys.path setup above
+from ladder.matches import MatchSpec  # noqa: E402 - after the sys.path setup above
 
 DEFAULT_ADMIN = os.environ.get("PARTERRE_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 TIME_CONTROL = {"base_ms": 0, "increment_ms": 0, "cap_ms": 1000, "margin_ms": 50}

@@ -59,7 +59,7 @@ from urllib.parse import urlparse
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.harness import Goal, Result, report  # noqa: E402
+from bench.harness import Goal, Result, report  # noqa: E402 - after the sys.path setup above
 
 DEFAULT_ADMIN = os.environ.get("PARTERRE_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 DEFAULT_REDIS = os.environ.get("PARTERRE_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")

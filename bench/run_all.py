@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.harness import RESULTS_ENV, Goal, Result, load_average, table  # noqa: E402
+from bench.harness import RESULTS_ENV, Goal, Result, load_average, table  # noqa: E402 - after the sys.path setup above
 
 BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "games": (["bench/bench_games.py"], ["--seconds", "1", "--repeats", "2"]),

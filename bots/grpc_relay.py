@@ -124,7 +124,7 @@ class GrpcRelay(pb_grpc.RefereeServicer):
                 msg.hello.max_matches = max(1, self.max_matches - self.matches_ended)
         return msg
 
-    async def Connect(self, request_iterator: AsyncIterator[pb.BotMessage],  # noqa: N802 - the gRPC method
+    async def Connect(self, request_iterator: AsyncIterator[pb.BotMessage],  # CamelCase: the gRPC method's name
                       context: Any) -> AsyncIterator[pb.RefereeMessage]:
         if self.done.is_set():
             await context.abort(grpc.StatusCode.UNAVAILABLE, "this seat's match is over")

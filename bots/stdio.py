@@ -475,7 +475,7 @@ class StdioBot(Bot):
         self._slot_for(match)
 
     # The SDK runs an async choose as a task (Bot._async_choose); Bot declares the plain form.
-    async def choose(self, request: DecisionRequest) -> int | Answer:  # type: ignore[override]
+    async def choose(self, request: DecisionRequest) -> int | Answer:  # type: ignore[override]  # async: see above
         """Send the request to the match's child and wait for its line (never answers for it)."""
         try:
             return await self._ask(request)

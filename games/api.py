@@ -42,7 +42,7 @@ from games.trusted import holds
 try:  # a speed-up of state_hash only: the engines run without it (a hosted bot's sandbox has the stdlib only)
     import orjson
 except ImportError:  # pragma: no cover - depends on the environment
-    orjson = None  # type: ignore[assignment]
+    orjson = None  # type: ignore[assignment]  # optional module: None means absent, checked before use
 
 CHANCE: Final = -1
 """``current_player()`` value when the next action is a chance outcome."""

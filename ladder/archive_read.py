@@ -91,6 +91,7 @@ class _BoundedTarInfo(tarfile.TarInfo):
                                       f"MiB in all")
         if self.type == tarfile.GNUTYPE_SPARSE:
             raise SubmissionError(f"archive entry {self.name!r}: sparse files are not allowed")
+        # the type: ignore below: typeshed does not declare TarInfo's private _proc_member
         return super()._proc_member(tar)  # type: ignore[misc]
 
 

@@ -137,7 +137,7 @@ def compact(text: str) -> bytes | None:
             else:
                 return None  # a fraction of a millisecond, or a negative time: keep the text
             state.apply_action(legal[index])
-    except Exception:  # noqa: BLE001  # any replay this process cannot re-simulate is stored as text
+    except Exception:  # any replay this process cannot re-simulate is stored as text
         return None
     head = canonical_json({
         "header": {k: v for k, v in data.items() if k != "steps"},
@@ -184,7 +184,7 @@ def expand(raw: bytes) -> str:
         game = load_game(header["game_string"])
     except (ValueError, KeyError, TypeError) as exc:
         raise StoredReplayError(f"compact replay header unreadable: {exc}") from None
-    except Exception as exc:  # noqa: BLE001  # the game registry raises GameError subclasses
+    except Exception as exc:  # the game registry raises GameError subclasses
         raise StoredReplayError(f"compact replay names a game this process cannot load: {exc}") from None
     pos += hlen
     dlen, pos = _read_varint(raw, pos)

@@ -243,12 +243,12 @@ def create_version(pool: ConnectionPool, bot_id: int, data: bytes, *, limit: int
                     "WHERE h.status IN ('validating', 'testing') AND "
                     + ("b.account_id = %s" if account is not None else "b.id = %s"),
                     (account if account is not None else bot_id,))
-        pending = cur.fetchone()["n"]  # type: ignore[index]
+        pending = cur.fetchone()["n"]  # type: ignore[index]  # fetchone() is Optional; count(*) always returns one row
         if pending >= limit:
             raise PendingLimitError(f"{pending} versions of this owner are still waiting for validation or their "
                                     f"test (at most {limit}, {MAX_PENDING_ENV}); upload again once one is decided")
         cur.execute("SELECT coalesce(max(number), 0) + 1 AS n FROM hosted_versions WHERE bot_id = %s", (bot_id,))
-        number = cur.fetchone()["n"]  # type: ignore[index]
+        number = cur.fetchone()["n"]  # type: ignore[index]  # fetchone() is Optional; max() always returns one row
         cur.execute(
             f"INSERT INTO hosted_versions (bot_id, number, sha256, size, archive, manifest) "
             f"VALUES (%s, %s, %s, %s, %s, %s) RETURNING {_COLS}",

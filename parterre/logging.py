@@ -101,7 +101,7 @@ class ContextFilter(logging.Filter):
     (and asyncio task) that logs, so the context is the caller's.
     """
 
-    def filter(self, record: logging.LogRecord) -> bool:  # noqa: A003 - logging's name
+    def filter(self, record: logging.LogRecord) -> bool:  # the method name logging calls
         for key, value in _CONTEXT.get().items():
             if not hasattr(record, key):
                 setattr(record, key, value)
@@ -166,7 +166,7 @@ class JsonFormatter(logging.Formatter):
         super().__init__()
         self.process = process
 
-    def format(self, record: logging.LogRecord) -> str:  # noqa: A003 - logging's name
+    def format(self, record: logging.LogRecord) -> str:  # the method name logging calls
         ts = _dt.datetime.fromtimestamp(record.created, _dt.UTC)
         out: dict[str, Any] = {
             "ts": ts.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ts.microsecond // 1000:03d}Z",
@@ -192,7 +192,7 @@ class TextFormatter(logging.Formatter):
         prefix = f"{process} " if process else ""
         super().__init__(f"%(asctime)s {prefix}%(levelname)s %(name)s: %(message)s", "%H:%M:%S")
 
-    def format(self, record: logging.LogRecord) -> str:  # noqa: A003 - logging's name
+    def format(self, record: logging.LogRecord) -> str:  # the method name logging calls
         text = super().format(record)
         fields = record_fields(record)
         if fields:

@@ -62,7 +62,7 @@ def generate(out: Path | None = None) -> list[Path]:
     Raises:
         GenerateError: ``protoc`` reported an error (printed on stderr).
     """
-    # a dev dependency without type information; imported here on purpose
+    # the type: ignore below: a dev dependency without type information; imported here on purpose
     from grpc_tools import protoc  # type: ignore[import-untyped]
 
     out = ROOT if out is None else Path(out)

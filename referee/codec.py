@@ -277,7 +277,7 @@ class GameCodec:
         spec = self.spec
         if encoding != ENC_TYPED or spec is None:
             # protobuf takes UTF-8 bytes for a string field; the .pyi says str. Skips a decode on the hot path.
-            target.json = _encode_obs(obs)  # type: ignore[assignment]
+            target.json = _encode_obs(obs)  # type: ignore[assignment]  # bytes: see above
         if spec is not None and encoding != ENC_JSON:
             sub = getattr(target, spec.field)
             try:
@@ -290,4 +290,4 @@ class GameCodec:
                     target.ClearField(spec.field)
                     self._mismatch(CodecError(f"{spec.field} observation: {exc}"))
                     if not target.json:
-                        target.json = _encode_obs(obs)  # type: ignore[assignment]
+                        target.json = _encode_obs(obs)  # type: ignore[assignment]  # bytes, as above

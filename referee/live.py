@@ -131,7 +131,7 @@ class LiveFeed:
                     await r.expire(self.key, KEEP_S)
                 elif entry["i"] % 25 == 0:
                     await r.hset(index, str(self.match_id), json.dumps({**self.info, "steps": entry["i"] + 1}))
-        except Exception as exc:  # noqa: BLE001 - the feed never fails a match
+        except Exception as exc:  # the feed never fails a match
             log.warning("live feed of match %s stopped: %s", self.match_id, exc)
             with contextlib.suppress(Exception):
                 await r.hdel(index, str(self.match_id))

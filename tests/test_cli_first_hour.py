@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -39,7 +40,7 @@ async def _lines_until(proc: asyncio.subprocess.Process, needle: str, timeout_s:
 
     async def read() -> None:
         while True:
-            raw = await proc.stderr.readline()  # type: ignore[union-attr]
+            raw = await proc.stderr.readline()  # type: ignore[union-attr]  # the assert above does not narrow in read()
             if not raw:
                 return
             lines.append(raw.decode(errors="replace").rstrip("\n"))
@@ -170,7 +171,7 @@ def test_unreachable_referee_exit_is_clean_under_ctrl_c(tmp_path: Path) -> None:
                             stdout=subprocess.DEVNULL, env={**os.environ, "PARTERRE_HOME": str(tmp_path)})
     assert proc.stderr is not None
     first = proc.stderr.readline().decode()
-    proc.send_signal(subprocess.signal.SIGINT)  # type: ignore[attr-defined]
+    proc.send_signal(signal.SIGINT)
     _, rest = proc.communicate(timeout=30)
     assert "reconnect attempt" in first
     assert "Traceback" not in rest.decode(), rest.decode()

@@ -177,7 +177,7 @@ def test_observations_ignore_hidden_information(variant: str) -> None:
     probe = game.new_initial_state()
     if not hasattr(probe, "resample_hidden"):
         pytest.fail(f"{game.name}: the State must implement resample_hidden(rng) (FAULTS F-20)")
-    per_seat = "seat" in inspect.signature(probe.resample_hidden).parameters  # type: ignore[attr-defined]
+    per_seat = "seat" in inspect.signature(probe.resample_hidden).parameters
     seats: list[int | None] = [None, *range(game.num_players)] if per_seat else [None]
     differing = 0
     checked = 0
@@ -190,6 +190,7 @@ def test_observations_ignore_hidden_information(variant: str) -> None:
                 for seat in seats:
                     twin_rng = random.Random(seed * 1000 + step)
                     if per_seat:
+                        # the type: ignore below: State has no resample_hidden: hasattr checked probe
                         twin = state.resample_hidden(twin_rng, seat=seat)  # type: ignore[attr-defined]
                         assert twin.observation(seat) == state.observation(seat), f"seat {seat}, step {step}"
                         if seat is not None and state.current_player() == seat:
@@ -197,6 +198,7 @@ def test_observations_ignore_hidden_information(variant: str) -> None:
                                 a.to_json() for a in state.legal_actions()
                             ]
                     else:
+                        # the type: ignore below: State has no resample_hidden: hasattr checked probe
                         twin = state.resample_hidden(twin_rng)  # type: ignore[attr-defined]
                         assert _views(twin) == _views(state)
                         if not state.is_chance_node():

@@ -252,10 +252,10 @@ def test_the_runtime_image_carries_the_hosted_bots_sandbox():
 def _defined_metric_names() -> set[str]:
     from prometheus_client import REGISTRY
 
-    import ladder.metrics  # noqa: F401 - registers the metrics
-    import ladder.web.metrics  # noqa: F401
-    import referee.metrics  # noqa: F401
-    import workers.metrics  # noqa: F401
+    import ladder.metrics  # registers the metrics
+    import ladder.web.metrics  # noqa: F401 - registers the metrics
+    import referee.metrics  # noqa: F401 - registers the metrics
+    import workers.metrics  # noqa: F401 - registers the metrics
 
     names = set()
     for family in REGISTRY.collect():
@@ -313,7 +313,7 @@ _ResetLoader.add_constructor("!reset", lambda loader, node: None)
 
 
 def _ci_override() -> dict[str, Any]:
-    data: dict[str, Any] = yaml.load((CI_DIR / "docker-compose.ci.yml").read_text(), Loader=_ResetLoader)  # noqa: S506
+    data: dict[str, Any] = yaml.load((CI_DIR / "docker-compose.ci.yml").read_text(), Loader=_ResetLoader)
     return data
 
 

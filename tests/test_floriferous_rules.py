@@ -543,7 +543,7 @@ def test_foreign_action_and_game_over() -> None:
         state.apply_action(A.TakeCard(1, "", 0))
     live = load_game("floriferous(players=2)").new_initial_state()
     with pytest.raises(InvalidActionError):
-        live.apply_action("take row 1")  # type: ignore[arg-type]
+        live.apply_action("take row 1")  # type: ignore[arg-type]  # deliberately not an Action
 
 
 def test_observation_of_a_non_seat_is_an_error() -> None:

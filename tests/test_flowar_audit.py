@@ -9,9 +9,12 @@ arranged); the expected values are the rulebook's.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
+from games.api import Action
 from games.flowar import actions as A
 from games.flowar.cards import FLOWER_COLOUR, TORCH_COUNT
 from games.flowar.favors import KEEPS_PASS
@@ -23,7 +26,7 @@ from games.registry import load_game
 MENU_FAVORS = (13, 14, 15, 16, 19, 20)
 
 
-def _random_game(game: str, seed: int):  # type: ignore[no-untyped-def]
+def _random_game(game: str, seed: int) -> Iterator[tuple[Any, Action]]:
     """Yield (state, action) at every step of a seeded random game, before the action is applied."""
     st = load_game(game).new_initial_state()
     rng = random.Random(seed)
@@ -80,7 +83,7 @@ def test_no_seat_acts_and_then_passes_in_random_games() -> None:
     assert games == 80 and passes > 500
 
 
-def _mixed_game(game: str, seed: int):  # type: ignore[no-untyped-def]
+def _mixed_game(game: str, seed: int) -> Iterator[tuple[Any, Action]]:
     """Like :func:`_random_game`, but decisions follow the greedy bot half of the time (it delivers)."""
     from bots.strategies.flowar import greedy_choice
 
@@ -184,7 +187,7 @@ def test_taxus_starts_with_the_second_seats_coins() -> None:
     raise AssertionError("no Guild choice")
 
 
-def _favor_game(game: str, seed: int, favors: tuple[int, ...]):  # type: ignore[no-untyped-def]
+def _favor_game(game: str, seed: int, favors: tuple[int, ...]) -> Iterator[tuple[Any, Action]]:
     """A game played by the greedy bot (70 %) and at random, whose Kingdom Favors are chosen by
     play: each ``deal_favor`` chance node takes the first of ``favors`` still in the pool."""
     from bots.strategies.flowar import greedy_choice

@@ -302,7 +302,7 @@ def test_elia_turn() -> None:
     assert obs["players"][elia]["guild"] == 1
 
     def me() -> dict[str, Any]:
-        return st.observation(elia)["players"][elia]  # type: ignore[no-any-return]
+        return st.observation(elia)["players"][elia]  # type: ignore[no-any-return]  # observation() is dict[str, Any]
 
     act(st, kind="take_loan")
     start = me()
@@ -580,7 +580,7 @@ def _solo_to_taxus_reveal(seed: int = 0) -> FlowarState:
 
 
 def _taxus(st: FlowarState) -> dict[str, int]:
-    return st.observation(0)["taxus"]  # type: ignore[no-any-return]
+    return st.observation(0)["taxus"]  # type: ignore[no-any-return]  # observation() is dict[str, Any]
 
 
 def test_taxus_market_example() -> None:

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 import pytest
 from playthroughs import generate as G  # tests/ is on sys.path (pytest rootdir-less layout)
 from reference import flowar_reference as R
 
+from games.api import State
 from games.registry import load_game
 
 DATA = json.loads((G.PERFT_DIR / "flowar.json").read_text(encoding="utf-8"))
@@ -26,7 +28,7 @@ SLOW = os.environ.get("PARTERRE_SLOW") == "1"
 SHALLOW = 4
 
 
-def _position(pos: dict):  # type: ignore[no-untyped-def]
+def _position(pos: dict[str, Any]) -> State:
     game = load_game(pos["game"])
     state = game.new_initial_state()
     for action in pos["history"]:

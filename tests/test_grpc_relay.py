@@ -119,7 +119,9 @@ async def test_a_refused_credential_is_reported(tmp_path: Path) -> None:
                 call, first = await _hello(pb_grpc.RefereeStub(ch), "credential-of-7")  # the bot's token: ignored
                 assert first.HasField("error") and first.error.code == pb.ERROR_CODE_UNAUTHENTICATED
                 with contextlib.suppress(grpc.aio.AioRpcError):
+                    # the type: ignore below: _hello types the call as object
                     assert await call.read() is grpc.aio.EOF  # type: ignore[attr-defined]
+                # the type: ignore below: _hello types the call as object
                 assert await call.code() == grpc.StatusCode.UNAUTHENTICATED  # type: ignore[attr-defined]
             await asyncio.wait_for(relay.done.wait(), 5)
             assert relay.refused

@@ -426,6 +426,7 @@ def test_a_crashing_version_is_rejected_and_the_previous_stays_active(client: Te
     v = _decide(pool, cfg, client, headers, bot_id, crash)
     assert v["status"] == "rejected" and v["reason"].startswith("crash (exit status 3): in a validation game"), v
     assert "I give up" in v["log"]
+    # the type: ignore below: Optional: the bot has an active version here
     assert sub.active_version(pool, bot_id).number == 1  # type: ignore[union-attr]
     illegal = targz({"parterre-bot.toml": manifest("python3.11", ["python3.11", "bot.py"], ["floriferous"]),
                      "bot.py": b"import sys\nfor line in sys.stdin:\n    print(9999, flush=True)\n"})
@@ -450,9 +451,11 @@ def test_regression_test_flags_a_weaker_version_and_passes_an_identical_one(
     reg = weak["regression"]
     assert reg["verdict"] == "regression" and weak["status"] == "failed_test", weak
     assert reg["llr"] <= reg["lower"] and reg["elo_high"] < 50
+    # the type: ignore below: Optional: the bot has an active version here
     assert sub.active_version(pool, bot_id).number == 1  # type: ignore[union-attr]
     same = _decide(pool, cfg, client, headers, bot_id, python_bot(0.0, "copy"))
     assert same["regression"]["verdict"] in ("pass", "undecided") and same["status"] == "active", same
+    # the type: ignore below: Optional: the bot has an active version here
     assert sub.active_version(pool, bot_id).number == 3  # type: ignore[union-attr]
     with capsys.disabled():
         print(f"\nweaker: {reg['games']} games, LLR {reg['llr']}, Elo {reg['elo']} [{reg['elo_low']}, "
@@ -512,6 +515,7 @@ def test_cli_upload_and_wait_exit_codes(app: Any, pool: Any, tmp_path: Path, cap
         assert "not a .tar.gz or .zip" in capsys.readouterr().out
         ns.path = str(folder)
         done = threading.Timer(0.5, lambda: sub.set_verdict(
+            # the type: ignore below: Optional: v2 is the upload below
             pool, sub.version_by_number(pool, bot_id, 2).id, "rejected", reason="timeout: x"))  # type: ignore[union-attr]
         done.start()
         assert cli_upload.cmd_bot_upload(ns) == 2

@@ -102,12 +102,14 @@ def test_a_grpc_bot_that_answers_illegally_is_rejected_with_the_reason(client: A
     v = decide(pool, cfg, client, headers, bot_id, grpc_python_bot("illegal"))
     assert v["status"] == "rejected", v
     assert v["reason"].startswith("illegal_action: in a validation game of floriferous"), v["reason"]
+    # the type: ignore below: Optional: the bot has an active version here
     assert sub.active_version(pool, bot_id).number == 1  # type: ignore[union-attr]
     crash = targz({"parterre-bot.toml": grpc_manifest("python3.11", ["python3.11", "bot.py"]),
                    "bot.py": b"import sys\nprint('no referee for me', file=sys.stderr)\nraise SystemExit(3)\n"})
     v = decide(pool, cfg, client, headers, bot_id, crash)
     assert v["status"] == "rejected" and v["reason"].startswith("no_show: in a validation game"), v
     assert "no referee for me" in v["log"]
+    # the type: ignore below: Optional: the bot has an active version here
     assert sub.active_version(pool, bot_id).number == 1  # type: ignore[union-attr]
     # An honest gRPC resubmission: regression-tested against the active gRPC version, both relayed, then active.
     r = upload(client, headers, bot_id, grpc_python_bot("greedy", "again"))

@@ -304,6 +304,7 @@ def test_python_node_and_static_bots_play_rated_ladder_matches(database_url: str
         for name, value in env.items():
             mp.setenv(name, value)
         assert hosted.process_version(pool, res.json()["id"], cfg) == "active"
+        # the type: ignore below: Optional: old is a stored version
         assert sub.get_version(pool, old.id).status == "superseded"  # type: ignore[union-attr]
         assert sub.token_hash(old_token) not in {_s(k) for k in r.hkeys(TOKENS_KEY)}
         assert _refused(f"127.0.0.1:{bot_port}", old_token)

@@ -11,6 +11,7 @@ import os
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -309,6 +310,7 @@ def test_sigterm_waits_for_the_match_in_progress_and_stops_an_idle_seat_at_once(
     with ThreadedReferee({"tok-seat": 1, "tok-rand": 2}, bots={"tok-rand": RandomBot(seed=5)}) as ref:
         # Idle: SIGTERM stops it at once.
         seat = _seat(hosted_dir, ref.address, "tok-seat")
+        # the type: ignore below: Optional: set while the referee runs
         ref.run(ref.harness.wait_sessions(1, timeout_s=20), timeout_s=25)  # type: ignore[union-attr]
         t0 = time.monotonic()
         seat.send_signal(signal.SIGTERM)
@@ -317,7 +319,9 @@ def test_sigterm_waits_for_the_match_in_progress_and_stops_an_idle_seat_at_once(
 
         # In a match: SIGTERM waits for its end; the match is played to the end by both.
         seat = _seat(hosted_dir, ref.address, "tok-seat")
+        # the type: ignore below: Optional: set while the referee runs
         ref.run(ref.harness.wait_sessions(1, timeout_s=20), timeout_s=25)  # type: ignore[union-attr]
+        # the type: ignore below: Optional: set while the referee runs
         future = ref.submit(ref.harness.run_match(900, "floriferous(players=2)", [1, 2]))  # type: ignore[union-attr]
         time.sleep(1.0)
         assert not future.done()
@@ -343,11 +347,15 @@ def test_hosted_seats_start_and_stop_one_adapter_per_hosted_bot(pool: Any, hoste
                   "random_bot.js": (BOTS / "random_bot.js").read_bytes()})
     bot_id, version = _active(pool, "seats", node)
     cfg = hosted.hosted_settings({"PARTERRE_HOSTED_DIR": str(hosted_dir), "PARTERRE_SANDBOXES_PER_SLOT": "1"})
-    seats = HostedSeats(pool, {bot_id: version}, match_id=1, attempt=1, address="127.0.0.1:9", secret=SECRET,
-                        cfg=cfg, drain_s=10)
+    # A "referee" that accepts connections and never answers, so the adapter stays up (with a refused port
+    # it could give up and exit before its environment is read: a loaded CI run once read an exited one).
+    silent = socket.create_server(("127.0.0.1", 0))
+    seats = HostedSeats(pool, {bot_id: version}, match_id=1, attempt=1,
+                        address=f"127.0.0.1:{silent.getsockname()[1]}", secret=SECRET, cfg=cfg, drain_s=10)
     token = sub.hosted_token(SECRET, version.id, version.sha256)
-    with seats:
+    with silent, seats:
         pid = seats.procs[bot_id].pid
+        assert seats.procs[bot_id].poll() is None, "the adapter exited at once"
         environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
         assert f"PARTERRE_BOT_TOKEN={token}".encode() in environ  # (it pops it before starting any child)
         assert not any(e.startswith((b"PARTERRE_DATABASE_URL", b"PARTERRE_SERVICE_TOKEN")) for e in environ)

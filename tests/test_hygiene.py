@@ -15,6 +15,8 @@
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -173,3 +175,44 @@ def test_a_hand_written_threaded_referee_is_found(tmp_path: Path) -> None:
     (tmp_path / "no_referee.py").write_text(  # an event loop in a thread, but no referee
         "import asyncio, threading\nthreading.Thread(target=lambda: asyncio.run(f())).start()\n")
     assert threaded_referees(tmp_path) == ["copy_lambda.py:6", "copy_method.py:5"]
+
+
+# -- every type: ignore says why (issue 13 §1) ------------------------------------------------------
+
+def unexplained_ignores(root: Path) -> list[str]:
+    """``path:line`` of each ``# type: ignore`` with no error code, or with no reason: a comment after it on
+    the same line, or a comment line just above that starts ``# the type: ignore below:``. Generated
+    protobuf modules (``*_pb2*``) are exempt."""
+    out = []
+    for path in _python_files(root, tests=True):
+        if "_pb2" in path.name:
+            continue
+        source = path.read_text(encoding="utf-8")
+        lines = source.splitlines()
+        comments = {tok.start[0] - 1: tok.string for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+                    if tok.type == tokenize.COMMENT}  # comments only: not the same words inside a string
+        for i, line in sorted(comments.items()):
+            at = line.find("# type: ignore")
+            if at < 0:
+                continue
+            rest = line[at + len("# type: ignore"):]
+            coded = rest.startswith("[") and "]" in rest
+            after = rest[rest.find("]") + 1:] if coded else rest
+            above = lines[i - 1].strip() if i else ""
+            if not coded or not (after.strip().startswith("#") or above.startswith("# the type: ignore below:")):
+                out.append(f"{path.relative_to(root).as_posix()}:{i + 1}")
+    return out
+
+
+def test_every_type_ignore_carries_its_code_and_a_reason() -> None:
+    assert unexplained_ignores(ROOT) == []
+
+
+def test_an_unexplained_ignore_is_found(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(
+        "a = f()  # type: ignore[attr-defined]\n"  # no reason
+        "b = g()  # type: ignore\n"  # no code
+        "c = h()  # type: ignore[arg-type]  # h takes a str here\n"
+        "# the type: ignore below: the union is narrowed by the phase\n"
+        "d = k()  # type: ignore[union-attr]\n")
+    assert unexplained_ignores(tmp_path) == ["m.py:1", "m.py:2"]

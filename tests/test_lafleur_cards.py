@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable
+from typing import Any
 
 import pytest
 
@@ -25,7 +27,7 @@ from games.lafleur.cards import (
 )
 
 
-def _by_name(cards, name):  # type: ignore[no-untyped-def]
+def _by_name(cards: Iterable[Any], name: str) -> Any:
     return next(c for c in cards if c.name == name)
 
 

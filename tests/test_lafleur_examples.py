@@ -283,7 +283,7 @@ def test_end_game_scoring_example() -> None:
                          "V02", "V03", "V06",  # round 3: +1 Coin +1 card, +2 Coins, a conversion declined
                          "V04", "V26", "V20",  # round 4: +1 Prestige +1 card, +1 Prestige, +1 Prestige
                          "V12", "V18", "V24", "V30", "V33"]}  # round 5: conversions declined; a tie
-    james = lambda: s.observation(0)["players"][0]  # noqa: E731
+    james = lambda: s.observation(0)["players"][0]  # noqa: E731 - a one-line local helper
     # Round 1 (James first)
     play(s, A.Place("A02", "garden_features"), A.BuyFeature(1, OBELISK), A.PayFlower("F57", ""),
          A.Place("A16", "coin"), A.Place("A06", "garden_features"), A.BuyFeature(2, CASCADE),

@@ -6,6 +6,7 @@ Rulebook: La Fleur, "Solo Mode" and "Solo Difficulties & Challenges".
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -32,9 +33,9 @@ def _phase(s: LaFleurState) -> str:
     return str(s.observation(None)["phase"])
 
 
-def _solo(level: str = "normal", **kw: object) -> LaFleurState:
-    queues = {"character": ["C03", "C01", "C08"], **kw.pop("queues", {})}  # type: ignore[dict-item]
-    return new_match(f"lafleur(players=1,difficulty={level})", queues=queues, **kw)  # type: ignore[arg-type]
+def _solo(level: str = "normal", **kw: Any) -> LaFleurState:
+    queues = {"character": ["C03", "C01", "C08"], **kw.pop("queues", {})}
+    return new_match(f"lafleur(players=1,difficulty={level})", queues=queues, **kw)
 
 
 @pytest.mark.parametrize("level,start", [("easier", 0), ("normal", 0), ("harder", 1), ("hardest", 0)])

@@ -520,6 +520,7 @@ def test_s6_signup_modes(app: Any, pool: Any) -> None:
     app.state.participants.signup = "approval"
     assert c.post("/api/accounts", json={"username": "wait", "password": PASSWORD}).json()["status"] == "pending"
     assert c.post("/api/tokens", json={"scopes": ["challenge"]}, auth=("wait", PASSWORD)).status_code == 401
+    # the type: ignore below: Optional: the account was created above
     acc.set_status(pool, acc.get_account(pool, "wait").id, "active")  # type: ignore[union-attr]
     assert c.post("/api/tokens", json={"scopes": ["challenge"]}, auth=("wait", PASSWORD)).status_code == 201
 
@@ -748,6 +749,7 @@ def test_pages_challenge_tournament_and_seat_view(client: TestClient, pool: Any)
     form = {"csrf": csrf, "name": "Hana's cup", "game": "floriferous", "format": "duplicate", "players": "2",
             "rounds": "1", "entry_deadline": "2099-01-01T00:00:00"}
     assert client.post("/my/tournaments", data=form).status_code == 403
+    # the type: ignore below: Optional: the account was created above
     acc.set_role(pool, acc.get_account(pool, "hana").id, "organiser")  # type: ignore[union-attr]
     r = client.post("/my/tournaments", data=form, follow_redirects=False)
     assert r.status_code == 303, r.text
@@ -800,6 +802,7 @@ async def test_referee_records_reasons_and_rejections_for_the_owner(kind: str) -
 
 def test_s1_organisers_cannot_seat_other_peoples_bots(client: TestClient, pool: Any) -> None:
     _, org = account(client, "oscar", scopes=("tournament:create", "bot:manage"))
+    # the type: ignore below: Optional: the account was created above
     acc.set_role(pool, acc.get_account(pool, "oscar").id, "organiser")  # type: ignore[union-attr]
     _, other = account(client)
     theirs = new_bot(client, other)

@@ -101,7 +101,7 @@ def test_participant_journey_over_http(up, stack_env) -> None:  # noqa: F811 - p
         runner.wait()
 
 
-def test_gauntlet_and_duplicate_created_and_entered_over_http(up, stack_env) -> None:  # noqa: F811
+def test_gauntlet_and_duplicate_created_and_entered_over_http(up, stack_env) -> None:  # noqa: F811 - pytest fixtures
     """Organiser and participants through the API only; ``parterre beat`` closes the windows, the workers play."""
     from datetime import UTC, datetime, timedelta
 

@@ -175,6 +175,7 @@ def test_finds_the_only_winning_last_move_in_floriferous() -> None:
     assert len(found) >= 3  # the scan finds such positions (else the test proves nothing)
     for seat, obs, legal, win in found:
         bot = SearchBot(seed=0, think_ms=60_000, iterations=3 * len(legal))
+        # the type: ignore below: _Req is a duck-typed DecisionRequest
         assert bot.choose(_Req("floriferous", seat, obs, legal)) == win  # type: ignore[arg-type]
         assert bot.last_iterations >= len(legal)
 

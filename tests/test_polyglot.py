@@ -194,8 +194,11 @@ async def test_round_robin_in_every_game_between_python_node_go_cpp_java_and_std
         match_id = itertools.count(1)
         results = {}
         for game, matches in schedule.items():
+            # A bot is in up to 6 of a game's matches at once and declares 4 (--max-matches): the rest wait
+            # for a free slot, longer than the default 3 s no-show window on a loaded machine.
             runs = [(game, seats, h.run_match(next(match_id), f"{game}(players={len(seats)})",
-                                              [BOTS[n] for n in seats], **TC)) for seats in matches]
+                                              [BOTS[n] for n in seats], no_show_timeout_ms=30000, **TC))
+                    for seats in matches]
             for (g, seats, _), result in zip(runs, await asyncio.gather(*(r[2] for r in runs)), strict=True):
                 results[(g, tuple(seats))] = result
         codes = await processes.wait(30)

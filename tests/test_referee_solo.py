@@ -23,6 +23,7 @@ def _engine_ranks(game_string: str, steps: list[dict[str, object]]) -> list[int]
     game = load_game(game_string)
     state = game.new_initial_state()
     for step in steps:
+        # the type: ignore below: each step's action is a JSON object
         state.apply_action(game.action_from_json(step["action"]))  # type: ignore[arg-type]
     return list(state.outcome().ranks)
 

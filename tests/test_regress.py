@@ -144,7 +144,7 @@ def test_no_regression_exits_0_and_undecided_exits_2():
 
 
 def test_deals_are_counted_in_order_whatever_the_completion_order():
-    outcome = lambda i: WIN_BOTH if i in (0, 4) else SPLIT  # noqa: E731
+    outcome = lambda i: WIN_BOTH if i in (0, 4) else SPLIT  # noqa: E731 - a one-line local helper
     a = _run(outcome, max_games=30, concurrency=1, sprt=Sprt(-1000, 1000))
     b = _run(outcome, max_games=30, concurrency=4, sprt=Sprt(-1000, 1000))
     assert [p.llr for p in a.test.trajectory] == [p.llr for p in b.test.trajectory]

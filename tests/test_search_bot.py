@@ -82,6 +82,7 @@ def test_answers_within_the_clock() -> None:
     from bots.reference import GreedyBot
 
     # no time for one round of playouts: the greedy answer (the round is dropped at the deadline)
+    # the type: ignore below: _Req is a duck-typed DecisionRequest
     assert bot.last_iterations >= 1 or index == GreedyBot(seed=1).choose(req)  # type: ignore[arg-type]
 
 
@@ -102,8 +103,9 @@ def test_unsupported_position_plays_greedy() -> None:
         state.apply_action(state.sample_chance(rng))
     seat = state.current_player()
     obs, legal = state.observation(seat), [a.to_json() for a in state.legal_actions()]
+    # the type: ignore below: _Req is a duck-typed DecisionRequest
     assert SearchBot(seed=0).choose(_Req("flowar", seat, obs, legal)) == GreedyBot(seed=0).choose(  # type: ignore[arg-type]
-        _Req("flowar", seat, obs, legal))  # type: ignore[arg-type]
+        _Req("flowar", seat, obs, legal))  # type: ignore[arg-type]  # _Req is a duck-typed DecisionRequest
 
 
 def _first_supported(game_name: str, players: int, seed: int) -> tuple[Any, int, dict[str, Any], list[Any]]:
@@ -153,6 +155,7 @@ def test_answers_within_a_200_ms_clock(game_name: str) -> None:
     assert 0 <= index < len(legal)
     from bots.reference import GreedyBot
 
+    # the type: ignore below: _Req is a duck-typed DecisionRequest
     assert bot.last_iterations >= 1 or index == GreedyBot(seed=1).choose(req)  # type: ignore[arg-type]
     # fraction 0.25 of the remaining time less the 50 ms margin: no time left but for one iteration,
     # dropped at the deadline (the greedy answer) when it is a greedy playout
@@ -166,6 +169,7 @@ def test_an_observation_no_state_fits_plays_greedy(game_name: str) -> None:
     _, seat, obs, legal = _first_supported(game_name, 2, 4)
     hostile = dict(obs, flower_deck=10_000)  # no state has that many Flower cards in its deck
     bot = SearchBot(seed=0, think_ms=50)
+    # the type: ignore below: _Req is a duck-typed DecisionRequest
     assert bot.choose(_Req(game_name, seat, hostile, legal)) == GreedyBot(seed=0).choose(  # type: ignore[arg-type]
-        _Req(game_name, seat, hostile, legal))  # type: ignore[arg-type]
+        _Req(game_name, seat, hostile, legal))  # type: ignore[arg-type]  # _Req is a duck-typed DecisionRequest
     assert bot.last_iterations == 0

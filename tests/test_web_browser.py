@@ -74,7 +74,7 @@ def page(browser: Any) -> Iterator[Any]:
     """A page that records script errors and fails the test on any dialog (alert)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     pg = context.new_page()
-    pg.errors = []  # type: ignore[attr-defined]
+    pg.errors = []
     pg.on("pageerror", lambda exc: pg.errors.append(str(exc)))
     pg.on("console", lambda msg: pg.errors.append(msg.text) if msg.type == "error" else None)
     pg.on("dialog", lambda d: (pg.errors.append(f"dialog: {d.message}"), d.dismiss()))
@@ -142,7 +142,7 @@ def test_the_rating_plot_is_drawn(page: Any, served: tuple[BackgroundServer, Sit
     assert page.errors == []
 
 
-def FRAME(page: Any) -> Any:  # noqa: N802 - reads like the element it names
+def FRAME(page: Any) -> Any:  # reads like the element it names
     """The board panel's root element (``data-step``, ``data-all``)."""
     return page.locator("#board .board-frame")
 

@@ -203,4 +203,4 @@ def test_pages_stay_up_with_the_embedded_redis_url_form_and_without_a_feed() -> 
     class _Request:
         app = _App()
 
-    assert playing_now(_Request()) == []  # type: ignore[arg-type]
+    assert playing_now(_Request()) == []  # type: ignore[arg-type]  # a minimal stand-in for a Request

@@ -152,7 +152,7 @@ def test_bad_query_values_on_pages_are_422_pages(client: TestClient, site: Site)
 
 def test_the_site_is_read_only(client: TestClient, site: Site) -> None:
     app = client.app
-    for route in app.routes:  # type: ignore[attr-defined]
+    for route in app.routes:  # type: ignore[attr-defined]  # TestClient.app is typed as an ASGI app; here a FastAPI one
         methods = getattr(route, "methods", None)
         if methods is not None:
             assert methods <= {"GET", "HEAD"}, (route.path, methods)

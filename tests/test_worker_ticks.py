@@ -52,6 +52,7 @@ def test_s22_the_ticks_are_routed_to_their_own_queue() -> None:
 class SilentBot(RandomBot):
     """Never answers: every decision of its seat takes the whole clock."""
 
+    # the type: ignore below: the async form of Bot.choose, which the SDK runs as a task
     async def choose(self, request: Any) -> int:  # type: ignore[override]
         await asyncio.sleep(3600)
         return 0

@@ -333,7 +333,7 @@ def process_version(pool: Any, version_id: int, cfg: dict[str, Any] | None = Non
         return _process(pool, version, cfg, work)
     except DatabaseUnavailableError:
         raise  # not the version's fault: its lease runs out and it is taken again
-    except Exception as exc:  # noqa: BLE001 - anything unforeseen rejects the version instead of looping
+    except Exception as exc:  # anything unforeseen rejects the version instead of looping
         # Left alone it would stay validating/testing and be claimed again every lease (issue: hosted fixes 2).
         log.exception("hosted version %s: unexpected error, rejected", version_id)
         reason = f"internal error: {type(exc).__name__}: {exc}"[:1000]

@@ -124,7 +124,7 @@ def _ts(value: str) -> float:
 
 
 def http_json(url: str, timeout: float = 10) -> Any:
-    with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 - our own loopback services
+    with urllib.request.urlopen(url, timeout=timeout) as resp:  # our own loopback services
         return json.loads(resp.read())
 
 
@@ -358,7 +358,7 @@ def referee_metrics(metrics_url: str) -> tuple[float, float]:
     """``(parterre_referee_matches_running, decisions answered so far)`` of one referee, from its /metrics
     (``(0, 0)`` when it does not answer)."""
     try:
-        with urllib.request.urlopen(metrics_url, timeout=3) as resp:  # noqa: S310 - our own loopback services
+        with urllib.request.urlopen(metrics_url, timeout=3) as resp:  # our own loopback services
             text = resp.read().decode()
     except OSError:
         return 0.0, 0.0

@@ -83,7 +83,7 @@ def call(web: str, method: str, path: str, body: Any = None, headers: dict[str, 
             **(headers or {})}
     req = urllib.request.Request(web + path, data=data, method=method, headers=hdrs)
     try:
-        with urllib.request.urlopen(req, timeout=30) as resp:  # noqa: S310 - our own loopback service
+        with urllib.request.urlopen(req, timeout=30) as resp:  # our own loopback service
             status, text = resp.status, resp.read()
     except urllib.error.HTTPError as exc:
         status, text = exc.code, exc.read()

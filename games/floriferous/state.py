@@ -288,6 +288,7 @@ class FloriferousState(State):
                     k = st[cell]
                     if k < 2:
                         # TAKE_TABLE holds a TakeCard at every index of rows 1..5 (row 0 is None)
+                        # the type: ignore below: the table is list[TakeCard | None]; see the comment above
                         out.append(table[(base + (0 if fd[cell] else x + 1)) * 2 + k])  # type: ignore[arg-type]
                     else:
                         out.append(A.take(base // _TAKE_STRIDE, -1 if fd[cell] else x, k))

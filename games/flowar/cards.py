@@ -186,6 +186,7 @@ def _kingdoms() -> tuple[Kingdom, ...]:
         means = tuple(
             Means(m["id"], 2 * k + j, k, m["name"], int(m["cost"])) for j, m in enumerate(rec["means"])
         )
+        # the type: ignore below: tuple() of a generator is tuple[Means, ...]; a kingdom has exactly 2 means
         out.append(Kingdom(rec["id"], k, rec["name"], means, rec["provenance"]))  # type: ignore[arg-type]
     return tuple(out)
 
@@ -219,6 +220,7 @@ def _contract(i: int, r: dict[str, Any]) -> Contract:
         kingdom = MEANS[means].kingdom
     else:
         means, kingdom = -1, KINGDOM_INDEX[r["kingdom"]]
+    # the type: ignore below: tuple(need) is tuple[int, ...]; need has exactly 5 counts
     return Contract(r["id"], i, flowers, tuple(need), means, kingdom,  # type: ignore[arg-type]
                     int(r["coins"]), int(r["mp"]), r["provenance"])
 

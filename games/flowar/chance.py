@@ -128,21 +128,23 @@ class ChanceMixin:
     def _chance_legal(self: FlowarStateProtocol, action: Action) -> bool:
         ph, t = self._phase, type(action)
         if t is A.DrawFlower:
-            x = FLOWER_INDEX.get(action.card, -1)  # type: ignore[attr-defined]
+            x = FLOWER_INDEX.get(action.card, -1)  # type: ignore[attr-defined]  # t is A.DrawFlower: not narrowed
             return ph == C_FLOWER and x >= 0 and bool(self._fin[x])
         if t is A.DrawContract:
-            x = CONTRACT_INDEX.get(action.card, -1)  # type: ignore[attr-defined]
+            x = CONTRACT_INDEX.get(action.card, -1)  # type: ignore[attr-defined]  # t is A.DrawContract: not narrowed
             if ph != C_CONTRACT or x < 0:
                 return False
             if self._unchosen and self._ct < TO_SEAT:
                 return x in self._unchosen
             return bool(self._cin[x])
         if t is A.DrawWorkers:
+            # the type: ignore below: Action union: t is A.DrawWorkers, which mypy does not narrow
             got = (action.trentis, action.humans, action.foxes)  # type: ignore[attr-defined]
             bag = self._bag
             return (ph == C_WORKER and all(got[i] <= bag[i] for i in range(3))
                     and sum(got) == min(WORKERS_PER_GUILD, sum(bag)))
         if t is A.DrawEfficiency:
+            # the type: ignore below: Action union: t is A.DrawEfficiency, which mypy does not narrow
             return ph == C_EFF and self._eff_supply.get(action.value, 0) > 0  # type: ignore[attr-defined]
         return action in self._uniform() if ph not in (C_WORKER, C_EFF, C_FLOWER, C_CONTRACT) else False
 

@@ -230,6 +230,7 @@ def keeps_placement(st: FlowarStateProtocol, seat: int, favor: int) -> bool:
         return st._placeable(seat, FAVORS[19].params["coins_per_mp"] * min(FAVORS[19].params["max_mp"], st._mp[seat]))
     if eff == "swap_worker":
         w, a = st._workers[seat], st._strike_area
+        # the type: ignore below: tuple() of a generator is tuple[int, ...]; this one has exactly 3 items
         return any(st._placeable(seat, 0, tuple(-1 if i == g else 1 if i == t else 0 for i in range(3)))  # type: ignore[arg-type]
                    for g in range(3) for t in range(3) if g != t and w[g] and a[t])
     return st._placeable(seat)

@@ -564,6 +564,7 @@ class TurnMixin:
         w, area = self._workers[seat], self._strike_area
         return [A.make(A.SwapWorker, WORKERS[g], WORKERS[t])
                 for g in range(3) for t in range(3) if g != t and w[g] and area[t]
+                # the type: ignore below: tuple() of a generator is tuple[int, ...]; this one has exactly 3 items
                 and self._placeable(seat, 0, tuple(-1 if i == g else 1 if i == t else 0 for i in range(3)))]  # type: ignore[arg-type]
 
     def _do_swap(self: FlowarStateProtocol, a: A.SwapWorker) -> None:

@@ -51,7 +51,7 @@ from games.lafleur.termination import LaFleurTermination
 if TYPE_CHECKING:
     from games.lafleur.state_protocol import LaFleurStateProtocol
 
-from games.api import TERMINAL, Action  # noqa: E402
+from games.api import TERMINAL, Action
 
 
 @trait  # a mypyc trait: the compiled state class may mix several in (issue 19)

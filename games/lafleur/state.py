@@ -349,7 +349,8 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
             d, dest = self._chance
             t = type(action)
             if t is A.Draw:
-                where = INDEX.get(action.card)  # type: ignore[attr-defined]
+                where = INDEX.get(action.card)  # type: ignore[attr-defined]  # t is A.Draw: not narrowed
+                # the type: ignore below: Action union: t is A.Draw, which mypy does not narrow
                 if d < 0 or where is None or where[0] != d or action.deck != DECK_NAMES[d]:  # type: ignore[attr-defined]
                     return False
                 x = where[1]
@@ -357,6 +358,7 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
                     return False
                 return x in SOLO_OPPONENTS if dest[0] == "auto_char" else True
             if t is A.FirstPlayer:
+                # the type: ignore below: Action union: t is A.FirstPlayer, which mypy does not narrow
                 return d < 0 and 0 <= action.seat < self._n  # type: ignore[attr-defined]
             return False
         cache = self._legal_cache

@@ -121,7 +121,7 @@ def with_view_labels(request: Request, page: q.MatchPage, view: str | int) -> q.
         return page
     try:
         labels = request.app.state.labels.get(page.id, cached[0], view)
-    except Exception:  # noqa: BLE001 - a replay that does not re-simulate: withhold every label
+    except Exception:  # a replay that does not re-simulate: withhold every label
         labels = ["(hidden: the replay does not re-simulate here)"] * len(page.steps)
     steps = [dataclasses.replace(s, label=labels[s.i]) for s in page.steps]
     return dataclasses.replace(page, steps=steps)
@@ -183,7 +183,7 @@ def load_frame(
     if step >= 0 and view != ALL:
         try:
             label = request.app.state.labels.get(match_id, cached[0], view)[step]
-        except Exception as exc:  # noqa: BLE001 - same failure as the frame's own rebuild
+        except Exception as exc:  # same failure as the frame's own rebuild
             raise ViewerUnavailable(f"the replay does not re-simulate: {exc}") from exc
         frame = dataclasses.replace(frame, label=label)
     return page, frame
@@ -200,7 +200,8 @@ def api_step(
     request: Request,
     match_id: MatchId,
     step: Step,
-    all: Annotated[bool, Query(description="also every seat's view and the full state")] = False,  # noqa: A002 - the public query parameter is ?all=
+    # `all` shadows the builtin: the public query parameter is ?all=
+    all: Annotated[bool, Query(description="also every seat's view and the full state")] = False,
     seat: Seat = None,
 ) -> Any:
     try:

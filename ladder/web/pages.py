@@ -181,7 +181,7 @@ def match(
     request: Request,
     match_id: MatchId,
     step: StepQuery = START,
-    all: Annotated[bool, Query()] = False,  # noqa: A002 - the public query parameter is ?all=
+    all: Annotated[bool, Query()] = False,  # the public query parameter is ?all=
     seat: Seat = None,
 ) -> HTMLResponse:
     page = q.match_page(pool(request), match_id, request.app.state.replays)
@@ -218,7 +218,7 @@ def match_board(
     request: Request,
     match_id: MatchId,
     step: StepQuery = START,
-    all: Annotated[bool, Query()] = False,  # noqa: A002 - the public query parameter is ?all=
+    all: Annotated[bool, Query()] = False,  # the public query parameter is ?all=
     seat: Seat = None,
 ) -> HTMLResponse:
     context = _board(request, match_id, step, all, seat)

@@ -297,7 +297,7 @@ def check_challenge(pool: Any, account_id: int, game_string: str, bot_ids: list[
 
     try:
         game, options = parse_game_string(game_string)
-    except Exception as exc:  # noqa: BLE001 - any parse failure is the client's
+    except Exception as exc:  # any parse failure is the client's
         raise HTTPException(400, f"bad game string: {exc}") from None
     if "players" not in options:
         options = {**options, "players": str(len(bot_ids))}

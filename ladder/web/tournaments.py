@@ -68,4 +68,5 @@ def tournaments_page(request: Request, game: GameFilter = None, before: BeforeId
     house = list_house_bots(pool(request))
     context = {"rows": rows[:PER_PAGE], "older": older, "game": game, "house": house}
     # as ladder.web.pages.render (which imports this module): the app's autoescaping templates
-    return request.app.state.templates.TemplateResponse(request, "tournaments.html", context)  # type: ignore[no-any-return]
+    response: HTMLResponse = request.app.state.templates.TemplateResponse(request, "tournaments.html", context)
+    return response

@@ -87,7 +87,7 @@ def _start_tick_consumer(args: argparse.Namespace) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-c", "from parterre.cli import main; raise SystemExit(main())", "worker",
            "--queues", periodic_queue(), "--concurrency", "1", "--loglevel", args.loglevel, "--hostname", name,
            "--no-tick-slot"]
-    return subprocess.Popen(cmd, env=env, preexec_fn=_die_with_parent)  # noqa: PLW1509 - only sets PDEATHSIG
+    return subprocess.Popen(cmd, env=env, preexec_fn=_die_with_parent)  # only sets PDEATHSIG
 
 
 def register(sub: Subparsers) -> None:

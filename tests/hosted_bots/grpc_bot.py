@@ -17,7 +17,7 @@ import sys
 
 import grpc
 
-from bots.sdk import Bot
+from bots.sdk import Bot, DecisionRequest
 from bots.strategies import STRATEGIES
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "greedy"
@@ -72,7 +72,7 @@ class GrpcGreedy(Bot):
     def __init__(self) -> None:
         super().__init__(max_concurrent_matches=4)
 
-    def choose(self, request):  # type: ignore[no-untyped-def]
+    def choose(self, request: DecisionRequest) -> int:
         if MODE == "illegal":
             return request.num_actions + 7
         strategy = STRATEGIES.get(("greedy", request.game))

@@ -431,6 +431,7 @@ def _check_horizon(model: GameModel, game: Any, codec: GameCodec, history: list[
                 pool = [o for o in same if model.drawn_card(o.to_json()) not in needed_after[u]]
                 other = [o for o in pool if model.drawn_card(o.to_json()) != c] or pool
                 assert other, f"no card to draw instead of {c} at step {u}"
+                # the type: ignore below: drawn_card is str | None: asserted below
                 d = model.drawn_card(rng.choice(other).to_json())  # type: ignore[assignment]
                 assert d is not None
                 if d != c:
@@ -476,6 +477,7 @@ def _unordered(data: dict[str, Any]) -> str:
 
 def _snapshot(state: State) -> dict[str, Any]:
     """A copy of the full state (some engines return their live lists)."""
+    # the type: ignore below: orjson.loads is typed Any
     return orjson.loads(orjson.dumps(state.full_state(), option=orjson.OPT_NON_STR_KEYS))  # type: ignore[no-any-return]
 
 

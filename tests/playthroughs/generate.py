@@ -166,8 +166,8 @@ def perft_positions(name: str) -> list[dict[str, Any]]:
         return positions(_walk, _position, PERFT_SEED)
     if name != "floriferous":
         return []
-    obs = lambda s: s.observation(None)  # noqa: E731
-    first_turn = lambda s: obs(s)["phase"] == "turn"  # noqa: E731
+    obs = lambda s: s.observation(None)  # noqa: E731 - one-line local helpers
+    first_turn = lambda s: obs(s)["phase"] == "turn"  # noqa: E731 - one-line local helpers
     return [
         _position(_walk("floriferous(players=4)", PERFT_SEED, first_turn), "4 players, day 1, round 1", 8),
         _position(_walk("floriferous(players=3)", PERFT_SEED,
@@ -188,8 +188,8 @@ def perft_positions(name: str) -> list[dict[str, Any]]:
 def flowar_perft_positions() -> list[dict[str, Any]]:
     """Flowar positions: turn menus of round 1 (4 players), round 3 (2 players, after the
     refresh), round 2 (solo, Taxus in the turn order), a delivery and a strike payment."""
-    obs = lambda s: s.observation(None)  # noqa: E731
-    at = lambda r, phase: lambda s: obs(s)["round"] == r and obs(s)["phase"] == phase  # noqa: E731
+    obs = lambda s: s.observation(None)  # noqa: E731 - one-line local helpers
+    at = lambda r, phase: lambda s: obs(s)["round"] == r and obs(s)["phase"] == phase  # noqa: E731 - one-line local helpers
     return [
         _position(_walk("flowar(players=4)", PERFT_SEED, at(1, "turn")), "4 players, first turn of round 1", 5),
         _position(_walk("flowar(players=2)", PERFT_SEED, at(3, "turn")),

@@ -177,6 +177,7 @@ def _swaps(v: View, obs: dict[str, Any]) -> list[tuple[int, int]]:
 
 
 def _delta(g: int, t: int) -> tuple[int, int, int]:
+    # the type: ignore below: tuple() of a generator is tuple[int, ...]; this one has 3 items
     return tuple(-1 if i == g else 1 if i == t else 0 for i in range(3))  # type: ignore[return-value]
 
 
