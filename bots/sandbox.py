@@ -387,8 +387,8 @@ class Keeper:
 
     def __init__(self, root: str, runtime: str, command: Sequence[str], limits: Limits,
                  stderr_file: str | None = None, grpc_dir: str | None = None) -> None:
-        self.limits = limits
-        self.runtime = runtime
+        self.parent = os.getppid()  # read first: a parent that dies during the start-up is noticed too
+        self.limits, self.runtime = limits, runtime
         self.argv = bwrap_argv(root, runtime, command, limits, grpc_dir)
         self.grpc = grpc_dir is not None  # its stdout is no protocol: kept in the log like stderr
         # As root: a uid of its own. Unprivileged (a worker image run as a user): the worker's uid,
@@ -470,7 +470,7 @@ class Keeper:
         kept = 0
         status = Status(verdict="ok")
         cap_out, cap_err = self.limits.output_mb << 20, self.limits.stderr_kb << 10
-        parent = os.getppid()
+        parent = self.parent
         try:
             while sel.get_map():
                 if self.stop_reason is not None:

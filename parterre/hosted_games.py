@@ -34,6 +34,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import secrets
 import shutil
@@ -47,6 +48,7 @@ from bots.grpc_relay import GrpcRelay
 from bots.local import deal_seed
 from bots.sandbox import GRPC_SOCKET
 
+log = logging.getLogger(__name__)
 CONNECT_TIMEOUT_S = 20.0
 MARGIN_MS = 50
 
@@ -141,52 +143,66 @@ async def play(ns: argparse.Namespace) -> None:
     # The worker stops a decided test with SIGTERM. A plain handler (not loop.add_signal_handler,
     # whose removal restores SIG_DFL for a moment: a SIGTERM then killed the runner mid-clean-up and
     # left the run's socket folder behind) is switched to SIG_IGN in one step below.
-    signal.signal(signal.SIGTERM, lambda _sig, _frame: loop.call_soon_threadsafe(stop_games))
-    async with Harness({tokens[s]: ids[s] for s in "ab"}, service_token=secrets.token_hex(16)) as h:
-        try:
-            for side, spec in (("a", ns.a), ("b", ns.b)):
-                if spec.startswith("grpc:"):
-                    grpc_sides[side] = GrpcSide(json.loads(spec[5:]), run_dir, h.address, tokens[side])
-                    await grpc_sides[side].start()
-                else:
-                    h.start_bot(make_side(spec, f"{ns.run_seed}:{side}", log_dir), tokens[side],
-                                initial_backoff_s=0.05)
-            match_id = 0
-            for i in range(ns.first_deal, ns.first_deal + ns.deals):
-                seed = deal_seed(ns.run_seed, i)
-                ranks: list[list[int]] = []
-                faults: list[dict[str, str] | None] = []
-                for order in ("ab", "ba"):
-                    for side in order:
-                        if side in grpc_sides:
-                            await grpc_sides[side].start()  # again, if it exited after a fault
-                        await _connected(h, ids[side], grpc_sides.get(side))
-                    match_id += 1
-                    result = await h.run_match(
-                        match_id, ns.game, [ids[s] for s in order], base_ms=0, increment_ms=ns.deadline_ms,
-                        cap_ms=ns.deadline_ms, margin_ms=MARGIN_MS, seed=seed, no_show_timeout_ms=3000)
-                    by_seat = sorted(result.seats, key=lambda s: s.seat)
-                    bad = [s for s in by_seat if s.verdict != "normal"] if result.status == "finished" else \
-                        [s for s in by_seat if s.verdict not in ("", "normal")] or by_seat
-                    if bad:
-                        seat = bad[0].seat
-                        verdict = bad[0].verdict or result.status
-                        r = [1] * len(order)
-                        r[seat] = len(order)
-                        ranks.append(r)
-                        faults.append({"side": order[seat], "verdict": verdict})
+    def on_sigterm(_sig: int, _frame: Any) -> None:
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(stop_games)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        async with Harness({tokens[s]: ids[s] for s in "ab"}, service_token=secrets.token_hex(16)) as h:
+            try:
+                for side, spec in (("a", ns.a), ("b", ns.b)):
+                    if spec.startswith("grpc:"):
+                        grpc_sides[side] = GrpcSide(json.loads(spec[5:]), run_dir, h.address, tokens[side])
+                        await grpc_sides[side].start()
                     else:
-                        ranks.append([int(s.rank) for s in by_seat])
-                        faults.append(None)
-                print(json.dumps({"deal": i, "seed": seed, "ranks": ranks, "faults": faults,
-                                  "decision_ms": [None, None]}), flush=True)
-        finally:
-            # A SIGTERM now (the worker closing a decided run) must not cut the clean-up short.
-            cleaning = True
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            for grpc_side in grpc_sides.values():
-                await grpc_side.stop()
-            shutil.rmtree(log_dir, ignore_errors=True)
+                        h.start_bot(make_side(spec, f"{ns.run_seed}:{side}", log_dir), tokens[side],
+                                    initial_backoff_s=0.05)
+                match_id = 0
+                for i in range(ns.first_deal, ns.first_deal + ns.deals):
+                    seed = deal_seed(ns.run_seed, i)
+                    ranks: list[list[int]] = []
+                    faults: list[dict[str, str] | None] = []
+                    for order in ("ab", "ba"):
+                        for side in order:
+                            if side in grpc_sides:
+                                await grpc_sides[side].start()  # again, if it exited after a fault
+                            await _connected(h, ids[side], grpc_sides.get(side))
+                        match_id += 1
+                        result = await h.run_match(
+                            match_id, ns.game, [ids[s] for s in order], base_ms=0, increment_ms=ns.deadline_ms,
+                            cap_ms=ns.deadline_ms, margin_ms=MARGIN_MS, seed=seed, no_show_timeout_ms=3000)
+                        by_seat = sorted(result.seats, key=lambda s: s.seat)
+                        bad = [s for s in by_seat if s.verdict != "normal"] if result.status == "finished" else \
+                            [s for s in by_seat if s.verdict not in ("", "normal")] or by_seat
+                        if bad:
+                            seat = bad[0].seat
+                            verdict = bad[0].verdict or result.status
+                            r = [1] * len(order)
+                            r[seat] = len(order)
+                            ranks.append(r)
+                            faults.append({"side": order[seat], "verdict": verdict})
+                        else:
+                            ranks.append([int(s.rank) for s in by_seat])
+                            faults.append(None)
+                    print(json.dumps({"deal": i, "seed": seed, "ranks": ranks, "faults": faults,
+                                      "decision_ms": [None, None]}), flush=True)
+            finally:
+                # A SIGTERM now (the worker closing a decided run) must not cut the clean-up short.
+                cleaning = True
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                for grpc_side in grpc_sides.values():
+                    try:
+                        await grpc_side.stop()
+                    except Exception:  # the other side is stopped all the same
+                        log.exception("stopping a gRPC side failed")
+    finally:  # also when the referee's start was cut short
+        cleaning = True
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        shutil.rmtree(log_dir, ignore_errors=True)
+        if ns.run_dir:  # empty now; the worker removes it too, unless it died first
+            with contextlib.suppress(OSError):
+                run_dir.rmdir()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -200,8 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--b", required=True)
     p.add_argument("--deadline-ms", type=int, default=1000)
     p.add_argument("--run-dir", default="",
-                   help="the run's folder, made (and removed afterwards) by the caller; default: a new one "
-                        "under $PARTERRE_HOSTED_DIR/run, removed by this runner")
+                   help="the run's folder, made (and removed afterwards) by the caller; default: "
+                        "$PARTERRE_HOSTED_DIR/run, where this runner makes and removes its own folders")
     ns = p.parse_args(argv)
     from games.api import GameError
     from games.registry import load_game

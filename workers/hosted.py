@@ -205,6 +205,12 @@ def child_env(hosted_dir: Path | None = None) -> dict[str, str]:
     return env
 
 
+class RunnerError(RuntimeError):
+    """The games' runner (``bots.hosted_match`` / ``parterre.hosted_games``) ended before every deal asked
+    for was played, or with a non-zero status (killed, out of memory, a crash of ours): the deals it did
+    not play are no evidence either way, so a validation or regression test must not pass on them."""
+
+
 def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline_ms: int,
                hosted_dir: Path | None = None) -> Any:
     """Yield the deals of ``bots.hosted_match`` one by one (a generator; closing it stops the games).
@@ -214,7 +220,11 @@ def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline
     ``parterre`` may import ``referee``; ``workers`` runs it as it runs ``bots.hosted_match``).
     The subprocess gets :func:`child_env` only (``hosted_dir``: the hosted bots' folder); the gRPC
     runner's folder (``$PARTERRE_HOSTED_DIR/run/games-*``) is removed here when the generator closes,
-    even if the runner had to be killed."""
+    even if the runner had to be killed.
+
+    Raises:
+        RunnerError: the runner's output ended before ``deals`` deals, or it exited non-zero (checked only
+            when the generator runs out by itself, not when the caller closes it)."""
     argv = [sys.executable, "-m", "bots.hosted_match"]
     run_dir: Path | None = None
     if a.startswith("grpc:") or b.startswith("grpc:"):
@@ -231,8 +241,10 @@ def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline
              "--a", a, "--b", b, "--deadline-ms", str(deadline_ms)],
             stdout=subprocess.PIPE, cwd=PROJECT, start_new_session=True, env=child_env(hosted_dir))
         assert proc.stdout is not None
+        got = 0
         try:
             for line in proc.stdout:
+                got += 1
                 yield json.loads(line)
         finally:
             if proc.poll() is None:
@@ -242,6 +254,10 @@ def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        # Reached only when the runner's output ended by itself (a caller closing the generator stops above).
+        if proc.returncode != 0 or got < deals:
+            raise RunnerError(f"the games' runner ended early: exit status {proc.returncode} after {got} of "
+                              f"{deals} deals (not a verdict on the bot)")
     finally:
         if run_dir is not None:
             shutil.rmtree(run_dir, ignore_errors=True)
