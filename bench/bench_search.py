@@ -138,7 +138,7 @@ def main() -> None:
     t = sub.add_parser("tiers")
     t.add_argument("--game", default="floriferous")
     t.add_argument("--cycles", type=int, default=1)
-    t.add_argument("--think-ms", type=float, default=450.0)
+    t.add_argument("--think-ms", type=float, default=300.0)
     t.add_argument("--players", default="2,3,4")
     t.add_argument("--bots", default=DEMO_BOTS, help="names kind-k (default: the demo's five bots)")
     b = sub.add_parser("budget")
@@ -151,7 +151,7 @@ def main() -> None:
     w.add_argument("--deals", type=int, default=10)
     w.add_argument("--increment-ms", type=int, default=200)
     w.add_argument("--margin-ms", type=int, default=50)
-    w.add_argument("--think-ms", type=float, default=450.0)
+    w.add_argument("--think-ms", type=float, default=300.0)
     args = ap.parse_args()
     if args.cmd == "wire":
         wire(args.game, args.deals, args.increment_ms, args.margin_ms, args.think_ms)
