@@ -45,7 +45,7 @@ import pytest
 from parterre.demo import free_port, wait_for_referee
 from parterre.embedded import celery_url
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.faults_e2e]  # `make test-faults` (a .ci/run stage)
 
 ROOT = Path(__file__).resolve().parent.parent
 THINK_MS = 40

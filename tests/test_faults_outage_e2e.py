@@ -37,7 +37,7 @@ from test_faults_e2e import BOTS_PROCESS, Stack
 
 from parterre.demo import free_port, wait_for_referee
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.faults_e2e]  # `make test-faults` (a .ci/run stage)
 
 
 def _env(tmp_path: Path, url: str, redis_url: str, control: str, **extra: str) -> dict[str, str]:
