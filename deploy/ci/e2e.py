@@ -12,7 +12,7 @@ postgres container or the HTTP APIs of the web site and Prometheus.
 4. checks Prometheus has every target up and the referee's decision-latency histogram has samples;
 4b. hosted bots (deploy/ci/e2e_hosted.py): a Python stdio bot uploaded through the web API is
    validated in a worker container's sandbox, becomes active and plays a rated ladder match;
-5. plays a 72-match tournament and, while it runs, kill -9s a worker container and a referee
+5. plays a 120-match tournament and, while it runs, kill -9s a worker container and a referee
    container (the kernel kills the container's whole process tree; Docker's restart policy
    brings it back); then checks every match finished exactly once, nothing was double-counted,
    no bot was charged, and the ratings equal ``parterre ratings rebuild``'s;
@@ -50,7 +50,7 @@ LONG_RUNNING = ("postgres", "redis", "referee", "referee-2", "worker", "worker-2
                 "bot-greedy", "bot-random", "house")
 DONE = ("finished", "failed", "aborted_no_show")
 FAULT_GAME = "flowar"
-FAULT_ROUNDS = 3
+FAULT_ROUNDS = 5  # 120 matches: 72 once ended before referee-1 was seen answering decisions
 FAULT_MATCHES = FAULT_ROUNDS * (4 * 3 // 2 * 2 + 4 * 3)
 """Matches of the fault tournament: rounds x (6 pairs x 2 seatings + 4 triples x 3 seatings)."""
 """The game of the kill phase: its matches have the most decisions (~4x Floriferous's), so a kill
