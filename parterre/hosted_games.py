@@ -118,6 +118,39 @@ async def _connected(h: Any, bot_id: int, side: GrpcSide | None) -> None:
             return
 
 
+async def _play_deals(h: Any, ns: argparse.Namespace, ids: dict[str, int], grpc_sides: dict[str, GrpcSide]) -> None:
+    """Play deals ``ns.first_deal`` … (each twice, A in seat 0 then B) and print one JSON line per deal."""
+    match_id = 0
+    for i in range(ns.first_deal, ns.first_deal + ns.deals):
+        seed = deal_seed(ns.run_seed, i)
+        ranks: list[list[int]] = []
+        faults: list[dict[str, str] | None] = []
+        for order in ("ab", "ba"):
+            for side in order:
+                if side in grpc_sides:
+                    await grpc_sides[side].start()  # again, if it exited after a fault
+                await _connected(h, ids[side], grpc_sides.get(side))
+            match_id += 1
+            result = await h.run_match(
+                match_id, ns.game, [ids[s] for s in order], base_ms=0, increment_ms=ns.deadline_ms,
+                cap_ms=ns.deadline_ms, margin_ms=MARGIN_MS, seed=seed, no_show_timeout_ms=3000)
+            by_seat = sorted(result.seats, key=lambda s: s.seat)
+            bad = [s for s in by_seat if s.verdict != "normal"] if result.status == "finished" else \
+                [s for s in by_seat if s.verdict not in ("", "normal")] or by_seat
+            if bad:
+                seat = bad[0].seat
+                verdict = bad[0].verdict or result.status
+                r = [1] * len(order)
+                r[seat] = len(order)
+                ranks.append(r)
+                faults.append({"side": order[seat], "verdict": verdict})
+            else:
+                ranks.append([int(s.rank) for s in by_seat])
+                faults.append(None)
+        print(json.dumps({"deal": i, "seed": seed, "ranks": ranks, "faults": faults,
+                          "decision_ms": [None, None]}), flush=True)
+
+
 async def play(ns: argparse.Namespace) -> None:
     from referee.testing import Harness
 
@@ -147,6 +180,12 @@ async def play(ns: argparse.Namespace) -> None:
         if not loop.is_closed():
             loop.call_soon_threadsafe(stop_games)
 
+    def begin_cleanup() -> None:
+        """From here a SIGTERM (the worker closing a decided run) must not cut the clean-up short."""
+        nonlocal cleaning
+        cleaning = True
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
     signal.signal(signal.SIGTERM, on_sigterm)
     try:
         async with Harness({tokens[s]: ids[s] for s in "ab"}, service_token=secrets.token_hex(16)) as h:
@@ -158,47 +197,16 @@ async def play(ns: argparse.Namespace) -> None:
                     else:
                         h.start_bot(make_side(spec, f"{ns.run_seed}:{side}", log_dir), tokens[side],
                                     initial_backoff_s=0.05)
-                match_id = 0
-                for i in range(ns.first_deal, ns.first_deal + ns.deals):
-                    seed = deal_seed(ns.run_seed, i)
-                    ranks: list[list[int]] = []
-                    faults: list[dict[str, str] | None] = []
-                    for order in ("ab", "ba"):
-                        for side in order:
-                            if side in grpc_sides:
-                                await grpc_sides[side].start()  # again, if it exited after a fault
-                            await _connected(h, ids[side], grpc_sides.get(side))
-                        match_id += 1
-                        result = await h.run_match(
-                            match_id, ns.game, [ids[s] for s in order], base_ms=0, increment_ms=ns.deadline_ms,
-                            cap_ms=ns.deadline_ms, margin_ms=MARGIN_MS, seed=seed, no_show_timeout_ms=3000)
-                        by_seat = sorted(result.seats, key=lambda s: s.seat)
-                        bad = [s for s in by_seat if s.verdict != "normal"] if result.status == "finished" else \
-                            [s for s in by_seat if s.verdict not in ("", "normal")] or by_seat
-                        if bad:
-                            seat = bad[0].seat
-                            verdict = bad[0].verdict or result.status
-                            r = [1] * len(order)
-                            r[seat] = len(order)
-                            ranks.append(r)
-                            faults.append({"side": order[seat], "verdict": verdict})
-                        else:
-                            ranks.append([int(s.rank) for s in by_seat])
-                            faults.append(None)
-                    print(json.dumps({"deal": i, "seed": seed, "ranks": ranks, "faults": faults,
-                                      "decision_ms": [None, None]}), flush=True)
+                await _play_deals(h, ns, ids, grpc_sides)
             finally:
-                # A SIGTERM now (the worker closing a decided run) must not cut the clean-up short.
-                cleaning = True
-                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                begin_cleanup()
                 for grpc_side in grpc_sides.values():
                     try:
                         await grpc_side.stop()
                     except Exception:  # the other side is stopped all the same
                         log.exception("stopping a gRPC side failed")
     finally:  # also when the referee's start was cut short
-        cleaning = True
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        begin_cleanup()
         shutil.rmtree(log_dir, ignore_errors=True)
         if ns.run_dir:  # empty now; the worker removes it too, unless it died first
             with contextlib.suppress(OSError):
