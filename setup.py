@@ -24,6 +24,7 @@ COMPILED = [
     "games/floriferous/summary.py",
     "games/floriferous/scoring.py",
     "games/floriferous/layout.py",
+    "games/floriferous/observation.py",
     "games/lafleur/state.py",
     "games/lafleur/turns.py",
     "games/lafleur/party.py",
@@ -31,6 +32,7 @@ COMPILED = [
     "games/lafleur/payment.py",
     "games/lafleur/abilities.py",
     "games/lafleur/scoring.py",
+    "games/lafleur/observation.py",
     "games/flowar/state.py",
     "games/flowar/setup.py",
     "games/flowar/rounds.py",
@@ -40,6 +42,7 @@ COMPILED = [
     "games/flowar/taxus.py",
     "games/flowar/favors.py",
     "games/flowar/scoring.py",
+    "games/flowar/observation.py",
 ]
 """Modules compiled when ``PARTERRE_MYPYC=1`` (the engines' hot paths, measured by bench/bench_games.py)."""
 
