@@ -180,12 +180,18 @@ class RefereeServicer(pb_grpc.RefereeServicer):
                 if not session.writing:
                     break
                 await asyncio.sleep(0.01)
-            try:
-                await context.write(error_message(error_code, reason))
-            except STREAM_GONE as exc:  # the client already left: the abort below still ends the RPC
-                log.debug("session %s: could not send the closing Error: %r", session.id, exc)
-            except Exception:
-                log.exception("session %s: sending the closing Error failed", session.id)
+            if session.writing:
+                # a write held by flow control for over 1 s (a bot that stopped reading): a second
+                # write would fail with GRPC_CALL_ERROR_TOO_MANY_OPERATIONS; the status below carries
+                # the reason all the same
+                log.info("session %s: closing Error not sent, a write is still in flight", session.id)
+            else:
+                try:
+                    await context.write(error_message(error_code, reason))
+                except STREAM_GONE as exc:  # the client already left: the abort below still ends the RPC
+                    log.debug("session %s: could not send the closing Error: %r", session.id, exc)
+                except Exception:
+                    log.exception("session %s: sending the closing Error failed", session.id)
             await context.abort(code, reason)
         try:
             await asyncio.wait_for(writer, 1.0)

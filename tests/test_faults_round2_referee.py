@@ -318,6 +318,38 @@ async def test_f27_a_write_that_fails_after_the_kill_is_read_not_lost(caplog, mo
     assert lost == []
 
 
+async def test_a_kill_while_a_write_is_still_held_sends_no_second_write(caplog, monkeypatch):
+    """A session killed while one of its writes is still held (a bot that stopped reading,
+    for longer than the referee's 1 s wait): a second write on the stream would fail with
+    GRPC_CALL_ERROR_TOO_MANY_OPERATIONS (logged as an error with a traceback, seen in the
+    benches at teardown). The closing Error is then skipped; the status still carries the
+    reason."""
+    monkeypatch.setattr(Session, "writing", property(lambda self: True))
+    caplog.set_level(logging.INFO, logger="referee.connect")
+    async with Harness(TOKENS) as h:
+        assert h.core is not None
+        async with grpc.aio.insecure_channel(h.address) as channel:
+            call = connect(channel)
+            await call.write(hello("tok-b"))
+            assert await first_kind(call) == "welcome"
+            await h.wait_sessions(2)
+            h.core.registry.by_bot[2][0].kill(grpc.StatusCode.DEADLINE_EXCEEDED, pb.ERROR_CODE_PROTOCOL,
+                                              "no message (heartbeat)")
+            kinds = []
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                while True:
+                    msg = await asyncio.wait_for(call.read(), 10)
+                    if msg is grpc.aio.EOF:
+                        break
+                    kinds.append(msg.WhichOneof("kind"))
+            assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            assert err.value.details() == "no message (heartbeat)"
+            assert "error" not in kinds  # no second write while the first is held
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("closing Error not sent" in m for m in messages)
+    assert not any("sending the closing Error failed" in m for m in messages)
+
+
 async def test_f27_killing_a_stream_mid_write_leaves_no_unretrieved_exception(caplog):
     """The referee kills a session while its writer is in a write (the client stopped
     reading: HTTP/2 flow control holds the writer). The writer is cancelled and awaited,
