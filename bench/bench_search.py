@@ -20,6 +20,10 @@ in this process, chance from the match seed, as the referee plays it).
 * ``wire``: search against greedy through the in-process referee (gRPC, the
   referee's clock) at ``--increment-ms`` per decision; prints every seat's
   verdict count (``normal``, ``timeout``, ...).
+* ``standings``: the same fit and tiers from the finished matches of a real
+  run (``parterre demo``: the whole stack and its clock), read from
+  ``parterre matches --game G --limit 1000 --json`` on stdin or ``--file``,
+  with every bot's verdict counts and mean time per decision.
 """
 
 from __future__ import annotations
@@ -63,11 +67,11 @@ DEMO_BOTS = "random-1,random-2,greedy-1,greedy-2,search-1"
 """The demo's round-robin (parterre.demo.DEMO_BOTS): 70 matches per cycle at 2, 3 and 4 players."""
 
 
-def tiers(game: str, cycles: int, think_ms: float, players: tuple[int, ...], bot_names: str = DEMO_BOTS) -> None:
+def tiers(game: str, cycles: int, think_ms: float | None, players: tuple[int, ...], bot_names: str = DEMO_BOTS) -> None:
     names = bot_names.split(",")
     kinds = {n: n.split("-")[0] for n in names}
-    bots = {n: _Timed(make_bot(kinds[n], seed=n, **({"think_ms": think_ms} if kinds[n] == "search" else {})))
-            for n in names}
+    think = {} if think_ms is None else {"think_ms": think_ms}
+    bots = {n: _Timed(make_bot(kinds[n], seed=n, **(think if kinds[n] == "search" else {}))) for n in names}
     records: list[MatchRecord] = []
     t0 = time.time()
     count = 0
@@ -83,14 +87,55 @@ def tiers(game: str, cycles: int, think_ms: float, players: tuple[int, ...], bot
                     if count % 10 == 0:
                         print(f"  {count} matches, {time.time() - t0:.0f} s", flush=True)
     fit = fit_bradley_terry(records)
-    print(f"{game}: {count} matches (players {players}, {cycles} cycle(s)), search think {think_ms:.0f} ms, "
+    shown = "the default" if think_ms is None else f"{think_ms:.0f} ms"
+    print(f"{game}: {count} matches (players {players}, {cycles} cycle(s)), search think {shown}, "
           f"{time.time() - t0:.0f} s")
-    for r in fit.ratings:
-        print(f"  {r.bot:10} {r.elo:+7.1f}  [{r.low:+7.1f}, {r.high:+7.1f}]  games {r.games}")
-    for tier in ("random", "greedy", "search"):
-        print(f"  tier {tier}: mean {statistics.mean(r.elo for r in fit.ratings if r.bot.startswith(tier)):+.1f}")
+    for rating in fit.ratings:
+        print(f"  {rating.bot!s:10} {rating.elo:+7.1f}  [{rating.low:+7.1f}, {rating.high:+7.1f}]  "
+              f"games {rating.games}")
+    _print_tiers(fit)
     longest = max(bots[n].longest_ms for n in names if n.startswith("search"))
     print(f"  longest search decision: {longest:.0f} ms")
+
+
+def _print_tiers(fit: Any) -> None:
+    """Each tier's mean rating, and whether neighbouring tiers' 95 % intervals are apart (the issue's test)."""
+    by_tier = {t: [r for r in fit.ratings if str(r.bot).startswith(t)] for t in ("random", "greedy", "search")}
+    for tier, rows in by_tier.items():
+        if rows:
+            print(f"  tier {tier}: mean {statistics.mean(r.elo for r in rows):+.1f}")
+    for low, high in (("random", "greedy"), ("greedy", "search")):
+        if by_tier[low] and by_tier[high]:
+            gap = min(r.low for r in by_tier[high]) - max(r.high for r in by_tier[low])
+            print(f"  {low} < {high}: intervals {'apart' if gap > 0 else 'OVERLAP'} by {abs(gap):.0f} Elo")
+
+
+def standings(path: str) -> None:
+    """Fit and tiers of a real run's finished matches (the ``standings`` command; docstring above)."""
+    import json
+    from collections import Counter
+
+    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    matches = [m for m in json.loads(text) if m["status"] == "finished"]
+    records = [MatchRecord(bots=tuple(s["name"] for s in m["seats"]), ranks=tuple(s["rank"] for s in m["seats"]))
+               for m in matches]
+    verdicts: dict[str, Counter[str]] = {}
+    spent: Counter[str] = Counter()
+    decisions: Counter[str] = Counter()
+    for m in matches:
+        for s in m["seats"]:
+            verdicts.setdefault(s["name"], Counter())[s["verdict"]] += 1
+            spent[s["name"]] += s["time_used_ms"] or 0
+            decisions[s["name"]] += s["decisions"] or 0
+    games = sorted({m["game"] for m in matches})
+    fit = fit_bradley_terry(records)
+    print(f"{', '.join(games)}: {len(matches)} finished matches, players {sorted({m['players'] for m in matches})}")
+    for r in fit.ratings:
+        name = str(r.bot)
+        per = spent[name] / decisions[name] if decisions[name] else 0.0
+        print(f"  {name:10} {r.elo:+7.1f}  [{r.low:+7.1f}, {r.high:+7.1f}]  games {r.games}  "
+              f"verdicts {dict(sorted(verdicts[name].items()))}  mean {per:.0f} ms/decision")
+    _print_tiers(fit)
 
 
 def _opts(text: str) -> dict[str, Any]:
@@ -138,7 +183,7 @@ def main() -> None:
     t = sub.add_parser("tiers")
     t.add_argument("--game", default="floriferous")
     t.add_argument("--cycles", type=int, default=1)
-    t.add_argument("--think-ms", type=float, default=300.0)
+    t.add_argument("--think-ms", type=float, default=None, help="default: the bot's (bots.search.THINK_MS)")
     t.add_argument("--players", default="2,3,4")
     t.add_argument("--bots", default=DEMO_BOTS, help="names kind-k (default: the demo's five bots)")
     b = sub.add_parser("budget")
@@ -152,8 +197,12 @@ def main() -> None:
     w.add_argument("--increment-ms", type=int, default=200)
     w.add_argument("--margin-ms", type=int, default=50)
     w.add_argument("--think-ms", type=float, default=300.0)
+    st = sub.add_parser("standings")
+    st.add_argument("--file", default="-", help="the JSON of `parterre matches --json` (default: stdin)")
     args = ap.parse_args()
-    if args.cmd == "wire":
+    if args.cmd == "standings":
+        standings(args.file)
+    elif args.cmd == "wire":
         wire(args.game, args.deals, args.increment_ms, args.margin_ms, args.think_ms)
     elif args.cmd == "tiers":
         tiers(args.game, args.cycles, args.think_ms, tuple(int(x) for x in args.players.split(",")), args.bots)

@@ -22,7 +22,7 @@ Fleur, Flowar), the root searches only the greedy strategy's best
 The answer is the most visited root action. The bot reads only the request's
 observation and legal actions (never the referee's state), so it runs over the
 wire (``parterre bot run search``) and as ``builtin:search``. Thinking time per
-decision: ``think_ms`` (default 300 ms; docs/search.md "Session 6" for 450 ms),
+decision: ``think_ms`` (default :data:`THINK_MS`, 450 ms; docs/search.md "Time"),
 capped at ``fraction`` (0.25) of the decision's remaining time minus ``margin_ms`` (50 ms) when the request carries
 a clock (at 200 ms per decision: no time beyond one iteration, or the greedy
 answer when that iteration cannot finish in time). Games without a ``determinize`` module, and positions its
@@ -165,6 +165,10 @@ valuation at the positions the determinizer rebuilds (La Fleur: placing an Artis
 ROOT_CANDIDATES = 4
 PIMC_CANDIDATES = 6
 """Root actions the paired flat search compares (greedy's choice first, then by the prior; 0: all)."""
+
+THINK_MS = 450.0
+"""Default thinking time per decision (ms): the demo's clock share (``FRACTION`` × 2000 − 50 ms); at 300 ms
+the search did not clear greedy at the demo's size (docs/search.md "Session 7")."""
 
 PIMC_DEFAULTS: dict[str, tuple[int, int]] = {"lafleur": (0, 2)}
 """Game -> (candidates, halving) of the paired flat search where they differ from (:data:`PIMC_CANDIDATES`, 0):
@@ -342,7 +346,7 @@ class SearchBot(GreedyBot):
     name = "search"
     threaded = True
 
-    def __init__(self, seed: int | str | None = None, think_ms: float = 300.0, fraction: float = FRACTION,
+    def __init__(self, seed: int | str | None = None, think_ms: float = THINK_MS, fraction: float = FRACTION,
                  margin_ms: float = 50.0, horizon: int | None = None, iterations: int = 0,
                  rollout: str | None = None, candidates: int | None = None, method: str = "pimc",
                  margin_weight: float | None = None, halving: int | None = None, **kwargs: Any) -> None:
