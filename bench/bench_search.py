@@ -2,12 +2,13 @@
 
 Usage::
 
-    nice -n 10 .venv/bin/python bench/bench_search.py tiers --game floriferous --cycles 1 --think-ms 300
+    nice -n 10 .venv/bin/python bench/bench_search.py tiers --game floriferous --cycles 3
     nice -n 10 .venv/bin/python bench/bench_search.py budget --game floriferous --think-ms 100,300,1000 --deals 50
     nice -n 10 .venv/bin/python bench/bench_search.py wire --game floriferous --deals 10 --increment-ms 200
 
-Both use the ``direct`` backend of :mod:`parterre.regress` (engine and bots
-in this process, chance from the match seed, as the referee plays it).
+``tiers`` and ``budget`` use the ``direct`` backend of :mod:`parterre.regress`
+(engine and bots in this process, chance from the match seed, as the referee
+plays it).
 
 * ``tiers``: the demo's round-robin (two random, two greedy, one search bot;
   ``--bots`` for others), every combination for 2, 3 and 4 players, every
@@ -107,7 +108,7 @@ def _print_tiers(fit: Any) -> None:
     for low, high in (("random", "greedy"), ("greedy", "search")):
         if by_tier[low] and by_tier[high]:
             gap = min(r.low for r in by_tier[high]) - max(r.high for r in by_tier[low])
-            print(f"  {low} < {high}: intervals {'apart' if gap > 0 else 'OVERLAP'} by {abs(gap):.0f} Elo")
+            print(f"  {low} < {high}: intervals {'apart' if gap > 0 else 'OVERLAP'} by {abs(gap):.1f} Elo")
 
 
 def standings(path: str) -> None:
@@ -116,7 +117,14 @@ def standings(path: str) -> None:
     from collections import Counter
 
     text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    matches = [m for m in json.loads(text) if m["status"] == "finished"]
+    every = json.loads(text)
+    games = sorted({m["game"] for m in every})
+    if len(games) > 1:
+        raise SystemExit(f"standings: matches of {', '.join(games)}: give one game (parterre matches --game G)")
+    matches = [m for m in every if m["status"] == "finished" and all(s["rank"] is not None for s in m["seats"])]
+    skipped = Counter(m["status"] for m in every if m not in matches)
+    if skipped:
+        print(f"  not counted (not finished or unranked): {dict(sorted(skipped.items()))}")
     records = [MatchRecord(bots=tuple(s["name"] for s in m["seats"]), ranks=tuple(s["rank"] for s in m["seats"]))
                for m in matches]
     verdicts: dict[str, Counter[str]] = {}
@@ -127,7 +135,6 @@ def standings(path: str) -> None:
             verdicts.setdefault(s["name"], Counter())[s["verdict"]] += 1
             spent[s["name"]] += s["time_used_ms"] or 0
             decisions[s["name"]] += s["decisions"] or 0
-    games = sorted({m["game"] for m in matches})
     fit = fit_bradley_terry(records)
     print(f"{', '.join(games)}: {len(matches)} finished matches, players {sorted({m['players'] for m in matches})}")
     for r in fit.ratings:
@@ -196,7 +203,7 @@ def main() -> None:
     w.add_argument("--deals", type=int, default=10)
     w.add_argument("--increment-ms", type=int, default=200)
     w.add_argument("--margin-ms", type=int, default=50)
-    w.add_argument("--think-ms", type=float, default=300.0)
+    w.add_argument("--think-ms", type=float, default=None, help="default: the bot's (bots.search.THINK_MS)")
     st = sub.add_parser("standings")
     st.add_argument("--file", default="-", help="the JSON of `parterre matches --json` (default: stdin)")
     args = ap.parse_args()
@@ -211,7 +218,7 @@ def main() -> None:
 
 
 
-def wire(game: str, deals: int, increment_ms: int, margin_ms: int, think_ms: float) -> None:
+def wire(game: str, deals: int, increment_ms: int, margin_ms: int, think_ms: float | None) -> None:
     """Search against greedy through the in-process referee (the wire, the clock): counts the verdicts."""
     from collections import Counter
 
@@ -224,7 +231,8 @@ def wire(game: str, deals: int, increment_ms: int, margin_ms: int, think_ms: flo
         for s in result.seats:
             verdicts[f"{seats[s.seat]}:{s.verdict}"] += 1
 
-    plan = make_plan(game, f"builtin:search:think_ms={think_ms:g}", "builtin:greedy", players=2)
+    search = "builtin:search" if think_ms is None else f"builtin:search:think_ms={think_ms:g}"
+    plan = make_plan(game, search, "builtin:greedy", players=2)
     tc = {"base_ms": 0, "increment_ms": increment_ms, "cap_ms": increment_ms, "margin_ms": margin_ms}
     runner = RefereeRunner(plan, "wire", time_control=tc, on_result=count)
     t0 = time.time()
@@ -234,7 +242,7 @@ def wire(game: str, deals: int, increment_ms: int, margin_ms: int, think_ms: flo
     finally:
         runner.close()
     print(f"{game}: {2 * deals} matches through the referee at {increment_ms} ms/decision (margin {margin_ms} ms), "
-          f"search think_ms {think_ms:g}: verdicts {dict(sorted(verdicts.items()))}; {time.time() - t0:.0f} s")
+          f"{search}: verdicts {dict(sorted(verdicts.items()))}; {time.time() - t0:.0f} s")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Run a built-in bot: the back end of ``parterre bot run KIND --token T``.
 
-Kinds: ``random``, ``greedy`` (reference bots), ``search`` (SO-ISMCTS, :mod:`bots.search`) and the misbehaving test bots
-``slow``, ``illegal``, ``drop``, ``garbage``, ``silent``.
+Kinds: ``random``, ``greedy`` (reference bots), ``search`` (paired Monte Carlo over determinizations,
+:mod:`bots.search`) and the misbehaving test bots ``slow``, ``illegal``, ``drop``, ``garbage``, ``silent``.
 """
 
 from __future__ import annotations

@@ -181,13 +181,15 @@ class RefereeServicer(pb_grpc.RefereeServicer):
                     break
                 await asyncio.sleep(0.01)
             if session.writing:
-                # a write held by flow control for over 1 s (a bot that stopped reading): a second
-                # write would fail with GRPC_CALL_ERROR_TOO_MANY_OPERATIONS; the status below carries
-                # the reason all the same
+                # a write held by flow control for over 1 s (a bot that stopped reading), or the
+                # writer's write cancelled above while gRPC still sends it: a second write would fail
+                # with GRPC_CALL_ERROR_TOO_MANY_OPERATIONS; the status below carries the reason all the same
                 log.info("session %s: closing Error not sent, a write is still in flight", session.id)
             else:
                 try:
-                    await context.write(error_message(error_code, reason))
+                    await asyncio.wait_for(context.write(error_message(error_code, reason)), 1.0)
+                except TimeoutError:  # the window is full: the status below still ends the RPC
+                    log.info("session %s: closing Error not sent within 1 s", session.id)
                 except STREAM_GONE as exc:  # the client already left: the abort below still ends the RPC
                     log.debug("session %s: could not send the closing Error: %r", session.id, exc)
                 except Exception:

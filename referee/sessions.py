@@ -189,14 +189,18 @@ class Session:
         self._backlog: deque[tuple[referee_pb2.RefereeMessage, SentHook | None] | None] = deque()
         self._wake = asyncio.Event()
         self._writing = False
+        self._abandoned = False  # a write was cancelled mid-flight: gRPC's core may still be sending it
 
     def __repr__(self) -> str:
         return f"Session(#{self.id}, bot={self.bot_id}, seats={sorted(self.seats)})"
 
     @property
     def writing(self) -> bool:
-        """True while a message is being written (by the writer task or :meth:`send_now`)."""
-        return self._writing
+        """True while a message is being written (by the writer task or :meth:`send_now`), and for
+        good once a write was cancelled mid-flight: cancelling the awaiting task does not cancel the
+        send in gRPC's core, and a second write on the stream would fail
+        (``GRPC_CALL_ERROR_TOO_MANY_OPERATIONS``)."""
+        return self._writing or self._abandoned
 
     @property
     def assigned(self) -> int:
@@ -243,6 +247,7 @@ class Session:
                 hook.mark_sent()
             await self.context.write(msg)
         except asyncio.CancelledError:
+            self._abandoned = True
             raise
         except Exception as exc:
             log.debug("session %s: write failed: %r", self.id, exc)
@@ -284,6 +289,9 @@ class Session:
                     if hook is not None:
                         hook.mark_sent()
                     await write(msg)
+                except asyncio.CancelledError:
+                    self._abandoned = True
+                    raise
                 finally:
                     self._writing = False
 
