@@ -280,6 +280,19 @@ def _unretrieved(tasks: list[asyncio.Task[Any]]) -> list[asyncio.Task[Any]]:
     return [t for t in tasks if t.done() and not t.cancelled() and getattr(t, "_log_traceback", False)]
 
 
+async def _connect_then_kill(h: Harness, channel: grpc.aio.Channel) -> Any:
+    """Connect bot 2 (``tok-b``), wait for its session, then kill it from the referee's side
+    as the heartbeat does; returns the client's call."""
+    assert h.core is not None
+    call = connect(channel)
+    await call.write(hello("tok-b"))
+    assert await first_kind(call) == "welcome"
+    await h.wait_sessions(2)
+    h.core.registry.by_bot[2][0].kill(grpc.StatusCode.DEADLINE_EXCEEDED, pb.ERROR_CODE_PROTOCOL,
+                                      "no message (heartbeat)")
+    return call
+
+
 async def test_f27_a_write_that_fails_after_the_kill_is_read_not_lost(caplog, monkeypatch):
     """The referee kills a session while its writer is held in a write; the cancelled write
     does not end quietly but raises (the call was aborted under it), as grpc's write does
@@ -298,12 +311,7 @@ async def test_f27_a_write_that_fails_after_the_kill_is_read_not_lost(caplog, mo
     async with Harness(TOKENS) as h:
         assert h.core is not None
         async with grpc.aio.insecure_channel(h.address) as channel:
-            call = connect(channel)
-            await call.write(hello("tok-b"))
-            assert await first_kind(call) == "welcome"
-            await h.wait_sessions(2)
-            h.core.registry.by_bot[2][0].kill(grpc.StatusCode.DEADLINE_EXCEEDED, pb.ERROR_CODE_PROTOCOL,
-                                              "no message (heartbeat)")
+            call = await _connect_then_kill(h, channel)
             await wait_for(lambda: h.core is not None and 2 not in h.core.registry.by_bot)
             await asyncio.sleep(0.3)  # the writer has ended by now, one way or the other
             writers = _writer_tasks()
@@ -329,12 +337,7 @@ async def test_a_kill_while_a_write_is_still_held_sends_no_second_write(caplog, 
     async with Harness(TOKENS) as h:
         assert h.core is not None
         async with grpc.aio.insecure_channel(h.address) as channel:
-            call = connect(channel)
-            await call.write(hello("tok-b"))
-            assert await first_kind(call) == "welcome"
-            await h.wait_sessions(2)
-            h.core.registry.by_bot[2][0].kill(grpc.StatusCode.DEADLINE_EXCEEDED, pb.ERROR_CODE_PROTOCOL,
-                                              "no message (heartbeat)")
+            call = await _connect_then_kill(h, channel)
             kinds = []
             with pytest.raises(grpc.aio.AioRpcError) as err:
                 while True:
