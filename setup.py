@@ -19,12 +19,14 @@ from setuptools import setup
 
 COMPILED = [
     "games/trusted.py",
+    "games/floriferous/state_protocol.py",
     "games/floriferous/state.py",
     "games/floriferous/crow.py",
     "games/floriferous/summary.py",
     "games/floriferous/scoring.py",
     "games/floriferous/layout.py",
     "games/floriferous/observation.py",
+    "games/lafleur/state_protocol.py",
     "games/lafleur/state.py",
     "games/lafleur/turns.py",
     "games/lafleur/party.py",
@@ -33,6 +35,7 @@ COMPILED = [
     "games/lafleur/abilities.py",
     "games/lafleur/scoring.py",
     "games/lafleur/observation.py",
+    "games/flowar/state_protocol.py",
     "games/flowar/state.py",
     "games/flowar/setup.py",
     "games/flowar/rounds.py",

@@ -2,7 +2,7 @@
 
 A mypyc-compiled (native) class keeps the attributes it declares in C slots,
 outside ``__dict__``; only attributes set by a non-compiled base class (the
-``history`` of :class:`games.api.State`) stay in ``__dict__``. Code that
+``history`` of :class:`games.api.State`, unless the class declares it) stay in ``__dict__``. Code that
 copies or hashes a state field by field reads and writes them through these
 helpers, which see both kinds, instead of ``__dict__``.
 

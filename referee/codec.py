@@ -245,6 +245,9 @@ class GameCodec:
     def _legal_message(self, action: Action, index: int, encoding: int) -> referee_pb2.LegalAction:
         """The message of an equal action at ``index`` in ``encoding`` (cached by equality: an
         engine that builds new but equal action objects still hits)."""
+        if encoding == ENC_JSON:  # no typed form to build and clear: the JSON text and the label
+            _, text, label, _ = self.action_info(action)
+            return referee_pb2.LegalAction(index=index, label=label, json=text)
         msg = self.legal_action(action, index)
         if encoding == ENC_BOTH:
             return msg

@@ -67,6 +67,7 @@ from games.floriferous.scoring import (
     bounty_met_ix,
     tea_winner,
 )
+from games.floriferous.state_protocol import FloriferousStateProtocol
 from games.trusted import holds
 
 TOTAL_STONES = 24
@@ -76,7 +77,7 @@ _EMPTY = -1
 _CHANCE_PHASES = frozenset((P_BOUNTY, P_START, P_DEAL, P_CROW, P_CROW_DEAL))
 
 
-class FloriferousState(State):
+class FloriferousState(FloriferousStateProtocol, State):
     """A position of a Floriferous match (see the module docstring for the flow).
 
     Only the hooks of :class:`games.api.State` are public behaviour; the extra
@@ -544,7 +545,7 @@ class FloriferousState(State):
         # object.__new__ in pure Python (no __init__ runs); the mypyc-compiled class's __new__ runs
         # __init__, hence the game argument. Every attribute is overwritten below either way.
         new: FloriferousState = cast(Any, FloriferousState).__new__(FloriferousState, self.game)
-        d = self.__dict__.copy()
+        d = dict(getattr(self, "__dict__", {}))  # compiled: none (every field is native)
         for name in _NATIVE_FIELDS:  # compiled: these live outside __dict__
             d[name] = getattr(self, name)
         for name in _LIST_FIELDS:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 from math import comb
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from mypy_extensions import trait
 
@@ -31,13 +31,11 @@ from games.flowar.cards import (
 )
 from games.flowar.phases import C_CONTRACT, C_EFF, C_FAVOR, C_FLOWER, C_GUILD, C_START, C_WORKER
 from games.flowar.setup import TO_SEAT
-
-if TYPE_CHECKING:
-    from games.flowar.state_protocol import FlowarStateProtocol
+from games.flowar.state_protocol import FlowarStateProtocol
 
 
 @trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
-class ChanceMixin:
+class ChanceMixin(FlowarStateProtocol):
     """Outcomes, sampling and application of the chance actions."""
 
     # -- decks ----------------------------------------------------------------------------

@@ -25,7 +25,7 @@ offered once, by their lowest id, so a decision has at most ~30 options.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from mypy_extensions import trait
 
@@ -47,10 +47,8 @@ from games.flowar.cards import (
     MEANS_COST,
 )
 from games.flowar.phases import D_BASKET, D_DELIVER
+from games.flowar.state_protocol import FlowarStateProtocol
 from games.flowar.turn import flower_classes
-
-if TYPE_CHECKING:
-    from games.flowar.state_protocol import FlowarStateProtocol
 
 _DELIVER: Final[tuple[A.Deliver, ...]] = tuple(A.make(A.Deliver, c) for c in CONTRACT_IDS)
 _USE_BASKET: Final[tuple[A.UseBasket, ...]] = tuple(A.make(A.UseBasket, x) for x in FLOWER_IDS)
@@ -99,7 +97,7 @@ def transport_total(contracts: list[int], kingdom: int) -> int:
 
 
 @trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
-class DeliveryMixin:
+class DeliveryMixin(FlowarStateProtocol):
     """Travel Petal deliveries; mixed into :class:`games.flowar.state.FlowarState`."""
 
     def _reset_delivery(self: FlowarStateProtocol) -> None:

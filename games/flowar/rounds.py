@@ -7,7 +7,7 @@ Mixed into :class:`games.flowar.state.FlowarState`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from mypy_extensions import trait
 
@@ -22,13 +22,11 @@ from games.flowar.cards import (
     layoff_coins,
 )
 from games.flowar.phases import D_EXCH, D_STRIKE, P_OVER
-
-if TYPE_CHECKING:
-    from games.flowar.state_protocol import FlowarStateProtocol
+from games.flowar.state_protocol import FlowarStateProtocol
 
 
 @trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
-class RoundsMixin:
+class RoundsMixin(FlowarStateProtocol):
     """Turns in Guild order, strikes, passing, end of round and game."""
 
     def _t_turns(self: FlowarStateProtocol) -> bool:

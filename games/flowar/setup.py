@@ -11,7 +11,7 @@ Mixed into :class:`games.flowar.state.FlowarState`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from mypy_extensions import trait
 
@@ -25,9 +25,7 @@ from games.flowar.cards import (
     TAXUS_CARDS,
 )
 from games.flowar.phases import C_CONTRACT, C_EFF, C_FAVOR, C_FLOWER, C_GUILD, C_START, C_WORKER, D_GUILD, D_KEEP
-
-if TYPE_CHECKING:
-    from games.flowar.state_protocol import FlowarStateProtocol
+from games.flowar.state_protocol import FlowarStateProtocol
 
 TO_SEAT: Final = 100
 """Chance target of a card dealt to a player: ``TO_SEAT + seat`` (else a grid slot)."""
@@ -36,7 +34,7 @@ CONTRACT_SLOTS: Final = 4
 
 
 @trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
-class SetupMixin:
+class SetupMixin(FlowarStateProtocol):
     """Setup and round-setup tasks."""
 
     # -- setup (Rulebook: "Game Setup") ----------------------------------------------------

@@ -21,8 +21,6 @@ Rulebook: Flowar, "Do You Dare to Face Taxus Alone?": "Setup", "Round Setup",
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from mypy_extensions import trait
 
 from games.flowar import actions as A
@@ -37,10 +35,8 @@ from games.flowar.cards import (
     exchange_rate,
 )
 from games.flowar.phases import C_TAXUS
+from games.flowar.state_protocol import FlowarStateProtocol
 from games.flowar.turn import LINE_SLOTS
-
-if TYPE_CHECKING:
-    from games.flowar.state_protocol import FlowarStateProtocol
 
 DRAW_PILE = 5
 """Taxus cards drawn each round (Rulebook: solo "Round Setup")."""
@@ -56,7 +52,7 @@ def contract_transport(c: int) -> int:
 
 
 @trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
-class TaxusMixin:
+class TaxusMixin(FlowarStateProtocol):
     """The solo automaton; mixed into :class:`games.flowar.state.FlowarState`."""
 
     def _t_taxus_setup(self: FlowarStateProtocol) -> bool:

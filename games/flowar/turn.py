@@ -18,7 +18,7 @@ class's fields.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import Any, Final, cast
 
 from mypy_extensions import trait
 
@@ -48,9 +48,7 @@ from games.flowar.cards import (
     layoff_coins,
 )
 from games.flowar.phases import D_DISCARD, D_LINE, D_PICK, D_SELL, D_SPEND, D_STRIKE, D_SWAP, D_TURN, LOOPS
-
-if TYPE_CHECKING:
-    from games.flowar.state_protocol import FlowarStateProtocol
+from games.flowar.state_protocol import FlowarStateProtocol
 
 SPACE_TYPE: Final[tuple[int, ...]] = (HUMAN, TRENTI, FOX, FOX, FOX)
 """Worker type of the typed Main Board spaces (contract, market, travel K1..K3)."""
@@ -142,7 +140,7 @@ def flower_classes(cards: list[int], used: dict[int, int] | None = None) -> dict
 
 
 @trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
-class TurnMixin:
+class TurnMixin(FlowarStateProtocol):
     """The turn menu and everything reachable from it but deliveries."""
 
     _fellow_used: bool  # declared here too: mypyc must know its type in this base class (issue 19)

@@ -16,10 +16,11 @@ EVENTS AND VISITORS).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mypy_extensions import trait
 
+from games.api import TERMINAL, Action
 from games.lafleur import actions as A
 from games.lafleur.abilities import automaton_scores, holds, is_static, order_free, steps
 from games.lafleur.cards import (
@@ -46,16 +47,12 @@ from games.lafleur.constants import (
     P_TAKE,
     SOIREE,
 )
+from games.lafleur.state_protocol import LaFleurStateProtocol
 from games.lafleur.termination import LaFleurTermination
-
-if TYPE_CHECKING:
-    from games.lafleur.state_protocol import LaFleurStateProtocol
-
-from games.api import TERMINAL, Action
 
 
 @trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
-class PartyMixin:
+class PartyMixin(LaFleurStateProtocol):
     """Effects, Events, Garden Party, End of Round and end of game."""
 
     _end_reason: LaFleurTermination | None  # None until the game ends (set in LaFleurState.__init__)

@@ -25,15 +25,12 @@ gain happens at the start of the round, before anyone places an Artisan.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from mypy_extensions import trait
 
 from games.lafleur.cards import D_FEATURE, D_FLOWER, D_VISITOR, FEATURES, FLOWERS, VISITOR_ALLURE
 from games.lafleur.constants import P_PLACE
-
-if TYPE_CHECKING:
-    from games.lafleur.state_protocol import LaFleurStateProtocol
+from games.lafleur.state_protocol import LaFleurStateProtocol
 
 
 def most_frequent_type(visitors: Sequence[int]) -> int:
@@ -52,7 +49,7 @@ def most_frequent_type(visitors: Sequence[int]) -> int:
 
 
 @trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
-class SoloMixin:
+class SoloMixin(LaFleurStateProtocol):
     """The solo opponent's turn, its round gain and the player's own turn in solo."""
 
     def _slide(self: LaFleurStateProtocol) -> None:

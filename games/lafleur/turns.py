@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mypy_extensions import trait
 
@@ -67,9 +67,8 @@ from games.lafleur.constants import (
     ROMANCE_ALLURE,
 )
 from games.lafleur.payment import pay_with_card, payable
+from games.lafleur.state_protocol import LaFleurStateProtocol
 
-if TYPE_CHECKING:
-    from games.lafleur.state_protocol import LaFleurStateProtocol
 
 def _minus(need: tuple[int, ...], t: int) -> tuple[int, ...]:
     return tuple(n - 1 if i == t else n for i, n in enumerate(need))
@@ -103,7 +102,7 @@ _OWN_LEGALITY: tuple[int, ...] = tuple(
 
 
 @trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
-class TurnsMixin:
+class TurnsMixin(LaFleurStateProtocol):
     """Placements, locations and Garden Feature payments."""
 
     _abil: dict[str, Any] | None  # the Artisan ability in use (set in LaFleurState.__init__)
