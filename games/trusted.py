@@ -6,6 +6,7 @@ so the identity scan runs natively from compiled states.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,3 +23,24 @@ def holds(actions: Sequence[Any] | None, action: object) -> bool:
         if a is action:
             return True
     return False
+
+
+def below(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)`` for ``n >= 1``, the very same draw, without its Python frames (issue 19).
+
+    For :class:`random.Random` itself this is CPython's ``Random._randbelow_with_getrandbits``
+    (``Lib/random.py``): ``k = n.bit_length()`` bits from ``getrandbits`` until the value is
+    below ``n``, which is what ``randrange(n)`` returns. Any other class (a subclass may
+    override ``random()`` or ``randrange()``) gets ``rng.randrange(n)``.
+    ``tests/test_engine_fastpaths.py`` checks the equality draw by draw.
+
+    Raises:
+        ValueError: ``n < 1`` (as ``randrange``).
+    """
+    if type(rng) is not random.Random or n < 1:
+        return rng.randrange(n)
+    k = n.bit_length()
+    r: int = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return r

@@ -91,3 +91,25 @@ def test_a_terminal_state_refuses_even_trusted_objects(variant: str) -> None:
     assert last is not None
     _refused(state, last)
     assert state.legal_actions() == []
+
+
+def test_below_draws_exactly_what_randrange_draws() -> None:
+    """``games.trusted.below(rng, n)`` is ``rng.randrange(n)`` draw by draw (the chance nodes'
+    sampling, so seeded games stay the same games). Oracle: ``random.Random.randrange`` itself,
+    on a twin generator with the same seed; bounds from 1 to beyond 2**64, and the errors."""
+    from games.trusted import below
+
+    for seed in range(20):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        for n in [1, 2, 3, 5, 7, 8, 9, 31, 32, 33, 100, 1000, 2**31 - 1, 2**64 + 7] * 25:
+            assert below(ours, n) == theirs.randrange(n)
+        assert ours.getstate() == theirs.getstate()  # the same bits consumed
+    for bad in (0, -3):
+        with pytest.raises(ValueError):
+            below(random.Random(1), bad)
+
+    class Skewed(random.Random):  # a subclass may redefine its draws: below() defers to it
+        def randrange(self, *args: object, **kwargs: object) -> int:
+            return 0
+
+    assert {below(Skewed(5), 1000) for _ in range(10)} == {0}

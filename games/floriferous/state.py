@@ -68,7 +68,7 @@ from games.floriferous.scoring import (
     tea_winner,
 )
 from games.floriferous.state_protocol import FloriferousStateProtocol
-from games.trusted import holds
+from games.trusted import below, holds
 
 TOTAL_STONES = 24
 """Stones in the box (Rulebook: "Contents")."""
@@ -228,12 +228,12 @@ class FloriferousState(FloriferousStateProtocol, State):
         return [(table[i], p) for i in seq]
 
     def _sample_chance(self, rng: random.Random) -> Action:
-        # Same draw as the default (uniform: outcomes[rng.randrange(len)]), without Fractions.
+        # Same draw as the default (uniform: outcomes[rng.randrange(len)], drawn by trusted.below), without Fractions.
         if self._phase == P_DEAL:
             seq = self._ddeck if self._queue[self._qi] >= self._desire_start else self._gdeck
-            return _DEAL_TABLE[seq[rng.randrange(len(seq))]]
+            return _DEAL_TABLE[seq[below(rng, len(seq))]]
         seq = self._chance_seq()
-        return self._chance_table()[seq[rng.randrange(len(seq))]]
+        return self._chance_table()[seq[below(rng, len(seq))]]
 
     def _is_legal(self, action: Action) -> bool:
         if self._cur == CHANCE:

@@ -32,6 +32,7 @@ from games.flowar.cards import (
 from games.flowar.phases import C_CONTRACT, C_EFF, C_FAVOR, C_FLOWER, C_GUILD, C_START, C_WORKER
 from games.flowar.setup import TO_SEAT
 from games.flowar.state_protocol import FlowarStateProtocol
+from games.trusted import below
 
 
 @trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
@@ -97,13 +98,13 @@ class ChanceMixin(FlowarStateProtocol):
         ph = self._phase
         if ph == C_FLOWER:
             deck = self._fdeck
-            return _DRAW_FLOWER[deck[rng.randrange(len(deck))]]
+            return _DRAW_FLOWER[deck[below(rng, len(deck))]]
         if ph == C_WORKER:  # five draws without replacement: the hypergeometric law of _weighted
             bag = self._bag[:]
             got = [0, 0, 0]
             left = bag[0] + bag[1] + bag[2]
             for _ in range(min(WORKERS_PER_GUILD, left)):
-                r = rng.randrange(left)
+                r = below(rng, left)
                 t = 0 if r < bag[0] else 1 if r < bag[0] + bag[1] else 2
                 bag[t] -= 1
                 got[t] += 1
@@ -115,13 +116,13 @@ class ChanceMixin(FlowarStateProtocol):
             return action
         if ph == C_EFF:
             acts, weights = self._weighted()
-            r = rng.randrange(sum(weights))
+            r = below(rng, sum(weights))
             for i, w in enumerate(weights):
                 if r < w:
                     return acts[i]
                 r -= w
         outcomes = self._uniform()
-        return outcomes[rng.randrange(len(outcomes))]
+        return outcomes[below(rng, len(outcomes))]
 
     def _chance_legal(self: FlowarStateProtocol, action: Action) -> bool:
         ph, t = self._phase, type(action)

@@ -63,7 +63,7 @@ from games.lafleur.solo import SoloMixin
 from games.lafleur.termination import LaFleurTermination
 from games.lafleur.turns import LEGAL_BUILDERS, TURN_DISPATCH, TurnsMixin
 from games.native import blank, fields_of, set_fields
-from games.trusted import holds
+from games.trusted import below, holds
 
 
 class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
@@ -339,10 +339,10 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         return [(table[x], p) for x in seq]
 
     def _sample_chance(self, rng: random.Random) -> Action:
-        # Same draw as the default (uniform: outcomes[rng.randrange(len)]), without Fractions.
+        # Same draw as the default (uniform: outcomes[rng.randrange(len)], drawn by trusted.below), without Fractions.
         d = self._chance[0]
         seq = self._chance_seq()
-        return (FIRST if d < 0 else DRAW[d])[seq[rng.randrange(len(seq))]]
+        return (FIRST if d < 0 else DRAW[d])[seq[below(rng, len(seq))]]
 
     def _is_legal(self, action: Action) -> bool:
         if self._cur == CHANCE:
