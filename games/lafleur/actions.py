@@ -27,7 +27,7 @@ from typing import Any, ClassVar, TypeVar
 
 from games.action_fields import check_bool, check_int, check_str, interned
 from games.api import Action
-from games.lafleur.cards import ALLURE, DECK_NAMES, FEATURES, FLOWERS, LOCATIONS, VISITORS, card_name
+from games.lafleur.cards import ALLURE, ARTISANS, DECK_NAMES, FEATURES, FLOWERS, LOCATIONS, VISITORS, card_name
 
 _ALLURE_OR_NONE = ("", *ALLURE)
 
@@ -482,3 +482,13 @@ INVITE: tuple[tuple[Invite, Invite], ...] = tuple(
     (intern(Invite, v.id, False), intern(Invite, v.id, True)) for v in VISITORS
 )
 """``INVITE[visitor][romance]``."""
+PAY_ARTISAN: tuple[tuple[PayArtisan, ...], ...] = tuple(
+    tuple(intern(PayArtisan, a.id, t) for t in ALLURE) for a in ARTISANS
+)
+"""``PAY_ARTISAN[artisan][t]``: the Artisan pays one symbol of Allure type ``t``."""
+PAY_PAIR: tuple[PayPair, ...] = tuple(intern(PayPair, t) for t in ALLURE)
+"""``PAY_PAIR[t]``."""
+PAY_DISCOUNT: tuple[PayDiscount, ...] = tuple(intern(PayDiscount, t) for t in ALLURE)
+"""``PAY_DISCOUNT[t]``."""
+SWAP_ARTISAN: tuple[SwapArtisan, ...] = tuple(intern(SwapArtisan, a.id) for a in ARTISANS) + (intern(SwapArtisan, ""),)
+"""``SWAP_ARTISAN[artisan]``; ``SWAP_ARTISAN[-1]`` swaps none."""

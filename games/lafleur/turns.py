@@ -326,7 +326,7 @@ class TurnsMixin(LaFleurStateProtocol):
                 continue
             seen.add(t)
             if easy or payable(_minus(need, t), tuple(ordered), _minus(arts, t), free):
-                out.append(A.intern(A.PayArtisan, ARTISANS[x].id, ALLURE[t]))
+                out.append(A.PAY_ARTISAN[x][t])
         ok_wild: list[int] | None = None  # feasible types for a Wild card (all Wilds alike)
         ok_plain: dict[int, bool] = {}  # by layout
         for j, c in enumerate(hand):
@@ -346,11 +346,11 @@ class TurnsMixin(LaFleurStateProtocol):
         if len(hand) >= 2:
             for t in range(5):
                 if need[t] and (easy or self._pair_ok(_minus(need, t), lays, arts, free)):
-                    out.append(A.intern(A.PayPair, ALLURE[t]))
+                    out.append(A.PAY_PAIR[t])
         if free:
             for t in range(5):
                 if need[t] and payable(_minus(need, t), tuple(ordered), arts, 0):
-                    out.append(A.intern(A.PayDiscount, ALLURE[t]))
+                    out.append(A.PAY_DISCOUNT[t])
         return out
 
     @staticmethod
@@ -481,8 +481,8 @@ class TurnsMixin(LaFleurStateProtocol):
         self._draw(D_ARTISAN, ("replace", p))
 
     def _legal_swap(self: LaFleurStateProtocol) -> list[Action]:
-        out: list[Action] = [A.intern(A.SwapArtisan, ARTISANS[x].id) for x in self._arts[self._cur]]
-        out.append(A.intern(A.SwapArtisan, ""))
+        out: list[Action] = [A.SWAP_ARTISAN[x] for x in self._arts[self._cur]]
+        out.append(A.SWAP_ARTISAN[-1])
         return out
 
     def _do_swap(self: LaFleurStateProtocol, a: A.SwapArtisan) -> None:
