@@ -15,7 +15,7 @@ moves the flow on with the state's own steps. They read and write its fields.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from games.api import CHANCE
 from games.floriferous import actions as A
@@ -25,7 +25,7 @@ from games.floriferous.phases import P_CROW, P_CROW_DEAL, P_DISCARD
 if TYPE_CHECKING:
     from games.floriferous.state_protocol import FloriferousStateProtocol
 
-_EMPTY = -1
+_EMPTY: Final = -1
 
 
 def do_reveal_crow(st: FloriferousStateProtocol, a: A.RevealCrow) -> None:

@@ -15,8 +15,9 @@ the layout.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
-DESIRE_ROW = 5
+DESIRE_ROW: Final = 5
 """Rulebook number of the Desire row."""
 
 
@@ -62,7 +63,7 @@ class Layout:
         return (len(self.rows) - 1) * self.columns
 
 
-ROWS_BY_PLAYERS: dict[int, tuple[int, ...]] = {
+ROWS_BY_PLAYERS: Final[dict[int, tuple[int, ...]]] = {
     1: (1, 3, 5),
     2: (1, 3, 5),
     3: (1, 3, 4, 5),

@@ -42,7 +42,7 @@ before column 1".
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from games.api import Game
 from games.floriferous.cards import BOUNTIES, CARD_IDS, CROW_ACTIONS
@@ -87,7 +87,7 @@ class StateView(Protocol):
 
     def bounty_points(self) -> list[int]: ...
 
-_DURING_ROUND = (P_TURN, P_TEA, P_CROW, P_CROW_DEAL)
+_DURING_ROUND: Final = (P_TURN, P_TEA, P_CROW, P_CROW_DEAL)
 
 
 def _display_round(state: StateView) -> int:

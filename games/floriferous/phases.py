@@ -6,12 +6,23 @@ A leaf module: ``state.py`` runs the phases, ``observation.py`` names them.
 
 from __future__ import annotations
 
-FLOWER_TOKENS = 3
+from typing import Final
+
+FLOWER_TOKENS: Final = 3
 """Flower Tokens per player (Rulebook: "Game Setup", step 6)."""
-DAYS = 3
+DAYS: Final = 3
 """Days per game (Rulebook: "Gameplay")."""
 
-P_BOUNTY, P_START, P_DEAL, P_TURN, P_TEA, P_CROW, P_CROW_DEAL, P_PAY, P_DISCARD, P_OVER = range(10)
+P_BOUNTY: Final = 0
+P_START: Final = 1
+P_DEAL: Final = 2
+P_TURN: Final = 3
+P_TEA: Final = 4
+P_CROW: Final = 5
+P_CROW_DEAL: Final = 6
+P_PAY: Final = 7
+P_DISCARD: Final = 8
+P_OVER: Final = 9
 """Phases: setup Bounties, setup start player, deal, turn, Cup of Tea, crow, crow deal, pay the
 crow, discard (solo), game over."""
 PHASE_NAMES: tuple[str, ...] = (

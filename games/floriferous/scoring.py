@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from games.floriferous.cards import (
     BOUNTIES,
@@ -41,20 +41,20 @@ from games.floriferous.cards import (
     DesireCategory,
 )
 
-ARRANGEMENT_POINTS: tuple[int, int, int, int] = (0, 1, 3, 5)
+ARRANGEMENT_POINTS: Final[tuple[int, int, int, int]] = (0, 1, 3, 5)
 """Points of an Arrangement card for 0/1/2/3 matched aspects (Rulebook: "Scoring Guide")."""
-SCULPTURE_AWARDS: tuple[int, int, int] = (5, 3, 1)
+SCULPTURE_AWARDS: Final[tuple[int, int, int]] = (5, 3, 1)
 """Points for the most / second most / third most Sculptures (friendly ties)."""
-TEA_POINTS = 2
+TEA_POINTS: Final = 2
 """Points of the Cup of Tea (Rulebook: "Final Scoring")."""
-STONES_PER_POINT = 2
+STONES_PER_POINT: Final = 2
 """Stones per victory point, rounding down."""
 
-MOOD_NAMES: tuple[str, ...] = (
+MOOD_NAMES: Final[tuple[str, ...]] = (
     "Anxious", "Chill", "Cool as a Cucumber", "Really Relaxed", "Utter Zen", "Nirvana",
 )
 """The solo relaxation chart's moods, worst first (Rulebook: "Scoring (Solo)")."""
-MOOD_THRESHOLDS: dict[bool, tuple[int, ...]] = {
+MOOD_THRESHOLDS: Final[dict[bool, tuple[int, ...]]] = {
     False: (21, 27, 33, 39, 45),
     True: (49, 53, 57, 61, 65),
 }
@@ -62,13 +62,13 @@ MOOD_THRESHOLDS: dict[bool, tuple[int, ...]] = {
 
 # -- Desire specifications on aspect counts -----------------------------------
 # mode: 0 per-card, 1 largest set, 2 distinct kinds; aspect: 0 flower, 1 color, 2 bug
-_MODE_ASPECT = {
+_MODE_ASPECT: Final = {
     DesireCategory.FLOWER: (0, 0), DesireCategory.COLOR: (0, 1), DesireCategory.BUG: (0, 2),
     DesireCategory.SAME_FLOWER: (1, 0), DesireCategory.SAME_COLOR: (1, 1), DesireCategory.SAME_BUG: (1, 2),
     DesireCategory.DIFFERENT_FLOWERS: (2, 0), DesireCategory.DIFFERENT_COLORS: (2, 1),
     DesireCategory.DIFFERENT_BUGS: (2, 2),
 }
-_ASPECT_NAMES = (
+_ASPECT_NAMES: Final = (
     ("Daisy", "Lily", "Mum", "Poppy", "Tulip"),
     ("White", "Yellow", "Orange", "Pink", "Purple"),
     ("Bee", "Beetle", "Butterfly", "Ladybug", "Moth"),
@@ -83,12 +83,12 @@ def _desire_spec(index: int) -> tuple[int, int, int, int, tuple[int, ...]]:
     return mode, aspect, target, c.per_card, c.table
 
 
-DESIRE_SPECS: tuple[tuple[int, int, int, int, tuple[int, ...]], ...] = tuple(
+DESIRE_SPECS: Final[tuple[tuple[int, int, int, int, tuple[int, ...]], ...]] = tuple(
     _desire_spec(i) for i in range(FIRST_DESIRE, len(CARDS))
 )
 """Per Desire card (index - FIRST_DESIRE): (mode, aspect, target, per_card, table)."""
 
-_ARR_ASPECTS: dict[int, tuple[int, int, int]] = {
+_ARR_ASPECTS: Final[dict[int, tuple[int, int, int]]] = {
     i: (FLOWER_OF[i], COLOR_OF[i], BUG_OF[i]) for i in range(len(CARDS)) if KIND_OF[i] == K_ARRANGEMENT
 }
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State
 from games.floriferous import actions as A
@@ -70,11 +70,11 @@ from games.floriferous.scoring import (
 from games.floriferous.state_protocol import FloriferousStateProtocol
 from games.trusted import below, holds
 
-TOTAL_STONES = 24
+TOTAL_STONES: Final = 24
 """Stones in the box (Rulebook: "Contents")."""
 
-_EMPTY = -1
-_CHANCE_PHASES = frozenset((P_BOUNTY, P_START, P_DEAL, P_CROW, P_CROW_DEAL))
+_EMPTY: Final = -1
+_CHANCE_PHASES: Final = frozenset((P_BOUNTY, P_START, P_DEAL, P_CROW, P_CROW_DEAL))
 
 
 class FloriferousState(FloriferousStateProtocol, State):
@@ -564,16 +564,16 @@ class FloriferousState(FloriferousStateProtocol, State):
 
 
 
-_TAKE_TABLE = A.TAKE_TABLE
-_TAKE_STRIDE = A.TAKE_STRIDE
-_DEAL_TABLE = A.DEAL
+_TAKE_TABLE: Final = A.TAKE_TABLE
+_TAKE_STRIDE: Final = A.TAKE_STRIDE
+_DEAL_TABLE: Final = A.DEAL
 
-_LIST_FIELDS = (
+_LIST_FIELDS: Final = (
     "_card", "_fd", "_st", "_dealt_at", "_gdeck", "_ddeck", "_bpool", "_bounties", "_bdone",
     "_stones", "_prow", "_pcol", "_order", "_queue", "_crow_deck", "_crow_disc",
 )
 
-_DISPATCH: dict[type[Action], Callable[[FloriferousState, Any], None]] = {
+_DISPATCH: Final[dict[type[Action], Callable[[FloriferousState, Any], None]]] = {
     A.RevealBounty: FloriferousState._do_reveal_bounty,
     A.ChooseStartPlayer: FloriferousState._do_start,
     A.DealCard: FloriferousState._do_deal,
@@ -587,7 +587,7 @@ _DISPATCH: dict[type[Action], Callable[[FloriferousState, Any], None]] = {
 }
 
 
-_NATIVE_FIELDS: tuple[str, ...] = tuple(
+_NATIVE_FIELDS: Final[tuple[str, ...]] = tuple(
     n for n in getattr(FloriferousState, "__mypyc_attrs__", ()) if not n.startswith("__")
 )
 """Attributes the mypyc-compiled class keeps outside ``__dict__`` (``make compiled``); empty in pure Python."""

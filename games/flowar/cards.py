@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 DATA_FILE = Path(__file__).with_name("cards.json")
 """The component data file shipped inside the package."""
@@ -292,15 +292,15 @@ WORKERS_REMOVED: dict[int, int] = {int(k): int(v) for k, v in _RAW["workers"]["r
 WORKERS_PER_GUILD: int = int(_RAW["workers"]["per_guild"])
 STARTING_COINS: tuple[int, ...] = tuple(int(x) for x in _RAW["starting_coins"]["by_turn_position"])
 
-HIRE_COINS = 5
+HIRE_COINS: Final = 5
 """Rulebook: "Hiring Workers": pay 5 Coins."""
-FRESH_BONUS_MP = 1
+FRESH_BONUS_MP: Final = 1
 """Rulebook: "Travel Petal", step 5."""
-MAX_CONTRACTS_HELD = 4
-MAX_CONTRACTS_DELIVERED = 4
-EXCHANGE_BASKETS = 3
+MAX_CONTRACTS_HELD: Final = 4
+MAX_CONTRACTS_DELIVERED: Final = 4
+EXCHANGE_BASKETS: Final = 3
 """Any three Baskets can stand in for one (Rulebook: "Travel Petal", step 2)."""
-ROUNDS = 4
+ROUNDS: Final = 4
 
 
 def layoff_coins(counts: tuple[int, int, int] | list[int], table: dict[str, int] | None = None) -> int:

@@ -54,7 +54,7 @@ _DELIVER: Final[tuple[A.Deliver, ...]] = tuple(A.make(A.Deliver, c) for c in CON
 _USE_BASKET: Final[tuple[A.UseBasket, ...]] = tuple(A.make(A.UseBasket, x) for x in FLOWER_IDS)
 """Interned decisions by card index, built once."""
 
-_FAVOR6_MP = FAVORS[5].params["mp"]
+_FAVOR6_MP: Final = FAVORS[5].params["mp"]
 
 
 def feasible(pool: list[int], need: list[int], extra: int = 0, wild: int = 0) -> bool:

@@ -32,7 +32,7 @@ Using a Favor discards one of the seat's Contracts delivered in that kingdom
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from games.flowar.cards import FAVORS, GUILDS, HIRE_COINS, MAX_LOANS, PAYOFF_COINS, WORKERS_PER_GUILD
 
@@ -40,9 +40,9 @@ if TYPE_CHECKING:
     from games.flowar.state_protocol import FlowarStateProtocol
 
 # Phases that offer Favors, by timing (phase numbers are defined in state.py; we use names).
-MENU_TIMINGS = frozenset(("placement", "layoff", "hire", "payoff", "now"))
+MENU_TIMINGS: Final = frozenset(("placement", "layoff", "hire", "payoff", "now"))
 """Timings offered in the turn menu."""
-KEEPS_PASS = frozenset((2, 10, 11))
+KEEPS_PASS: Final = frozenset((2, 10, 11))
 """Favors that only change the passing steps: using one still allows passing this turn."""
 
 Can = Callable[["FlowarStateProtocol", int], bool]
@@ -163,7 +163,7 @@ def _always(st: FlowarStateProtocol, seat: int) -> bool:
     return True
 
 
-EFFECTS: dict[str, tuple[Can, Use]] = {
+EFFECTS: Final[dict[str, tuple[Can, Use]]] = {
     "free_placement": (_not_placed, _mod(1)),
     "layoff_table": (_can_fire, _mod(2)),
     "free_pick": (_always, _free_pick),
@@ -187,9 +187,9 @@ EFFECTS: dict[str, tuple[Can, Use]] = {
 }
 """Effect name -> (can, use). Every Favor's ``effect`` is a key (checked by the tests)."""
 
-_CAN: tuple[Can, ...] = tuple(EFFECTS[f.effect][0] for f in FAVORS)
-_USE: tuple[Use, ...] = tuple(EFFECTS[f.effect][1] for f in FAVORS)
-TIMING: tuple[str, ...] = tuple(f.timing for f in FAVORS)
+_CAN: Final[tuple[Can, ...]] = tuple(EFFECTS[f.effect][0] for f in FAVORS)
+_USE: Final[tuple[Use, ...]] = tuple(EFFECTS[f.effect][1] for f in FAVORS)
+TIMING: Final[tuple[str, ...]] = tuple(f.timing for f in FAVORS)
 """``TIMING[favor - 1]``."""
 
 assert WORKERS_PER_GUILD == 5 and HIRE_COINS == 5 and PAYOFF_COINS == 8  # printed values the effects assume

@@ -64,7 +64,7 @@ message ``parterre.v1.FlowarObservation`` (``proto/parterre/v1/flowar.proto``)::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from games.flowar.cards import (
     COLOURS,
@@ -82,7 +82,7 @@ from games.native import fields_of
 if TYPE_CHECKING:
     from games.flowar.state_protocol import FlowarStateProtocol
 
-BOARD_SPACES = (("maintenance", 1), ("sell", 2), ("payoff", 4), ("guild", 8))
+BOARD_SPACES: Final = (("maintenance", 1), ("sell", 2), ("payoff", 4), ("guild", 8))
 
 
 def workers(counts: list[int] | tuple[int, ...]) -> dict[str, int]:
@@ -252,4 +252,4 @@ def full_state(st: FlowarStateProtocol) -> dict[str, Any]:
     return out
 
 
-_GRID_PHASES = frozenset(PHASE_NAMES.index(p) for p in ("take_line", "take_card"))
+_GRID_PHASES: Final = frozenset(PHASE_NAMES.index(p) for p in ("take_line", "take_card"))

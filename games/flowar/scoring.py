@@ -11,7 +11,7 @@ tie-breaks apply; Taxus has no Contracts or Baskets).
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from games.api import Outcome, ranks_from_keys
 from games.flowar.cards import FLOWER_BASKETS, NO_TORCH_BONUS, UNPAID_LOAN_MP, torch_penalty
@@ -20,20 +20,20 @@ from games.flowar.termination import FlowarTermination
 if TYPE_CHECKING:
     from games.flowar.state_protocol import FlowarStateProtocol
 
-TIE_BREAKS: tuple[str, ...] = (
+TIE_BREAKS: Final[tuple[str, ...]] = (
     "most fulfilled Contracts below the Player Board",
     "most Flower Baskets left on the Player Board",
     "most Coins left",
     "lowest Guild Tile number",
 )
 """The rulebook's four tie-breaks, in order."""
-ACHIEVEMENTS: tuple[str, ...] = (
+ACHIEVEMENTS: Final[tuple[str, ...]] = (
     "no_loans", "three_loans_paid_back", "no_torches", "layoffs_struck_every_type", "two_strikes_called_off",
     "fresh_flowers_only", "two_contracts_per_kingdom", "exchanged_every_round", "defeated_taxus",
     "four_contracts_at_once",
 )
 """The ten Achievements, in the rulebook's order (Rulebook: "Achievements")."""
-REASON = FlowarTermination.ROUND_4_COMPLETE
+REASON: Final = FlowarTermination.ROUND_4_COMPLETE
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +66,7 @@ class Breakdown:
         return {name: getattr(self, name) for name in _BREAKDOWN_FIELDS}
 
 
-_BREAKDOWN_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Breakdown))
+_BREAKDOWN_FIELDS: Final[tuple[str, ...]] = tuple(f.name for f in fields(Breakdown))
 
 
 def breakdown(mp: int, torches: int, loans: int, coins: int, below: int, baskets: int, guild: int) -> Breakdown:

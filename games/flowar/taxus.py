@@ -21,6 +21,8 @@ Rulebook: Flowar, "Do You Dare to Face Taxus Alone?": "Setup", "Round Setup",
 
 from __future__ import annotations
 
+from typing import Final
+
 from mypy_extensions import trait
 
 from games.flowar import actions as A
@@ -38,7 +40,7 @@ from games.flowar.phases import C_TAXUS
 from games.flowar.state_protocol import FlowarStateProtocol
 from games.flowar.turn import LINE_SLOTS
 
-DRAW_PILE = 5
+DRAW_PILE: Final = 5
 """Taxus cards drawn each round (Rulebook: solo "Round Setup")."""
 
 

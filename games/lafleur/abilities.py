@@ -46,16 +46,16 @@ source)``, ``("discard", n, source)``, ``("refresh", which)``,
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from games.lafleur.cards import ALLURE, ALLURE_INDEX, FEATURES, VISITOR_ALLURE, Ability
 
-TYPE_NAMES: dict[str, str] = {
+TYPE_NAMES: Final[dict[str, str]] = {
     "architecture": "Architecture", "paths": "Path", "water": "Water", "flowers": "Flower", "vistas": "Vista",
 }
 """How the rulebook writes each Allure type in running text ("Path Allure")."""
 
-_AUTOMATON_BLIND = ("companion", "features", "artisans", "feature_allure")
+_AUTOMATON_BLIND: Final = ("companion", "features", "artisans", "feature_allure")
 """Quantity prefixes the solo opponent never scores (Rulebook: "Solo Mode", step 2)."""
 
 
@@ -74,7 +74,7 @@ class Board(Protocol):
     _party: list[list[int]]
 
 
-_QCACHE: dict[str, tuple[str, Any]] = {}
+_QCACHE: Final[dict[str, tuple[str, Any]]] = {}
 
 
 def _parse(q: str) -> tuple[str, Any]:
@@ -215,7 +215,7 @@ def steps(s: Board, p: int, effect: Mapping[str, Any], source: str = "") -> list
     return []  # static effects (modify, romance_threshold) act where they are read
 
 
-_CHANGING = frozenset({"coins", "hand", "prestige"})
+_CHANGING: Final = frozenset({"coins", "hand", "prestige"})
 """Quantities that resolving a Garden Party's effects can change."""
 
 
@@ -248,7 +248,7 @@ def gain_of(effect: Mapping[str, Any]) -> tuple[int, int, int]:
 
 
 # -- text --------------------------------------------------------------------------------
-_TIMING_TEXT = {
+_TIMING_TEXT: Final = {
     "when_acquired": "When Acquired", "when_visited": "When Visited", "end_of_round": "End of Round",
     "game_end": "Game End", "immediate": "Immediately", "round": "This round",
 }
@@ -303,7 +303,7 @@ def _cond_text(cond: Mapping[str, Any]) -> str:
     return f"if you receive more {_qtext(cond['most_strict'])} than every other player"
 
 
-_MODIFY_TEXT = {
+_MODIFY_TEXT: Final = {
     "market_discount": "face-up Flower cards cost {} Coin less (at least 0)",
     "second_purchase": "each Artisan at the Flower Market may buy {} more Flower card",
     "free_allure": "pay {} Allure of any type toward a Garden Feature",

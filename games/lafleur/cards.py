@@ -27,18 +27,23 @@ import json
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 ALLURE: tuple[str, ...] = ("architecture", "paths", "water", "flowers", "vistas")
 """The five tracked Allure types (Rulebook: "Allure Types"); Wild exists only on Flower cards."""
 ALLURE_INDEX: dict[str, int] = {t: i for i, t in enumerate(ALLURE)}
-WILD = "wild"
+WILD: Final = "wild"
 
 LOCATIONS: tuple[str, ...] = (
     "flower_market", "garden_features", "artisan_guild", "special_invitation", "prestige", "coin",
 )
 """The six board locations (Rulebook: "Locations"), in board order."""
-LOC_MARKET, LOC_FEATURES, LOC_GUILD, LOC_INVITE, LOC_PRESTIGE, LOC_COIN = range(6)
+LOC_MARKET: Final = 0
+LOC_FEATURES: Final = 1
+LOC_GUILD: Final = 2
+LOC_INVITE: Final = 3
+LOC_PRESTIGE: Final = 4
+LOC_COIN: Final = 5
 LOCATION_INDEX: dict[str, int] = {name: i for i, name in enumerate(LOCATIONS)}
 
 TIMINGS = ("when_acquired", "when_visited", "end_of_round", "game_end")
@@ -50,8 +55,8 @@ PROVENANCES = ("rulebook", "stand-in")
 
 PAIRS: tuple[tuple[int, int], ...] = tuple(combinations(range(5), 2))
 """Unordered pairs of distinct Allure types, indexed by ``layout - 10``."""
-L_WILD = 20
-NUM_LAYOUTS = 21
+L_WILD: Final = 20
+NUM_LAYOUTS: Final = 21
 
 DATA_FILE = Path(__file__).with_name("cards.json")
 """The card data file shipped inside the package."""
@@ -312,7 +317,12 @@ DECKS: dict[str, tuple[Any, ...]] = {
 }
 """Deck name (as in a ``draw`` action) -> its cards by index."""
 DECK_NAMES: tuple[str, ...] = ("flower", "feature", "visitor", "artisan", "character", "event")
-D_FLOWER, D_FEATURE, D_VISITOR, D_ARTISAN, D_CHARACTER, D_EVENT = range(6)
+D_FLOWER: Final = 0
+D_FEATURE: Final = 1
+D_VISITOR: Final = 2
+D_ARTISAN: Final = 3
+D_CHARACTER: Final = 4
+D_EVENT: Final = 5
 INDEX: dict[str, tuple[int, int]] = {
     c.id: (d, c.index) for d, name in enumerate(DECK_NAMES) for c in DECKS[name]
 }

@@ -16,7 +16,7 @@ EVENTS AND VISITORS).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import trait
 
@@ -444,7 +444,7 @@ class PartyMixin(LaFleurStateProtocol):
         self._waiting = True
 
 
-PARTY_LEGAL = {
+PARTY_LEGAL: Final = {
     P_TAKE: PartyMixin._legal_take,
     P_ACCEPT: PartyMixin._legal_accept,
     P_CHOOSE: PartyMixin._legal_choose,
@@ -452,7 +452,7 @@ PARTY_LEGAL = {
 }
 """Legal-action builders of the phases handled here."""
 
-PARTY_DISPATCH: dict[type[Action], Callable[[LaFleurStateProtocol, Any], None]] = {
+PARTY_DISPATCH: Final[dict[type[Action], Callable[[LaFleurStateProtocol, Any], None]]] = {
     A.TakeFlower: PartyMixin._do_take,
     A.Accept: PartyMixin._do_accept,
     A.Choose: PartyMixin._do_choose,

@@ -22,10 +22,11 @@ is a 5-tuple of untilted Artisans per Allure type.
 from __future__ import annotations
 
 from functools import cache, lru_cache
+from typing import Final
 
 from games.lafleur.cards import L_WILD, PAIRS, layout_symbols
 
-_SYMBOLS: tuple[tuple[int, ...], ...] = tuple(layout_symbols(x) for x in range(L_WILD + 1))
+_SYMBOLS: Final[tuple[tuple[int, ...], ...]] = tuple(layout_symbols(x) for x in range(L_WILD + 1))
 
 
 def after_artisans(need: tuple[int, ...], arts: tuple[int, ...]) -> tuple[int, ...]:
@@ -66,14 +67,14 @@ def payable(need: tuple[int, ...], cards: tuple[int, ...], arts: tuple[int, ...]
     return _payable(need, cards, free)
 
 
-_COVER_CACHE = 8192
+_COVER_CACHE: Final = 8192
 """Entries memoised for :func:`_cover`'s search (issue 19). Measured in random 4-player playouts:
 caching :func:`payable` and :func:`_payable` too, 200,000 entries each, hit 27 % and 40 % of
 calls, and the collector's full passes over those caches took about 12 % of the time; without
 them and with this bound, 1.3-1.5x more playouts per CPU-second. The bound keeps the
 recursion of one query memoised and the cache small."""
 
-_PAIR_OF: tuple[tuple[int, ...], ...] = tuple(
+_PAIR_OF: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(next(10 + k for k, pr in enumerate(PAIRS) if set(pr) == {t, u}) if u != t else -1 for u in range(5))
     for t in range(5)
 )

@@ -24,7 +24,7 @@ than the opponent's, else ``"loss"`` (equal Prestige included); ``ranks`` is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from games.api import Outcome, ranks_from_keys
 from games.lafleur.cards import ALLURE, CHARACTERS, VISITORS
@@ -32,7 +32,7 @@ from games.lafleur.cards import ALLURE, CHARACTERS, VISITORS
 if TYPE_CHECKING:
     from games.lafleur.state_protocol import LaFleurStateProtocol
 
-CHALLENGES: tuple[str, ...] = (
+CHALLENGES: Final[tuple[str, ...]] = (
     "Win with 20+ Prestige.",
     "Win with 10+ Coins at the end of the game.",
     "Win and be the player to trigger the final round.",

@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import Any, Final
 
 from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State
 from games.lafleur import actions as A
@@ -567,7 +567,7 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         return twin
 
 
-_LEGAL: dict[int, Callable[[LaFleurState], list[Action]]] = {
+_LEGAL: Final[dict[int, Callable[[LaFleurState], list[Action]]]] = {
     P_CHARACTER: LaFleurState._legal_character,
     P_ARTISANS: LaFleurState._legal_artisans,
     P_OVER: lambda s: [],
@@ -575,7 +575,7 @@ _LEGAL: dict[int, Callable[[LaFleurState], list[Action]]] = {
     **LEGAL_BUILDERS,
     **PARTY_LEGAL,
 }
-_DISPATCH: dict[type[Action], Callable[[LaFleurState, Any], None]] = {
+_DISPATCH: Final[dict[type[Action], Callable[[LaFleurState, Any], None]]] = {
     A.Draw: LaFleurState._do_draw,
     A.FirstPlayer: LaFleurState._do_first,
     A.ChooseCharacter: LaFleurState._do_choose_character,

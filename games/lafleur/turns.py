@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import combinations
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import trait
 
@@ -90,11 +90,11 @@ def _without(ordered: list[int], x: int) -> tuple[int, ...]:
     return tuple(ordered[:i] + ordered[i + 1:])
 
 
-_PLACE: tuple[tuple[A.Place, ...], ...] = tuple(
+_PLACE: Final[tuple[tuple[A.Place, ...], ...]] = tuple(
     tuple(A.Place(a.id, loc) for loc in LOCATIONS) for a in ARTISANS
 )
 """Interned placements, ``_PLACE[artisan_index][location_index]``."""
-_OWN_LEGALITY: tuple[int, ...] = tuple(
+_OWN_LEGALITY: Final[tuple[int, ...]] = tuple(
     a.location if set(a.ability) & {"hire_cost", "replace_cost", "market_discount", "free_reveals"} else -1
     for a in ARTISANS
 )
@@ -525,7 +525,7 @@ class TurnsMixin(LaFleurStateProtocol):
             self._romancing[p] = True
 
 
-LEGAL_BUILDERS = {
+LEGAL_BUILDERS: Final = {
     P_PLACE: TurnsMixin._legal_place,
     P_MARKET: TurnsMixin._legal_market,
     P_FEATURE: TurnsMixin._legal_feature,
@@ -537,7 +537,7 @@ LEGAL_BUILDERS = {
 }
 """Legal-action builders of the phases handled here."""
 
-TURN_DISPATCH: dict[type[Action], Callable[[LaFleurStateProtocol, Any], None]] = {
+TURN_DISPATCH: Final[dict[type[Action], Callable[[LaFleurStateProtocol, Any], None]]] = {
     A.Place: TurnsMixin._do_place,
     A.BuyFlower: TurnsMixin._do_buy_flower,
     A.RevealFeature: TurnsMixin._do_reveal,
