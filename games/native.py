@@ -89,17 +89,28 @@ def prefer_sources() -> None:
 
 
 def stale_extensions(root: str) -> list[str]:
-    """Compiled modules under ``root`` whose ``.py`` source was changed after they were built.
+    """Compiled modules under ``root`` whose sources were changed after they were built.
+
+    In a game's package (a folder below ``root`` holding compiled modules) every ``.py`` counts:
+    mypyc builds the ``Final`` literals of the modules a compiled one imports (``constants.py``,
+    ``cards.py``, ``phases.py``, interpreted themselves) into the compiled code, so an edit there
+    is stale too. In ``root`` itself, a ``.py`` counts when an extension lies beside it.
 
     Returns:
-        The ``.py`` paths (relative to ``root``) newer than the extension beside them.
+        The ``.py`` paths (relative to ``root``) newer than the oldest extension of their folder.
     """
     stale = []
     for folder, _dirs, files in os.walk(root):
+        built = [os.path.getmtime(os.path.join(folder, n)) for n in files if n.endswith(".so") and ".cpython-" in n]
+        if not built:
+            continue
+        oldest = min(built)
+        compiled = {n.split(".", 1)[0] for n in files if n.endswith(".so") and ".cpython-" in n}
+        whole_package = os.path.abspath(folder) != os.path.abspath(root)
         for name in files:
-            if not name.endswith(".so") or ".cpython-" not in name:
+            if not name.endswith(".py") or not (whole_package or name[:-3] in compiled):
                 continue
-            source = os.path.join(folder, name.split(".", 1)[0] + ".py")
-            if os.path.isfile(source) and os.path.getmtime(source) > os.path.getmtime(os.path.join(folder, name)):
+            source = os.path.join(folder, name)
+            if os.path.getmtime(source) > oldest:
                 stale.append(os.path.relpath(source, root))
     return sorted(stale)

@@ -150,3 +150,22 @@ def test_a_source_edited_after_the_build_is_noticed(tmp_path: Path) -> None:
         os.utime(so, (now - so_age, now - so_age))
         os.utime(py, (now - py_age, now - py_age))
     assert stale_extensions(str(tmp_path)) == [os.path.join("pkg", "edited.py")]
+
+
+def test_an_interpreted_module_of_a_compiled_package_edited_after_the_build_is_noticed(tmp_path: Path) -> None:
+    """mypyc builds the Final literals of the modules a compiled one imports into it: an edit to an
+    interpreted ``constants.py`` of a game package makes the build stale; an edit to a plain module
+    of the top folder (the registry, say) beside a compiled one does not."""
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    pkg = tmp_path / "game"
+    pkg.mkdir()
+    now = time.time()
+    for path, age in ((pkg / f"state{suffix}", 20), (pkg / "state.py", 30), (pkg / "constants.py", 10),
+                      (tmp_path / f"trusted{suffix}", 20), (tmp_path / "trusted.py", 30),
+                      (tmp_path / "registry.py", 5)):
+        if path.suffix == ".py":
+            path.write_text("")
+        else:
+            path.write_bytes(b"")
+        os.utime(path, (now - age, now - age))
+    assert stale_extensions(str(tmp_path)) == [os.path.join("game", "constants.py")]

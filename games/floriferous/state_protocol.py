@@ -1,17 +1,17 @@
 """The fields and steps of a Floriferous position that :mod:`~games.floriferous.crow` and
 :mod:`~games.floriferous.summary` use: one trait, which the state class inherits.
 
-:class:`games.floriferous.state.FloriferousState` implements it (mypy checks
-that wherever the state passes itself to those modules), so they need not
-import the state module: no import cycle. Fields are the state's private
-representation (see ``FloriferousState.__init__`` for what each one means).
+:class:`games.floriferous.state.FloriferousState` inherits it
+(``tests/test_state_traits.py`` checks that it provides every step and sets every
+field), so they need not import the state module: no import cycle. Fields are the
+state's private representation (see ``FloriferousState.__init__`` for what each one
+means).
 
-It is a mypyc trait, not a :class:`typing.Protocol`, and the state
-class inherits it (issue 19): compiled code reads a field of a Protocol-typed
-``self`` by name through Python's generic attribute lookup, a field of a
-trait from its slot, which made random playouts about 1.3-1.6x faster.
-A step is declared here with a body that raises NotImplementedError; the
-state class comes before it in the method resolution order.
+It is a mypyc trait, not a :class:`typing.Protocol`, and the state class inherits it
+(issue 19): compiled code reads a field of a Protocol-typed ``self`` by name through
+Python's generic attribute lookup, a field of a trait from its slot, which made random
+playouts about 1.3-1.6x faster. A step is declared here with a body that raises
+NotImplementedError; the state class comes before it in the method resolution order.
 """
 
 from __future__ import annotations

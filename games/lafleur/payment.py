@@ -21,7 +21,7 @@ is a 5-tuple of untilted Artisans per Allure type.
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import cache
 from typing import Final
 
 from games.lafleur.cards import L_WILD, PAIRS, layout_symbols
@@ -67,13 +67,6 @@ def payable(need: tuple[int, ...], cards: tuple[int, ...], arts: tuple[int, ...]
     return _payable(need, cards, free)
 
 
-_COVER_CACHE: Final = 8192
-"""Entries memoised for :func:`_cover`'s search (issue 19). Measured in random 4-player playouts:
-caching :func:`payable` and :func:`_payable` too, 200,000 entries each, hit 27 % and 40 % of
-calls, and the collector's full passes over those caches took about 12 % of the time; without
-them and with this bound, 1.3-1.5x more playouts per CPU-second. The bound keeps the
-recursion of one query memoised and the cache small."""
-
 _PAIR_OF: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(next(10 + k for k, pr in enumerate(PAIRS) if set(pr) == {t, u}) if u != t else -1 for u in range(5))
     for t in range(5)
@@ -93,11 +86,31 @@ def _payable(need: tuple[int, ...], cards: tuple[int, ...], free: int) -> bool:
     for c in cards:
         if c != L_WILD:
             counts[c] += 1
-    return _cover(need, tuple(counts), 0, wild, free)
+    return _cover(need, tuple(counts), 0, wild, free, {})
 
 
-@lru_cache(maxsize=_COVER_CACHE)
-def _cover(need: tuple[int, ...], counts: tuple[int, ...], deferred: int, wild: int, free: int) -> bool:
+def _cover(need: tuple[int, ...], counts: tuple[int, ...], deferred: int, wild: int, free: int,
+           memo: dict[tuple[tuple[int, ...], tuple[int, ...], int], bool]) -> bool:
+    """:func:`_step`, memoised in ``memo`` for one query (``wild`` and ``free`` are fixed within it).
+
+    Issue 19: a memo per query rather than a process-wide cache. Caching
+    :func:`payable` and :func:`_payable` in 200,000-entry LRU caches hit 27 %
+    and 40 % of calls in random 4-player playouts, and the collector's full
+    passes over the caches took about 12 % of the time; a bounded cache of
+    this search thrashes (exponential time) once one query needs more states
+    than its bound. Without them La Fleur ran 1.3-1.5x more playouts per
+    CPU-second; a Garden Feature costs at most 5 symbols, a search of a few
+    dozen states.
+    """
+    key = (need, counts, deferred)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = _step(need, counts, deferred, wild, free, memo)
+    return got
+
+
+def _step(need: tuple[int, ...], counts: tuple[int, ...], deferred: int, wild: int, free: int,
+          memo: dict[tuple[tuple[int, ...], tuple[int, ...], int], bool]) -> bool:
     """Pay the first owed type with a matching card, or leave it to Wilds, the ability and pairs.
 
     Paying a needed symbol with a plain card never hurts (a card in a pair
@@ -116,7 +129,7 @@ def _cover(need: tuple[int, ...], counts: tuple[int, ...], deferred: int, wild: 
         c = list(counts)
         c[5 + t] -= 1
         n = need[:t] + (nt - 2 if nt > 2 else 0,) + need[t + 1:]
-        if _cover(n, tuple(c), deferred, wild, free):
+        if _cover(n, tuple(c), deferred, wild, free, memo):
             return True
     for u in range(5):
         lay = _PAIR_OF[t][u]
@@ -126,22 +139,22 @@ def _cover(need: tuple[int, ...], counts: tuple[int, ...], deferred: int, wild: 
             m = list(need)
             m[t] -= 1
             m[u] -= 1
-            if _cover(tuple(m), tuple(c), deferred, wild, free):
+            if _cover(tuple(m), tuple(c), deferred, wild, free, memo):
                 return True
     if counts[t]:  # a single
         c = list(counts)
         c[t] -= 1
-        if _cover(need[:t] + (nt - 1,) + need[t + 1:], tuple(c), deferred, wild, free):
+        if _cover(need[:t] + (nt - 1,) + need[t + 1:], tuple(c), deferred, wild, free, memo):
             return True
     for u in range(5):  # a mixed card whose other type is not needed
         lay = _PAIR_OF[t][u]
         if lay >= 0 and counts[lay] and not need[u]:
             c = list(counts)
             c[lay] -= 1
-            if _cover(need[:t] + (nt - 1,) + need[t + 1:], tuple(c), deferred, wild, free):
+            if _cover(need[:t] + (nt - 1,) + need[t + 1:], tuple(c), deferred, wild, free, memo):
                 return True
             break  # any such card is as good as another
-    return _cover(rest, counts, deferred + nt, wild, free)
+    return _cover(rest, counts, deferred + nt, wild, free, memo)
 
 
 def counts_of(cost: tuple[int, ...]) -> tuple[int, ...]:

@@ -1,23 +1,23 @@
 """The fields and steps of a La Fleur position that the rules modules use: one trait.
 
-:class:`games.lafleur.state.LaFleurState` is assembled from mixins, one per part
-of the rulebook (turns and locations, effects and the Garden Party, the solo
-opponent). Each mixin method and each helper function types its ``self``/state
-argument as :class:`LaFleurStateProtocol` (the mypy pattern for mixins:
-"Advanced uses of self-types", with a base class instead
-of a protocol; Flowar uses the same pattern), so every mixin is
-checked against the same declared fields, and :class:`LaFleurState` is checked
-to provide them wherever it passes itself to a mixin method. A field or step
-missing here fails the type check: add it here with its type when a rule needs
-a new one. Fields are the state's private representation (see
+:class:`games.lafleur.state.LaFleurState` is assembled from mixins, one per part of the
+rulebook (turns and locations, effects and the Garden Party, the solo opponent). Each
+mixin method and each helper function types its ``self``/state argument as
+:class:`LaFleurStateProtocol` (the mypy pattern for mixins: "Advanced uses of self-
+types", with a base class instead of a protocol; Flowar uses the same pattern), so every
+mixin is checked against the same declared fields. The state class inheriting the trait
+no longer proves to mypy that it provides every step (the trait's stub would satisfy it)
+nor that ``__init__`` sets every field: ``tests/test_state_traits.py`` checks both on
+the live classes. A field or step a rule uses must be declared here: add it with its
+type when a rule needs a new one. Fields are the state's private representation (see
 ``LaFleurState.__init__`` for what each one means).
 
-It is a mypyc trait, not a :class:`typing.Protocol`, and every mixin
-inherits it (issue 19): compiled code reads a field of a Protocol-typed
-``self`` by name through Python's generic attribute lookup, a field of a
-trait from its slot, which made random playouts about 1.3-1.6x faster.
-A step is declared here with a body that raises NotImplementedError; the
-mixins and the state class come before it in the method resolution order.
+It is a mypyc trait, not a :class:`typing.Protocol`, and every mixin inherits it (issue
+19): compiled code reads a field of a Protocol-typed ``self`` by name through Python's
+generic attribute lookup, a field of a trait from its slot, which made random playouts
+about 1.3-1.6x faster. A step is declared here with a body that raises
+NotImplementedError; the mixins and the state class come before it in the method
+resolution order.
 """
 
 from __future__ import annotations
