@@ -29,7 +29,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State
 from games.floriferous import actions as A
@@ -68,6 +68,7 @@ from games.floriferous.scoring import (
     tea_winner,
 )
 from games.floriferous.state_protocol import FloriferousStateProtocol
+from games.native import blank, fields_of, set_fields
 from games.trusted import below, holds
 
 TOTAL_STONES: Final = 24
@@ -542,12 +543,8 @@ class FloriferousState(FloriferousStateProtocol, State):
 
     def clone(self) -> FloriferousState:
         """An independent copy sharing only immutable parts (game, layout, actions)."""
-        # object.__new__ in pure Python (no __init__ runs); the mypyc-compiled class's __new__ runs
-        # __init__, hence the game argument. Every attribute is overwritten below either way.
-        new: FloriferousState = cast(Any, FloriferousState).__new__(FloriferousState, self.game)
-        d = dict(getattr(self, "__dict__", {}))  # compiled: none (every field is native)
-        for name in _NATIVE_FIELDS:  # compiled: these live outside __dict__
-            d[name] = getattr(self, name)
+        new: FloriferousState = blank(FloriferousState, self.game)
+        d = fields_of(self)
         for name in _LIST_FIELDS:
             d[name] = d[name][:]
         d["_indeck"] = bytearray(self._indeck)
@@ -555,11 +552,7 @@ class FloriferousState(FloriferousStateProtocol, State):
         d["_bcols"] = [[s[:] for s in cols] for cols in self._bcols]
         d["history"] = self.history[:]
         d["_legal_cache"] = None
-        if _NATIVE_FIELDS:
-            for name, value in d.items():
-                setattr(new, name, value)
-        else:
-            new.__dict__.update(d)
+        set_fields(new, d)
         return new
 
 
@@ -586,8 +579,3 @@ _DISPATCH: Final[dict[type[Action], Callable[[FloriferousState, Any], None]]] = 
     A.DiscardCard: crow.do_discard,
 }
 
-
-_NATIVE_FIELDS: Final[tuple[str, ...]] = tuple(
-    n for n in getattr(FloriferousState, "__mypyc_attrs__", ()) if not n.startswith("__")
-)
-"""Attributes the mypyc-compiled class keeps outside ``__dict__`` (``make compiled``); empty in pure Python."""
