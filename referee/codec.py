@@ -21,6 +21,16 @@ random playthroughs). The observation's JSON text is compact JSON in the
 engine's own key order, written by ``orjson`` when installed. Legal actions
 are immutable values, so their encoding is cached per (action, index) across
 the rooms of a game.
+
+A ``DecisionRequest`` (once per decision) is not built as a protobuf object at
+all: :meth:`GameCodec.decision_request` writes its wire bytes directly
+(protobuf's encoding: https://protobuf.dev/programming-guides/encoding/), from
+the cached wire bytes of each ``LegalAction`` and the observation's JSON text,
+in field-number order as protobuf itself writes them; tests check that the
+bytes parse to the message the object path builds, for every decision of random
+playthroughs in each encoding. Building the message object, copying each
+cached ``LegalAction`` into its repeated field and serialising it again cost
+about as much as the observation itself (issue 19).
 """
 
 from __future__ import annotations
@@ -116,6 +126,61 @@ def _build(container_cls: type[M], spec: TypedCodec, kind: str, data: dict[str, 
         return msg
 
 
+# -- protobuf wire format (https://protobuf.dev/programming-guides/encoding/) -------------------
+
+def _varint(value: int) -> bytes:
+    """Base-128 varint of ``value``; a negative int32/int64 is written as its 64-bit two's complement
+    (10 bytes), as protobuf does."""
+    if value < 0:
+        value += 1 << 64
+    if value < 0x80:
+        return _SMALL_VARINTS[value]
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+_SMALL_VARINTS = [bytes((i,)) for i in range(0x80)]
+_VARINT, _LENGTH_DELIMITED = 0, 2
+
+
+def _tag(message: type[Message], field: str, wire_type: int) -> bytes:
+    """The key of ``field`` of ``message`` (field number << 3 | wire type), checked against the
+    descriptor: varints only for plain int32/int64 fields (never sint/fixed), length-delimited
+    only for strings, bytes and messages."""
+    desc = message.DESCRIPTOR.fields_by_name[field]
+    ok = {_VARINT: (desc.TYPE_INT32, desc.TYPE_INT64), _LENGTH_DELIMITED: (desc.TYPE_STRING, desc.TYPE_MESSAGE)}
+    if desc.type not in ok[wire_type]:
+        raise TypeError(f"{message.DESCRIPTOR.full_name}.{field} is not hand-encodable as wire type {wire_type}")
+    return _varint(desc.number << 3 | wire_type)
+
+
+def _length_field(tag: bytes, data: bytes) -> bytes:
+    return tag + _varint(len(data)) + data
+
+
+_REQ = referee_pb2.DecisionRequest
+_T_MATCH_ID, _T_SEQ = _tag(_REQ, "match_id", _VARINT), _tag(_REQ, "seq", _VARINT)
+_T_OBSERVATION, _T_LEGAL = _tag(_REQ, "observation", _LENGTH_DELIMITED), _tag(_REQ, "legal_actions", _LENGTH_DELIMITED)
+_T_TIME_LEFT, _T_DEADLINE = _tag(_REQ, "time_left_ms", _VARINT), _tag(_REQ, "deadline_ms", _VARINT)
+_T_SEAT, _T_GAME, _T_ATTEMPT = _tag(_REQ, "seat", _VARINT), _tag(_REQ, "game", _LENGTH_DELIMITED), \
+    _tag(_REQ, "attempt", _VARINT)
+_T_OBS_JSON = _tag(referee_pb2.Observation, "json", _LENGTH_DELIMITED)
+_T_DECISION_REQUEST = _tag(referee_pb2.RefereeMessage, "decision_request", _LENGTH_DELIMITED)
+_REQ_FIELD_ORDER = [f.name for f in sorted(_REQ.DESCRIPTOR.fields, key=lambda f: f.number)]
+if _REQ_FIELD_ORDER != ["match_id", "seq", "observation", "legal_actions", "time_left_ms", "deadline_ms", "seat",
+                        "game", "attempt"]:  # decision_request() writes them in this order
+    raise TypeError(f"DecisionRequest fields changed ({_REQ_FIELD_ORDER}): update GameCodec.decision_request")
+
+
+def _int_field(tag: bytes, value: int) -> bytes:
+    """A varint field; nothing for 0 (proto3 leaves defaults out)."""
+    return tag + _varint(value) if value else b""
+
+
 _SHARED: dict[str, GameCodec] = {}
 
 
@@ -161,7 +226,7 @@ class GameCodec:
     """
 
     __slots__ = ("game", "spec", "strict", "_by_action", "_by_encoding", "_legal_cache", "_legal_json",
-                 "_legal_typed", "_action_cache", "_warned")
+                 "_legal_typed", "_action_cache", "_warned", "_wire", "_game_field")
 
     _MAX_CACHE = 20_000
 
@@ -176,6 +241,9 @@ class GameCodec:
         self._legal_json: dict[tuple[int, int], tuple[Action, referee_pb2.LegalAction]] = {}
         self._legal_typed: dict[tuple[int, int], tuple[Action, referee_pb2.LegalAction]] = {}
         self._action_cache: dict[Action, tuple[dict[str, Any], str, str, str]] = {}
+        # (encoding, id(action), index) -> (action, wire bytes of the legal_actions field)
+        self._wire: dict[tuple[int, int, int], tuple[Action, bytes]] = {}
+        self._game_field = _length_field(_T_GAME, game.encode())
         self._warned = False
 
     def _mismatch(self, exc: CodecError) -> None:
@@ -263,6 +331,39 @@ class GameCodec:
                 self._by_encoding.clear()
             self._by_encoding[key] = one
         return one
+
+    def decision_request(self, match_id: int, seq: int, obs: dict[str, Any], actions: Sequence[Action],
+                         time_left_ms: int, deadline_ms: int, seat: int, attempt: int,
+                         encoding: int = ENC_BOTH) -> bytes:
+        """The wire bytes of ``RefereeMessage(decision_request=DecisionRequest(...))`` for this game.
+
+        The same message as filling a ``DecisionRequest`` with :meth:`fill_observation` and
+        :meth:`legal_actions` (``encoding`` as there) and serialising it, without building it.
+        ``Session.send`` takes the bytes as they are (``referee.server``'s serializer).
+        """
+        if encoding == ENC_JSON or self.spec is None:
+            text = _encode_obs(obs)
+            observation = _length_field(_T_OBS_JSON, text) if text else b""
+        else:
+            msg = referee_pb2.Observation()
+            self.fill_observation(msg, obs, encoding)
+            observation = msg.SerializeToString()
+        key = ENC_JSON if encoding == ENC_JSON else ENC_TYPED if encoding == ENC_TYPED and self.spec else ENC_BOTH
+        wire = self._wire
+        parts = [_int_field(_T_MATCH_ID, match_id), _int_field(_T_SEQ, seq), _T_OBSERVATION,
+                 _varint(len(observation)), observation]
+        for i, a in enumerate(actions):
+            entry = wire.get((key, id(a), i))
+            if entry is None or entry[0] is not a:
+                entry = (a, _length_field(_T_LEGAL, self._legal_message(a, i, key).SerializeToString()))
+                if len(wire) >= self._MAX_CACHE:
+                    wire.clear()
+                wire[(key, id(a), i)] = entry
+            parts.append(entry[1])
+        parts += (_int_field(_T_TIME_LEFT, time_left_ms), _int_field(_T_DEADLINE, deadline_ms),
+                  _int_field(_T_SEAT, seat), self._game_field, _int_field(_T_ATTEMPT, attempt))
+        body = b"".join(parts)
+        return _T_DECISION_REQUEST + _varint(len(body)) + body
 
     def observation(self, obs: dict[str, Any]) -> referee_pb2.Observation:
         """The ``Observation`` message of an observation dict (JSON always, typed when known)."""

@@ -28,8 +28,9 @@ from referee.verdicts import Verdict
 log = logging.getLogger(__name__)
 
 STREAM_GONE: tuple[type[BaseException], ...] = (grpc.aio.UsageError, grpc.aio.AbortError, grpc.RpcError,
-                                                RuntimeError, asyncio.InvalidStateError)
-"""What writing to a stream whose RPC already ended raises (grpc-python aio)."""
+                                                grpc.aio.InternalError, RuntimeError, asyncio.InvalidStateError)
+"""What writing to a stream whose RPC already ended raises (grpc-python aio; ``InternalError`` covers
+``ExecuteBatchError``, a write on a connection the client reset: seen at the end of a bench run)."""
 
 
 def _retrieve(task: asyncio.Task[None]) -> None:

@@ -250,19 +250,10 @@ class Room:
         seq = self.seq
         self.seq_seat.append(seat.seat)
         allowance = seat.clock.next_allowance()
-        codec = self.codec
-        msg = pb.RefereeMessage()
-        req = msg.decision_request
-        req.match_id = self.spec.match_id
-        req.seq = seq
         encoding = seat.session.encoding if seat.session is not None else 0
-        codec.fill_observation(req.observation, state.observation(seat.seat), encoding)
-        req.legal_actions.extend(codec.legal_actions(legal, encoding))
-        req.time_left_ms = allowance.time_left_ms
-        req.deadline_ms = allowance.allowed_ms
-        req.seat = seat.seat
-        req.game = self.game_name
-        req.attempt = self.spec.attempt
+        msg = self.codec.decision_request(  # the wire bytes of the RefereeMessage (codec.py)
+            self.spec.match_id, seq, state.observation(seat.seat), legal, allowance.time_left_ms,
+            allowance.allowed_ms, seat.seat, self.spec.attempt, encoding)
         pending = self.pending = Pending(self, seat, seq, allowance, legal, msg)
         self._arm(pending.queued_at + pending.limit_s)
         try:
@@ -474,8 +465,7 @@ class Room:
         session.send(self._match_started(seat))
         p = self.pending
         if p is not None and p.seat is seat and not p.future.done():
-            msg = pb.RefereeMessage()
-            msg.CopyFrom(p.msg)
+            msg = pb.RefereeMessage.FromString(p.msg)
             req = msg.decision_request  # in the encoding the new stream asked for (Hello.observation_encoding)
             req.ClearField("observation")
             del req.legal_actions[:]

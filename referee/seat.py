@@ -13,7 +13,6 @@ import time
 from typing import Protocol
 
 from games.api import Action
-from proto.parterre.v1 import referee_pb2 as pb
 from referee.clock import Allowance, SeatClock
 from referee.match_spec import MatchSpec
 from referee.sessions import Session
@@ -47,13 +46,14 @@ class Pending:
     """The one outstanding DecisionRequest of a room.
 
     Its deadline is ``start() + allowance.limit_ms``; the room's timer
-    (:meth:`Room._arm`) fires at the earliest pending deadline.
+    (:meth:`Room._arm`) fires at the earliest pending deadline. ``msg`` is the
+    request's ``RefereeMessage`` as wire bytes (``GameCodec.decision_request``).
     """
 
     __slots__ = ("seat", "seq", "allowance", "legal", "msg", "future", "queued_at", "sent_at", "limit_s")
 
     def __init__(self, room: Room, seat: Seat, seq: int, allowance: Allowance, legal: list[Action],
-                 msg: pb.RefereeMessage) -> None:
+                 msg: bytes) -> None:
         self.seat = seat
         self.seq = seq
         self.allowance = allowance

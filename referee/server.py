@@ -59,12 +59,18 @@ def _server_options(s: RefereeSettings) -> list[tuple[str, Any]]:
     ]
 
 
+def serialize_referee_message(msg: pb.RefereeMessage | bytes) -> bytes:
+    """Response serializer of ``Referee.Connect``: a ``RefereeMessage``, or its wire bytes as they are
+    (decision requests are written as bytes: ``GameCodec.decision_request``)."""
+    return msg if isinstance(msg, bytes) else msg.SerializeToString()
+
+
 def _add_referee_service(server: grpc.aio.Server, servicer: RefereeServicer) -> None:
     """Register ``Referee.Connect`` with a deserializer that never raises (:func:`decode_bot_message`)."""
     handler = grpc.method_handlers_generic_handler("parterre.v1.Referee", {
         "Connect": grpc.stream_stream_rpc_method_handler(
             servicer.Connect, request_deserializer=decode_bot_message,
-            response_serializer=pb.RefereeMessage.SerializeToString),
+            response_serializer=serialize_referee_message),
     })
     server.add_generic_rpc_handlers((handler,))
 

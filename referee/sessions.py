@@ -186,7 +186,7 @@ class Session:
         self.closed = False
         self.kill_reason: tuple[Any, referee_pb2.ErrorCode, str] | None = None
         self.task: asyncio.Task[Any] | None = None
-        self._backlog: deque[tuple[referee_pb2.RefereeMessage, SentHook | None] | None] = deque()
+        self._backlog: deque[tuple[referee_pb2.RefereeMessage | bytes, SentHook | None] | None] = deque()
         self._wake = asyncio.Event()
         self._writing = False
         self._abandoned = False  # a write was cancelled mid-flight: gRPC's core may still be sending it
@@ -222,8 +222,9 @@ class Session:
         if self.max_matches:
             self.matches_taken.add(match_id)
 
-    def send(self, msg: referee_pb2.RefereeMessage, hook: SentHook | None = None) -> None:
-        """Queue ``msg`` for the writer task; ``hook.mark_sent()`` runs just before it is written.
+    def send(self, msg: referee_pb2.RefereeMessage | bytes, hook: SentHook | None = None) -> None:
+        """Queue ``msg`` (a message, or its wire bytes) for the writer task; ``hook.mark_sent()`` runs
+        just before it is written.
 
         Messages to a closed session are dropped.
         """
@@ -232,7 +233,7 @@ class Session:
             if not self._writing:
                 self._wake.set()
 
-    async def send_now(self, msg: referee_pb2.RefereeMessage, hook: SentHook | None = None) -> None:
+    async def send_now(self, msg: referee_pb2.RefereeMessage | bytes, hook: SentHook | None = None) -> None:
         """Write ``msg`` from the calling task when nothing is queued or being written
         (the decision hot path: saves a task switch), else queue it like :meth:`send`.
 

@@ -392,6 +392,48 @@ async def test_f27_killing_a_stream_mid_write_leaves_no_unretrieved_exception(ca
     assert collided == [], [r.getMessage()[:300] for r in collided]
 
 
+_FLOODER = """
+import asyncio, sys, grpc, grpc.aio
+from proto.parterre.v1 import referee_pb2 as pb
+async def main():
+    async with grpc.aio.insecure_channel(sys.argv[1]) as ch:
+        call = ch.stream_stream("/parterre.v1.Referee/Connect", request_serializer=pb.BotMessage.SerializeToString,
+                                response_deserializer=pb.RefereeMessage.FromString)()
+        await call.write(pb.BotMessage(hello=pb.Hello(token="tok-b", bot_name="raw", max_concurrent_matches=1)))
+        await call.read()  # Welcome; nothing else is ever read
+        bad = pb.BotMessage(decision=pb.Decision(match_id=999, seq=1, action_index=0))
+        while True:
+            await call.write(bad)
+asyncio.run(main())
+"""
+
+
+async def test_a_client_killed_mid_write_is_a_disconnect_not_a_writer_failure(caplog):
+    """A bot process stops reading while the referee's writer is held mid-write with a
+    backlog, then dies (SIGKILL: its connection reset). The writes that fail are the stream
+    going away (logged at debug), not a referee error with a traceback."""
+    import os
+    import signal
+    import sys
+
+    caplog.set_level(logging.DEBUG, logger="referee")
+    async with Harness(TOKENS, max_messages_per_s=0) as h:
+        assert h.core is not None
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-c", _FLOODER, h.address, cwd=root)
+        try:
+            await wait_for(lambda: h.core is not None and bool(h.core.registry.by_bot.get(2)), 20.0)
+            session = h.core.registry.by_bot[2][0]
+            await wait_for(lambda: session._writing and len(session._backlog) > 200, 20.0)  # held mid-write
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            await proc.wait()
+        await wait_for(lambda: h.core is not None and 2 not in h.core.registry.by_bot)
+        await asyncio.sleep(1.2)  # _serve waits up to 1 s for its writer
+    failed = [r for r in caplog.records if r.levelno >= logging.ERROR and r.name.startswith("referee")]
+    assert failed == [], [r.getMessage()[:300] for r in failed]
+
+
 def test_f24_the_operator_sets_the_limits_through_the_environment(monkeypatch):
     """``parterre referee`` reads the caps from PARTERRE_MAX_DECLARED_CONCURRENCY /
     PARTERRE_MAX_STREAMS_PER_BOT / PARTERRE_MAX_MESSAGES_PER_S; nonsense is refused."""

@@ -1,0 +1,140 @@
+"""The DecisionRequest wire bytes written by hand (``GameCodec.decision_request``, issue 19).
+
+Oracles independent of the hand encoder: protobuf's own parser and serialiser
+(the bytes must parse to, and equal the serialisation of, the message built
+field by field through the protobuf API), and the engine's own observation dict
+and legal actions at every decision of random playthroughs, reached by play.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from google.protobuf import json_format
+
+from games.api import CHANCE, TERMINAL
+from games.registry import load_game
+from proto.parterre.v1 import floriferous_pb2, flowar_pb2, lafleur_pb2
+from proto.parterre.v1 import referee_pb2 as pb
+from referee.codec import ENC_BOTH, ENC_JSON, ENC_TYPED, GameCodec, _varint
+from referee.server import serialize_referee_message
+
+OBSERVATION = {"floriferous": floriferous_pb2.FloriferousObservation, "lafleur": lafleur_pb2.LaFleurObservation,
+               "flowar": flowar_pb2.FlowarObservation}
+ACTION = {"floriferous": floriferous_pb2.FloriferousAction, "lafleur": lafleur_pb2.LaFleurAction,
+          "flowar": flowar_pb2.FlowarAction}
+GAMES = ["floriferous(players=2)", "floriferous(players=4)", "lafleur(players=3)", "flowar(players=2)",
+         "flowar(players=4)"]
+
+
+def _typed(cls, data):
+    """The typed message of a dict by protobuf's own JSON mapping (independent of the codec)."""
+    msg = cls()
+    json_format.ParseDict(data, msg)
+    return msg
+
+
+def _decisions(game_string: str, games: int, seed: int):
+    """(state, seat, legal actions) at every decision of ``games`` random playthroughs."""
+    game = load_game(game_string)
+    rng = random.Random(seed)
+    for _ in range(games):
+        state = game.new_initial_state()
+        while (player := state.current_player()) != TERMINAL:
+            if player == CHANCE:
+                state.apply_action(state.sample_chance(rng))
+                continue
+            legal = state.legal_actions()
+            yield state, player, legal
+            state.apply_action(rng.choice(legal))
+
+
+@pytest.mark.parametrize("game_string", GAMES)
+@pytest.mark.parametrize("encoding", [ENC_BOTH, ENC_JSON, ENC_TYPED])
+def test_the_bytes_are_the_request_the_rules_give(game_string, encoding):
+    game = load_game(game_string)
+    codec = GameCodec(game.name, strict=True)
+    n = 0
+    for seq, (state, seat, legal) in enumerate(_decisions(game_string, 2, seed=len(game_string)), start=1):
+        obs = state.observation(seat)
+        data = codec.decision_request(9_000_000_001, seq, obs, legal, 123_456, 2_000, seat, 3, encoding)
+        msg = pb.RefereeMessage.FromString(data)
+        assert msg.WhichOneof("kind") == "decision_request"
+        req = msg.decision_request
+        assert (req.match_id, req.seq, req.time_left_ms, req.deadline_ms, req.seat, req.game, req.attempt) == \
+            (9_000_000_001, seq, 123_456, 2_000, seat, game.name, 3)
+        # the observation: the engine's dict, in the encodings asked for
+        if encoding != ENC_TYPED:
+            assert json.loads(req.observation.json) == json.loads(json.dumps(obs))
+        else:
+            assert not req.observation.json
+        if encoding != ENC_JSON:
+            assert getattr(req.observation, game.name) == _typed(OBSERVATION[game.name], obs)
+        else:
+            assert req.observation.WhichOneof("game") is None
+        # the legal actions: index, label, JSON and typed form of each engine action
+        assert [a.index for a in req.legal_actions] == list(range(len(legal)))
+        for wire, action in zip(req.legal_actions, legal, strict=True):
+            assert wire.label == action.label()
+            if encoding != ENC_TYPED:
+                assert json.loads(wire.json) == action.to_json()
+            if encoding != ENC_JSON:
+                assert getattr(wire, game.name) == _typed(ACTION[game.name], action.to_json())
+            else:
+                assert wire.WhichOneof("typed") is None
+        # byte for byte what protobuf writes for the same message built through its API
+        built = pb.RefereeMessage()
+        built.decision_request.CopyFrom(req)
+        assert built.SerializeToString() == data
+        n += 1
+    assert n > 20
+
+
+def test_a_game_without_typed_messages_gets_json_whatever_is_asked():
+    import fixtures.toy_game  # noqa: F401  registers "toy"
+
+    game = load_game("toy(players=2,turns=3)")
+    codec = GameCodec(game.name)
+    for state, seat, legal in _decisions("toy(players=2,turns=3)", 3, seed=5):
+        for encoding in (ENC_BOTH, ENC_JSON, ENC_TYPED):
+            req = pb.RefereeMessage.FromString(
+                codec.decision_request(1, 1, state.observation(seat), legal, 10, 10, seat, 1, encoding)
+            ).decision_request
+            assert json.loads(req.observation.json) == json.loads(json.dumps(state.observation(seat)))
+            assert [json.loads(a.json) for a in req.legal_actions] == [a.to_json() for a in legal]
+
+
+@pytest.mark.parametrize("value", [0, 1, 127, 128, 300, 16_383, 16_384, 2**31 - 1, 2**63 - 1, -1, -2**31, -2**63])
+def test_varints_are_protobufs(value):
+    """Each int64 value, negative ones included (10 bytes, two's complement), as protobuf writes it."""
+    expected = pb.DecisionRequest(match_id=value).SerializeToString()
+    assert (b"\x08" + _varint(value) if value else b"") == expected
+
+
+def test_zero_fields_are_left_out_and_the_cache_never_confuses_actions():
+    """proto3 leaves zeros out (seq 0, seat 0, attempt 0); an action object freed and its id reused
+    by another action must not get the first one's cached bytes."""
+    game = load_game("floriferous(players=2)")
+    codec = GameCodec(game.name)
+    state, seat, legal = next(_decisions("floriferous(players=2)", 1, seed=1))
+    data = codec.decision_request(0, 0, state.observation(seat), legal, 0, 0, 0, 0, ENC_JSON)
+    built = pb.RefereeMessage()
+    req = built.decision_request
+    req.observation.json = pb.RefereeMessage.FromString(data).decision_request.observation.json
+    req.game = game.name
+    for i, a in enumerate(legal):
+        req.legal_actions.add(index=i, label=a.label(), json=json.dumps(a.to_json(), sort_keys=True,
+                                                                       separators=(",", ":"), ensure_ascii=False))
+    assert data == built.SerializeToString()
+    for state, seat, legal in _decisions("floriferous(players=2)", 3, seed=2):  # fresh action objects each step
+        req = pb.RefereeMessage.FromString(
+            codec.decision_request(1, 1, state.observation(seat), legal, 1, 1, seat, 1, ENC_JSON)).decision_request
+        assert [json.loads(a.json) for a in req.legal_actions] == [a.to_json() for a in legal]
+
+
+def test_the_serializer_passes_bytes_and_serialises_messages():
+    msg = pb.RefereeMessage(ping=pb.Ping(nonce=7))
+    assert serialize_referee_message(msg) == msg.SerializeToString()
+    assert serialize_referee_message(b"\x01\x02") == b"\x01\x02"
