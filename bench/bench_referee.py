@@ -20,7 +20,14 @@ process (as in production, bots are other processes):
   child holds the bots and the match driver (the workers' role), so this
   process holds the referee alone.
 
-Repeats are interleaved (raw, then each game, then raw again ...), since shared
+* **floor** (informative, no goal): the referee's shape without the referee:
+  ``concurrency`` "rooms", each alternating a ~400-byte ``RefereeMessage``
+  between two streams and awaiting the answer through a future resolved by
+  the stream's reader, with the referee's own (de)serialisers. What gRPC and
+  asyncio cost a decision of this shape; the rest of a referee decision is the
+  referee's (docs/benchmarks.md "Session 9").
+
+Repeats are interleaved (raw, floor, then each game, then raw again ...), since shared
 machines are noisy. Goals (issue 19): decisions/s ÷ raw round trips/s of the
 same repeat >= 0.8 for the toy game and >= 0.6 for each real game; referee CPU
 per decision <= 2 × the server CPU of a raw round trip of the same repeat.
@@ -133,6 +140,132 @@ async def measure_raw(streams: int, seconds: float) -> dict[str, float]:
             "client_us": (child1 - child0) / n * 1e6}
 
 
+# -- the referee's shape without the referee (informative) --------------------------------------
+
+FLOOR_METHOD = "/bench.Floor/Connect"
+
+
+def _floor_request() -> bytes:
+    from proto.parterre.v1 import referee_pb2 as pb
+
+    msg = pb.RefereeMessage()
+    req = msg.decision_request
+    req.match_id, req.seq, req.seat, req.game, req.attempt = 1, 1, 0, "toy", 1
+    req.observation.json = '{"x":"' + "y" * 300 + '"}'
+    req.legal_actions.add(index=0, label="play card 1", json='{"card":1}')
+    return msg.SerializeToString()
+
+
+async def floor_client(address: str, pairs: int) -> None:
+    """Child: ``pairs`` pairs of streams answering every request at once; prints the count on each stdin line."""
+    from proto.parterre.v1 import referee_pb2 as pb
+
+    async with grpc.aio.insecure_channel(address) as ch:
+        connect = ch.stream_stream(FLOOR_METHOD, request_serializer=_identity,
+                                   response_deserializer=pb.RefereeMessage.FromString)
+        count = [0]
+
+        async def one(pair: int, side: int) -> None:
+            call = connect()
+            await call.write(pb.BotMessage(pong=pb.Pong(nonce=pair * 2 + side)).SerializeToString())
+            while True:
+                msg = await call.read()
+                r = msg.decision_request
+                await call.write(pb.BotMessage(decision=pb.Decision(match_id=r.match_id, seq=r.seq,
+                                                                    action_index=0)).SerializeToString())
+                count[0] += 1
+
+        tasks = [asyncio.create_task(one(p, side)) for p in range(pairs) for side in (0, 1)]
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        while await reader.readline():
+            print(count[0], flush=True)
+        for t in tasks:
+            t.cancel()
+
+
+class _FloorRooms:
+    """The server side of the floor: pairs of streams, one room task per pair."""
+
+    def __init__(self) -> None:
+        self.streams: dict[int, dict[int, object]] = {}
+        self.futures: dict[int, asyncio.Future[object]] = {}
+        self.request = _floor_request()
+        self.rooms: list[asyncio.Task[None]] = []
+
+    async def handler(self, request_iterator, context):
+        from proto.parterre.v1 import referee_pb2 as pb
+
+        first = await context.read()
+        if not isinstance(first, pb.BotMessage):
+            return
+        pair, side = divmod(first.pong.nonce, 2)
+        slot = self.streams.setdefault(pair, {})
+        slot[side] = context
+        if len(slot) == 2:
+            self.rooms.append(asyncio.create_task(self.room(pair)))
+        while True:
+            msg = await context.read()
+            if msg is grpc.aio.EOF:
+                return
+            fut = self.futures.get(pair)
+            if fut is not None and not fut.done():
+                fut.set_result(msg)
+
+    async def room(self, pair: int) -> None:
+        loop = asyncio.get_running_loop()
+        slot = self.streams[pair]
+        side = 0
+        while True:
+            fut = self.futures[pair] = loop.create_future()
+            await slot[side].write(self.request)  # type: ignore[attr-defined]  # a ServicerContext
+            await fut
+            side = 1 - side
+
+
+async def measure_floor(pairs: int, seconds: float) -> dict[str, float]:
+    """The referee's shape without the referee (server here, ``pairs`` pairs of streams in a child)."""
+    from referee.handshake import decode_bot_message
+    from referee.server import serialize_referee_message
+
+    rooms = _FloorRooms()
+    server = grpc.aio.server()
+    handler = grpc.method_handlers_generic_handler(
+        "bench.Floor",
+        {"Connect": grpc.stream_stream_rpc_method_handler(rooms.handler, request_deserializer=decode_bot_message,
+                                                          response_serializer=serialize_referee_message)},
+    )
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--child-floor", f"127.0.0.1:{port}", "--concurrency", str(pairs),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    async def count() -> int:
+        proc.stdin.write(b"\n")  # type: ignore[union-attr]  # not narrowed here
+        # the type: ignore below: the assert above does not narrow in count()
+        return int(await proc.stdout.readline())  # type: ignore[union-attr]
+
+    try:
+        await asyncio.sleep(1.0)  # start-up and warm-up
+        n0, t0, cpu0, child0 = await count(), time.perf_counter(), time.process_time(), _cpu_of(proc.pid)
+        await asyncio.sleep(seconds)
+        n1, t1, cpu1, child1 = await count(), time.perf_counter(), time.process_time(), _cpu_of(proc.pid)
+    finally:
+        proc.kill()
+        await proc.wait()
+        for t in rooms.rooms:
+            t.cancel()
+        await server.stop(0)
+    n = n1 - n0
+    return {"ops": n, "per_s": n / (t1 - t0), "server_us": (cpu1 - cpu0) / n * 1e6,
+            "client_us": (child1 - child0) / n * 1e6}
+
+
 # -- referee ----------------------------------------------------------------------------------
 
 async def referee_child(address: str, game_string: str, concurrency: int, shared: bool,
@@ -239,12 +372,17 @@ async def run_all(ns: argparse.Namespace) -> list[Result]:
     """Interleave raw and each game ``ns.repeats`` times; the results with their goals."""
     games = [g.strip() for g in ns.games.split(",") if g.strip()]
     raw: list[dict[str, float]] = []
+    floor: list[dict[str, float]] = []
     ref: dict[str, list[dict[str, float]]] = {g: [] for g in games}
     for _ in range(ns.repeats):
         raw.append(await measure_raw(ns.concurrency, ns.seconds))
+        floor.append(await measure_floor(ns.concurrency, ns.seconds))
         for g in games:
             ref[g].append(await measure_referee(GAMES[g][0], ns.concurrency, ns.seconds, shared=False,
                                                 encoding=ns.encoding))
+    floor_x = ", ".join(f"{f['server_us'] / w['server_us']:.2f}" for f, w in zip(floor, raw, strict=True))
+    floor_note = (f"the referee's shape without the referee (informative): [{_join(f['server_us'] for f in floor)}] "
+                  f"us, [{floor_x}] x raw")
     results = []
     for g in games:
         game_string, target = GAMES[g]
@@ -258,7 +396,7 @@ async def run_all(ns: argparse.Namespace) -> list[Result]:
             Goal(f"{g}: CPU/decision ÷ raw CPU/round trip", "ratio", CPU_FACTOR, higher_is_better=False),
             [r["server_us"] / w["server_us"] for w, r in zip(raw, ref[g], strict=True)],
             [w["server_us"] for w in raw], "us server CPU per raw round trip",
-            note=f"referee CPU per decision [{_join(r['server_us'] for r in ref[g])}] us",
+            note=f"referee CPU per decision [{_join(r['server_us'] for r in ref[g])}] us; {floor_note}",
         ))
     return results
 
@@ -273,6 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=3, help="interleaved repeats (medians reported)")
     p.add_argument("--child-pingpong", metavar="ADDRESS", help=argparse.SUPPRESS)
     p.add_argument("--child-referee", metavar="ADDRESS", help=argparse.SUPPRESS)
+    p.add_argument("--child-floor", metavar="ADDRESS", help=argparse.SUPPRESS)
     p.add_argument("--shared", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--encoding", choices=("json", "typed", "both"), default="json",
                    help="Hello.observation_encoding of the bots (json: the Python SDK's default; both: a bot "
@@ -280,6 +419,9 @@ def main(argv: list[str] | None = None) -> int:
     ns = p.parse_args(argv)
     if ns.child_pingpong:
         asyncio.run(pingpong_client(ns.child_pingpong, ns.concurrency))
+        return 0
+    if ns.child_floor:
+        asyncio.run(floor_client(ns.child_floor, ns.concurrency))
         return 0
     if ns.child_referee:
         import fixtures.toy_game  # registers "toy"
