@@ -150,7 +150,7 @@ _VARINT, _LENGTH_DELIMITED = 0, 2
 def _tag(message: type[Message], field: str, wire_type: int) -> bytes:
     """The key of ``field`` of ``message`` (field number << 3 | wire type), checked against the
     descriptor: varints only for plain int32/int64 fields (never sint/fixed), length-delimited
-    only for strings, bytes and messages."""
+    only for strings and messages."""
     desc = message.DESCRIPTOR.fields_by_name[field]
     ok = {_VARINT: (desc.TYPE_INT32, desc.TYPE_INT64), _LENGTH_DELIMITED: (desc.TYPE_STRING, desc.TYPE_MESSAGE)}
     if desc.type not in ok[wire_type]:
@@ -174,10 +174,23 @@ _REQ_FIELD_ORDER = [f.name for f in sorted(_REQ.DESCRIPTOR.fields, key=lambda f:
 if _REQ_FIELD_ORDER != ["match_id", "seq", "observation", "legal_actions", "time_left_ms", "deadline_ms", "seat",
                         "game", "attempt"]:  # decision_request() writes them in this order
     raise TypeError(f"DecisionRequest fields changed ({_REQ_FIELD_ORDER}): update GameCodec.decision_request")
+_OBS_FIELDS = sorted(f.name for f in referee_pb2.Observation.DESCRIPTOR.fields)
+if _OBS_FIELDS != ["floriferous", "flowar", "json", "lafleur"]:  # the JSON-only path writes "json" alone
+    raise TypeError(f"Observation fields changed ({_OBS_FIELDS}): update GameCodec.decision_request")
+_INT32, _INT64 = (-(1 << 31), 1 << 31), (-(1 << 63), 1 << 63)
 
 
-def _int_field(tag: bytes, value: int) -> bytes:
-    """A varint field; nothing for 0 (proto3 leaves defaults out)."""
+def _int_field(tag: bytes, value: int, bounds: tuple[int, int] = _INT64) -> bytes:
+    """A varint field; nothing for 0 (proto3 leaves defaults out).
+
+    Raises:
+        TypeError: ``value`` is not an ``int`` (a bool or float included), as protobuf does.
+        ValueError: ``value`` is outside the field's int32/int64 range, as protobuf does.
+    """
+    if type(value) is not int:
+        raise TypeError(f"{value!r} has type {type(value).__name__}, but expected int")
+    if not bounds[0] <= value < bounds[1]:
+        raise ValueError(f"Value out of range: {value}")
     return tag + _varint(value) if value else b""
 
 
@@ -243,7 +256,7 @@ class GameCodec:
         self._action_cache: dict[Action, tuple[dict[str, Any], str, str, str]] = {}
         # (encoding, id(action), index) -> (action, wire bytes of the legal_actions field)
         self._wire: dict[tuple[int, int, int], tuple[Action, bytes]] = {}
-        self._game_field = _length_field(_T_GAME, game.encode())
+        self._game_field = _length_field(_T_GAME, game.encode()) if game else b""
         self._warned = False
 
     def _mismatch(self, exc: CodecError) -> None:
@@ -340,6 +353,11 @@ class GameCodec:
         The same message as filling a ``DecisionRequest`` with :meth:`fill_observation` and
         :meth:`legal_actions` (``encoding`` as there) and serialising it, without building it.
         ``Session.send`` takes the bytes as they are (``referee.server``'s serializer).
+
+        Raises:
+            TypeError, ValueError: an integer field is not an ``int`` or out of its int32/int64
+                range (as the protobuf object would raise).
+            CodecError: a strict codec's typed encoding failed (:meth:`fill_observation`).
         """
         if encoding == ENC_JSON or self.spec is None:
             text = _encode_obs(obs)
@@ -361,7 +379,7 @@ class GameCodec:
                 wire[(key, id(a), i)] = entry
             parts.append(entry[1])
         parts += (_int_field(_T_TIME_LEFT, time_left_ms), _int_field(_T_DEADLINE, deadline_ms),
-                  _int_field(_T_SEAT, seat), self._game_field, _int_field(_T_ATTEMPT, attempt))
+                  _int_field(_T_SEAT, seat, _INT32), self._game_field, _int_field(_T_ATTEMPT, attempt, _INT32))
         body = b"".join(parts)
         return _T_DECISION_REQUEST + _varint(len(body)) + body
 

@@ -150,7 +150,7 @@ class Session:
         instance_id: ``Hello.instance_id`` (the bot process's random id; "" when not sent):
             a newer stream with the same one supersedes this session (F-25).
         encoding: ``Hello.observation_encoding`` (``referee_pb2.ObservationEncoding``; 0 = both): what
-            the rooms put in this stream's DecisionRequests (:meth:`referee.codec.GameCodec.fill_request`).
+            the rooms put in this stream's DecisionRequests (:meth:`referee.codec.GameCodec.decision_request`).
     """
 
     RECENT = 64

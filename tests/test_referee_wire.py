@@ -1,9 +1,10 @@
 """The DecisionRequest wire bytes written by hand (``GameCodec.decision_request``, issue 19).
 
-Oracles independent of the hand encoder: protobuf's own parser and serialiser
-(the bytes must parse to, and equal the serialisation of, the message built
-field by field through the protobuf API), and the engine's own observation dict
-and legal actions at every decision of random playthroughs, reached by play.
+Oracles independent of the hand encoder: protobuf's own serialiser (the bytes
+must equal the serialisation of the message built through the protobuf API, as
+the referee built it before: ``fill_observation``, ``legal_actions``, field by
+field) and parser, and the engine's own observation dict and legal actions at
+every decision of random playthroughs, reached by play.
 """
 
 from __future__ import annotations
@@ -34,6 +35,22 @@ def _typed(cls, data):
     msg = cls()
     json_format.ParseDict(data, msg)
     return msg
+
+
+def _object_path(codec, match_id, seq, obs, legal, time_left_ms, deadline_ms, seat, attempt, encoding) -> bytes:
+    """The request as the referee built it before the hand encoder: a protobuf object, serialised."""
+    msg = pb.RefereeMessage()
+    req = msg.decision_request
+    req.match_id = match_id
+    req.seq = seq
+    codec.fill_observation(req.observation, obs, encoding)
+    req.legal_actions.extend(codec.legal_actions(legal, encoding))
+    req.time_left_ms = time_left_ms
+    req.deadline_ms = deadline_ms
+    req.seat = seat
+    req.game = codec.game
+    req.attempt = attempt
+    return msg.SerializeToString()
 
 
 def _decisions(game_string: str, games: int, seed: int):
@@ -69,7 +86,7 @@ def test_the_bytes_are_the_request_the_rules_give(game_string, encoding):
         if encoding != ENC_TYPED:
             assert json.loads(req.observation.json) == json.loads(json.dumps(obs))
         else:
-            assert not req.observation.json
+            assert req.observation.json == ""
         if encoding != ENC_JSON:
             assert getattr(req.observation, game.name) == _typed(OBSERVATION[game.name], obs)
         else:
@@ -80,14 +97,14 @@ def test_the_bytes_are_the_request_the_rules_give(game_string, encoding):
             assert wire.label == action.label()
             if encoding != ENC_TYPED:
                 assert json.loads(wire.json) == action.to_json()
+            else:
+                assert wire.json == ""
             if encoding != ENC_JSON:
                 assert getattr(wire, game.name) == _typed(ACTION[game.name], action.to_json())
             else:
                 assert wire.WhichOneof("typed") is None
-        # byte for byte what protobuf writes for the same message built through its API
-        built = pb.RefereeMessage()
-        built.decision_request.CopyFrom(req)
-        assert built.SerializeToString() == data
+        # byte for byte what protobuf writes for the message built through its API
+        assert _object_path(codec, 9_000_000_001, seq, obs, legal, 123_456, 2_000, seat, 3, encoding) == data
         n += 1
     assert n > 20
 
@@ -113,9 +130,9 @@ def test_varints_are_protobufs(value):
     assert (b"\x08" + _varint(value) if value else b"") == expected
 
 
-def test_zero_fields_are_left_out_and_the_cache_never_confuses_actions():
-    """proto3 leaves zeros out (seq 0, seat 0, attempt 0); an action object freed and its id reused
-    by another action must not get the first one's cached bytes."""
+def test_zero_fields_are_left_out_and_equal_but_distinct_actions_get_their_own_bytes():
+    """proto3 leaves zeros out (seq 0, seat 0, attempt 0); every step's fresh action objects (equal
+    to earlier ones or not) are encoded as themselves."""
     game = load_game("floriferous(players=2)")
     codec = GameCodec(game.name)
     state, seat, legal = next(_decisions("floriferous(players=2)", 1, seed=1))
@@ -132,6 +149,64 @@ def test_zero_fields_are_left_out_and_the_cache_never_confuses_actions():
         req = pb.RefereeMessage.FromString(
             codec.decision_request(1, 1, state.observation(seat), legal, 1, 1, seat, 1, ENC_JSON)).decision_request
         assert [json.loads(a.json) for a in req.legal_actions] == [a.to_json() for a in legal]
+
+
+@pytest.mark.parametrize("fields", [
+    dict(match_id=-5, seq=-1, time_left_ms=-(2**63), deadline_ms=2**63 - 1, seat=2**31 - 1, attempt=-(2**31)),
+    dict(match_id=0, seq=0, time_left_ms=0, deadline_ms=0, seat=0, attempt=0),
+    dict(match_id=2**40, seq=300, time_left_ms=2**35, deadline_ms=128, seat=3, attempt=127),
+])
+@pytest.mark.parametrize("encoding", [ENC_BOTH, ENC_JSON, ENC_TYPED, 3, 99])
+def test_edge_values_and_unknown_encodings_are_what_protobuf_writes(fields, encoding):
+    """int64/int32 extremes, negatives and zeros, and encodings outside the enum (treated as both)."""
+    for game_string in ("lafleur(players=2)", "toy(players=2,turns=2)"):
+        import fixtures.toy_game  # noqa: F401  registers "toy"
+
+        game = load_game(game_string)
+        codec = GameCodec(game.name)
+        state, seat, legal = next(_decisions(game_string, 1, seed=3))
+        obs = state.observation(seat)
+        args = (fields["match_id"], fields["seq"], obs, legal, fields["time_left_ms"], fields["deadline_ms"],
+                fields["seat"], fields["attempt"], encoding)
+        assert codec.decision_request(*args) == _object_path(codec, *args)
+
+
+@pytest.mark.parametrize("name, value, error", [
+    ("match_id", 2**63, ValueError), ("time_left_ms", -(2**63) - 1, ValueError), ("time_left_ms", 2**70, ValueError),
+    ("seat", 2**31, ValueError), ("attempt", -(2**31) - 1, ValueError), ("deadline_ms", True, TypeError),
+    ("deadline_ms", 5.0, TypeError),
+])
+def test_a_value_protobuf_refuses_is_refused_not_wrapped(name, value, error):
+    """What the protobuf object raises on (out of int32/int64 range, not an int) is raised, never sent wrapped."""
+    game = load_game("floriferous(players=2)")
+    codec = GameCodec(game.name)
+    state, seat, legal = next(_decisions("floriferous(players=2)", 1, seed=4))
+    fields = {**dict(match_id=1, seq=1, time_left_ms=10, deadline_ms=10, seat=seat, attempt=1), name: value}
+    args = (fields["match_id"], fields["seq"], state.observation(seat), legal, fields["time_left_ms"],
+            fields["deadline_ms"], fields["seat"], fields["attempt"])
+    with pytest.raises(error):
+        _object_path(codec, *args, ENC_JSON)
+    with pytest.raises(error):
+        codec.decision_request(*args, ENC_JSON)
+
+
+def test_a_strict_codec_still_refuses_an_observation_that_does_not_fit():
+    """A typed mismatch is a CodecError on a strict codec through the bytes path too (engine/proto drift)."""
+    from referee.codec import CodecError
+
+    game = load_game("floriferous(players=2)")
+    codec = GameCodec(game.name, strict=True)
+    state, seat, legal = next(_decisions("floriferous(players=2)", 1, seed=4))
+    bad = {**state.observation(seat), "no_such_field": 1}
+    with pytest.raises(CodecError):
+        codec.decision_request(1, 1, bad, legal, 10, 10, seat, 1, ENC_BOTH)
+    assert pb.RefereeMessage.FromString(codec.decision_request(1, 1, bad, legal, 10, 10, seat, 1, ENC_JSON))
+
+
+def test_an_empty_game_name_is_left_out_as_protobuf_does():
+    codec = GameCodec("")
+    assert codec.decision_request(1, 1, {}, [], 0, 0, 0, 1, ENC_JSON) == _object_path(codec, 1, 1, {}, [], 0, 0, 0, 1,
+                                                                                     ENC_JSON)
 
 
 def test_the_serializer_passes_bytes_and_serialises_messages():

@@ -75,7 +75,6 @@ import orjson
 
 from games.api import CHANCE, Action, State
 from games.registry import load_game
-from proto.parterre.v1 import referee_pb2 as pb
 from referee.codec import GameCodec
 
 PUBLIC, OWNER, HIDDEN = "public", "owner", "hidden"
@@ -221,14 +220,9 @@ def relabel(value: Any, sigma: dict[str, str], ids: frozenset[str]) -> Any:
 
 
 def decision_request(codec: GameCodec, state: State, seat: int, seq: int) -> bytes:
-    """The game part of the DecisionRequest the referee builds (referee/room.py ``_decide``)."""
-    req = pb.DecisionRequest()
-    req.seq = seq
-    codec.fill_observation(req.observation, state.observation(seat))
-    req.legal_actions.extend(codec.legal_actions(state.legal_actions()))
-    req.seat = seat
-    req.game = codec.game
-    return bytes(req.SerializeToString(deterministic=True))
+    """The bytes of the DecisionRequest the referee sends (referee/room.py ``_decide``: the codec's
+    wire bytes, both encodings), with the fields outside the game (match, clock, attempt) fixed."""
+    return codec.decision_request(1, seq, state.observation(seat), state.legal_actions(), 1000, 1000, seat, 1)
 
 
 @dataclass
