@@ -27,7 +27,12 @@ from dataclasses import dataclass
 
 
 class TimeControlError(ValueError):
-    """A time control that cannot be used (negative values, or no limit at all)."""
+    """A time control that cannot be used (negative or too large values, or no limit at all)."""
+
+
+MAX_MS = 2**31 - 1
+"""Largest value of any time-control field (about 24.8 days): every clock value of a match stays an
+exact integer far inside protobuf's int64 and a float's 53 bits, whatever a RunMatch request says."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +47,8 @@ class TimeControl:
         margin_ms: transport grace added to every deadline.
 
     Raises:
-        TimeControlError: a negative value, or no limit at all (all of
-            ``base_ms``, ``increment_ms`` and ``cap_ms`` are 0).
+        TimeControlError: a negative value or one above :data:`MAX_MS`, or no limit at all
+            (all of ``base_ms``, ``increment_ms`` and ``cap_ms`` are 0).
     """
 
     base_ms: int = 0
@@ -53,8 +58,11 @@ class TimeControl:
 
     def __post_init__(self) -> None:
         for name in ("base_ms", "increment_ms", "cap_ms", "margin_ms"):
-            if getattr(self, name) < 0:
-                raise TimeControlError(f"time control: {name} must be >= 0, got {getattr(self, name)}")
+            value = getattr(self, name)
+            if value < 0:
+                raise TimeControlError(f"time control: {name} must be >= 0, got {value}")
+            if value > MAX_MS:
+                raise TimeControlError(f"time control: {name} must be <= {MAX_MS} ms (about 24.8 days), got {value}")
         if self.base_ms == 0 and self.increment_ms == 0 and self.cap_ms == 0:
             raise TimeControlError("time control: set base_ms, increment_ms or cap_ms (no limit at all)")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.clock import SeatClock, TimeControl, TimeControlError, allowance, bank_after, on_time
+from referee.clock import MAX_MS, SeatClock, TimeControl, TimeControlError, allowance, bank_after, on_time
 from referee.verdicts import Verdict, result_ranks
 
 N, T, IL, D, R, C, S = (Verdict.NORMAL, Verdict.TIMEOUT, Verdict.ILLEGAL_ACTION, Verdict.DISCONNECT,
@@ -93,3 +93,16 @@ def test_verdict_names_are_the_wire_names():
         "normal", "timeout", "illegal_action", "disconnect", "crash", "resigned", "no_show",
     ]
     assert not N.is_fault and all(v.is_fault for v in (T, IL, D, R, C, S))
+
+
+def test_a_value_above_max_ms_is_refused_and_max_ms_itself_is_a_clock():
+    """Bounded so that every clock value stays an exact int64 on the wire (a bank of 2**63 - 1 ms would be
+    sent as a float rounded above int64 after one decision)."""
+    for name in ("base_ms", "increment_ms", "cap_ms", "margin_ms"):
+        with pytest.raises(TimeControlError, match=name):
+            TimeControl(**{"cap_ms": 1000, name: MAX_MS + 1})
+    clock = SeatClock(TimeControl(base_ms=MAX_MS, increment_ms=MAX_MS, cap_ms=MAX_MS, margin_ms=MAX_MS))
+    for _ in range(1000):
+        a = clock.next_allowance()
+        assert a.allowed_ms == MAX_MS and a.limit_ms == 2 * MAX_MS and a.time_left_ms < 2**53
+        clock.charge(1.5)

@@ -185,6 +185,8 @@ async def test_run_match_needs_the_service_token_and_a_valid_request():
             ({"game_string": "toy(players=9)"}, "players"),
             ({"bot_ids": [1, 2, 3]}, "seat_bot_ids"),
             ({"cap_ms": 0}, "time control"),
+            ({"base_ms": 2**63 - 1}, "24.8 days"),  # would overflow the clock's int64 fields on the wire
+            ({"margin_ms": 2**31}, "24.8 days"),
         ]
         for change, words in bad:
             args = {"game_string": "toy(players=2)", "bot_ids": [1, 2], **change}
