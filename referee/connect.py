@@ -171,6 +171,10 @@ class RefereeServicer(pb_grpc.RefereeServicer):
         finally:
             if session.relay_from and not relay_closed:
                 session.infra_lost = True  # the other referee died or froze: not the bot's doing
+            if session.relay_from and session.seats:
+                log.info("relay session %s of bot %s from %s ended %s, holding matches %s", session.id, bot_id,
+                         relay_from, "cleanly (the bot left)" if relay_closed else "abruptly",
+                         sorted(session.seats), extra={"bot_id": bot_id})
             session.close()
             core.registry.remove(session, lost)
             metrics.SESSIONS.dec()

@@ -425,6 +425,11 @@ class Room:
         seat.drop_kind = kind
         seat.dropped = (time.monotonic(), len(self.steps))
         seat.infra_drop = lost is not None and lost.infra_lost
+        log.info("match %s seat %s (bot %s): stream lost after step %d (%s, %s); waiting %.0f ms for it",
+                 self.spec.match_id, seat.seat, seat.bot_id, len(self.steps),
+                 f"relay from {lost.relay_from}" if lost is not None and lost.relay_from else "the bot's own stream",
+                 "the relaying referee was lost" if seat.infra_drop else kind.value, self.grace_s * 1000,
+                 extra=self.log_fields(seat))
         seat.grace = self.loop.call_later(self.grace_s, self._grace_expired, seat)
         self.registry.add_orphan(seat.bot_id, id(seat), lambda session: self._reattach(seat, session))
 

@@ -151,6 +151,8 @@ class Session:
             a newer stream with the same one supersedes this session (F-25).
         encoding: ``Hello.observation_encoding`` (``referee_pb2.ObservationEncoding``; 0 = both): what
             the rooms put in this stream's DecisionRequests (:meth:`referee.codec.GameCodec.decision_request`).
+        max_matches: ``Hello.max_matches`` (0 = no limit); always 1 for a relay stream, which its
+            lender closes after the one match it was lent for.
     """
 
     RECENT = 64
@@ -162,7 +164,9 @@ class Session:
         encoding: referee_pb2.ObservationEncoding = referee_pb2.OBSERVATION_ENCODING_UNSPECIFIED,
     ) -> None:
         self.id = next(_ids)
-        self.max_matches = max(0, max_matches)
+        # a relay is one loan of the lender's capacity for one match: the lender closes it once that
+        # match ended (referee.cluster.RelayLink), so it is never seated in a second match
+        self.max_matches = 1 if relay_from else max(0, max_matches)
         self.matches_taken: set[int] = set()
         self.encoding = encoding
         self.instance_id = instance_id

@@ -135,6 +135,48 @@ async def test_a_match_seats_bots_connected_to_different_referees(redis_base_url
         assert all(s.free == s.capacity for s in other.registry.sessions())
 
 
+class _Paced(RandomBot):
+    """Answers after 20 ms."""
+
+    # the type: ignore below: the async form of Bot.choose, which the SDK runs as a task
+    async def choose(self, request):  # type: ignore[override]
+        await asyncio.sleep(0.02)
+        return 0
+
+
+async def test_a_relay_that_carried_a_match_is_never_seated_in_the_next_one(redis_base_url, namespace, caplog):
+    """A loan carries one match: its lender closes it (cleanly) once that match ended. A match
+    waiting for the same bot when the first one ends must wait for a new loan, not take the old
+    relay and lose its seat a moment later (seen in the compose fault tournament as a bot charged
+    ``disconnect`` for the infrastructure: "no session at the deadline")."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="referee")
+    bot1 = RandomBot(seed=1)
+    async with AsyncExitStack() as stack:
+        a, b = await two_referees(stack, redis_base_url, namespace, reconnect_grace_ms=3000)
+        a.start_bot(bot1, "tok-a")  # one match at a time: one loan at a time
+        b.start_bot(_Paced(seed=2), "tok-b")  # the first match lasts while the second waits
+        b.start_bot(RandomBot(seed=3), "tok-c")
+        await a.wait_sessions(1)
+        await b.wait_sessions(2)
+        await b.wait_sessions(3)
+        # both matches need bot 1 (on A) and are hosted by B; the second waits for bot 1 while the first runs
+        first = asyncio.create_task(b.run_match(940, "toy(players=2,turns=8)", [1, 2], no_show_timeout_ms=8000,
+                                                cap_ms=150, margin_ms=50))
+        await wait_for(lambda: b.core is not None and 940 in b.core.rooms and b.core.rooms[940][0].started)
+        second = asyncio.create_task(b.run_match(941, "toy(players=2,turns=8)", [1, 3], no_show_timeout_ms=8000,
+                                                 cap_ms=150, margin_ms=50))
+        results = await asyncio.gather(first, second)
+    for r in results:
+        assert r.status == "finished", r.reason
+        assert [s.verdict for s in r.seats] == ["normal", "normal"], (r.match_id, replay_of(r)["fault_reasons"])
+    # no seat lost its stream (no bot dropped), and bot 1 was never told it holds no seat
+    lost = [r.getMessage() for r in caplog.records if "stream lost" in r.getMessage()]
+    assert lost == []
+    assert [e.message for e in bot1.stats.errors] == []
+
+
 async def test_answers_for_relayed_matches_keep_every_rule(redis_base_url, namespace):
     """Duplicates, wrong seqs and matches not seated in are judged by the host, answered on the bot's stream."""
     from bots.misbehaving import GarbageBot
