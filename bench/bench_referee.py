@@ -43,8 +43,9 @@ import random
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -74,6 +75,63 @@ def _identity(b: bytes) -> bytes:
     return b
 
 
+# -- what the three measurements share ----------------------------------------------------------
+
+async def _report_counts(count: Callable[[], int]) -> None:
+    """Child: answer each line on stdin with ``count()`` until stdin closes."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    while await reader.readline():
+        print(count(), flush=True)
+
+
+async def _measure_child(args: list[str], seconds: float, *, wait_for_first: bool = False) -> dict[str, float]:
+    """Run this file with ``args`` as the client child; count its operations over ``seconds``.
+
+    Returns ``ops``, ``per_s`` and the CPU per operation of this process (``server_us``) and of
+    the child (``client_us``), in µs. With ``wait_for_first`` the window opens 0.5 s after the
+    child's first operation (matches take a while to start), else after 1 s.
+    """
+    proc = await asyncio.create_subprocess_exec(sys.executable, __file__, *args, stdin=subprocess.PIPE,
+                                                stdout=subprocess.PIPE)
+    stdin, stdout = proc.stdin, proc.stdout
+    assert stdin is not None and stdout is not None
+
+    async def count() -> int:
+        stdin.write(b"\n")
+        return int(await stdout.readline())
+
+    try:
+        if wait_for_first:
+            while await count() == 0:  # start-up
+                await asyncio.sleep(0.2)
+            await asyncio.sleep(0.5)  # warm-up
+        else:
+            await asyncio.sleep(1.0)  # start-up and warm-up
+        n0, t0, cpu0, child0 = await count(), time.perf_counter(), time.process_time(), _cpu_of(proc.pid)
+        await asyncio.sleep(seconds)
+        n1, t1, cpu1, child1 = await count(), time.perf_counter(), time.process_time(), _cpu_of(proc.pid)
+    finally:
+        proc.kill()
+        await proc.wait()
+    n = n1 - n0
+    return {"ops": n, "per_s": n / (t1 - t0), "server_us": (cpu1 - cpu0) / n * 1e6,
+            "client_us": (child1 - child0) / n * 1e6}
+
+
+async def _bidi_server(service: str, method: str, handler: Any, deserializer: Callable[[bytes], Any],
+                       serializer: Callable[[Any], bytes]) -> tuple[grpc.aio.Server, int]:
+    """A started grpc.aio server with one bidirectional method on a free loopback port."""
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, {
+        method: grpc.stream_stream_rpc_method_handler(handler, request_deserializer=deserializer,
+                                                      response_serializer=serializer)}),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    return server, port
+
+
 # -- raw ping-pong ----------------------------------------------------------------------------
 
 async def _echo(request_iterator, context):
@@ -95,49 +153,19 @@ async def pingpong_client(address: str, streams: int) -> None:
                 counts[i] += 1
 
         tasks = [asyncio.create_task(one(i)) for i in range(streams)]
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-        while await reader.readline():
-            print(sum(counts), flush=True)
+        await _report_counts(lambda: sum(counts))
         for t in tasks:
             t.cancel()
 
 
 async def measure_raw(streams: int, seconds: float) -> dict[str, float]:
     """Echo server here, client in a child process; counts round trips over ``seconds``."""
-    server = grpc.aio.server()
-    handler = grpc.method_handlers_generic_handler(
-        "bench.Echo",
-        {"Chat": grpc.stream_stream_rpc_method_handler(_echo, request_deserializer=_identity,
-                                                       response_serializer=_identity)},
-    )
-    server.add_generic_rpc_handlers((handler,))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, __file__, "--child-pingpong", f"127.0.0.1:{port}", "--concurrency", str(streams),
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-
-    async def count() -> int:
-        proc.stdin.write(b"\n")  # type: ignore[union-attr]  # not narrowed here
-        # the type: ignore below: the assert above does not narrow in count()
-        return int(await proc.stdout.readline())  # type: ignore[union-attr]
-
+    server, port = await _bidi_server("bench.Echo", "Chat", _echo, _identity, _identity)
     try:
-        await asyncio.sleep(1.0)  # start-up and warm-up
-        n0, t0, cpu0, child0 = await count(), time.perf_counter(), time.process_time(), _cpu_of(proc.pid)
-        await asyncio.sleep(seconds)
-        n1, t1, cpu1, child1 = await count(), time.perf_counter(), time.process_time(), _cpu_of(proc.pid)
+        return await _measure_child(["--child-pingpong", f"127.0.0.1:{port}", "--concurrency", str(streams)],
+                                    seconds)
     finally:
-        proc.kill()
-        await proc.wait()
         await server.stop(0)
-    n = n1 - n0
-    return {"ops": n, "per_s": n / (t1 - t0), "server_us": (cpu1 - cpu0) / n * 1e6,
-            "client_us": (child1 - child0) / n * 1e6}
 
 
 # -- the referee's shape without the referee (informative) --------------------------------------
@@ -176,11 +204,7 @@ async def floor_client(address: str, pairs: int) -> None:
                 count[0] += 1
 
         tasks = [asyncio.create_task(one(p, side)) for p in range(pairs) for side in (0, 1)]
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-        while await reader.readline():
-            print(count[0], flush=True)
+        await _report_counts(lambda: count[0])
         for t in tasks:
             t.cancel()
 
@@ -230,40 +254,14 @@ async def measure_floor(pairs: int, seconds: float) -> dict[str, float]:
     from referee.server import serialize_referee_message
 
     rooms = _FloorRooms()
-    server = grpc.aio.server()
-    handler = grpc.method_handlers_generic_handler(
-        "bench.Floor",
-        {"Connect": grpc.stream_stream_rpc_method_handler(rooms.handler, request_deserializer=decode_bot_message,
-                                                          response_serializer=serialize_referee_message)},
-    )
-    server.add_generic_rpc_handlers((handler,))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, __file__, "--child-floor", f"127.0.0.1:{port}", "--concurrency", str(pairs),
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-
-    async def count() -> int:
-        proc.stdin.write(b"\n")  # type: ignore[union-attr]  # not narrowed here
-        # the type: ignore below: the assert above does not narrow in count()
-        return int(await proc.stdout.readline())  # type: ignore[union-attr]
-
+    server, port = await _bidi_server("bench.Floor", "Connect", rooms.handler, decode_bot_message,
+                                      serialize_referee_message)
     try:
-        await asyncio.sleep(1.0)  # start-up and warm-up
-        n0, t0, cpu0, child0 = await count(), time.perf_counter(), time.process_time(), _cpu_of(proc.pid)
-        await asyncio.sleep(seconds)
-        n1, t1, cpu1, child1 = await count(), time.perf_counter(), time.process_time(), _cpu_of(proc.pid)
+        return await _measure_child(["--child-floor", f"127.0.0.1:{port}", "--concurrency", str(pairs)], seconds)
     finally:
-        proc.kill()
-        await proc.wait()
         for t in rooms.rooms:
             t.cancel()
         await server.stop(0)
-    n = n1 - n0
-    return {"ops": n, "per_s": n / (t1 - t0), "server_us": (cpu1 - cpu0) / n * 1e6,
-            "client_us": (child1 - child0) / n * 1e6}
 
 
 # -- referee ----------------------------------------------------------------------------------
@@ -322,11 +320,7 @@ async def referee_child(address: str, game_string: str, concurrency: int, shared
                         assert event.result.status == "finished", event.result.reason
 
         lanes = [asyncio.create_task(lane()) for _ in range(concurrency)]
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-        while await reader.readline():
-            print(decisions, flush=True)
+        await _report_counts(lambda: decisions)
         for t in lanes + bots:
             t.cancel()
 
@@ -337,31 +331,9 @@ async def measure_referee(game_string: str, concurrency: int, seconds: float, sh
     from referee.testing import Harness
 
     async with Harness(TOKENS, progress_every=1_000_000) as h:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, __file__, "--child-referee", h.address, "--game", game_string,
-            "--concurrency", str(concurrency), *(["--shared"] if shared else []), "--encoding", encoding,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        )
-        assert proc.stdin is not None and proc.stdout is not None
-
-        async def count() -> int:
-            proc.stdin.write(b"\n")  # type: ignore[union-attr]  # not narrowed here
-            # the type: ignore below: the assert above does not narrow in count()
-            return int(await proc.stdout.readline())  # type: ignore[union-attr]
-
-        try:
-            while await count() == 0:  # start-up
-                await asyncio.sleep(0.2)
-            await asyncio.sleep(0.5)  # warm-up
-            n0, t0, cpu0, child0 = await count(), time.perf_counter(), time.process_time(), _cpu_of(proc.pid)
-            await asyncio.sleep(seconds)
-            n1, t1, cpu1, child1 = await count(), time.perf_counter(), time.process_time(), _cpu_of(proc.pid)
-        finally:
-            proc.kill()
-            await proc.wait()
-    n = n1 - n0
-    return {"ops": n, "per_s": n / (t1 - t0), "server_us": (cpu1 - cpu0) / n * 1e6,
-            "client_us": (child1 - child0) / n * 1e6}
+        return await _measure_child(["--child-referee", h.address, "--game", game_string, "--concurrency",
+                                     str(concurrency), *(["--shared"] if shared else []), "--encoding", encoding],
+                                    seconds, wait_for_first=True)
 
 
 def _join(values: Iterable[float]) -> str:

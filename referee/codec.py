@@ -238,8 +238,8 @@ class GameCodec:
             and send JSON only.
     """
 
-    __slots__ = ("game", "spec", "strict", "_by_action", "_by_encoding", "_legal_cache", "_legal_json",
-                 "_legal_typed", "_action_cache", "_warned", "_wire", "_game_field")
+    __slots__ = ("game", "spec", "strict", "_by_action", "_by_encoding", "_action_cache", "_warned", "_wire",
+                 "_game_field")
 
     _MAX_CACHE = 20_000
 
@@ -249,12 +249,9 @@ class GameCodec:
         self.strict = strict
         self._by_action: dict[tuple[Action, int], referee_pb2.LegalAction] = {}
         self._by_encoding: dict[tuple[int, Action, int], referee_pb2.LegalAction] = {}
-        # (id(action), index) -> (action, message), one per encoding (legal_actions)
-        self._legal_cache: dict[tuple[int, int], tuple[Action, referee_pb2.LegalAction]] = {}
-        self._legal_json: dict[tuple[int, int], tuple[Action, referee_pb2.LegalAction]] = {}
-        self._legal_typed: dict[tuple[int, int], tuple[Action, referee_pb2.LegalAction]] = {}
         self._action_cache: dict[Action, tuple[dict[str, Any], str, str, str]] = {}
-        # (encoding, id(action), index) -> (action, wire bytes of the legal_actions field)
+        # (encoding, id(action), index) -> (action, wire bytes of the legal_actions field); looked up by
+        # id (hashing a dataclass action hashes its fields), the entry keeps the action itself
         self._wire: dict[tuple[int, int, int], tuple[Action, bytes]] = {}
         self._game_field = _length_field(_T_GAME, game.encode()) if game else b""
         self._warned = False
@@ -298,31 +295,6 @@ class GameCodec:
             self._by_action[key] = msg
         return msg
 
-    def legal_actions(self, actions: Sequence[Action], encoding: int = ENC_BOTH) -> list[referee_pb2.LegalAction]:
-        """``LegalAction`` messages for a legal-action list, indices 0..n-1, in ``encoding``
-        (``Hello.observation_encoding``: both, JSON only or typed only; see :meth:`fill_observation`).
-
-        Looked up by ``(id(action), index)`` (hashing a dataclass action hashes its fields); the
-        entry keeps the action itself, so an id reused by another object is never mistaken for it.
-        """
-        if encoding == ENC_JSON:
-            cache = self._legal_json
-        elif encoding == ENC_TYPED and self.spec is not None:
-            cache = self._legal_typed
-        else:
-            cache = self._legal_cache
-            encoding = ENC_BOTH
-        out = []
-        for i, a in enumerate(actions):
-            entry = cache.get((id(a), i))
-            if entry is None or entry[0] is not a:
-                entry = (a, self._legal_message(a, i, encoding))
-                if len(cache) >= self._MAX_CACHE:
-                    cache.clear()
-                cache[(id(a), i)] = entry
-            out.append(entry[1])
-        return out
-
     def _legal_message(self, action: Action, index: int, encoding: int) -> referee_pb2.LegalAction:
         """The message of an equal action at ``index`` in ``encoding`` (cached by equality: an
         engine that builds new but equal action objects still hits)."""
@@ -350,8 +322,9 @@ class GameCodec:
                          encoding: int = ENC_BOTH) -> bytes:
         """The wire bytes of ``RefereeMessage(decision_request=DecisionRequest(...))`` for this game.
 
-        The same message as filling a ``DecisionRequest`` with :meth:`fill_observation` and
-        :meth:`legal_actions` (``encoding`` as there) and serialising it, without building it.
+        ``encoding`` is the stream's ``Hello.observation_encoding``: both (0, and any unknown value),
+        the JSON text only, or the typed messages only (see :meth:`fill_observation`); each
+        ``LegalAction`` is ``index``, ``label`` and the action's canonical JSON and/or typed form.
         ``Session.send`` takes the bytes as they are (``referee.server``'s serializer).
 
         Raises:

@@ -470,16 +470,11 @@ class Room:
         session.send(self._match_started(seat))
         p = self.pending
         if p is not None and p.seat is seat and not p.future.done():
-            msg = pb.RefereeMessage.FromString(p.msg)
-            req = msg.decision_request  # in the encoding the new stream asked for (Hello.observation_encoding)
-            req.ClearField("observation")
-            del req.legal_actions[:]
-            self.codec.fill_observation(req.observation, self.state.observation(seat.seat), session.encoding)
-            req.legal_actions.extend(self.codec.legal_actions(p.legal, session.encoding))
             spent = int((time.monotonic() - p.start()) * 1000.0)
-            msg.decision_request.deadline_ms = max(0, p.allowance.allowed_ms - spent)
-            msg.decision_request.time_left_ms = max(0, p.allowance.time_left_ms - spent)
-            session.send(msg)
+            session.send(self.codec.decision_request(  # in the encoding the new stream asked for
+                self.spec.match_id, p.seq, self.state.observation(seat.seat), p.legal,
+                max(0, p.allowance.time_left_ms - spent), max(0, p.allowance.allowed_ms - spent), seat.seat,
+                self.spec.attempt, session.encoding))
         log.info("match %s seat %s: bot %s is back", self.spec.match_id, seat.seat, seat.bot_id,
                  extra=self.log_fields(seat))
         return True

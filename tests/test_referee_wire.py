@@ -1,9 +1,9 @@
 """The DecisionRequest wire bytes written by hand (``GameCodec.decision_request``, issue 19).
 
 Oracles independent of the hand encoder: protobuf's own serialiser (the bytes
-must equal the serialisation of the message built through the protobuf API, as
-the referee built it before: ``fill_observation``, ``legal_actions``, field by
-field) and parser, and the engine's own observation dict and legal actions at
+must equal the serialisation of the message built through the protobuf API,
+its legal actions from the encoding rules of ``Hello.observation_encoding``)
+and parser, and the engine's own observation dict and legal actions at
 every decision of random playthroughs, reached by play.
 """
 
@@ -15,7 +15,7 @@ import random
 import pytest
 from google.protobuf import json_format
 
-from games.api import CHANCE, TERMINAL
+from games.api import CHANCE, TERMINAL, canonical_json
 from games.registry import load_game
 from proto.parterre.v1 import floriferous_pb2, flowar_pb2, lafleur_pb2
 from proto.parterre.v1 import referee_pb2 as pb
@@ -37,14 +37,29 @@ def _typed(cls, data):
     return msg
 
 
+def _legal_action(game: str, action, index: int, encoding: int) -> pb.LegalAction:
+    """A LegalAction from the rules of ``Hello.observation_encoding``: the label always, the canonical
+    JSON unless typed only was asked (and the game has typed messages), the typed form unless JSON
+    only was asked (and the game has one); an unknown encoding is both."""
+    msg = pb.LegalAction(index=index, label=action.label())
+    typed = ACTION.get(game)
+    if encoding != ENC_TYPED or typed is None:
+        msg.json = canonical_json(action.to_json())
+    if encoding != ENC_JSON and typed is not None:
+        getattr(msg, game).CopyFrom(_typed(typed, action.to_json()))
+    return msg
+
+
 def _object_path(codec, match_id, seq, obs, legal, time_left_ms, deadline_ms, seat, attempt, encoding) -> bytes:
-    """The request as the referee built it before the hand encoder: a protobuf object, serialised."""
+    """The request built through the protobuf API: the observation as the referee has always filled it
+    (``fill_observation``, checked against ``ParseDict`` in tests/test_referee_encoding.py), each legal
+    action from the encoding rules above, field by field; serialised by protobuf."""
     msg = pb.RefereeMessage()
     req = msg.decision_request
     req.match_id = match_id
     req.seq = seq
     codec.fill_observation(req.observation, obs, encoding)
-    req.legal_actions.extend(codec.legal_actions(legal, encoding))
+    req.legal_actions.extend(_legal_action(codec.game, a, i, encoding) for i, a in enumerate(legal))
     req.time_left_ms = time_left_ms
     req.deadline_ms = deadline_ms
     req.seat = seat
