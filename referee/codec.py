@@ -27,8 +27,9 @@ all: :meth:`GameCodec.decision_request` writes its wire bytes directly
 (protobuf's encoding: https://protobuf.dev/programming-guides/encoding/), from
 the cached wire bytes of each ``LegalAction`` and the observation's JSON text,
 in field-number order as protobuf itself writes them; tests check that the
-bytes parse to the message the object path builds, for every decision of random
-playthroughs in each encoding. Building the message object, copying each
+bytes equal protobuf's serialisation of the same message built through its API
+(tests/test_referee_wire.py), for every decision of random playthroughs in each
+encoding. It is also how a reconnected seat's pending request is rebuilt. Building the message object, copying each
 cached ``LegalAction`` into its repeated field and serialising it again cost
 about as much as the observation itself (issue 19).
 """
