@@ -42,55 +42,22 @@ before column 1".
 
 from __future__ import annotations
 
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final
 
-from games.api import Game
 from games.floriferous.cards import BOUNTIES, CARD_IDS, CROW_ACTIONS
-from games.floriferous.layout import Layout
 from games.floriferous.phases import FLOWER_TOKENS, P_CROW, P_CROW_DEAL, P_TEA, P_TURN, PHASE_NAMES
+from games.floriferous.summary import bounty_points
 
+if TYPE_CHECKING:
+    # a mypyc trait the state inherits: compiled code reads its fields from their slots (a
+    # typing.Protocol-typed state was read by name through the generic attribute lookup)
+    from games.floriferous.state_protocol import FloriferousStateProtocol
 
-class StateView(Protocol):
-    """The fields of a ``FloriferousState`` an observation is built from (the state has them;
-    this module does not import the state, which builds its views with :func:`build_observation`)."""
-
-    _n: int
-    _solo: bool
-    _lay: Layout
-    _ncols: int
-    _card: list[int]
-    _fd: list[bool]
-    _st: list[int]
-    _gdeck: list[int]
-    _ddeck: list[int]
-    _bounties: list[int]
-    _bcols: list[list[list[int]]]
-    _coll: list[list[int]]
-    _stones: list[int]
-    _supply: int
-    _prow: list[int]
-    _pcol: list[int]
-    _day: int
-    _round: int
-    _order: list[int]
-    _tea_holder: int
-    _tea_tossed: bool
-    _crow_deck: list[int]
-    _crow_disc: list[int]
-    _crow_last: int
-    _crow_card: int
-    _phase: int
-    _cur: int
-
-    @property
-    def game(self) -> Game: ...
-
-    def bounty_points(self) -> list[int]: ...
 
 _DURING_ROUND: Final = (P_TURN, P_TEA, P_CROW, P_CROW_DEAL)
 
 
-def _display_round(state: StateView) -> int:
+def _display_round(state: FloriferousStateProtocol) -> int:
     ph = state._phase
     if ph in _DURING_ROUND:
         return state._round + 1
@@ -99,7 +66,7 @@ def _display_round(state: StateView) -> int:
     return 0
 
 
-def build_observation(state: StateView, seat: int | None) -> dict[str, Any]:
+def build_observation(state: FloriferousStateProtocol, seat: int | None) -> dict[str, Any]:
     """The observation of ``seat`` (None = spectator); see the module docstring.
 
     Args:
@@ -133,7 +100,7 @@ def build_observation(state: StateView, seat: int | None) -> dict[str, Any]:
             )
         garden.append({"row": row, "kind": "desire" if ri == lay.desire_index else "garden", "cells": cells})
 
-    points = state.bounty_points()
+    points = bounty_points(state)
     placed = [0] * n
     bounties = []
     for pos, b in enumerate(state._bounties):
