@@ -39,7 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.harness import Goal, Result, report  # noqa: E402 - after the sys.path setup above
+from bench.harness import Goal, Result, not_run, report  # noqa: E402 - after the sys.path setup above
 
 BOT = "import sys\nfor line in sys.stdin:\n    sys.stdout.write('0\\n'); sys.stdout.flush()\n"
 REQUEST = (json.dumps({"type": "decision_request", "match_id": 1, "seq": 1, "num_actions": 20,
@@ -86,8 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=5)
     ns = p.parse_args(argv)
     if shutil.which("bwrap") is None:
-        print("bubblewrap is not installed (apt-get install bubblewrap)")
-        return 1
+        return not_run("bubblewrap is not installed (apt-get install bubblewrap; .ci/run installs it)")
     base = Path(tempfile.mkdtemp(prefix="parterre-bench-sandbox-", dir="/var/tmp"))
     base.chmod(0o711)
     bot_dir = base / "bot"

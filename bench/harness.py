@@ -185,3 +185,21 @@ def report(results: Sequence[Result], title: str) -> int:
                     "source": r.goal.source, "load": os.getloadavg()[0],
                 }) + "\n")
     return 0 if all(r.met for r in results) else 1
+
+
+NOT_RUN = 3
+"""Exit status of a benchmark that could not measure (a prerequisite is missing): see :func:`not_run`."""
+
+
+def not_run(reason: str) -> int:
+    """Say why a benchmark cannot measure on this machine (e.g. a missing ``bwrap``); return :data:`NOT_RUN`.
+
+    Prints ``reason`` and records it for ``bench/run_all.py``, which lists it under the summary
+    as "NOT RUN" (a missed goal, not a crash).
+    """
+    print(reason)
+    out = os.environ.get(RESULTS_ENV)
+    if out:
+        with open(out, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"not_run": reason}) + "\n")
+    return NOT_RUN

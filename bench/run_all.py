@@ -8,8 +8,10 @@ Each benchmark script runs in its own process with ``PARTERRE_BENCH_RESULTS``
 set to a temporary file, to which it appends one JSON line per measured
 quantity (:func:`bench.harness.report`). The summary lists every quantity with
 its median, spread, goal and ratio; a script that crashes or reports nothing
-counts as missed. ``--quick`` passes shorter durations (for a smoke run: the
-figures are then noisier). Exits 1 when any goal is missed, 0 otherwise.
+counts as missed, and so does one that cannot measure here (a missing
+prerequisite such as ``bwrap``: listed as "NOT RUN" with what to install).
+``--quick`` passes shorter durations (for a smoke run: the figures are then
+noisier). Exits 1 when any goal is missed, 0 otherwise.
 """
 
 from __future__ import annotations
@@ -26,7 +28,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.harness import RESULTS_ENV, Goal, Result, load_average, table  # noqa: E402 - after the sys.path setup above
+from bench.harness import (  # noqa: E402 - after the sys.path setup above
+    NOT_RUN,
+    RESULTS_ENV,
+    Goal,
+    Result,
+    load_average,
+    table,
+)
 
 BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "games": (["bench/bench_games.py"], ["--seconds", "1", "--repeats", "2"]),
@@ -52,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"unknown benchmark(s): {', '.join(sorted(unknown))}")
     results: list[Result] = []
     crashed: list[str] = []
+    not_run: list[str] = []  # a prerequisite missing on this machine (bench.harness.not_run)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="parterre-bench-") as tmp:
         for name in names:
@@ -62,7 +72,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n### {name}: {' '.join(args[1:])}", flush=True)
             proc = subprocess.run(args, cwd=ROOT, env=env, check=False)
             rows = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-            if not rows or proc.returncode not in (0, 1):
+            skipped = [row["not_run"] for row in rows if "not_run" in row]
+            rows = [row for row in rows if "not_run" not in row]
+            if proc.returncode == NOT_RUN and skipped:
+                not_run.extend(f"{name}: {why}" for why in skipped)
+            elif not rows or proc.returncode not in (0, 1):
                 crashed.append(f"{name} (exit {proc.returncode}, {len(rows)} results)")
             for row in rows:
                 goal = Goal(row["name"], row["unit"], row["target"], row["higher_is_better"], row["source"])
@@ -72,9 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     missed = [r.goal.name for r in results if not r.met]
     for c in crashed:
         print(f"CRASHED: {c}")
-    tail = f"; {len(crashed)} crashed" if crashed else ""
+    for n in not_run:
+        print(f"NOT RUN: {n}")
+    tail = (f"; {len(crashed)} crashed" if crashed else "") + (f"; {len(not_run)} not run" if not_run else "")
     print(f"{len(results) - len(missed)} of {len(results)} goals met{tail}")
-    return 1 if missed or crashed else 0
+    return 1 if missed or crashed or not_run else 0
 
 
 if __name__ == "__main__":
