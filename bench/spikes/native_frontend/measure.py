@@ -1,0 +1,165 @@
+"""Spike (docs/benchmarks.md "Session 10"): what a native gRPC front end would cost a bot round trip.
+
+Not a benchmark with a goal: it prints the server CPU per round trip of
+
+* **grpc.aio**: the Python echo server of ``bench/bench_referee.py`` (the referee goals' "raw");
+* **Go echo**: ``build/frontend`` (grpc-go from Debian) echoing every message;
+* **Go gateway + Python**: ``build/frontend --gateway SOCK`` forwarding each message as a frame
+  ``[len u32][stream u32][payload]`` over one Unix socket to this Python process, which answers
+  every frame read with an ``--answer``-byte frame, one write per batch; the CPU of both processes.
+
+The client is a child process doing ping-pong over ``--streams`` streams (bench_referee's raw
+client, with a ``--payload``-byte request). Usage (after ``make -C bench/spikes/native_frontend``)::
+
+    GOMAXPROCS=1 .venv/bin/python bench/spikes/native_frontend/measure.py [--payload 100] [--answer 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+sys.path.insert(0, str(ROOT))
+
+import grpc.aio  # noqa: E402 - after the sys.path setup above
+
+from bench.bench_referee import ECHO_METHOD, _bidi_server, _echo, _identity, _report_counts  # noqa: E402
+from bench.harness import cpu_seconds  # noqa: E402
+
+FRONTEND = HERE / "build" / "frontend"
+
+
+async def client(address: str, streams: int, payload: int) -> None:
+    """Child: ping-pong of ``payload``-byte requests; prints the round-trip count on each stdin line."""
+    body = b"x" * payload
+    async with grpc.aio.insecure_channel(address) as ch:
+        chat = ch.stream_stream(ECHO_METHOD, request_serializer=_identity, response_deserializer=_identity)
+        counts = [0] * streams
+
+        async def one(i: int) -> None:
+            call = chat()
+            while True:
+                await call.write(body)
+                await call.read()
+                counts[i] += 1
+
+        tasks = [asyncio.create_task(one(i)) for i in range(streams)]
+        await _report_counts(lambda: sum(counts))
+        for t in tasks:
+            t.cancel()
+
+
+async def measure(address: str, ns: argparse.Namespace, pids: list[int]) -> dict[str, float]:
+    """Count the child's round trips over ``ns.seconds``; CPU per round trip of this process and ``pids``."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--child", address, "--streams", str(ns.streams), "--payload", str(ns.payload),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+
+    async def count() -> int:
+        stdin.write(b"\n")
+        return int(await stdout.readline())
+
+    try:
+        await asyncio.sleep(1.0)
+        n0, t0, py0, x0 = await count(), time.perf_counter(), time.process_time(), sum(map(cpu_seconds, pids))
+        await asyncio.sleep(ns.seconds)
+        n1, t1, py1, x1 = await count(), time.perf_counter(), time.process_time(), sum(map(cpu_seconds, pids))
+    finally:
+        proc.kill()
+        await proc.wait()
+    n = n1 - n0
+    return {"per_s": n / (t1 - t0), "python_us": (py1 - py0) / n * 1e6, "native_us": (x1 - x0) / n * 1e6}
+
+
+class _Frames(asyncio.Protocol):
+    """The Python side of the gateway: answers every frame, one write per batch of frames read."""
+
+    def __init__(self, answer: int) -> None:
+        self.answer = b"y" * answer
+        self.buf = b""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.WriteTransport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        buf, i, out = self.buf + data, 0, []
+        while len(buf) - i >= 8:
+            size, stream = struct.unpack_from("<II", buf, i)
+            if len(buf) - i - 8 < size:
+                break
+            out.append(struct.pack("<II", len(self.answer), stream) + self.answer)
+            i += 8 + size
+        self.buf = buf[i:]
+        if out:
+            self.transport.write(b"".join(out))
+
+
+async def one_repeat(ns: argparse.Namespace) -> dict[str, dict[str, float]]:
+    out = {}
+    server, port = await _bidi_server("bench.Echo", "Chat", _echo, _identity, _identity)
+    try:
+        out["grpc.aio echo"] = await measure(f"127.0.0.1:{port}", ns, [])
+    finally:
+        await server.stop(0)
+    for mode in ("Go echo", "Go gateway + Python"):
+        args: list[str] = []
+        unix = None
+        if mode != "Go echo":
+            sock = os.path.join(tempfile.mkdtemp(), "frontend.sock")
+            unix = await asyncio.get_running_loop().create_unix_server(lambda: _Frames(ns.answer), sock)
+            args = ["--gateway", sock]
+        go = await asyncio.create_subprocess_exec(str(FRONTEND), *args, stdout=subprocess.PIPE)
+        assert go.stdout is not None
+        address = (await go.stdout.readline()).decode().strip()
+        try:
+            out[mode] = await measure(address, ns, [go.pid])
+        finally:
+            go.kill()
+            await go.wait()
+            if unix is not None:
+                unix.close()
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seconds", type=float, default=3.0)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--streams", type=int, default=4)
+    p.add_argument("--payload", type=int, default=100, help="bytes of each request (the echo's answer too)")
+    p.add_argument("--answer", type=int, default=100, help="bytes of the gateway's answer")
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    ns = p.parse_args()
+    if ns.child:
+        asyncio.run(client(ns.child, ns.streams, ns.payload))
+        return 0
+    if not FRONTEND.exists():
+        print(f"{FRONTEND} is missing: make -C {HERE.relative_to(ROOT)}")
+        return 1
+    runs = [asyncio.run(one_repeat(ns)) for _ in range(ns.repeats)]
+    print(f"requests {ns.payload} B, gateway answers {ns.answer} B, {ns.streams} streams, "
+          f"GOMAXPROCS={os.environ.get('GOMAXPROCS', 'default')}; medians of {ns.repeats} repeats of {ns.seconds:.0f} s")
+    for mode in runs[0]:
+        per_s = statistics.median(r[mode]["per_s"] for r in runs)
+        py = statistics.median(r[mode]["python_us"] for r in runs)
+        native = statistics.median(r[mode]["native_us"] for r in runs)
+        print(f"  {mode:22s} {per_s:8.0f} round trips/s  server CPU {py + native:6.1f} us "
+              f"(Python {py:.1f} + native {native:.1f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
