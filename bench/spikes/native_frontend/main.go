@@ -1,15 +1,23 @@
-// Spike: what a native gRPC front-end costs per bot round trip on this machine.
+// A spike, not part of Parterre (docs/benchmarks.md "Session 10"): a native gRPC front end.
 //
-//	spike --listen 127.0.0.1:0 [--gateway /path/to.sock]
+//	frontend [--listen 127.0.0.1:0] [--gateway /path/to.sock]
 //
-// Without --gateway it echoes every message of every bidirectional stream (any method).
-// With --gateway it forwards each message, framed as [len u32][stream u32][payload], over one
-// Unix socket to a Python process and writes that process's answer back to the stream.
+// Prints the address it listens on. Without --gateway it echoes every message of every
+// bidirectional stream (any method). With --gateway it carries every stream to a Python
+// process over one Unix socket, as frames [len u32][stream u32][kind u8][payload]:
+//
+//	to Python:   OPEN  (payload: the stream's metadata as JSON [[key, value], ...])
+//	             MSG   (a message from the client, as bytes)
+//	             HALF  (the client closed its side)
+//	             GONE  (the stream failed or was cancelled)
+//	from Python: MSG   (a message for the client)
+//	             CLOSE (payload: [code u32][details]: end the stream with that status)
 package main
 
 import (
 	"bufio"
 	"encoding/binary"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -19,7 +27,18 @@ import (
 	"sync/atomic"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+)
+
+const (
+	kOpen  = 1
+	kMsg   = 2
+	kHalf  = 3
+	kGone  = 4
+	kClose = 5
 )
 
 type rawCodec struct{}
@@ -32,18 +51,24 @@ func (rawCodec) Unmarshal(data []byte, v interface{}) error {
 }
 func (rawCodec) Name() string { return "proto" }
 
+type frame struct {
+	kind    byte
+	payload []byte
+}
+
 type gateway struct {
 	mu      sync.Mutex
 	w       *bufio.Writer
 	pending chan struct{}
-	streams sync.Map // uint32 -> chan []byte
+	streams sync.Map // uint32 -> chan frame
 	next    uint32
 }
 
-func (g *gateway) send(id uint32, payload []byte) {
-	var hdr [8]byte
+func (g *gateway) send(id uint32, kind byte, payload []byte) {
+	var hdr [9]byte
 	binary.LittleEndian.PutUint32(hdr[0:], uint32(len(payload)))
 	binary.LittleEndian.PutUint32(hdr[4:], id)
+	hdr[8] = kind
 	g.mu.Lock()
 	g.w.Write(hdr[:])
 	g.w.Write(payload)
@@ -64,7 +89,7 @@ func (g *gateway) flusher() {
 
 func (g *gateway) reader(r io.Reader) {
 	br := bufio.NewReaderSize(r, 1<<16)
-	var hdr [8]byte
+	var hdr [9]byte
 	for {
 		if _, err := io.ReadFull(br, hdr[:]); err != nil {
 			os.Exit(0)
@@ -76,7 +101,68 @@ func (g *gateway) reader(r io.Reader) {
 			os.Exit(0)
 		}
 		if ch, ok := g.streams.Load(id); ok {
-			ch.(chan []byte) <- buf
+			ch.(chan frame) <- frame{hdr[8], buf}
+		}
+	}
+}
+
+func (g *gateway) serve(stream grpc.ServerStream) error {
+	id := atomic.AddUint32(&g.next, 1)
+	out := make(chan frame, 1024) // a spike: a client that stops reading blocks this socket's reader
+	g.streams.Store(id, out)
+	defer g.streams.Delete(id)
+	md, _ := metadata.FromIncomingContext(stream.Context())
+	pairs := [][2]string{}
+	for k, vs := range md {
+		for _, v := range vs {
+			pairs = append(pairs, [2]string{k, v})
+		}
+	}
+	open, _ := json.Marshal(pairs)
+	g.send(id, kOpen, open)
+	go func() {
+		for {
+			var b []byte
+			if err := stream.RecvMsg(&b); err != nil {
+				if err == io.EOF {
+					g.send(id, kHalf, nil)
+				} else {
+					g.send(id, kGone, nil)
+				}
+				return
+			}
+			g.send(id, kMsg, b)
+		}
+	}()
+	for {
+		select {
+		case f := <-out:
+			if f.kind == kClose {
+				code := codes.Code(binary.LittleEndian.Uint32(f.payload))
+				if code == codes.OK {
+					return nil
+				}
+				return status.Error(code, string(f.payload[4:]))
+			}
+			if err := stream.SendMsg(&f.payload); err != nil {
+				g.send(id, kGone, nil)
+				return err
+			}
+		case <-stream.Context().Done():
+			g.send(id, kGone, nil)
+			return stream.Context().Err()
+		}
+	}
+}
+
+func echo(srv interface{}, stream grpc.ServerStream) error {
+	for {
+		var b []byte
+		if err := stream.RecvMsg(&b); err != nil {
+			return nil
+		}
+		if err := stream.SendMsg(&b); err != nil {
+			return nil
 		}
 	}
 }
@@ -86,38 +172,16 @@ func main() {
 	sock := flag.String("gateway", "", "unix socket of the Python side")
 	flag.Parse()
 	encoding.RegisterCodec(rawCodec{})
-	var g *gateway
+	handler := echo
 	if *sock != "" {
 		c, err := net.Dial("unix", *sock)
 		if err != nil {
 			panic(err)
 		}
-		g = &gateway{w: bufio.NewWriterSize(c, 1<<16), pending: make(chan struct{}, 1)}
+		g := &gateway{w: bufio.NewWriterSize(c, 1<<16), pending: make(chan struct{}, 1)}
 		go g.flusher()
 		go g.reader(c)
-	}
-	handler := func(srv interface{}, stream grpc.ServerStream) error {
-		var id uint32
-		var answers chan []byte
-		if g != nil {
-			id = atomic.AddUint32(&g.next, 1)
-			answers = make(chan []byte, 4)
-			g.streams.Store(id, answers)
-			defer g.streams.Delete(id)
-		}
-		for {
-			var b []byte
-			if err := stream.RecvMsg(&b); err != nil {
-				return nil
-			}
-			if g != nil {
-				g.send(id, b)
-				b = <-answers
-			}
-			if err := stream.SendMsg(&b); err != nil {
-				return nil
-			}
-		}
+		handler = func(srv interface{}, stream grpc.ServerStream) error { return g.serve(stream) }
 	}
 	s := grpc.NewServer(grpc.UnknownServiceHandler(handler))
 	lis, err := net.Listen("tcp", *listen)

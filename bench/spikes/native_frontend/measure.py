@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
@@ -36,7 +37,11 @@ import grpc.aio  # noqa: E402 - after the sys.path setup above
 from bench.bench_referee import ECHO_METHOD, _bidi_server, _echo, _identity, _report_counts  # noqa: E402
 from bench.harness import cpu_seconds  # noqa: E402
 
+sys.path.insert(0, str(HERE))
+from frames import MSG, FrameLink  # noqa: E402  (this folder)
+
 FRONTEND = HERE / "build" / "frontend"
+TOKENS = {"bench-a": 1, "bench-b": 2}
 
 
 async def client(address: str, streams: int, payload: int) -> None:
@@ -59,11 +64,13 @@ async def client(address: str, streams: int, payload: int) -> None:
             t.cancel()
 
 
-async def measure(address: str, ns: argparse.Namespace, pids: list[int]) -> dict[str, float]:
-    """Count the child's round trips over ``ns.seconds``; CPU per round trip of this process and ``pids``."""
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, __file__, "--child", address, "--streams", str(ns.streams), "--payload", str(ns.payload),
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+async def measure(address: str, ns: argparse.Namespace, pids: list[int],
+                  child: list[str] | None = None) -> dict[str, float]:
+    """Count the child's round trips (or decisions) over ``ns.seconds``; CPU per round trip of this
+    process and ``pids``. The child is the ping-pong client, or the ``child`` arguments of this file."""
+    args = child or ["--child", address, "--streams", str(ns.streams), "--payload", str(ns.payload)]
+    proc = await asyncio.create_subprocess_exec(sys.executable, __file__, *args, stdin=subprocess.PIPE,
+                                                stdout=subprocess.PIPE)
     assert proc.stdin is not None and proc.stdout is not None
     stdin, stdout = proc.stdin, proc.stdout
 
@@ -72,6 +79,8 @@ async def measure(address: str, ns: argparse.Namespace, pids: list[int]) -> dict
         return int(await stdout.readline())
 
     try:
+        while child and await count() == 0:  # matches take a while to start
+            await asyncio.sleep(0.2)
         await asyncio.sleep(1.0)
         n0, t0, py0, x0 = await count(), time.perf_counter(), time.process_time(), sum(map(cpu_seconds, pids))
         await asyncio.sleep(ns.seconds)
@@ -84,7 +93,7 @@ async def measure(address: str, ns: argparse.Namespace, pids: list[int]) -> dict
 
 
 class _Frames(asyncio.Protocol):
-    """The Python side of the gateway: answers every frame, one write per batch of frames read."""
+    """The Python side of the gateway echo: answers every message, one write per batch of frames read."""
 
     def __init__(self, answer: int) -> None:
         self.answer = b"y" * answer
@@ -96,15 +105,90 @@ class _Frames(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         buf, i, out = self.buf + data, 0, []
-        while len(buf) - i >= 8:
-            size, stream = struct.unpack_from("<II", buf, i)
-            if len(buf) - i - 8 < size:
+        while len(buf) - i >= 9:
+            size, stream, kind = struct.unpack_from("<IIB", buf, i)
+            if len(buf) - i - 9 < size:
                 break
-            out.append(struct.pack("<II", len(self.answer), stream) + self.answer)
-            i += 8 + size
+            if kind == MSG:
+                out.append(struct.pack("<IIB", len(self.answer), stream, MSG) + self.answer)
+            i += 9 + size
         self.buf = buf[i:]
         if out:
             self.transport.write(b"".join(out))
+
+
+async def referee_child(bot_address: str, control_address: str, game_string: str, concurrency: int) -> None:
+    """Child: bench_referee's instant bots (connected to ``bot_address``) and match driver (``control_address``)."""
+    import random
+
+    from bots.sdk import Bot
+    from proto.parterre.v1 import control_pb2 as control_pb
+    from proto.parterre.v1 import control_pb2_grpc as control_grpc
+    from proto.parterre.v1 import referee_pb2 as pb
+    from referee.server import SERVICE_TOKEN_HEADER
+    from referee.testing import SERVICE_TOKEN
+
+    decisions = 0
+
+    class Instant(Bot):
+        name = "instant"
+
+        def __init__(self, seed: int) -> None:
+            super().__init__(max_concurrent_matches=1)
+            self.rng = random.Random(seed)
+            self.observation_encoding = "json"
+
+        def choose(self, request: Any) -> int:
+            nonlocal decisions
+            decisions += 1
+            return self.rng.randrange(len(request.raw.legal_actions))
+
+    bots = [asyncio.create_task(Instant(i * 100 + j).arun(bot_address, tok))
+            for i, tok in enumerate(TOKENS) for j in range(concurrency)]
+    next_id = 1
+    async with grpc.aio.insecure_channel(control_address) as ch:
+        stub = control_grpc.MatchControlStub(ch)
+        md = [(SERVICE_TOKEN_HEADER, SERVICE_TOKEN)]
+
+        async def lane() -> None:
+            nonlocal next_id
+            while True:
+                match_id, next_id = next_id, next_id + 1
+                req = control_pb.RunMatchRequest(
+                    match_id=match_id, attempt=1, game_string=game_string, seed=str(match_id),
+                    seat_bot_ids=[1, 2] if match_id % 2 else [2, 1],
+                    time_control=pb.TimeControl(cap_ms=10_000, margin_ms=50), no_show_timeout_ms=30_000)
+                async for event in stub.RunMatch(req, metadata=md):
+                    if event.HasField("result"):
+                        assert event.result.status == "finished", event.result.reason
+
+        lanes = [asyncio.create_task(lane()) for _ in range(concurrency)]
+        await _report_counts(lambda: decisions)
+        for t in lanes + bots:
+            t.cancel()
+
+
+async def measure_referee(ns: argparse.Namespace, frontend: bool) -> dict[str, float]:
+    """A referee in this process; bots reach it through grpc.aio or through the Go front end."""
+    from referee.connect import RefereeServicer
+    from referee.testing import Harness
+
+    async with Harness(TOKENS, progress_every=1_000_000) as h:
+        assert h.core is not None
+        core = h.core
+        if not frontend:
+            return await measure(h.address, ns, [], ["--child-referee", h.address, h.address, ns.game])
+        sock = os.path.join(tempfile.mkdtemp(), "frontend.sock")
+        unix = await asyncio.get_running_loop().create_unix_server(lambda: FrameLink(RefereeServicer(core)), sock)
+        go = await asyncio.create_subprocess_exec(str(FRONTEND), "--gateway", sock, stdout=subprocess.PIPE)
+        assert go.stdout is not None
+        address = (await go.stdout.readline()).decode().strip()
+        try:
+            return await measure(address, ns, [go.pid], ["--child-referee", address, h.address, ns.game])
+        finally:
+            go.kill()
+            await go.wait()
+            unix.close()
 
 
 async def one_repeat(ns: argparse.Namespace) -> dict[str, dict[str, float]]:
@@ -114,6 +198,10 @@ async def one_repeat(ns: argparse.Namespace) -> dict[str, dict[str, float]]:
         out["grpc.aio echo"] = await measure(f"127.0.0.1:{port}", ns, [])
     finally:
         await server.stop(0)
+    if ns.game:
+        out[f"referee {ns.game}, grpc.aio"] = await measure_referee(ns, frontend=False)
+        out[f"referee {ns.game}, front end"] = await measure_referee(ns, frontend=True)
+        return out
     for mode in ("Go echo", "Go gateway + Python"):
         args: list[str] = []
         unix = None
@@ -141,8 +229,14 @@ def main() -> int:
     p.add_argument("--streams", type=int, default=4)
     p.add_argument("--payload", type=int, default=100, help="bytes of each request (the echo's answer too)")
     p.add_argument("--answer", type=int, default=100, help="bytes of the gateway's answer")
+    p.add_argument("--game", help="also run 2-player matches of this game string through the referee, "
+                   "with its bots on grpc.aio and behind the front end (e.g. 'floriferous(players=2)')")
     p.add_argument("--child", help=argparse.SUPPRESS)
+    p.add_argument("--child-referee", nargs=3, help=argparse.SUPPRESS)
     ns = p.parse_args()
+    if ns.child_referee:
+        asyncio.run(referee_child(*ns.child_referee, ns.streams))
+        return 0
     if ns.child:
         asyncio.run(client(ns.child, ns.streams, ns.payload))
         return 0
@@ -151,7 +245,8 @@ def main() -> int:
         return 1
     runs = [asyncio.run(one_repeat(ns)) for _ in range(ns.repeats)]
     print(f"requests {ns.payload} B, gateway answers {ns.answer} B, {ns.streams} streams, "
-          f"GOMAXPROCS={os.environ.get('GOMAXPROCS', 'default')}; medians of {ns.repeats} repeats of {ns.seconds:.0f} s")
+          f"GOMAXPROCS={os.environ.get('GOMAXPROCS', 'default')}; "
+          f"medians of {ns.repeats} repeats of {ns.seconds:.0f} s")
     for mode in runs[0]:
         per_s = statistics.median(r[mode]["per_s"] for r in runs)
         py = statistics.median(r[mode]["python_us"] for r in runs)
