@@ -26,7 +26,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
@@ -34,14 +33,21 @@ sys.path.insert(0, str(ROOT))
 
 import grpc.aio  # noqa: E402 - after the sys.path setup above
 
-from bench.bench_referee import ECHO_METHOD, _bidi_server, _echo, _identity, _report_counts  # noqa: E402
+from bench.bench_referee import (  # noqa: E402
+    ECHO_METHOD,
+    TOKENS,
+    _bidi_server,
+    _echo,
+    _identity,
+    _report_counts,
+    referee_child,
+)
 from bench.harness import cpu_seconds  # noqa: E402
 
 sys.path.insert(0, str(HERE))
 from frames import MSG, FrameLink  # noqa: E402  (this folder)
 
 FRONTEND = HERE / "build" / "frontend"
-TOKENS = {"bench-a": 1, "bench-b": 2}
 
 
 async def client(address: str, streams: int, payload: int) -> None:
@@ -117,57 +123,6 @@ class _Frames(asyncio.Protocol):
             self.transport.write(b"".join(out))
 
 
-async def referee_child(bot_address: str, control_address: str, game_string: str, concurrency: int) -> None:
-    """Child: bench_referee's instant bots (connected to ``bot_address``) and match driver (``control_address``)."""
-    import random
-
-    from bots.sdk import Bot
-    from proto.parterre.v1 import control_pb2 as control_pb
-    from proto.parterre.v1 import control_pb2_grpc as control_grpc
-    from proto.parterre.v1 import referee_pb2 as pb
-    from referee.server import SERVICE_TOKEN_HEADER
-    from referee.testing import SERVICE_TOKEN
-
-    decisions = 0
-
-    class Instant(Bot):
-        name = "instant"
-
-        def __init__(self, seed: int) -> None:
-            super().__init__(max_concurrent_matches=1)
-            self.rng = random.Random(seed)
-            self.observation_encoding = "json"
-
-        def choose(self, request: Any) -> int:
-            nonlocal decisions
-            decisions += 1
-            return self.rng.randrange(len(request.raw.legal_actions))
-
-    bots = [asyncio.create_task(Instant(i * 100 + j).arun(bot_address, tok))
-            for i, tok in enumerate(TOKENS) for j in range(concurrency)]
-    next_id = 1
-    async with grpc.aio.insecure_channel(control_address) as ch:
-        stub = control_grpc.MatchControlStub(ch)
-        md = [(SERVICE_TOKEN_HEADER, SERVICE_TOKEN)]
-
-        async def lane() -> None:
-            nonlocal next_id
-            while True:
-                match_id, next_id = next_id, next_id + 1
-                req = control_pb.RunMatchRequest(
-                    match_id=match_id, attempt=1, game_string=game_string, seed=str(match_id),
-                    seat_bot_ids=[1, 2] if match_id % 2 else [2, 1],
-                    time_control=pb.TimeControl(cap_ms=10_000, margin_ms=50), no_show_timeout_ms=30_000)
-                async for event in stub.RunMatch(req, metadata=md):
-                    if event.HasField("result"):
-                        assert event.result.status == "finished", event.result.reason
-
-        lanes = [asyncio.create_task(lane()) for _ in range(concurrency)]
-        await _report_counts(lambda: decisions)
-        for t in lanes + bots:
-            t.cancel()
-
-
 async def measure_referee(ns: argparse.Namespace, frontend: bool) -> dict[str, float]:
     """A referee in this process; bots reach it through grpc.aio or through the Go front end."""
     from referee.connect import RefereeServicer
@@ -235,7 +190,8 @@ def main() -> int:
     p.add_argument("--child-referee", nargs=3, help=argparse.SUPPRESS)
     ns = p.parse_args()
     if ns.child_referee:
-        asyncio.run(referee_child(*ns.child_referee, ns.streams))
+        bots, control, game = ns.child_referee
+        asyncio.run(referee_child(control, game, ns.streams, shared=False, bot_address=bots))
         return 0
     if ns.child:
         asyncio.run(client(ns.child, ns.streams, ns.payload))
