@@ -141,8 +141,9 @@ async def _echo(request_iterator, context):
         yield req
 
 
-async def pingpong_client(address: str, streams: int) -> None:
-    """Child: ping-pong over ``streams`` streams; prints the round-trip count each time it gets a line."""
+async def pingpong_client(address: str, streams: int, payload: bytes = PAYLOAD) -> None:
+    """Child: ping-pong of ``payload`` over ``streams`` streams; prints the round-trip count each time it
+    gets a line."""
     async with grpc.aio.insecure_channel(address) as ch:
         chat = ch.stream_stream(ECHO_METHOD, request_serializer=_identity, response_deserializer=_identity)
         counts = [0] * streams
@@ -150,7 +151,7 @@ async def pingpong_client(address: str, streams: int) -> None:
         async def one(i: int) -> None:
             call = chat()
             while True:
-                await call.write(PAYLOAD)
+                await call.write(payload)
                 await call.read()
                 counts[i] += 1
 

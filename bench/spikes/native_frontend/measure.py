@@ -31,15 +31,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
 
-import grpc.aio  # noqa: E402 - after the sys.path setup above
-
 from bench.bench_referee import (  # noqa: E402
-    ECHO_METHOD,
     TOKENS,
     _bidi_server,
     _echo,
     _identity,
-    _report_counts,
+    pingpong_client,
     referee_child,
 )
 from bench.harness import cpu_seconds  # noqa: E402
@@ -48,26 +45,6 @@ sys.path.insert(0, str(HERE))
 from frames import MSG, FrameLink  # noqa: E402  (this folder)
 
 FRONTEND = HERE / "build" / "frontend"
-
-
-async def client(address: str, streams: int, payload: int) -> None:
-    """Child: ping-pong of ``payload``-byte requests; prints the round-trip count on each stdin line."""
-    body = b"x" * payload
-    async with grpc.aio.insecure_channel(address) as ch:
-        chat = ch.stream_stream(ECHO_METHOD, request_serializer=_identity, response_deserializer=_identity)
-        counts = [0] * streams
-
-        async def one(i: int) -> None:
-            call = chat()
-            while True:
-                await call.write(body)
-                await call.read()
-                counts[i] += 1
-
-        tasks = [asyncio.create_task(one(i)) for i in range(streams)]
-        await _report_counts(lambda: sum(counts))
-        for t in tasks:
-            t.cancel()
 
 
 async def measure(address: str, ns: argparse.Namespace, pids: list[int],
@@ -194,7 +171,7 @@ def main() -> int:
         asyncio.run(referee_child(control, game, ns.streams, shared=False, bot_address=bots))
         return 0
     if ns.child:
-        asyncio.run(client(ns.child, ns.streams, ns.payload))
+        asyncio.run(pingpong_client(ns.child, ns.streams, b"x" * ns.payload))
         return 0
     if not FRONTEND.exists():
         print(f"{FRONTEND} is missing: make -C {HERE.relative_to(ROOT)}")
