@@ -102,7 +102,10 @@ async def _measure_child(args: list[str], seconds: float, *, wait_for_first: boo
 
     async def count() -> int:
         stdin.write(b"\n")
-        return int(await stdout.readline())
+        line = await stdout.readline()
+        if not line:
+            raise RuntimeError(f"the client child {args[0]} ended (its error is above)")
+        return int(line)
 
     try:
         if wait_for_first:
@@ -324,7 +327,17 @@ async def referee_child(address: str, game_string: str, concurrency: int, shared
                         assert event.result.status == "finished", event.result.reason
 
         lanes = [asyncio.create_task(lane()) for _ in range(concurrency)]
-        await _report_counts(lambda: decisions)
+        failed: list[BaseException] = []  # a lane whose match did not finish ends the child, loudly
+        for t in lanes:
+            t.add_done_callback(lambda t: failed.append(t.exception() or RuntimeError("lane ended"))
+                                if not t.cancelled() else None)
+
+        def count() -> int:
+            if failed:
+                raise RuntimeError(f"a match lane failed: {failed[0]!r}")
+            return decisions
+
+        await _report_counts(count)
         for t in lanes + bots:
             t.cancel()
 

@@ -20,7 +20,7 @@ Goals, and why:
   never charged to a decision; 500 ms is a tenth of the no-show wait's scale
   and bounds the keeper's own Python start-up plus bwrap's namespaces.
 
-Exits 1 when a goal is missed.
+Exits 1 when a goal is missed, 3 (``bench.harness.not_run``) when ``bwrap`` is not installed.
 """
 
 from __future__ import annotations

@@ -126,6 +126,13 @@ class FrameLink(asyncio.Protocol):
                     entry[1].cancel()
         self.buf = buf[i:]
 
+    def connection_lost(self, exc: Exception | None) -> None:
+        """The front end is gone: every stream it carried is gone with it."""
+        for ctx, task in list(self.streams.values()):
+            ctx.closed = True
+            task.cancel()
+        self.streams.clear()
+
     async def _run(self, ctx: FrameContext) -> None:
         try:
             await self.servicer.Connect(None, ctx)  # type: ignore[arg-type]  # the spike's context

@@ -1,17 +1,22 @@
 """Spike (docs/benchmarks.md "Session 10"): what a native gRPC front end would cost a bot round trip.
 
-Not a benchmark with a goal: it prints the server CPU per round trip of
+Not a benchmark with a goal: it prints the server CPU per round trip (per decision with
+``--game``) of
 
 * **grpc.aio**: the Python echo server of ``bench/bench_referee.py`` (the referee goals' "raw");
 * **Go echo**: ``build/frontend`` (grpc-go from Debian) echoing every message;
 * **Go gateway + Python**: ``build/frontend --gateway SOCK`` forwarding each message as a frame
-  ``[len u32][stream u32][payload]`` over one Unix socket to this Python process, which answers
+  ``[len u32][stream u32][kind u8][payload]`` over one Unix socket to this Python process, which answers
   every frame read with an ``--answer``-byte frame, one write per batch; the CPU of both processes.
 
 The client is a child process doing ping-pong over ``--streams`` streams (bench_referee's raw
-client, with a ``--payload``-byte request). Usage (after ``make -C bench/spikes/native_frontend``)::
+client, with a ``--payload``-byte request). With ``--game``, instead of the two Go measurements:
+the referee in this process playing ``--streams`` 2-player matches at a time of that game with
+bench_referee's instant bots, the bots on grpc.aio, then behind the front end (``frames.py``).
+Usage (after ``make -C bench/spikes/native_frontend``)::
 
     GOMAXPROCS=1 .venv/bin/python bench/spikes/native_frontend/measure.py [--payload 100] [--answer 100]
+    GOMAXPROCS=1 .venv/bin/python bench/spikes/native_frontend/measure.py --game 'floriferous(players=2)'
 """
 
 from __future__ import annotations
@@ -59,7 +64,10 @@ async def measure(address: str, ns: argparse.Namespace, pids: list[int],
 
     async def count() -> int:
         stdin.write(b"\n")
-        return int(await stdout.readline())
+        line = await stdout.readline()
+        if not line:
+            raise RuntimeError("the client child ended (its error is above)")
+        return int(line)
 
     try:
         while child and await count() == 0:  # matches take a while to start
@@ -110,7 +118,8 @@ async def measure_referee(ns: argparse.Namespace, frontend: bool) -> dict[str, f
         core = h.core
         if not frontend:
             return await measure(h.address, ns, [], ["--child-referee", h.address, h.address, ns.game])
-        sock = os.path.join(tempfile.mkdtemp(), "frontend.sock")
+        tmp = tempfile.TemporaryDirectory(prefix="parterre-frontend-")
+        sock = os.path.join(tmp.name, "frontend.sock")
         unix = await asyncio.get_running_loop().create_unix_server(lambda: FrameLink(RefereeServicer(core)), sock)
         go = await asyncio.create_subprocess_exec(str(FRONTEND), "--gateway", sock, stdout=subprocess.PIPE)
         assert go.stdout is not None
@@ -121,6 +130,8 @@ async def measure_referee(ns: argparse.Namespace, frontend: bool) -> dict[str, f
             go.kill()
             await go.wait()
             unix.close()
+            await unix.wait_closed()
+            tmp.cleanup()
 
 
 async def one_repeat(ns: argparse.Namespace) -> dict[str, dict[str, float]]:
@@ -138,7 +149,8 @@ async def one_repeat(ns: argparse.Namespace) -> dict[str, dict[str, float]]:
         args: list[str] = []
         unix = None
         if mode != "Go echo":
-            sock = os.path.join(tempfile.mkdtemp(), "frontend.sock")
+            tmp = tempfile.TemporaryDirectory(prefix="parterre-frontend-")
+            sock = os.path.join(tmp.name, "frontend.sock")
             unix = await asyncio.get_running_loop().create_unix_server(lambda: _Frames(ns.answer), sock)
             args = ["--gateway", sock]
         go = await asyncio.create_subprocess_exec(str(FRONTEND), *args, stdout=subprocess.PIPE)
@@ -151,6 +163,8 @@ async def one_repeat(ns: argparse.Namespace) -> dict[str, dict[str, float]]:
             await go.wait()
             if unix is not None:
                 unix.close()
+                await unix.wait_closed()
+                tmp.cleanup()
     return out
 
 
@@ -184,7 +198,7 @@ def main() -> int:
         per_s = statistics.median(r[mode]["per_s"] for r in runs)
         py = statistics.median(r[mode]["python_us"] for r in runs)
         native = statistics.median(r[mode]["native_us"] for r in runs)
-        print(f"  {mode:22s} {per_s:8.0f} round trips/s  server CPU {py + native:6.1f} us "
+        print(f"  {mode:22s} {per_s:8.0f}/s (round trips or decisions)  server CPU {py + native:6.1f} us "
               f"(Python {py:.1f} + native {native:.1f})")
     return 0
 
