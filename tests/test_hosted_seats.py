@@ -340,6 +340,22 @@ def test_sigterm_waits_for_the_match_in_progress_and_stops_an_idle_seat_at_once(
     assert nothing_left(str(hosted_dir))
 
 
+def _environ_of(proc: subprocess.Popen[bytes], timeout_s: float = 5.0) -> list[bytes]:
+    """``/proc/<pid>/environ`` of a running child, split on NUL.
+
+    Popen returns once the child's exec is past its point of no return, which comes before the kernel
+    records where the new image's environment lies: read in that window, the file is empty (a CI run
+    read ``[b'']``). So it is read again until it is not, while the child runs.
+    """
+    deadline = time.monotonic() + timeout_s
+    while True:
+        assert proc.poll() is None, "the adapter exited"
+        data = Path(f"/proc/{proc.pid}/environ").read_bytes()
+        if data or time.monotonic() > deadline:
+            return data.split(b"\0")
+        time.sleep(0.01)
+
+
 @needs_sandbox
 def test_hosted_seats_start_and_stop_one_adapter_per_hosted_bot(pool: Any, hosted_dir: Path) -> None:
     """Started with the version's token in the adapter's environment only; stopped (idle: at once)."""
@@ -355,8 +371,7 @@ def test_hosted_seats_start_and_stop_one_adapter_per_hosted_bot(pool: Any, hoste
     token = sub.hosted_token(SECRET, version.id, version.sha256)
     with silent, seats:
         pid = seats.procs[bot_id].pid
-        assert seats.procs[bot_id].poll() is None, "the adapter exited at once"
-        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        environ = _environ_of(seats.procs[bot_id])
         assert f"PARTERRE_BOT_TOKEN={token}".encode() in environ  # (it pops it before starting any child)
         assert not any(e.startswith((b"PARTERRE_DATABASE_URL", b"PARTERRE_SERVICE_TOKEN")) for e in environ)
         assert token.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes()
