@@ -328,9 +328,13 @@ async def referee_child(address: str, game_string: str, concurrency: int, shared
 
         lanes = [asyncio.create_task(lane()) for _ in range(concurrency)]
         failed: list[BaseException] = []  # a lane whose match did not finish ends the child, loudly
+
+        def lane_ended(t: asyncio.Task[None]) -> None:
+            if not t.cancelled():  # lanes loop forever: ending means a RunMatch or an assert failed
+                failed.append(t.exception() or RuntimeError("a lane ended"))
+
         for t in lanes:
-            t.add_done_callback(lambda t: failed.append(t.exception() or RuntimeError("lane ended"))
-                                if not t.cancelled() else None)
+            t.add_done_callback(lane_ended)
 
         def count() -> int:
             if failed:

@@ -29,6 +29,23 @@ _HEADER = struct.Struct("<IIB")
 _EOF = object()
 
 
+def split_frames(buf: bytes) -> tuple[list[tuple[int, int, bytes]], bytes]:
+    """The whole frames at the start of ``buf`` as ``(stream, kind, payload)``, and the bytes left over."""
+    frames, i, size = [], 0, _HEADER.size
+    while len(buf) - i >= size:
+        n, stream, kind = _HEADER.unpack_from(buf, i)
+        if len(buf) - i - size < n:
+            break
+        frames.append((stream, kind, buf[i + size:i + size + n]))
+        i += size + n
+    return frames, buf[i:]
+
+
+def frame(stream: int, kind: int, payload: bytes) -> bytes:
+    """One frame: ``[len u32][stream u32][kind u8][payload]``, little-endian."""
+    return _HEADER.pack(len(payload), stream, kind) + payload
+
+
 class FrameContext:
     """One stream: what ``RefereeServicer.Connect`` needs of its ``ServicerContext``."""
 
@@ -87,7 +104,7 @@ class FrameLink(asyncio.Protocol):
         self.loop = asyncio.get_running_loop()
 
     def send(self, stream: int, kind: int, payload: bytes) -> None:
-        self.out.append(_HEADER.pack(len(payload), stream, kind) + payload)
+        self.out.append(frame(stream, kind, payload))
         if not self.flush_scheduled:  # one write per turn of the loop
             self.flush_scheduled = True
             self.loop.call_soon(self._flush)
@@ -99,14 +116,8 @@ class FrameLink(asyncio.Protocol):
             self.out.clear()
 
     def data_received(self, data: bytes) -> None:
-        buf, i = self.buf + data, 0
-        size = _HEADER.size
-        while len(buf) - i >= size:
-            n, stream, kind = _HEADER.unpack_from(buf, i)
-            if len(buf) - i - size < n:
-                break
-            payload = buf[i + size:i + size + n]
-            i += size + n
+        frames, self.buf = split_frames(self.buf + data)
+        for stream, kind, payload in frames:
             if kind == MSG:
                 entry = self.streams.get(stream)
                 if entry is not None:
@@ -124,7 +135,6 @@ class FrameLink(asyncio.Protocol):
                 if entry is not None:
                     entry[0].closed = True
                     entry[1].cancel()
-        self.buf = buf[i:]
 
     def connection_lost(self, exc: Exception | None) -> None:
         """The front end is gone: every stream it carried is gone with it."""

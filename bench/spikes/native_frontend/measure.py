@@ -25,7 +25,6 @@ import argparse
 import asyncio
 import os
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
@@ -47,7 +46,7 @@ from bench.bench_referee import (  # noqa: E402
 from bench.harness import cpu_seconds  # noqa: E402
 
 sys.path.insert(0, str(HERE))
-from frames import MSG, FrameLink  # noqa: E402  (this folder)
+from frames import MSG, FrameLink, frame, split_frames  # noqa: E402  (this folder)
 
 FRONTEND = HERE / "build" / "frontend"
 
@@ -95,15 +94,8 @@ class _Frames(asyncio.Protocol):
         self.transport = transport
 
     def data_received(self, data: bytes) -> None:
-        buf, i, out = self.buf + data, 0, []
-        while len(buf) - i >= 9:
-            size, stream, kind = struct.unpack_from("<IIB", buf, i)
-            if len(buf) - i - 9 < size:
-                break
-            if kind == MSG:
-                out.append(struct.pack("<IIB", len(self.answer), stream, MSG) + self.answer)
-            i += 9 + size
-        self.buf = buf[i:]
+        frames, self.buf = split_frames(self.buf + data)
+        out = [frame(stream, MSG, self.answer) for stream, kind, _ in frames if kind == MSG]
         if out:
             self.transport.write(b"".join(out))
 
