@@ -51,15 +51,21 @@ class MatchControlServicer(control_grpc.MatchControlServicer):
                                     f"match {spec.match_id} attempt {old_room.spec.attempt} is running")
             old_task.cancel()  # a newer attempt supersedes it (its worker gets infra_error)
         events: collections.deque[control_pb.MatchEvent] = collections.deque()
-        wake = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] | None = None  # what the loop below awaits; emit() and the room's end wake it
+
+        def wake(_: object = None) -> None:
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
 
         def emit(event: control_pb.MatchEvent) -> None:
             events.append(event)
-            wake.set()
+            wake()
 
         room = Room(spec, core.registry, emit=emit, referee_id=core.referee_id,
                     reconnect_grace_ms=s.reconnect_grace_ms, progress_every=s.progress_every)
         task = asyncio.create_task(room.run(), name=f"match-{spec.match_id}-{spec.attempt}")
+        task.add_done_callback(wake)
         core.rooms[spec.match_id] = (room, task)
         keepalive_s = s.progress_interval_ms / 1000.0 if s.progress_interval_ms > 0 else None
         try:
@@ -69,17 +75,22 @@ class MatchControlServicer(control_grpc.MatchControlServicer):
                     yield event
                     if event.HasField("result"):
                         return
-                if task.done() and not events:
+                if task.done():
                     failure = None if task.cancelled() else task.exception()
                     if failure is not None:
                         raise failure
                     return
-                wake.clear()
-                waiter = asyncio.ensure_future(wake.wait())
-                done, _ = await asyncio.wait({waiter, task}, timeout=keepalive_s,
-                                             return_when=asyncio.FIRST_COMPLETED)
-                waiter.cancel()
-                if not done and not events:  # nothing for a while: tell the worker we are alive
+                # One future per wait, woken by emit() or the room's end, or by the keepalive timer
+                # (not a task and asyncio.wait per event: issue 19, the per-match cost).
+                waiter = loop.create_future()
+                timer = loop.call_later(keepalive_s, wake) if keepalive_s is not None else None
+                try:
+                    await waiter
+                finally:
+                    waiter = None
+                    if timer is not None:
+                        timer.cancel()
+                if not events and not task.done():  # nothing for a while: tell the worker we are alive
                     events.append(control_pb.MatchEvent(progress=control_pb.Progress(step=len(room.steps),
                                                                      decisions=room.decisions)))
         finally:
