@@ -86,6 +86,7 @@ class Room:
         self.loop = asyncio.get_running_loop()
         self.game = spec.game
         self.game_name = spec.game.name
+        self.game_string = spec.game.game_string()
         self.state = spec.game.new_initial_state()
         self.rng = random.Random(spec.seed)
         self.codec = codec_for(self.game_name)
@@ -106,7 +107,7 @@ class Room:
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = 0.0
         # live feed of spectator steps (referee/live.py); None when off
-        self.live = live.feed_for(spec.match_id, self.game_name, spec.game.game_string(), len(spec.bot_ids))
+        self.live = live.feed_for(spec.match_id, self.game_name, self.game_string, len(spec.bot_ids))
         if self.live is not None:
             self.live.start(self.state)
 
@@ -189,26 +190,32 @@ class Room:
     def _tc_msg(self) -> pb.TimeControl:
         return pb.TimeControl(**self.spec.time_control.to_json())
 
-    def _match_started(self, seat: Seat) -> pb.RefereeMessage:
+    def _match_started(self, seat: Seat, players: list[pb.PlayerInfo] | None = None,
+                       time_control: pb.TimeControl | None = None) -> pb.RefereeMessage:
         game = self.game
         return pb.RefereeMessage(match_started=pb.MatchStarted(
-            match_id=self.spec.match_id, game=self.game_name, game_string=game.game_string(),
+            match_id=self.spec.match_id, game=self.game_name, game_string=self.game_string,
             options={k: _option_text(v) for k, v in game.options.items()}, seat=seat.seat,
-            players=self._players(), time_control=self._tc_msg(), seed_commitment=self.commitment,
-            num_players=game.num_players, attempt=self.spec.attempt,
+            players=self._players() if players is None else players,
+            time_control=self._tc_msg() if time_control is None else time_control,
+            seed_commitment=self.commitment, num_players=game.num_players, attempt=self.spec.attempt,
         ))
 
     def _start(self) -> None:
         self.started = True
         self.started_at = _now_iso()
+        players, tc = self._players(), self._tc_msg()  # once a match (issue 19: the per-match cost)
+        msg: pb.RefereeMessage | None = None
         for seat in self.seats:
             seat.started = True
             if seat.session is not None:
-                seat.session.send(self._match_started(seat))
+                if msg is None:
+                    msg = self._match_started(seat, players, tc)
+                msg.match_started.seat = seat.seat
+                seat.session.send(msg.SerializeToString())  # bytes now: the message is reused for the next seat
         self.emit(control_pb.MatchEvent(started=control_pb.MatchStartedInfo(
-            match_id=self.spec.match_id, attempt=self.spec.attempt, game_string=self.game.game_string(),
-            seed_commitment=self.commitment, players=self._players(), time_control=self._tc_msg(),
-            referee_id=self.referee_id,
+            match_id=self.spec.match_id, attempt=self.spec.attempt, game_string=self.game_string,
+            seed_commitment=self.commitment, players=players, time_control=tc, referee_id=self.referee_id,
         )))
 
     # -- play ------------------------------------------------------------------------
@@ -555,7 +562,7 @@ class Room:
             "match_id": self.spec.match_id,
             "attempt": self.spec.attempt,
             "game": self.game_name,
-            "game_string": self.game.game_string(),
+            "game_string": self.game_string,
             "seed_commitment": self.commitment,
             "seed": self.spec.seed,
             "players": [{"seat": s.seat, "bot_id": s.bot_id, "name": s.name, "version": s.version} for s in self.seats],

@@ -98,6 +98,12 @@ async def test_f20_bots_only_ever_see_their_own_seat(players):
         assert kinds[0] == "welcome" and kinds[1] == "match_started" and kinds[-1] == "match_ended"
         assert bot.received[1].match_started.seat == seat
         assert bot.received[1].match_started.seed_commitment == commitment
+        # every seat's MatchStarted is the same message but for its seat (the referee builds it once)
+        same = type(bot.received[1].match_started)()
+        same.CopyFrom(bot.received[1].match_started)
+        same.seat = 0
+        assert same == bots[0].received[1].match_started
+        assert [(p.seat, p.bot_id) for p in same.players] == [(i, i + 1) for i in range(players)]
         for m in bot.received[:-1]:
             assert seed.encode() not in m.SerializeToString()
         assert bot.received[-1].match_ended.seed == seed
