@@ -138,3 +138,31 @@ def test_an_unknown_bot_id_is_404(site: dict[str, Any]) -> None:
     missing = max(site["a_bot"], site["b_bot"]) + 1000
     assert site["a"].get(f"/my/bots/{missing}/hosted").status_code == 404
     assert site["a"].get(f"/my/bots/{missing}/hosted/1").status_code == 404
+
+
+def test_only_the_newest_logs_of_a_bot_are_kept_and_never_another_bots(app: Any, pool: Any) -> None:
+    """Retention (``save_match_log(kept=...)``): a bot keeps its newest ``kept`` rated-match logs; saving
+    more deletes its oldest, never a log of another bot, even one stored in between."""
+    client = TestClient(app, client=("203.0.113.20", 5))
+    c_headers, c_bot = owner(client)
+    d_headers, d_bot = owner(client)
+    for headers, bot in ((c_headers, c_bot), (d_headers, d_bot)):
+        assert upload(client, headers, bot, python_bot()).status_code == 201
+    c1, d1 = sub.version_by_number(pool, c_bot, 1), sub.version_by_number(pool, d_bot, 1)
+    assert c1 is not None and d1 is not None
+    d_match = plan_match(pool, game_string="floriferous(players=2)", bot_ids=[d_bot, c_bot], plan_key="test:keep:d")
+    sub.save_match_log(pool, d_match, 1, d_bot, d1.id, "D-LOG", kept=1)
+    c_matches = []
+    for i in range(5):
+        match_id = plan_match(pool, game_string="floriferous(players=2)", bot_ids=[c_bot, d_bot],
+                              plan_key=f"test:keep:c{i}")
+        sub.save_match_log(pool, match_id, 1, c_bot, c1.id, f"C-LOG-{i}", kept=3)
+        c_matches.append(match_id)
+    c_logs = client.get(f"/api/bots/{c_bot}/hosted-logs", headers=c_headers).json()["logs"]
+    d_logs = client.get(f"/api/bots/{d_bot}/hosted-logs", headers=d_headers).json()["logs"]
+    assert [(x["match_id"], x["log"]) for x in c_logs] == [(c_matches[i], f"C-LOG-{i}") for i in (4, 3, 2)]
+    assert [(x["match_id"], x["log"]) for x in d_logs] == [(d_match, "D-LOG")]
+    with pytest.raises(ValueError, match="kept must be at least 1"):
+        sub.save_match_log(pool, c_matches[0], 1, c_bot, c1.id, "never stored", kept=0)
+    assert [x["log"] for x in client.get(f"/api/bots/{c_bot}/hosted-logs", headers=c_headers).json()["logs"]] == [
+        "C-LOG-4", "C-LOG-3", "C-LOG-2"]

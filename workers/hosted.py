@@ -34,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,14 @@ def hosted_settings(env: dict[str, str] | None = None) -> dict[str, Any]:
     ``ladder.submissions.max_pending``; 429 past it) |
     | ``PARTERRE_STDIO_NOTES_MAX`` / ``_KB`` | ``1000`` / ``256`` | per child, the adapter's notes of its stray
     output (``bots.stdio``) |
+    | ``PARTERRE_HOSTED_LOGS_KEPT`` | ``200`` | rated-match logs kept per bot in the database, the newest
+    (``ladder.submissions.MATCH_LOGS_KEPT``) |
+    | ``PARTERRE_HOSTED_LOG_DAYS`` | ``14`` | the worker's own log files (``logs/`` under the folder) are deleted
+    this many days after their last write (:func:`prune_logs`) |
+
+    Raises:
+        ValueError: a number that does not parse, ``PARTERRE_HOSTED_LOGS_KEPT`` < 1 or
+            ``PARTERRE_HOSTED_LOG_DAYS`` <= 0.
     """
     e = os.environ if env is None else env
     limits = {name: e[f"PARTERRE_SANDBOX_{name.upper()}"] for name in LIMIT_NAMES
@@ -122,7 +131,73 @@ def hosted_settings(env: dict[str, str] | None = None) -> dict[str, Any]:
         "max_games": int(e.get("PARTERRE_HOSTED_MAX_GAMES", "400")),
         "game": e.get("PARTERRE_HOSTED_GAME", "floriferous(players=2)"),
         "deadline_ms": int(e.get("PARTERRE_HOSTED_DEADLINE_MS", "1000")),
+        "logs_kept": _at_least(1, int(e.get("PARTERRE_HOSTED_LOGS_KEPT", str(sub.MATCH_LOGS_KEPT))),
+                               "PARTERRE_HOSTED_LOGS_KEPT"),
+        "log_days": _positive(float(e.get("PARTERRE_HOSTED_LOG_DAYS", "14")), "PARTERRE_HOSTED_LOG_DAYS"),
     }
+
+
+def _at_least(low: int, value: int, name: str) -> int:
+    if value < low:
+        raise ValueError(f"{name} must be at least {low}, got {value}")
+    return value
+
+
+def _positive(value: float, name: str) -> float:
+    if not value > 0:  # NaN too
+        raise ValueError(f"{name} must be a positive number of days, got {value}")
+    return value
+
+
+PRUNE_EVERY_S = 3600.0
+"""A worker process looks for old log files at most this often (:func:`prune_logs_at_times`)."""
+_last_prune: dict[Path, float] = {}
+
+
+def prune_logs(logs: Path, max_age_s: float, *, now: float | None = None) -> int:
+    """Delete the files under ``logs`` last written more than ``max_age_s`` seconds before ``now``
+    (``time.time()``); returns how many.
+
+    ``logs`` holds the worker's own copies of hosted bots' stderr, the adapters' notes and the
+    validation logs (operators only: the owner's copy of a rated match's stderr is in the
+    database, :data:`ladder.submissions.MATCH_LOGS_KEPT`). Folders stay; a symbolic link is
+    removed as a link, never followed; a file removed meanwhile is skipped.
+    """
+    cutoff = (time.time() if now is None else now) - max_age_s
+    removed = 0
+    folders = [logs]
+    while folders:
+        try:
+            entries = list(os.scandir(folders.pop()))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(Path(entry.path))
+                elif entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                    os.unlink(entry.path)
+                    removed += 1
+            except FileNotFoundError:
+                continue
+    return removed
+
+
+def prune_logs_at_times(logs: Path, cfg: dict[str, Any]) -> None:
+    """:func:`prune_logs` with ``cfg["log_days"]``, at most once every :data:`PRUNE_EVERY_S` per folder
+    and process (a worker calls it before each hosted match and validation); never raises."""
+    now = time.monotonic()
+    last = _last_prune.get(logs)
+    if last is not None and now - last < PRUNE_EVERY_S:
+        return
+    _last_prune[logs] = now
+    try:
+        removed = prune_logs(logs, cfg.get("log_days", 14.0) * 86400.0)
+    except OSError as exc:  # a log folder we cannot clean must not stop a match
+        log.warning("cannot prune the hosted logs in %s: %s", logs, exc)
+        return
+    if removed:
+        log.info("pruned %d hosted log files older than %s days in %s", removed, cfg.get("log_days", 14.0), logs)
 
 
 def unpack(pool: Any, version: sub.HostedVersion, base: Path) -> Path:
@@ -345,6 +420,7 @@ def process_version(pool: Any, version_id: int, cfg: dict[str, Any] | None = Non
         raise SandboxCapacityError("a regression test runs two sandboxed bots: PARTERRE_SANDBOXES_PER_SLOT >= 2")
     work = cfg["dir"] / "logs"
     work.mkdir(parents=True, exist_ok=True)
+    prune_logs_at_times(work, cfg)
     try:
         return _process(pool, version, cfg, work)
     except DatabaseUnavailableError:

@@ -48,6 +48,7 @@ from workers.hosted import (
     SandboxCapacityError,
     hosted_settings,
     is_grpc,
+    prune_logs_at_times,
     sandbox_command,
     token_secret,
     unpack,
@@ -114,6 +115,7 @@ class HostedSeats:
                 f"{self.cfg['per_slot']} (PARTERRE_SANDBOXES_PER_SLOT)")
         logs = self.cfg["dir"] / "logs"
         logs.mkdir(parents=True, exist_ok=True)
+        prune_logs_at_times(logs, self.cfg)
         try:
             for bot_id, version in self.versions.items():
                 self.procs[bot_id] = self._start(bot_id, version, logs)
@@ -180,7 +182,8 @@ class HostedSeats:
         for bot_id, path in self.logs.items():  # the owner's log of this match (API: hosted-logs)
             try:
                 text = path.read_bytes()[-sub.MATCH_LOG_CHARS:].decode("utf-8", "replace") if path.exists() else ""
-                sub.save_match_log(self.pool, self.match_id, self.attempt, bot_id, self.versions[bot_id].id, text)
+                sub.save_match_log(self.pool, self.match_id, self.attempt, bot_id, self.versions[bot_id].id, text,
+                                   kept=self.cfg.get("logs_kept", sub.MATCH_LOGS_KEPT))
             except Exception as exc:  # the match is recorded already; a lost log must not fail the task
                 log.warning("match %s: cannot keep the log of hosted bot %s: %s", self.match_id, bot_id, exc)
 

@@ -1,0 +1,86 @@
+"""The worker's own hosted log files are deleted some days after their last write (docs/hosted.md,
+"Logs"); the settings that say how long refuse nonsense.
+
+Oracle: the files this test writes itself, with modification times it sets, and what is left on
+disk afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from workers import hosted
+from workers.hosted import hosted_settings, prune_logs, prune_logs_at_times
+
+DAY = 86400.0
+
+
+def _write(path: Path, text: str, age_days: float, now: float) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    os.utime(path, (now - age_days * DAY, now - age_days * DAY))
+    return path
+
+
+def test_files_older_than_the_limit_go_and_the_rest_stay(tmp_path: Path) -> None:
+    now = time.time()
+    logs = tmp_path / "logs"
+    old = [_write(logs / "match-1-bot-7.log", "old stderr", 15, now),
+           _write(logs / "v3-validation.log", "old validation", 30, now),
+           _write(logs / "adapter" / "deep" / "note.log", "old note", 20, now)]
+    fresh = [_write(logs / "match-2-bot-7.log", "fresh stderr", 13.9, now),
+             _write(logs / "adapter" / "note-now.log", "now", 0, now)]
+    assert prune_logs(logs, 14 * DAY, now=now) == 3
+    assert not any(p.exists() for p in old)
+    assert all(p.exists() for p in fresh)
+    assert (logs / "adapter" / "deep").is_dir()  # folders stay
+    assert prune_logs(logs, 14 * DAY, now=now) == 0
+
+
+def test_a_link_is_removed_as_a_link_and_its_target_is_never_touched(tmp_path: Path) -> None:
+    """A symbolic link in the log folder (to a file or a folder elsewhere) is not followed."""
+    now = time.time()
+    outside = _write(tmp_path / "outside" / "precious.txt", "keep me", 100, now)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "to-file").symlink_to(outside)
+    (logs / "to-folder").symlink_to(outside.parent, target_is_directory=True)
+    for link in ("to-file", "to-folder"):
+        os.utime(logs / link, (now - 100 * DAY, now - 100 * DAY), follow_symlinks=False)
+    assert prune_logs(logs, 14 * DAY, now=now) == 2
+    assert not os.path.lexists(logs / "to-file") and not os.path.lexists(logs / "to-folder")
+    assert outside.read_text() == "keep me"
+
+
+def test_a_missing_folder_is_nothing_to_prune(tmp_path: Path) -> None:
+    assert prune_logs(tmp_path / "never-made", DAY) == 0
+
+
+def test_a_worker_looks_at_most_once_an_hour(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hosted, "_last_prune", {})
+    now = time.time()
+    logs = tmp_path / "logs"
+    first = _write(logs / "a.log", "old", 20, now)
+    prune_logs_at_times(logs, {"log_days": 14})
+    assert not first.exists()
+    second = _write(logs / "b.log", "old too", 20, now)
+    prune_logs_at_times(logs, {"log_days": 14})  # within the hour: not looked at again
+    assert second.exists()
+    monkeypatch.setitem(hosted._last_prune, logs, time.monotonic() - hosted.PRUNE_EVERY_S - 1)
+    prune_logs_at_times(logs, {"log_days": 14})
+    assert not second.exists()
+
+
+def test_the_settings_refuse_nonsense() -> None:
+    assert hosted_settings({})["logs_kept"] == 200 and hosted_settings({})["log_days"] == 14
+    assert hosted_settings({"PARTERRE_HOSTED_LOG_DAYS": "0.5"})["log_days"] == 0.5
+    for env, why in (({"PARTERRE_HOSTED_LOGS_KEPT": "0"}, "PARTERRE_HOSTED_LOGS_KEPT must be at least 1"),
+                     ({"PARTERRE_HOSTED_LOG_DAYS": "0"}, "PARTERRE_HOSTED_LOG_DAYS must be a positive"),
+                     ({"PARTERRE_HOSTED_LOG_DAYS": "nan"}, "PARTERRE_HOSTED_LOG_DAYS must be a positive"),
+                     ({"PARTERRE_HOSTED_LOGS_KEPT": "many"}, "invalid literal")):
+        with pytest.raises(ValueError, match=why):
+            hosted_settings(env)
