@@ -19,6 +19,7 @@ _GAMES: dict[str, Game] = {}
 options are fixed at construction). Loading a game is ~5 % of a Floriferous match's referee CPU
 (issue 19); the entry is used only while the registry still maps the name to the same class."""
 _MAX_GAMES = 256
+_MAX_KEY_CHARS = 200
 
 
 def _load(game_string: str) -> Game:
@@ -31,9 +32,10 @@ def _load(game_string: str) -> Game:
     if game is not None and type(game) is game_class(parse_game_string(game_string)[0]):
         return game
     game = load_game(game_string)
-    if len(_GAMES) >= _MAX_GAMES:
-        _GAMES.clear()
-    _GAMES[game_string] = game
+    if len(game_string) <= _MAX_KEY_CHARS:  # a padded string is loaded, never kept
+        if len(_GAMES) >= _MAX_GAMES:
+            _GAMES.clear()
+        _GAMES[game_string] = game
     return game
 
 

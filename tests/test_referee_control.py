@@ -101,6 +101,14 @@ def test_a_game_registered_again_under_the_same_name_is_loaded_anew():
         unregister("cachetoy")
 
 
+def test_a_padded_game_string_is_loaded_but_not_kept():
+    from referee import match_spec
+
+    padded = "toy(players=2" + " " * 100_000 + ")"
+    assert _spec(padded).game.game_string() == "toy(hand=3,players=2,turns=5)"
+    assert padded not in match_spec._GAMES
+
+
 def test_bad_game_strings_are_refused_every_time():
     for _ in range(2):  # the second time too: a refusal is never cached as a game
         with pytest.raises(MatchSpecError, match="game_string"):

@@ -29,14 +29,17 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ladder import submissions as sub
 from ladder.errors import DatabaseUnavailableError
@@ -45,6 +48,7 @@ from ladder.stats.sprt import Sprt, SprtState
 from workers import metrics as worker_metrics
 
 log = logging.getLogger(__name__)
+T = TypeVar("T", int, float)
 
 PROJECT = Path(__file__).resolve().parent.parent
 
@@ -110,13 +114,13 @@ def hosted_settings(env: dict[str, str] | None = None) -> dict[str, Any]:
     | ``PARTERRE_STDIO_NOTES_MAX`` / ``_KB`` | ``1000`` / ``256`` | per child, the adapter's notes of its stray
     output (``bots.stdio``) |
     | ``PARTERRE_HOSTED_LOGS_KEPT`` | ``200`` | rated-match logs kept per bot in the database, the newest
-    (``ladder.submissions.MATCH_LOGS_KEPT``) |
+    (``ladder.submissions.MATCH_LOGS_KEPT``; 1 to 1,000,000) |
     | ``PARTERRE_HOSTED_LOG_DAYS`` | ``14`` | the worker's own log files (``logs/`` under the folder) are deleted
-    this many days after their last write (:func:`prune_logs`) |
+    this many days after their last write (:func:`prune_logs`; at least 1, so never a running match's;
+    ``inf``: never) |
 
     Raises:
-        ValueError: a number that does not parse, ``PARTERRE_HOSTED_LOGS_KEPT`` < 1 or
-            ``PARTERRE_HOSTED_LOG_DAYS`` <= 0.
+        ValueError: a number that does not parse or is out of its range.
     """
     e = os.environ if env is None else env
     limits = {name: e[f"PARTERRE_SANDBOX_{name.upper()}"] for name in LIMIT_NAMES
@@ -131,73 +135,101 @@ def hosted_settings(env: dict[str, str] | None = None) -> dict[str, Any]:
         "max_games": int(e.get("PARTERRE_HOSTED_MAX_GAMES", "400")),
         "game": e.get("PARTERRE_HOSTED_GAME", "floriferous(players=2)"),
         "deadline_ms": int(e.get("PARTERRE_HOSTED_DEADLINE_MS", "1000")),
-        "logs_kept": _at_least(1, int(e.get("PARTERRE_HOSTED_LOGS_KEPT", str(sub.MATCH_LOGS_KEPT))),
-                               "PARTERRE_HOSTED_LOGS_KEPT"),
-        "log_days": _positive(float(e.get("PARTERRE_HOSTED_LOG_DAYS", "14")), "PARTERRE_HOSTED_LOG_DAYS"),
+        "logs_kept": _within(int(e.get("PARTERRE_HOSTED_LOGS_KEPT", str(sub.MATCH_LOGS_KEPT))), 1, 1_000_000,
+                             "PARTERRE_HOSTED_LOGS_KEPT"),
+        "log_days": _within(float(e.get("PARTERRE_HOSTED_LOG_DAYS", "14")), 1.0, math.inf,
+                            "PARTERRE_HOSTED_LOG_DAYS"),
     }
 
 
-def _at_least(low: int, value: int, name: str) -> int:
-    if value < low:
-        raise ValueError(f"{name} must be at least {low}, got {value}")
-    return value
-
-
-def _positive(value: float, name: str) -> float:
-    if not value > 0:  # NaN too
-        raise ValueError(f"{name} must be a positive number of days, got {value}")
+def _within(value: T, low: T, high: T, name: str) -> T:
+    if not low <= value <= high:  # NaN too
+        raise ValueError(f"{name} must be between {low} and {high}, got {value}")
     return value
 
 
 PRUNE_EVERY_S = 3600.0
-"""A worker process looks for old log files at most this often (:func:`prune_logs_at_times`)."""
+"""A worker process starts a prune of its log folder at most this often (:func:`prune_logs_at_times`)."""
 _last_prune: dict[Path, float] = {}
+_pruning = threading.Lock()
 
 
-def prune_logs(logs: Path, max_age_s: float, *, now: float | None = None) -> int:
+def prune_logs(logs: Path, max_age_s: float, *, now: float | None = None) -> tuple[int, int]:
     """Delete the files under ``logs`` last written more than ``max_age_s`` seconds before ``now``
-    (``time.time()``); returns how many.
+    (``time.time()``); returns (files removed, entries that could not be removed or read).
 
     ``logs`` holds the worker's own copies of hosted bots' stderr, the adapters' notes and the
     validation logs (operators only: the owner's copy of a rated match's stderr is in the
-    database, :data:`ladder.submissions.MATCH_LOGS_KEPT`). Folders stay; a symbolic link is
-    removed as a link, never followed; a file removed meanwhile is skipped.
+    database, :data:`ladder.submissions.MATCH_LOGS_KEPT`). Nothing is followed: ``logs`` itself
+    must be a real folder (a link there is refused: nothing is removed), the walk goes by folder
+    descriptors (``os.fwalk``), and a link inside is removed as a link. Folders stay. A file that
+    cannot be removed (gone meanwhile, no permission) is counted and skipped: the walk goes on.
     """
     cutoff = (time.time() if now is None else now) - max_age_s
-    removed = 0
-    folders = [logs]
-    while folders:
-        try:
-            entries = list(os.scandir(folders.pop()))
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        for entry in entries:
+    removed = failed = 0
+    if logs.is_symlink():
+        log.warning("not pruning %s: it is a symbolic link (the hosted log folder must be a real folder)", logs)
+        return 0, 1
+
+    def walk_error(exc: OSError) -> None:
+        nonlocal failed
+        if not isinstance(exc, FileNotFoundError):
+            failed += 1
+
+    if not logs.exists():
+        return 0, 0
+    for _, folders, files, folder_fd in os.fwalk(logs, onerror=walk_error, follow_symlinks=False):
+        links = [name for name in folders if _is_link(name, folder_fd)]
+        for name in links:  # fwalk lists a link to a folder among the folders (and never enters it)
+            folders.remove(name)
+        for name in files + links:
             try:
-                if entry.is_dir(follow_symlinks=False):
-                    folders.append(Path(entry.path))
-                elif entry.stat(follow_symlinks=False).st_mtime < cutoff:
-                    os.unlink(entry.path)
+                if os.stat(name, dir_fd=folder_fd, follow_symlinks=False).st_mtime < cutoff:
+                    os.unlink(name, dir_fd=folder_fd)
                     removed += 1
             except FileNotFoundError:
                 continue
-    return removed
+            except OSError:
+                failed += 1
+    return removed, failed
 
 
-def prune_logs_at_times(logs: Path, cfg: dict[str, Any]) -> None:
-    """:func:`prune_logs` with ``cfg["log_days"]``, at most once every :data:`PRUNE_EVERY_S` per folder
-    and process (a worker calls it before each hosted match and validation); never raises."""
+def _is_link(name: str, folder_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=folder_fd, follow_symlinks=False).st_mode)
+    except FileNotFoundError:
+        return False
+
+
+def prune_logs_at_times(logs: Path, cfg: dict[str, Any]) -> threading.Thread | None:
+    """Start :func:`prune_logs` with ``cfg["log_days"]`` in a background thread, at most once every
+    :data:`PRUNE_EVERY_S` per folder and process and never two at once (a worker calls it before each
+    hosted match and validation, which do not wait for it: a first prune of months of logs may take
+    minutes). Returns the thread, or None when it is not time. Never raises."""
     now = time.monotonic()
     last = _last_prune.get(logs)
     if last is not None and now - last < PRUNE_EVERY_S:
-        return
+        return None
     _last_prune[logs] = now
-    try:
-        removed = prune_logs(logs, cfg.get("log_days", 14.0) * 86400.0)
-    except OSError as exc:  # a log folder we cannot clean must not stop a match
-        log.warning("cannot prune the hosted logs in %s: %s", logs, exc)
-        return
-    if removed:
-        log.info("pruned %d hosted log files older than %s days in %s", removed, cfg.get("log_days", 14.0), logs)
+    days = cfg.get("log_days", 14.0)
+
+    def run() -> None:
+        if not _pruning.acquire(blocking=False):
+            return
+        try:
+            removed, failed = prune_logs(logs, days * 86400.0)
+        except OSError as exc:
+            log.warning("cannot prune the hosted logs in %s: %s", logs, exc)
+            return
+        finally:
+            _pruning.release()
+        if removed or failed:
+            log.info("pruned %d hosted log files older than %s days in %s (%d could not be removed)", removed, days,
+                     logs, failed)
+
+    thread = threading.Thread(target=run, name="prune-hosted-logs", daemon=True)
+    thread.start()
+    return thread
 
 
 def unpack(pool: Any, version: sub.HostedVersion, base: Path) -> Path:
