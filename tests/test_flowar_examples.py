@@ -79,6 +79,37 @@ def test_placement_cost_examples() -> None:
             _finish_turn(st, seat)
 
 
+def test_market_petal_example() -> None:
+    """Rulebook: "Market Petal": "This player will pay 4 Coins to place a Trenti on the Market Petal, and
+    5 Coins for the flowers according to their Guild. In total, they pay 9 Coins to take the second
+    card column and place the flowers in their Fresh Flower Area." Reached by play: the first seat
+    (Guild Tile 1, flower price 5) puts a Human on the Contract Petal; the three others each put a
+    Worker on the Market Petal; then the first seat places a Trenti there, the fourth Worker."""
+    st = played_first_turn("flowar(players=4)", seed=2)
+    first = st.current_player()
+    act(st, kind="place", space="contract", worker="human")
+    _finish_turn(st, first)
+    for _ in range(3):
+        seat = st.current_player()
+        market = [a.to_json() for a in st.legal_actions() if isinstance(a, A.Place) and a.space == "market"]
+        act(st, **market[0])
+        _finish_turn(st, seat)
+    assert st.current_player() == first
+    obs = st.observation(first)
+    me = obs["players"][first]
+    price = next(t["flower_price"] for t in obs["guild_tiles"] if t["guild"] == me["guild"])
+    assert (sum(obs["market_space"].values()), price, obs["strikes"]) == (3, 5, [])  # the example's position
+    assert me["workers"]["trentis"] >= 1
+    trenti = [a for a in st.legal_actions() if isinstance(a, A.Place) and a.space == "market" and a.worker == "trenti"]
+    assert [a.coins for a in trenti] == [4 + 5]
+    column = [obs["market"][i] for i in (1, 4, 7)]  # the 3×3 grid, row by row: the second column
+    act(st, kind="place", space="market", worker="trenti")
+    act(st, kind="take_line", line="col2")
+    after = st.observation(first)["players"][first]
+    assert me["coins"] - after["coins"] == 9
+    assert sorted(after["fresh"]) == sorted(me["fresh"] + column)
+
+
 def test_layoff_examples() -> None:
     """Rulebook: "Firing Workers": "When firing 2 Trentis and 1 Fox, you will receive 10 Coins and
     3 Torches of Discontent. Firing 1 Trenti, 1 Human, and 1 Fox earns you 12 Coins and 3 Torches.
@@ -260,6 +291,12 @@ def test_transport_examples() -> None:
     assert [coins[i] - coins[i + 1] for i in range(4)] == [1, 0, 0, 2]  # 1 Coin for three, 2 more
     act(st, kind="finish_delivery")
     assert st.observation(seat)["players"][seat]["delivered"] == [4, 0, 0]  # "4 Contracts at once"
+    # the Achievement (rulebook, "Achievements": "You have fulfilled 4 Contracts at once") stands at the end
+    rng = random.Random(5)
+    while not st.is_terminal():
+        st.apply_action(st.sample_chance(rng) if st.is_chance_node() else st.legal_actions()[0])
+    achieved = [b["achievements"]["four_contracts_at_once"] for b in st.outcome().details["breakdown"]]
+    assert achieved[seat] is True and achieved.count(True) == 1
 
 
 ELIA_TILES = ((2, 1, 2), (2, 1, 2), (2, 1, 2), (2, 1, 2), (1, 3, 1))

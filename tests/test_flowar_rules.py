@@ -9,6 +9,7 @@ import json
 import random
 from collections import Counter
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -468,3 +469,34 @@ def test_action_json_round_trip_and_game_over() -> None:
         st.apply_action(A.PASS)
     with pytest.raises(ValueError):
         st.observation(2)
+
+
+def _calm(state: Any, rng: random.Random) -> Any:
+    """Random play, except that even seats never take a Loan or fire Workers (so that some seats
+    end with no Loan or no Torch and the Achievements below take both values)."""
+    legal = state.legal_actions()
+    if state.current_player() % 2 == 0:
+        legal = [a for a in legal if a.to_json()["kind"] not in ("take_loan", "fire")] or legal
+    return rng.choice(legal)
+
+
+def test_achievements_read_off_the_final_board() -> None:
+    """Rulebook, "Achievements": "You have not taken out any Loans during the entire game", "You have
+    taken out and paid back a total of 3 Loans during this game", "You have finished the game without
+    Torches of Discontent". Oracle: each seat's Loans, paid-back Loans and Torches in the final
+    public observation; games reached by play (60 of 2-4 players), where each flag is seen both
+    true and false."""
+    seen: set[tuple[str, bool]] = set()
+    for seed in range(20):
+        for players in (2, 3, 4):
+            st = load_game(f"flowar(players={players})").new_initial_state()
+            rng = random.Random(seed)
+            while not st.is_terminal():
+                st.apply_action(st.sample_chance(rng) if st.is_chance_node() else _calm(st, rng))
+            final = st.observation(None)["players"]
+            for p, row in zip(final, st.outcome().details["breakdown"], strict=True):
+                model = {"no_loans": p["loans"] == 0 and p["loans_paid"] == 0,
+                         "three_loans_paid_back": p["loans_paid"] >= 3, "no_torches": p["torches"] == 0}
+                assert {k: row["achievements"][k] for k in model} == model
+                seen |= set(model.items())
+    assert seen == {(k, v) for k in ("no_loans", "three_loans_paid_back", "no_torches") for v in (True, False)}
