@@ -15,7 +15,7 @@ import pytest
 
 from games.api import GameOverError, IllegalActionError, InvalidActionError, InvalidOptionError
 from games.flowar import actions as A
-from games.flowar.cards import FLOWER_BASKETS, FLOWER_COLOUR
+from games.flowar.cards import FLOWER_BASKETS, FLOWER_COLOUR, FLOWER_INDEX
 from games.flowar.game import FlowarGame
 from games.flowar.phases import D_DISCARD, D_EXCH, D_KEEP, D_STRIKE, D_TURN
 from games.flowar.scoring import TIE_BREAKS, breakdown, tie_breaks_used
@@ -500,3 +500,37 @@ def test_achievements_read_off_the_final_board() -> None:
                 assert {k: row["achievements"][k] for k in model} == model
                 seen |= set(model.items())
     assert seen == {(k, v) for k in ("no_loans", "three_loans_paid_back", "no_torches") for v in (True, False)}
+
+
+def test_three_flower_baskets_exchange_for_one_of_your_choice() -> None:
+    """Rulebook, "Travel Petal" step 2: "Any combination of three Flower Baskets can be exchanged for a
+    Flower Basket of your choice." Reached by play (seed 0 of 2 players, seats biased towards travel
+    and delivery): the first delivery that offers the exchange; three Baskets of the seat's Fresh
+    Flower cards (a two-Basket card counts twice) pay for the one it still owes."""
+    st = load_game("flowar(players=2)").new_initial_state()
+    rng = random.Random(0)
+    while "exchange" not in {a.to_json()["kind"] for a in st.legal_actions()}:
+        assert not st.is_terminal()
+        if st.is_chance_node():
+            st.apply_action(st.sample_chance(rng))
+            continue
+        legal = st.legal_actions()
+        towards = [a for a in legal if a.to_json()["kind"] == "deliver" or
+                   str(a.to_json().get("space", "")).startswith("travel")]
+        st.apply_action(towards[0] if towards and rng.random() < 0.8 else rng.choice(legal))
+    seat = st.current_player()
+    before = st.observation(seat)
+    owed = before["context"]["owed"]
+    assert len(owed) == 1
+    fresh = before["players"][seat]["fresh"]
+    baskets_held = sum(FLOWER_BASKETS[FLOWER_INDEX[c]] for c in fresh)
+    act(st, kind="exchange")
+    for _ in range(3):
+        picks = [a for a in st.legal_actions() if a.to_json()["kind"] == "basket"]
+        assert picks, "three Baskets must be asked for"
+        st.apply_action(picks[0])
+    after = st.observation(seat)
+    assert after["context"]["owed"] == []  # the one owed Basket is paid by the exchange
+    used = after["context"]["used_baskets"]
+    assert len(used) == 3 and set(used) <= set(fresh) and baskets_held >= 3
+    assert all(used.count(c) <= FLOWER_BASKETS[FLOWER_INDEX[c]] for c in used)  # no Basket used twice

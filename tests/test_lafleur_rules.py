@@ -601,3 +601,28 @@ def test_payable_stays_polynomial_on_a_huge_query() -> None:
     cards = (0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 4, 4, 4, 5, 5, 6, 7, 11, 11, 12, 13, 14, 14,
              16, 17, 20, 20, 20, 20)
     assert payable((7, 0, 7, 20, 5), cards) is False
+
+
+def test_artisans_are_reset_at_the_end_of_every_round() -> None:
+    """Rulebook, End of Round: "RESET ARTISANS: Reset any Artisans who contributed to the purchase of a
+    Garden Feature so they are oriented vertically in their spaces on players' Château boards."
+    Oracle: the public observation; games reached by play (random seats, 3 players): Artisans are
+    tilted during rounds, and none is tilted when the next round's first placement comes."""
+    tilted_seen = round_starts = 0
+    for seed in range(12):
+        st = load_game("lafleur(players=3)").new_initial_state()
+        rng = random.Random(seed)
+        last_round = 0
+        while not st.is_terminal():
+            if st.is_chance_node():
+                st.apply_action(st.sample_chance(rng))
+                continue
+            obs = st.observation(None)
+            tilted = sum(a["tilted"] for p in obs["players"] for a in p["artisans"])
+            if obs["phase"] == "place" and obs["round"] != last_round:
+                last_round = obs["round"]
+                round_starts += 1
+                assert tilted == 0, f"seed {seed} round {last_round}: {tilted} Artisans still tilted"
+            tilted_seen += tilted > 0
+            st.apply_action(rng.choice(st.legal_actions()))
+    assert round_starts > 12 * 3 and tilted_seen > 0  # several rounds a game, and tilts to reset
