@@ -1,10 +1,10 @@
 """Every worked example of the La Fleur rulebook, with its numbers.
 
-Each test names its rulebook section. Positions are reached by play from a
-new match, with explicit chance outcomes (games.lafleur.script queues): the
-Garden Party, Pavilion purchase and End-Game Scoring examples entirely so;
-the Visitor count and Character ability examples still set a Château or a
-Prestige total with the script's board-editing helpers (not yet by play).
+Each test names its rulebook section. Every position is reached by play from
+a new match, with explicit chance outcomes (games.lafleur.script queues):
+nothing is written into a state. (Other La Fleur tests still set coins or the
+market directly: tests/test_lafleur_rules.py's Flower Market and Artisan Guild
+checks, not these examples.)
 """
 
 from __future__ import annotations
