@@ -63,12 +63,13 @@ class Children:
         self.procs: list[tuple[str, subprocess.Popen[bytes]]] = []
         log_dir.mkdir(parents=True, exist_ok=True)
 
-    def start(self, name: str, *args: str) -> subprocess.Popen[bytes]:
-        """Start ``python -m parterre.cli ARGS`` logging to ``logs/NAME.log``."""
+    def start(self, name: str, *args: str, env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """Start ``python -m parterre.cli ARGS`` logging to ``logs/NAME.log``, with ``env`` added to the
+        demo's environment (secrets go there, never into ARGS: a command line is public to ``ps``)."""
         with open(self.log_dir / f"{name}.log", "ab") as log:  # the child keeps its own descriptor
             proc = subprocess.Popen(
                 [sys.executable, "-m", "parterre.cli", *args],
-                env=self.env,
+                env={**self.env, **(env or {})},
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
@@ -281,7 +282,8 @@ def run_demo(
         console.print(f"  referee listening on {referee_address}")
         demo_bots = _ensure_demo_bots(pool, redis_client)
         for name, (_, token) in demo_bots.items():
-            children.start(f"bot-{name}", "bot", "run", DEMO_BOTS[name], f"--token={token}", "--name", name)
+            children.start(f"bot-{name}", "bot", "run", DEMO_BOTS[name], "--name", name,
+                           env={"PARTERRE_BOT_TOKEN": token})
         children.start("house", "house", "--address", referee_address)
         children.start("worker", "worker", "--concurrency", "4", "--loglevel", "WARNING",
                        "--hostname", f"demo-{os.getpid()}@%h")
