@@ -121,3 +121,47 @@ def test_the_settings_refuse_nonsense() -> None:
                      ({"PARTERRE_HOSTED_LOGS_KEPT": "many"}, "invalid literal")):
         with pytest.raises(ValueError, match=why):
             hosted_settings(env)
+
+
+def test_a_deep_tree_is_walked_to_a_bound_and_a_fifo_is_a_file(tmp_path: Path) -> None:
+    """A chain of 200 folders neither overflows the walk nor holds 200 descriptors: the part past
+    ``PRUNE_MAX_DEPTH`` is counted, not entered; a FIFO is removed as an entry, never opened."""
+    now = time.time()
+    logs = tmp_path / "logs"
+    shallow = _write(logs / "a" / "old.log", "old", 20, now)
+    deep = logs / "b"
+    for i in range(200):
+        deep = deep / f"d{i}"
+    deepest = _write(deep / "old.log", "old", 20, now)
+    fifo = logs / "pipe"
+    os.mkfifo(fifo)
+    os.utime(fifo, (now - 20 * DAY, now - 20 * DAY))
+    fds_before = len(os.listdir("/proc/self/fd"))
+    removed, failed = prune_logs(logs, 14 * DAY, now=now)
+    assert len(os.listdir("/proc/self/fd")) == fds_before  # every folder it opened is closed
+    assert (removed, failed) == (2, 1)
+    assert not shallow.exists() and not os.path.lexists(fifo) and deepest.exists()
+
+
+def test_never_means_nothing_is_walked(tmp_path: Path) -> None:
+    now = time.time()
+    old = _write(tmp_path / "logs" / "old.log", "old", 10_000, now)
+    assert prune_logs(tmp_path / "logs", float("inf"), now=now) == (0, 0)
+    assert old.exists()
+
+
+def test_two_log_folders_are_pruned_independently(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hosted, "_last_prune", {})
+    monkeypatch.setattr(hosted, "_pruning", {})
+    now = time.time()
+    a, b = tmp_path / "a", tmp_path / "b"
+    old = [_write(a / "x.log", "old", 20, now), _write(b / "y.log", "old", 20, now)]
+    hosted._pruning.setdefault(a, hosted.threading.Lock()).acquire()  # a's prune is still running
+    try:
+        assert prune_logs_at_times(a, {"log_days": 14}) is None  # not two at once on one folder
+        thread = prune_logs_at_times(b, {"log_days": 14})
+        assert thread is not None
+        thread.join(10)
+    finally:
+        hosted._pruning[a].release()
+    assert old[0].exists() and not old[1].exists()
