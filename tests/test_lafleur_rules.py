@@ -135,19 +135,40 @@ def test_turns_go_clockwise_one_artisan_each_and_pass_when_out() -> None:
 
 
 def test_flower_market_costs_and_deck() -> None:
-    """Rulebook: "Flower Market": 2 Allure cost 2, Wild 1, 1 Allure 0, the deck 1."""
-    s = new_match("lafleur(players=2)", first=0)
-    set_market(s, ["F51", "F81", "F01"])  # Common Ivy (2), a Wild (1), a single (0)
-    s._coins[0] = 1
-    art = s.observation(0)["players"][0]["artisans"][0]["card"]
-    play(s, A.Place(art, "flower_market"))
-    legal = s.legal_actions()
-    assert A.BuyFlower(2, "F81") in legal and A.BuyFlower(3, "F01") in legal and A.BuyFlower(0, "") in legal
-    assert A.BuyFlower(1, "F51") not in legal  # 2 Coins, only 1 in hand
-    play(s, A.BuyFlower(2, "F81"))
-    assert s._coins[0] == 0 and INDEX["F81"][1] in s._hand[0] and s._market[1] == -1
-    # The card was seen face-up: the other seat sees it in the hand; a deck card would stay hidden.
-    assert "F81" in s.observation(1)["players"][0]["hand"]
+    """Rulebook: "Flower Market": "purchase any of the face-up Flower cards for the price listed on the
+    card (i.e., Wild cards cost 1 Coin). Alternatively, a player may pay 1 Coin to purchase a face-down
+    Flower card from the top of the Flower deck. If a Flower card has no cost listed, then the purchase
+    price is 0 Coins." and "Each Artisan placed at the Flower Market may purchase only 1 Flower card".
+    Reached by play: the market dealt Common Ivy (2), Chinese Wisteria (2), a Wild Cornflower (1) and
+    Boston Ivy (no cost); seat 0 (3 Coins; Artisans without a purchase ability) places at the Market."""
+    s = new_match("lafleur(players=2)", first=0,
+                  queues={"flower": ["F02", "F03", "F04", "F05", "F06", "F07", "F51", "F52", "F81", "F01"],
+                          "artisan": ["A02", "A06", "A03", "A13", "A18", "A04"]},
+                  artisans=[("A02", "A06"), ("A13", "A18")])
+    assert [m["card"] for m in s.observation(0)["market"]] == ["F51", "F52", "F81", "F01"]
+    coins = s.observation(0)["players"][0]["coins"]
+    assert coins == 3
+    play(s, A.Place("A02", "flower_market"))
+    offers = {A.BuyFlower(1, "F51"): 2, A.BuyFlower(2, "F52"): 2, A.BuyFlower(3, "F81"): 1,
+              A.BuyFlower(4, "F01"): 0, A.BuyFlower(0, ""): 1}
+    assert set(s.legal_actions()) == set(offers)
+    for buy, price in offers.items():
+        t = s.clone()
+        play(t, buy)
+        me, other = t.observation(0)["players"][0], t.observation(1)["players"][0]
+        assert me["coins"] == coins - price and len(me["hand"]) == 4
+        assert t.current_player() == 1  # one card for this Artisan: the turn passes
+        assert other["cards_in_hand"] == 4
+        if buy.card:  # seen face-up: the other seat knows that one card of the hand, and the space is empty
+            assert buy.card in me["hand"] and other["hand"] == [buy.card]
+            assert buy.card not in [m["card"] for m in t.observation(1)["market"]]
+        else:  # from the top of the deck: the other seat knows none of the hand
+            assert other["hand"] == []
+    # 1 Coin left after Common Ivy: the second Artisan cannot afford Chinese Wisteria (2)
+    play(s, A.BuyFlower(1, "F51"))
+    play(s, next(a for a in s.legal_actions() if a.to_json()["location"] == "coin"))  # seat 1
+    play(s, A.Place("A06", "flower_market"))
+    assert set(s.legal_actions()) == {A.BuyFlower(3, "F81"), A.BuyFlower(4, "F01"), A.BuyFlower(0, "")}
 
 
 def test_prestige_once_per_round_and_coin() -> None:
