@@ -205,17 +205,20 @@ def test_fast_chance_sampling_matches_the_default() -> None:
 
 # -- turns ------------------------------------------------------------------------------------
 def test_a_turn_takes_a_card_and_its_stone_and_moves_the_pawn() -> None:
-    """Rulebook: "Taking Turns": any card in the next column; Stone taken with it; pawn moves there."""
+    """Rulebook: "Taking Turns": any card in the next column; Stone taken with it; pawn moves there.
+    The rulebook's example: "The Yellow player takes the Yellow Lily. It has a Stone on it, so they
+    take that as well and put both face-up in front of them. They then move their pawn to the newly
+    empty space in the garden." (the Yellow Lily, F13, dealt where the 2-player setup puts a Stone)."""
     state = new_match("floriferous(players=2)", start_seat=0)
-    deal_garden(state, {(3, 1): "F28", (1, 1): "F01", (5, 1): "D16"})
+    deal_garden(state, {(3, 1): "F13", (1, 1): "F01", (5, 1): "D16"})
     legal = state.legal_actions()
     assert [a.label() for a in legal] == [
-        "take row 1: White Daisy", "take row 3: Pink Mum (Bee) +1 stone", "take row 5: Desire D16 (Same Flower)",
+        "take row 1: White Daisy", "take row 3: Yellow Lily +1 stone", "take row 5: Desire D16 (Same Flower)",
     ]
     state.apply_action(legal[1])
     obs = state.observation(1)
     assert obs["seat"] == 1
-    assert obs["players"][0]["cards"] == ["F28"] and obs["players"][0]["stones"] == 1
+    assert obs["players"][0]["cards"] == ["F13"] and obs["players"][0]["stones"] == 1
     assert (obs["players"][0]["pawn_row"], obs["players"][0]["pawn_column"]) == (3, 1)
     assert cell(obs, 3, 1) == {"column": 1, "card": "", "face_down": False, "stones": 0,
                                "crow_stones": False, "pawn": 0}

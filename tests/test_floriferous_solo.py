@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -116,6 +117,33 @@ def test_crow_places_a_face_down_card_from_the_matching_deck() -> None:
     state.apply_action(A.RevealCrow("C7"))
     outcomes = [a.card for a, _ in state.chance_outcomes()]
     assert outcomes and all(c.startswith("D") for c in outcomes)
+
+
+def columns_but(obs: dict[str, Any], row: int) -> list[Any]:
+    """Every garden row of ``obs`` but ``row``."""
+    return [r for r in obs["garden"] if r["row"] != row]
+
+
+def test_crow_example_discards_the_middle_row_and_places_a_face_down_garden_card() -> None:
+    """Rulebook, the Crow Action Card example: "This card tells the player to discard the Garden Card
+    in the middle row, and to replace it with a new face-down Garden Card." (C4). Reached by play:
+    the middle row's card of the next column (a face-up Orange Lily) goes (outcomes: the Garden deck, flowers and
+    Arrangements), and a face-down Garden
+    card (never a Desire card, never the discarded one) takes its space."""
+    state = solo()
+    deal_garden(state, {(3, 2): "F15"})
+    assert cell(state, 3, 2)["card"] == "F15" and not cell(state, 3, 2)["face_down"]
+    play_round(state, {0: 1})
+    before = state.observation(0)
+    state.apply_action(A.TossTea(False))
+    state.apply_action(A.RevealCrow("C4"))
+    assert state.current_player() == CHANCE
+    outcomes = [a.card for a, _ in state.chance_outcomes()]
+    assert outcomes and "F15" not in outcomes and not any(c.startswith("D") for c in outcomes)
+    state.apply_action(A.DealCard(outcomes[0]))
+    assert cell(state, 3, 2)["face_down"] and cell(state, 3, 2)["card"] == ""
+    assert columns_but(after := state.observation(0), 3) == columns_but(before, 3)  # nothing else moved
+    assert after["players"][0]["cards"] == before["players"][0]["cards"]
 
 
 def test_tossing_tea_skips_one_crow_and_loses_the_tea() -> None:
