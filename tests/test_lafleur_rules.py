@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 import pytest
 
 from games.api import CHANCE, IllegalActionError, InvalidActionError, InvalidOptionError
 from games.lafleur import actions as A
-from games.lafleur.cards import ARTISANS, EVENTS, FEATURES, FLOWERS, INDEX, VISITORS
+from games.lafleur.cards import EVENTS, FEATURES, FLOWERS, INDEX, VISITORS
 from games.lafleur.game import LaFleurGame
 from games.lafleur.script import (
     advance,
@@ -184,26 +185,52 @@ def test_prestige_once_per_round_and_coin() -> None:
     assert s._coins[0] == c + 2
 
 
+def _coin_until(s: LaFleurState, enough: int) -> None:
+    """Play on until seat 0 is to place an Artisan holding ``enough`` Coins: seat 0 sends its Artisans
+    to the Coin location (+2), every other decision is the first legal one."""
+    while not (s.current_player() == 0 and _phase(s) == "place" and _mine(s)["coins"] >= enough):
+        legal = s.legal_actions()
+        coin = [a for a in legal if s.current_player() == 0 and isinstance(a, A.Place) and a.location == "coin"]
+        play(s, (coin or legal)[0])
+
+
+def _mine(s: LaFleurState) -> dict[str, Any]:
+    return dict(s.observation(0)["players"][0])
+
+
 def test_artisan_guild_hire_and_replace() -> None:
-    """Rulebook: "Artisan Guild": hire for 8 (usable this round, at most 4); replace for 4, keep or discard."""
+    """Rulebook: "Artisan Guild": "(new hire 8 coins, rehire 4 coins)"; "HIRING A NEW ARTISAN: Pay 8
+    Coins ... You may start using the new Artisan on your next turn this round."; "REPLACING AN
+    ARTISAN: Pay 4 Coins ... You may choose to keep the new Artisan card or discard it ... If you
+    choose to keep it, discard 1 of the Artisan cards currently on your Château board and place the
+    newly drawn Artisan card in the space previously held by the discarded Artisan card." Reached by
+    play from a new match (seat 0 earns its Coins at the Coin location); read off the observation."""
     s = new_match("lafleur(players=2)", first=0, queues={"artisan": ["A01", "A05", "A13", "A02", "A06", "A14"]},
                   artisans=[("A01", "A05"), ("A02", "A06")])
-    s._coins[0] = 12
-    play(s, A.Place("A01", "artisan_guild"))
+    _coin_until(s, 8)
+    free = [a["card"] for a in _mine(s)["artisans"] if not a["placed"]]
+    coins = _mine(s)["coins"]
+    play(s, A.Place(free[0], "artisan_guild"))
     assert _kinds(s) == {"hire_artisan", "replace_artisan"}
+    round_hired = s.observation(None)["round"]
     play(s, A.HIRE, queues={"artisan": ["A09"]})
-    assert s._coins[0] == 4 and [ARTISANS[a].id for a in s._arts[0]] == ["A01", "A05", "A09"]
-    play(s, next(a for a in s.legal_actions() if a.location == "coin"))  # seat 1
+    assert _mine(s)["coins"] == coins - 8
+    assert [a["card"] for a in _mine(s)["artisans"]] == ["A01", "A05", "A09"]
+    while not (s.current_player() == 0 and _phase(s) == "place"):  # seat 1's turn
+        play(s, s.legal_actions()[0])
+    assert s.observation(None)["round"] == round_hired
     assert A.Place("A09", "coin") in s.legal_actions()  # the new Artisan works this round
-    play(s, A.Place("A05", "artisan_guild"))
-    assert _kinds(s) == {"replace_artisan"}  # 4 Coins left: no hire
+    _coin_until(s, 4)
+    coins = _mine(s)["coins"]
+    free = [a["card"] for a in _mine(s)["artisans"] if not a["placed"]]
+    play(s, A.Place(free[0], "artisan_guild"))
+    assert _kinds(s) == ({"replace_artisan"} if coins < 8 else {"hire_artisan", "replace_artisan"})
     play(s, A.REPLACE, queues={"artisan": ["A17"]})
-    assert s._coins[0] == 0 and _phase(s) == "swap_artisan"
-    assert A.SwapArtisan("") in s.legal_actions()
+    assert _mine(s)["coins"] == coins - 4 and _phase(s) == "swap_artisan"
+    assert A.SwapArtisan("") in s.legal_actions()  # keeping the new card is a choice
     play(s, A.SwapArtisan("A01"))
-    assert [ARTISANS[a].id for a in s._arts[0]] == ["A17", "A05", "A09"]
+    assert [a["card"] for a in _mine(s)["artisans"]] == ["A17", "A05", "A09"]  # in the discarded one's space
     assert s.observation(None)["artisan_discard"] == ["A01"]
-    assert s.observation(None)["players"][0]["artisans"][0]["placed"]  # the space keeps its pawn
 
 
 def test_at_most_four_artisans() -> None:
