@@ -534,3 +534,51 @@ def test_three_flower_baskets_exchange_for_one_of_your_choice() -> None:
     used = after["context"]["used_baskets"]
     assert len(used) == 3 and set(used) <= set(fresh) and baskets_held >= 3
     assert all(used.count(c) <= FLOWER_BASKETS[FLOWER_INDEX[c]] for c in used)  # no Basket used twice
+
+
+def _towards_deliveries(state: Any, rng: random.Random) -> Any:
+    """Random play leaning to deliveries, hires, layoffs and exchanges (so that the Achievements below
+    happen in a short test)."""
+    legal = state.legal_actions()
+    busy = [a for a in legal if a.to_json()["kind"] in ("deliver", "basket", "finish_delivery", "hire", "fire",
+                                                         "exchange_mp")]
+    travel = [a for a in legal if str(a.to_json().get("space", "")).startswith("travel")]
+    if busy and rng.random() < 0.6:
+        return rng.choice(busy)
+    if travel and rng.random() < 0.5:
+        return rng.choice(travel)
+    return rng.choice(legal)
+
+
+def test_achievements_read_off_the_seats_own_moves() -> None:
+    """Rulebook, "Achievements": "Your actions have resulted in two strikes being called off" and "You
+    have fulfilled all your Contracts with fresh flowers only". Oracle: each seat's own moves as
+    played and the public board around them: a strike gone from ``strikes`` right after the seat's
+    hire or its Favor 19 counts as called off by it; a Basket it paid from a card of its Wilting
+    Flower Area (not its Fresh one) spoils "fresh only", which also needs one delivered Contract.
+    100 games of 2 players, reached by play; each flag is seen true and false."""
+    seen: set[tuple[str, bool]] = set()
+    for seed in range(100):
+        st = load_game("flowar(players=2)").new_initial_state()
+        rng = random.Random(seed)
+        called_off, wilted = [0, 0], [False, False]
+        while not st.is_terminal():
+            if st.is_chance_node():
+                st.apply_action(st.sample_chance(rng))
+                continue
+            seat, board = st.current_player(), st.observation(None)
+            action = _towards_deliveries(st, rng)
+            move = action.to_json()
+            mine = board["players"][seat]
+            if move["kind"] == "basket" and move["card"] in mine["wilting"] and move["card"] not in mine["fresh"]:
+                wilted[seat] = True
+            st.apply_action(action)
+            if move["kind"] == "hire" or (move["kind"] == "use_favor" and move.get("favor") == 19):
+                called_off[seat] += len(set(board["strikes"]) - set(st.observation(None)["strikes"]))
+        final = st.observation(None)["players"]
+        for seat, row in enumerate(st.outcome().details["breakdown"]):
+            model = {"two_strikes_called_off": called_off[seat] >= 2,
+                     "fresh_flowers_only": sum(final[seat]["delivered"]) > 0 and not wilted[seat]}
+            assert {k: row["achievements"][k] for k in model} == model, (seed, seat)
+            seen |= set(model.items())
+    assert seen == {(k, v) for k in ("two_strikes_called_off", "fresh_flowers_only") for v in (True, False)}
