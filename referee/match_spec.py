@@ -16,8 +16,9 @@ from referee.clock import TimeControl, TimeControlError
 
 _GAMES: dict[str, Game] = {}
 """Game string -> its loaded game, shared by the matches that name it (a ``Game`` is immutable: its
-options are fixed at construction). Loading a game is ~5 % of a Floriferous match's referee CPU
-(issue 19); the entry is used only while the registry still maps the name to the same class."""
+options are fixed at construction). Loading a game cost 120-165 us of a Floriferous match's referee
+CPU in place, about 2 % (docs/benchmarks.md, session 11); the entry is used only while the registry
+still maps the name to the same class."""
 _MAX_GAMES = 256
 _MAX_KEY_CHARS = 200
 
