@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from workers import hosted
-from workers.hosted import hosted_settings, prune_logs, prune_logs_at_times
+from workers import hosted_logs
+from workers.hosted import hosted_settings
+from workers.hosted_logs import prune_logs, prune_logs_at_times
 
 DAY = 86400.0
 
@@ -92,7 +93,7 @@ def test_a_missing_folder_is_nothing_to_prune(tmp_path: Path) -> None:
 
 
 def test_a_worker_looks_at_most_once_an_hour(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(hosted, "_last_prune", {})
+    monkeypatch.setattr(hosted_logs, "_last_prune", {})
     now = time.time()
     logs = tmp_path / "logs"
     first = _write(logs / "a.log", "old", 20, now)
@@ -103,7 +104,7 @@ def test_a_worker_looks_at_most_once_an_hour(tmp_path: Path, monkeypatch: pytest
     second = _write(logs / "b.log", "old too", 20, now)
     assert prune_logs_at_times(logs, {"log_days": 14}) is None  # within the hour: not looked at again
     assert second.exists()
-    monkeypatch.setitem(hosted._last_prune, logs, time.monotonic() - hosted.PRUNE_EVERY_S - 1)
+    monkeypatch.setitem(hosted_logs._last_prune, logs, time.monotonic() - hosted_logs.PRUNE_EVERY_S - 1)
     thread = prune_logs_at_times(logs, {"log_days": 14})
     assert thread is not None
     thread.join(10)
@@ -151,17 +152,17 @@ def test_never_means_nothing_is_walked(tmp_path: Path) -> None:
 
 
 def test_two_log_folders_are_pruned_independently(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(hosted, "_last_prune", {})
-    monkeypatch.setattr(hosted, "_pruning", {})
+    monkeypatch.setattr(hosted_logs, "_last_prune", {})
+    monkeypatch.setattr(hosted_logs, "_pruning", {})
     now = time.time()
     a, b = tmp_path / "a", tmp_path / "b"
     old = [_write(a / "x.log", "old", 20, now), _write(b / "y.log", "old", 20, now)]
-    hosted._pruning.setdefault(a, hosted.threading.Lock()).acquire()  # a's prune is still running
+    hosted_logs._pruning.setdefault(a, hosted_logs.threading.Lock()).acquire()  # a's prune is still running
     try:
         assert prune_logs_at_times(a, {"log_days": 14}) is None  # not two at once on one folder
         thread = prune_logs_at_times(b, {"log_days": 14})
         assert thread is not None
         thread.join(10)
     finally:
-        hosted._pruning[a].release()
+        hosted_logs._pruning[a].release()
     assert old[0].exists() and not old[1].exists()

@@ -48,11 +48,11 @@ from workers.hosted import (
     SandboxCapacityError,
     hosted_settings,
     is_grpc,
-    prune_logs_at_times,
     sandbox_command,
     token_secret,
     unpack,
 )
+from workers.hosted_logs import prune_logs_at_times
 
 log = logging.getLogger(__name__)
 
