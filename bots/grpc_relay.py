@@ -70,6 +70,7 @@ class GrpcRelay(pb_grpc.RefereeServicer):
         upstream: the referee's bot endpoint, ``host:port`` (or ``unix:...``).
         credential: the token put in every ``Hello``.
         max_matches: stop after this many ``MatchEnded`` (0: never).
+        only_match_id: put in every ``Hello``: the referee seats this seat in that match only (0: any).
 
     Attributes:
         matches_ended: ``MatchEnded`` relayed so far.
@@ -78,8 +79,10 @@ class GrpcRelay(pb_grpc.RefereeServicer):
         done: set once ``max_matches`` matches ended.
     """
 
-    def __init__(self, socket_path: str, upstream: str, credential: str, max_matches: int = 0) -> None:
+    def __init__(self, socket_path: str, upstream: str, credential: str, max_matches: int = 0,
+                 only_match_id: int = 0) -> None:
         self.socket_path = socket_path
+        self.only_match_id = max(0, only_match_id)
         self.upstream = upstream
         self.credential = credential
         self.max_matches = max_matches
@@ -120,6 +123,7 @@ class GrpcRelay(pb_grpc.RefereeServicer):
         if msg.HasField("hello"):
             msg.hello.token = self.credential
             msg.hello.max_concurrent_matches = 1
+            msg.hello.only_match_id = self.only_match_id  # the bot's own value is not trusted either
             if self.max_matches:  # a one-match seat: the referee never seats it in a second match
                 msg.hello.max_matches = max(1, self.max_matches - self.matches_ended)
         return msg

@@ -10,13 +10,12 @@ from ``$PARTERRE_BOT_TOKEN``, and:
 * the token is removed from this process's environment before any child
   starts, so neither the keeper nor the bot ever has it (the sandbox is
   started with an empty environment anyway); it is never logged;
-* it plays **one** match and exits (``stop_after_matches=1``), because the
-  referee seats any free session of the bot: when two matches of one hosted
-  bot start at once on two workers, each adapter may play the other's match;
+* it plays **one** match, the one it was started for (``--match-id``:
+  ``Hello.only_match_id``, so the referee seats it in no other match of the
+  bot, and ``Hello.max_matches = 1``), and exits;
 * ``SIGTERM`` *drains*: when no match is in progress it stops at once; when
-  one is (possibly another worker's match), it stops as soon as that match
-  ends, so a worker that finished its own match never cuts a match short;
-  a second ``SIGTERM`` (or ``SIGINT``) stops at once;
+  one is, it stops as soon as that match ends, so a worker never cuts a
+  match short; a second ``SIGTERM`` (or ``SIGINT``) stops at once;
 * it connects only once its child is **ready** (or after :data:`READY_WAIT_S`):
   it writes one ``{"type":"hello","protocol":"parterre-stdio/1"}`` line (bots
   ignore types they do not know, docs/bots.md §5) and waits until the child has
@@ -28,7 +27,8 @@ With ``--grpc-dir DIR`` (a bot whose manifest says ``protocol = "grpc"``)
 there is no stdio adapter: this process runs :class:`bots.grpc_relay.GrpcRelay`
 on ``DIR/referee.sock`` with the token (``max_matches=1``) and starts the
 command (the keeper, given the same ``--grpc-dir``) with stdin closed; the
-bot connects itself through the socket. The match over, the relay ends the
+bot connects itself through the socket (the relay puts ``--match-id`` in its
+``Hello``, whatever the bot sends). The match over, the relay ends the
 stream and the keeper is stopped; ``SIGTERM`` drains the same way.
 
 Exit status: 0 after a match or a stop, 1 when the command cannot run, 3 when
@@ -111,12 +111,13 @@ class HostedSeat(StdioBot):
             self.stop()
 
 
-async def play_grpc(address: str, token: str, grpc_dir: str, command: list[str], env: dict[str, str]) -> int:
+async def play_grpc(address: str, token: str, grpc_dir: str, command: list[str], env: dict[str, str],
+                    match_id: int = 0) -> int:
     """The gRPC seat (see the module doc); returns the exit status."""
     from bots.grpc_relay import GrpcRelay
     from bots.sandbox import GRPC_SOCKET
 
-    relay = GrpcRelay(os.path.join(grpc_dir, GRPC_SOCKET), address, token, max_matches=1)
+    relay = GrpcRelay(os.path.join(grpc_dir, GRPC_SOCKET), address, token, max_matches=1, only_match_id=match_id)
     await relay.start()
     stop = asyncio.Event()
     draining = False
@@ -161,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--name", default="hosted")
     p.add_argument("--version", default="1")
     p.add_argument("--grpc-dir", help="a gRPC bot: relay the referee on DIR/referee.sock (see the module doc)")
+    p.add_argument("--match-id", type=int, default=0,
+                   help="the match this seat was started for: the referee seats it in no other (0: any)")
     p.add_argument("command", nargs=argparse.REMAINDER)
     ns = p.parse_args(argv)
     command = ns.command[1:] if ns.command[:1] == ["--"] else ns.command
@@ -170,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", datefmt="%H:%M:%S")
     env = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
     if ns.grpc_dir:
-        return asyncio.run(play_grpc(ns.address, token, ns.grpc_dir, command, env))
+        return asyncio.run(play_grpc(ns.address, token, ns.grpc_dir, command, env, ns.match_id))
     bot = HostedSeat(command, log_dir=ns.log_dir, env=env, name=ns.name, version=ns.version,
                      max_concurrent_matches=1, stop_grace_s=1.0)
 
@@ -178,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTERM, bot.drain)
         loop.add_signal_handler(signal.SIGINT, bot.stop)
-        await bot.arun(ns.address, token, stop_after_matches=1)
+        await bot.arun(ns.address, token, stop_after_matches=1, only_match_id=ns.match_id)
 
     try:
         asyncio.run(play())

@@ -14,7 +14,7 @@ host seats bots connected to *other* referees through **relay streams**
   referee that dies simply stops refreshing its key.
 * **Relay requests.** A host with a seat whose bot is not connected locally
   (before the start, or orphaned after a drop) publishes
-  ``{"bot_id", "host", "address", "count"}`` on the Redis channel
+  ``{"bot_id", "host", "address", "count", "match_ids"}`` on the Redis channel
   ``parterre:relay:<id>`` of a referee where that bot has free capacity
   (re-published every ``relay_request_interval_ms`` while still wanted).
 * **Relay links.** That referee lends one unit of the bot's capacity: it
@@ -171,7 +171,8 @@ class RelayLink:
             )(metadata=self.cluster.relay_metadata(session.bot_id))
             await call.write(pb.BotMessage(hello=pb.Hello(
                 token="", bot_name=session.name, bot_version=session.version, games=session.games,
-                max_concurrent_matches=1, observation_encoding=session.encoding)))
+                max_concurrent_matches=1, observation_encoding=session.encoding,
+                only_match_id=session.only_match_id)))
             writer = asyncio.create_task(self._write(call))
             timeout_s = self.cluster.config.loan_timeout_ms / 1000.0
             while True:
@@ -423,23 +424,33 @@ class Cluster:
         return out
 
     # -- host side: ask other referees for bots this one needs ---------------------------
-    def wanted(self) -> Counter[int]:
-        """Bots that rooms here wait for (seats not yet bound, or orphaned after a drop),
-        minus relay streams of that bot already here and unused."""
-        want: Counter[int] = Counter()
+    def wanted(self) -> dict[int, list[int]]:
+        """Bots that rooms here wait for (seats not yet bound, or orphaned after a drop): ``{bot_id:
+        [match_id, ...]}``, one entry per such seat, minus those that sessions of that bot already here
+        and idle can take (a session pinned by ``Hello.only_match_id`` takes only its own match)."""
+        waiting: dict[int, list[int]] = {}
         for room, _ in self.core.rooms.values():
             if room.ended:
                 continue
             for seat in room.seats:
                 if seat.session is None and (not room.started or seat.verdict.value == "normal"):
-                    want[seat.bot_id] += 1
+                    waiting.setdefault(seat.bot_id, []).append(room.spec.match_id)
         registry = self.core.registry
-        for bot_id in list(want):
-            sessions = registry.by_bot.get(bot_id, ())
-            idle = sum(max(0, s.free) for s in sessions if not s.closed)
-            want[bot_id] -= idle
-            if want[bot_id] <= 0:
-                del want[bot_id]
+        want: dict[int, list[int]] = {}
+        for bot_id, match_ids in waiting.items():
+            idle = [s for s in registry.by_bot.get(bot_id, ()) if not s.closed and s.free > 0]
+            pinned = Counter(s.only_match_id for s in idle if s.only_match_id)
+            spare = sum(s.free for s in idle if not s.only_match_id)
+            left = []
+            for match_id in match_ids:
+                if pinned[match_id] > 0:
+                    pinned[match_id] -= 1
+                elif spare > 0:
+                    spare -= 1
+                else:
+                    left.append(match_id)
+            if left:
+                want[bot_id] = left
         return want
 
     async def _wants_loop(self) -> None:
@@ -464,7 +475,7 @@ class Cluster:
         now = time.monotonic()
         every = self.config.relay_request_interval_ms / 1000.0
         r = self.redis()
-        for bot_id, count in want.items():
+        for bot_id, match_ids in want.items():
             where = [rid for rid, rec in self.directory.items()
                      if rid != self.id and rec.get("bots", {}).get(str(bot_id), {}).get("free", 0) > 0]
             if not where:
@@ -475,7 +486,8 @@ class Cluster:
             self._asked[(bot_id, rid)] = now
             self.requests_sent += 1
             await r.publish(RELAY_CHANNEL.format(ns=self.ns, id=rid), json.dumps(
-                {"bot_id": bot_id, "host": self.id, "address": self.relay_address, "count": count}))
+                {"bot_id": bot_id, "host": self.id, "address": self.relay_address, "count": len(match_ids),
+                 "match_ids": match_ids}))
         for key in [k for k, t in self._asked.items() if now - t > 60]:
             del self._asked[key]
 
@@ -536,7 +548,9 @@ class Cluster:
         """Lend capacity of a local bot to the referee asking for it.
 
         Args:
-            request: ``{"bot_id", "host", "address", "count"}``.
+            request: ``{"bot_id", "host", "address", "count", "match_ids"}``: a session pinned to a
+                match (``Hello.only_match_id``) is lent only when its match is among ``match_ids``
+                (absent: a host from before the field, never given a pinned session).
 
         Returns:
             The number of relay links opened.
@@ -545,15 +559,17 @@ class Cluster:
         host = str(request["host"])
         address = str(request["address"])
         count = max(1, int(request.get("count", 1)))
+        match_ids = {int(m) for m in request.get("match_ids", ())}
         if host == self.id or self.core.shutting_down:
             return 0
         now = time.monotonic()
         unused = sum(1 for link in self.links if link.session.bot_id == bot_id and link.host == host
-                     and not link.used and now - link.created < self.config.relay_idle_ms / 1000.0 * 2)
+                     and not link.used and now - link.created < self.config.relay_idle_ms / 1000.0 * 2
+                     and (not link.session.only_match_id or link.session.only_match_id in match_ids))
         opened = 0
         for _ in range(count - unused):
             own = [s for s in self.core.registry.by_bot.get(bot_id, ()) if not s.relay_from and not s.closed
-                   and s.free > 0]
+                   and s.free > 0 and (not s.only_match_id or s.only_match_id in match_ids)]
             if not own:
                 break
             session = max(own, key=lambda s: s.free)

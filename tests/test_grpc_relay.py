@@ -84,14 +84,17 @@ async def test_the_relay_swaps_the_token_and_serves_nothing_but_connect(tmp_path
 async def test_a_seat_relay_plays_one_match_then_closes(tmp_path: Path) -> None:
     sock = tmp_path / "referee.sock"
     async with Harness(TOKENS) as h:
-        relay = GrpcRelay(str(sock), h.address, "credential-of-7", max_matches=1)
+        relay = GrpcRelay(str(sock), h.address, "credential-of-7", max_matches=1, only_match_id=1)
         await relay.start()
         try:
             bot = GreedyBot(seed=1)
-            task = asyncio.create_task(bot.arun(f"unix:{sock}", "anything", initial_backoff_s=0.05))
+            # the bot's own Hello asks for another match: the relay puts the one it was started for
+            task = asyncio.create_task(bot.arun(f"unix:{sock}", "anything", initial_backoff_s=0.05, only_match_id=5))
             h.start_bot(RandomBot(seed=2), "tok-house")
             await h.wait_sessions(7)
             await h.wait_sessions(2)
+            assert h.core is not None
+            assert [(s.only_match_id, s.max_matches) for s in h.core.registry.by_bot[7]] == [(1, 1)]
             result = await h.run_match(1, GAME, [7, 2], seed="relay")
             assert result.status == "finished" and [s.verdict for s in result.seats] == ["normal", "normal"]
             await asyncio.wait_for(relay.done.wait(), 5)

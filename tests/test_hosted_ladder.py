@@ -203,11 +203,17 @@ def test_python_node_and_static_bots_play_rated_ladder_matches(database_url: str
             pool, "SELECT count(*) FROM hosted_versions WHERE status <> 'validating'") == 3, 300, stack)
         versions = {kind: sub.active_version(pool, bot_id) for kind, bot_id in bots.items()}
         assert all(v is not None for v in versions.values()), [sub.list_versions(pool, b) for b in bots.values()]
-        live = {_s(k): _s(v) for k, v in r.hgetall(TOKENS_KEY).items()}
-        for kind, version in versions.items():
-            assert version is not None
-            digest = sub.token_hash(sub.hosted_token(secret, version.id, version.sha256))
-            assert live.get(digest) == str(bots[kind]), kind  # the platform's credential, published
+        digests = {kind: sub.token_hash(sub.hosted_token(secret, v.id, v.sha256))
+                   for kind, v in versions.items() if v is not None}
+
+        def live() -> dict[str, str]:
+            return {_s(k): _s(v) for k, v in r.hgetall(TOKENS_KEY).items()}
+
+        # (a version is made active, then its credential is published: a moment apart)
+        _wait("the three credentials published", lambda: all(d in live() for d in digests.values()), 30, stack)
+        published = live()
+        for kind, digest in digests.items():
+            assert published.get(digest) == str(bots[kind]), kind  # the platform's credential, published
         assert nothing_left(str(hosted_dir))  # nothing runs between matches
 
         # Attack: the owner rotates the bot's ordinary token to connect an unsandboxed program in the hosted
@@ -247,7 +253,7 @@ def test_python_node_and_static_bots_play_rated_ladder_matches(database_url: str
                 "FROM matches m JOIN seats s ON s.match_id = m.id GROUP BY m.id ORDER BY m.id").fetchall()
         assert len(rows) >= 6
         assert all(status == "finished" for _, status, _, _ in rows), rows
-        assert all(verdicts == ["normal", "normal"] for *_, verdicts in rows), rows
+        assert all(verdicts == ["normal", "normal"] for *_, verdicts in rows), (rows, stack.tail("referee", 8000))
         played = {kind: sum(bot_id in seats for _, _, seats, _ in rows) for kind, bot_id in bots.items()}
         assert all(n >= 3 for n in played.values()), played
         print(f"\nhosted ladder: {len(rows)} rated matches, seats per bot {played}")

@@ -292,3 +292,34 @@ async def test_the_host_dying_ends_the_match_for_a_relayed_bot(redis_base_url, n
             task.cancel()
         await asyncio.gather(*(t for _, t in a.bots), return_exceptions=True)
         await a.core.stop(0.1)
+
+
+@pytest.mark.parametrize("pinned", [True, False])
+async def test_a_stream_pinned_to_a_match_is_lent_only_for_that_match(redis_base_url, namespace, pinned):
+    """Two one-match streams of bot 1 on referee A, pinned to matches 951 and 952 (``Hello.only_match_id``,
+    as hosted seats are); referee B hosts 952 first. A lends the stream pinned to 952 (the relay carries
+    the pin), never the one pinned to 951, which then plays 951. Control: unpinned, A lends its first
+    stream, the one meant for 951."""
+    p951, p952 = RandomBot(seed=1), RandomBot(seed=2)
+    for bot in (p951, p952):
+        bot.received = []
+    async with AsyncExitStack() as stack:
+        a, b = await two_referees(stack, redis_base_url, namespace)
+        a.start_bot(p951, "tok-a", stop_after_matches=1, only_match_id=951 if pinned else 0)
+        await a.wait_sessions(1)
+        a.start_bot(p952, "tok-a", stop_after_matches=1, only_match_id=952 if pinned else 0)
+        await a.wait_sessions(1, count=2)
+        b.start_bot(_Paced(seed=3, max_concurrent_matches=4), "tok-b")  # the match lasts while it is watched
+        await b.wait_sessions(2)
+        task = asyncio.create_task(b.run_match(952, "toy(players=2,turns=6)", [1, 2], no_show_timeout_ms=8000))
+        relays = []  # the relay stream on B carries the pin of the stream it was lent from
+        await wait_for(lambda: relays.extend(s.only_match_id for s in b.core.registry.sessions() if s.relay_from)
+                       or bool(relays) or task.done())
+        r952 = await task
+        assert relays[:1] == ([952] if pinned else [0]), r952
+        r951 = await b.run_match(951, "toy(players=2,turns=6)", [1, 2], no_show_timeout_ms=8000)
+    for r in (r951, r952):
+        assert r.status == "finished", r.reason
+        assert [s.verdict for s in r.seats] == ["normal", "normal"]
+    seen = [[m.match_started.match_id for m in bot.received if m.HasField("match_started")] for bot in (p951, p952)]
+    assert seen == ([[951], [952]] if pinned else [[952], [951]])

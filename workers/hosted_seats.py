@@ -13,13 +13,13 @@ the referee call in :class:`HostedSeats`:
    relay of ``bots.grpc_relay`` on a socket folder made for this seat, bound into its
    sandbox only, and removed when the seats stop) with the version's platform-held
    token in its environment only (:func:`ladder.submissions.hosted_token`,
-   derived from ``PARTERRE_HOSTED_TOKEN_SECRET``), connected to the referee the
-   match is sent to first; the referee sees an ordinary bot;
-3. after the referee's result (or failure), ``SIGTERM`` them — an adapter that
-   is playing a match (possibly another worker's match of the same bot: the
-   referee seats any free session) finishes it first — wait up to the
-   longest match, then ``SIGKILL`` what is left; the sandbox keeper kills its
-   tree when its parent dies.
+   derived from ``PARTERRE_HOSTED_TOKEN_SECRET``) and ``--match-id`` (the
+   referee seats it in this match only: ``Hello.only_match_id``), connected to
+   the referee the match is sent to first; the referee sees an ordinary bot;
+3. after the referee's result (or failure), ``SIGTERM`` them — an adapter
+   still playing finishes its match first — wait up to the longest match,
+   then ``SIGKILL`` what is left; the sandbox keeper kills its tree when its
+   parent dies.
 
 The bot's stderr of each match is kept (capped by the sandbox) in
 ``$PARTERRE_HOSTED_DIR/logs/match-<id>-bot-<bot>.log`` and, when the seats
@@ -145,7 +145,8 @@ class HostedSeats:
         env.update(PYTHONPATH=str(PROJECT), PARTERRE_HOSTED_DIR=str(self.cfg["dir"]),
                    PARTERRE_BOT_TOKEN=sub.hosted_token(self.secret, version.id, version.sha256))
         argv = [sys.executable, "-m", "bots.hosted_seat", "--address", self.address, "--log-dir", str(adapter_dir),
-                "--name", f"hosted-{bot_id}", "--version", str(version.number), *grpc_args, "--", *command]
+                "--name", f"hosted-{bot_id}", "--version", str(version.number), "--match-id", str(self.match_id),
+                *grpc_args, "--", *command]
         with open(logs / f"match-{self.match_id}-adapter-{bot_id}.log", "ab") as out:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                     cwd=PROJECT, env=env, start_new_session=True)
