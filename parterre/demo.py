@@ -54,6 +54,13 @@ class Supervised(Protocol):
         """Raise when a child exited (or a stop was requested)."""
 
 
+BOT_ENV = ("PATH", "LANG", "LC_ALL", "HOME", "TZ", "VIRTUAL_ENV", "PYTHONPATH", "PARTERRE_HOME",
+           "PARTERRE_REFEREE_ADDRESS", "PARTERRE_LOG_FORMAT", "PARTERRE_ENGINES")
+"""The demo's variables a bot process inherits: what ``parterre bot run`` needs to find Python and the
+referee. Not the database or Redis URLs, nor the service token, which would let a bot run matches,
+read every account or rewrite the ratings: a bot holds its own token only."""
+
+
 class Children:
     """Child processes started by the demo; all stopped on exit (SIGTERM, then SIGKILL)."""
 
@@ -63,13 +70,19 @@ class Children:
         self.procs: list[tuple[str, subprocess.Popen[bytes]]] = []
         log_dir.mkdir(parents=True, exist_ok=True)
 
-    def start(self, name: str, *args: str, env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
+    def start(self, name: str, *args: str, env: Mapping[str, str] | None = None,
+              inherit: tuple[str, ...] | None = None) -> subprocess.Popen[bytes]:
         """Start ``python -m parterre.cli ARGS`` logging to ``logs/NAME.log``, with ``env`` added to the
-        demo's environment (secrets go there, never into ARGS: a command line is public to ``ps``)."""
+        demo's environment (secrets go there, never into ARGS: a command line is public to ``ps``).
+
+        Args:
+            inherit: only these variables of the demo's environment (e.g. :data:`BOT_ENV`); None: all.
+        """
+        base = self.env if inherit is None else {k: self.env[k] for k in inherit if k in self.env}
         with open(self.log_dir / f"{name}.log", "ab") as log:  # the child keeps its own descriptor
             proc = subprocess.Popen(
                 [sys.executable, "-m", "parterre.cli", *args],
-                env={**self.env, **(env or {})},
+                env={**base, **(env or {})},
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
@@ -283,7 +296,7 @@ def run_demo(
         demo_bots = _ensure_demo_bots(pool, redis_client)
         for name, (_, token) in demo_bots.items():
             children.start(f"bot-{name}", "bot", "run", DEMO_BOTS[name], "--name", name,
-                           env={"PARTERRE_BOT_TOKEN": token})
+                           env={"PARTERRE_BOT_TOKEN": token}, inherit=BOT_ENV)
         children.start("house", "house", "--address", referee_address)
         children.start("worker", "worker", "--concurrency", "4", "--loglevel", "WARNING",
                        "--hostname", f"demo-{os.getpid()}@%h")
