@@ -87,7 +87,7 @@ class RefereeServicer(pb_grpc.RefereeServicer):
         declared = hello.max_concurrent_matches
         capacity = 1 if relay_from else min(max(1, declared), max(1, s.max_declared_concurrency))
         session = Session(
-            bot_id=bot_id, token=hello.token, name=hello.bot_name[:100], version=hello.bot_version[:50],
+            bot_id=bot_id, token=hello.token, name=hello.bot_name, version=hello.bot_version[:50],
             games=[g[:50] for g in list(hello.games)[:20]], capacity=capacity, context=context,
             relay_from=relay_from, instance_id="" if relay_from else hello.instance_id[:64],
             max_matches=0 if relay_from else hello.max_matches,

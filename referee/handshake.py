@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import unicodedata
 from typing import NoReturn
 
 import grpc
@@ -55,6 +56,34 @@ def version_problem(version: str) -> str:
             return (f"Hello.bot_version may hold only ASCII letters, digits, _ . + - ~ : / @ # ( ) and single "
                     f"inner spaces; character {i} is U+{ord(ch):04X}")
     return "Hello.bot_version may not hold two spaces in a row"
+
+
+MAX_NAME_CHARS = 100
+"""Longest ``Hello.bot_name`` the referee takes."""
+
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
+
+
+def name_problem(name: str) -> str:
+    """Why ``Hello.bot_name`` is refused, or ``""`` when it is fine.
+
+    The announced name is cosmetic: opponents see it in ``MatchStarted.players``
+    and it is kept in replays (public downloads), while the web pages show the
+    registered name. Any script is fine (it is the bot's own choice), but not
+    text that hides or reorders what is shown: control characters (NUL, newline,
+    terminal escapes), format characters (bidi overrides and isolates,
+    zero-width characters, the byte-order mark), line and paragraph separators,
+    private-use, surrogate and unassigned code points; nor more than
+    :data:`MAX_NAME_CHARS` characters. Empty is fine. Refused with the first
+    offending character, never cleaned (as :func:`version_problem`).
+    """
+    if len(name) > MAX_NAME_CHARS:
+        return f"Hello.bot_name is {len(name)} characters long; at most {MAX_NAME_CHARS}"
+    for i, ch in enumerate(name):
+        if unicodedata.category(ch) in _HIDDEN_CATEGORIES:
+            return (f"Hello.bot_name may not hold control, formatting, separator, private-use or unassigned "
+                    f"characters; character {i} is U+{ord(ch):04X}")
+    return ""
 
 
 def error_message(code: pb.ErrorCode, message: str) -> pb.RefereeMessage:
@@ -149,6 +178,10 @@ async def authenticate(core: RefereeCore, context: grpc.aio.ServicerContext, *,
     problem = version_problem(hello.bot_version)
     if problem:
         core.protocol_error(None, "bad_version", "")
+        await refuse(context, grpc.StatusCode.INVALID_ARGUMENT, pb.ERROR_CODE_PROTOCOL, problem)
+    problem = name_problem(hello.bot_name)
+    if problem:
+        core.protocol_error(None, "bad_name", "")
         await refuse(context, grpc.StatusCode.INVALID_ARGUMENT, pb.ERROR_CODE_PROTOCOL, problem)
     if relay_bot is not None:
         return hello, int(relay_bot), relay_from

@@ -62,3 +62,48 @@ async def test_s23_ordinary_versions_are_welcome(version: str) -> None:
         got, code = await raw_connect(h.address, hello(version), read=1)
         assert code is None, code
         assert got[0].WhichOneof("kind") == "welcome" and got[0].welcome.bot_id == 1
+
+
+# -- Hello.bot_name: any script, but nothing that hides or reorders what is shown ---------------------------
+
+NAME_SPOOFS = [
+    "greedy\u202e",  # right-to-left override
+    "a\u2066b\u2069",  # isolates
+    "bot\u200b",  # zero-width space
+    "b\u200do",  # zero-width joiner
+    "\ufeffbot",  # byte-order mark
+    "bot\u0000",  # NUL
+    "bot\nHouse-greedy",  # newline: a second line in a terminal or a log
+    "bot\x1b[2J",  # terminal escape
+    "a\u2028b",  # line separator
+    "a\u2029b",  # paragraph separator
+    "a\ue000",  # private use
+    "a\U000e0001",  # language tag (a format character)
+    "x" * 101,  # over the cap
+]
+NAME_FINE = ["", "random", "Blümchen — v2 (search)", "花のボット", "🌸 bot", "n" * 100, "<b>shown as text</b>"]
+
+
+def named(name: str) -> pb.BotMessage:
+    return pb.BotMessage(hello=pb.Hello(token="tok-a", bot_name=name, bot_version="1", max_concurrent_matches=1))
+
+
+@pytest.mark.parametrize("name", NAME_SPOOFS, ids=[ascii(n)[:30] for n in NAME_SPOOFS])
+async def test_a_name_that_hides_or_reorders_text_is_refused_invalid_argument(name: str) -> None:
+    async with Harness(TOKENS) as h:
+        got, code = await raw_connect(h.address, named(name), read=2)
+        assert code == grpc.StatusCode.INVALID_ARGUMENT
+        (msg,) = got  # an Error, never a Welcome
+        assert msg.WhichOneof("kind") == "error"
+        assert msg.error.code == pb.ERROR_CODE_PROTOCOL and "Hello.bot_name" in msg.error.message
+        assert h.core is not None and len(h.core.registry) == 0
+
+
+@pytest.mark.parametrize("name", NAME_FINE, ids=[ascii(n)[:30] for n in NAME_FINE])
+async def test_names_in_any_script_are_welcome_and_kept_whole(name: str) -> None:
+    async with Harness(TOKENS) as h:
+        got, code = await raw_connect(h.address, named(name), read=1)
+        assert code is None, code
+        assert got[0].WhichOneof("kind") == "welcome"
+        assert h.core is not None
+        assert [s.name for s in h.core.registry.sessions()] == [name]
