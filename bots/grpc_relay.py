@@ -19,10 +19,10 @@ and is **gRPC-aware**, not a byte pipe:
   ``RESOURCE_EXHAUSTED``), so the bot holds at most one referee session;
 * ``max_matches`` > 0: after that many ``MatchEnded`` (of matches this stream
   started) the relay ends the stream and refuses new ones (a rated seat plays
-  one match, as the stdio adapter does: the referee seats any free session of
-  a bot) — after :data:`LINGER_S` without a new ``MatchStarted``: the referee
-  seats a waiting match on a session the instant its match ends, and that
-  match is played rather than cut into a ``disconnect``;
+  one match, as the stdio adapter does) — after :data:`LINGER_S` without a
+  new ``MatchStarted``, a margin kept from before ``Hello.max_matches`` and
+  ``Hello.only_match_id`` (the referee then seated a waiting match on a
+  session the instant its match ended; it no longer can);
 * messages from the bot are capped at :data:`MAX_BOT_MESSAGE` bytes.
 
 Everything else the bot sends (decisions, resignations, pongs) and everything
@@ -70,7 +70,8 @@ class GrpcRelay(pb_grpc.RefereeServicer):
         upstream: the referee's bot endpoint, ``host:port`` (or ``unix:...``).
         credential: the token put in every ``Hello``.
         max_matches: stop after this many ``MatchEnded`` (0: never).
-        only_match_id: put in every ``Hello``: the referee seats this seat in that match only (0: any).
+        only_match_id / only_attempt: put in every ``Hello``: the referee seats this seat in that match
+            (and attempt) only (0: any).
 
     Attributes:
         matches_ended: ``MatchEnded`` relayed so far.
@@ -80,9 +81,10 @@ class GrpcRelay(pb_grpc.RefereeServicer):
     """
 
     def __init__(self, socket_path: str, upstream: str, credential: str, max_matches: int = 0,
-                 only_match_id: int = 0) -> None:
+                 only_match_id: int = 0, only_attempt: int = 0) -> None:
         self.socket_path = socket_path
         self.only_match_id = max(0, only_match_id)
+        self.only_attempt = max(0, only_attempt)
         self.upstream = upstream
         self.credential = credential
         self.max_matches = max_matches
@@ -123,7 +125,8 @@ class GrpcRelay(pb_grpc.RefereeServicer):
         if msg.HasField("hello"):
             msg.hello.token = self.credential
             msg.hello.max_concurrent_matches = 1
-            msg.hello.only_match_id = self.only_match_id  # the bot's own value is not trusted either
+            msg.hello.only_match_id = self.only_match_id  # the bot's own values are not trusted either
+            msg.hello.only_attempt = self.only_attempt
             if self.max_matches:  # a one-match seat: the referee never seats it in a second match
                 msg.hello.max_matches = max(1, self.max_matches - self.matches_ended)
         return msg

@@ -10,9 +10,10 @@ from ``$PARTERRE_BOT_TOKEN``, and:
 * the token is removed from this process's environment before any child
   starts, so neither the keeper nor the bot ever has it (the sandbox is
   started with an empty environment anyway); it is never logged;
-* it plays **one** match, the one it was started for (``--match-id``:
-  ``Hello.only_match_id``, so the referee seats it in no other match of the
-  bot, and ``Hello.max_matches = 1``), and exits;
+* it plays **one** match, the one it was started for (``--match-id`` and
+  ``--attempt``: ``Hello.only_match_id`` and ``only_attempt``, so the referee
+  seats it in no other match of the bot, nor in another attempt of that one;
+  and ``Hello.max_matches = 1``), and exits;
 * ``SIGTERM`` *drains*: when no match is in progress it stops at once; when
   one is, it stops as soon as that match ends, so a worker never cuts a
   match short; a second ``SIGTERM`` (or ``SIGINT``) stops at once;
@@ -112,12 +113,13 @@ class HostedSeat(StdioBot):
 
 
 async def play_grpc(address: str, token: str, grpc_dir: str, command: list[str], env: dict[str, str],
-                    match_id: int = 0) -> int:
+                    match_id: int = 0, attempt: int = 0) -> int:
     """The gRPC seat (see the module doc); returns the exit status."""
     from bots.grpc_relay import GrpcRelay
     from bots.sandbox import GRPC_SOCKET
 
-    relay = GrpcRelay(os.path.join(grpc_dir, GRPC_SOCKET), address, token, max_matches=1, only_match_id=match_id)
+    relay = GrpcRelay(os.path.join(grpc_dir, GRPC_SOCKET), address, token, max_matches=1, only_match_id=match_id,
+                      only_attempt=attempt)
     await relay.start()
     stop = asyncio.Event()
     draining = False
@@ -164,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--grpc-dir", help="a gRPC bot: relay the referee on DIR/referee.sock (see the module doc)")
     p.add_argument("--match-id", type=int, default=0,
                    help="the match this seat was started for: the referee seats it in no other (0: any)")
+    p.add_argument("--attempt", type=int, default=0, help="with --match-id: the attempt of it (0: any)")
     p.add_argument("command", nargs=argparse.REMAINDER)
     ns = p.parse_args(argv)
     command = ns.command[1:] if ns.command[:1] == ["--"] else ns.command
@@ -173,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", datefmt="%H:%M:%S")
     env = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
     if ns.grpc_dir:
-        return asyncio.run(play_grpc(ns.address, token, ns.grpc_dir, command, env, ns.match_id))
+        return asyncio.run(play_grpc(ns.address, token, ns.grpc_dir, command, env, ns.match_id, ns.attempt))
     bot = HostedSeat(command, log_dir=ns.log_dir, env=env, name=ns.name, version=ns.version,
                      max_concurrent_matches=1, stop_grace_s=1.0)
 
@@ -181,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTERM, bot.drain)
         loop.add_signal_handler(signal.SIGINT, bot.stop)
-        await bot.arun(ns.address, token, stop_after_matches=1, only_match_id=ns.match_id)
+        await bot.arun(ns.address, token, stop_after_matches=1, only_match_id=ns.match_id,
+                       only_attempt=ns.attempt)
 
     try:
         asyncio.run(play())

@@ -184,6 +184,7 @@ class Bot:
         self._connection_no = 0
         self._stop_after: int | None = None
         self._only_match_id = 0
+        self._only_attempt = 0
 
     # -- to override ------------------------------------------------------------------
     def choose(self, request: DecisionRequest) -> int | Awaitable[int]:
@@ -238,12 +239,13 @@ class Bot:
         """The Hello message sent first on every connection. With ``stop_after_matches`` (:meth:`arun`)
         it says how many matches are left (``Hello.max_matches``), so the referee does not seat this
         process in a match it will leave before playing; with ``only_match_id``, that the referee seats it
-        in that match only (``Hello.only_match_id``)."""
+        in that match only (``Hello.only_match_id``, and ``only_attempt``)."""
         left = 0 if self._stop_after is None else max(1, self._stop_after - len(self.stats.results))
         return pb.BotMessage(hello=pb.Hello(
             token=token, bot_name=self.name, bot_version=self.version, games=list(self.games),
             max_concurrent_matches=self.max_concurrent_matches, instance_id=self.instance_id, max_matches=left,
             observation_encoding=ENCODINGS[self.observation_encoding], only_match_id=self._only_match_id,
+            only_attempt=self._only_attempt,
         ))
 
     # -- running ----------------------------------------------------------------------
@@ -274,7 +276,7 @@ class Bot:
 
     async def arun(
         self, address: str, token: str, *, reconnect: bool = True, stop_after_matches: int | None = None,
-        initial_backoff_s: float = 0.2, max_backoff_s: float = 10.0, only_match_id: int = 0,
+        initial_backoff_s: float = 0.2, max_backoff_s: float = 10.0, only_match_id: int = 0, only_attempt: int = 0,
     ) -> None:
         """Connect and play until :meth:`stop`, cancellation or ``stop_after_matches`` results.
 
@@ -285,8 +287,9 @@ class Bot:
                 jitter from ``initial_backoff_s`` to ``max_backoff_s``; reset
                 after each Welcome).
             stop_after_matches: return after this many MatchEnded messages.
-            only_match_id: be seated in this match only (any attempt of it; ``Hello.only_match_id``):
-                a process started for one match (a hosted bot's seat). 0: any match.
+            only_match_id: be seated in this match only (``Hello.only_match_id``): a process started for
+                one match (a hosted bot's seat). 0: any match.
+            only_attempt: with ``only_match_id``, in this attempt of it only (``Hello.only_attempt``); 0: any.
 
         Raises:
             AuthenticationError: the referee refused the token (never retried).
@@ -294,6 +297,7 @@ class Bot:
         self._stop = asyncio.Event()
         self._stop_after = stop_after_matches
         self._only_match_id = max(0, only_match_id)
+        self._only_attempt = max(0, only_attempt)
         self._address = address
         backoff = initial_backoff_s
         attempt = 0

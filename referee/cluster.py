@@ -45,7 +45,6 @@ import json
 import logging
 import random
 import time
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -88,6 +87,8 @@ REFEREE_KEY = "{ns}:referee:{id}"
 """Redis key of one referee's presence JSON (format with ``ns`` and ``id``)."""
 RELAY_CHANNEL = "{ns}:relay:{id}"
 """Redis pub/sub channel of relay requests to one referee (format with ``ns`` and ``id``)."""
+MAX_MATCH_IDS = 1000
+"""Most match ids a relay request's ``match_ids`` is read for (the rest are ignored)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +173,7 @@ class RelayLink:
             await call.write(pb.BotMessage(hello=pb.Hello(
                 token="", bot_name=session.name, bot_version=session.version, games=session.games,
                 max_concurrent_matches=1, observation_encoding=session.encoding,
-                only_match_id=session.only_match_id)))
+                only_match_id=session.only_match_id, only_attempt=session.only_attempt)))
             writer = asyncio.create_task(self._write(call))
             timeout_s = self.cluster.config.loan_timeout_ms / 1000.0
             while True:
@@ -369,6 +370,9 @@ class Cluster:
                 games.update(s.games)
             bots[str(bot_id)] = {
                 "free": sum(max(0, s.free) for s in own),
+                # of which: unpinned (any match), and the matches that streams pinned to one can take
+                "open": sum(max(0, s.free) for s in own if not s.only_match_id),
+                "pinned": sorted({s.only_match_id for s in own if s.only_match_id and s.free > 0}),
                 "capacity": sum(s.capacity for s in own),
                 "sessions": len(own),
                 "games": sorted(games),
@@ -428,23 +432,24 @@ class Cluster:
         """Bots that rooms here wait for (seats not yet bound, or orphaned after a drop): ``{bot_id:
         [match_id, ...]}``, one entry per such seat, minus those that sessions of that bot already here
         and idle can take (a session pinned by ``Hello.only_match_id`` takes only its own match)."""
-        waiting: dict[int, list[int]] = {}
+        waiting: dict[int, list[tuple[int, int]]] = {}
         for room, _ in self.core.rooms.values():
             if room.ended:
                 continue
             for seat in room.seats:
                 if seat.session is None and (not room.started or seat.verdict.value == "normal"):
-                    waiting.setdefault(seat.bot_id, []).append(room.spec.match_id)
+                    waiting.setdefault(seat.bot_id, []).append((room.spec.match_id, room.spec.attempt))
         registry = self.core.registry
         want: dict[int, list[int]] = {}
-        for bot_id, match_ids in waiting.items():
+        for bot_id, seats in waiting.items():
             idle = [s for s in registry.by_bot.get(bot_id, ()) if not s.closed and s.free > 0]
-            pinned = Counter(s.only_match_id for s in idle if s.only_match_id)
+            pinned = [s for s in idle if s.only_match_id]
             spare = sum(s.free for s in idle if not s.only_match_id)
             left = []
-            for match_id in match_ids:
-                if pinned[match_id] > 0:
-                    pinned[match_id] -= 1
+            for match_id, attempt in seats:
+                mine = next((s for s in pinned if s.may_seat(match_id, attempt)), None)
+                if mine is not None:
+                    pinned.remove(mine)
                 elif spare > 0:
                     spare -= 1
                 else:
@@ -476,20 +481,37 @@ class Cluster:
         every = self.config.relay_request_interval_ms / 1000.0
         r = self.redis()
         for bot_id, match_ids in want.items():
-            where = [rid for rid, rec in self.directory.items()
-                     if rid != self.id and rec.get("bots", {}).get(str(bot_id), {}).get("free", 0) > 0]
+            where = self._lenders(bot_id, match_ids)
+            where = [rid for rid in where if now - self._asked.get((bot_id, rid), -1e9) >= every]
             if not where:
                 continue
             rid = random.choice(where)
-            if now - self._asked.get((bot_id, rid), -1e9) < every:
-                continue
             self._asked[(bot_id, rid)] = now
             self.requests_sent += 1
             await r.publish(RELAY_CHANNEL.format(ns=self.ns, id=rid), json.dumps(
                 {"bot_id": bot_id, "host": self.id, "address": self.relay_address, "count": len(match_ids),
-                 "match_ids": match_ids}))
+                 "match_ids": match_ids[:MAX_MATCH_IDS]}))
         for key in [k for k, t in self._asked.items() if now - t > 60]:
             del self._asked[key]
+
+    def _lenders(self, bot_id: int, match_ids: list[int]) -> list[str]:
+        """Other referees (from the directory) that can lend ``bot_id`` for one of ``match_ids``: those with
+        a stream pinned to one of them (``Hello.only_match_id``) if any, else those with unpinned free
+        capacity (a referee from before ``"open"`` was published: its ``"free"``). A referee whose streams
+        of the bot are all pinned to other matches is never asked."""
+        pinned, open_ = [], []
+        wanted = set(match_ids)
+        for rid, rec in self.directory.items():
+            info = rec.get("bots", {}).get(str(bot_id), {}) if rid != self.id else {}
+            if not isinstance(info, dict) or not info:
+                continue
+            pins = info.get("pinned")
+            free = info.get("open", info.get("free", 0))
+            if isinstance(pins, list) and wanted & {m for m in pins if type(m) is int}:
+                pinned.append(rid)
+            elif type(free) is int and free > 0:
+                open_.append(rid)
+        return pinned or open_
 
     def _close_idle_relays(self) -> None:
         """Close relay streams here that hold no seat for ``relay_idle_ms`` (capacity goes back to the lender)."""
@@ -559,7 +581,10 @@ class Cluster:
         host = str(request["host"])
         address = str(request["address"])
         count = max(1, int(request.get("count", 1)))
-        match_ids = {int(m) for m in request.get("match_ids", ())}
+        raw = request.get("match_ids")
+        # a list of match ids (ints, not bools), at most MAX_MATCH_IDS; anything else is ignored (no pinned stream lent)
+        match_ids = ({m for m in raw[:MAX_MATCH_IDS] if type(m) is int and m > 0}
+                     if isinstance(raw, list) else set())
         if host == self.id or self.core.shutting_down:
             return 0
         now = time.monotonic()
@@ -572,7 +597,7 @@ class Cluster:
                    and s.free > 0 and (not s.only_match_id or s.only_match_id in match_ids)]
             if not own:
                 break
-            session = max(own, key=lambda s: s.free)
+            session = max(own, key=lambda s: (bool(s.only_match_id), s.free))  # a pinned one plays nothing else
             RelayLink(self, session, host, address).start()
             opened += 1
         self.requests_served += opened

@@ -91,7 +91,7 @@ class RefereeServicer(pb_grpc.RefereeServicer):
             games=[g[:50] for g in list(hello.games)[:20]], capacity=capacity, context=context,
             relay_from=relay_from, instance_id="" if relay_from else hello.instance_id[:64],
             max_matches=0 if relay_from else hello.max_matches,
-            encoding=hello.observation_encoding, only_match_id=hello.only_match_id,
+            encoding=hello.observation_encoding, only_match_id=hello.only_match_id, only_attempt=hello.only_attempt,
         )
         del hello  # the token is not kept beyond its digest
         open_streams[bot_id] = open_streams.get(bot_id, 0) + 1  # no await since the check: no race

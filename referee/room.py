@@ -157,7 +157,7 @@ class Room:
             used = {s.session.id for s in self.seats if s.session is not None}
             for seat in self.seats:
                 if seat.session is None:
-                    session = self.registry.acquire(seat.bot_id, used, self.spec.match_id)
+                    session = self.registry.acquire(seat.bot_id, used, self.spec.match_id, self.spec.attempt)
                     if session is not None:
                         self._attach(seat, session)
                         used.add(session.id)
@@ -458,7 +458,7 @@ class Room:
         as after a reconnect; the clock keeps running. False when it cannot move.
         """
         if self.ended or seat.session is session or self.spec.match_id in session.seats \
-                or not session.may_seat(self.spec.match_id):
+                or not session.may_seat(self.spec.match_id, self.spec.attempt):
             return False
         self._detach(seat)
         if not self.started:  # only reserved: MatchStarted goes to whoever holds it at the start
@@ -469,7 +469,7 @@ class Room:
     def _reattach(self, seat: Seat, session: Session) -> bool:
         """Give ``seat`` to a new session of its bot; resend MatchStarted and the pending request."""
         if self.ended or seat.session is not None or self.spec.match_id in session.seats \
-                or not session.may_seat(self.spec.match_id):
+                or not session.may_seat(self.spec.match_id, self.spec.attempt):
             return False
         if seat.grace is not None:
             seat.grace.cancel()

@@ -153,8 +153,9 @@ class Session:
             the rooms put in this stream's DecisionRequests (:meth:`referee.codec.GameCodec.decision_request`).
         max_matches: ``Hello.max_matches`` (0 = no limit); always 1 for a relay stream, which its
             lender closes after the one match it was lent for.
-        only_match_id: ``Hello.only_match_id``: the one match this stream may be seated in (any
-            attempt); 0 = any. A relay stream carries its lender's (:meth:`may_seat`).
+        only_match_id / only_attempt: ``Hello.only_match_id`` and ``Hello.only_attempt``: the one match
+            (and attempt of it) this stream may be seated in; 0 = any. A relay stream carries its
+            lender's (:meth:`may_seat`).
     """
 
     RECENT = 64
@@ -164,10 +165,11 @@ class Session:
         capacity: int, context: grpc.aio.ServicerContext | None = None, relay_from: str = "",
         instance_id: str = "", max_matches: int = 0,
         encoding: referee_pb2.ObservationEncoding = referee_pb2.OBSERVATION_ENCODING_UNSPECIFIED,
-        only_match_id: int = 0,
+        only_match_id: int = 0, only_attempt: int = 0,
     ) -> None:
         self.id = next(_ids)
         self.only_match_id = max(0, only_match_id)
+        self.only_attempt = max(0, only_attempt) if self.only_match_id else 0
         # a relay is one loan of the lender's capacity for one match: the lender closes it once that
         # match ended (referee.cluster.RelayLink), so it is never seated in a second match
         self.max_matches = 1 if relay_from else max(0, max_matches)
@@ -224,9 +226,12 @@ class Session:
             free = min(free, self.max_matches - len(self.matches_taken))
         return free
 
-    def may_seat(self, match_id: int) -> bool:
-        """False when this stream is pinned to another match (``Hello.only_match_id``)."""
-        return not self.only_match_id or self.only_match_id == match_id
+    def may_seat(self, match_id: int, attempt: int) -> bool:
+        """False when this stream is pinned to another match, or another attempt of it
+        (``Hello.only_match_id``, ``Hello.only_attempt``)."""
+        if not self.only_match_id:
+            return True
+        return self.only_match_id == match_id and (not self.only_attempt or self.only_attempt == attempt)
 
     def take_match(self, match_id: int) -> None:
         """Count ``match_id`` against ``Hello.max_matches`` (a seat bound here, or a relayed match); kept
@@ -423,20 +428,23 @@ class SessionRegistry:
                 log.exception("closing a relay of bot %s failed", session.bot_id)
         self.notify()
 
-    def acquire(self, bot_id: int, exclude: set[int], match_id: int = 0) -> Session | None:
-        """A connected session of ``bot_id`` with free capacity that may play ``match_id``, most free first.
+    def acquire(self, bot_id: int, exclude: set[int], match_id: int, attempt: int) -> Session | None:
+        """A connected session of ``bot_id`` with free capacity that may play this attempt of ``match_id``:
+        one pinned to it first (it may play nothing else), then the most free.
 
         Args:
             bot_id: the bot.
             exclude: session ids not to use (already holding a seat of this match).
-            match_id: the match to seat (a session pinned to another match is skipped; 0: no check).
+            match_id / attempt: the match attempt to seat (a session pinned to another is skipped).
         """
         best: Session | None = None
+        best_rank = (False, 0)
         for s in self.by_bot.get(bot_id, ()):
-            if s.closed or s.free <= 0 or s.id in exclude or (match_id and not s.may_seat(match_id)):
+            if s.closed or s.free <= 0 or s.id in exclude or not s.may_seat(match_id, attempt):
                 continue
-            if best is None or s.free > best.free:
-                best = s
+            rank = (bool(s.only_match_id), s.free)
+            if best is None or rank > best_rank:
+                best, best_rank = s, rank
         return best
 
     def add_orphan(self, bot_id: int, key: int, reattach: Callable[[Session], bool]) -> None:

@@ -323,3 +323,49 @@ async def test_a_stream_pinned_to_a_match_is_lent_only_for_that_match(redis_base
         assert [s.verdict for s in r.seats] == ["normal", "normal"]
     seen = [[m.match_started.match_id for m in bot.received if m.HasField("match_started")] for bot in (p951, p952)]
     assert seen == ([[951], [952]] if pinned else [[952], [951]])
+
+
+async def test_malformed_match_ids_in_a_relay_request_lend_no_pinned_stream(redis_base_url, namespace):
+    """A relay request's ``match_ids`` (JSON from Redis) that is not a list of positive ints is ignored: no
+    stream pinned to a match is lent for it, nothing raises, and a well-formed request still works. (A
+    string was read character by character: ``"51"`` lent the stream pinned to match 5.)"""
+    async with AsyncExitStack() as stack:
+        a, b = await two_referees(stack, redis_base_url, namespace)
+        lender = a.core.cluster
+        a.start_bot(RandomBot(seed=1), "tok-a", stop_after_matches=1, only_match_id=5)
+        await a.wait_sessions(1)
+        base = {"bot_id": 1, "host": "ref-b", "address": b.control_address, "count": 1}
+        for bad in (5, None, "51", [[5]], ["5"], [5.0], [True], [-5], {"5": 5}, [float("inf")], [float("nan")]):
+            assert lender.serve_request({**base, "match_ids": bad}) == 0, bad
+        assert lender.serve_request({**base, "match_ids": list(range(6, 2000)) + [5]}) == 0  # past the cap
+        assert lender.serve_request({**base, "match_ids": [7, 5]}) == 1
+        assert [link.session.only_match_id for link in lender.links] == [5]
+
+
+async def test_only_referees_that_can_lend_for_the_match_are_asked(redis_base_url, namespace):
+    """Presence says, per bot, the free capacity any match may use (``open``) and the matches that streams
+    pinned to one can take (``pinned``); a host asks a referee with a stream pinned to the match if any,
+    else one with open capacity, and never one whose streams are all pinned to other matches (it was
+    picked at random among every referee with free capacity: a relayed seat could wait past its grace)."""
+    async with AsyncExitStack() as stack:
+        a, b = await two_referees(stack, redis_base_url, namespace)
+        a.start_bot(RandomBot(seed=1), "tok-a", only_match_id=5)
+        a.start_bot(RandomBot(seed=2, max_concurrent_matches=2), "tok-b")
+        await a.wait_sessions(1)
+        await a.wait_sessions(2)
+        bots = a.core.cluster.snapshot()["bots"]
+        assert (bots["1"]["free"], bots["1"]["open"], bots["1"]["pinned"]) == (1, 0, [5])
+        assert (bots["2"]["free"], bots["2"]["open"], bots["2"]["pinned"]) == (2, 2, [])
+        host = b.core.cluster
+        host.directory = {
+            "decoy": {"bots": {"1": {"free": 1, "open": 0, "pinned": [9]}}},
+            "pinned": {"bots": {"1": {"free": 1, "open": 0, "pinned": [5]}}},
+            "open": {"bots": {"1": {"free": 2, "open": 2, "pinned": []}}},
+            "older": {"bots": {"1": {"free": 1}}},  # a referee from before "open": its "free"
+            "garbled": {"bots": {"1": {"free": "x", "open": None, "pinned": "5"}}},
+            "not-a-record": {"bots": {"1": 7}},
+            "ref-b": {"bots": {"1": {"free": 1, "open": 1, "pinned": [5]}}},  # itself
+        }
+        assert host._lenders(1, [5]) == ["pinned"]
+        assert sorted(host._lenders(1, [6])) == ["older", "open"]
+        assert host._lenders(2, [5]) == []

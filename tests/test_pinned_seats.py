@@ -132,3 +132,43 @@ async def test_a_dropped_seat_waits_for_its_own_process_not_another_matchs(pinne
     assert [s.verdict for s in result.seats] == ["normal", "normal"], result
     assert started(idle) == ([] if pinned else [941])
     assert started(own) == ([941, 941] if pinned else [941])  # pinned: again after its reconnect
+
+
+async def test_a_match_takes_the_stream_pinned_to_it_before_an_unpinned_one() -> None:
+    """Bot 1 has an unpinned stream (connected first) and one pinned to match 961; matches 961 then 962
+    are asked for. 961 must take its pinned stream (which may play nothing else), leaving the unpinned
+    one to 962: both are played. (Most free first, as before, would give 961 the unpinned stream, and 962
+    would find none: a no-show.)"""
+    loose, pinned = recording(1), recording(3)
+    async with Harness(TOKENS) as h:
+        h.start_bot(QuickBot(seed=2, max_concurrent_matches=8), "tok-b")
+        h.start_bot(loose, "tok-a", stop_after_matches=1)
+        await h.wait_sessions(2)
+        await h.wait_sessions(1)
+        h.start_bot(pinned, "tok-a", stop_after_matches=1, only_match_id=961)
+        await h.wait_sessions(1, count=2)
+        first = asyncio.create_task(h.run_match(961, GAME, [1, 2], no_show_timeout_ms=3000))
+        await asyncio.sleep(0.2)
+        second = asyncio.create_task(h.run_match(962, GAME, [1, 2], no_show_timeout_ms=3000))
+        results = await asyncio.gather(first, second)
+    assert [r.status for r in results] == ["finished", "finished"], results
+    assert (started(pinned), started(loose)) == ([961], [962])
+
+
+async def test_a_stream_pinned_to_one_attempt_is_not_seated_in_the_next() -> None:
+    """A worker starts a hosted seat for one attempt of a match (``Hello.only_attempt``). Attempt 2 of
+    match 971 must be played by the stream started for attempt 2, not by attempt 1's (still connected,
+    about to be stopped by its worker), although that one connected first."""
+    old, new = recording(1), recording(3)
+    async with Harness(TOKENS) as h:
+        assert h.core is not None
+        h.start_bot(QuickBot(seed=2, max_concurrent_matches=8), "tok-b")
+        h.start_bot(old, "tok-a", stop_after_matches=1, only_match_id=971, only_attempt=1)
+        await h.wait_sessions(2)
+        await h.wait_sessions(1)
+        h.start_bot(new, "tok-a", stop_after_matches=1, only_match_id=971, only_attempt=2)
+        await h.wait_sessions(1, count=2)
+        assert sorted((s.only_match_id, s.only_attempt) for s in h.core.registry.by_bot[1]) == [(971, 1), (971, 2)]
+        result = await h.run_match(971, GAME, [1, 2], attempt=2, no_show_timeout_ms=3000)
+    assert result.status == "finished", result
+    assert (started(old), started(new)) == ([], [971])

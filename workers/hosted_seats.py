@@ -13,8 +13,9 @@ the referee call in :class:`HostedSeats`:
    relay of ``bots.grpc_relay`` on a socket folder made for this seat, bound into its
    sandbox only, and removed when the seats stop) with the version's platform-held
    token in its environment only (:func:`ladder.submissions.hosted_token`,
-   derived from ``PARTERRE_HOSTED_TOKEN_SECRET``) and ``--match-id`` (the
-   referee seats it in this match only: ``Hello.only_match_id``), connected to
+   derived from ``PARTERRE_HOSTED_TOKEN_SECRET``) and ``--match-id``/``--attempt``
+   (the referee seats it in this attempt of this match only:
+   ``Hello.only_match_id``, ``only_attempt``), connected to
    the referee the match is sent to first; the referee sees an ordinary bot;
 3. after the referee's result (or failure), ``SIGTERM`` them — an adapter
    still playing finishes its match first — wait up to the longest match,
@@ -146,6 +147,7 @@ class HostedSeats:
                    PARTERRE_BOT_TOKEN=sub.hosted_token(self.secret, version.id, version.sha256))
         argv = [sys.executable, "-m", "bots.hosted_seat", "--address", self.address, "--log-dir", str(adapter_dir),
                 "--name", f"hosted-{bot_id}", "--version", str(version.number), "--match-id", str(self.match_id),
+                "--attempt", str(self.attempt),
                 *grpc_args, "--", *command]
         with open(logs / f"match-{self.match_id}-adapter-{bot_id}.log", "ab") as out:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,

@@ -64,7 +64,7 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., resign: _Optional[_Union[Resign, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("token", "bot_name", "bot_version", "games", "max_concurrent_matches", "instance_id", "observation_encoding", "max_matches", "only_match_id")
+    __slots__ = ("token", "bot_name", "bot_version", "games", "max_concurrent_matches", "instance_id", "observation_encoding", "max_matches", "only_match_id", "only_attempt")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -74,6 +74,7 @@ class Hello(_message.Message):
     OBSERVATION_ENCODING_FIELD_NUMBER: _ClassVar[int]
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     ONLY_MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    ONLY_ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     token: str
     bot_name: str
     bot_version: str
@@ -83,7 +84,8 @@ class Hello(_message.Message):
     observation_encoding: ObservationEncoding
     max_matches: int
     only_match_id: int
-    def __init__(self, token: _Optional[str] = ..., bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_concurrent_matches: _Optional[int] = ..., instance_id: _Optional[str] = ..., observation_encoding: _Optional[_Union[ObservationEncoding, str]] = ..., max_matches: _Optional[int] = ..., only_match_id: _Optional[int] = ...) -> None: ...
+    only_attempt: int
+    def __init__(self, token: _Optional[str] = ..., bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_concurrent_matches: _Optional[int] = ..., instance_id: _Optional[str] = ..., observation_encoding: _Optional[_Union[ObservationEncoding, str]] = ..., max_matches: _Optional[int] = ..., only_match_id: _Optional[int] = ..., only_attempt: _Optional[int] = ...) -> None: ...
 
 class Decision(_message.Message):
     __slots__ = ("match_id", "seq", "action_index", "reported_time_ms", "attempt")
