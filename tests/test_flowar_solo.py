@@ -152,8 +152,12 @@ def test_solo_outcome() -> None:
     tx = out.details["taxus"]
     b = breakdown(st._tx_mp, st._tx_torches, st._tx_loans, st._tx_coins, 0, 0, st._tx_guild)
     assert tx["total"] == b.total
-    assert out.details["defeated_taxus"] == (out.scores[0] > tx["total"] or (
-        out.scores[0] == tx["total"] and out.tie_breaks != ()))
+    me = out.details["breakdown"][0]
+    # "If there is a tie, it is broken according to this order": Contracts left below, Baskets left, Coins
+    # left (the most wins each), then the lowest Guild number. (Random play never ties with him.)
+    mine = (out.scores[0], me["contracts_below"], me["baskets"], me["coins"], -me["guild"])
+    his = (tx["total"], tx["contracts_below"], tx["baskets"], tx["coins"], -tx["guild"])
+    assert out.details["defeated_taxus"] == (mine > his)
     assert out.details["breakdown"][0]["achievements"]["defeated_taxus"] == out.details["defeated_taxus"]
 
 
