@@ -311,7 +311,7 @@ async def test_a_stream_pinned_to_a_match_is_lent_only_for_that_match(redis_base
         await a.wait_sessions(1, count=2)
         b.start_bot(_Paced(seed=3, max_concurrent_matches=4), "tok-b")  # the match lasts while it is watched
         await b.wait_sessions(2)
-        task = asyncio.create_task(b.run_match(952, "toy(players=2,turns=6)", [1, 2], no_show_timeout_ms=8000))
+        task = asyncio.create_task(b.run_match(952, "toy(players=2,turns=12)", [1, 2], no_show_timeout_ms=8000))
         relays = []  # the relay stream on B carries the pin of the stream it was lent from
         await wait_for(lambda: relays.extend(s.only_match_id for s in b.core.registry.sessions() if s.relay_from)
                        or bool(relays) or task.done())
