@@ -67,14 +67,25 @@ class AuthenticationError(RuntimeError):
     """The referee refused the token (missing, unknown or revoked); not retried."""
 
 
+class HelloRefusedError(RuntimeError):
+    """The referee refused the ``Hello`` itself (``INVALID_ARGUMENT`` before any Welcome: a ``bot_name``
+    or ``bot_version`` it does not take, docs/bots.md); not retried, since the same Hello would be refused
+    again. The message is the referee's, naming the offending character."""
+
+
+def shown(text: str) -> str:
+    """``text`` as it may be printed on a terminal or in a log: itself when printable, else its ``ascii()``."""
+    return text if text.isprintable() else ascii(text)
+
+
 def _print_to_stderr(line: str) -> None:
     """:meth:`Bot.run`'s default ``announce``: the line on stderr, at once."""
     print(line, file=sys.stderr, flush=True)
 
 
 __all__ = [
-    "CHANNEL_OPTIONS", "CONNECT_METHOD", "AuthenticationError", "Bot", "BotStats", "DecisionRequest", "MatchInfo",
-    "MatchResult", "decode_action", "decode_observation",
+    "CHANNEL_OPTIONS", "CONNECT_METHOD", "AuthenticationError", "Bot", "BotStats", "DecisionRequest",
+    "HelloRefusedError", "MatchInfo", "MatchResult", "decode_action", "decode_observation", "shown",
 ]
 
 
@@ -182,6 +193,7 @@ class Bot:
         """Sent in every Hello: the referee moves this process's seats from a
         half-open earlier stream to the new one at once (F-25)."""
         self._connection_no = 0
+        self._welcomes_before = 0  # stats.welcomes when the current stream opened
         self._stop_after: int | None = None
         self._only_match_id = 0
         self._only_attempt = 0
@@ -219,7 +231,7 @@ class Bot:
         """Called for an Error message from the referee."""
         # a refused token ends the run with AuthenticationError, which says it once
         level = logging.INFO if error.code == pb.ERROR_CODE_UNAUTHENTICATED else logging.WARNING
-        log.log(level, "%s: referee error %s: %s", self.name, pb.ErrorCode.Name(error.code), error.message)
+        log.log(level, "%s: referee error %s: %s", shown(self.name), pb.ErrorCode.Name(error.code), error.message)
 
     def make_decision(self, request: DecisionRequest, index: Any) -> pb.BotMessage | bytes | None:
         """The message answering ``request`` with ``index`` (None: send nothing).
@@ -255,12 +267,12 @@ class Bot:
         For a program's ``main``: like ``parterre bot run``, it prints the connection
         news on stderr ("connected as NAME (bot id N) to ADDRESS, waiting for matches",
         each reconnect attempt) unless :attr:`announce` is already set, and a refused
-        token is one line on stderr and exit status 2, not a traceback. Programs that
-        want to handle a refused token themselves use :meth:`arun`, which raises
-        :class:`AuthenticationError`.
+        token (or Hello: a name or version it does not take) is one line on stderr and
+        exit status 2, not a traceback. Programs that want to handle them themselves use
+        :meth:`arun`, which raises :class:`AuthenticationError` or :class:`HelloRefusedError`.
 
         Raises:
-            SystemExit: status 2, after one line on stderr, when the referee refused the token.
+            SystemExit: status 2, after one line on stderr, when the referee refused the token or the Hello.
         """
         announce = self.announce
         if announce is None:
@@ -268,7 +280,11 @@ class Bot:
         try:
             asyncio.run(self.arun(address, token, **kwargs))
         except AuthenticationError as exc:
-            print(f"{self.name}: the referee at {address} refused the token (wrong or revoked): {exc}",
+            print(f"{shown(self.name)}: the referee at {address} refused the token (wrong or revoked): {exc}",
+                  file=sys.stderr, flush=True)
+            raise SystemExit(2) from None
+        except HelloRefusedError as exc:
+            print(f"{shown(self.name)}: the referee at {address} refused this bot's Hello: {exc}",
                   file=sys.stderr, flush=True)
             raise SystemExit(2) from None
         finally:
@@ -293,6 +309,7 @@ class Bot:
 
         Raises:
             AuthenticationError: the referee refused the token (never retried).
+            HelloRefusedError: the referee refused the Hello itself (never retried).
         """
         self._stop = asyncio.Event()
         self._stop_after = stop_after_matches
@@ -307,7 +324,7 @@ class Bot:
             why = "stream closed by the referee"
             try:
                 await self._connection(address, token)
-            except AuthenticationError:
+            except (AuthenticationError, HelloRefusedError):
                 raise
             except grpc.aio.AioRpcError as exc:
                 # with an announce hook the same news is printed for a human (one line, not two)
@@ -359,6 +376,7 @@ class Bot:
             )
             call = self._call = connect()
             self._connection_no += 1
+            self._welcomes_before = self.stats.welcomes
             outbox = self._outbox = _Outbox(call)
             outbox.put(self.hello(token))
             writer = asyncio.create_task(outbox.run())
@@ -367,6 +385,8 @@ class Bot:
             except grpc.aio.AioRpcError as exc:
                 if exc.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
                     raise AuthenticationError(exc.details() or "token refused") from None
+                if exc.code() == grpc.StatusCode.INVALID_ARGUMENT and self.stats.welcomes == self._welcomes_before:
+                    raise HelloRefusedError(exc.details() or "Hello refused") from None
                 if exc.code() != grpc.StatusCode.CANCELLED:
                     raise
             except asyncio.CancelledError:
@@ -392,6 +412,8 @@ class Bot:
                 status = await call.code()
                 if status in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
                     raise AuthenticationError(await call.details() or "token refused")
+                if status == grpc.StatusCode.INVALID_ARGUMENT and self.stats.welcomes == self._welcomes_before:
+                    raise HelloRefusedError(await call.details() or "Hello refused")
                 return
             if self.received is not None:
                 self.received.append(msg)
@@ -429,7 +451,7 @@ class Bot:
                 stats.welcomes += 1
                 stats.bot_id = msg.welcome.bot_id
                 if self.announce is not None:
-                    self.announce(f"connected as {self.name} (bot id {stats.bot_id}) to {self._address}, "
+                    self.announce(f"connected as {shown(self.name)} (bot id {stats.bot_id}) to {self._address}, "
                                   f"waiting for matches")
             elif kind == "error":
                 stats.errors.append(msg.error)

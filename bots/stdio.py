@@ -59,6 +59,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import signal
 import time
 from collections import deque
@@ -304,7 +305,8 @@ class StdioBot(Bot):
             StdioError: the program cannot be executed (not found, not executable).
         """
         self._numbers += 1
-        log_path = self.log_dir / f"{self.name}-{self._stamp}-{os.getpid()}-child{self._numbers}.log"
+        stem = re.sub(r"[^A-Za-z0-9_.-]", "_", self.name)[:40].lstrip(".") or "bot"  # a file name, any bot name
+        log_path = self.log_dir / f"{stem}-{self._stamp}-{os.getpid()}-child{self._numbers}.log"
         child = _Child(self._numbers, log_path, self.max_notes, self.max_note_bytes)
         child.log_file = open(child.log_path, "ab")  # noqa: SIM115 - outlives this call: closed when the child is reaped
         self.log_paths.append(child.log_path)

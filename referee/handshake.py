@@ -54,7 +54,7 @@ def version_problem(version: str) -> str:
     for i, ch in enumerate(version):
         if not _VERSION_CHAR.fullmatch(ch) and not (ch == " " and 0 < i < len(version) - 1):
             return (f"Hello.bot_version may hold only ASCII letters, digits, _ . + - ~ : / @ # ( ) and single "
-                    f"inner spaces; character {i} is U+{ord(ch):04X}")
+                    f"inner spaces: {_described(version, i)}")
     return "Hello.bot_version may not hold two spaces in a row"
 
 
@@ -62,6 +62,13 @@ MAX_NAME_CHARS = 100
 """Longest ``Hello.bot_name`` the referee takes."""
 
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
+_JOINERS = frozenset("\u200c\u200d")  # zero-width non-joiner and joiner: Persian, Indic scripts, emoji sequences
+
+
+def _described(text: str, i: int) -> str:
+    """``character N (U+XXXX NAME)`` of ``text[i]``, counted from 1."""
+    ch = text[i]
+    return f"character {i + 1} (U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')})"
 
 
 def name_problem(name: str) -> str:
@@ -72,17 +79,24 @@ def name_problem(name: str) -> str:
     registered name. Any script is fine (it is the bot's own choice), but not
     text that hides or reorders what is shown: control characters (NUL, newline,
     terminal escapes), format characters (bidi overrides and isolates,
-    zero-width characters, the byte-order mark), line and paragraph separators,
+    zero-width spaces, the byte-order mark), line and paragraph separators,
     private-use, surrogate and unassigned code points; nor more than
-    :data:`MAX_NAME_CHARS` characters. Empty is fine. Refused with the first
+    :data:`MAX_NAME_CHARS` characters. The zero-width joiner and non-joiner
+    (U+200D, U+200C), which Persian and Indic spelling and emoji sequences need,
+    are fine between two shown characters. Empty is fine. Refused with the first
     offending character, never cleaned (as :func:`version_problem`).
     """
     if len(name) > MAX_NAME_CHARS:
         return f"Hello.bot_name is {len(name)} characters long; at most {MAX_NAME_CHARS}"
     for i, ch in enumerate(name):
-        if unicodedata.category(ch) in _HIDDEN_CATEGORIES:
-            return (f"Hello.bot_name may not hold control, formatting, separator, private-use or unassigned "
-                    f"characters; character {i} is U+{ord(ch):04X}")
+        if unicodedata.category(ch) not in _HIDDEN_CATEGORIES:
+            continue
+        if ch in _JOINERS and 0 < i < len(name) - 1 and not {unicodedata.category(name[i - 1]),
+                                                             unicodedata.category(name[i + 1])} & _HIDDEN_CATEGORIES:
+            continue
+        return (f"Hello.bot_name may not hold control or formatting characters (newlines, escapes, bidi "
+                f"controls, zero-width spaces; joiners only between two shown characters), line or paragraph "
+                f"separators, private-use or unassigned code points: {_described(name, i)}")
     return ""
 
 

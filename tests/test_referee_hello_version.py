@@ -8,6 +8,8 @@ punctuation marks, single inner spaces, at most 50 characters), not the referee'
 
 from __future__ import annotations
 
+import asyncio
+
 import grpc
 import pytest
 from fixtures.toy_game import register_toy
@@ -70,7 +72,10 @@ NAME_SPOOFS = [
     "greedy\u202e",  # right-to-left override
     "a\u2066b\u2069",  # isolates
     "bot\u200b",  # zero-width space
-    "b\u200do",  # zero-width joiner
+    "\u200dbot",  # a joiner with nothing before it
+    "bot\u200c",  # a non-joiner with nothing after it
+    "a\u200d\u200db",  # two joiners
+    "a\u200d\u202eb",  # a joiner next to a bidi override
     "\ufeffbot",  # byte-order mark
     "bot\u0000",  # NUL
     "bot\nHouse-greedy",  # newline: a second line in a terminal or a log
@@ -81,7 +86,10 @@ NAME_SPOOFS = [
     "a\U000e0001",  # language tag (a format character)
     "x" * 101,  # over the cap
 ]
-NAME_FINE = ["", "random", "Blümchen — v2 (search)", "花のボット", "🌸 bot", "n" * 100, "<b>shown as text</b>"]
+NAME_FINE = ["", "random", "Blümchen — v2 (search)", "Blu\u0308mchen", "花のボット", "🌸 bot", "n" * 100,
+             "<b>shown as text</b>", "\U0001f469\u200d\U0001f4bb coder",  # an emoji ZWJ sequence
+             "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",  # Persian, with the non-joiner its spelling needs
+             "\U0001f3f3\ufe0f\u200d\U0001f308"]  # the rainbow flag
 
 
 def named(name: str) -> pb.BotMessage:
@@ -99,11 +107,54 @@ async def test_a_name_that_hides_or_reorders_text_is_refused_invalid_argument(na
         assert h.core is not None and len(h.core.registry) == 0
 
 
+def test_the_refusal_names_the_character_counted_from_1() -> None:
+    from referee.handshake import name_problem
+
+    assert name_problem("Bad\nName").endswith("character 4 (U+000A unnamed)")
+    assert name_problem("ab\u202e").endswith("character 3 (U+202E RIGHT-TO-LEFT OVERRIDE)")
+
+
 @pytest.mark.parametrize("name", NAME_FINE, ids=[ascii(n)[:30] for n in NAME_FINE])
 async def test_names_in_any_script_are_welcome_and_kept_whole(name: str) -> None:
+    from bots.reference import RandomBot
+
+    bot = RandomBot(seed=1, name=name)
     async with Harness(TOKENS) as h:
-        got, code = await raw_connect(h.address, named(name), read=1)
-        assert code is None, code
-        assert got[0].WhichOneof("kind") == "welcome"
+        h.start_bot(bot, "tok-a")
+        await h.wait_sessions(1)
         assert h.core is not None
         assert [s.name for s in h.core.registry.sessions()] == [name]
+    assert bot.stats.welcomes == 1
+
+
+async def test_the_sdk_stops_at_a_refused_hello_instead_of_reconnecting() -> None:
+    """A refused name or version is as permanent as a refused token: ``arun`` raises at once (it used to
+    reconnect forever, printing "cannot connect" as if the network were at fault)."""
+    from bots.reference import RandomBot
+    from bots.sdk import HelloRefusedError
+
+    async with Harness(TOKENS) as h:
+        for bot, what in ((RandomBot(seed=1, name="Bad\nName"), r"Hello.bot_name .* character 4 \(U\+000A"),
+                          (RandomBot(seed=1, version="1.0\u202e"), r"Hello.bot_version")):
+            with pytest.raises(HelloRefusedError, match=what):
+                await asyncio.wait_for(bot.arun(h.address, "tok-a", initial_backoff_s=0.05), 10)
+            assert bot.stats.welcomes == 0
+
+
+def test_parterre_bot_run_says_the_hello_was_refused_and_exits(tmp_path) -> None:
+    """The command line: one line naming the character, exit status 2, no reconnect loop."""
+    import os
+    import subprocess
+    import sys
+
+    from referee.testing import ThreadedReferee
+
+    with ThreadedReferee(TOKENS) as ref:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PARTERRE_")} | {"PARTERRE_HOME": str(tmp_path)}
+        proc = subprocess.run([sys.executable, "-m", "parterre.cli", "bot", "run", "random", "--address", ref.address,
+                               "--token", "tok-a", "--name", "evil\u202e"], capture_output=True, text=True, timeout=60,
+                              env=env)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "refused this bot's Hello" in proc.stderr and "U+202E RIGHT-TO-LEFT OVERRIDE" in proc.stderr
+    assert "\u202e" not in proc.stderr  # the name is never printed raw
+    assert "reconnect attempt" not in proc.stderr

@@ -44,7 +44,7 @@ def cmd_bot_revoke(args: argparse.Namespace) -> int:
 def cmd_bot_run(args: argparse.Namespace) -> int:
     """Run a reference (or misbehaving) bot against a referee."""
     from bots.cli import run_bot
-    from bots.sdk import AuthenticationError
+    from bots.sdk import AuthenticationError, HelloRefusedError
 
     address, token = common.bot_connection(args)
 
@@ -58,6 +58,8 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     except AuthenticationError as exc:
         raise CliError(f"the referee at {address} refused the token (wrong or revoked): {exc}") from None
+    except HelloRefusedError as exc:
+        raise CliError(f"the referee at {address} refused this bot's Hello: {exc}") from None
     except KeyboardInterrupt:
         return 130
     return 0

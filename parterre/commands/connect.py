@@ -15,7 +15,7 @@ from parterre.commands.common import CliError, Subparsers
 
 def cmd_connect(args: argparse.Namespace) -> int:
     """Run the program as a bot over the stdio line protocol; 1 when the adapter fails at run time."""
-    from bots.sdk import AuthenticationError
+    from bots.sdk import AuthenticationError, HelloRefusedError
     from bots.stdio import StdioBot, StdioError
 
     st = common.settings()
@@ -49,6 +49,8 @@ def cmd_connect(args: argparse.Namespace) -> int:
         return 1
     except AuthenticationError as exc:
         raise CliError(f"the referee refused the token: {exc}") from None
+    except HelloRefusedError as exc:
+        raise CliError(f"the referee refused this bot's Hello: {exc}") from None
     print(f"{len(bot.stats.results)} match(es) played", file=sys.stderr)
     return 0
 
@@ -60,10 +62,11 @@ def register(sub: Subparsers) -> None:
                     help='the bot program and its arguments, e.g. "python3 my_bot.py" '
                          '(split like a shell, not run by one)')
     cn.add_argument("--token", help="the bot's token (default $PARTERRE_BOT_TOKEN)")
-    cn.add_argument("--address", help="referee host:port (default $PARTERRE_REFEREE_ADDRESS)")
+    cn.add_argument("--address", help="referee host:port (default $PARTERRE_REFEREE_ADDRESS or 127.0.0.1:50051)")
     cn.add_argument("--max-matches", type=int, default=1, help="matches at once, one child process each")
     cn.add_argument("--log-dir", help="folder for the children's stderr (default $PARTERRE_HOME/logs/bots)")
-    cn.add_argument("--name", default="stdio-bot", help="name sent in Hello")
+    cn.add_argument("--name", default="stdio-bot", help="name sent in Hello, shown to opponents (any script, at most "
+                    "100 characters, no control or formatting characters)")
     cn.add_argument("--version", default="1", help="version sent in Hello")
     cn.add_argument("--stop-after", type=int, default=0, help="exit after this many matches; 0 = never")
     cn.set_defaults(func=cmd_connect)
