@@ -273,7 +273,7 @@ def run_demo(
     console.print(f"[bold]Parterre demo[/bold] — data directory: {st.home}")
     services = embedded.resolve(st)
     for name in services.embedded_names:
-        console.print(f"  embedded {name} started in {st.home}")
+        console.print(f"  embedded {name} started in {st.home / ('pg' if name == 'postgres' else name)}")
     if not services.embedded_names:
         console.print("  using the configured PostgreSQL and Redis")
     db.migrate(services.database_url)

@@ -105,3 +105,24 @@ def test_challenge_commands(cli_env: str, capsys: Any) -> None:
     assert json.loads(_run(capsys, "challenge", "list", "--json")[1])[0]["match_id"] == match_id
     code, _, err = _run(capsys, "challenge", "create", "--game", "floriferous(players=3)", "--bots", "me,you")
     assert code == 2 and "3 player" in err
+
+
+def test_challenge_wait_says_when_nothing_handles_challenges(cli_env: str, capsys: Any, monkeypatch: Any) -> None:
+    """With no ``parterre beat``, nothing starts or expires a challenge: ``--wait`` waited silently (30 min by
+    default). It says at once what it waits for, and gives up with the likely cause once the challenge is
+    still waiting well past its expiry (here 1 s + 1 s)."""
+    from ladder import bots, db
+    from parterre.commands import challenge
+
+    db.migrate(cli_env)
+    pool = db.make_pool(cli_env)
+    for name in ("me", "you"):
+        bots.register_bot(pool, name)
+    pool.close()
+    monkeypatch.setattr(challenge, "UNHANDLED_AFTER_S", 1.0)
+    code, out, err = _run(capsys, "challenge", "create", "--game", "floriferous(players=2)", "--bots", "me,you",
+                          "--casual", "--expires", "1", "--wait")
+    assert code == 2, (out, err)
+    assert "waiting up to 1 s for its bots" in err and "parterre beat" in err
+    assert "still waiting" in err and "Is `parterre beat` running" in err
+    assert out.splitlines()[-1].split("\t")[4] == "waiting"

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from typing import Any
 
 from parterre.commands import common
 from parterre.commands.common import CliError, Subparsers
+
+UNHANDLED_AFTER_S = 30.0
+"""With ``--wait``: a challenge still ``waiting`` this long after its expiry was never looked at (no
+``parterre beat``: the challenge tick runs every few seconds), said in one line instead of a silent wait."""
 
 
 def _info_dict(info: Any) -> dict[str, Any]:
@@ -49,9 +54,16 @@ def cmd_challenge_create(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     print(match_id, flush=True)
     if args.wait:
-        deadline = time.monotonic() + args.expires + args.timeout
+        print(f"challenge {match_id}: waiting up to {args.expires:.0f} s for its bots to connect; the periodic "
+              "tasks of `parterre beat` (or `parterre up`) start it or expire it", file=sys.stderr, flush=True)
+        start = time.monotonic()
+        deadline = start + args.expires + args.timeout
         info = challenge_status(pool, match_id)
         while info.status in ("waiting", "planned", "running") and time.monotonic() < deadline:
+            if info.status == "waiting" and time.monotonic() > start + args.expires + UNHANDLED_AFTER_S:
+                print(_line(info))
+                raise CliError(f"challenge {match_id} is still waiting {UNHANDLED_AFTER_S:.0f} s after its expiry: "
+                               "nothing starts or expires challenges. Is `parterre beat` running (or `parterre up`)?")
             time.sleep(0.5)
             info = challenge_status(pool, match_id)
         print(_line(info))
