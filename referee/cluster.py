@@ -54,6 +54,7 @@ import grpc.aio
 from redis.exceptions import RedisError
 
 from proto.parterre.v1 import referee_pb2 as pb
+from referee import relay_wants
 from referee.headers import RELAY_BOT_HEADER, RELAY_CLOSE_NONCE, RELAY_FROM_HEADER, SERVICE_TOKEN_HEADER
 from referee.room import Room
 from referee.sessions import Session, SessionRegistry
@@ -429,34 +430,8 @@ class Cluster:
 
     # -- host side: ask other referees for bots this one needs ---------------------------
     def wanted(self) -> dict[int, list[int]]:
-        """Bots that rooms here wait for (seats not yet bound, or orphaned after a drop): ``{bot_id:
-        [match_id, ...]}``, one entry per such seat, minus those that sessions of that bot already here
-        and idle can take (a session pinned by ``Hello.only_match_id`` takes only its own match)."""
-        waiting: dict[int, list[tuple[int, int]]] = {}
-        for room, _ in self.core.rooms.values():
-            if room.ended:
-                continue
-            for seat in room.seats:
-                if seat.session is None and (not room.started or seat.verdict.value == "normal"):
-                    waiting.setdefault(seat.bot_id, []).append((room.spec.match_id, room.spec.attempt))
-        registry = self.core.registry
-        want: dict[int, list[int]] = {}
-        for bot_id, seats in waiting.items():
-            idle = [s for s in registry.by_bot.get(bot_id, ()) if not s.closed and s.free > 0]
-            pinned = [s for s in idle if s.only_match_id]
-            spare = sum(s.free for s in idle if not s.only_match_id)
-            left = []
-            for match_id, attempt in seats:
-                mine = next((s for s in pinned if s.may_seat(match_id, attempt)), None)
-                if mine is not None:
-                    pinned.remove(mine)
-                elif spare > 0:
-                    spare -= 1
-                else:
-                    left.append(match_id)
-            if left:
-                want[bot_id] = left
-        return want
+        """:func:`referee.relay_wants.wanted` of this referee's rooms and sessions."""
+        return relay_wants.wanted(self.core.rooms.values(), self.core.registry)
 
     async def _wants_loop(self) -> None:
         interval = min(0.5, self.config.relay_request_interval_ms / 1000.0)
@@ -481,7 +456,7 @@ class Cluster:
         every = self.config.relay_request_interval_ms / 1000.0
         r = self.redis()
         for bot_id, match_ids in want.items():
-            where = self._lenders(bot_id, match_ids)
+            where = relay_wants.lenders(self.directory, self.id, bot_id, match_ids)
             where = [rid for rid in where if now - self._asked.get((bot_id, rid), -1e9) >= every]
             if not where:
                 continue
@@ -493,25 +468,6 @@ class Cluster:
                  "match_ids": match_ids[:MAX_MATCH_IDS]}))
         for key in [k for k, t in self._asked.items() if now - t > 60]:
             del self._asked[key]
-
-    def _lenders(self, bot_id: int, match_ids: list[int]) -> list[str]:
-        """Other referees (from the directory) that can lend ``bot_id`` for one of ``match_ids``: those with
-        a stream pinned to one of them (``Hello.only_match_id``) if any, else those with unpinned free
-        capacity (a referee from before ``"open"`` was published: its ``"free"``). A referee whose streams
-        of the bot are all pinned to other matches is never asked."""
-        pinned, open_ = [], []
-        wanted = set(match_ids)
-        for rid, rec in self.directory.items():
-            info = rec.get("bots", {}).get(str(bot_id), {}) if rid != self.id else {}
-            if not isinstance(info, dict) or not info:
-                continue
-            pins = info.get("pinned")
-            free = info.get("open", info.get("free", 0))
-            if isinstance(pins, list) and wanted & {m for m in pins if type(m) is int}:
-                pinned.append(rid)
-            elif type(free) is int and free > 0:
-                open_.append(rid)
-        return pinned or open_
 
     def _close_idle_relays(self) -> None:
         """Close relay streams here that hold no seat for ``relay_idle_ms`` (capacity goes back to the lender)."""

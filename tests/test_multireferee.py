@@ -23,6 +23,7 @@ from bots.misbehaving import SilentBot
 from bots.reference import RandomBot
 from proto.parterre.v1 import referee_pb2 as pb
 from referee import cluster as cluster_mod
+from referee import relay_wants
 from referee.cluster import ClusterConfig
 from referee.replay import verify
 from referee.testing import Harness, replay_of
@@ -366,6 +367,8 @@ async def test_only_referees_that_can_lend_for_the_match_are_asked(redis_base_ur
             "not-a-record": {"bots": {"1": 7}},
             "ref-b": {"bots": {"1": {"free": 1, "open": 1, "pinned": [5]}}},  # itself
         }
-        assert host._lenders(1, [5]) == ["pinned"]
-        assert sorted(host._lenders(1, [6])) == ["older", "open"]
-        assert host._lenders(2, [5]) == []
+        host.directory["not-a-dict"] = 7
+        host.directory["bots-not-a-dict"] = {"bots": [1]}
+        assert relay_wants.lenders(host.directory, host.id, 1, [5]) == ["pinned"]
+        assert sorted(relay_wants.lenders(host.directory, host.id, 1, [6])) == ["older", "open"]
+        assert relay_wants.lenders(host.directory, host.id, 2, [5]) == []
