@@ -110,7 +110,7 @@ def test_challenge_commands(cli_env: str, capsys: Any) -> None:
 def test_challenge_wait_says_when_nothing_handles_challenges(cli_env: str, capsys: Any, monkeypatch: Any) -> None:
     """With no ``parterre beat``, nothing starts or expires a challenge: ``--wait`` waited silently (30 min by
     default). It says at once what it waits for, and gives up with the likely cause once the challenge is
-    still waiting well past its expiry (here 1 s + 1 s)."""
+    still waiting well past its expiry (here 1 s + 1 s; by default 30 s, or three challenge periods)."""
     from ladder import bots, db
     from parterre.commands import challenge
 
@@ -122,7 +122,7 @@ def test_challenge_wait_says_when_nothing_handles_challenges(cli_env: str, capsy
     monkeypatch.setattr(challenge, "UNHANDLED_AFTER_S", 1.0)
     code, out, err = _run(capsys, "challenge", "create", "--game", "floriferous(players=2)", "--bots", "me,you",
                           "--casual", "--expires", "1", "--wait")
-    assert code == 2, (out, err)
+    assert code == 1, (out, err)
     assert "waiting up to 1 s for its bots" in err and "parterre beat" in err
-    assert "still waiting" in err and "Is `parterre beat` running" in err
+    assert "neither started nor expired" in err and "are `parterre beat` and a `parterre worker` running" in err
     assert out.splitlines()[-1].split("\t")[4] == "waiting"

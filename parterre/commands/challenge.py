@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from typing import Any
@@ -11,8 +12,17 @@ from parterre.commands import common
 from parterre.commands.common import CliError, Subparsers
 
 UNHANDLED_AFTER_S = 30.0
-"""With ``--wait``: a challenge still ``waiting`` this long after its expiry was never looked at (no
-``parterre beat``: the challenge tick runs every few seconds), said in one line instead of a silent wait."""
+"""With ``--wait``: a challenge still ``waiting`` this long (or three challenge periods,
+``PARTERRE_CHALLENGE_PERIOD_S``, if longer) after its expiry was never looked at (no ``parterre beat``, or
+no worker to run its ticks), said in one line instead of a silent wait."""
+
+
+def _unhandled_after_s() -> float:
+    try:
+        period = float(os.environ.get("PARTERRE_CHALLENGE_PERIOD_S", "1"))
+    except ValueError:
+        period = 1.0
+    return max(UNHANDLED_AFTER_S, 3 * period if period == period else 0.0)
 
 
 def _info_dict(info: Any) -> dict[str, Any]:
@@ -56,14 +66,16 @@ def cmd_challenge_create(args: argparse.Namespace) -> int:
     if args.wait:
         print(f"challenge {match_id}: waiting up to {args.expires:.0f} s for its bots to connect; the periodic "
               "tasks of `parterre beat` (or `parterre up`) start it or expire it", file=sys.stderr, flush=True)
-        start = time.monotonic()
+        start, unhandled = time.monotonic(), _unhandled_after_s()
         deadline = start + args.expires + args.timeout
         info = challenge_status(pool, match_id)
         while info.status in ("waiting", "planned", "running") and time.monotonic() < deadline:
-            if info.status == "waiting" and time.monotonic() > start + args.expires + UNHANDLED_AFTER_S:
+            if info.status == "waiting" and time.monotonic() > start + args.expires + unhandled:
                 print(_line(info))
-                raise CliError(f"challenge {match_id} is still waiting {UNHANDLED_AFTER_S:.0f} s after its expiry: "
-                               "nothing starts or expires challenges. Is `parterre beat` running (or `parterre up`)?")
+                print(f"parterre: challenge {match_id} is neither started nor expired {unhandled:.0f} s after its "
+                      "expiry: are `parterre beat` and a `parterre worker` running (or `parterre up`)? It stays "
+                      "waiting, and still starts if its bots connect once they run.", file=sys.stderr)
+                return 1
             time.sleep(0.5)
             info = challenge_status(pool, match_id)
         print(_line(info))
