@@ -54,11 +54,14 @@ class Supervised(Protocol):
         """Raise when a child exited (or a stop was requested)."""
 
 
-BOT_ENV = ("PATH", "LANG", "LC_ALL", "HOME", "TZ", "VIRTUAL_ENV", "PYTHONPATH", "PARTERRE_HOME",
-           "PARTERRE_REFEREE_ADDRESS", "PARTERRE_LOG_FORMAT", "PARTERRE_ENGINES")
+BOT_ENV = ("PATH", "LANG", "LC_ALL", "HOME", "TZ", "VIRTUAL_ENV", "PYTHONPATH", "PARTERRE_REFEREE_ADDRESS",
+           "PARTERRE_LOG_FORMAT", "PARTERRE_ENGINES")
 """The demo's variables a bot process inherits: what ``parterre bot run`` needs to find Python and the
-referee. Not the database or Redis URLs, nor the service token, which would let a bot run matches,
-read every account or rewrite the ratings: a bot holds its own token only."""
+referee. Not the database or Redis URLs, nor the service token (which would let a bot run matches, read
+every account or rewrite the ratings), and a ``PARTERRE_HOME`` of its own (``HOME/bots``), so that its
+settings do not read the demo's ``service-token`` file either. This is least privilege, not isolation:
+the demo's bots run as the same user, who can read the demo's files; bots of strangers run in the
+hosted sandbox (docs/hosted.md)."""
 
 
 class Children:
@@ -296,7 +299,8 @@ def run_demo(
         demo_bots = _ensure_demo_bots(pool, redis_client)
         for name, (_, token) in demo_bots.items():
             children.start(f"bot-{name}", "bot", "run", DEMO_BOTS[name], "--name", name,
-                           env={"PARTERRE_BOT_TOKEN": token}, inherit=BOT_ENV)
+                           env={"PARTERRE_BOT_TOKEN": token, "PARTERRE_HOME": str(st.home / "bots")},
+                           inherit=BOT_ENV)
         children.start("house", "house", "--address", referee_address)
         children.start("worker", "worker", "--concurrency", "4", "--loglevel", "WARNING",
                        "--hostname", f"demo-{os.getpid()}@%h")

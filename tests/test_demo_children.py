@@ -32,7 +32,6 @@ def test_a_childs_secret_is_in_its_environment_not_its_command_line(tmp_path: Pa
     (argv, env), (_, worker_env) = started
     assert argv[-5:] == ["bot", "run", "random", "--name", "random"] and not any(secret in a for a in argv)
     # a bot gets its own token and what finds Python and the referee: no URL or service token
-    assert env == {"PARTERRE_HOME": str(tmp_path), "PATH": "/usr/bin", "PARTERRE_REFEREE_ADDRESS": "127.0.0.1:1",
-                   "PARTERRE_BOT_TOKEN": secret}
+    assert env == {"PATH": "/usr/bin", "PARTERRE_REFEREE_ADDRESS": "127.0.0.1:1", "PARTERRE_BOT_TOKEN": secret}
     assert worker_env == demo_env  # one child's secret is not another's
 
