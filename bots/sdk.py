@@ -74,8 +74,9 @@ class HelloRefusedError(RuntimeError):
 
 
 def shown(text: str) -> str:
-    """``text`` as it may be printed on a terminal or in a log: itself when printable, else its ``ascii()``."""
-    return text if text.isprintable() else ascii(text)
+    """``text`` as it may be printed on a terminal or in a log: itself when printable (the zero-width joiner
+    and non-joiner of emoji sequences and Persian count as printable), else its ``ascii()``."""
+    return text if all(ch.isprintable() or ch in "\u200c\u200d" for ch in text) else ascii(text)
 
 
 def _print_to_stderr(line: str) -> None:

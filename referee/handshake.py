@@ -61,8 +61,29 @@ def version_problem(version: str) -> str:
 MAX_NAME_CHARS = 100
 """Longest ``Hello.bot_name`` the referee takes."""
 
-_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Zl", "Zp"})
 _JOINERS = frozenset("\u200c\u200d")  # zero-width non-joiner and joiner: Persian, Indic scripts, emoji sequences
+_FILLERS = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u3164\uffa0")
+"""Letters and marks that show nothing (Hangul fillers, the combining grapheme joiner, Khmer inherent vowels,
+Mongolian variation selectors): blank names and invisible padding."""
+_MAX_MARKS = 8
+"""Most combining marks in a row: enough for any script (Vietnamese stacks 2, Unicode's stream-safe limit is
+30), not for the towers of a "Zalgo" name drawn over the lines around it."""
+
+
+def _kind(ch: str) -> str:
+    """``hidden``, ``mark``, ``joiner``, ``tag`` or ``shown``: what a character is to :func:`name_problem`."""
+    code = ord(ch)
+    if ch in _JOINERS:
+        return "joiner"
+    if 0xE0020 <= code <= 0xE007F:
+        return "tag"
+    if ch in _FILLERS or 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE:  # noncharacters too
+        return "hidden"
+    category = unicodedata.category(ch)
+    if category in _HIDDEN_CATEGORIES:
+        return "hidden"
+    return "mark" if category[0] == "M" else "shown"  # unassigned (Cn): shown (a newer Unicode may know it)
 
 
 def _described(text: str, i: int) -> str:
@@ -77,26 +98,39 @@ def name_problem(name: str) -> str:
     The announced name is cosmetic: opponents see it in ``MatchStarted.players``
     and it is kept in replays (public downloads), while the web pages show the
     registered name. Any script is fine (it is the bot's own choice), but not
-    text that hides or reorders what is shown: control characters (NUL, newline,
-    terminal escapes), format characters (bidi overrides and isolates,
+    text that hides, reorders or smears what is shown: control characters (NUL,
+    newline, terminal escapes), format characters (bidi overrides and isolates,
     zero-width spaces, the byte-order mark), line and paragraph separators,
-    private-use, surrogate and unassigned code points; nor more than
-    :data:`MAX_NAME_CHARS` characters. The zero-width joiner and non-joiner
-    (U+200D, U+200C), which Persian and Indic spelling and emoji sequences need,
-    are fine between two shown characters. Empty is fine. Refused with the first
+    private-use, surrogate and noncharacter code points, characters that show
+    nothing (:data:`_FILLERS`); a combining mark first or more than
+    :data:`_MAX_MARKS` in a row; more than :data:`MAX_NAME_CHARS` characters.
+    The zero-width joiner and non-joiner (U+200D, U+200C), which Persian and
+    Indic spelling and emoji sequences need, are fine after a shown character
+    or a mark and before a shown character; emoji tag sequences (a flag:
+    U+1F3F4 then tag characters) are fine. Code points this Python's Unicode
+    does not know yet are taken as shown. Empty is fine. Refused with the first
     offending character, never cleaned (as :func:`version_problem`).
     """
     if len(name) > MAX_NAME_CHARS:
         return f"Hello.bot_name is {len(name)} characters long; at most {MAX_NAME_CHARS}"
-    for i, ch in enumerate(name):
-        if unicodedata.category(ch) not in _HIDDEN_CATEGORIES:
+    kinds = [_kind(ch) for ch in name]
+    marks = 0
+    for i, kind in enumerate(kinds):
+        before = kinds[i - 1] if i else ""
+        after = kinds[i + 1] if i + 1 < len(kinds) else ""
+        marks = marks + 1 if kind == "mark" else 0
+        if kind == "shown" or (kind == "mark" and i and marks <= _MAX_MARKS):
             continue
-        if ch in _JOINERS and 0 < i < len(name) - 1 and not {unicodedata.category(name[i - 1]),
-                                                             unicodedata.category(name[i + 1])} & _HIDDEN_CATEGORIES:
+        if kind == "joiner" and before in ("shown", "mark") and after == "shown":
             continue
+        if kind == "tag" and (before == "tag" or (i and name[i - 1] == "\U0001f3f4")):
+            continue
+        if kind == "mark" and i:
+            return f"Hello.bot_name may not hold more than {_MAX_MARKS} combining marks in a row: {_described(name, i)}"
         return (f"Hello.bot_name may not hold control or formatting characters (newlines, escapes, bidi "
                 f"controls, zero-width spaces; joiners only between two shown characters), line or paragraph "
-                f"separators, private-use or unassigned code points: {_described(name, i)}")
+                f"separators, characters that show nothing, a combining mark first, private-use or "
+                f"noncharacter code points: {_described(name, i)}")
     return ""
 
 

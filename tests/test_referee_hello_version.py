@@ -76,6 +76,13 @@ NAME_SPOOFS = [
     "bot\u200c",  # a non-joiner with nothing after it
     "a\u200d\u200db",  # two joiners
     "a\u200d\u202eb",  # a joiner next to a bidi override
+    "a\u200d\ufe0f\u200d\ufe0f\u200db",  # joiners and variation selectors: an invisible run
+    "a" + "\u0301" * 9,  # a tower of combining marks drawn over the lines around it
+    "\u0301abc",  # a combining mark first: it lands on whatever is printed before the name
+    "\u3164",  # a Hangul filler: a blank name
+    "x\u115fy",  # another filler
+    "bot\ufdd0",  # a noncharacter
+    "\U000e0067\U000e0062",  # tag characters without the flag they belong to
     "\ufeffbot",  # byte-order mark
     "bot\u0000",  # NUL
     "bot\nHouse-greedy",  # newline: a second line in a terminal or a log
@@ -89,7 +96,11 @@ NAME_SPOOFS = [
 NAME_FINE = ["", "random", "Blümchen — v2 (search)", "Blu\u0308mchen", "花のボット", "🌸 bot", "n" * 100,
              "<b>shown as text</b>", "\U0001f469\u200d\U0001f4bb coder",  # an emoji ZWJ sequence
              "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",  # Persian, with the non-joiner its spelling needs
-             "\U0001f3f3\ufe0f\u200d\U0001f308"]  # the rainbow flag
+             "\U0001f3f3\ufe0f\u200d\U0001f308",  # the rainbow flag
+             "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f",  # the flag of England (tags)
+             "\U0001f469\U0001f3fd\u200d\U0001f4bb",  # a skin tone in a ZWJ sequence
+             "Nguye\u0302\u0303n",  # Vietnamese, two marks decomposed
+             "\U0001fae8 new emoji"]  # Unicode 15: unassigned to some Pythons, taken as shown
 
 
 def named(name: str) -> pb.BotMessage:
@@ -111,6 +122,7 @@ def test_the_refusal_names_the_character_counted_from_1() -> None:
     from referee.handshake import name_problem
 
     assert name_problem("Bad\nName").endswith("character 4 (U+000A unnamed)")
+    assert "8 combining marks in a row: character 10 (U+0301" in name_problem("a" + "\u0301" * 9)
     assert name_problem("ab\u202e").endswith("character 3 (U+202E RIGHT-TO-LEFT OVERRIDE)")
 
 
