@@ -126,3 +126,23 @@ def test_challenge_wait_says_when_nothing_handles_challenges(cli_env: str, capsy
     assert "waiting up to 1 s for its bots" in err and "parterre beat" in err
     assert "neither started nor expired" in err and "are `parterre beat` and a `parterre worker` running" in err
     assert out.splitlines()[-1].split("\t")[4] == "waiting"
+
+
+def test_replay_export_to_a_terminal_escapes_what_an_older_replay_holds(cli_env: str, capsys: Any,
+                                                                       monkeypatch: Any) -> None:
+    """A replay stored before Hello.bot_name was checked may name a player with bidi or C1 controls:
+    printed to a terminal, every non-ASCII character is escaped; to a file or a pipe it is kept as is."""
+    import sys
+
+    from ladder import db, read
+
+    db.migrate(cli_env)
+    hostile = "evil\u202e\u009b2J"
+    monkeypatch.setattr(read, "export_replay", lambda pool, match_id, hold_twins=True: {
+        "match": {"id": match_id}, "replay": {"players": [{"name": hostile}]}})
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    code, out, _ = _run(capsys, "replay", "export", "1")
+    assert code == 0 and out.isascii() and json.loads(out)["replay"]["players"][0]["name"] == hostile
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
+    code, out, _ = _run(capsys, "replay", "export", "1")
+    assert code == 0 and hostile in out

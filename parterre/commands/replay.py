@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from parterre.commands import common
@@ -20,7 +21,8 @@ def cmd_replay_export(args: argparse.Namespace) -> int:
         replay = read.export_replay(pool, args.match_id, hold_twins=not args.include_held)
     except LookupError as exc:
         raise CliError(str(exc)) from None
-    text = json.dumps(replay, indent=1, default=str, ensure_ascii=False)
+    # to a terminal, non-ASCII is escaped: a name kept in an older replay may hold bidi or C1 controls
+    text = json.dumps(replay, indent=1, default=str, ensure_ascii=not args.output and sys.stdout.isatty())
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(text)
