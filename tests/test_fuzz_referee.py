@@ -59,6 +59,7 @@ class RawStream:
         self.inbox: queue.Queue[Any] = queue.Queue()
         self.call = connect(iter(self.outbox.get, None))
         self.status: grpc.StatusCode | None = None
+        self.details = ""
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -66,7 +67,7 @@ class RawStream:
             for msg in self.call:
                 self.inbox.put(msg)
         except grpc.RpcError as exc:
-            self.status = exc.code()
+            self.status, self.details = exc.code(), exc.details() or ""
         else:
             self.status = grpc.StatusCode.OK
         self.inbox.put(None)
@@ -259,9 +260,13 @@ def test_undecodable_bytes_close_the_stream_with_a_clear_error_and_change_nothin
     s0 = arena["s0"]
     s0.send(data)
     answer = s0.recv(10)
-    assert answer is not None and answer.HasField("error"), answer
-    assert answer.error.code == pb.ERROR_CODE_PROTOCOL and "not a BotMessage" in answer.error.message
-    assert s0.recv(10) is None and s0.status == grpc.StatusCode.INVALID_ARGUMENT
+    if answer is not None:  # the closing Error, then the status
+        assert answer.HasField("error"), answer
+        assert answer.error.code == pb.ERROR_CODE_PROTOCOL and "not a BotMessage" in answer.error.message
+        assert s0.recv(10) is None
+    # else: the referee gave up the Error after 1 s of a full window or a write in flight (a loaded
+    # machine: seen once in CI), and the status alone carries the reason (referee/connect.py)
+    assert s0.status == grpc.StatusCode.INVALID_ARGUMENT and "not a BotMessage" in s0.details, s0.details
     s0.close()
     # the bot reconnects within the grace window: its seat is given back, nothing was lost
     a = arena["arena"]
