@@ -180,6 +180,10 @@ class RefereeServicer(pb_grpc.RefereeServicer):
             metrics.SESSIONS.dec()
         if session.kill_reason is not None:
             code, error_code, reason = session.kill_reason
+            for _ in range(50):  # a write in flight (a Ping queued by the sweep that then found the token
+                if not session.writing:  # revoked) is let finish: cancelling it would cost the closing Error
+                    break
+                await asyncio.sleep(0.01)
             await stop_writer(writer, session.id)  # before abort() raises: the writer is never left behind
             for _ in range(100):  # a room's send_now() may be mid-write: one write at a time on a gRPC stream
                 if not session.writing:
