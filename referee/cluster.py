@@ -541,16 +541,19 @@ class Cluster:
         # a list of match ids (ints, not bools), at most MAX_MATCH_IDS; anything else is ignored (no pinned stream lent)
         match_ids = ({m for m in raw[:MAX_MATCH_IDS] if type(m) is int and m > 0}
                      if isinstance(raw, list) else set())
+
+        def lendable(s: Session) -> bool:  # a stream pinned to a match is lent for that match only
+            return not s.only_match_id or s.only_match_id in match_ids
         if host == self.id or self.core.shutting_down:
             return 0
         now = time.monotonic()
         unused = sum(1 for link in self.links if link.session.bot_id == bot_id and link.host == host
                      and not link.used and now - link.created < self.config.relay_idle_ms / 1000.0 * 2
-                     and (not link.session.only_match_id or link.session.only_match_id in match_ids))
+                     and lendable(link.session))
         opened = 0
         for _ in range(count - unused):
             own = [s for s in self.core.registry.by_bot.get(bot_id, ()) if not s.relay_from and not s.closed
-                   and s.free > 0 and (not s.only_match_id or s.only_match_id in match_ids)]
+                   and s.free > 0 and lendable(s)]
             if not own:
                 break
             session = max(own, key=lambda s: (bool(s.only_match_id), s.free))  # a pinned one plays nothing else

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -22,7 +23,7 @@ def _unhandled_after_s() -> float:
         period = float(os.environ.get("PARTERRE_CHALLENGE_PERIOD_S", "1"))
     except ValueError:
         period = 1.0
-    return max(UNHANDLED_AFTER_S, 3 * period if period == period else 0.0)
+    return max(UNHANDLED_AFTER_S, 3 * period) if math.isfinite(period) else UNHANDLED_AFTER_S
 
 
 def _info_dict(info: Any) -> dict[str, Any]:
