@@ -34,9 +34,10 @@ STREAM_GONE: tuple[type[BaseException], ...] = (grpc.aio.UsageError, grpc.aio.Ab
 
 
 def _retrieve(task: asyncio.Task[None]) -> None:
-    """Done callback: read a finished writer's exception so that asyncio does not log it as lost."""
+    """Done callback: read a finished writer's exception so that asyncio does not log it as lost
+    ("Task exception was never retrieved"), however its Connect ended."""
     if not task.cancelled() and task.exception() is not None:
-        log.debug("writer of a cancelled Connect ended with %r", task.exception())
+        log.debug("a session's writer ended with %r", task.exception())
 
 
 async def stop_writer(writer: asyncio.Task[None], session_id: int, timeout_s: float = 1.0) -> None:
@@ -108,7 +109,7 @@ class RefereeServicer(pb_grpc.RefereeServicer):
         """The stream after its handshake: Welcome, then read until it ends."""
         core = self.core
         s = core.settings
-        bot_id, relay_from = session.bot_id, session.relay_from
+        bot_id = session.bot_id
         if s.max_messages_per_s > 0:
             rate = float(s.max_messages_per_s)
             session.limiter = RateLimit(rate, rate)
@@ -118,6 +119,17 @@ class RefereeServicer(pb_grpc.RefereeServicer):
         core.counters.sessions_opened += 1
         metrics.SESSIONS.inc()
         writer = asyncio.create_task(session.write_loop())
+        writer.add_done_callback(_retrieve)  # what it raises is read on every path (F-27)
+        try:
+            await self._run(context, session, writer)
+        finally:
+            if not writer.done():  # a Connect cancelled anywhere (a server stop mid-kill) takes its writer
+                writer.cancel()
+
+    async def _run(self, context: grpc.aio.ServicerContext, session: Session, writer: asyncio.Task[None]) -> None:
+        """Read until the stream ends or the referee kills it; then the closing Error, the status, the writer."""
+        core = self.core
+        bot_id, relay_from = session.bot_id, session.relay_from
         core.registry.add(session)
         lost = Verdict.DISCONNECT
         relay_closed = False  # a relay's lender said goodbye (RELAY_CLOSE_NONCE) before the end
@@ -156,10 +168,9 @@ class RefereeServicer(pb_grpc.RefereeServicer):
                     break
         except asyncio.CancelledError:
             if session.kill_reason is None:
-                # the RPC was cancelled (client gone): a disconnect. Its writer goes with it, and
-                # whatever the writer raised is retrieved (no "Task exception was never retrieved").
+                # the RPC was cancelled (client gone): a disconnect. Its writer goes with it
+                # (and whatever it raised is read: _retrieve).
                 writer.cancel()
-                writer.add_done_callback(_retrieve)
                 raise
             task = asyncio.current_task()
             if task is not None:

@@ -326,6 +326,54 @@ async def test_f27_a_write_that_fails_after_the_kill_is_read_not_lost(caplog, mo
     assert lost == []
 
 
+async def test_f27_a_connect_cancelled_while_it_ends_takes_its_writer_with_it(caplog, monkeypatch):
+    """The referee kills a session whose writer is held in a write; while its handler waits
+    for that write (up to 0.5 s), the handler itself is cancelled, as a server stop does.
+    Before, the cancellation left the handler at that wait and the writer was never
+    cancelled: it stayed pending, and what it raised when the stream went was never read
+    ("Task exception was never retrieved", printed by ``make bench`` at teardown)."""
+    held = asyncio.Event()
+    writers: list[asyncio.Task[Any]] = []
+
+    async def write_loop_held(self: Session) -> None:
+        self._writing = True
+        writers.append(asyncio.current_task())  # type: ignore[arg-type]  # run as a task
+        held.set()
+        try:
+            await asyncio.Event().wait()  # held in a write (flow control)
+        except asyncio.CancelledError:
+            await asyncio.sleep(0.05)  # the transport fails the write of the cancelled call
+            raise RuntimeError("write cut by the end of the call") from None
+
+    monkeypatch.setattr(Session, "write_loop", write_loop_held)
+    caplog.set_level(logging.ERROR, logger="asyncio")
+    async with Harness(TOKENS) as h:
+        assert h.core is not None
+        async with grpc.aio.insecure_channel(h.address) as channel:
+            call = connect(channel)
+            await call.write(hello("tok-b"))
+            assert await first_kind(call) == "welcome"
+            await wait_for(lambda: h.core is not None and bool(h.core.registry.by_bot.get(2)))
+            await held.wait()
+            session = h.core.registry.by_bot[2][0]
+            handler = session.task
+            assert handler is not None
+            session.kill(grpc.StatusCode.DEADLINE_EXCEEDED, pb.ERROR_CODE_PROTOCOL, "no message (heartbeat)")
+            await asyncio.sleep(0.1)  # the handler is now waiting for the held write
+            assert not handler.done()
+            handler.cancel()  # the server stops
+            await asyncio.sleep(0.3)
+            assert len(writers) == 1 and writers[0].done(), "the writer was left running"
+            assert _unretrieved(writers) == []
+            del writers[:], session, handler
+            call.cancel()
+    for _ in range(3):
+        gc.collect()
+        await asyncio.sleep(0.01)
+    lost = [r for r in caplog.records if "never retrieved" in r.getMessage()]
+    assert lost == [], [r.getMessage()[:300] for r in lost]
+
+
 async def test_a_kill_while_a_write_is_still_held_sends_no_second_write(caplog, monkeypatch):
     """A session killed while one of its writes is still held (a bot that stopped reading,
     for longer than the referee's 1 s wait): a second write on the stream would fail with
