@@ -26,6 +26,7 @@ Errors: :class:`UnknownGameError`, :class:`InvalidOptionError`,
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import json
@@ -252,6 +253,12 @@ class Game(ABC):
 
     INFO: ClassVar[GameInfo]
     ACTIONS: ClassVar[tuple[type[Action], ...]] = ()
+    RULES_REVISIONS: ClassVar[tuple[str, ...]] = ("the rules as first implemented",)
+    """One line per revision of this game's rules in the engine, oldest first (revision 1 is
+    ``RULES_REVISIONS[0]``). A rules fix that changes which actions are legal or what they do
+    appends a line and keeps the older behaviour playable behind :attr:`rules_revision`, so
+    that replays recorded under an older revision still re-simulate (their header's
+    ``rules_revision``; a replay without one is revision 1). docs/rules/<game>.md lists them."""
     PLAIN_FULL_STATE: ClassVar[bool] = False
     """True when every ``_full_state()`` of the game holds only dicts with str keys, lists, tuples,
     str, int (64-bit), bool and None (no float): :meth:`State.state_hash` then writes the canonical
@@ -273,6 +280,28 @@ class Game(ABC):
         }
         self._validate_options()
         self._action_kinds = {cls.KIND: cls for cls in self.ACTIONS}
+        self.rules_revision: int = len(self.RULES_REVISIONS)
+        """The rules revision this game's states play by: the newest unless :meth:`at_revision` chose another."""
+
+    def at_revision(self, revision: int) -> Game:
+        """This game, same options, playing by rules revision ``revision`` (1 = the oldest).
+
+        Only re-simulations of recorded matches (replays) ask for an older revision;
+        matches are always played by the newest.
+
+        Raises:
+            InvalidOptionError: ``revision`` is not an int from 1 to ``len(RULES_REVISIONS)``
+                (a replay from a newer engine, or a malformed header).
+        """
+        newest = len(self.RULES_REVISIONS)
+        if type(revision) is not int or not 1 <= revision <= newest:
+            raise InvalidOptionError(f"{self.INFO.name}: rules revision {revision!r} is not one this engine "
+                                     f"plays (1 to {newest})")
+        if revision == self.rules_revision:
+            return self
+        other = copy.copy(self)
+        other.rules_revision = revision
+        return other
 
     def _validate_options(self) -> None:  # noqa: B027 - an optional hook: most games have nothing to check
         """Hook: check combinations of options; raise InvalidOptionError."""

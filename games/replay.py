@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from games.api import CHANCE, GameError, State
+from games.api import CHANCE, Game, GameError, State
 from games.registry import load_game
 
 REPLAY_FORMAT = "parterre-replay/1"
@@ -45,6 +45,23 @@ class VerifyReport:
         self.problems.append(message)
 
 
+def replay_game(replay: Mapping[str, Any]) -> Game:
+    """The game a replay was played by: its ``game_string`` at its ``rules_revision``.
+
+    A replay without ``rules_revision`` (every replay recorded before rules revisions
+    existed, 2026-12-06) is revision 1 (``Game.RULES_REVISIONS``).
+
+    Raises:
+        ReplayError: no ``game_string``.
+        games.api.GameError: an unknown game, bad options, or a revision this engine does not play.
+    """
+    try:
+        game_string = replay["game_string"]
+    except KeyError as exc:
+        raise ReplayError(f"replay lacks field {exc}") from None
+    return load_game(game_string).at_revision(replay.get("rules_revision", 1))
+
+
 def iter_states(replay: Mapping[str, Any]) -> Iterator[tuple[int, State]]:
     """Yield ``(step_index, state_after_step)`` for every step; index -1 is the start.
 
@@ -52,8 +69,8 @@ def iter_states(replay: Mapping[str, Any]) -> Iterator[tuple[int, State]]:
         ReplayError: missing fields.
         games.api.GameError: an action does not parse or is illegal.
     """
+    game = replay_game(replay)
     try:
-        game = load_game(replay["game_string"])
         steps = replay["steps"]
     except KeyError as exc:
         raise ReplayError(f"replay lacks field {exc}") from None

@@ -45,7 +45,7 @@ from typing import Any
 import zstandard
 
 from games.api import CHANCE, canonical_json
-from games.registry import load_game
+from games.replay import replay_game
 
 FULL_FORMAT = "parterre-replay/1"
 """``replays.format`` of a row holding zstd of the replay JSON text (every row before issue 19)."""
@@ -109,7 +109,7 @@ def compact(text: str) -> bytes | None:
         steps = data.get("steps")
         if not isinstance(steps, list):
             return None
-        game = load_game(data["game_string"])
+        game = replay_game(data)  # its game string at its rules revision
         state = game.new_initial_state()
         times = bytearray()
         digits: list[tuple[int, int]] = []
@@ -181,7 +181,7 @@ def expand(raw: bytes) -> str:
     try:
         head = json.loads(raw[pos:pos + hlen].decode("utf-8"))
         header, digest, n = dict(head["header"]), str(head["sha256"]), int(head["steps"])
-        game = load_game(header["game_string"])
+        game = replay_game(header)  # its game string at its rules revision
     except (ValueError, KeyError, TypeError) as exc:
         raise StoredReplayError(f"compact replay header unreadable: {exc}") from None
     except Exception as exc:  # the game registry raises GameError subclasses

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.api import GameError, canonical_json
-from games.registry import load_game
+from games.replay import replay_game
 
 FORMAT = "parterre-replay/1"
 HASH_EVERY = 10
@@ -107,7 +107,7 @@ def verify(replay: Mapping[str, Any] | str) -> None:
     if seed is not None and seed_commitment(seed) != data.get("seed_commitment"):
         raise ReplayError("seed does not match seed_commitment")
     try:
-        game = load_game(data["game_string"])
+        game = replay_game(data)  # its game string at its rules revision
     except GameError as exc:
         raise ReplayError(f"cannot load game {data.get('game_string')!r}: {exc}") from None
     state = game.new_initial_state()

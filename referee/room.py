@@ -565,6 +565,7 @@ class Room:
             "attempt": self.spec.attempt,
             "game": self.game_name,
             "game_string": self.game_string,
+            "rules_revision": self.spec.game.rules_revision,  # games.api.Game.RULES_REVISIONS
             "seed_commitment": self.commitment,
             "seed": self.spec.seed,
             "players": [{"seat": s.seat, "bot_id": s.bot_id, "name": s.name, "version": s.version} for s in self.seats],

@@ -50,11 +50,28 @@ def cmd_replay_verify(args: argparse.Namespace) -> int:
     check_result_ranks(replay, data if isinstance(data, dict) else {}, report)
     print(
         f"{'OK' if report.ok else 'FAILED'}: {report.steps} steps re-simulated, "
-        f"{report.hashes_checked} state hashes checked"
+        f"{report.hashes_checked} state hashes checked{_revision_note(replay)}"
     )
     for problem in report.problems:
         print(f"  - {problem}")
     return 0 if report.ok else 1
+
+
+def _revision_note(replay: dict[str, Any]) -> str:
+    """`` by <game>'s rules revision N of M (what it was)`` for a replay played by an older
+    revision of its game's rules (``games.api.Game.RULES_REVISIONS``), else ``""``."""
+    from games.api import GameError
+    from games.replay import replay_game
+
+    try:
+        game = replay_game(replay)
+    except GameError:
+        return ""  # verify_replay has said why
+    newest = len(game.RULES_REVISIONS)
+    if game.rules_revision == newest:
+        return ""
+    return (f", by {game.name}'s rules revision {game.rules_revision} of {newest} "
+            f"({game.RULES_REVISIONS[game.rules_revision - 1]})")
 
 
 def check_result_ranks(replay: dict[str, Any], export: dict[str, Any], report: Any) -> None:
