@@ -116,8 +116,29 @@ def test_favor_before_the_placement_keeps_a_placement_possible_in_played_games()
                     twin.apply_action(twin.legal_actions()[-1])
                 if twin._phase == D_TURN and twin.current_player() == st.current_player():
                     checked += 1
-                    assert any(isinstance(b, A.Place) for b in twin.legal_actions()), (seed, a.label())
+                    assert _can_place(twin, st.current_player()), (seed, a.label())
     assert checked >= 10
+
+
+def _can_place(st: Any, seat: int, depth: int = 3) -> bool:
+    """True when ``seat`` can still reach a placement in this turn: offered now, or after at most
+    ``depth`` of its own actions that are not passing (a seat without Workers hires first, e.g.
+    with Favor 5's free hire)."""
+    legal = st.legal_actions()
+    if any(isinstance(b, A.Place) for b in legal):
+        return True
+    if depth == 0:
+        return False
+    for b in legal:
+        if isinstance(b, A.Pass):
+            continue
+        twin = st.clone()
+        twin.apply_action(b)
+        while twin.is_chance_node():
+            twin.apply_action(twin.legal_actions()[0])
+        if twin.current_player() == seat and _can_place(twin, seat, depth - 1):
+            return True
+    return False
 
 
 # -- item 6: Favor 10 with wilting flowers only ------------------------------------------------

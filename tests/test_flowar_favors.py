@@ -212,6 +212,33 @@ def test_favor_18_strike_immunity() -> None:
     assert st.current_player() != seat and st._workers[seat] == [0, 1, 1]  # kept its Human for free
 
 
+def test_favor_18_only_in_your_turn() -> None:
+    """Rulebook, "Kingdom Favors": "In your turn, you may discard 1 fulfilled Contract from
+    those below your Player Board to activate the Kingdom Favor"; "Using a Kingdom Favor":
+    "In your turn, you can only use one Kingdom Favor". A strike called in another seat's
+    turn is paid for (or not) without Favor 18, however the Contracts lie; in its own turn
+    the seat may use it (test above). The engine offered it out of turn until session 13."""
+    st, seat = with_favor(18, strike_area=(0, 2, 0))
+    others = [s for s in range(4) if s != seat]
+    for other in others:  # every other seat could pay for its Human with Favor 18, if it were its turn
+        arrange(st, other, coins=5, workers=(0, 1, 0), below={"K1": []})
+    arrange(st, others[0], below={"K1": ["C38"]})
+    arrange(st, seat, workers=(0, 3, 1))
+    act(st, kind="place", space="travel_K2", worker="human")  # Unqualified: Humans strike
+    asked = []
+    while st._phase == D_STRIKE:
+        payer = st.current_player()
+        if payer == seat:  # in its own turn: offered (see the test above)
+            assert any(isinstance(a, A.UseFavor) for a in st.legal_actions())
+            st.apply_action(find(st, kind="pay_strike", count=0))
+            continue
+        asked.append(payer)
+        assert not any(isinstance(a, A.UseFavor) for a in st.legal_actions()), payer  # not its turn
+        st.apply_action(find(st, kind="pay_strike", count=1))
+    assert others[0] in asked
+    assert st._below[others[0]][0] == [37]  # C38 is still below its board
+
+
 def test_favor_19_swap_worker() -> None:
     st, seat = with_favor(19, strike_area=(0, 2, 1))
     arrange(st, seat, workers=(1, 2, 0))

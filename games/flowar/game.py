@@ -50,6 +50,11 @@ class FlowarGame(Game):
         max_game_length=10_000,
     )
     ACTIONS = ALL_ACTIONS
+    RULES_REVISIONS: ClassVar[tuple[str, ...]] = (
+        "the rules as first implemented: Kingdom Favor 18 also at a strike called in another seat's turn",
+        "Kingdom Favor 18 only in the seat's own turn (Rulebook: \"Kingdom Favors\": \"In your turn, you may "
+        "discard 1 fulfilled Contract\"; 2026-12-06)",
+    )
     PLAIN_FULL_STATE: ClassVar[bool] = True  # ints, strs, bools, lists, str-keyed dicts (Game docs)
     VARIANTS: ClassVar[tuple[str, ...]] = (
         "flowar(players=1)",

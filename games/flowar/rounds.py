@@ -79,7 +79,10 @@ class RoundsMixin(FlowarStateProtocol):
         out: list[Action] = list(_PAY_STRIKE[: min(k, self._coins[seat]) + 1])
         if self._loans[seat] < 2:
             out.append(A.TAKE_LOAN)
-        if seat != self._tseat or not self._t_favor:
+        # Favor 18 "In your turn" only ("Kingdom Favors"); rules revision 1 also offered it at a
+        # strike called in another seat's turn (FlowarGame.RULES_REVISIONS)
+        in_turn = seat == self._tseat
+        if (in_turn and not self._t_favor) or (not in_turn and self.game.rules_revision < 2):
             out.extend(self._favor_actions(seat, ("strike",)))
         return out
 

@@ -439,7 +439,9 @@ def legal(obs: dict[str, Any], seat: int, taken: list[dict[str, Any]]) -> set[st
         out = [{"kind": "pay_strike", "count": j} for j in range(min(k, me["coins"]) + 1)]
         if me["loans"] < MAX_LOANS:
             out.append({"kind": "take_loan"})
-        if seat != obs["turn_seat"] or not turn_facts(obs, seat, taken)["favor_used"]:
+        # "In your turn, you may discard 1 fulfilled Contract ... to activate the Kingdom Favor"
+        # ("Kingdom Favors"): Favor 18 at a strike called in the seat's own turn only
+        if seat == obs["turn_seat"] and not turn_facts(obs, seat, taken)["favor_used"]:
             out += [{"kind": "use_favor", "kingdom": k, "favor": f} for k, f in favors_here(obs, seat, {"strike"})]
     elif phase == "turn":
         out = menu(obs, seat, taken)
