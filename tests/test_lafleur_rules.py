@@ -316,6 +316,39 @@ def test_one_pawn_per_visitor() -> None:
     assert all(a.location != "special_invitation" for a in s.legal_actions())
 
 
+def _romance_two(revision: int) -> tuple[LaFleurState, bool]:
+    """Seat 0 (5 Water Allure, no Companion) romances Adèle, seat 1 places on the Coin location,
+    seat 0 sends a second pawn to the Special Invitation; whether it may romance Bastien too."""
+    s = new_match(load_game("lafleur(players=2)").at_revision(revision), first=0, queues={"event": ["E11", "E11"]})
+    set_allure(s, 0, {"water": 5})
+    put_visitors(s, ["V13", "V14"])  # Adèle, Bastien: both Water
+    own = [a["card"] for a in s.observation(0)["players"][0]["artisans"]]
+    play(s, A.Place(own[0], "special_invitation"), A.Invite("V13", True))
+    other = s.observation(1)["players"][1]["artisans"][0]["card"]
+    play(s, A.Place(other, "coin"))
+    assert s.current_player() == 0
+    play(s, A.Place(own[1], "special_invitation"))
+    return s, A.Invite("V14", True) in s.legal_actions()
+
+
+def test_romancing_two_visitors_hedges_and_one_becomes_the_companion() -> None:
+    """Rulebook, "Special Invitation": "Each player may only have 1 Companion" limits Companions,
+    not romancing pawns: a player may romance two Visitors in a round, in case one goes elsewhere
+    (rules revision 2; revision 1 allowed one). When both visit, the first in the Visitor area
+    becomes the Companion (the rulebook is silent: docs/rules/la-fleur.md, decision 3) and the
+    other visits as any Visitor does, to the discard at Au Revoir."""
+    s, offered = _romance_two(2)
+    assert offered
+    play(s, A.Invite("V14", True))
+    advance(s, lambda st: st._round == 2, queues={"event": ["E11"]})
+    me = s.observation(None)["players"][0]
+    assert me["companion"] == "V13"
+    assert INDEX["V14"][1] in s._disc[2] and INDEX["V13"][1] not in s._disc[2]
+    old, offered_then = _romance_two(1)
+    assert not offered_then  # rules revision 1 (replays recorded before 2026-12-06)
+    assert A.Invite("V14", False) in old.legal_actions()
+
+
 def test_romance_a_companion() -> None:
     """Rulebook: "Special Invitation", ROMANCING A COMPANION: 5+ matching Allure; one Companion; it stays."""
     s = new_match("lafleur(players=2)", first=0, queues={"event": ["E11", "E11"]})

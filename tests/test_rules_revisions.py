@@ -1,16 +1,18 @@
 """Rules revisions: a rules fix keeps every recorded match re-simulating as it was played.
 
-``tests/fixtures/replays/flowar-rules-revision-1.json`` was made at commit ``dd2d760``,
-before rules revisions existed (``make_flowar_rules_revision_1.py`` beside it): a
+``tests/fixtures/replays/<game>-rules-revision-1.json`` were made at commit ``dd2d760``,
+before rules revisions existed (``make_<game>_rules_revision_1.py`` beside them): a
 3-player Flowar match in which a seat used Kingdom Favor 18 at a strike called in
-another seat's turn (allowed by that engine; the rulebook says "In your turn",
-revision 2), its replay text as that referee wrote it (no ``rules_revision``) and
-the compact row that commit's ladder stored for it. The oracle is that older code's
-output, not this engine.
+another seat's turn (allowed by that engine; the rulebook says "In your turn"), and a
+2-player La Fleur match with an invitation where the one-romancing-pawn limit held a
+romance back (revision 2 lifts it: a longer legal list). Each holds the replay text as
+that referee wrote it (no ``rules_revision``) and the compact row that commit's ladder
+stored. The oracle is that older code's output, not this engine.
 """
 
 from __future__ import annotations
 
+import argparse
 import base64
 import hashlib
 import json
@@ -27,15 +29,24 @@ from ladder.replay_store import COMPACT_FORMAT, StoredReplayError, compact, expa
 from parterre.commands.replay import cmd_replay_verify
 from referee import replay as referee_replay
 
-FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "replays" / "flowar-rules-revision-1.json")
-                     .read_text(encoding="utf-8"))
+_DIR = Path(__file__).parent / "fixtures" / "replays"
+FIXTURES = {g: json.loads((_DIR / f"{g}-rules-revision-1.json").read_text(encoding="utf-8"))
+            for g in ("flowar", "lafleur")}
+FIXTURE = FIXTURES["flowar"]
 OLD_TEXT: str = FIXTURE["text"]
 OLD: dict[str, Any] = json.loads(OLD_TEXT)
+GAMES = sorted(FIXTURES)
 
 
-def test_the_fixture_is_what_it_says() -> None:
-    assert hashlib.sha256(OLD_TEXT.encode()).hexdigest() == FIXTURE["text_sha256"]
-    assert "rules_revision" not in OLD  # written before revisions existed
+@pytest.mark.parametrize("game", GAMES)
+def test_each_fixture_is_an_old_replay_of_its_game(game: str) -> None:
+    fixture = FIXTURES[game]
+    assert hashlib.sha256(fixture["text"].encode()).hexdigest() == fixture["text_sha256"]
+    replay = json.loads(fixture["text"])
+    assert "rules_revision" not in replay and replay["game"] == game  # written before revisions existed
+
+
+def test_the_flowar_fixture_holds_favor_18_out_of_turn() -> None:
     out_of_turn = []
     for i, state in iter_states(OLD):
         step = OLD["steps"][i + 1] if i + 1 < len(OLD["steps"]) else None
@@ -45,14 +56,27 @@ def test_the_fixture_is_what_it_says() -> None:
     assert out_of_turn, "the fixture holds no Favor 18 used in another seat's turn"
 
 
-def test_a_row_stored_before_revisions_still_expands_and_verifies() -> None:
-    text = unpack(FIXTURE["format"], base64.b64decode(FIXTURE["compact_zstd_b64"]))
-    assert text == OLD_TEXT
+@pytest.mark.parametrize("game", GAMES)
+def test_a_row_stored_before_revisions_still_expands_and_verifies(game: str) -> None:
+    fixture = FIXTURES[game]
+    text = unpack(fixture["format"], base64.b64decode(fixture["compact_zstd_b64"]))
+    assert text == fixture["text"]
     assert verify_replay(json.loads(text)).ok
     referee_replay.verify(text)  # raises on any mismatch
 
 
-def test_the_old_match_is_not_a_game_of_the_newest_rules() -> None:
+@pytest.mark.parametrize("game", GAMES)
+def test_the_old_row_does_not_expand_by_the_newest_rules(game: str) -> None:
+    """What the revision is for: by the newest rules the same digits decode to another game
+    (the legal lists differ), which the recorded digest refuses."""
+    from ladder import replay_store
+
+    raw = replay_store.zstandard.ZstdDecompressor().decompress(base64.b64decode(FIXTURES[game]["compact_zstd_b64"]))
+    with pytest.raises(StoredReplayError):
+        expand(_with_revision(raw, 2))
+
+
+def test_the_old_flowar_match_is_not_a_game_of_the_newest_rules() -> None:
     newest = {**OLD, "rules_revision": 2}
     report = verify_replay(newest)
     assert not report.ok and any("favor\":18" in p and "not legal" in p for p in report.problems), report.problems
@@ -60,15 +84,15 @@ def test_the_old_match_is_not_a_game_of_the_newest_rules() -> None:
         referee_replay.verify(newest)
 
 
-def test_the_old_text_is_stored_compact_again_and_round_trips() -> None:
-    fmt, blob = pack(OLD_TEXT)
+@pytest.mark.parametrize("game", GAMES)
+def test_the_old_text_is_stored_compact_again_and_round_trips(game: str) -> None:
+    text = FIXTURES[game]["text"]
+    fmt, blob = pack(text)
     assert fmt == COMPACT_FORMAT
-    assert unpack(fmt, blob) == OLD_TEXT
+    assert unpack(fmt, blob) == text
 
 
 def test_the_cli_says_which_revision_verified(tmp_path: Path, capsys: Any) -> None:
-    import argparse
-
     path = tmp_path / "old.json"
     path.write_text(OLD_TEXT, encoding="utf-8")
     assert cmd_replay_verify(argparse.Namespace(file=str(path))) == 0
@@ -80,15 +104,17 @@ def test_new_replays_record_the_newest_revision() -> None:
     for name in ("floriferous", "lafleur", "flowar"):
         game = load_game(name)
         assert game.rules_revision == len(type(game).RULES_REVISIONS)
-    assert load_game("flowar").rules_revision == 2
+    assert load_game("flowar").rules_revision == 2 and load_game("lafleur").rules_revision == 2
 
 
-def test_the_viewer_steps_through_the_old_match_to_its_end() -> None:
+@pytest.mark.parametrize("game", GAMES)
+def test_the_viewer_steps_through_the_old_match_to_its_end(game: str) -> None:
+    replay = json.loads(FIXTURES[game]["text"])
     last = None
-    for i, state in iter_states(OLD):
+    for i, state in iter_states(replay):
         last = (i, state)
-    assert last is not None and last[0] == len(OLD["steps"]) - 1
-    assert last[1].is_terminal() and last[1].state_hash() == OLD["final_hash"]
+    assert last is not None and last[0] == len(replay["steps"]) - 1
+    assert last[1].is_terminal() and last[1].state_hash() == replay["final_hash"]
 
 
 def test_favor_18_out_of_turn_is_legal_at_revision_1_only() -> None:
@@ -122,13 +148,7 @@ def test_a_compact_row_naming_an_unknown_revision_is_refused_not_misread() -> No
     from ladder import replay_store
 
     raw = replay_store.zstandard.ZstdDecompressor().decompress(base64.b64decode(FIXTURE["compact_zstd_b64"]))
-    hlen, pos = replay_store._read_varint(raw, 4)
-    head = json.loads(raw[pos:pos + hlen])
-    head["header"]["rules_revision"] = 9
-    new_head = json.dumps(head).encode()
-    out = bytearray(raw[:4])
-    replay_store._varint(out, len(new_head))
-    forged = bytes(out) + new_head + raw[pos + hlen:]
+    forged = _with_revision(raw, 9)
     with pytest.raises(StoredReplayError, match="rules revision 9 is not one this engine plays"):
         expand(forged)
 
@@ -139,3 +159,16 @@ def test_at_revision_keeps_options_and_the_shared_game() -> None:
     assert old is not game and old.options == game.options and old.game_string() == game.game_string()
     assert game.rules_revision == 2 and old.rules_revision == 1  # the newest game is not changed
     assert game.at_revision(2) is game
+
+
+def _with_revision(raw: bytes, revision: Any) -> bytes:
+    """A compact row (before zstd) whose header names ``revision`` (ladder/replay_store.py's layout)."""
+    from ladder import replay_store
+
+    hlen, pos = replay_store._read_varint(raw, 4)
+    head = json.loads(raw[pos:pos + hlen])
+    head["header"]["rules_revision"] = revision
+    new_head = json.dumps(head).encode()
+    out = bytearray(raw[:4])
+    replay_store._varint(out, len(new_head))
+    return bytes(out) + new_head + raw[pos + hlen:]

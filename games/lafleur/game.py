@@ -54,6 +54,12 @@ class LaFleurGame(Game):
         max_game_length=MAX_ROUNDS * 4 * 80,
     )
     ACTIONS = ALL_ACTIONS
+    RULES_REVISIONS: ClassVar[tuple[str, ...]] = (
+        "the rules as first implemented: at most one romancing pawn per player per round",
+        "any number of romancing pawns (Rulebook, \"Special Invitation\": \"Each player may only have 1 "
+        "Companion\", no limit on romancing); of two romanced Visitors that visit the same player the first "
+        "in the Visitor area becomes the Companion (2026-12-06)",
+    )
     PLAIN_FULL_STATE: ClassVar[bool] = True  # ints, strs, bools, lists, str-keyed dicts (Game docs)
     VARIANTS: ClassVar[tuple[str, ...]] = (
         "lafleur(players=1,difficulty=easier)",

@@ -506,7 +506,9 @@ class TurnsMixin(LaFleurStateProtocol):
     def _legal_invite(self: LaFleurStateProtocol) -> list[Action]:
         p = self._who
         out: list[Action] = []
-        can_romance = self._companion[p] < 0 and not self._romancing[p]
+        # "Each player may only have 1 Companion": no limit on romancing pawns (rules revision 2;
+        # revision 1 allowed one a round, LaFleurGame.RULES_REVISIONS)
+        can_romance = self._companion[p] < 0 and (self.game.rules_revision >= 2 or not self._romancing[p])
         for i, v in enumerate(self._visitors):
             if self._vpawn[i] >= 0:
                 continue

@@ -336,9 +336,10 @@ def _payment(obs: dict[str, Any], me: dict[str, Any], hand: list[str], arts: lis
 def _invitations(obs: dict[str, Any], me: dict[str, Any]) -> set[str]:
     """Rulebook: "Special Invitation": invite any Visitor without a pawn; romance one whose type
     matches 5+ of your Allure (4 with the Open Gates Event or a Garden Feature lowering it for
-    that type), without a Companion and without another romancing pawn (decision 3)."""
+    that type), without a Companion ("Each player may only have 1 Companion"); another romancing
+    pawn does not prevent it (decision 3, rules revision 2)."""
     out = set()
-    can_romance = not me["companion"] and not me["romancing"]
+    can_romance = not me["companion"]
     for v in obs["visitors"]:
         if v["pawn"] >= 0:
             continue
