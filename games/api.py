@@ -300,6 +300,7 @@ class Game(ABC):
         if revision == self.rules_revision:
             return self
         other = copy.copy(self)
+        other.options = dict(self.options)  # nothing changes them; nothing shared all the same
         other.rules_revision = revision
         return other
 
@@ -362,11 +363,13 @@ class Game(ABC):
             raise InvalidActionError(f"{self.name}: bad action {dict(data)!r}: {exc}") from None
 
     def state_from_json(self, data: Mapping[str, Any] | str) -> State:
-        """Rebuild a state from :meth:`State.to_json` output by replaying its history.
+        """Rebuild a state from :meth:`State.to_json` output by replaying its history, by its rules
+        revision (none = 1, as in replays).
 
         Raises:
             InvalidActionError / IllegalActionError: the history does not replay.
-            InvalidOptionError: the recorded game string does not match this game.
+            InvalidOptionError: the recorded game string does not match this game, or its rules
+                revision is not one this engine plays.
         """
         if isinstance(data, str):
             data = json.loads(data)
@@ -375,7 +378,7 @@ class Game(ABC):
             raise InvalidOptionError(
                 f"state is for {data.get('game')!r}, not {self.game_string()!r}"
             )
-        state = self.new_initial_state()
+        state = self.at_revision(data.get("rules_revision", 1)).new_initial_state()
         for step in data["history"]:
             state.apply_action(self.action_from_json(step["action"]))
         return state
@@ -573,9 +576,10 @@ class State(ABC):
         return new
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-able state: game string and the full history (hidden info included)."""
+        """JSON-able state: game string, rules revision and the full history (hidden info included)."""
         return {
             "game": self.game.game_string(),
+            "rules_revision": self.game.rules_revision,
             "history": [{"player": p, "action": a.to_json()} for p, a in self.history],
         }
 

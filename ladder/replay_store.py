@@ -44,7 +44,7 @@ from typing import Any
 
 import zstandard
 
-from games.api import CHANCE, canonical_json
+from games.api import CHANCE, Game, canonical_json
 from games.replay import replay_game
 
 FULL_FORMAT = "parterre-replay/1"
@@ -166,6 +166,11 @@ def compact(text: str) -> bytes | None:
 def expand(raw: bytes) -> str:
     """The replay JSON text of a compact form, rebuilt by re-simulation.
 
+    The game is re-simulated by the replay's rules revision (``rules_revision`` in its
+    header, none = 1; ``games.replay.replay_game``) or, when that does not rebuild the
+    recorded digest, by each older revision in turn: a ladder older than the referee
+    (during an upgrade) compacted by the rules it knew.
+
     Returns:
         The canonical ``parterre-replay/1`` JSON text, byte-identical to the text
         that was compacted.
@@ -194,6 +199,30 @@ def expand(raw: bytes) -> str:
     tpos = pos + dlen
     if tpos > len(raw) or dlen > 0 and raw[tpos - 1] == 0:
         raise StoredReplayError("compact replay: truncated or padded step digits")
+    # The digits index the legal lists of the rules revision that compacted them: the header's, or
+    # an older one when a ladder older than the referee wrote the row (it knew no revisions; a
+    # rolling upgrade). The digest decides: the first revision, newest first, that rebuilds it wins.
+    why = []
+    for revision in range(game.rules_revision, 0, -1):
+        try:
+            text = _rebuild(raw, pos, tpos, header, n, game.at_revision(revision))
+        except StoredReplayError as exc:
+            why.append(f"by rules revision {revision}: {exc}")
+            continue
+        if hashlib.sha256(text.encode("utf-8")).hexdigest() == digest:
+            return text
+        why.append(f"by rules revision {revision}: another text")
+    raise StoredReplayError("compact replay does not re-simulate to its recorded digest (tampered, or the "
+                            f"engine's legal-action order changed): {'; '.join(why)}")
+
+
+def _rebuild(raw: bytes, pos: int, tpos: int, header: dict[str, Any], n: int, game: Game) -> str:
+    """The replay text of a compact row's digits ``raw[pos:tpos]`` and times ``raw[tpos:]``, re-simulated
+    by ``game`` (its digest is the caller's to check).
+
+    Raises:
+        StoredReplayError: an index past the end of the game, leftover digits or bytes.
+    """
     number = int.from_bytes(raw[pos:tpos], "little")
     state = game.new_initial_state()
     steps: list[dict[str, Any]] = []
@@ -218,11 +247,7 @@ def expand(raw: bytes) -> str:
         steps.append(step)
     if tpos != len(raw) or number:
         raise StoredReplayError("compact replay has leftover bytes")
-    text = canonical_json({**header, "steps": steps})
-    if hashlib.sha256(text.encode("utf-8")).hexdigest() != digest:
-        raise StoredReplayError("compact replay does not re-simulate to its recorded digest "
-                                "(tampered, or the engine's legal-action order changed)")
-    return text
+    return canonical_json({**header, "steps": steps})
 
 
 def pack(text: str, level: int = 3) -> tuple[str, bytes]:

@@ -18,7 +18,7 @@ from games.api import Action
 from games.flowar import actions as A
 from games.flowar.cards import FLOWER_COLOUR, TORCH_COUNT
 from games.flowar.favors import KEEPS_PASS
-from games.flowar.phases import D_GUILD, D_TURN
+from games.flowar.phases import D_GUILD, D_STRIKE, D_TURN
 from games.flowar.script import act, arrange, arrange_board, first_turn
 from games.flowar.state import FlowarState
 from games.registry import load_game
@@ -120,25 +120,19 @@ def test_favor_before_the_placement_keeps_a_placement_possible_in_played_games()
     assert checked >= 10
 
 
-def _can_place(st: Any, seat: int, depth: int = 3) -> bool:
-    """True when ``seat`` can still reach a placement in this turn: offered now, or after at most
-    ``depth`` of its own actions that are not passing (a seat without Workers hires first, e.g.
-    with Favor 5's free hire)."""
+def _can_place(st: Any, seat: int) -> bool:
+    """True when ``seat`` can place now, or, having no Worker (Favor 5's free hire used before
+    placing), right after the hire it is then offered: hiring is all it may do first."""
     legal = st.legal_actions()
     if any(isinstance(b, A.Place) for b in legal):
         return True
-    if depth == 0:
+    if not all(isinstance(b, A.Hire) for b in legal) or sum(st._workers[seat]):
         return False
-    for b in legal:
-        if isinstance(b, A.Pass):
-            continue
-        twin = st.clone()
-        twin.apply_action(b)
-        while twin.is_chance_node():
-            twin.apply_action(twin.legal_actions()[0])
-        if twin.current_player() == seat and _can_place(twin, seat, depth - 1):
-            return True
-    return False
+    twin = st.clone()
+    twin.apply_action(legal[0])
+    while twin.is_chance_node():
+        twin.apply_action(twin.legal_actions()[0])
+    return twin.current_player() == seat and any(isinstance(b, A.Place) for b in twin.legal_actions())
 
 
 # -- item 6: Favor 10 with wilting flowers only ------------------------------------------------
@@ -270,3 +264,29 @@ def test_menu_favors_of_a_seat_that_cannot_place_lead_to_a_placement_in_played_g
                     child = _back_to_menu(child, seat)
                     assert any(isinstance(a, A.Place) for a in child.legal_actions()), (seed, use.label(), sub)
     assert refused >= 5 and offered >= 1
+
+
+# -- Kingdom Favor 18 "In your turn" (rules revision 2) ---------------------------------------
+def test_favor_18_is_offered_only_at_strikes_of_the_payers_own_turn_in_played_games() -> None:
+    """Rulebook, "Kingdom Favors": "In your turn, you may discard 1 fulfilled Contract ... to
+    activate the Kingdom Favor". Over played games, at every strike payment where the payer
+    holds a Contract delivered in the kingdom where Favor 18 lies (read off its observation),
+    Favor 18 is offered in the payer's own turn only: never at a strike called in another
+    seat's turn, nor at the Round Setup (nobody's turn)."""
+    seen = {"round setup": 0, "another seat's turn": 0, "own turn, offered": 0}
+    for seed in range(30):
+        for st, _ in _mixed_game("flowar(players=4)", seed):
+            if st._phase != D_STRIKE or st.is_chance_node():
+                continue
+            payer = st.current_player()
+            obs = st.observation(payer)
+            where = [k for k, kingdom in enumerate(obs["kingdoms"]) if kingdom["favor"] == 18]
+            if not where or not obs["players"][payer]["below"][where[0]]:
+                continue
+            offered = any(isinstance(b, A.UseFavor) and b.favor == 18 for b in st.legal_actions())
+            if obs["turn_seat"] == payer:
+                seen["own turn, offered"] += offered
+            else:
+                assert not offered, (seed, obs["turn_seat"], payer)
+                seen["round setup" if obs["turn_seat"] < 0 else "another seat's turn"] += 1
+    assert min(seen.values()) >= 1, seen

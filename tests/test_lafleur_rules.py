@@ -349,6 +349,25 @@ def test_romancing_two_visitors_hedges_and_one_becomes_the_companion() -> None:
     assert A.Invite("V14", False) in old.legal_actions()
 
 
+def test_the_hedge_a_second_romance_catches_the_visitor_that_comes() -> None:
+    """The point of a second romancing pawn (rules revision 2): seat 0 romances André
+    (Architecture) and Adèle (Water); seat 1 has more Architecture Allure, so André visits
+    seat 1 ("the player whose Château has the highest Allure matching the Visitor's Allure
+    type"; a pawn breaks ties only) and Adèle, who visits seat 0, becomes its Companion."""
+    s = new_match("lafleur(players=2)", first=0, queues={"event": ["E11", "E11"]})
+    set_allure(s, 0, {"water": 5, "architecture": 5})
+    set_allure(s, 1, {"architecture": 6})
+    put_visitors(s, ["V01", "V13"])  # André (Architecture), Adèle (Water)
+    own = [a["card"] for a in s.observation(0)["players"][0]["artisans"]]
+    play(s, A.Place(own[0], "special_invitation"), A.Invite("V01", True))
+    play(s, A.Place(s.observation(1)["players"][1]["artisans"][0]["card"], "coin"))
+    play(s, A.Place(own[1], "special_invitation"), A.Invite("V13", True))
+    assert s.destinations() == [1, 0]
+    advance(s, lambda st: st._round == 2, queues={"event": ["E11"]})
+    assert s.observation(None)["players"][0]["companion"] == "V13"
+    assert s.observation(None)["players"][1]["companion"] == ""
+
+
 def test_romance_a_companion() -> None:
     """Rulebook: "Special Invitation", ROMANCING A COMPANION: 5+ matching Allure; one Companion; it stays."""
     s = new_match("lafleur(players=2)", first=0, queues={"event": ["E11", "E11"]})

@@ -188,8 +188,10 @@ class Evaluator:
                 mine, other = self.allure[vis.allure], self.best_other[vis.allure]
                 if mine == other:
                     best = max(best, val)
-                if mine >= 5 and mine >= other and not self.me["companion"] and not self.me["romancing"]:
-                    best = max(best, val * (0.6 * self.rounds_left + 1))
+                if mine >= 5 and mine >= other and not self.me["companion"]:
+                    # a second romancing pawn is a hedge: it pays only if the first Visitor goes elsewhere
+                    hedge = 0.5 if self.me["romancing"] else 1.0
+                    best = max(best, hedge * val * (0.6 * self.rounds_left + 1))
             elif my >= 0:
                 best = max(best, 0.3 * val)
         return best

@@ -51,7 +51,8 @@ class FlowarGame(Game):
     )
     ACTIONS = ALL_ACTIONS
     RULES_REVISIONS: ClassVar[tuple[str, ...]] = (
-        "the rules as first implemented: Kingdom Favor 18 also at a strike called in another seat's turn",
+        "the rules as first implemented: Kingdom Favor 18 also at a strike outside the seat's own turn "
+        "(another seat's turn, the Round Setup)",
         "Kingdom Favor 18 only in the seat's own turn (Rulebook: \"Kingdom Favors\": \"In your turn, you may "
         "discard 1 fulfilled Contract\"; 2026-12-06)",
     )

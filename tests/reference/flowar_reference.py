@@ -241,17 +241,9 @@ def turn_facts(obs: dict[str, Any], seat: int, taken: list[dict[str, Any]]) -> d
     kinds = [a["kind"] for a in taken]
     fired = "fire" in kinds
     hired = "hire" in kinds
-    # Favor 18 is used at a strike payment; a strike in another seat's turn (its placement, a
-    # layoff when it passes) or in the Round Setup is not "in your turn": it counts only after
-    # the seat's own action that called the strike (a placement, a layoff, Favor 19).
-    favors: list[int] = []
-    started = False
-    for a in taken:
-        if a["kind"] in ("place", "fire", "hire"):
-            started = True
-        elif a["kind"] == "use_favor" and (a["favor"] != 18 or started):
-            favors.append(a["favor"])
-            started = True
+    # Every Favor the seat used is in its own turn ("In your turn, you may discard 1 fulfilled
+    # Contract"): Favor 18 too, at a strike its own action called (rules revision 2).
+    favors = [a["favor"] for a in taken if a["kind"] == "use_favor"]
     begun = any(k in ("place", "fire", "hire") for k in kinds) or any(f not in PASS_ONLY for f in favors)
     me = obs["players"][seat]
     return {"fired": fired, "hired": hired, "favor_used": bool(favors), "begun": begun,
