@@ -188,6 +188,10 @@ class RefereeCore:
                     self.counters.sessions_killed += 1
                     session.kill(grpc.StatusCode.DEADLINE_EXCEEDED, pb.ERROR_CODE_PROTOCOL,
                                  f"no message for {s.ping_timeout_ms} ms (heartbeat)")
+                elif session.writing and now - session.write_started > s.ping_timeout_ms / 1000.0:
+                    # a bot that keeps sending (Pongs) but stopped reading: its window holds our write
+                    self.counters.sessions_killed += 1
+                    session.stalled(f"a message written {s.ping_timeout_ms} ms ago")
                 else:
                     session.send(ping)
             if s.token_recheck_ms and now - last_recheck >= s.token_recheck_ms / 1000.0:

@@ -267,7 +267,7 @@ class Room:
             if seat.session is not None:
                 if seat.session.limiter is not None:
                     seat.session.limiter.credit()  # the answer to a request is never rate-limited
-                await seat.session.send_now(msg, pending)
+                await pending.send_on(seat.session)
             else:  # dropped and not back yet: the clock runs from now
                 pending.mark_sent()
             kind, index, at = await pending.future
@@ -337,6 +337,9 @@ class Room:
             self._arm(deadline)
         else:
             p.resolve(TIMEOUT, None, now)
+            if p.writer is not None and p.seat.session is not None:  # the request is held: the bot stopped reading
+                self.retire(p.seat, Verdict.TIMEOUT, p.seat.session.stalled(f"decision {p.seq}'s request"))
+                p.cut_write()
 
     # -- events from sessions and timers ------------------------------------------------
     def on_decision(self, seat: Seat, seq: int, index: int | None, received_at: float, attempt: int = 0) -> None:
@@ -359,7 +362,7 @@ class Room:
         elif self.seq_seat[seq - 1] != seat.seat:
             code, why = pb.REJECTION_CODE_NOT_YOUR_TURN, (
                 f"decision {seq} was requested from seat {self.seq_seat[seq - 1]}, you are seat {seat.seat}")
-        elif seq in seat.answered or (p is not None and p.seq == seq and _answered(p)):
+        elif seq in seat.answered or (p is not None and p.seq == seq and p.answered()):
             code, why = pb.REJECTION_CODE_DUPLICATE, f"decision {seq} was already answered"
         elif seq in seat.late or seat.verdict is not Verdict.NORMAL:
             code = pb.REJECTION_CODE_LATE
@@ -582,11 +585,6 @@ class Room:
             "ended_at": _now_iso(),
         }
         return assemble(header, parts)
-
-
-def _answered(p: Pending) -> bool:
-    """True when ``p`` was resolved by an answer (not by the clock or a retirement)."""
-    return p.future.done() and not p.future.cancelled() and p.future.result()[0] == ANSWER
 
 
 def _option_text(value: Any) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Protocol
+from typing import Any, Protocol
 
 from games.api import Action
 from referee.clock import Allowance, SeatClock
@@ -50,7 +50,8 @@ class Pending:
     request's ``RefereeMessage`` as wire bytes (``GameCodec.decision_request``).
     """
 
-    __slots__ = ("seat", "seq", "allowance", "legal", "msg", "future", "queued_at", "sent_at", "limit_s")
+    __slots__ = ("seat", "seq", "allowance", "legal", "msg", "future", "queued_at", "sent_at", "limit_s", "writer",
+                 "cut")
 
     def __init__(self, room: Room, seat: Seat, seq: int, allowance: Allowance, legal: list[Action],
                  msg: bytes) -> None:
@@ -63,6 +64,10 @@ class Pending:
         self.queued_at = time.monotonic()
         self.sent_at: float | None = None
         self.limit_s = allowance.limit_ms / 1000.0
+        self.writer: asyncio.Task[Any] | None = None
+        """The room's task while it is in the request's write (``Session.send_now``): a bot that
+        stops reading holds it there by HTTP/2 flow control, and ``Room._on_timer`` cuts it out."""
+        self.cut = False
 
     def mark_sent(self) -> None:
         """Start the clock: the writer hands the request to the transport now."""
@@ -81,6 +86,29 @@ class Pending:
         """Resolve once; later calls are ignored."""
         if not self.future.done():
             self.future.set_result((kind, index, at))
+
+    async def send_on(self, session: Session) -> None:
+        """Write the request on ``session`` from the room's task (``Session.send_now``). A write the
+        bot's flow control still holds at the deadline is cut by :meth:`cut_write`: this then
+        returns as if sent, and the room reads the TIMEOUT (the stream is closed: ``Session.stalled``)."""
+        self.writer = asyncio.current_task()
+        try:
+            await session.send_now(self.msg, self)
+        except asyncio.CancelledError:
+            if not self.cut:
+                raise
+            self.writer.uncancel()  # type: ignore[union-attr]  # set above
+        self.writer = None
+
+    def cut_write(self) -> None:
+        """Take the room's task out of a held write (:meth:`send_on`)."""
+        if self.writer is not None:
+            self.cut = True
+            self.writer.cancel()
+
+    def answered(self) -> bool:
+        """True when resolved by an answer (not by the clock or a retirement)."""
+        return self.future.done() and not self.future.cancelled() and self.future.result()[0] == ANSWER
 
 
 class Seat:

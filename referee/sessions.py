@@ -199,6 +199,7 @@ class Session:
         self._backlog: deque[tuple[referee_pb2.RefereeMessage | bytes, SentHook | None] | None] = deque()
         self._wake = asyncio.Event()
         self._writing = False
+        self.write_started = 0.0  # time.monotonic() when the write in flight began (the heartbeat's check)
         self._abandoned = False  # a write was cancelled mid-flight: gRPC's core may still be sending it
 
     def __repr__(self) -> str:
@@ -260,6 +261,7 @@ class Session:
             self.send(msg, hook)
             return
         self._writing = True
+        self.write_started = time.monotonic()
         try:
             if hook is not None:
                 hook.mark_sent()
@@ -303,6 +305,7 @@ class Session:
                     return
                 msg, hook = item
                 self._writing = True
+                self.write_started = time.monotonic()
                 try:
                     if hook is not None:
                         hook.mark_sent()
@@ -319,6 +322,18 @@ class Session:
             self.closed = True
             self._backlog.append(None)
             self._wake.set()
+
+    def stalled(self, what: str) -> str:
+        """End this stream because ``what`` was still held in its write at a deadline: HTTP/2 flow
+        control holds a write when the bot stops reading (a bot could otherwise freeze its match
+        instead of losing it on time). A stream with a write stuck in flight can carry nothing else.
+
+        Returns:
+            The reason, for the seat's verdict.
+        """
+        reason = f"{what} was still held by the stream's flow control at its deadline: the bot stopped reading"
+        self.kill(grpc.StatusCode.DEADLINE_EXCEEDED, referee_pb2.ERROR_CODE_PROTOCOL, f"{reason}; stream closed")
+        return reason
 
     def kill(self, code: Any, error_code: referee_pb2.ErrorCode, reason: str) -> None:
         """End this session from the referee's side (heartbeat lost, token revoked).
