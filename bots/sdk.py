@@ -231,7 +231,7 @@ class Bot:
     def on_error(self, error: pb.RefereeError) -> None:
         """Called for an Error message from the referee."""
         # a refused token ends the run with AuthenticationError, which says it once
-        level = logging.INFO if error.code == pb.ERROR_CODE_UNAUTHENTICATED else logging.WARNING
+        level = logging.DEBUG if error.code == pb.ERROR_CODE_UNAUTHENTICATED else logging.WARNING
         log.log(level, "%s: referee error %s: %s", shown(self.name), pb.ErrorCode.Name(error.code), error.message)
 
     def make_decision(self, request: DecisionRequest, index: Any) -> pb.BotMessage | bytes | None:

@@ -59,6 +59,8 @@ def replay_game(replay: Mapping[str, Any]) -> Game:
         game_string = replay["game_string"]
     except KeyError as exc:
         raise ReplayError(f"replay lacks field {exc}") from None
+    if not isinstance(game_string, str):
+        raise ReplayError(f"game_string is {type(game_string).__name__}, not a string")
     return load_game(game_string).at_revision(replay.get("rules_revision", 1))
 
 
@@ -114,7 +116,7 @@ def verify_replay(replay: Mapping[str, Any]) -> VerifyReport:
                 report.hashes_checked += 1
                 if state.state_hash() != recorded:
                     report.fail(f"step {i}: state hash differs from the recorded one")
-    except (GameError, KeyError, TypeError, ValueError) as exc:
+    except (GameError, KeyError, TypeError, ValueError, AttributeError) as exc:  # a malformed file's fields
         report.fail(f"re-simulation failed: {exc}")
         return report
     assert final is not None
@@ -123,13 +125,17 @@ def verify_replay(replay: Mapping[str, Any]) -> VerifyReport:
         if final.state_hash() != replay["final_hash"]:
             report.fail("final state hash differs from the recorded one")
     recorded_outcome = replay.get("outcome")
+    if recorded_outcome is not None and not isinstance(recorded_outcome, Mapping):
+        report.fail(f"outcome is {type(recorded_outcome).__name__}, not an object")
+        return report
     if final.is_terminal():
         outcome = final.outcome().to_json()
         if recorded_outcome is not None:
             for key in ("scores", "ranks"):
                 if list(outcome[key]) != list(recorded_outcome.get(key, [])):
                     report.fail(
-                        f"outcome {key} {outcome[key]} differ from recorded {recorded_outcome.get(key)}"
+                        f"outcome {key}: the re-simulated game gives {outcome[key]}, the replay records "
+                        f"{recorded_outcome.get(key)}"
                     )
     elif recorded_outcome:
         report.fail("the replay records an outcome but the re-simulated game is not over")

@@ -98,6 +98,10 @@ def check_games(games: Any) -> tuple[str, ...]:
 def _check_description(text: Any) -> str:
     if not isinstance(text, str) or len(text) > MAX_DESCRIPTION:
         raise InvalidBotNameError(f"a description is at most {MAX_DESCRIPTION} characters")
+    bad = next((c for c in text if (ord(c) < 32 and c not in "\t\n\r") or 127 <= ord(c) < 160), None)
+    if bad is not None:  # PostgreSQL text holds no NUL; other control characters only garble pages
+        raise InvalidBotNameError(f"a description holds no control characters (found U+{ord(bad):04X}); "
+                                  "line breaks and tabs are fine")
     return text
 
 

@@ -148,6 +148,8 @@ def create_tournament(
     """
     if not isinstance(name, str) or not 1 <= len(name.strip()) <= 200:
         raise TournamentError(f"tournament name must be 1-200 characters, got {name!r}")
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name):
+        raise TournamentError(f"a tournament name holds no control characters, got {name!r}")
     fmt = _format_name(format)
     if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
         raise TournamentError(f"rounds must be a positive int, got {rounds!r}")

@@ -89,7 +89,7 @@ def test_commands_after_the_demo_use_the_same_embedded_data(demo, tmp_path):
     data["seats"][0]["score"] = float(data["seats"][0]["score"]) + 5
     bad.write_text(json.dumps(data))
     ver = _run(["replay", "verify", str(bad)], env)
-    assert ver.returncode == 1 and "recorded score" in ver.stdout
+    assert ver.returncode == 1 and "seat row records score" in ver.stdout
 
     # an unknown game is refused by every command that takes one
     assert _run(["matches", "--game", "chess"], env).returncode == 2

@@ -231,3 +231,19 @@ def _rehead(raw: bytes, revision: Any, digest: str | None = None) -> bytes:
         n >>= 7
     out.append(n)
     return bytes(out) + new_head + raw[pos + hlen:]
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    ({"game_string": 123}, "game_string is int"),
+    ({"outcome": [1, 2]}, "outcome is list"),
+    ({"steps": [1, 2, 3]}, "re-simulation failed"),
+    ({"steps": "abc"}, "re-simulation failed"),
+    ({"rules_revision": "2"}, "rules revision '2'"),
+])
+def test_the_cli_fails_a_malformed_replay_with_a_reason_not_a_traceback(tmp_path: Path, capsys: Any,
+                                                                         change: dict[str, Any], problem: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({**OLD, **change}), encoding="utf-8")
+    assert cmd_replay_verify(argparse.Namespace(file=str(path))) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("FAILED:") and problem in out, out

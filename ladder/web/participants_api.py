@@ -16,6 +16,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, HTTPException, Path, Query, Request
 from pydantic import BaseModel, Field
 
+from games.api import GameError
 from ladder import accounts as acc
 from ladder import owned_bots as ob
 from ladder.errors import BotExistsError, BotNotFoundError, BotRevokedError, LadderError
@@ -26,6 +27,8 @@ MAX_ID = 2**63 - 1
 Id = Annotated[int, Path(ge=1, le=MAX_ID)]
 JSON_ID = 2**53 - 1
 """Largest id a JSON body carries exactly (ids in bodies; bigger ones are no bot's)."""
+MAX_CHALLENGE_BOTS = 8
+"""Most bots one challenge seats (no game has more seats); the web form and the API check it first."""
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"description": "the body is not JSON, or the request is not acceptable (the detail says why)"},
@@ -108,7 +111,7 @@ class BotToken(BaseModel):
 
 class ChallengeIn(BaseModel):
     game: str = Field(max_length=200, description="game string, e.g. 'floriferous' or 'flowar(players=3)'")
-    bots: list[Annotated[int, Field(ge=1, le=JSON_ID)]] = Field(min_length=1, max_length=8)
+    bots: list[Annotated[int, Field(ge=1, le=JSON_ID)]] = Field(min_length=1, max_length=MAX_CHALLENGE_BOTS)
     rated: bool = False
     time_control: dict[str, int] | None = None
 
@@ -288,12 +291,16 @@ def api_seat_view(request: Request, match_id: Id,
 
 def check_challenge(pool: Any, account_id: int, game_string: str, bot_ids: list[int]) -> str:
     """Who may challenge whom: at least one bot is the challenger's own; every other bot accepts challenges
-    in this game and none is retired. Raises HTTPException 404 (unknown bot) or 403.
+    in this game and none is retired. Raises HTTPException 422 (not 1 to :data:`MAX_CHALLENGE_BOTS`
+    bots: checked before any query), 404 (unknown bot) or 403.
 
     Returns:
         The game string, with ``players`` = the number of bots when it names no player count.
     """
     from games.registry import parse_game_string
+
+    if not 1 <= len(bot_ids) <= MAX_CHALLENGE_BOTS:
+        raise HTTPException(422, f"a challenge seats 1 to {MAX_CHALLENGE_BOTS} bots, not {len(bot_ids)}")
 
     try:
         game, options = parse_game_string(game_string)
@@ -392,7 +399,7 @@ def api_create_tournament(request: Request, body: TournamentIn) -> dict[str, int
             player_counts=body.player_counts, rounds=body.rounds, time_control=body.time_control,
             bot_ids=body.bot_ids, candidate_bot_id=body.candidate_bot_id, entry_deadline=_deadline(body.entry_deadline),
             organiser_id=caller.account.id)
-    except (LadderError, ValueError) as exc:
+    except (LadderError, ValueError, GameError) as exc:  # GameError: an unknown game (UnknownGameError)
         raise HTTPException(400, str(exc)) from None
     return {"id": int(tid)}
 

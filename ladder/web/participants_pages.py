@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
+from games.api import GameError
 from games.registry import game_names
 from ladder import accounts as acc
 from ladder import owned_bots as ob
@@ -267,6 +268,9 @@ def challenge_page(request: Request) -> Response:
 
 @router.post("/my/challenge")
 async def challenge_post(request: Request) -> Response:
+    from ladder import challenges
+    from ladder.errors import ChallengeLimitError
+
     account = auth.require_session(request)
     form = await _form(request)
     pool = request.app.state.pool
@@ -280,9 +284,6 @@ async def challenge_post(request: Request) -> Response:
     game = str(form.get("game", ""))
     try:
         game = check_challenge(pool, account.id, game, ids)
-        from ladder import challenges
-        from ladder.errors import ChallengeLimitError
-
         match_id = challenges.create_challenge(pool, game_string=game, bot_ids=ids, rated=form.get("rated") == "1",
                                                challenger_id=account.id,
                                                max_open=auth.config(request).max_open_challenges)
@@ -327,7 +328,7 @@ async def tournament_create(request: Request) -> Response:
             entry_deadline=_deadline(str(form.get("entry_deadline", "")).strip() or None), organiser_id=account.id)
     except HTTPException as exc:
         return _tournaments_page(request, account, exc.status_code, message=str(exc.detail), error=True)
-    except (LadderError, ValueError, TypeError) as exc:
+    except (LadderError, ValueError, TypeError, GameError) as exc:  # GameError: an unknown game
         return _tournaments_page(request, account, 422, message=str(exc), error=True)
     return _see_other(f"/tournaments/{int(tid)}")
 

@@ -173,9 +173,11 @@ async def hosted_upload(request: Request, bot_id: Id) -> Any:
     form = await request.form(max_files=1, max_fields=8)
     auth.check_csrf(request, form)
     try:
-        ob.owned_bot(request.app.state.pool, account.id, bot_id)
+        bot = ob.owned_bot(request.app.state.pool, account.id, bot_id)
     except BotNotFoundError as exc:
         raise HTTPException(404, str(exc)) from None
+    if bot.retired:  # as the API: a retired bot is revoked for good, no new version
+        return _hosted_page(request, bot_id, 409, f"bot {bot_id} is retired", True)
     if "block_on_regression" in form:
         sub.set_block_on_regression(request.app.state.pool, bot_id, form.get("block_on_regression") == "1")
         return _hosted_page(request, bot_id, message="setting saved")

@@ -65,9 +65,10 @@ def cmd_challenge_create(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     print(match_id, flush=True)
     if args.wait:
-        print(f"challenge {match_id}: waiting up to {args.expires:.0f} s for its bots to connect; the periodic "
-              "tasks of `parterre beat` (or `parterre up`) start it or expire it", file=sys.stderr, flush=True)
         start, unhandled = time.monotonic(), _unhandled_after_s()
+        print(f"challenge {match_id}: waiting up to {args.expires:.0f} s for its bots to connect; the periodic "
+              "tasks of `parterre beat` (or `parterre up`) start it or expire it (if they are not running, this "
+              f"says so after {args.expires + unhandled:.0f} s)", file=sys.stderr, flush=True)
         deadline = start + args.expires + args.timeout
         info = challenge_status(pool, match_id)
         while info.status in ("waiting", "planned", "running") and time.monotonic() < deadline:

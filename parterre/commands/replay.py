@@ -48,9 +48,10 @@ def cmd_replay_verify(args: argparse.Namespace) -> int:
         raise CliError(f"{args.file} does not hold a replay object")
     report = verify_replay(replay)
     check_result_ranks(replay, data if isinstance(data, dict) else {}, report)
+    scored = ", outcome checked" if isinstance(replay.get("outcome"), dict) else ""
     print(
         f"{'OK' if report.ok else 'FAILED'}: {report.steps} steps re-simulated, "
-        f"{report.hashes_checked} state hashes checked{_revision_note(replay)}"
+        f"{report.hashes_checked} state hashes checked{scored}{_revision_note(replay)}"
     )
     for problem in report.problems:
         print(f"  - {problem}")
@@ -58,20 +59,19 @@ def cmd_replay_verify(args: argparse.Namespace) -> int:
 
 
 def _revision_note(replay: dict[str, Any]) -> str:
-    """`` by <game>'s rules revision N of M (what it was)`` for a replay played by an older
-    revision of its game's rules (``games.api.Game.RULES_REVISIONS``), else ``""``."""
+    """``, by <game>'s rules revision N of M (the newest | what it was)``: the revision of its game's
+    rules the replay was re-simulated by (``games.api.Game.RULES_REVISIONS``); ``""`` when its game
+    cannot be loaded (the report says why)."""
     from games.api import GameError
     from games.replay import replay_game
 
     try:
         game = replay_game(replay)
-    except GameError:
+    except (GameError, TypeError, ValueError, AttributeError):
         return ""  # verify_replay has said why
     newest = len(game.RULES_REVISIONS)
-    if game.rules_revision == newest:
-        return ""
-    return (f", by {game.name}'s rules revision {game.rules_revision} of {newest} "
-            f"({game.RULES_REVISIONS[game.rules_revision - 1]})")
+    what = "the newest" if game.rules_revision == newest else game.RULES_REVISIONS[game.rules_revision - 1]
+    return f", by {game.name}'s rules revision {game.rules_revision} of {newest} ({what})"
 
 
 def check_result_ranks(replay: dict[str, Any], export: dict[str, Any], report: Any) -> None:
@@ -102,12 +102,14 @@ def check_result_ranks(replay: dict[str, Any], export: dict[str, Any], report: A
             report.fail(f"seat row {row!r} names no seat of the replay")
             continue
         if row.get("rank") != expected[seat]:
-            report.fail(f"seat {seat}: recorded rank {row.get('rank')} but the replay gives {expected[seat]}")
+            report.fail(f"seat {seat}: the ladder's seat row records rank {row.get('rank')}, the replay's "
+                        f"verdicts and outcome give {expected[seat]}")
         if row.get("verdict") not in (None, verdicts_raw[seat]):
-            report.fail(f"seat {seat}: recorded verdict {row.get('verdict')} but the replay says {verdicts_raw[seat]}")
+            report.fail(f"seat {seat}: the ladder's seat row records verdict {row.get('verdict')}, the replay "
+                        f"{verdicts_raw[seat]}")
         if (isinstance(outcome, dict) and row.get("score") is not None
                 and float(row["score"]) != float(outcome["scores"][seat])):
-            report.fail(f"seat {seat}: recorded score {row['score']} but the replay gives "
+            report.fail(f"seat {seat}: the ladder's seat row records score {row['score']}, the replay's outcome "
                         f"{outcome['scores'][seat]}")
 
 
