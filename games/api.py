@@ -280,8 +280,7 @@ class Game(ABC):
         }
         self._validate_options()
         self._action_kinds = {cls.KIND: cls for cls in self.ACTIONS}
-        self.rules_revision: int = len(self.RULES_REVISIONS)
-        """The rules revision this game's states play by: the newest unless :meth:`at_revision` chose another."""
+        self.rules_revision: int = len(self.RULES_REVISIONS)  # the newest unless at_revision() chose another
 
     def at_revision(self, revision: int) -> Game:
         """This game, same options, playing by rules revision ``revision`` (1 = the oldest).

@@ -108,15 +108,32 @@ def hosted_token_secret(home: Path) -> str:
 
 
 def secret_for(home: Path, name: str) -> str:
-    """A secret kept in the file ``home/name`` (``secrets.token_urlsafe(32)``, mode 600), created on first use."""
+    """A secret kept in the file ``home/name`` (``secrets.token_urlsafe(32)``, mode 600), created on first use.
+
+    Processes starting at once (``parterre demo``'s bots) agree on one secret: it is written to a
+    file of its own and linked into place (``link`` fails when the name exists), so the name only
+    ever holds a whole secret, and the process that loses the race reads the winner's.
+    """
     path = home / name
     if path.exists():
         return path.read_text().strip()
     home.mkdir(parents=True, exist_ok=True)
     token = secrets.token_urlsafe(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(token)
+    tmp = home / f".{name}.{os.getpid()}.{secrets.token_hex(4)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(token)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return path.read_text().strip()
+        except OSError:  # a file system without hard links: the name is created as before, then written
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as fh:
+                fh.write(token)
+    finally:
+        tmp.unlink(missing_ok=True)
     return token
 
 

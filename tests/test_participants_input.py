@@ -75,7 +75,7 @@ def test_s26_control_characters_in_a_description_are_refused_not_a_500(client: A
 
 def _organiser(client: Any, pool: Any) -> tuple[str, str, int]:
     name, tok = account(client)
-    acc.set_role(pool, acc.get_account(pool, name).id, "organiser")  # type: ignore[union-attr]
+    acc.set_role(pool, acc.get_account(pool, name).id, "organiser")  # type: ignore[union-attr]  # it was just made
     return name, tok, new_bot(client, tok)["id"]
 
 

@@ -93,3 +93,35 @@ def test_a_home_keeps_its_secrets_private_and_stable(tmp_path):
     assert secret_for(tmp_path, "hosted-token-secret") == first and len(first) >= 32
     assert stat.S_IMODE((tmp_path / "hosted-token-secret").stat().st_mode) == 0o600
     assert service_token_for(tmp_path) not in (first, "")
+
+
+_RACE = """
+import sys, time
+from pathlib import Path
+from parterre.settings import secret_for
+start = float(sys.argv[2])
+while time.time() < start:
+    pass
+print(secret_for(Path(sys.argv[1]), "service-token"))
+"""
+
+
+def test_processes_starting_at_once_agree_on_one_secret(tmp_path):
+    """`parterre demo` starts its bots at once on one home: each used to create the secret file with
+    O_EXCL after seeing none, and the losers died with FileExistsError (a demo bot exited with status 1
+    in a `make test` run), or could read the file before the winner had written it."""
+    import subprocess
+    import sys
+    import time
+
+    for attempt in range(3):
+        home = tmp_path / f"home{attempt}"
+        start = time.time() + 1.0
+        procs = [subprocess.Popen([sys.executable, "-c", _RACE, str(home), str(start)], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(8)]
+        outs = [p.communicate(timeout=60) for p in procs]
+        assert all(p.returncode == 0 for p in procs), [err[-300:] for _, err in outs]
+        secrets = {out.strip() for out, _ in outs}
+        assert len(secrets) == 1 and len(secrets.pop()) >= 32
+        assert (home / "service-token").read_text().strip() == outs[0][0].strip()
+        assert sorted(p.name for p in home.iterdir()) == ["service-token"]  # no temporary file left
