@@ -324,7 +324,7 @@ class Game(ABC):
 
     def game_string(self) -> str:
         """Canonical game string, e.g. ``floriferous(players=4)``; see registry."""
-        parts = [f"{k}={_option_text(v)}" for k, v in sorted(self.options.items())]
+        parts = [f"{k}={option_text(v)}" for k, v in sorted(self.options.items())]
         return f"{self.name}({','.join(parts)})"
 
     @abstractmethod
@@ -383,7 +383,7 @@ class Game(ABC):
         return state
 
 
-def _option_text(value: Any) -> str:
+def option_text(value: Any) -> str:  # an option's value as a game string writes it
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from games.api import CHANCE, TERMINAL, Action, Outcome
+from games.api import CHANCE, TERMINAL, Action, Outcome, option_text
 from proto.parterre.v1 import control_pb2 as control_pb
 from proto.parterre.v1 import referee_pb2 as pb
 from referee import live, metrics
@@ -195,7 +195,7 @@ class Room:
         game = self.game
         return pb.RefereeMessage(match_started=pb.MatchStarted(
             match_id=self.spec.match_id, game=self.game_name, game_string=self.game_string,
-            options={k: _option_text(v) for k, v in game.options.items()}, seat=seat.seat,
+            options={k: option_text(v) for k, v in game.options.items()}, seat=seat.seat,
             players=self._players() if players is None else players,
             time_control=self._tc_msg() if time_control is None else time_control,
             seed_commitment=self.commitment, num_players=game.num_players, attempt=self.spec.attempt,
@@ -335,6 +335,8 @@ class Room:
         deadline = p.deadline()
         if now < deadline:
             self._arm(deadline)
+        elif p.seat.session is None and p.seat.infra_drop:
+            return  # the clock waits for a seat the infrastructure dropped: _reattach re-arms, grace ends it
         else:
             p.resolve(TIMEOUT, None, now)
             if p.writer is not None and p.seat.session is not None:  # the request is held: the bot stopped reading
@@ -477,11 +479,14 @@ class Room:
         if seat.grace is not None:
             seat.grace.cancel()
             seat.grace = None
-        seat.infra_drop = False
+        infra, seat.infra_drop = seat.infra_drop, False
         self._attach(seat, session)
         session.send(self._match_started(seat))
         p = self.pending
         if p is not None and p.seat is seat and not p.future.done():
+            if infra:  # not the bot's time: it gets back what it had when its relaying referee died
+                p.pause(seat.dropped[0], time.monotonic())
+                self._arm(p.deadline())
             spent = int((time.monotonic() - p.start()) * 1000.0)
             session.send(self.codec.decision_request(  # in the encoding the new stream asked for
                 self.spec.match_id, p.seq, self.state.observation(seat.seat), p.legal,
@@ -585,12 +590,6 @@ class Room:
             "ended_at": _now_iso(),
         }
         return assemble(header, parts)
-
-
-def _option_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 def _now_iso() -> str:

@@ -78,6 +78,15 @@ class Pending:
         """Clock start: send time, or queueing time if never written."""
         return self.sent_at if self.sent_at is not None else self.queued_at
 
+    def pause(self, dropped_at: float, now: float) -> None:
+        """Give back the time since ``dropped_at`` (the clock started no earlier counts): a seat the
+        infrastructure dropped (its relaying referee died) is not charged for it (DESIGN §4)."""
+        lost = max(0.0, now - max(dropped_at, self.start()))
+        if self.sent_at is not None:
+            self.sent_at += lost
+        else:
+            self.queued_at += lost
+
     def deadline(self) -> float:
         """``time.monotonic()`` value after which an answer is late."""
         return self.start() + self.limit_s

@@ -24,7 +24,7 @@ from bots.reference import RandomBot
 from proto.parterre.v1 import referee_pb2 as pb
 from referee.core import RefereeSettings
 from referee.sessions import RateLimit, Session
-from referee.testing import Harness
+from referee.testing import Harness, replay_of
 
 register_toy()
 
@@ -541,3 +541,40 @@ async def test_the_sdk_tells_the_referee_how_many_matches_it_has_left() -> None:
         await h.wait_sessions(2)
         assert [s.max_matches for s in h.core.registry.by_bot[1]] == [1]
         assert [s.max_matches for s in h.core.registry.by_bot[2]] == [0]
+
+
+# -- a seat dropped by the infrastructure keeps its time (compose e2e, 2026-12-06) -------------------
+
+async def test_a_seat_whose_relaying_referee_died_gets_its_time_back(monkeypatch):
+    """A relayed seat whose lending referee dies is dropped "infra" (its stream ended abruptly:
+    ``Session.infra_lost``); the bot comes back through another referee. Its pending decision's
+    clock waits meanwhile: the bot gets the time it had when the referee died (DESIGN §4: the
+    infrastructure is never charged to a bot). Seen in CI's compose run: a referee killed and
+    restarted in about a second, the bot back 7 ms before its deadline, charged ``timeout``.
+    Here the relay's death is simulated on one referee (the session is marked infra-lost as
+    ``referee/connect.py`` marks an abruptly ended relay stream) and the bot is away 1.5 s,
+    longer than its 1 s per decision."""
+    from bots.misbehaving import DropBot
+    from referee.room import Room
+
+    real = Room.on_session_lost
+
+    def as_if_relayed(self: Room, seat: Any, kind: Any) -> None:
+        if seat.session is not None and seat.bot_id == 2:
+            seat.session.infra_lost = True
+        real(self, seat, kind)
+
+    monkeypatch.setattr(Room, "on_session_lost", as_if_relayed)
+    drop = DropBot(at_decision=3, reconnect_after_s=1.5)
+    async with Harness(TOKENS, reconnect_grace_ms=5000) as h:
+        h.start_bot(RandomBot(seed=1), "tok-a")
+        h.start_bot(drop, "tok-b", initial_backoff_s=0.01)
+        await h.wait_sessions(1)
+        await h.wait_sessions(2)
+        t0 = time.monotonic()
+        result = await h.run_match(931, "toy(players=2,turns=5)", [1, 2], cap_ms=1000, margin_ms=100)
+        elapsed = time.monotonic() - t0
+    assert drop.dropped == 1
+    assert result.status == "finished", result.reason
+    assert [s.verdict for s in result.seats] == ["normal", "normal"], replay_of(result)["fault_reasons"]
+    assert elapsed > 1.4  # the bot was away for longer than its time per decision
