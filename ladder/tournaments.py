@@ -125,8 +125,8 @@ def create_tournament(
             one deal per round and player count); ``-`` may replace ``_``.
         player_counts: seat counts to play, each allowed by the game (e.g. ``(2, 3, 4)``).
         rounds: number of rounds (>= 1).
-        time_control: :class:`TimeControl` or mapping of its ``*_ms`` fields;
-            default 1 s cap per decision with a 50 ms margin.
+        time_control: :class:`TimeControl` or mapping of its ``*_ms`` fields, within the bounds of
+            :func:`ladder.match_plans.check_time_control`; default 1 s cap per decision with a 100 ms margin.
         bot_ids: participating bots (a gauntlet's pool), distinct, not revoked;
             their order is the order used in plan keys and seat rotations.
             With an entry window these are the first entrants (may be empty).

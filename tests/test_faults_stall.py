@@ -56,7 +56,7 @@ async def test_a_bot_that_sits_on_its_12th_decision_under_an_hour_bank_loses_on_
     replay = replay_of(result)
     verify(replay)
     share = seat_share_ms(2000, 2)
-    assert f"share of the match's maximum duration" in replay["fault_reasons"][1]
+    assert "share of the match's maximum duration" in replay["fault_reasons"][1]
     assert f"{share} ms" in replay["fault_reasons"][1]
     assert honest.stats.results[0].status == "finished"
 

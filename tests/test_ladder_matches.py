@@ -79,7 +79,7 @@ def test_claim_gives_the_spec_and_a_second_claim_gets_nothing(pool: Any) -> None
     assert (spec.match_id, spec.attempt, spec.seat_bot_ids, spec.game) == (mid, 1, (a, b), GAME)
     assert spec.game_string == "ladder_fixture(players=2,variant=a)"
     assert len(spec.seed) == 64 and len(spec.seed_commitment) == 64
-    assert spec.time_control == {"base_ms": 0, "increment_ms": 0, "cap_ms": 1000, "margin_ms": 50}
+    assert spec.time_control == {"base_ms": 0, "increment_ms": 0, "cap_ms": 1000, "margin_ms": 100}
     assert claim_match(pool, mid, "w2") is None  # F-11: redelivered task does nothing
     assert claim_match(pool, mid, "w1") is None
     with pool.connection() as conn:
