@@ -12,6 +12,15 @@ records exactly one outcome for that attempt:
   unrated, the match goes back to ``planned`` or, at the attempt limit, to
   ``failed`` / ``aborted_no_show`` (DESIGN §4, FAULTS F-7, F-8, F-10).
 
+A retried attempt is dealt a new seed: the bots of the attempt that ended have seen
+part of its deal (their hands, the cards shown), so the same seed again would show
+them its future draws. :func:`claim_match` gives every attempt after the first a
+fresh seed (:func:`ladder.match_plans.new_seed`), recorded with the attempt
+(``match_attempts.seed``, ``seed_commitment``) and made the match's own: the
+``RunMatchRequest``, the bots' ``MatchStarted.seed_commitment`` and the replay
+carry it. A claim given back before any bot was seated (no referee reachable:
+:mod:`ladder.referee_wait`) is not an attempt and changes no seed.
+
 A worker that dies leaves a ``running`` match whose lease runs out;
 :func:`requeue_expired` (the reaper) or :func:`requeue_worker` (a worker
 coming back under the same name, FAULTS F-13) mark that attempt
@@ -37,6 +46,7 @@ from ladder import elo, rating_order, replay_store
 from ladder import metrics as ladder_metrics
 from ladder.db import connection, run_transaction
 from ladder.errors import MatchNotFoundError, ResultError
+from ladder.match_plans import new_seed
 
 log = logging.getLogger(__name__)
 
@@ -138,17 +148,21 @@ def claim_match(
                 return None
         elif status != "planned":
             return None
+        # The first attempt plays the planned deal; a later one a new deal (module docstring).
+        seed, commitment = new_seed() if attempt >= 1 else (None, None)
         with conn.cursor(row_factory=dict_row) as cur:
             m = cur.execute(
                 "UPDATE matches SET status = 'running', attempt = attempt + 1, claimed_by = %s, "
-                "lease_until = now() + make_interval(secs => %s), started_at = now() WHERE id = %s "
+                "lease_until = now() + make_interval(secs => %s), started_at = now(), "
+                "seed = coalesce(%s, seed), seed_commitment = coalesce(%s, seed_commitment) WHERE id = %s "
                 "RETURNING attempt, game, game_string, seed, seed_commitment, time_control, tournament_id, "
                 "lease_until",
-                (worker, float(lease_s), match_id),
+                (worker, float(lease_s), seed, commitment, match_id),
             ).fetchone()
         conn.execute(
-            "INSERT INTO match_attempts (match_id, attempt, status, worker) VALUES (%s, %s, 'running', %s)",
-            (match_id, m["attempt"], worker),
+            "INSERT INTO match_attempts (match_id, attempt, status, worker, seed, seed_commitment) "
+            "VALUES (%s, %s, 'running', %s, %s, %s)",
+            (match_id, m["attempt"], worker, m["seed"], m["seed_commitment"]),
         )
         seats = conn.execute("SELECT bot_id FROM seats WHERE match_id = %s ORDER BY seat", (match_id,)).fetchall()
         return MatchSpec(
