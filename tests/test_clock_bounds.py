@@ -65,7 +65,9 @@ def test_a_challenger_cannot_set_a_clock_outside_the_bounds(client: Any) -> None
 
 def test_an_organiser_cannot_create_a_tournament_with_a_clock_outside_the_bounds(client: Any, pool: Any) -> None:
     name, org = account(client, scopes=("tournament:create", "bot:manage"))
-    acc.set_role(pool, acc.get_account(pool, name).id, "organiser")  # type: ignore[union-attr]
+    row = acc.get_account(pool, name)
+    assert row is not None
+    acc.set_role(pool, row.id, "organiser")
     bots = [new_bot(client, org)["id"], new_bot(client, org)["id"]]
     for tc, bound in TOO_SHORT + TOO_LONG:
         r = client.post("/api/tournaments", json={"name": "t", "game": "floriferous", "bot_ids": bots,

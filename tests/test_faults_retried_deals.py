@@ -26,7 +26,7 @@ from fixtures.toy_game import register_toy
 
 from bots.misbehaving import SlowBot
 from bots.reference import RandomBot
-from bots.sdk import DecisionRequest
+from bots.sdk import Bot, DecisionRequest
 from ladder import bots as ladder_bots
 from ladder import db as ladder_db
 from ladder import tournaments
@@ -59,8 +59,7 @@ def worker(monkeypatch: pytest.MonkeyPatch, database_url: str) -> Iterator[Any]:
     monkeypatch.setattr(tasks, "MAX_MATCH_DURATION_S", 2)  # the watchdog: 2,000 ms
     queued: list[int] = []
     monkeypatch.setattr(tasks.run_match, "apply_async", lambda args, countdown=0, **_: queued.append(args[0]))
-    tasks.queued = queued  # type: ignore[attr-defined]
-    yield tasks
+    yield tasks, queued
     if tasks._pool is not None:
         tasks._pool.close()
         tasks._pool = None
@@ -68,6 +67,7 @@ def worker(monkeypatch: pytest.MonkeyPatch, database_url: str) -> Iterator[Any]:
 
 def test_a_bot_that_sits_on_its_12th_decision_loses_the_rated_match_at_the_first_attempt(pool, worker,
                                                                                            monkeypatch):
+    tasks, queued = worker
     honest_id, honest_token = ladder_bots.register_bot(pool, "honest-" + secrets.token_hex(3))
     staller_id, staller_token = ladder_bots.register_bot(pool, "staller-" + secrets.token_hex(3))
     staller = SlowBot(delay_ms=3_600_000, at_decision=12)
@@ -77,8 +77,8 @@ def test_a_bot_that_sits_on_its_12th_decision_loses_the_rated_match_at_the_first
         match_id = tournaments.plan_match(pool, game_string="toy(players=2,turns=20)",
                                           bot_ids=[honest_id, staller_id], plan_key=secrets.token_hex(4),
                                           time_control=LONGEST)
-        assert worker.run_match(match_id) == "finished"
-    assert worker.queued == []  # no retry
+        assert tasks.run_match(match_id) == "finished"
+    assert queued == []  # no retry
     with pool.connection() as conn:
         seats = conn.execute("SELECT bot_id, rank, verdict, decisions FROM seats WHERE match_id = %s ORDER BY seat",
                              (match_id,)).fetchall()
@@ -90,19 +90,19 @@ def test_a_bot_that_sits_on_its_12th_decision_loses_the_rated_match_at_the_first
     assert rated == 2  # both bots' ratings moved: the staller took its loss
 
 
-class Recorder(RandomBot):
-    """Plays at random and keeps what it was shown, by attempt: the seed commitment and its first
-    observation (what a bot that wants to replay a deal would keep). With ``stall_at`` it stops
-    answering at that decision of attempt 1 and sets ``stalled``."""
+class Recorder(Bot):
+    """Plays the first legal action and keeps what it was shown, by attempt: the seed commitment and
+    its first observation (what a bot that wants to replay a deal would keep). With ``stall_at`` it
+    stops answering at that decision of attempt 1 and sets ``stalled``."""
 
     def __init__(self, seen: dict[int, tuple[str, str]], stall_at: int = 0, **kwargs: Any) -> None:
-        super().__init__(seed=3, **kwargs)
+        super().__init__(**kwargs)
         self.seen = seen
         self.stall_at = stall_at
         self.stalled = threading.Event()
         self.count = 0
 
-    async def choose(self, request: DecisionRequest) -> int:  # type: ignore[override]
+    async def choose(self, request: DecisionRequest) -> int:
         assert request.match is not None
         self.seen.setdefault(request.attempt, (request.match.seed_commitment,
                                                json.dumps(request.observation, sort_keys=True)))
@@ -110,10 +110,11 @@ class Recorder(RandomBot):
         if request.attempt == 1 and self.count == self.stall_at:
             self.stalled.set()
             await asyncio.Event().wait()  # held here until the referee goes away
-        return int(super().choose(request))
+        return 0
 
 
 def test_an_attempt_after_an_infra_error_is_dealt_a_new_seed(pool, worker, monkeypatch):
+    tasks, queued = worker
     a_id, a_token = ladder_bots.register_bot(pool, "deal-a-" + secrets.token_hex(3))
     b_id, b_token = ladder_bots.register_bot(pool, "deal-b-" + secrets.token_hex(3))
     tokens = {a_token: a_id, b_token: b_id}
@@ -132,16 +133,16 @@ def test_an_attempt_after_an_infra_error_is_dealt_a_new_seed(pool, worker, monke
     stopper.start()
     try:
         monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
-        assert worker.run_match(match_id) == "requeued"
+        assert tasks.run_match(match_id) == "requeued"
     finally:
         stopper.join(30)
         ref.stop()
-    assert worker.queued == [match_id]
+    assert queued == [match_id]
 
     # Attempt 2, on a referee that stays up.
     with ThreadedReferee(tokens, bots={a_token: RandomBot(seed=1), b_token: Recorder(seen)}) as ref2:
         monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref2.address)
-        assert worker.run_match(match_id) == "finished"
+        assert tasks.run_match(match_id) == "finished"
 
     # What the bot was shown: a different deal.
     assert sorted(seen) == [1, 2]
