@@ -74,11 +74,11 @@ class MatchSpec:
         match_id: match id.
         attempt: attempt number this claim owns (1 for the first run).
         game_string: canonical game string, e.g. ``floriferous(players=3)``.
-        seed: match seed (hex); secret until the match ends.
+        seed: this attempt's seed (hex; a retried attempt is dealt a new one); secret until the match ends.
         seat_bot_ids: bot id per seat, seat 0 first.
         time_control: ``{"base_ms", "increment_ms", "cap_ms", "margin_ms"}`` in milliseconds.
         game: registry name of the game.
-        seed_commitment: ``sha256(seed ascii)`` hex, published at match start.
+        seed_commitment: ``sha256(seed ascii)`` hex of this attempt's seed, published at its start.
         tournament_id: tournament of the match, or ``None``.
         lease_until: when the claim expires unless extended (UTC-aware).
     """
@@ -105,7 +105,9 @@ def claim_match(
 ) -> MatchSpec | None:
     """Claim a match for one attempt: ``planned`` -> ``running``, ``attempt + 1``.
 
-    Also inserts the ``match_attempts`` row (status ``running``). A match
+    Also inserts the ``match_attempts`` row (status ``running``, with its seed). The
+    first attempt plays the planned seed; a later one is dealt a fresh seed, which
+    becomes the match's ``seed`` and ``seed_commitment`` (module docstring). A match
     that is ``running`` with an expired lease is taken over: its old attempt
     becomes ``infra_error`` first (or, when that attempt was number
     ``max_attempts``, the match becomes ``failed`` and ``None`` is returned).
