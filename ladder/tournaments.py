@@ -17,6 +17,13 @@ keys are the round-robin's. :func:`plan_duplicate_deal` plans one deal for
 arbitrary tables (``parterre regress`` uses it: the candidate's table and the
 baseline's table, each in every rotation, on one seed).
 
+These seeds are what each match's first attempt is dealt. A match whose attempt
+ended without a result (``infra_error``, ``aborted_no_show``) is played again on a
+new seed (:func:`ladder.matches.claim_match`): its bots may have seen part of the
+old deal. That match then no longer shares its deal with the other rotations; the
+duplicate table still counts it under its plan key's deal (whose commitment is its
+first match's).
+
 The **gauntlet** format (:func:`plan_gauntlet`) plays one candidate against a
 pool (DESIGN §5): per round and player count N, the candidate with every
 combination of N - 1 pool bots, each table in every seat rotation on one seed,
