@@ -15,7 +15,9 @@ records exactly one outcome for that attempt:
 A retried attempt is dealt a new seed: the bots of the attempt that ended have seen
 part of its deal (their hands, the cards shown), so the same seed again would show
 them its future draws. :func:`claim_match` gives every attempt after the first a
-fresh seed (:func:`ladder.match_plans.new_seed`), recorded with the attempt
+fresh seed (:func:`ladder.match_plans.new_seed`), except after an ``aborted_no_show``
+attempt, which showed nobody any card (a duplicate deal's rotations then keep sharing
+their seed). The seed is recorded with the attempt
 (``match_attempts.seed``, ``seed_commitment``) and made the match's own: the
 ``RunMatchRequest``, the bots' ``MatchStarted.seed_commitment`` and the replay
 carry it. A claim given back before any bot was seated (no referee reachable:
@@ -106,8 +108,9 @@ def claim_match(
     """Claim a match for one attempt: ``planned`` -> ``running``, ``attempt + 1``.
 
     Also inserts the ``match_attempts`` row (status ``running``, with its seed). The
-    first attempt plays the planned seed; a later one is dealt a fresh seed, which
-    becomes the match's ``seed`` and ``seed_commitment`` (module docstring). A match
+    first attempt plays the planned seed; a later one is dealt a fresh seed (unless the
+    one before was a no-show), which becomes the match's ``seed`` and ``seed_commitment``
+    (module docstring). A match
     that is ``running`` with an expired lease is taken over: its old attempt
     becomes ``infra_error`` first (or, when that attempt was number
     ``max_attempts``, the match becomes ``failed`` and ``None`` is returned).
@@ -150,8 +153,10 @@ def claim_match(
                 return None
         elif status != "planned":
             return None
-        # The first attempt plays the planned deal; a later one a new deal (module docstring).
-        seed, commitment = new_seed() if attempt >= 1 else (None, None)
+        # The first attempt plays the planned deal; a later one a new deal, unless the last attempt was
+        # a no-show, which showed nobody anything (module docstring).
+        seed, commitment = new_seed() if attempt >= 1 and _last_attempt_dealt(conn, match_id, attempt) \
+            else (None, None)
         with conn.cursor(row_factory=dict_row) as cur:
             m = cur.execute(
                 "UPDATE matches SET status = 'running', attempt = attempt + 1, claimed_by = %s, "
@@ -181,6 +186,15 @@ def claim_match(
         )
 
     return run_transaction(pool, claim)
+
+
+def _last_attempt_dealt(conn: Any, match_id: int, attempt: int) -> bool:
+    """False when attempt ``attempt`` of the match ended ``aborted_no_show``: the referee sends
+    ``MatchStarted`` and the first observations only once every seat is bound, so its bots saw no
+    card of its deal. True otherwise (it may have been played in part)."""
+    row = conn.execute("SELECT status FROM match_attempts WHERE match_id = %s AND attempt = %s",
+                       (match_id, attempt)).fetchone()
+    return row is None or row[0] != "aborted_no_show"
 
 
 def extend_lease(pool: ConnectionPool, match_id: int, attempt: int, lease_s: float = DEFAULT_LEASE_S) -> bool:

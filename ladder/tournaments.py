@@ -18,7 +18,7 @@ arbitrary tables (``parterre regress`` uses it: the candidate's table and the
 baseline's table, each in every rotation, on one seed).
 
 These seeds are what each match's first attempt is dealt. A match whose attempt
-ended without a result (``infra_error``, ``aborted_no_show``) is played again on a
+ended ``infra_error`` (after a no-show nobody saw a card) is played again on a
 new seed (:func:`ladder.matches.claim_match`): its bots may have seen part of the
 old deal. That match then no longer shares its deal with the other rotations; the
 duplicate table still counts it under its plan key's deal (whose commitment is its
