@@ -6,9 +6,10 @@ Create Date: 2026-12-07
 
 * ``match_attempts.seed`` / ``match_attempts.seed_commitment``: the seed an attempt was
   dealt and its commitment (``sha256`` hex of the seed text). The first attempt plays
-  the planned seed; every later attempt of the same match is dealt a fresh one
+  the planned seed; a later attempt of the same match is dealt a fresh one
   (``ladder.matches.claim_match``), because the bots of an ended attempt have seen part
-  of its deal: retrying it on the same seed showed them the deal's future draws. The
+  of its deal: retrying it on the same seed showed them the deal's future draws (after
+  a no-show, which showed nobody a card, the seed is kept). The
   match's own ``seed`` / ``seed_commitment`` are those of its latest attempt.
 * Existing rows: every attempt before this revision was played on its match's seed,
   so they get it.
