@@ -113,3 +113,14 @@ def test_the_first_decisions_bound_is_what_the_referee_allows() -> None:
         assert most is None or second <= most, (base, inc, cap)
         if most is None:
             assert second > first  # uncapped, the bank keeps growing: nothing bounds a decision
+
+
+@pytest.mark.parametrize("deadline", ["99", "60001"])
+def test_the_hosted_games_runner_refuses_a_deadline_outside_the_bounds(deadline: str, capsys: Any) -> None:
+    from parterre import hosted_games
+
+    with pytest.raises(SystemExit) as exc:
+        hosted_games.main(["--game", "floriferous(players=2)", "--run-seed", "s", "--deals", "1", "--a", "x",
+                           "--b", "y", "--deadline-ms", deadline])
+    assert exc.value.code == 2
+    assert "--deadline-ms: time control" in capsys.readouterr().err
