@@ -229,6 +229,12 @@ def main(argv: list[str] | None = None) -> int:
     ns = p.parse_args(argv)
     from games.api import GameError
     from games.registry import load_game
+    from ladder.match_plans import check_time_control
+
+    try:  # the bounds every time control keeps (docs/bots.md "The clock and the verdicts")
+        check_time_control(0, ns.deadline_ms, ns.deadline_ms, MARGIN_MS)
+    except ValueError as exc:
+        p.error(f"--deadline-ms: {exc}")
 
     try:
         players = load_game(ns.game).num_players

@@ -86,7 +86,7 @@ def test_a_challenge_waits_for_its_bots_then_runs(pool) -> None:
     info = challenge_status(pool, mid)
     assert (info.status, info.rated, info.challenger_id, info.bot_ids, info.game_string) == (
         "waiting", True, 77, (b, a), f"{GAME}(players=2,variant=a)")
-    assert info.time_control == {"base_ms": 0, "increment_ms": 0, "cap_ms": 300, "margin_ms": 50}
+    assert info.time_control == {"base_ms": 0, "increment_ms": 0, "cap_ms": 300, "margin_ms": 100}
     assert (info.expires_at - info.created_at).total_seconds() == 300
     # a waiting match is not claimable, and the reaper's stale-planned sweep ignores it
     assert claim_match(pool, mid, "w1") is None

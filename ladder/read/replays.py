@@ -228,7 +228,8 @@ def export_replay(pool: ConnectionPool, match_id: int, *, hold_twins: bool = Fal
         created_at, started_at, finished_at, result_seq} (timestamps ISO-8601),
         "seats": [{seat, bot_id, name, version, rank, score, verdict,
         time_used_ms, decisions}], "attempts": [{attempt, status, worker,
-        error, started_at, ended_at}], "replay": <the replay JSON object> or
+        error, seed_commitment (each attempt's deal: a retried attempt is dealt a new seed),
+        started_at, ended_at}], "replay": <the replay JSON object> or
         None, "replay_raw_bytes": int or None}``.
 
     Raises:
@@ -249,7 +250,7 @@ def export_replay(pool: ConnectionPool, match_id: int, *, hold_twins: bool = Fal
             (match_id,),
         ).fetchall()
         attempts = cur.execute(
-            "SELECT attempt, status, worker, error, started_at, ended_at FROM match_attempts "
+            "SELECT attempt, status, worker, error, seed_commitment, started_at, ended_at FROM match_attempts "
             "WHERE match_id = %s ORDER BY attempt",
             (match_id,),
         ).fetchall()
