@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import cast
 
 import pytest
 
@@ -65,7 +66,7 @@ async def test_a_room_publishes_every_step_in_the_spectator_view(feed) -> None:
             assert e["player"] == replay["steps"][i]["player"]
 
 
-async def test_the_live_labels_are_the_viewers_spectator_labels(feed) -> None:
+async def test_the_live_labels_are_the_viewers_spectator_labels(feed: tuple[str, str]) -> None:
     """One rule for both (games.spectator): the feed's label of every step of a Flowar match is the
     viewer's spectator step label (ladder/web/labels.py), including the Flower cards a Market refill
     put back ("Game Setup", step 5), which this match has."""
@@ -82,7 +83,8 @@ async def test_the_live_labels_are_the_viewers_spectator_labels(feed) -> None:
     r = redis.Redis.from_url(url)
     try:
         for _ in range(200):  # the feed drains in the background
-            entries = [json.loads(f[b"e"]) for _, f in r.xrange(live.stream_key(ns, 42))]
+            stream = cast("list[tuple[bytes, dict[bytes, bytes]]]", r.xrange(live.stream_key(ns, 42)))
+            entries = [json.loads(f[b"e"]) for _, f in stream]
             if entries and entries[-1].get("end"):
                 break
             await asyncio.sleep(0.05)
