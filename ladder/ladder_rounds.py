@@ -90,7 +90,7 @@ def plan_ladder_round(
             for r in conn.execute(
                 "SELECT id FROM bots WHERE id = ANY(%s::bigint[]) AND revoked_at IS NULL "
                 "AND (cardinality(games) = 0 OR %s = ANY(games)) "
-                "AND NOT EXISTS (SELECT 1 FROM house_bots h WHERE h.bot_id = bots.id)", (candidates, loaded.name)
+                "AND NOT house", (candidates, loaded.name)
             ).fetchall()
         }
         pending = dict(
