@@ -66,6 +66,7 @@ class MatchSpec:
         game_string: canonical game string, e.g. ``floriferous(players=3)``.
         seed: match seed (hex); secret until the match ends.
         seat_bot_ids: bot id per seat, seat 0 first.
+        seat_bot_names: registered name per seat (``bots.name``): what opponents and the replay show.
         time_control: ``{"base_ms", "increment_ms", "cap_ms", "margin_ms"}`` in milliseconds.
         game: registry name of the game.
         seed_commitment: ``sha256(seed ascii)`` hex, published at match start.
@@ -83,6 +84,7 @@ class MatchSpec:
     seed_commitment: str = ""
     tournament_id: int | None = None
     lease_until: datetime | None = None
+    seat_bot_names: tuple[str, ...] = ()
 
 
 def claim_match(
@@ -150,7 +152,8 @@ def claim_match(
             "INSERT INTO match_attempts (match_id, attempt, status, worker) VALUES (%s, %s, 'running', %s)",
             (match_id, m["attempt"], worker),
         )
-        seats = conn.execute("SELECT bot_id FROM seats WHERE match_id = %s ORDER BY seat", (match_id,)).fetchall()
+        seats = conn.execute("SELECT s.bot_id, b.name FROM seats s JOIN bots b ON b.id = s.bot_id "
+                             "WHERE s.match_id = %s ORDER BY s.seat", (match_id,)).fetchall()
         return MatchSpec(
             match_id=match_id,
             attempt=m["attempt"],
@@ -162,6 +165,7 @@ def claim_match(
             seed_commitment=m["seed_commitment"],
             tournament_id=m["tournament_id"],
             lease_until=m["lease_until"],
+            seat_bot_names=tuple(str(s[1]) for s in seats),
         )
 
     return run_transaction(pool, claim)
