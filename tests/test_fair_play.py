@@ -154,7 +154,9 @@ def client(pool: Any, monkeypatch: pytest.MonkeyPatch) -> TestClient:
 
 
 def token(client: TestClient, pool: Any, account_id: int) -> dict[str, str]:
-    name = acc.get_account(pool, account_id).username  # type: ignore[union-attr]
+    found = acc.get_account(pool, account_id)
+    assert found is not None
+    name = found.username
     r = client.post("/api/tokens", json={"scopes": ["challenge", "bot:manage"]}, auth=(name, PASSWORD))
     assert r.status_code == 201, r.text
     return {"Authorization": f"Bearer {r.json()['token']}"}
