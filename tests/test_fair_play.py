@@ -132,6 +132,11 @@ def test_a_tournament_of_one_organisers_bots_rates_none_of_their_meetings(pool) 
             "(SELECT count(*) FROM seats s WHERE s.match_id = m.id AND s.bot_id IN (%s, %s)) = 2",
             (tid, o1, o2)).fetchall()
     assert reasons and all(not rated and "one account" in why for rated, why in reasons)
+    with pool.connection() as conn:
+        sibling_match = conn.execute("SELECT match_id FROM seats WHERE bot_id = %s INTERSECT "
+                                     "SELECT match_id FROM seats WHERE bot_id = %s LIMIT 1", (o1, o2)).fetchone()[0]
+    page = TestClient(create_app(pool=pool)).get(f"/api/matches/{sibling_match}")
+    assert page.status_code == 200 and "never rated against each other" in page.json()["unrated_reason"]
 
 
 def test_a_match_planned_by_an_operator_tool_is_gated_too(pool) -> None:
