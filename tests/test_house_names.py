@@ -15,7 +15,7 @@ import pytest
 from test_ladder_helpers import module_database
 
 from ladder import make_pool
-from ladder.bots import register_bot
+from ladder.bots import register_bot, revoke_bot
 from ladder.errors import BotExistsError, InvalidBotNameError
 from ladder.house import ensure_house_bot, house_bot_ids, list_house_bots
 from ladder.web import create_app
@@ -92,16 +92,13 @@ def test_a_participant_cannot_take_a_house_name(app: Any, pool: Any, name: str) 
 def test_a_squatted_house_name_is_never_adopted(pool: Any) -> None:
     """A bot that holds a house name without the operator's flag (registered before names were
     reserved) is refused by ``ensure_house_bot`` rather than made a house bot."""
-    with pool.connection() as conn:  # a row from before the reservation (the check is NOT VALID for old rows)
-        conn.execute("ALTER TABLE bots DROP CONSTRAINT bots_house_prefix")
-        try:
-            conn.execute("INSERT INTO bots (name, version, token_hash) VALUES ('House_Search', '1', repeat('5', 64))")
-        finally:
-            conn.execute("ALTER TABLE bots ADD CONSTRAINT bots_house_prefix "
-                         "CHECK (house OR NOT starts_with(bot_name_key(name), 'house-')) NOT VALID")
+    with pool.connection() as conn:  # a row from before the reservation, as migration 0010 marks it
+        squatter = conn.execute("INSERT INTO bots (name, version, token_hash, name_legacy) "
+                                "VALUES ('House_Search', '1', repeat('5', 64), true) RETURNING id").fetchone()[0]
     with pytest.raises(BotExistsError, match="not a house bot"):
         ensure_house_bot(pool, "search", ["floriferous"])
-    assert [h for h in list_house_bots(pool) if h.kind == "search"] == []
+    assert [h for h in list_house_bots(pool) if h.kind == "search"] == [] and squatter not in house_bot_ids(pool)
+    assert revoke_bot(pool, squatter).revoked  # a legacy name does not pin its bot: the operator can retire it
     # an operator registering a bot by hand cannot take the namespace either
     with pytest.raises(InvalidBotNameError, match="house"):
         register_bot(pool, "house-greedy2")

@@ -16,11 +16,13 @@ Create Date: 2026-12-07
   NFKC-normalised (full-width and other compatibility forms fold to their plain
   letters), lower case, every run of spaces and punctuation one ``-``, none
   at either end. ``Rose_Bud``, ``rose-bud.`` and ``ROSE BUD`` are one name.
-  Names that already clash under it keep working (``bots.name_clash``, set here
-  for every bot but the first of each clashing group, is left out of the index);
-  no new bot can take any of them.
-* ``bots_house_prefix``: only a house bot's name key starts with ``house-``
-  (``NOT VALID``: existing rows are not checked; every new or renamed row is).
+* ``bots_house_prefix``: only a house bot's name key starts with ``house-``.
+* ``bots.name_legacy``: names registered before these rules that break them
+  keep working (the bot can still be revoked, rotated, held): every bot but the
+  first of a group that clashes under ``bot_name_key``, and every bot that is
+  not a house bot in the ``house-`` namespace. Such rows are left out of the
+  index and the check; no new bot can take any of their names (a new name's key
+  is checked against the index, and the house namespace is closed).
 * ``matches.unrated_reason``: why a match that was asked to be rated is not
   (seats of one account, the daily cap between two accounts, the rating gap:
   docs/participants.md "Fair play").
@@ -42,15 +44,16 @@ CREATE FUNCTION bot_name_key(name text) RETURNS text
 COMMENT ON FUNCTION bot_name_key(text) IS
     'the form bot names are unique under: NFKC, lower case, runs of spaces and punctuation as one -, trimmed';
 ALTER TABLE bots ADD COLUMN house boolean NOT NULL DEFAULT false,
-                 ADD COLUMN name_clash boolean NOT NULL DEFAULT false;
+                 ADD COLUMN name_legacy boolean NOT NULL DEFAULT false;
 DELETE FROM house_bots h USING bots b WHERE b.id = h.bot_id AND b.account_id IS NOT NULL;
 UPDATE bots SET house = true WHERE id IN (SELECT bot_id FROM house_bots);
 ALTER TABLE bots ADD CONSTRAINT bots_house_no_account CHECK (NOT house OR account_id IS NULL);
+UPDATE bots b SET name_legacy = true
+    WHERE (NOT house AND starts_with(bot_name_key(name), 'house-'))
+       OR EXISTS (SELECT 1 FROM bots o WHERE bot_name_key(o.name) = bot_name_key(b.name) AND o.id < b.id);
 ALTER TABLE bots ADD CONSTRAINT bots_house_prefix
-    CHECK (house OR NOT starts_with(bot_name_key(name), 'house-')) NOT VALID;
-UPDATE bots b SET name_clash = true WHERE EXISTS (
-    SELECT 1 FROM bots o WHERE bot_name_key(o.name) = bot_name_key(b.name) AND o.id < b.id);
-CREATE UNIQUE INDEX bots_name_norm ON bots (bot_name_key(name)) WHERE NOT name_clash;
+    CHECK (house OR name_legacy OR NOT starts_with(bot_name_key(name), 'house-'));
+CREATE UNIQUE INDEX bots_name_norm ON bots (bot_name_key(name)) WHERE NOT name_legacy;
 ALTER TABLE matches ADD COLUMN unrated_reason text;
 """
 
@@ -58,7 +61,7 @@ DOWNGRADE = """
 ALTER TABLE matches DROP COLUMN unrated_reason;
 DROP INDEX bots_name_norm;
 ALTER TABLE bots DROP CONSTRAINT bots_house_prefix, DROP CONSTRAINT bots_house_no_account;
-ALTER TABLE bots DROP COLUMN name_clash, DROP COLUMN house;
+ALTER TABLE bots DROP COLUMN name_legacy, DROP COLUMN house;
 DROP FUNCTION bot_name_key(text);
 """
 
