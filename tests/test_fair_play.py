@@ -111,16 +111,18 @@ def h_tables(pool: Any) -> list[tuple[list[int]]]:
                             "ORDER BY match_id").fetchall()
 
 
-def test_a_tournament_of_one_organisers_bots_rates_none_of_their_meetings(pool) -> None:
-    """An organiser seats two of their own bots and an operator's bot in a round robin: every match is
-    played and recorded, the siblings' meetings change no rating and say why."""
+def test_a_tournament_of_one_organisers_bots_rates_none_of_their_meetings(pool, client) -> None:
+    """An organiser seats two of their own bots and a house bot in a round robin (``POST /api/tournaments``):
+    every match is played and recorded, the siblings' meetings change no rating and say why."""
+    from ladder.house import ensure_house_bot
+
     organiser = account(pool, "organiser")
     o1, o2 = bot_of(pool, organiser), bot_of(pool, organiser)
-    (other, _) = register_bot(pool, "operator-bot")
-    from ladder.tournaments import create_tournament
-
-    tid = create_tournament(pool, name="friends", game=GAME, rounds=2, bot_ids=[o1, o2, other],
-                            organiser_id=organiser)
+    other, _ = ensure_house_bot(pool, "random", [GAME])
+    r = client.post("/api/tournaments", json={"name": "friends", "game": GAME, "rounds": 2, "bot_ids": [o1, o2, other]},
+                    headers=token(client, pool, organiser, ("tournament:create",)))
+    assert r.status_code == 201, r.text
+    tid = r.json()["id"]
     for mid in plan_tournament(pool, tid):
         seats = play(pool, mid, [1, 2]).seat_bot_ids
         assert len(seats) == 2
@@ -158,11 +160,11 @@ def client(pool: Any, monkeypatch: pytest.MonkeyPatch) -> TestClient:
     return TestClient(app, client=("203.0.113.9", 50000))
 
 
-def token(client: TestClient, pool: Any, account_id: int) -> dict[str, str]:
+def token(client: TestClient, pool: Any, account_id: int,
+          scopes: tuple[str, ...] = ("challenge", "bot:manage")) -> dict[str, str]:
     found = acc.get_account(pool, account_id)
     assert found is not None
-    name = found.username
-    r = client.post("/api/tokens", json={"scopes": ["challenge", "bot:manage"]}, auth=(name, PASSWORD))
+    r = client.post("/api/tokens", json={"scopes": list(scopes)}, auth=(found.username, PASSWORD))
     assert r.status_code == 201, r.text
     return {"Authorization": f"Bearer {r.json()['token']}"}
 
