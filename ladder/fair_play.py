@@ -7,7 +7,9 @@ turns a rated match into a casual one:
   continuous ladder, a challenge, a tournament, an operator's tool). Enforced where every Elo
   update is applied (:func:`ladder.rating_order.apply_ready` calls :func:`unrate_same_account`
   before it applies anything), so no path around it exists: a finished match whose seats share
-  an account is recorded and replayable, and changes no rating. The continuous ladder does not
+  an account is recorded and replayable, and changes no rating. :func:`ladder.matches.record_result`
+  calls it too, before the match is marked finished, so the leaderboard's per-player-count figures
+  (``bot_player_stats``, rated matches only) leave it out as well. The continuous ladder does not
   pair such bots at all (:func:`ladder.ladder_rounds.plan_ladder_round`).
 * **At most** :data:`MAX_RATED_PER_ACCOUNT_PAIR` **rated challenges per pair of accounts per
   day** (:data:`ACCOUNT_PAIR_WINDOW_S`): a second account's bot resigning at once handed its

@@ -33,7 +33,7 @@ from typing import Any
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
-from ladder import elo, rating_order, replay_store
+from ladder import elo, fair_play, rating_order, replay_store
 from ladder import metrics as ladder_metrics
 from ladder.db import connection, run_transaction
 from ladder.errors import MatchNotFoundError, ResultError
@@ -350,6 +350,8 @@ def record_result(
             "INSERT INTO replays (match_id, format, data, raw_bytes) VALUES (%s, %s, %s, %s)",
             (match_id, replay_format, blob, len(raw)),
         )
+        if rated and fair_play.unrate_same_account(conn, [match_id]):  # before the stats trigger sees it rated
+            rated = recorded_game[1] = False
         seq = int(conn.execute("SELECT nextval('match_result_seq')").fetchone()[0])
         conn.execute(
             "UPDATE matches SET status = 'finished', finished_at = now(), result_seq = %s, lease_until = NULL, "

@@ -150,6 +150,8 @@ def test_a_match_planned_by_an_operator_tool_is_gated_too(pool) -> None:
     play(pool, mid, [1, 2])
     assert rated_between(pool, a1, a2) == 0
     assert count(pool, "SELECT count(*) FROM ratings WHERE bot_id IN (%s, %s)", (a1, a2)) == 0
+    # nor counted in the leaderboard's per-player-count figures, which count rated matches only
+    assert count(pool, "SELECT count(*) FROM bot_player_stats WHERE bot_id IN (%s, %s)", (a1, a2)) == 0
 
 
 @pytest.fixture
