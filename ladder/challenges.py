@@ -37,6 +37,7 @@ from psycopg_pool import ConnectionPool
 
 from games.api import GameError
 from games.registry import load_game
+from ladder import fair_play
 from ladder.db import connection, run_transaction
 from ladder.errors import ChallengeError, ChallengeLimitError, MatchNotFoundError, TournamentError
 from ladder.tournaments import TimeControl, new_seed
@@ -80,6 +81,8 @@ class ChallengeInfo:
         created_at / expires_at / started_at / finished_at: UTC-aware times.
         time_control: ``{base_ms, increment_ms, cap_ms, margin_ms}`` in milliseconds.
         ranks: rank per seat once finished (1 = best), else None.
+        unrated_reason: why a challenge asked to be rated is casual (docs/participants.md
+            "Fair play", :mod:`ladder.fair_play`), else None.
     """
 
     match_id: int
@@ -97,6 +100,7 @@ class ChallengeInfo:
     finished_at: datetime | None
     time_control: dict[str, int]
     ranks: tuple[int, ...] | None
+    unrated_reason: str | None = None
 
 
 def create_challenge(
@@ -132,7 +136,8 @@ def create_challenge(
             concurrent requests cannot both slip under it.
 
     Returns:
-        The match id.
+        The match id. A rated challenge is written casual (``matches.unrated_reason`` says why) past
+        the limits of :mod:`ladder.fair_play` (rated challenges per pair of accounts per day, rating gap).
 
     Raises:
         ChallengeError: unknown game or option; wrong number of bots for the
@@ -182,6 +187,8 @@ def create_challenge(
         if rated and len(set(owners)) != len(owners):
             raise ChallengeError("a rated challenge cannot seat two bots of one account (their ratings would be "
                                  "one owner's to give away); make it casual (rated: false)")
+        unrated_reason = fair_play.challenge_unrated_reason(conn, loaded.name, seats) if rated else None
+        is_rated = rated and unrated_reason is None
         if max_open is not None and challenger_id is not None:
             conn.execute("SELECT 1 FROM accounts WHERE id = %s FOR UPDATE", (challenger_id,))
             (open_now,) = conn.execute(
@@ -194,8 +201,9 @@ def create_challenge(
                     "wait until one is over")
         row = conn.execute(
             "INSERT INTO matches (tournament_id, plan_key, game, game_string, seed, seed_commitment, time_control, "
-            "status, rated) VALUES (NULL, %s, %s, %s, %s, %s, %s, 'waiting', %s) RETURNING id",
-            (plan_key, loaded.name, loaded.game_string(), seed, commitment, Jsonb(tc.to_json()), rated),
+            "status, rated, unrated_reason) VALUES (NULL, %s, %s, %s, %s, %s, %s, 'waiting', %s, %s) RETURNING id",
+            (plan_key, loaded.name, loaded.game_string(), seed, commitment, Jsonb(tc.to_json()), is_rated,
+             unrated_reason),
         ).fetchone()
         match_id = int(row[0])
         conn.cursor().executemany(
@@ -205,7 +213,7 @@ def create_challenge(
         conn.execute(
             "INSERT INTO challenges (match_id, challenger_id, rated, expires_at) "
             "VALUES (%s, %s, %s, now() + make_interval(secs => %s))",
-            (match_id, challenger_id, rated, float(expires_after_s)),
+            (match_id, challenger_id, is_rated, float(expires_after_s)),
         )
         return match_id
 
@@ -214,7 +222,7 @@ def create_challenge(
 
 _INFO_SQL = """
 SELECT m.id, m.game, m.game_string, m.status AS match_status, m.time_control, m.finished_at,
-       c.rated, c.challenger_id, c.status, c.reason, c.created_at, c.expires_at, c.started_at,
+       m.unrated_reason, c.rated, c.challenger_id, c.status, c.reason, c.created_at, c.expires_at, c.started_at,
        array_agg(s.bot_id ORDER BY s.seat) AS bot_ids, array_agg(b.name ORDER BY s.seat) AS bot_names,
        array_agg(s.rank ORDER BY s.seat) AS ranks,
        (SELECT a.error FROM match_attempts a WHERE a.match_id = m.id AND a.error IS NOT NULL
@@ -235,7 +243,7 @@ def _info(row: dict[str, Any]) -> ChallengeInfo:
         bot_ids=tuple(int(b) for b in row["bot_ids"]), bot_names=tuple(row["bot_names"]), rated=bool(row["rated"]),
         challenger_id=row["challenger_id"], status=status, reason=reason, created_at=row["created_at"],
         expires_at=row["expires_at"], started_at=row["started_at"], finished_at=row["finished_at"],
-        time_control=dict(row["time_control"]), ranks=ranks,
+        time_control=dict(row["time_control"]), ranks=ranks, unrated_reason=row["unrated_reason"],
     )
 
 

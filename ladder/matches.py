@@ -44,7 +44,7 @@ from typing import Any
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
-from ladder import elo, rating_order, replay_store
+from ladder import elo, fair_play, rating_order, replay_store
 from ladder import metrics as ladder_metrics
 from ladder.db import connection, run_transaction
 from ladder.errors import MatchNotFoundError, ResultError
@@ -78,6 +78,7 @@ class MatchSpec:
         game_string: canonical game string, e.g. ``floriferous(players=3)``.
         seed: this attempt's seed (hex; a retried attempt is dealt a new one); secret until the match ends.
         seat_bot_ids: bot id per seat, seat 0 first.
+        seat_bot_names: registered name per seat (``bots.name``): what opponents and the replay show.
         time_control: ``{"base_ms", "increment_ms", "cap_ms", "margin_ms"}`` in milliseconds.
         game: registry name of the game.
         seed_commitment: ``sha256(seed ascii)`` hex of this attempt's seed, published at its start.
@@ -95,6 +96,7 @@ class MatchSpec:
     seed_commitment: str = ""
     tournament_id: int | None = None
     lease_until: datetime | None = None
+    seat_bot_names: tuple[str, ...] = ()
 
 
 def claim_match(
@@ -171,7 +173,8 @@ def claim_match(
             "VALUES (%s, %s, 'running', %s, %s, %s)",
             (match_id, m["attempt"], worker, m["seed"], m["seed_commitment"]),
         )
-        seats = conn.execute("SELECT bot_id FROM seats WHERE match_id = %s ORDER BY seat", (match_id,)).fetchall()
+        seats = conn.execute("SELECT s.bot_id, b.name FROM seats s JOIN bots b ON b.id = s.bot_id "
+                             "WHERE s.match_id = %s ORDER BY s.seat", (match_id,)).fetchall()
         return MatchSpec(
             match_id=match_id,
             attempt=m["attempt"],
@@ -183,6 +186,7 @@ def claim_match(
             seed_commitment=m["seed_commitment"],
             tournament_id=m["tournament_id"],
             lease_until=m["lease_until"],
+            seat_bot_names=tuple(str(s[1]) for s in seats),
         )
 
     return run_transaction(pool, claim)
@@ -376,6 +380,8 @@ def record_result(
             "INSERT INTO replays (match_id, format, data, raw_bytes) VALUES (%s, %s, %s, %s)",
             (match_id, replay_format, blob, len(raw)),
         )
+        if rated and fair_play.unrate_same_account(conn, [match_id]):  # before the stats trigger sees it rated
+            rated = recorded_game[1] = False
         seq = int(conn.execute("SELECT nextval('match_result_seq')").fetchone()[0])
         conn.execute(
             "UPDATE matches SET status = 'finished', finished_at = now(), result_seq = %s, lease_until = NULL, "

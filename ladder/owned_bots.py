@@ -25,9 +25,9 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from games.registry import game_names
-from ladder.bots import TOKENS_KEY, _check_label, issue_token, new_token, revoke_bot, token_hash
+from ladder.bots import TOKENS_KEY, _check_label, issue_token, name_error, new_token, revoke_bot, token_hash
 from ladder.db import connection
-from ladder.errors import BotExistsError, BotNotFoundError, InvalidBotNameError
+from ladder.errors import BotNotFoundError, InvalidBotNameError
 
 MAX_DESCRIPTION = 500
 BOT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+\- ]{0,62}[A-Za-z0-9_.+\-]$|^[A-Za-z0-9]$")
@@ -112,8 +112,10 @@ def create_bot(
     """Create a bot owned by ``account_id``; returns it and its referee token (shown once).
 
     Raises:
-        InvalidBotNameError: bad name, version, description or games.
-        BotExistsError: the name is taken.
+        InvalidBotNameError: bad name, version, description or games; a name in the house bots'
+            namespace (``house-`` under ``bot_name_key``: migration 0010).
+        BotExistsError: the name is taken, or one equal to it under ``bot_name_key`` (case, spaces,
+            punctuation).
     """
     _check_label("name", name)
     if not BOT_NAME_RE.fullmatch(name):
@@ -132,8 +134,11 @@ def create_bot(
                 (name, version, account_id, token_hash(token), account_id, description, list(wanted),
                  accepts_challenges),
             ).fetchone()
-    except psycopg.errors.UniqueViolation:
-        raise BotExistsError(f"a bot named {name!r} is already registered") from None
+    except psycopg.errors.IntegrityError as exc:
+        refusal = name_error(exc, name)
+        if refusal is not None:
+            raise refusal from None
+        raise
     assert row is not None
     if redis is not None:
         redis.hset(key, token_hash(token), str(row["id"]))

@@ -176,7 +176,8 @@ class Room:
 
     def _attach(self, seat: Seat, session: Session) -> None:
         seat.session = session
-        seat.name, seat.version = session.name, session.version
+        names = self.spec.bot_names  # the registered names; a bot's own Hello.bot_name only without a ladder
+        seat.name, seat.version = names[seat.seat] if names else session.name, session.version
         session.seats[self.spec.match_id] = seat
         session.take_match(self.spec.match_id)
 

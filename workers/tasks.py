@@ -337,6 +337,7 @@ def _run_on_referee(cfg: dict[str, Any], spec: Any, addresses: list[str], keeper
         game_string=spec.game_string,
         seed=spec.seed,
         seat_bot_ids=list(spec.seat_bot_ids),
+        seat_bot_names=list(spec.seat_bot_names),
         time_control=dict(spec.time_control),
         no_show_timeout_ms=cfg["no_show_timeout_ms"],
         max_duration_ms=MAX_MATCH_DURATION_S * 1000,

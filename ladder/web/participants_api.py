@@ -118,6 +118,9 @@ class ChallengeIn(BaseModel):
 
 class ChallengeOut(BaseModel):
     match_id: int
+    rated: bool = Field(description="false for a casual challenge, or a rated one played casual (see unrated_reason)")
+    unrated_reason: str | None = Field(None, description="why a challenge asked to be rated is casual "
+                                       "(docs/participants.md \"Fair play\")")
 
 
 class TournamentIn(BaseModel):
@@ -360,7 +363,8 @@ def api_challenge(request: Request, body: ChallengeIn) -> ChallengeOut:
         raise HTTPException(429, str(exc)) from None
     except ChallengeError as exc:
         raise HTTPException(400, str(exc)) from None
-    return ChallengeOut(match_id=int(match_id))
+    made = challenges.challenge_status(pool, int(match_id))
+    return ChallengeOut(match_id=int(match_id), rated=made.rated, unrated_reason=made.unrated_reason)
 
 
 def check_tournament_bots(pool: Any, account: acc.Account, bot_ids: list[int]) -> None:
