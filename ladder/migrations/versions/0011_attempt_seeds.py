@@ -1,7 +1,7 @@
 """Each attempt of a match records the seed it was dealt; a retried attempt gets a new one.
 
 Revision ID: 0011
-Revises: 0009
+Revises: 0010
 Create Date: 2026-12-07
 
 * ``match_attempts.seed`` / ``match_attempts.seed_commitment``: the seed an attempt was
