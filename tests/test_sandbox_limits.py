@@ -1,0 +1,200 @@
+"""The sandbox's limits hold for the bot's whole process tree, tried as a hostile submitter would.
+
+Each bot runs under the keeper (``python -m bots.sandbox``, what the workers
+run) three ways: as root (the keeper's own cgroup), as an unprivileged uid
+given a delegated cgroup (``--cgroup``, ``PARTERRE_SANDBOX_CGROUP``: made here
+by root and handed to the uid with ``chown``, as an operator would), and as an
+unprivileged uid with none (the keeper must refuse and say why). The
+unprivileged keeper is started with ``setpriv --reuid U --regid U
+--clear-groups``, as in ``tests/test_sandbox_unprivileged.py``. Oracles: the
+kernel (a nested ``unshare`` that fails or not, the OOM killer's victims as the
+bot sees them, the CPU time ``getrusage`` reports) and the limits passed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+def _userns_ok() -> bool:
+    try:
+        return int(Path("/proc/sys/user/max_user_namespaces").read_text()) > 0
+    except (OSError, ValueError):
+        return False
+
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None or shutil.which("setpriv") is None
+                                or shutil.which("unshare") is None or os.geteuid() != 0 or not _userns_ok(),
+                                reason="needs bubblewrap, setpriv, unshare, root and user namespaces")
+
+MODES = ("root", "unprivileged+cgroup")
+
+
+@pytest.fixture
+def uid() -> int:
+    """A uid of no user, unique to this test process."""
+    return 57000 + os.getpid() % 4000
+
+
+@pytest.fixture
+def place(uid: int) -> Iterator[Path]:
+    base = Path(tempfile.mkdtemp(prefix="parterre-limits-", dir="/var/tmp"))
+    base.chmod(0o755)
+    os.chown(base, uid, uid)
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def delegated(uid: int) -> Iterator[str]:
+    """A cgroup delegated to ``uid`` (what an operator sets as PARTERRE_SANDBOX_CGROUP); removed afterwards."""
+    name = f"parterre-test-{os.getpid()}"
+    unified = (CGROUP_ROOT / "cgroup.controllers").exists()
+    dirs = [CGROUP_ROOT / name] if unified else [CGROUP_ROOT / c / name for c in ("memory", "pids", "cpu")]
+    for d in dirs:
+        d.mkdir(exist_ok=True)
+        for path in [d, *d.iterdir()]:
+            os.chown(path, uid, uid)
+    yield name
+    for d in dirs:
+        for child in d.iterdir():
+            if child.is_dir():
+                child.rmdir()
+        d.rmdir()
+
+
+def run(place: Path, uid: int, mode: str, source: str, *limits: str, cgroup: str = "",
+        timeout: float = 120) -> tuple[dict[str, Any], str]:
+    """Run ``source`` as ``bot.py`` under a keeper in ``mode``; returns (status, stdout)."""
+    bot = place / "bot"
+    bot.mkdir(mode=0o755, exist_ok=True)
+    (bot / "bot.py").write_text(textwrap.dedent(source))
+    (bot / "bot.py").chmod(0o644)
+    status = place / "status.json"
+    status.unlink(missing_ok=True)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(place), "PARTERRE_HOSTED_DIR": str(place / "hosted"),
+           "PYTHONPATH": str(ROOT)}
+    drop = [] if mode == "root" else ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+    extra = ["--cgroup", cgroup] if cgroup else []
+    out = subprocess.run([*drop, sys.executable, "-m", "bots.sandbox", "--root", str(bot), "--runtime", "python3.11",
+                          "--status-file", str(status), *extra, *limits, "--", "python3.11", "bot.py"],
+                         stdin=subprocess.DEVNULL, capture_output=True, cwd=ROOT, env=env, timeout=timeout)
+    return json.loads(status.read_text()), out.stdout.decode(errors="replace") + out.stderr.decode(errors="replace")
+
+
+NESTED_TMPFS = """
+    import subprocess
+    # A user namespace of its own, where it is "root" and may mount a tmpfs: 1500 MiB, 60 MiB a file
+    # (each under the file-size limit), under a 256 MiB memory limit.
+    r = subprocess.run(["unshare", "-U", "-m", "-r", "sh", "-c",
+                        "mkdir -p /scratch/t && mount -t tmpfs -o size=2g none /scratch/t && "
+                        "for i in $(seq 1 25); do head -c 60M /dev/zero > /scratch/t/f$i || exit 9; done; echo FILLED"],
+                        capture_output=True, text=True)
+    print("nested", r.returncode, r.stdout.strip(), r.stderr.strip()[-120:], flush=True)
+    if "FILLED" not in r.stdout:
+        print("NESTED-REFUSED", flush=True)
+    # Then what is left: the process's own memory, past the limit.
+    chunks = []
+    for _ in range(64):
+        chunks.append(bytearray(16 << 20))
+    print("ALLOCATED", flush=True)
+"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_nested_user_namespace_cannot_mount_a_tmpfs_past_the_memory_limit(place: Path, uid: int, delegated: str,
+                                                                            mode: str) -> None:
+    """Before: bwrap ran without --disable-userns, so the bot's nested ``unshare -U -m`` mounted a tmpfs and
+    held 1500 MiB under 256 MiB, verdict ``ok``, reported peak 12 MiB (unprivileged)."""
+    status, out = run(place, uid, mode, NESTED_TMPFS, "--memory-mb", "256",
+                      cgroup=delegated if mode != "root" else "")
+    assert "NESTED-REFUSED" in out and "FILLED" not in out, out
+    assert status["verdict"] == "memory" and "ALLOCATED" not in out, (status, out)
+    assert 200 <= status["peak_memory_mb"] <= 256, status  # the cgroup's peak of the tree: honest
+
+
+FORKS = """
+    import os, time
+    kids = []
+    for _ in range(8):
+        pid = os.fork()
+        if pid == 0:
+            block = bytearray(200 << 20)
+            for i in range(0, len(block), 4096):
+                block[i] = 1
+            time.sleep(1)
+            os._exit(0)
+        kids.append(pid)
+    codes = [os.waitstatus_to_exitcode(os.waitpid(k, 0)[1]) for k in kids]
+    print("children", codes, flush=True)
+"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_eight_children_of_200_mib_meet_one_256_mib_limit(place: Path, uid: int, delegated: str, mode: str) -> None:
+    """Before: unprivileged, the limit was per process (RLIMIT_DATA): 8 x 200 MiB = 1600 MiB, verdict ``ok``; as
+    root the cgroup killed children but the bot exited 0 and the verdict was ``ok`` too."""
+    status, out = run(place, uid, mode, FORKS, "--memory-mb", "256", cgroup=delegated if mode != "root" else "")
+    codes = json.loads(out.split("children ")[1].splitlines()[0])
+    assert sum(1 for c in codes if c == 0) * 200 <= 256, out  # at most one child held its 200 MiB to the end
+    assert status["verdict"] == "memory", (status, out)
+    assert 200 <= status["peak_memory_mb"] <= 256, status
+
+
+def test_unprivileged_without_a_cgroup_is_refused_with_the_reason(place: Path, uid: int) -> None:
+    """No cgroup, no sound bound on the tree: the keeper refuses (it ran the bot with per-process limits before),
+    and ``--check`` (what the worker runs at its start) says why; ``--per-process-limits`` is the operator's
+    explicit acceptance, and then no peak figure is claimed."""
+    status, out = run(place, uid, "unprivileged", FORKS, "--memory-mb", "256")
+    assert status["verdict"] == "start_failed" and "PARTERRE_SANDBOX_CGROUP" in status["detail"], status
+    assert "children" not in out
+    check = subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-m",
+                            "bots.sandbox", "--check"], capture_output=True, text=True, cwd=ROOT,
+                           env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}, timeout=60)
+    assert check.returncode == 1 and "PARTERRE_SANDBOX_CGROUP" in check.stdout, check
+    status, out = run(place, uid, "unprivileged", "print('RAN')", "--per-process-limits")
+    assert status["verdict"] == "ok" and "RAN" in out and status["peak_memory_mb"] is None, (status, out)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_cpu_quota_holds_for_the_tree(place: Path, uid: int, delegated: str, mode: str) -> None:
+    """4 busy processes for 3 s under a quota of a quarter core get about 0.75 CPU-s (before: no quota, as much
+    as the machine had)."""
+    status, out = run(place, uid, mode, """
+        import os, time
+        for _ in range(3):
+            if os.fork() == 0:
+                break
+        end = time.monotonic() + 3
+        while time.monotonic() < end:
+            pass
+    """, "--cpus", "0.25", cgroup=delegated if mode != "root" else "")
+    assert status["verdict"] == "ok", (status, out)
+    assert status["cpu_s"] <= 0.25 * status["wall_s"] * 1.3 + 0.2, status
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_host_is_not_named(place: Path, uid: int, delegated: str, mode: str) -> None:
+    """The host name is the sandbox's own (before: the worker's, ``socket.gethostname()`` on the host)."""
+    status, out = run(place, uid, mode, """
+        import socket
+        print("host", socket.gethostname(), flush=True)
+        print("mountinfo", open("/proc/self/mountinfo").read().count("\\n"), flush=True)
+    """, cgroup=delegated if mode != "root" else "")
+    assert status["verdict"] == "ok", (status, out)
+    assert f"host {socket.gethostname()}\n" not in out and "host parterre-bot" in out, out
