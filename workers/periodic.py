@@ -190,6 +190,9 @@ def hosted_tick() -> dict[str, Any]:
         for missing in ladder_submissions.versions_without_credential(pool):
             ladder_submissions.activate_credential(pool, missing, secret, redis)
         ladder_submissions.sync_credentials(pool, redis)
+    refusal = hosted.sandbox_refusal()
+    if refusal:  # a worker that cannot hold the limits takes no version: another worker may
+        return {"version": None, "status": "refused", "reason": refusal, **sandbox_snapshot()}
     version_id = ladder_submissions.claim_next(pool, _worker_name())
     status = process_version(pool, version_id) if version_id is not None else "idle"
     return {"version": version_id, "status": status, **sandbox_snapshot()}
