@@ -266,7 +266,7 @@ class RunnerError(RuntimeError):
 
 
 def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline_ms: int,
-               hosted_dir: Path | None = None) -> Any:
+               hosted_dir: Path | None = None, seats: dict[str, Any] | None = None) -> Any:
     """Yield the deals of ``bots.hosted_match`` one by one (a generator; closing it stops the games).
 
     When a side is a gRPC bot (``grpc:``), the deals are played through a real referee instead:
@@ -275,6 +275,9 @@ def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline
     The subprocess gets :func:`child_env` only (``hosted_dir``: the hosted bots' folder); the gRPC
     runner's folder (``$PARTERRE_HOSTED_DIR/run/games-*``) is removed here when the generator closes,
     even if the runner had to be killed.
+
+    ``seats``: ``{"players": {"a": {...}, "b": {...}}, "match_id": N}`` (:func:`seat_identities`), what the
+    bots are told of the games (else the runner's plausible defaults).
 
     Raises:
         RunnerError: the runner's output ended before ``deals`` deals, or it exited non-zero (checked only
@@ -291,7 +294,8 @@ def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline
     try:
         proc = subprocess.Popen(
             [*argv, "--game", game, "--run-seed", run_seed, "--deals", str(deals),
-             "--a", a, "--b", b, "--deadline-ms", str(deadline_ms)],
+             "--a", a, "--b", b, "--deadline-ms", str(deadline_ms),
+             *(["--players", json.dumps(seats["players"]), "--match-id", str(seats["match_id"])] if seats else [])],
             stdout=subprocess.PIPE, cwd=PROJECT, start_new_session=True, env=child_env(hosted_dir),
             pass_fds=(run_dir.lock_fd,) if run_dir is not None else ())
         assert proc.stdout is not None
@@ -317,6 +321,19 @@ def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline
             run_dir.remove()
 
 
+def seat_identities(pool: Any, version: sub.HostedVersion) -> dict[str, Any] | None:
+    """What the bots of a validation or regression game are told, so that they cannot tell it from a rated match
+    (docs/hosted.md): side ``a`` (the version under test) is its bot as the ladder names it (id, name, the version's
+    number), side ``b`` another bot of the ladder (:func:`ladder.submissions.opponent_identity`), and the games get
+    match ids from the ladder's own sequence range. None when the database gives nothing (defaults apply)."""
+    try:
+        own, other, next_match = sub.seat_identities(pool, version.bot_id)
+    except Exception as exc:  # never fail a validation for want of names
+        log.warning("hosted version %s: no identities for its games: %s", version.id, exc)
+        return None
+    return {"players": {"a": {**own, "version": str(version.number)}, "b": other}, "match_id": next_match}
+
+
 def _log_tail(path: Path, limit: int = 16384) -> str:
     try:
         return path.read_bytes()[-limit:].decode("utf-8", "replace")
@@ -333,7 +350,8 @@ def validate(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any],
     details: dict[str, Any] = {"games": []}
     for game in _games(version.manifest):
         deals = play_deals(game, spec, "builtin:greedy", run_seed=f"validate:{version.sha256}",
-                           deals=cfg["validation_deals"], deadline_ms=cfg["deadline_ms"], hosted_dir=cfg["dir"])
+                           deals=cfg["validation_deals"], deadline_ms=cfg["deadline_ms"], hosted_dir=cfg["dir"],
+                           seats=seat_identities(pool, version))
         try:
             for deal in deals:
                 for k, fault in enumerate(deal["faults"]):
@@ -369,7 +387,8 @@ def regression_test(pool: Any, version: sub.HostedVersion, previous: sub.HostedV
                               "alpha": sprt.alpha, "beta": sprt.beta, "max_games": cfg["max_games"],
                               "lower": sprt.lower, "upper": sprt.upper, "state": "running"}
     deals = play_deals(game, cand, base, run_seed=f"regress:{version.sha256}:{previous.sha256}",
-                       deals=max(1, cfg["max_games"] // 2), deadline_ms=cfg["deadline_ms"], hosted_dir=cfg["dir"])
+                       deals=max(1, cfg["max_games"] // 2), deadline_ms=cfg["deadline_ms"], hosted_dir=cfg["dir"],
+                       seats=seat_identities(pool, version))
     faults = 0
     try:
         for deal in deals:
