@@ -432,6 +432,11 @@ class Keeper:
                 if os.getppid() != parent:
                     self._stop("stopped")
                     break
+                # RLIMIT_CPU is per process: the tree's CPU seconds come from its cgroup.
+                used = self.cgroup.cpu_seconds() if self.cgroup is not None else None
+                if used is not None and used > self.limits.cpu_s:
+                    self._stop("cpu_time")
+                    break
                 for key, _ in sel.select(timeout=0.2):
                     try:
                         data = os.read(key.fd, 1 << 16)
@@ -482,7 +487,9 @@ class Keeper:
         assert self.proc is not None
         code = self.proc.wait()
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        status.cpu_s = round(usage.ru_utime + usage.ru_stime, 3)
+        # The cgroup's CPU time of the whole tree (getrusage misses the processes reaped inside the sandbox).
+        tree_cpu = self.cgroup.cpu_seconds() if self.cgroup is not None else None
+        status.cpu_s = round(tree_cpu if tree_cpu is not None else usage.ru_utime + usage.ru_stime, 3)
         status.wall_s = round(time.monotonic() - started, 3)
         peak = self.cgroup.peak_bytes() if self.cgroup is not None else None
         status.peak_memory_mb = round(peak / (1 << 20), 1) if peak is not None else None

@@ -102,7 +102,8 @@ class Cgroup:
         settings = {"memory": {"memory.limit_in_bytes": memory_mb << 20,
                                "memory.memsw.limit_in_bytes": memory_mb << 20},
                     "pids": {"pids.max": pids},
-                    "cpu": {"cpu.cfs_period_us": CPU_PERIOD_US, "cpu.cfs_quota_us": quota or -1}}
+                    "cpu": {"cpu.cfs_period_us": CPU_PERIOD_US, "cpu.cfs_quota_us": quota or -1},
+                    "cpuacct": {}}
         try:
             for ctl in V1_CONTROLLERS:
                 base = ROOT / ctl / parent
@@ -116,6 +117,14 @@ class Cgroup:
         except OSError:
             group.remove()
             raise
+        # The tree's CPU seconds (cpuacct.usage): in the cpu hierarchy when the two are mounted together, else
+        # a cpuacct cgroup too, when one can be made (optional: without it cpu_s falls back to getrusage).
+        acct = ROOT / "cpuacct"
+        with contextlib.suppress(OSError):
+            if acct.is_dir() and not acct.samefile(ROOT / "cpu"):
+                (acct / parent).mkdir(parents=True, exist_ok=True)
+                (acct / parent / name).mkdir()
+                group.dirs["cpuacct"] = acct / parent / name
         return group
 
     def join(self) -> None:
@@ -152,6 +161,18 @@ class Cgroup:
         """The tree's peak memory (``memory.peak``, Linux >= 5.19 / ``memory.max_usage_in_bytes``), or None."""
         return self._read("memory", "memory.peak" if self.v2 else "memory.max_usage_in_bytes")
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time of every process of the tree so far (v2 ``cpu.stat`` ``usage_usec``, v1 ``cpuacct.usage``),
+        or None without that file."""
+        if self.v2:
+            usage = self._keyed("cpu", "cpu.stat", "usage_usec")
+            return usage / 1e6 if (self.dirs["unified"] / "cpu.stat").exists() else None
+        path = self.dirs.get("cpuacct") or self.dirs.get("cpu")
+        try:
+            return int((path / "cpuacct.usage").read_text()) / 1e9 if path is not None else None
+        except (OSError, ValueError):
+            return None
+
     def memory_hits(self) -> tuple[int, int]:
         """``(OOM kills, times the limit was met)``: ``oom_kill`` of ``memory.events`` (v2) or
         ``memory.oom_control`` (v1), and v2's ``max`` events / v1's ``failcnt``."""
@@ -166,6 +187,8 @@ class Cgroup:
         """Remove the cgroups of keepers that are gone (named ``<keeper pid>-<ms>``; a keeper killed
         with SIGKILL never removes its own). A cgroup still holding a process is left alone."""
         bases = [ROOT / parent] if unified() else [ROOT / ctl / parent for ctl in V1_CONTROLLERS]
+        if not unified() and (ROOT / "cpuacct").is_dir():
+            bases.append(ROOT / "cpuacct" / parent)
         for base in bases:
             with contextlib.suppress(OSError):
                 for path in base.iterdir():
