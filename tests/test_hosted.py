@@ -22,7 +22,7 @@ import tarfile
 import tempfile
 import warnings
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -222,9 +222,10 @@ HOSTILE = {
     "manifest over 16 KiB": (None, "parterre-bot.toml: over 16 KiB"),
     "zip of 90000 entries": (None, "more than 2000 entries"),
 }
-BOMBS = {"pax header over 64 KiB": bombs.pax_bomb, "gnu long name over 64 KiB": bombs.gnu_longname_bomb,
-         "1990 pax headers of 40 KiB": bombs.many_pax_headers, "3000 chained pax headers": bombs.chained_pax_headers,
-         "manifest over 16 KiB": bombs.toml_bomb, "zip of 90000 entries": bombs.zip_many_entries}
+BOMBS: dict[str, Callable[[], bytes]] = {
+    "pax header over 64 KiB": bombs.pax_bomb, "gnu long name over 64 KiB": bombs.gnu_longname_bomb,
+    "1990 pax headers of 40 KiB": bombs.many_pax_headers, "3000 chained pax headers": bombs.chained_pax_headers,
+    "manifest over 16 KiB": bombs.toml_bomb, "zip of 90000 entries": bombs.zip_many_entries}
 
 
 def _dup_tar() -> bytes:

@@ -274,7 +274,8 @@ def test_tasks_of_the_uid_outside_the_keepers_pid_namespace_count(place: Path, u
             (bot / f"{name}.py").chmod(0o644)
             status = place / f"{name}.json"
             out = subprocess.run([*inside, "-m", "bots.sandbox", "--root", str(bot), "--runtime", "python3.11",
-                                  "--status-file", str(status), "--per-process-limits", "--pids", "16", "--wall-s", "20", "--",
+                                  "--status-file", str(status), "--per-process-limits", "--pids", "16", "--wall-s",
+                                  "20", "--",
                                   "python3.11", f"{name}.py"], stdin=subprocess.DEVNULL, capture_output=True,
                                  env=env, cwd=ROOT, timeout=60)
             verdict = json.loads(status.read_text())
