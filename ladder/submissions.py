@@ -13,7 +13,7 @@ rejects, with the reason in words: an archive too big (packed or unpacked, heade
 included: the reading itself is bounded, :mod:`ladder.archive_read`) or with too many
 files; an oversized tar extended header; a manifest over :data:`MAX_MANIFEST_BYTES`;
 not a tar.gz/zip or corrupt; an absolute path, a ``..`` part, a path the worker could not unpack
-(a name over 255 bytes, deeper than 32 folders, longer than 1024 bytes: :func:`_check_path`), a link of any kind
+(a name over 255 bytes, deeper than 64 folders, longer than 1024 bytes: :func:`_check_path`), a link of any kind
 (symbolic or hard: a link inside a bot is never needed, and one pointing outside
 is the classic escape), a device or FIFO;
 a missing or malformed manifest, an unknown runtime or protocol, a command
@@ -102,7 +102,7 @@ class Archive:
 
 MAX_NAME_BYTES = 255
 """Longest file or folder name in an archive, in UTF-8 bytes (Linux's NAME_MAX: a longer one cannot be created)."""
-MAX_DEPTH = 32
+MAX_DEPTH = 64
 """Deepest path in an archive, in parts (``a/b/c`` is 3)."""
 MAX_PATH_BYTES = 1024
 """Longest path in an archive, in UTF-8 bytes (the worker's folder and ``.unpack-*`` come before it, all within

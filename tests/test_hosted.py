@@ -201,7 +201,7 @@ HOSTILE = {
     "a 256-byte name": (targz({"parterre-bot.toml": GOOD_TOML, "bot.py": b"x", "n" * 256: b"x"}),
                         "a name of 256 bytes (at most 255: it could not be unpacked)"),
     "a 1000-level tree": (targz({"parterre-bot.toml": GOOD_TOML, "bot.py": b"x", "d/" * 1000 + "f": b"x"}),
-                          "1001 folders deep (at most 32)"),
+                          "1001 folders deep (at most 64)"),
     "a path over 1024 bytes": (targz({"parterre-bot.toml": GOOD_TOML, "bot.py": b"x", ("n" * 200 + "/") * 6: b"x"}),
                                "a path over 1024 bytes"),
     "zip bomb": (None, "unpacked size"),
