@@ -95,7 +95,8 @@ class HostedSeats:
         drain_s: how long to wait for an adapter still playing after the match.
 
     Raises:
-        SandboxCapacityError: on entering, when ``len(versions) > cfg["per_slot"]``.
+        SandboxCapacityError: on entering, when ``len(versions) > cfg["per_slot"]``, or when this worker refuses
+            hosted bots (``workers.hosted.sandbox_refusal``: it cannot hold the sandbox's limits).
     """
 
     def __init__(self, pool: Any, versions: dict[int, sub.HostedVersion], *, match_id: int, attempt: int,

@@ -178,7 +178,9 @@ def hosted_tick() -> dict[str, Any]:
     never test one version twice at once.
 
     Returns:
-        ``{"version": id or None, "status": the new status, **sandbox_snapshot()}``.
+        ``{"version": id or None, "status": the new status, **sandbox_snapshot()}``; ``status: refused`` (and
+        ``reason``), claiming nothing, when this worker cannot hold the sandbox's limits
+        (``workers.hosted.sandbox_refusal``).
     """
 
     pool = get_pool()
