@@ -219,3 +219,43 @@ def test_the_host_is_not_named(place: Path, uid: int, delegated: str, mode: str)
     """, cgroup=delegated if mode != "root" else "")
     assert status["verdict"] == "ok", (status, out)
     assert f"host {socket.gethostname()}\n" not in out and "host parterre-bot" in out, out
+
+
+WORKER_CHECK = """
+import json, sys
+from workers import hosted, hosted_seats
+# The worker runs the check with its own interpreter; this machine's lies under a home the uid cannot reach,
+# so the system's one (the check needs the standard library only).
+sys.executable = "/usr/bin/python3.11"
+cfg = {**hosted.hosted_settings(), "per_slot": 2}
+cfg["limits"] = json.loads(sys.argv[1])
+out = {"refusal": hosted.sandbox_refusal(cfg)}
+try:
+    with hosted_seats.HostedSeats(None, {1: None}, match_id=7, attempt=1, address="", secret="", cfg=cfg):
+        out["seats"] = "started"
+except hosted.SandboxCapacityError as exc:
+    out["seats"] = str(exc)
+except Exception as exc:  # past the check: it went on to start the seats
+    out["seats"] = "started: " + type(exc).__name__
+print(json.dumps(out))
+"""
+
+
+def test_a_worker_that_cannot_hold_the_limits_refuses_hosted_bots(place: Path, uid: int, delegated: str) -> None:
+    """The worker's side, as an unprivileged process: without a cgroup it refuses (the reason), a match seating
+    a hosted bot is refused before any seat starts; with a delegated cgroup or the operator's acceptance of
+    per-process limits it goes on."""
+    def as_worker(limits: dict[str, str]) -> dict[str, str]:
+        done = subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-c",
+                               WORKER_CHECK, json.dumps(limits)], capture_output=True, text=True, cwd=ROOT,
+                              env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT),
+                                   "PARTERRE_HOSTED_DIR": str(place / "hosted")}, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return dict(json.loads(done.stdout.splitlines()[-1]))
+
+    refused = as_worker({})
+    assert "PARTERRE_SANDBOX_CGROUP" in refused["refusal"], refused
+    assert "refuses hosted bots" in refused["seats"] and "PARTERRE_SANDBOX_CGROUP" in refused["seats"], refused
+    for limits in ({"cgroup": delegated}, {"per_process_limits": "1"}):
+        allowed = as_worker(limits)
+        assert allowed["refusal"] == "" and allowed["seats"].startswith("started"), (limits, allowed)
