@@ -57,6 +57,10 @@ from pathlib import Path
 from typing import Any
 
 from bots.sandbox_cgroups import Cgroup
+from bots.sandbox_host import charged_tasks as charged_tasks
+from bots.sandbox_host import proc_files
+from bots.sandbox_host import uid_pids as uid_pids
+from bots.sandbox_host import uid_tasks as uid_tasks
 
 UID_BASE = 200_000
 """Sandboxes run as uid ``UID_BASE + keeper pid`` (no such user exists; owns nothing on the disk)."""
@@ -190,13 +194,14 @@ class Limits:
 
 
 def bwrap_argv(root: str, runtime: str, command: Sequence[str], limits: Limits,
-               grpc_dir: str | None = None) -> list[str]:
+               grpc_dir: str | None = None, data_fds: dict[str, int] | None = None) -> list[str]:
     """The ``bwrap`` command line that runs ``command`` (inside ``/bot``) for ``runtime``.
 
     ``grpc_dir``: a gRPC bot's per-match folder holding the relay's socket, bound read-only at
     :data:`GRPC_MOUNT` (connecting to a Unix socket needs no write access to its mount), with
     ``PARTERRE_REFEREE_ADDRESS=unix:///run/parterre/referee.sock`` and the placeholder token, as the SDKs
-    read them. The network namespace stays empty: that socket is the bot's only way out.
+    read them. The network namespace stays empty: that socket is the bot's only way out. ``data_fds``:
+    ``{path inside: readable fd}``, files copied in over the sandbox's ``/proc`` (``bots.sandbox_host.proc_files``).
 
     Raises:
         ValueError: unknown runtime or empty command.
@@ -231,79 +236,9 @@ def bwrap_argv(root: str, runtime: str, command: Sequence[str], limits: Limits,
     # The root itself is bwrap's tmpfs: read-only too, so only /scratch can be written. So is /dev
     # (bwrap's own tmpfs of device nodes, /dev/shm included: writable, it would hold up to half the
     # machine's memory outside every limit; writing to /dev/null and reading /dev/urandom still work).
+    for path, fd in (data_fds or {}).items():
+        argv += ["--ro-bind-data", str(fd), path]
     return [*argv, "--remount-ro", "/dev", "--remount-ro", "/", "--", *command]
-
-
-def uid_pids(uid: int) -> list[int]:
-    """Pids of the live (not zombie) processes whose real uid is ``uid`` (read from ``/proc``)."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/status") as fh:
-                fields = dict(line.split(":", 1) for line in fh if ":" in line)
-            if int(fields["Uid"].split()[0]) == uid and fields["State"].split()[0] not in ("Z", "X"):
-                out.append(int(entry))
-        except (OSError, ValueError, KeyError, IndexError):
-            continue
-    return out
-
-
-def uid_tasks(uid: int) -> int:
-    """Tasks (threads included: what ``RLIMIT_NPROC`` counts) of the live processes whose real uid is ``uid``."""
-    total = 0
-    for pid in uid_pids(uid):
-        try:
-            with open(f"/proc/{pid}/status") as fh:
-                total += next(int(line.split()[1]) for line in fh if line.startswith("Threads:"))
-        except (OSError, ValueError, StopIteration, IndexError):
-            continue
-    return total
-
-
-def charged_tasks(floor: int = 0) -> int:
-    """Tasks the kernel charges to this process's real uid against ``RLIMIT_NPROC``, this one included.
-
-    In a container ``/proc`` shows only the container's own processes, while the kernel counts
-    every task of the uid on the host (other containers run as the same uid 10001), so the count
-    is measured instead: a fork succeeds exactly when the count plus the new task is within the
-    soft limit. The soft limit is lowered step by step (exponential, then binary search, from
-    ``floor``, the tasks seen in ``/proc``), each probe child exiting at once and reaped, then
-    restored. About 2 log2(count) forks. Unlimited hard limit or no fork at all: ``floor``.
-    """
-    soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
-    top = hard if hard != resource.RLIM_INFINITY else 1 << 22
-
-    def fits(limit: int) -> bool:
-        resource.setrlimit(resource.RLIMIT_NPROC, (limit, hard))
-        try:
-            pid = os.fork()
-        except BlockingIOError:
-            return False
-        if pid == 0:
-            os._exit(0)
-        os.waitpid(pid, 0)
-        return True
-
-    try:
-        lo, step = max(floor, 1), 16  # invariant below: fits(lo) is False or lo is the floor
-        if fits(lo):
-            return lo - 1
-        hi = lo + step
-        while not fits(hi):  # the count is at least hi
-            lo, step = hi, step * 2
-            hi = min(lo + step, top)
-            if lo >= top:
-                return top
-        while hi - lo > 1:  # fits(hi) and not fits(lo)
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if fits(mid) else (mid, hi)
-        return hi - 1
-    except OSError:
-        return floor
-    finally:
-        resource.setrlimit(resource.RLIMIT_NPROC, (soft, hard))
 
 
 @dataclass(slots=True)
@@ -331,7 +266,15 @@ class Keeper:
                  per_process: bool = False) -> None:
         self.parent = os.getppid()  # read first: a parent that dies during the start-up is noticed too
         self.limits, self.runtime = limits, runtime
-        self.argv = bwrap_argv(root, runtime, command, limits, grpc_dir)
+        # The machine's memory and load are not the bot's business: its own limit and no load are shown instead,
+        # read by bwrap from pipes (copied into its tmpfs: no host path in the sandbox's mountinfo).
+        self.data_fds: dict[str, int] = {}
+        for path, data in proc_files(limits.memory_mb).items():
+            read, write = os.pipe()
+            os.write(write, data)
+            os.close(write)
+            self.data_fds[path] = read
+        self.argv = bwrap_argv(root, runtime, command, limits, grpc_dir, self.data_fds)
         self.grpc = grpc_dir is not None  # its stdout is no protocol: kept in the log like stderr
         # As root: a uid of its own. Unprivileged (a worker image run as a user): the worker's uid,
         # bwrap's user namespace still isolates, and the uid sweep is skipped (it would kill the worker).
@@ -403,11 +346,15 @@ class Keeper:
         try:
             self.proc = subprocess.Popen(self.argv, stdin=sys.stdin.fileno(), stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, preexec_fn=self._preexec, start_new_session=True,
-                                         env={"PATH": "/usr/bin:/bin"})  # bwrap's own init is visible inside
+                                         env={"PATH": "/usr/bin:/bin"},  # bwrap's own init is visible inside
+                                         pass_fds=tuple(self.data_fds.values()))
         except OSError as exc:
             if self.cgroup is not None:
                 self.cgroup.remove()
             return Status(verdict="start_failed", detail=str(exc))
+        finally:
+            for fd in self.data_fds.values():  # bwrap has its copies
+                os.close(fd)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, lambda *_: self._stop("stopped"))
         assert self.proc.stdout is not None and self.proc.stderr is not None

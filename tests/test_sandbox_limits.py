@@ -211,14 +211,24 @@ def test_the_cpu_seconds_hold_for_the_tree(place: Path, uid: int, delegated: str
 
 @pytest.mark.parametrize("mode", MODES)
 def test_the_host_is_not_named(place: Path, uid: int, delegated: str, mode: str) -> None:
-    """The host name is the sandbox's own (before: the worker's, ``socket.gethostname()`` on the host)."""
+    """The host name is the sandbox's own, /proc/meminfo shows the sandbox's limit and /proc/loadavg no load
+    (before: the worker's host name, the machine's memory and load)."""
     status, out = run(place, uid, mode, """
-        import socket
+        import os, socket
         print("host", socket.gethostname(), flush=True)
-        print("mountinfo", open("/proc/self/mountinfo").read().count("\\n"), flush=True)
-    """, cgroup=delegated if mode != "root" else "")
+        print("meminfo", open("/proc/meminfo").read().split("\\n")[0].split(), flush=True)
+        print("loadavg", open("/proc/loadavg").read().split()[:3], os.getloadavg(), flush=True)
+        print("mounted", [line.split()[3:5] for line in open("/proc/self/mountinfo")
+                          if line.split()[4] in ("/proc/meminfo", "/proc/loadavg")], flush=True)
+    """, "--memory-mb", "300", cgroup=delegated if mode != "root" else "")
     assert status["verdict"] == "ok", (status, out)
     assert f"host {socket.gethostname()}\n" not in out and "host parterre-bot" in out, out
+    assert "meminfo ['MemTotal:', '307200', 'kB']" in out, out
+    host_total = Path("/proc/meminfo").read_text().split("\n")[0].split()[1]
+    assert host_total != "307200"
+    assert "loadavg ['0.00', '0.00', '0.00']" in out, out
+    mounted = out.split("mounted ")[1].splitlines()[0]
+    assert "/proc/meminfo" in mounted and str(place) not in mounted and "/tmp" not in mounted, out
 
 
 WORKER_CHECK = """
