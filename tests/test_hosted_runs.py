@@ -9,6 +9,7 @@ bookkeeping.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -32,6 +33,28 @@ def _pids_with(text: str) -> list[int]:
             except OSError:
                 continue
     return [p for p in pids if p != os.getpid()]
+
+
+def _gone(pid: int) -> bool:
+    """The process has exited all the way (a zombie or reaped): its files are closed. An empty command line is
+    not enough: the kernel drops a dying process's memory before its files."""
+    try:
+        return "State:\tZ" in Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+
+
+def _holders(path: Path) -> list[str]:
+    """Processes with ``path`` open (read from /proc), for the failure message."""
+    out = []
+    for fd in Path("/proc").glob("[0-9]*/fd/*"):
+        try:
+            if os.readlink(fd) == str(path):
+                pid = fd.parts[2]
+                out.append(f"{pid}: {Path(f'/proc/{pid}/cmdline').read_bytes()[:200]!r}")
+        except OSError:
+            continue
+    return out
 
 
 def _until(what: Callable[[], object], within_s: float = 30.0) -> None:
@@ -85,10 +108,21 @@ def test_a_sigkilled_workers_run_folder_is_swept_and_a_live_ones_is_kept(tmp_pat
         assert runners and games_dir.is_dir()
         assert tasks.sweep_hosted_runs() == [] and games_dir.is_dir() and live_dir.is_dir()
         for pid in runners + _pids_with(marker):
-            os.kill(pid, signal.SIGKILL)
-        _until(lambda: not _pids_with(f"--run-dir {tmp_path}"))
-        # Nobody holds it now: the next sweep (a worker's start, its reaper) removes it; the live run's stays.
-        assert tasks.sweep_hosted_runs() == [games_dir.name]
+            with contextlib.suppress(ProcessLookupError):  # it may have ended by itself
+                os.kill(pid, signal.SIGKILL)
+        _until(lambda: all(_gone(pid) for pid in runners))
+        # Nobody holds it now: a sweep (a worker's start, its reaper) removes it; the live run's stays. Polled:
+        # the kernel closes a dying process's files once its last thread is gone, a moment after it shows dead.
+        removed: list[str] = []
+        try:
+            def swept() -> bool:
+                removed.extend(tasks.sweep_hosted_runs())
+                return games_dir.name in removed
+
+            _until(swept, within_s=10)
+        except AssertionError:
+            raise AssertionError(f"still held by {_holders(Path(f'{games_dir}.lock'))}") from None
+        assert removed == [games_dir.name]
         assert not games_dir.exists() and live_dir.is_dir()
         assert sorted(p.name for p in (tmp_path / "run").iterdir()) == sorted([live_dir.name, f"{live_dir.name}.lock"])
         live.kill()
@@ -100,7 +134,8 @@ def test_a_sigkilled_workers_run_folder_is_swept_and_a_live_ones_is_kept(tmp_pat
             proc.kill()
             proc.wait()
         for pid in _pids_with(f"--run-dir {tmp_path}") + _pids_with(marker):
-            os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):  # it may have ended by itself
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_a_folder_from_before_the_locks_is_removed_only_when_old(tmp_path: Path) -> None:
