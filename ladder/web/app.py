@@ -1,7 +1,8 @@
 """The web application: FastAPI, Jinja2 templates, error pages, security headers, serving.
 
 :func:`create_app` builds the app over a ladder database (a URL, or an open
-pool the caller owns); :func:`serve` runs it with uvicorn until interrupted;
+pool the caller owns); :func:`serve` runs it with uvicorn until interrupted (timeouts and limits:
+ladder/web/serving.py);
 :func:`start_background` runs it in a thread (tests, the demo) and returns
 the address.
 
@@ -33,6 +34,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from ladder.db import make_pool
 from ladder.errors import DatabaseUnavailableError
+from ladder.password_gate import PasswordCheckBusyError
 from ladder.read import NotFound, ReplayCache
 from ladder.replay_store import StoredReplayError
 from ladder.web import filters
@@ -161,6 +163,12 @@ def _install_error_handlers(app: FastAPI) -> None:
         log.error("stored replay unreadable at %s: %s", request.url.path, exc)
         return error_response(request, 500, f"this match's stored replay cannot be read: {exc}")
 
+    @app.exception_handler(PasswordCheckBusyError)
+    async def password_checks_busy(request: Request, exc: PasswordCheckBusyError) -> Response:
+        response = error_response(request, 503, str(exc))
+        response.headers["retry-after"] = str(exc.retry_after_s)
+        return response
+
     @app.exception_handler(DatabaseUnavailableError)
     async def database_down(request: Request, exc: DatabaseUnavailableError) -> Response:
         log.warning("database unavailable: %s", exc)
@@ -243,7 +251,7 @@ def create_app(
     _install_error_handlers(app)
     app.add_middleware(GZipMiddleware, minimum_size=2048)
     app.add_middleware(_ResponseHeaders)
-    app.add_middleware(BodyLimit)  # outermost: an oversized body is refused before anything reads it
+    app.add_middleware(BodyLimit)  # a body's limit is its matched route's, counted as it is read
     instrument_metrics(app)  # request latency by route; /metrics on $PARTERRE_METRICS_PORT (ladder/web/metrics.py)
     return app
 
@@ -274,10 +282,12 @@ def serve(
 
         migrate(database_url)
     app = create_app(database_url, live=config_from_env())
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False, **proxy_options())
+    from ladder.web.serving import uvicorn_options
+
+    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False, **uvicorn_options())
 
 
-def proxy_options() -> dict[str, Any]:
+def proxy_options(env: dict[str, str] | None = None) -> dict[str, Any]:
     """uvicorn's proxy settings from ``PARTERRE_TRUSTED_PROXIES``.
 
     Unset (the default): ``X-Forwarded-For`` is ignored from everyone, so the
@@ -287,10 +297,13 @@ def proxy_options() -> dict[str, Any]:
     Set to a comma-separated list of proxy addresses or networks (or ``*``):
     the header is honoured from those only (uvicorn's ``forwarded_allow_ips``).
 
+    Args:
+        env: the environment (default ``os.environ``).
+
     Returns:
         keyword arguments for ``uvicorn.run`` / ``uvicorn.Config``.
     """
-    trusted = os.environ.get("PARTERRE_TRUSTED_PROXIES", "").strip()
+    trusted = (os.environ if env is None else env).get("PARTERRE_TRUSTED_PROXIES", "").strip()
     if not trusted:
         return {"proxy_headers": False}
     return {"proxy_headers": True, "forwarded_allow_ips": trusted}
@@ -344,8 +357,11 @@ def start_background(
         from ladder.db import migrate
 
         migrate(database_url)
+    from ladder.web.serving import uvicorn_options
+
     app = create_app(database_url, pool=pool, live=live)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on")
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on",
+                            **uvicorn_options())
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="parterre-web", daemon=True)
     thread.start()
