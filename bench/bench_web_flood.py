@@ -251,7 +251,10 @@ def chunked_body(url: str, path: str, body_bytes: int, *, chunk: int = 64 * 1024
         (status, bytes of body sent); status -1 when no answer came.
     """
     host = urlparse(url)
-    sock = socket.create_connection((host.hostname or "127.0.0.1", host.port or 80), timeout=timeout_s)
+    try:
+        sock = socket.create_connection((host.hostname or "127.0.0.1", host.port or 80), timeout=timeout_s)
+    except OSError:
+        return -1, 0
     sent = 0
     try:
         sock.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
@@ -311,7 +314,10 @@ class Flood:
 
 
 def run_flood(web: WebProcess, name: str, flood: Callable[[], Counter[int]]) -> Flood:
-    """Run ``flood()`` while probing ``/api/health``; RSS before, at the peak and after."""
+    """Run ``flood()`` while probing ``/api/health``; RSS before, at the peak and after (nothing is
+    sent once the process is gone)."""
+    if not web.alive():
+        return Flood(name, Counter(), 0, 0, 0, 0, 0, False)
     base = web.reset_peak()
     with HealthProbe(web.url) as probe:
         codes = flood()

@@ -11,26 +11,22 @@ from __future__ import annotations
 import os
 import re
 import socket
-import sys
 import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from test_ladder_helpers import module_database
 
+from bench import bench_web_flood as flood  # the bench's attackers and memory watchdog
 from ladder import accounts as acc
 from ladder import make_pool, password_gate
 from ladder.owned_bots import MAX_BOTS_PER_ACCOUNT
 from ladder.web.app import start_background
 from ladder.web.serving import HeadTimeoutH11Protocol
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench import bench_web_flood as flood  # noqa: E402 - the bench's attackers and watchdog
 
 PASSWORD = "correct horse battery"
 MIB = 1 << 20
