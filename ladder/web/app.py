@@ -13,7 +13,6 @@ bots are the routes of ladder/web/participants.py (signed sessions, CSRF, Bearer
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
@@ -42,8 +41,11 @@ from ladder.web.labels import LabelCache
 from ladder.web.limits import BodyLimit
 from ladder.web.live import LiveConfig, config_from_env
 from ladder.web.metrics import instrument as instrument_metrics
+from ladder.web.serving import proxy_options, uvicorn_options
 
 log = logging.getLogger(__name__)
+
+__all__ = ["BackgroundServer", "create_app", "error_response", "proxy_options", "serve", "start_background"]
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES_DIR = HERE / "templates"
@@ -282,31 +284,7 @@ def serve(
 
         migrate(database_url)
     app = create_app(database_url, live=config_from_env())
-    from ladder.web.serving import uvicorn_options
-
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False, **uvicorn_options())
-
-
-def proxy_options(env: dict[str, str] | None = None) -> dict[str, Any]:
-    """uvicorn's proxy settings from ``PARTERRE_TRUSTED_PROXIES``.
-
-    Unset (the default): ``X-Forwarded-For`` is ignored from everyone, so the
-    address the login and sign-up limits count by is the TCP peer and cannot
-    be chosen by the client (uvicorn's own default trusts the header from
-    127.0.0.1, which any local process or pass-through proxy could use).
-    Set to a comma-separated list of proxy addresses or networks (or ``*``):
-    the header is honoured from those only (uvicorn's ``forwarded_allow_ips``).
-
-    Args:
-        env: the environment (default ``os.environ``).
-
-    Returns:
-        keyword arguments for ``uvicorn.run`` / ``uvicorn.Config``.
-    """
-    trusted = (os.environ if env is None else env).get("PARTERRE_TRUSTED_PROXIES", "").strip()
-    if not trusted:
-        return {"proxy_headers": False}
-    return {"proxy_headers": True, "forwarded_allow_ips": trusted}
 
 
 @dataclass
@@ -357,8 +335,6 @@ def start_background(
         from ladder.db import migrate
 
         migrate(database_url)
-    from ladder.web.serving import uvicorn_options
-
     app = create_app(database_url, pool=pool, live=live)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on",
                             **uvicorn_options())

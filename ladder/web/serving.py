@@ -45,7 +45,7 @@ class HeadTimeoutH11Protocol(H11Protocol):
 
     head_timeout_s: float = HEAD_TIMEOUT_S
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # as uvicorn's own signature
         self._head_timer: asyncio.TimerHandle | None = None
         super().connection_made(transport)
         self._arm_head_timer()
@@ -81,6 +81,28 @@ class HeadTimeoutH11Protocol(H11Protocol):
             self.transport.close()
 
 
+def proxy_options(env: dict[str, str] | None = None) -> dict[str, Any]:
+    """uvicorn's proxy settings from ``PARTERRE_TRUSTED_PROXIES``.
+
+    Unset (the default): ``X-Forwarded-For`` is ignored from everyone, so the
+    address the login and sign-up limits count by is the TCP peer and cannot
+    be chosen by the client (uvicorn's own default trusts the header from
+    127.0.0.1, which any local process or pass-through proxy could use).
+    Set to a comma-separated list of proxy addresses or networks (or ``*``):
+    the header is honoured from those only (uvicorn's ``forwarded_allow_ips``).
+
+    Args:
+        env: the environment (default ``os.environ``).
+
+    Returns:
+        keyword arguments for ``uvicorn.run`` / ``uvicorn.Config``.
+    """
+    trusted = (os.environ if env is None else env).get("PARTERRE_TRUSTED_PROXIES", "").strip()
+    if not trusted:
+        return {"proxy_headers": False}
+    return {"proxy_headers": True, "forwarded_allow_ips": trusted}
+
+
 def max_connections(env: dict[str, str] | None = None) -> int:
     """``PARTERRE_WEB_MAX_CONNECTIONS`` (default :data:`MAX_CONNECTIONS`).
 
@@ -97,9 +119,7 @@ def max_connections(env: dict[str, str] | None = None) -> int:
 def uvicorn_options(env: dict[str, str] | None = None) -> dict[str, Any]:
     """Keyword arguments for ``uvicorn.run`` / ``uvicorn.Config``: the protocol with a head timeout,
     the keep-alive timeout, the head size cap, the connection cap and the proxy settings
-    (:func:`ladder.web.app.proxy_options`)."""
-    from ladder.web.app import proxy_options
-
+    (:func:`proxy_options`)."""
     return {"http": HeadTimeoutH11Protocol, "timeout_keep_alive": KEEP_ALIVE_S,
             "h11_max_incomplete_event_size": MAX_HEAD_BYTES, "limit_concurrency": max_connections(env),
             **proxy_options(env)}
