@@ -284,3 +284,28 @@ def test_a_parallel_burst_of_bot_creations_meets_the_cap(site: tuple[str, Any]) 
     assert httpx.post(f"{url}/api/bots/{first['id']}/retire", headers={"authorization": "Bearer " + token},
                       timeout=30).status_code == 200
     assert create(999).status_code == 409
+
+
+def test_connections_beyond_the_cap_are_answered_503_at_once(site: tuple[str, Any],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Idle connections held open by one client: past PARTERRE_WEB_MAX_CONNECTIONS a request is 503 at
+    once (the head timeout then frees them); before, every connection was served without bound."""
+    _, pool = site
+    monkeypatch.setenv("PARTERRE_WEB_MAX_CONNECTIONS", "10")
+    server = start_background(pool=pool)
+    try:
+        idle = [socket.create_connection(("127.0.0.1", server.port), timeout=5) for _ in range(10)]
+        deadline = time.monotonic() + 5
+        while True:  # the server accepts them asynchronously: wait until it counts them
+            r = httpx.get(server.url + "/api/health", timeout=5, headers={"connection": "close"})
+            if r.status_code == 503 or time.monotonic() > deadline:
+                break
+        assert r.status_code == 503
+        for s in idle:
+            s.close()
+        deadline = time.monotonic() + 5
+        while r.status_code == 503 and time.monotonic() < deadline:
+            r = httpx.get(server.url + "/api/health", timeout=5, headers={"connection": "close"})
+        assert r.status_code == 200
+    finally:
+        server.stop()
