@@ -52,6 +52,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+import psutil  # type: ignore[import-untyped]  # psutil ships no type information
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -87,8 +89,6 @@ class WebProcess:
 
     def watch_memory(self) -> None:
         """Read the child's RSS every 5 ms; SIGKILL it once over ``memory_bytes`` (a cgroup's OOM kill)."""
-        import psutil  # type: ignore[import-untyped]  # psutil ships no type information
-
         proc = psutil.Process(self.proc.pid)
         while not self._stop.is_set():
             try:
@@ -195,8 +195,6 @@ class HealthProbe:
 
 def rss(pid: int) -> int:
     """Resident set size of ``pid`` in bytes."""
-    import psutil  # type: ignore[import-untyped]  # psutil ships no type information
-
     return int(psutil.Process(pid).memory_info().rss)
 
 
