@@ -485,9 +485,14 @@ def sign_up(pool: ConnectionPool, username: str, password: str, *, address: str,
     with connection(pool) as conn, conn.transaction():
         _lock(conn, "parterre:signup-address:" + addr)
         _signup_limit(conn, addr)
-        conn.execute("INSERT INTO auth_events (kind, address, username) VALUES ('signup', %s, %s)",
-                     (addr, _counted_name(username)))
-    return create_account(pool, username, password, status="pending" if mode == "approval" else "active")
+        row = conn.execute("INSERT INTO auth_events (kind, address, username) VALUES ('signup', %s, %s) "
+                           "RETURNING id", (addr, _counted_name(username))).fetchone()
+    assert row is not None
+    try:
+        return create_account(pool, username, password, status="pending" if mode == "approval" else "active")
+    except password_gate.PasswordCheckBusyError:
+        settle_login(pool, int(row[0]), "unchecked")  # nothing was made: the sign-up is not counted
+        raise
 
 
 # -- personal API tokens -----------------------------------------------------------

@@ -4,8 +4,9 @@ Every argon2id verification or hash (``argon2-cffi``'s default parameters) alloc
 ``memory_cost`` KiB, 64 MiB. Without a bound, an anonymous flood of logins ran about 40 of
 them at once in one web process (the thread pool's size): 2.3 GiB. :func:`slot` admits at
 most :func:`slots` computations per process; a caller that cannot get a slot within
-:data:`WAIT_S` seconds gets :class:`PasswordCheckBusyError` (the web answers 503 with
-``Retry-After``) instead of queueing without end.
+:data:`WAIT_S` seconds, or finds :data:`MAX_WAITING` callers waiting already, gets
+:class:`PasswordCheckBusyError` (the web answers 503 with ``Retry-After``) instead of queueing
+without end.
 
 The number of slots is ``PARTERRE_ARGON2_SLOTS`` when set, else a quarter of the memory this
 process may use (the smallest of the machine's memory, the cgroup's ``memory.max`` /
@@ -32,6 +33,9 @@ RETRY_AFTER_S = 2
 """What ``Retry-After`` says to a caller refused as busy."""
 MEMORY_SHARE = 4
 """At most 1/MEMORY_SHARE of the process's memory goes to argon2 at once."""
+MAX_WAITING = 8
+"""Checks that may wait for a slot at once; one more is refused at once. Each waiter holds one of the
+web's worker threads, so a flood of logins for many accounts cannot take them all from other pages."""
 
 _CGROUP_LIMITS = (Path("/sys/fs/cgroup/memory.max"), Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
 
@@ -86,6 +90,7 @@ def slots(env: dict[str, str] | None = None, *, memory_cost_kib: int | None = No
 
 _lock = threading.Lock()
 _semaphore: threading.BoundedSemaphore | None = None
+_waiting = 0
 
 
 def _gate() -> threading.BoundedSemaphore:
@@ -101,11 +106,25 @@ def slot(wait_s: float = WAIT_S) -> Iterator[None]:
     """Hold one argon2 slot of this process for the body of the ``with``.
 
     Raises:
-        PasswordCheckBusyError: no slot came free within ``wait_s`` seconds (nothing was computed).
+        PasswordCheckBusyError: no slot came free within ``wait_s`` seconds, or :data:`MAX_WAITING`
+            checks were waiting already (nothing was computed).
     """
+    global _waiting
     gate = _gate()
-    if not gate.acquire(timeout=wait_s):
-        raise PasswordCheckBusyError(f"the server is busy checking passwords; try again in {RETRY_AFTER_S} s")
+    if not gate.acquire(blocking=False):
+        with _lock:
+            queued = _waiting < MAX_WAITING
+            if queued:
+                _waiting += 1
+        got = False
+        if queued:
+            try:
+                got = gate.acquire(timeout=wait_s)
+            finally:
+                with _lock:
+                    _waiting -= 1
+        if not got:
+            raise PasswordCheckBusyError(f"the server is busy checking passwords; try again in {RETRY_AFTER_S} s")
     try:
         yield
     finally:

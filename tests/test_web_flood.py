@@ -309,3 +309,39 @@ def test_connections_beyond_the_cap_are_answered_503_at_once(site: tuple[str, An
         assert r.status_code == 200
     finally:
         server.stop()
+
+
+def test_checks_waiting_for_an_argon2_slot_are_bounded() -> None:
+    """While every slot is busy, at most MAX_WAITING checks wait (each holds one of the web's worker
+    threads); the next ones are refused at once, and the waiters get their slot once one is free."""
+    slots, extra = password_gate.slots(), 5
+    taken, release = threading.Barrier(slots + 1), threading.Event()
+    outcomes: list[str] = []
+
+    def hold() -> None:
+        with password_gate.slot():
+            taken.wait()
+            release.wait(60)
+
+    def check() -> None:
+        try:
+            with password_gate.slot(wait_s=60):
+                outcomes.append("checked")
+        except password_gate.PasswordCheckBusyError:
+            outcomes.append("busy")
+
+    holders = [threading.Thread(target=hold) for _ in range(slots)]
+    for t in holders:
+        t.start()
+    taken.wait(30)
+    checkers = [threading.Thread(target=check) for _ in range(password_gate.MAX_WAITING + extra)]
+    for t in checkers:
+        t.start()
+    deadline = time.monotonic() + 10
+    while outcomes.count("busy") < extra and time.monotonic() < deadline:
+        threading.Event().wait(0.01)
+    assert outcomes == ["busy"] * extra  # refused at once; the others wait
+    release.set()
+    for t in holders + checkers:
+        t.join(60)
+    assert Counter(outcomes) == Counter(busy=extra, checked=password_gate.MAX_WAITING)
