@@ -22,9 +22,8 @@
   An attempt is *reserved* before its password is checked: one transaction, serialised per
   username and per address by PostgreSQL advisory locks, counts the failures and stores the
   attempt as failed; a right password turns the row into ``login_ok`` afterwards. So parallel
-  attempts cannot all read the count before any of them writes it (60 concurrent logins checked
-  44 passwords against a limit of 5), and a process that dies mid-check leaves a failure, never
-  a fresh budget. Redis plays no part: losing it neither resets nor lifts a limit.
+  attempts cannot all read the count before any of them writes it, and a process that dies
+  mid-check leaves a failure, never a fresh budget. Redis plays no part: losing it neither resets nor lifts a limit.
 * argon2 runs inside :func:`ladder.password_gate.slot` (at most a few 64 MiB computations per
   process; :class:`ladder.password_gate.PasswordCheckBusyError` when none comes free).
   Failed logins are logged (address and username, never the password).

@@ -1,8 +1,8 @@
 """How many argon2 computations one process runs at once, sized from its memory.
 
 Every argon2id verification or hash (``argon2-cffi``'s default parameters) allocates
-``memory_cost`` KiB, 64 MiB. Without a bound, an anonymous flood of logins ran about 40 of
-them at once in one web process (the thread pool's size): 2.3 GiB. :func:`slot` admits at
+``memory_cost`` KiB, 64 MiB, and the web runs sync routes in a pool of 40 threads: unbounded, a
+flood of logins would take 40 × 64 MiB. :func:`slot` admits at
 most :func:`slots` computations per process; a caller that cannot get a slot within
 :data:`WAIT_S` seconds, or finds :data:`MAX_WAITING` callers waiting already, gets
 :class:`PasswordCheckBusyError` (the web answers 503 with ``Retry-After``) instead of queueing

@@ -14,11 +14,9 @@ A ``Content-Length`` over the limit is refused at that first read, before a byte
 sent without a length (chunked) is handed to the app as it arrives, counted, and the read that
 goes over the limit raises ``HTTPException(413)`` instead (the app's error handler answers it;
 FastAPI passes an ``HTTPException`` raised while it reads a body through). A route that answers
-without reading (no credentials, no such bot) never takes the body at all. Before, a chunked body
-was read into memory up to the limit before routing, with the 9 MiB upload limit for any path
-that merely contained ``/hosted`` (200 anonymous connections to a path that does not exist:
-105 -> 1,733 MiB of RSS). uvicorn itself holds at most 64 KiB of unread body per connection (it
-stops reading the socket).
+without reading (no credentials, no such bot) never takes the body at all, so anonymous
+connections cost no memory whatever they send: uvicorn itself holds at most 64 KiB of unread
+body per connection (it stops reading the socket).
 """
 
 from __future__ import annotations

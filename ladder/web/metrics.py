@@ -4,8 +4,8 @@
 ASGI middleware, outermost, that times every HTTP request. The ``route``
 label is the matched route's template (``/api/bots/{bot_id}``, ``/static``),
 never the raw path, and the ``method`` label is one of :data:`METHODS` or ``other``
-(h11 accepts any token as a method: 20,000 made-up methods made ``/metrics`` 40 MB), so
-that the number of series stays bounded; requests that match no route are ``<unmatched>``.
+(h11 accepts any token as a method, and one series per made-up method would let any client
+grow ``/metrics``), so that the number of series stays bounded; requests that match no route are ``<unmatched>``.
 
 The metrics are not served on the public port. When ``PARTERRE_METRICS_PORT``
 is set (``PORT`` or ``HOST:PORT``) in the process that runs the app, the

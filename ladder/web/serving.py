@@ -2,7 +2,7 @@
 
 uvicorn (0.55, its h11 protocol: ``httptools`` is not installed) has a keep-alive timeout and a
 cap on an incomplete request head, but no timeout for reading a request's head: a client that
-sends one header byte every few seconds (slowloris) held its connection for ever.
+sends one header byte every few seconds (slowloris) would hold its connection for ever.
 :class:`HeadTimeoutH11Protocol` adds one; :func:`uvicorn_options` gives every way the site is
 served (``parterre web``, ``parterre up``, :func:`ladder.web.app.start_background`) the same
 settings:
