@@ -27,7 +27,7 @@ from psycopg_pool import ConnectionPool
 from games.registry import game_names
 from ladder.bots import TOKENS_KEY, _check_label, issue_token, name_error, new_token, revoke_bot, token_hash
 from ladder.db import connection
-from ladder.errors import BotExistsError, BotLimitError, BotNotFoundError, InvalidBotNameError
+from ladder.errors import BotLimitError, BotNotFoundError, InvalidBotNameError
 
 MAX_DESCRIPTION = 500
 MAX_BOTS_PER_ACCOUNT = 20
