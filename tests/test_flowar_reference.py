@@ -13,23 +13,71 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import Any
 
 from reference import flowar_reference as R
 
 from bots.strategies.flowar import greedy_choice
+from games.flowar.actions import DealFavor
 from games.registry import load_game
 
 GAMES = ("flowar(players=1)", "flowar(players=2)", "flowar(players=3)", "flowar(players=4)",
          "flowar(first_game_favors=true,players=2)", "flowar(first_game_favors=true,players=4)")
 
 
-def check_game(game: str, seed: int, greedy: float, checked: Counter[str], skipped: Counter[str]) -> None:
-    """Play one game; compare engine and model at every decision (AssertionError on a difference)."""
+BOARD_SPACES = ("maintenance", "sell", "payoff", "guild")
+
+
+def strike_hungry(obs: dict[str, Any], legal: list[dict[str, Any]], seat: int, rng: random.Random) -> int:
+    """A player that seeks the positions where a seat's own action calls a strike or calls it off
+    just before its placement, short of Coins: before placing it hires, fires or uses Kingdom
+    Favor 5 or 19 when it can (30 %); it uses up its free Player Board spaces (30 %) or else takes
+    the dearest placement; it pays every strike in full, exchanges as many Coins as it may when
+    passing, ends its turn at once, never takes a Loan or sells; the greedy bot delivers."""
+    by_kind: dict[str, list[int]] = {}
+    for i, a in enumerate(legal):
+        by_kind.setdefault(a["kind"], []).append(i)
+    phase = obs["phase"]
+    if phase == "turn" and obs["context"]["placed"] == 0:
+        pre = by_kind.get("hire", []) + by_kind.get("fire", []) + [
+            i for i in by_kind.get("use_favor", []) if legal[i]["favor"] in (5, 19)]
+        if pre and rng.random() < 0.3:
+            return rng.choice(pre)
+        places = by_kind.get("place", [])
+        if places:
+            board = [i for i in places if legal[i]["space"] in BOARD_SPACES]
+            if board and rng.random() < 0.3:
+                return rng.choice(board)
+            top = max(legal[i]["coins"] for i in places)
+            return rng.choice([i for i in places if legal[i]["coins"] == top])
+    if phase == "turn" and "end_turn" in by_kind:
+        return by_kind["end_turn"][0]
+    if phase in ("deliver", "basket", "take_line"):
+        return greedy_choice(obs, legal, seat)
+    if phase == "exchange_mp":
+        return max(by_kind["exchange_mp"], key=lambda i: legal[i]["mp"])
+    if phase == "strike":
+        return max(by_kind["pay_strike"], key=lambda i: legal[i]["count"])
+    rest = [i for i, a in enumerate(legal) if a["kind"] not in ("take_loan", "sell")]
+    return rng.choice(rest or list(range(len(legal))))
+
+
+def check_game(game: str, seed: int, greedy: float, checked: Counter[str], skipped: Counter[str],
+               policy: str = "mixed") -> None:
+    """Play one game; compare engine and model at every decision (AssertionError on a difference).
+
+    ``policy``: "mixed" (the greedy bot with probability ``greedy``, else uniformly random) or
+    "strike" (:func:`strike_hungry`). ``checked["strike changed in the turn"]`` counts the
+    decisions checked after the turn's seat called or called off a strike by its own hire,
+    layoff or Favor 19 swap in that turn."""
     st = load_game(game).new_initial_state()
     rng = random.Random(seed)
+    changed_turn = False
     while not st.is_terminal():
         if st.is_chance_node():
-            st.apply_action(st.sample_chance(rng))
+            deal = [a for a in st.legal_actions() if isinstance(a, DealFavor) and a.favor in (19, 5)] \
+                if policy == "strike" else []
+            st.apply_action(max(deal, key=lambda d: d.favor) if deal else st.sample_chance(rng))
             continue
         seat = st.current_player()
         obs = st.observation(seat)
@@ -43,11 +91,20 @@ def check_game(game: str, seed: int, greedy: float, checked: Counter[str], skipp
             assert got == want, (f"{game} seed {seed} step {len(st.history)} phase {obs['phase']}: "
                                  f"engine only {sorted(got - want)}, model only {sorted(want - got)}")
             checked[obs["phase"]] += 1
-        if rng.random() < greedy:
-            a = legal[greedy_choice(obs, [b.to_json() for b in legal], seat)]
+            checked["strike changed in the turn"] += changed_turn
+        jsons = [b.to_json() for b in legal]
+        if policy == "strike":
+            a = legal[strike_hungry(obs, jsons, seat, rng)]
+        elif rng.random() < greedy:
+            a = legal[greedy_choice(obs, jsons, seat)]
         else:
             a = rng.choice(legal)
+        kind = a.to_json()["kind"]
         st.apply_action(a)
+        if kind in ("end_turn", "pass"):
+            changed_turn = False
+        elif kind in ("hire", "fire", "swap_worker") and seat == obs["turn_seat"]:
+            changed_turn = changed_turn or st.observation(None)["strikes"] != obs["strikes"]
 
 
 def run(seeds: range, report: bool = True) -> tuple[int, Counter[str], Counter[str]]:
@@ -58,9 +115,11 @@ def run(seeds: range, report: bool = True) -> tuple[int, Counter[str], Counter[s
         for game in GAMES:
             check_game(game, seed, 0.0 if seed % 2 else 0.8, checked, skipped)
             games += 1
+    changed = checked.pop("strike changed in the turn", 0)
     if report:
         print(f"\nflowar reference: {games} games, {sum(checked.values())} decisions checked "
-              f"({dict(sorted(checked.items()))}); not modelled: {dict(sorted(skipped.items()))}")
+              f"({dict(sorted(checked.items()))}); not modelled: {dict(sorted(skipped.items()))}; "
+              f"{changed} after a strike called or called off by the turn's seat in that turn")
     return games, checked, skipped
 
 
@@ -72,3 +131,22 @@ def test_engine_legal_actions_equal_the_reference_model() -> None:
         assert checked[phase] > 0, phase
     assert not skipped  # every decision phase is modelled
     assert sum(checked.values()) > 20_000
+
+
+def test_the_reference_model_agrees_where_a_seats_own_action_changes_a_strike() -> None:
+    """Rules revision 3 (decision 32): a hire, a layoff or a Favor 19 swap just before the
+    placement, by seats short of Coins (:func:`strike_hungry`). Revision 2 disagrees with the model in a handful of these games (a hire
+    that calls a strike off refused, a layoff that calls one offered into a dead end). Kingdom
+    Favors 19 and 5 are dealt whenever they are in the pool."""
+    checked: Counter[str] = Counter()
+    skipped: Counter[str] = Counter()
+    games = 0
+    for seed in range(40):
+        for game in ("flowar(players=2)", "flowar(players=3)", "flowar(players=4)"):
+            check_game(game, 1000 + seed, 0.0, checked, skipped, policy="strike")
+            games += 1
+    changed = checked.pop("strike changed in the turn")
+    print(f"\nflowar reference, strike-hungry play: {games} games, {sum(checked.values())} decisions checked, "
+          f"{changed} of them after a strike called or called off by the turn's seat in that turn")
+    assert changed > 100, f"only {changed} decisions after a strike change inside the turn"
+    assert checked["turn"] > 5000 and not skipped
