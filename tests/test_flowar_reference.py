@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any
 
 from reference import flowar_reference as R
+from reference.flowar_play import strike_hungry
 
 from bots.strategies.flowar import greedy_choice
 from games.flowar.actions import DealFavor
@@ -23,43 +23,6 @@ from games.registry import load_game
 
 GAMES = ("flowar(players=1)", "flowar(players=2)", "flowar(players=3)", "flowar(players=4)",
          "flowar(first_game_favors=true,players=2)", "flowar(first_game_favors=true,players=4)")
-
-
-BOARD_SPACES = ("maintenance", "sell", "payoff", "guild")
-
-
-def strike_hungry(obs: dict[str, Any], legal: list[dict[str, Any]], seat: int, rng: random.Random) -> int:
-    """A player that seeks the positions where a seat's own action calls a strike or calls it off
-    just before its placement, short of Coins: before placing it hires, fires or uses Kingdom
-    Favor 5 or 19 when it can (30 %); it uses up its free Player Board spaces (30 %) or else takes
-    the dearest placement; it pays every strike in full, exchanges as many Coins as it may when
-    passing, ends its turn at once, never takes a Loan or sells; the greedy bot delivers."""
-    by_kind: dict[str, list[int]] = {}
-    for i, a in enumerate(legal):
-        by_kind.setdefault(a["kind"], []).append(i)
-    phase = obs["phase"]
-    if phase == "turn" and obs["context"]["placed"] == 0:
-        pre = by_kind.get("hire", []) + by_kind.get("fire", []) + [
-            i for i in by_kind.get("use_favor", []) if legal[i]["favor"] in (5, 19)]
-        if pre and rng.random() < 0.3:
-            return rng.choice(pre)
-        places = by_kind.get("place", [])
-        if places:
-            board = [i for i in places if legal[i]["space"] in BOARD_SPACES]
-            if board and rng.random() < 0.3:
-                return rng.choice(board)
-            top = max(legal[i]["coins"] for i in places)
-            return rng.choice([i for i in places if legal[i]["coins"] == top])
-    if phase == "turn" and "end_turn" in by_kind:
-        return by_kind["end_turn"][0]
-    if phase in ("deliver", "basket", "take_line"):
-        return greedy_choice(obs, legal, seat)
-    if phase == "exchange_mp":
-        return max(by_kind["exchange_mp"], key=lambda i: legal[i]["mp"])
-    if phase == "strike":
-        return max(by_kind["pay_strike"], key=lambda i: legal[i]["count"])
-    rest = [i for i, a in enumerate(legal) if a["kind"] not in ("take_loan", "sell")]
-    return rng.choice(rest or list(range(len(legal))))
 
 
 def check_game(game: str, seed: int, greedy: float, checked: Counter[str], skipped: Counter[str],
@@ -135,9 +98,10 @@ def test_engine_legal_actions_equal_the_reference_model() -> None:
 
 def test_the_reference_model_agrees_where_a_seats_own_action_changes_a_strike() -> None:
     """Rules revision 3 (decision 32): a hire, a layoff or a Favor 19 swap just before the
-    placement, by seats short of Coins (:func:`strike_hungry`). Revision 2 disagrees with the model in a handful of these games (a hire
-    that calls a strike off refused, a layoff that calls one offered into a dead end). Kingdom
-    Favors 19 and 5 are dealt whenever they are in the pool."""
+    placement, by seats short of Coins (``reference.flowar_play.strike_hungry``). Revision 2
+    disagrees with the model in a handful of these games (a hire that calls a strike off
+    refused, a layoff that calls one offered into a dead end, Favor 13 with the Guild space
+    free). Kingdom Favors 19 and 5 are dealt whenever they are in the pool."""
     checked: Counter[str] = Counter()
     skipped: Counter[str] = Counter()
     games = 0

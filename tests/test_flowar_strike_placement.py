@@ -18,13 +18,12 @@ the strike leaves a legal placement.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from reference.flowar_play import favor_game, hungry_game
 
-from bots.strategies.flowar import greedy_choice
 from games.api import Action
 from games.flowar import actions as A
 from games.registry import load_game
@@ -33,31 +32,9 @@ FAVORS = (19, 5, 13)
 PASS_KEPT = (2, 10, 11)  # Favors that only change the passing steps (decision 7)
 
 
-def _game(game: str, seed: int, favors: tuple[int, ...] = FAVORS, revision: int | None = None) -> Iterator[
-        tuple[Any, Action]]:
-    """Yield (state, action) at every step of a game played by the greedy bot (70 %) and at random,
-    each ``deal_favor`` chance node taking the first of ``favors`` still in the pool."""
-    g = load_game(game)
-    st = (g if revision is None else g.at_revision(revision)).new_initial_state()
-    rng = random.Random(seed)
-    while not st.is_terminal():
-        if st.is_chance_node():
-            deal = [a for a in st.legal_actions() if isinstance(a, A.DealFavor) and a.favor in favors]
-            a = min(deal, key=lambda d: favors.index(d.favor)) if deal else st.sample_chance(rng)
-        else:
-            legal = st.legal_actions()
-            seat = st.current_player()
-            if rng.random() < 0.7:
-                a = legal[greedy_choice(st.observation(seat), [b.to_json() for b in legal], seat)]
-            else:
-                a = rng.choice(legal)
-        yield st, a
-        st.apply_action(a)
-
-
 def _at(game: str, seed: int, step: int) -> Any:
     """The state of :func:`_game` with ``step`` actions in its history."""
-    for st, _ in _game(game, seed):
+    for st, _ in favor_game(game, seed, FAVORS):
         if len(st.history) == step:
             return st
     raise AssertionError("the game ended first")
@@ -139,7 +116,7 @@ def test_a_layoff_that_calls_a_strike_is_refused_when_no_payment_leaves_a_placem
 def _fired_one_fox(game: Any, step: int) -> Any:
     """Revision 2 replayed to ``step`` of seed 83, then its offered layoff of one Fox."""
     st = game.new_initial_state()
-    for ref, a in _game("flowar(players=2)", 83):
+    for ref, a in favor_game("flowar(players=2)", 83, FAVORS):
         if len(ref.history) == step:
             fox = [b for b in st.legal_actions() if isinstance(b, A.Fire) and b.label() == "fire 1 fox"]
             return _after(st, fox[0]) if fox else None
@@ -166,25 +143,35 @@ def test_a_favor_19_swap_that_calls_the_strike_off_is_offered() -> None:
 
 
 # -- the class: from every action offered before the placement, a placement is reachable ---------
-@pytest.mark.parametrize("game", ["flowar(players=2)", "flowar(players=4)"])
+def _check_reachability(positions: Iterator[tuple[Any, Action]], label: str, counts: dict[str, int]) -> None:
+    for st, _ in positions:
+        obs = st.observation(None)
+        if obs["phase"] != "turn" or obs["context"]["placed"]:
+            continue
+        seat = st.current_player()
+        for a in st.legal_actions():
+            if isinstance(a, (A.Pass, A.TakeLoan, A.Place)) or isinstance(a, A.UseFavor) and a.favor in PASS_KEPT:
+                continue
+            after = _after(st, a)
+            counts["checked"] += 1
+            counts["changed"] += after.observation(None)["strikes"] != obs["strikes"]
+            assert places_later(after, seat), (label, len(st.history), a.label())
+
+
+@pytest.mark.parametrize("game", ["flowar(players=2)", "flowar(players=3)", "flowar(players=4)"])
 def test_every_action_offered_before_the_placement_leads_to_a_placement(game: str) -> None:
     """Placement reachability: at every turn menu before the placement, each action offered but
     a pass, a Loan and Kingdom Favors 2, 10 and 11 (after which the seat is still at the
     beginning of its turn and may pass, decision 7) has a legal continuation in which the seat
-    places a Worker ("Place a Worker (this is mandatory)")."""
-    checked = changed = 0
-    for seed in range(12):
-        for st, _ in _game(game, seed):
-            obs = st.observation(None)
-            if obs["phase"] != "turn" or obs["context"]["placed"]:
-                continue
-            seat = st.current_player()
-            for a in st.legal_actions():
-                if isinstance(a, (A.Pass, A.TakeLoan, A.Place)) or isinstance(a, A.UseFavor) and a.favor in PASS_KEPT:
-                    continue
-                after = _after(st, a)
-                checked += 1
-                changed += after.observation(None)["strikes"] != obs["strikes"]
-                assert places_later(after, seat), (game, seed, len(st.history), a.label())
-    print(f"\n{game}: {checked} actions before a placement checked, {changed} of them changed a strike")
-    assert checked > 500 and changed > 0
+    places a Worker ("Place a Worker (this is mandatory)"). Positions of greedy-and-random play
+    and of the strike-hungry player (hires, layoffs, Favors 5 and 19 before placing, short of
+    Coins), which reaches the layoffs revision 2 offered into a dead end (3 players, seeds 1015
+    and 1023)."""
+    counts = {"checked": 0, "changed": 0}
+    for seed in range(8):
+        _check_reachability(favor_game(game, seed, FAVORS), f"{game} greedy seed {seed}", counts)
+    for seed in range(1000, 1030):
+        _check_reachability(hungry_game(game, seed), f"{game} strike-hungry seed {seed}", counts)
+    print(f"\n{game}: {counts['checked']} actions before a placement checked, {counts['changed']} of them "
+          "changed a strike")
+    assert counts["checked"] > 1000 and counts["changed"] > 100, counts
