@@ -322,8 +322,11 @@ class FlowarStateProtocol:
         raise NotImplementedError
     def _hire_keeps_placement(self, seat: int, cost: int, t: int) -> bool:
         raise NotImplementedError
-    def _fires_keeping_placement(self, seat: int, fires: list[A.Fire], probes: list[
-            tuple[A.Fire, tuple[tuple[int, int], tuple[int, int, int]]]]) -> list[A.Fire]:
+    def _placeable_struck(self, seat: int, coins: int, workers: tuple[int, int, int], off: int, called: int,
+                          immune: bool) -> bool:
+        raise NotImplementedError
+    def _fires_keeping_placement(self, seat: int, probes: list[
+            tuple[A.Fire, tuple[tuple[int, int], tuple[int, int, int]]]], k: int) -> list[A.Fire]:
         raise NotImplementedError
     def _swap_keeps_placement(self, seat: int, g: int, t: int) -> bool:
         raise NotImplementedError

@@ -177,13 +177,15 @@ class TurnMixin(FlowarStateProtocol):
             fires = _fires(w[0], w[1], w[2], placed == 0)
             if placed == 0:  # the placement stays possible (decision 13)
                 probes = _fire_probes(w[0], w[1], w[2])
+                k = 1 if self._t_mods & 4 else 0
                 if not self._board[seat] & 8 and self._guild[seat]:
-                    fires = [a for a, _ in probes]  # a Worker is kept and the Guild space takes it (_placeable)
+                    # a Worker is kept and the Guild space takes it (_placeable); if the layoff calls
+                    # its type's strike, the Coins it earns (3 at least) keep one
+                    fires = [a for a, _ in probes]
+                elif self.game.rules_revision >= 3:  # a layoff that calls a strike (decision 32)
+                    fires = self._fires_keeping_placement(seat, probes, k)
                 else:
-                    k = 1 if self._t_mods & 4 else 0
                     fires = [a for a, (coins, lost) in probes if self._placeable(seat, coins[k], lost)]
-                if self.game.rules_revision >= 3:  # a layoff that calls a strike (decision 32)
-                    fires = self._fires_keeping_placement(seat, fires, probes)
             out.extend(fires)
         if not self._hired[seat] and not self._t_fired:
             cost = 0 if self._t_mods & 32 else HIRE_COINS
@@ -263,11 +265,17 @@ class TurnMixin(FlowarStateProtocol):
         Workers of that type or lose them to the Strike Area: some choice of the seat's must
         leave a placement possible (with ``immune``, Kingdom Favor 18 may keep one striking
         type's Workers for free: the seat has not used its turn's Favor). Loans are not counted
-        (they never forbid passing, decision 13). Only called where a strike changes.
+        (they never forbid passing, decision 13). Only called where a strike may change.
         """
         off, called = self._strike_change(to_area)
         if not off and not called:
             return self._placeable(seat, coins, workers)
+        return self._placeable_struck(seat, coins, workers, off, called, immune)
+
+    def _placeable_struck(self: FlowarStateProtocol, seat: int, coins: int, workers: tuple[int, int, int],
+                          off: int, called: int, immune: bool) -> bool:
+        """:meth:`_placeable_after` with the strikes called off (``off``) and called (``called``)
+        given as bit masks of Worker types."""
         strike = self._strike
         saved = strike[:]
         for t in range(3):
@@ -311,23 +319,27 @@ class TurnMixin(FlowarStateProtocol):
             return self._placeable_after(seat, -cost, _ONE[t], _OUT[t], False)
         return self._placeable(seat, -cost, _ONE[t])
 
-    def _fires_keeping_placement(self: FlowarStateProtocol, seat: int, fires: list[A.Fire], probes: list[
-            tuple[A.Fire, tuple[tuple[int, int], tuple[int, int, int]]]]) -> list[A.Fire]:
-        """Rules revision 3: ``fires`` (the layoffs before the placement) with those that call a
-        strike judged on the position they lead to (decision 32)."""
-        area, strike, w = self._strike_area, self._strike, self._workers[seat]
-        if not any(not strike[t] and area[t] + min(3, w[t]) >= 3 for t in range(3)):
-            return fires  # no layoff can call a strike
-        k = 1 if self._t_mods & 4 else 0
-        immune = self._strike_immune_open(seat)
+    def _fires_keeping_placement(self: FlowarStateProtocol, seat: int, probes: list[
+            tuple[A.Fire, tuple[tuple[int, int], tuple[int, int, int]]]], k: int) -> list[A.Fire]:
+        """Rules revision 3: the layoffs before the placement after which a placement stays
+        possible, a strike the layoff calls included (decision 32), for a seat whose Guild space
+        is used. ``probes``: from :func:`_fire_probes`; ``k``: 1 with Kingdom Favor 2's layoff
+        table."""
+        area, strike = self._strike_area, self._strike
+        # Workers of each type whose layoff calls its strike (none while it is on)
+        n0 = 9 if strike[0] else 3 - area[0]
+        n1 = 9 if strike[1] else 3 - area[1]
+        n2 = 9 if strike[2] else 3 - area[2]
+        immune = -1  # Favor 18 at the strike: asked once, when a layoff calls one
         out: list[A.Fire] = []
         for a, (coins, lost) in probes:
-            to_area = (-lost[0], -lost[1], -lost[2])
-            off, called = self._strike_change(to_area)
+            called = (1 if -lost[0] >= n0 else 0) | (2 if -lost[1] >= n1 else 0) | (4 if -lost[2] >= n2 else 0)
             if called:
-                if self._placeable_after(seat, coins[k], lost, to_area, immune):
+                if immune < 0:
+                    immune = 1 if self._strike_immune_open(seat) else 0
+                if self._placeable_struck(seat, coins[k], lost, 0, called, immune > 0):
                     out.append(a)
-            elif a in fires:
+            elif self._placeable(seat, coins[k], lost):
                 out.append(a)
         return out
 
