@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
+from games.flowar import placement as P
 from games.flowar.cards import FAVORS, GUILDS, HIRE_COINS, MAX_LOANS, PAYOFF_COINS, WORKERS_PER_GUILD
 
 if TYPE_CHECKING:
@@ -223,7 +224,7 @@ def keeps_placement(st: FlowarStateProtocol, seat: int, favor: int) -> bool:
         return st._placeable(seat, mods=128)
     if eff == "free_hire":
         area = st._strike_area
-        return st._placeable(seat) or any(area[t] and st._hire_keeps_placement(seat, 0, t) for t in range(3))
+        return st._placeable(seat) or any(area[t] and P.hire_keeps_placement(st, seat, 0, t) for t in range(3))
     if eff in ("own_guild_action", "fellowship_action"):
         guild = GUILDS[(st._guild[seat] if eff == "own_guild_action" else st._fellowship) - 1]
         coins = guild.amount if guild.action == "coins" else 1 if guild.action.startswith("take_") else 0
@@ -244,7 +245,8 @@ def keeps_placement(st: FlowarStateProtocol, seat: int, favor: int) -> bool:
         return st._placeable(seat, FAVORS[19].params["coins_per_mp"] * min(FAVORS[19].params["max_mp"], st._mp[seat]))
     if eff == "swap_worker":
         w, a = st._workers[seat], st._strike_area
-        return any(st._swap_keeps_placement(seat, g, t) for g in range(3) for t in range(3) if g != t and w[g] and a[t])
+        return any(P.swap_keeps_placement(st, seat, g, t)
+                   for g in range(3) for t in range(3) if g != t and w[g] and a[t])
     return st._placeable(seat)
 
 

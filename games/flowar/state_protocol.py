@@ -311,25 +311,6 @@ class FlowarStateProtocol:
     def _placeable(self, seat: int, coins: int = 0, workers: tuple[int, int, int] = (0, 0, 0),
                    mods: int = 0, flower: bool = False) -> bool:
         raise NotImplementedError
-    def _strike_change(self, workers: tuple[int, int, int]) -> tuple[int, int]:
-        raise NotImplementedError
-    def _placeable_after(self, seat: int, coins: int, workers: tuple[int, int, int],
-                         to_area: tuple[int, int, int], immune: bool) -> bool:
-        raise NotImplementedError
-    def _pay_then_place(self, seat: int, coins: int, workers: list[int], called: int, immune: bool) -> bool:
-        raise NotImplementedError
-    def _strike_immune_open(self, seat: int) -> bool:
-        raise NotImplementedError
-    def _hire_keeps_placement(self, seat: int, cost: int, t: int) -> bool:
-        raise NotImplementedError
-    def _placeable_struck(self, seat: int, coins: int, workers: tuple[int, int, int], off: int, called: int,
-                          immune: bool) -> bool:
-        raise NotImplementedError
-    def _fires_keeping_placement(self, seat: int, probes: list[
-            tuple[A.Fire, tuple[tuple[int, int], tuple[int, int, int]]]], k: int) -> list[A.Fire]:
-        raise NotImplementedError
-    def _swap_keeps_placement(self, seat: int, g: int, t: int) -> bool:
-        raise NotImplementedError
     def _favor_actions(self, seat: int, timings: Any) -> list[Action]:
         raise NotImplementedError
     def _do_place(self, a: A.Place) -> None:

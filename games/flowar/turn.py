@@ -25,6 +25,7 @@ from mypy_extensions import trait
 from games.api import Action
 from games.flowar import actions as A
 from games.flowar import favors as F
+from games.flowar import placement as P
 from games.flowar.cards import (
     CONTRACT_IDS,
     CONTRACT_INDEX,
@@ -94,14 +95,7 @@ _USE_FAVOR: Final[tuple[tuple[A.UseFavor, ...], ...]] = tuple(
     tuple(A.make(A.UseFavor, k, f) for f in range(1, 21)) for k in (1, 2, 3))
 """Interned decisions by index (Flower card; kingdom slot and Favor), built once."""
 _ONE: Final[tuple[tuple[int, int, int], ...]] = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
-_OUT: Final[tuple[tuple[int, int, int], ...]] = ((-1, 0, 0), (0, -1, 0), (0, 0, -1))
 _FIRES: Final[dict[tuple[int, int, int, bool], list[A.Fire]]] = {}
-
-
-_SWAP_DELTA: Final[tuple[tuple[tuple[int, int, int], ...], ...]] = tuple(
-    tuple((-1 if g == 0 else 1 if t == 0 else 0, -1 if g == 1 else 1 if t == 1 else 0,
-           -1 if g == 2 else 1 if t == 2 else 0) for t in range(3)) for g in range(3))
-"""Worker changes of a Kingdom Favor 19 swap: ``_SWAP_DELTA[give][take]``."""
 
 
 _FIRE_PROBES: Final[dict[tuple[int, int, int], list[tuple[A.Fire, tuple[tuple[int, int], tuple[int, int, int]]]]]] = {}
@@ -183,7 +177,7 @@ class TurnMixin(FlowarStateProtocol):
                     # its type's strike, the Coins it earns (3 at least) keep one
                     fires = [a for a, _ in probes]
                 elif self.game.rules_revision >= 3:  # a layoff that calls a strike (decision 32)
-                    fires = self._fires_keeping_placement(seat, probes, k)
+                    fires = P.fires_keeping_placement(self, seat, probes, k)
                 else:
                     fires = [a for a, (coins, lost) in probes if self._placeable(seat, coins[k], lost)]
             out.extend(fires)
@@ -191,7 +185,7 @@ class TurnMixin(FlowarStateProtocol):
             cost = 0 if self._t_mods & 32 else HIRE_COINS
             if self._coins[seat] >= cost:
                 area = self._strike_area
-                out.extend(_HIRE[t] for t in range(3) if area[t] and self._hire_keeps_placement(seat, cost, t))
+                out.extend(_HIRE[t] for t in range(3) if area[t] and P.hire_keeps_placement(self, seat, cost, t))
         # Pass: at the beginning of the turn, or when unable to place (decisions 7 and 13); after
         # Favor 5 (free hire) the hire that makes a placement possible is not skipped.
         if not self._t_acted or (placed == 0 and not places and not (
@@ -239,109 +233,6 @@ class TurnMixin(FlowarStateProtocol):
                 self._fresh[seat].pop()
             self._coins[seat], self._t_mods = saved[0], saved[2]
             w[:] = saved[1]
-
-    def _strike_change(self: FlowarStateProtocol, workers: tuple[int, int, int]) -> tuple[int, int]:
-        """The strikes (bit masks of types: called off, called) when ``workers`` leave (negative) or
-        join (positive) the Strike Area (Rulebook: "Strikes": a strike is called when 3 Workers of
-        a type are there, called off below 3)."""
-        area, strike = self._strike_area, self._strike
-        off = called = 0
-        for t in range(3):
-            d = workers[t]
-            if d < 0 and strike[t] and area[t] + d < 3:
-                off |= 1 << t
-            elif d > 0 and not strike[t] and area[t] + d >= 3:
-                called |= 1 << t
-        return off, called
-
-    def _placeable_after(self: FlowarStateProtocol, seat: int, coins: int, workers: tuple[int, int, int],
-                         to_area: tuple[int, int, int], immune: bool) -> bool:
-        """Whether ``seat`` can place after an action that gains ``coins`` and ``workers`` and moves
-        ``to_area`` Workers into the Strike Area (negative: out of it), the strikes it calls and
-        calls off included (rules revision 3; decision 32 in docs/rules/flowar.md).
-
-        Rulebook: "Place a Worker (this is mandatory)"; "Strikes". A strike called off takes its
-        Diorama's +1 Coin away; a strike called asks the seat to pay 1 Coin for each of its
-        Workers of that type or lose them to the Strike Area: some choice of the seat's must
-        leave a placement possible (with ``immune``, Kingdom Favor 18 may keep one striking
-        type's Workers for free: the seat has not used its turn's Favor). Loans are not counted
-        (they never forbid passing, decision 13). Only called where a strike may change.
-        """
-        off, called = self._strike_change(to_area)
-        if not off and not called:
-            return self._placeable(seat, coins, workers)
-        return self._placeable_struck(seat, coins, workers, off, called, immune)
-
-    def _placeable_struck(self: FlowarStateProtocol, seat: int, coins: int, workers: tuple[int, int, int],
-                          off: int, called: int, immune: bool) -> bool:
-        """:meth:`_placeable_after` with the strikes called off (``off``) and called (``called``)
-        given as bit masks of Worker types."""
-        strike = self._strike
-        saved = strike[:]
-        for t in range(3):
-            if off >> t & 1:
-                strike[t] = False
-            elif called >> t & 1:
-                strike[t] = True
-        try:
-            return self._pay_then_place(seat, coins, [workers[0], workers[1], workers[2]], called, immune)
-        finally:
-            strike[:] = saved
-
-    def _pay_then_place(self: FlowarStateProtocol, seat: int, coins: int, workers: list[int], called: int,
-                        immune: bool) -> bool:
-        """:meth:`_placeable_after`'s search over the seat's payments for the strikes in ``called``."""
-        t = 0
-        while t < 3 and not (called >> t & 1 and self._workers[seat][t] + workers[t] > 0):
-            t += 1
-        if t == 3:
-            return self._placeable(seat, coins, (workers[0], workers[1], workers[2]))
-        rest = called & ~(1 << t)
-        if immune and self._pay_then_place(seat, coins, workers, rest, False):
-            return True  # Kingdom Favor 18 keeps them all
-        k = self._workers[seat][t] + workers[t]
-        for keep in range(min(k, self._coins[seat] + coins) + 1):
-            workers[t] -= k - keep
-            ok = self._pay_then_place(seat, coins - keep, workers, rest, immune)
-            workers[t] += k - keep
-            if ok:
-                return True
-        return False
-
-    def _strike_immune_open(self: FlowarStateProtocol, seat: int) -> bool:
-        """Whether Kingdom Favor 18 could be used at a strike the seat calls now in its turn."""
-        return seat == self._tseat and not self._t_favor and bool(self._favor_actions(seat, ("strike",)))
-
-    def _hire_keeps_placement(self: FlowarStateProtocol, seat: int, cost: int, t: int) -> bool:
-        """Whether a placement stays possible after hiring a Worker of type ``t`` for ``cost`` Coins
-        (decision 13; from rules revision 3 a strike the hire calls off counts, decision 32)."""
-        if self._strike[t] and self._strike_area[t] <= 3 and self.game.rules_revision >= 3:
-            return self._placeable_after(seat, -cost, _ONE[t], _OUT[t], False)
-        return self._placeable(seat, -cost, _ONE[t])
-
-    def _fires_keeping_placement(self: FlowarStateProtocol, seat: int, probes: list[
-            tuple[A.Fire, tuple[tuple[int, int], tuple[int, int, int]]]], k: int) -> list[A.Fire]:
-        """Rules revision 3: the layoffs before the placement after which a placement stays
-        possible, a strike the layoff calls included (decision 32), for a seat whose Guild space
-        is used. ``probes``: from :func:`_fire_probes`; ``k``: 1 with Kingdom Favor 2's layoff
-        table."""
-        area, strike = self._strike_area, self._strike
-        # Workers of each type whose layoff calls its strike (none while it is on)
-        n0 = 9 if strike[0] else 3 - area[0]
-        n1 = 9 if strike[1] else 3 - area[1]
-        n2 = 9 if strike[2] else 3 - area[2]
-        immune = -1  # Favor 18 at the strike: asked once, when a layoff calls one
-        out: list[A.Fire] = []
-        for a, (coins, lost) in probes:
-            called = (1 if -lost[0] >= n0 else 0) | (2 if -lost[1] >= n1 else 0) | (4 if -lost[2] >= n2 else 0)
-            if called:
-                if immune < 0:
-                    immune = 1 if self._strike_immune_open(seat) else 0
-                if self._placeable_struck(seat, coins[k], lost, 0, called, immune > 0):
-                    out.append(a)
-            elif self._placeable(seat, coins[k], lost):
-                out.append(a)
-        return out
 
     def _place_cost(self: FlowarStateProtocol, seat: int, sp: int) -> int:
         """Coins to place on space ``sp`` now (Rulebook: "Placing a Worker"; Market adds the flower price)."""
@@ -676,16 +567,7 @@ class TurnMixin(FlowarStateProtocol):
         w, area = self._workers[seat], self._strike_area
         return [A.make(A.SwapWorker, WORKERS[g], WORKERS[t])
                 for g in range(3) for t in range(3) if g != t and w[g] and area[t]
-                and self._swap_keeps_placement(seat, g, t)]
-
-    def _swap_keeps_placement(self: FlowarStateProtocol, seat: int, g: int, t: int) -> bool:
-        """Whether a placement stays possible after Kingdom Favor 19 swaps a Worker of type ``g``
-        for one of type ``t`` from the Strike Area ("This could lead to a strike or call it off":
-        counted from rules revision 3, decision 32). The swap is the turn's Favor: no Favor 18."""
-        workers = _SWAP_DELTA[g][t]
-        if self.game.rules_revision >= 3:
-            return self._placeable_after(seat, 0, workers, (-workers[0], -workers[1], -workers[2]), False)
-        return self._placeable(seat, 0, workers)
+                and P.swap_keeps_placement(self, seat, g, t)]
 
     def _do_swap(self: FlowarStateProtocol, a: A.SwapWorker) -> None:
         seat = self._cur
