@@ -3,10 +3,12 @@
 ``tests/reference/flowar_reference.py`` is written from the rulebook and the
 decisions of ``docs/rules/flowar.md`` and reads only the deciding seat's
 observation, the component data and that seat's own actions this turn. At every
-decision of many seeded games (uniformly random play, and greedy-bot play so that
-deliveries and Kingdom Favors happen often) the engine's legal actions must be
-exactly the model's. The test prints how many games and decisions were checked,
-by phase, and how many the model does not cover.
+decision of many seeded games (uniformly random play, greedy-bot play so that
+deliveries and Kingdom Favors happen often, and a strike-hungry player whose hires,
+layoffs and Favor 19 swaps call strikes or call them off just before its placement)
+the engine's legal actions must be exactly the model's. The tests print how many
+games and decisions were checked, by phase, how many the model does not cover, and
+how many came after a strike called or called off by the turn's seat in that turn.
 """
 
 from __future__ import annotations
