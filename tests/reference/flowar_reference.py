@@ -315,7 +315,7 @@ def menu(obs: dict[str, Any], seat: int, taken: list[dict[str, Any]]) -> list[di
                 if sum(w) - sum(c) < 1:
                     continue  # the placement is mandatory (decision 8)
                 gain = layoff_coins(c, 2 in v.mods)
-                if not can_place_after(v, gain, (-c[0], -c[1], -c[2]), c, _favor18(obs, seat, turn)):
+                if not can_place_after(v, gain, (-c[0], -c[1], -c[2]), (c[0], c[1], c[2]), _favor18(obs, seat, turn)):
                     continue
             out.append({"kind": "fire", "trentis": c[0], "humans": c[1], "foxes": c[2]})
     hires = []
