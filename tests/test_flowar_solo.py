@@ -201,3 +201,18 @@ def test_taxus_exchanges_no_coins_after_round_4() -> None:
         assert (after["coins"], after["mp"]) == (before["coins"], before["mp"]), seed
         with_coins += after["coins"] >= 2  # Round 4's rate: revision 2 bought MP with them
     assert checked >= 10 and with_coins >= 5, (checked, with_coins)
+
+
+def test_taxus_keeps_his_coins_after_round_4_in_the_audited_seed() -> None:
+    """The audit's solo game, seed 1 (chance and uniform decisions from ``random.Random(1)``):
+    Taxus ends with 23 Coins and 58 MP; revision 2 exchanged them at Round 4's rate, 20 Coins
+    for 10 MP (23 to 3, MP 58 to 68)."""
+    ends = {}
+    for revision in (2, 3):
+        st = load_game("flowar(players=1)").at_revision(revision).new_initial_state()
+        rng = random.Random(1)
+        while not st.is_terminal():
+            st.apply_action(st.sample_chance(rng) if st.is_chance_node() else rng.choice(st.legal_actions()))
+        tx = st.observation(None)["taxus"]
+        ends[revision] = (tx["coins"], tx["mp"])
+    assert ends == {3: (23, 58), 2: (3, 68)}
