@@ -98,7 +98,7 @@ async def test_a_relay_whose_socket_path_is_too_long_for_bind_still_listens_ther
             async with grpc.aio.insecure_channel(f"unix:{short / 'referee.sock'}") as ch:
                 call, first = await _hello(pb_grpc.RefereeStub(ch), "hosted")
                 assert first.HasField("welcome") and first.welcome.bot_id == 7
-                call.cancel()  # type: ignore[attr-defined]
+                call.cancel()
         finally:
             await relay.stop()
     assert not socket_path.exists()
