@@ -111,6 +111,9 @@ def _node_ready(sender: Any = None, **_: Any) -> None:
     if node:
         requeue_own_attempts(f"{node}#", prefix=True)
     start_worker_reaper()
+    from workers.token_cache import start_token_watch
+
+    start_token_watch()  # Redis may have come back empty: its first check publishes the tokens again
 
 
 def requeue_own_attempts(name: str, *, prefix: bool) -> dict[int, str]:
