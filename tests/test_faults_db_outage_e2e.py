@@ -20,7 +20,6 @@ import json
 import sys
 import threading
 import time
-from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
