@@ -225,13 +225,13 @@ def test_d01_the_beats_tokens_tick_publishes_the_lost_hash_from_the_database(
         database_url: str, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch) -> None:
     """``parterre.tokens_tick`` (sent by ``parterre beat``): nothing when the hash is whole, the
     database's live tokens when Redis lost it."""
-    from workers import tasks, token_cache
+    from workers import token_cache
 
     ladder_db.migrate(database_url)
     pool = ladder_db.make_pool(database_url, min_size=1, max_size=2)
     r = redis.Redis.from_url(redis_server.url, socket_timeout=2)
     monkeypatch.setenv("PARTERRE_REDIS_URL", redis_server.url)
-    monkeypatch.setattr(tasks, "_pool", pool)
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", database_url)
     try:
         ids = [ladder_bots.register_bot(pool, f"d1-tick-{i}", redis=r)[0] for i in range(3)]
         ladder_bots.revoke_bot(pool, ids[1], redis=r)
@@ -241,5 +241,8 @@ def test_d01_the_beats_tokens_tick_publishes_the_lost_hash_from_the_database(
         assert sorted(int(v) for v in r.hvals(ladder_bots.TOKENS_KEY)) == [ids[0], ids[2]]
         assert token_cache.tokens_tick() is None
     finally:
+        if token_cache._tick_pool is not None:
+            token_cache._tick_pool[1].close()
+            token_cache._tick_pool = None
         r.close()
         pool.close()

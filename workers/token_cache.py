@@ -31,6 +31,8 @@ from workers.directory import _redis_client
 log = logging.getLogger(__name__)
 
 _watch_thread: threading.Thread | None = None
+_tick_pool: tuple[int, Any] | None = None
+"""(process id, pool) of :func:`tokens_tick`."""
 
 
 def watch_period_s() -> float:
@@ -59,14 +61,15 @@ def tokens_tick() -> int | None:
     Returns:
         The number of tokens published, or None when the hash was whole or no Redis is configured.
     """
-    from workers.tasks import get_pool
-
-    url = os.environ.get("PARTERRE_REDIS_URL", "")
-    if not url:
+    global _tick_pool
+    url, db_url = os.environ.get("PARTERRE_REDIS_URL", ""), os.environ.get("PARTERRE_DATABASE_URL", "")
+    if not url or not db_url:
         return None
+    if _tick_pool is None or _tick_pool[0] != os.getpid():  # a pool of this process, never a forked parent's
+        _tick_pool = (os.getpid(), ladder_db.make_pool(db_url, min_size=1, max_size=1))
     client = _redis_client(url)
     try:
-        return republish_if_lost(get_pool(), client)
+        return republish_if_lost(_tick_pool[1], client)
     finally:
         client.close()
 
