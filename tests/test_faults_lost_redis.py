@@ -157,6 +157,8 @@ async def test_d01_redis_emptied_or_restarted_keeps_every_bot_and_still_refuses_
                     assert [s.verdict for s in result.seats] == ["normal", "normal"]
 
             await everyone_plays()
+            log = tmp_path / "worker.log"
+            await _until(lambda: " ready." in log.read_text(errors="replace"), 90, "the worker ready")
             for lose in ("flushall", "restart"):
                 if lose == "flushall":
                     r.flushall()
