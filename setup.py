@@ -44,6 +44,7 @@ COMPILED = [
     "games/flowar/delivery.py",
     "games/flowar/taxus.py",
     "games/flowar/favors.py",
+    "games/flowar/placement.py",
     "games/flowar/scoring.py",
     "games/flowar/observation.py",
 ]

@@ -36,7 +36,9 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import grpc
@@ -108,7 +110,8 @@ class GrpcRelay(pb_grpc.RefereeServicer):
         self._channel = grpc.aio.insecure_channel(self.upstream, options=UPSTREAM_OPTIONS)
         self._server = grpc.aio.server(options=SERVER_OPTIONS)
         pb_grpc.add_RefereeServicer_to_server(self, self._server)
-        self._server.add_insecure_port(f"unix:{self.socket_path}")
+        with _bindable(self.socket_path) as path:
+            self._server.add_insecure_port(f"unix:{path}")
         await self._server.start()
         os.chmod(self.socket_path, 0o777)
 
@@ -197,3 +200,27 @@ class GrpcRelay(pb_grpc.RefereeServicer):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await up
             self._busy = False  # active_matches stay: a bot that reconnects within the grace is still in them
+
+
+SUN_PATH_MAX = 107
+"""The longest path ``bind`` takes for a Unix socket on Linux (``sun_path`` is 108 bytes with its NUL)."""
+
+
+@contextlib.contextmanager
+def _bindable(socket_path: str) -> Iterator[str]:
+    """A path naming ``socket_path`` that fits a Unix socket address.
+
+    A run folder under a deep ``PARTERRE_HOSTED_DIR`` gives socket paths longer than
+    :data:`SUN_PATH_MAX`, which gRPC refuses to bind. Then the socket is bound through a short symbolic
+    link to its folder, made in the system's temporary folder and removed once bound: the socket itself
+    is created at ``socket_path``.
+    """
+    if len(os.fsencode(socket_path)) <= SUN_PATH_MAX:
+        yield socket_path
+        return
+    short = tempfile.mkdtemp(prefix="pt-")
+    try:
+        os.symlink(os.path.dirname(os.path.abspath(socket_path)), os.path.join(short, "d"))
+        yield os.path.join(short, "d", os.path.basename(socket_path))
+    finally:
+        shutil.rmtree(short, ignore_errors=True)

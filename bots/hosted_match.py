@@ -19,6 +19,14 @@ docs/bots.md (the workers give the sandbox keeper's command line,
 row (``match_started`` ... ``match_ended``), so its start-up is paid once; a
 child that crashes or times out is replaced for the next game.
 
+The children cannot tell these games from rated ones (docs/hosted.md): ``--players``
+gives each side's identity as a rated match shows it (``{"a": {"bot_id": 17, "name":
+"my-bot", "version": "3"}, "b": {...}}``; default: plausible ones made from the run
+seed, :func:`identities`), ``--match-id`` the first game's id (the next ones count
+up), and ``match_started`` carries the time control a rated match of this deadline
+has (increment = cap = ``--deadline-ms``, margin :data:`MARGIN_MS`) and the seed's
+commitment (its sha256).
+
 Chance is drawn from ``random.Random(seed)`` (the referee's rule), so a deal's
 two games see the same cards. This plays without a referee: a hosted bot's
 *rated* matches go through the referee like any other (docs/hosted.md).
@@ -43,6 +51,23 @@ from bots.local import LocalRequest, deal_seed
 from bots.stdio_lines import PROTOCOL, Answer, parse_answer
 
 DEFAULT_DEADLINE_MS = 1000
+MARGIN_MS = 50
+"""The margin of the time control shown (that of the gRPC runner's referee, ``parterre.hosted_games``)."""
+
+
+def identities(run_seed: str) -> tuple[dict[str, dict[str, Any]], int]:
+    """Plausible identities of sides ``a`` and ``b`` and a first match id, derived from ``run_seed`` (used when
+    the caller gives none): bot ids and a match id in the ranges a running ladder has, names like its bots'."""
+    import hashlib
+
+    h = hashlib.sha256(f"identities:{run_seed}".encode()).digest()
+    ids = (100 + int.from_bytes(h[0:2], "big") % 900, 100 + int.from_bytes(h[2:4], "big") % 900)
+    if ids[1] == ids[0]:
+        ids = (ids[0], ids[0] + 1)
+    names = ("bot", "greedy")
+    players = {side: {"bot_id": ids[k], "name": f"{names[k]}-{h[4 + k] % 50 + 1}", "version": "1"}
+               for k, side in enumerate("ab")}
+    return players, 10_000 + int.from_bytes(h[8:11], "big") % 900_000
 
 
 def _line(obj: dict[str, Any]) -> bytes:
@@ -58,6 +83,7 @@ class ChildSide:
         self.startup_s = startup_ms / 1000.0
         self.fresh = False
         self.proc: subprocess.Popen[bytes] | None = None
+        self.match_id = 1
         self.buf = b""
         self.decision_ms: list[float] = []
         self.exit_detail = ""
@@ -114,7 +140,7 @@ class ChildSide:
     def choose(self, game: str, seat: int, obs: dict[str, Any], legal: list[Any], seq: int) -> int | str:
         """An index, or the fault (``timeout``, ``crash``, ``illegal_action``, ``resigned``)."""
         started = time.perf_counter()
-        ok = self.send({"type": "decision_request", "match_id": 1, "seq": seq, "num_actions": len(legal),
+        ok = self.send({"type": "decision_request", "match_id": self.match_id, "seq": seq, "num_actions": len(legal),
                         "game": game, "seat": seat, "deadline_ms": int(self.deadline_s * 1000),
                         "time_left_ms": int(self.deadline_s * 1000), "observation": obs,
                         "legal_actions": [{"index": i, "label": a.label(), "action": a.to_json()}
@@ -163,25 +189,37 @@ class ChildSide:
             self.proc = None
 
 
-def play_game(game_string: str, seed: str, sides: Sequence[Any], seq0: int = 0) -> tuple[list[int], int | None, str]:
-    """One game; ``sides[seat]`` is a :class:`ChildSide` or a built-in bot.
+def play_game(game_string: str, seed: str, sides: Sequence[Any], seq0: int = 0, *,
+              players: Sequence[dict[str, Any]] | None = None, match_id: int = 1,
+              deadline_ms: int = DEFAULT_DEADLINE_MS) -> tuple[list[int], int | None, str]:
+    """One game; ``sides[seat]`` is a :class:`ChildSide` or a built-in bot; ``players[seat]`` its identity
+    (``bot_id``, ``name``, ``version``) as the children are told, ``match_id`` the game's id.
 
     Returns:
         (ranks, the seat that faulted or None, its fault).
     """
-    from games.api import CHANCE, TERMINAL
+    from games.api import CHANCE, TERMINAL, option_text
     from games.registry import load_game
 
     game = load_game(game_string)
     state = game.new_initial_state()
     rng = random.Random(seed)
+    import hashlib
+
+    who = list(players) if players is not None else [{"bot_id": 100 + s, "name": f"bot-{s + 1}", "version": "1"}
+                                                      for s in range(len(sides))]
     for seat, side in enumerate(sides):
         if isinstance(side, ChildSide):
-            side.send({"type": "match_started", "protocol": PROTOCOL, "match_id": 1, "game": game.name,
-                       "game_string": game_string, "options": {}, "seat": seat, "num_players": len(sides),
-                       "players": [{"seat": s, "bot_id": 0, "name": f"seat{s}", "version": ""}
-                                   for s in range(len(sides))],
-                       "time_control": {}, "seed_commitment": ""})
+            side.match_id = match_id
+            side.send({"type": "match_started", "protocol": PROTOCOL, "match_id": match_id, "game": game.name,
+                       "game_string": game.game_string(),
+                       "options": {k: option_text(v) for k, v in game.options.items()}, "seat": seat,
+                       "num_players": len(sides),
+                       "players": [{"seat": s, "bot_id": int(who[s]["bot_id"]), "name": str(who[s]["name"]),
+                                    "version": str(who[s]["version"])} for s in range(len(sides))],
+                       "time_control": {"base_ms": 0, "increment_ms": deadline_ms, "cap_ms": deadline_ms,
+                                        "margin_ms": MARGIN_MS},
+                       "seed_commitment": hashlib.sha256(seed.encode()).hexdigest()})
     seq = seq0
     while True:
         player = state.current_player()
@@ -209,7 +247,7 @@ def play_game(game_string: str, seed: str, sides: Sequence[Any], seq0: int = 0) 
         state.apply_action(legal[choice])
     for seat, side in enumerate(sides):
         if isinstance(side, ChildSide) and side.proc is not None:
-            side.send({"type": "match_ended", "match_id": 1, "seat": seat, "status": "finished",
+            side.send({"type": "match_ended", "match_id": match_id, "seat": seat, "status": "finished",
                        "reason": "", "rank": ranks[seat], "verdict": "normal", "ranks": ranks})
     return ranks, fault_seat, fault
 
@@ -245,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--a", required=True)
     p.add_argument("--b", required=True)
     p.add_argument("--deadline-ms", type=int, default=DEFAULT_DEADLINE_MS)
+    p.add_argument("--players", default="", help='JSON {"a": {"bot_id", "name", "version"}, "b": {...}}')
+    p.add_argument("--match-id", type=int, default=0, help="the first game's id (default: from the run seed)")
     ns = p.parse_args(argv)
     from games.api import GameError
     from games.registry import load_game
@@ -260,11 +300,18 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     a = make_side(ns.a, f"{ns.run_seed}:a", ns.deadline_ms)
     b = make_side(ns.b, f"{ns.run_seed}:b", ns.deadline_ms)
+    who, match_id = identities(ns.run_seed)
+    if ns.players:
+        who = json.loads(ns.players)
+    match_id = ns.match_id or match_id
     try:
         for i in range(ns.first_deal, ns.first_deal + ns.deals):
             seed = deal_seed(ns.run_seed, i)
-            r1, s1, f1 = play_game(ns.game, seed, [a, b])
-            r2, s2, f2 = play_game(ns.game, seed, [b, a])
+            r1, s1, f1 = play_game(ns.game, seed, [a, b], players=[who["a"], who["b"]], match_id=match_id,
+                                   deadline_ms=ns.deadline_ms)
+            r2, s2, f2 = play_game(ns.game, seed, [b, a], players=[who["b"], who["a"]], match_id=match_id + 1,
+                                   deadline_ms=ns.deadline_ms)
+            match_id += 2
             faults = [None if s1 is None else _fault((a, b)[s1], "ab"[s1], f1),
                       None if s2 is None else _fault((b, a)[s2], "ba"[s2], f2)]
             ms = [round(sum(x.decision_ms) / len(x.decision_ms), 3) if isinstance(x, ChildSide) and x.decision_ms

@@ -8,10 +8,13 @@ sandbox, as root, and:
 
 * starts ``bwrap`` as a fresh unprivileged uid (``UID_BASE`` + its own pid, so
   no two sandboxes share one and ``RLIMIT_NPROC`` counts only this sandbox's
-  processes) in its own session, in a memory and a pids cgroup (v1) when the
-  machine has them;
-* inside: new user, pid, network, IPC, UTS and cgroup namespaces (no
-  network at all: only a loopback that nothing listens on), the system's
+  processes) in its own session, or unprivileged as the worker's own uid;
+* in a cgroup of its own (memory, pids, CPU quota: ``bots.sandbox_cgroups``), or
+  refuses to run the bot (``start_failed``, "refused: ...") when it cannot make
+  one, unless ``--per-process-limits`` accepts per-process limits;
+* inside: new user, pid, network, IPC, UTS and cgroup namespaces, and no further
+  user namespace (``--disable-userns``: no mount of the bot's own), host name
+  :data:`HOSTNAME` (no network at all: only a loopback that nothing listens on), the system's
   ``/usr`` read-only, the bot's directory read-only at ``/bot``, a private
   ``tmpfs`` scratch at ``/scratch`` capped at ``scratch_mb``, a fresh
   ``/proc`` that shows only the sandbox's processes, an empty environment
@@ -21,7 +24,7 @@ sandbox, as root, and:
 * rlimits: CPU seconds, file size (= scratch cap), no core files, open files,
   processes/threads (run unprivileged, on the worker's own uid: its tasks at
   the start as the kernel counts them, plus the allowance), and each process's writable
-  private memory (``RLIMIT_DATA``) when no memory cgroup exists, Node.js included;
+  private memory (``RLIMIT_DATA``) with ``--per-process-limits``, Node.js included;
 * forwards the bot's stdout to its own stdout and keeps at most ``stderr_kb``
   of its stderr in ``--stderr-file``; when stdout and stderr together pass
   ``output_mb`` the sandbox is killed;
@@ -53,6 +56,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from bots.sandbox_cgroups import Cgroup
+from bots.sandbox_host import charged_tasks as charged_tasks
+from bots.sandbox_host import proc_files
+from bots.sandbox_host import uid_pids as uid_pids
+from bots.sandbox_host import uid_tasks as uid_tasks
+
 UID_BASE = 200_000
 """Sandboxes run as uid ``UID_BASE + keeper pid`` (no such user exists; owns nothing on the disk)."""
 
@@ -64,7 +73,6 @@ VERDICTS = ("ok", "exit", "wall_time", "cpu_time", "memory", "output_limit", "st
 ``memory``/``output_limit``: killed for that limit; ``stopped``: stopped from outside (match over);
 ``start_failed``: bwrap could not start the command."""
 
-CGROUP_V1 = Path("/sys/fs/cgroup")
 PROJECT = Path(__file__).resolve().parent.parent
 SDK_PARTS = ("games", "bots/strategies", "bots/sdk.py", "bots/wire.py", "proto/__init__.py", "proto/parterre")
 """The project's Python SDK offered to ``python3.11`` bots on ``PYTHONPATH=/sdk``: the rules engines
@@ -100,6 +108,9 @@ def sdk_lib_binds() -> list[str]:
         out += ["--ro-bind", str(source), f"/sdk-libs/{inside}"]
     return out
 
+
+HOSTNAME = "parterre-bot"
+"""The sandbox's host name (its own UTS namespace): the worker's is not shown."""
 
 GRPC_MOUNT = "/run/parterre"
 """Where ``--grpc-dir`` appears inside the sandbox; the relay listens on ``referee.sock`` there."""
@@ -168,6 +179,7 @@ class Limits:
         output_mb: stdout plus stderr bytes, in MiB, before the sandbox is killed.
         stderr_kb: stderr kept in the log file (the rest is counted and dropped).
         nofile: open file descriptors.
+        cpus: CPU quota of the whole tree, in cores (cgroup ``cpu.max``); 0: none.
     """
 
     memory_mb: int = 512
@@ -178,16 +190,18 @@ class Limits:
     output_mb: int = 64
     stderr_kb: int = 256
     nofile: int = 256
+    cpus: float = 1.0
 
 
 def bwrap_argv(root: str, runtime: str, command: Sequence[str], limits: Limits,
-               grpc_dir: str | None = None) -> list[str]:
+               grpc_dir: str | None = None, data_fds: dict[str, int] | None = None) -> list[str]:
     """The ``bwrap`` command line that runs ``command`` (inside ``/bot``) for ``runtime``.
 
     ``grpc_dir``: a gRPC bot's per-match folder holding the relay's socket, bound read-only at
     :data:`GRPC_MOUNT` (connecting to a Unix socket needs no write access to its mount), with
     ``PARTERRE_REFEREE_ADDRESS=unix:///run/parterre/referee.sock`` and the placeholder token, as the SDKs
-    read them. The network namespace stays empty: that socket is the bot's only way out.
+    read them. The network namespace stays empty: that socket is the bot's only way out. ``data_fds``:
+    ``{path inside: readable fd}``, files copied in over the sandbox's ``/proc`` (``bots.sandbox_host.proc_files``).
 
     Raises:
         ValueError: unknown runtime or empty command.
@@ -197,7 +211,10 @@ def bwrap_argv(root: str, runtime: str, command: Sequence[str], limits: Limits,
     if not command:
         raise ValueError("empty command")
     argv = [
-        "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+        # --unshare-user (not the "-try" of --unshare-all) so that --disable-userns applies: a bot that could
+        # make a user namespace of its own could mount a tmpfs there, outside /scratch's size.
+        "bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--hostname", HOSTNAME,
+        "--die-with-parent", "--new-session", "--clearenv",
         "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/scratch", "--setenv", "TMPDIR", "/scratch",
         "--setenv", "LANG", "C.UTF-8",
         "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
@@ -219,152 +236,9 @@ def bwrap_argv(root: str, runtime: str, command: Sequence[str], limits: Limits,
     # The root itself is bwrap's tmpfs: read-only too, so only /scratch can be written. So is /dev
     # (bwrap's own tmpfs of device nodes, /dev/shm included: writable, it would hold up to half the
     # machine's memory outside every limit; writing to /dev/null and reading /dev/urandom still work).
+    for path, fd in (data_fds or {}).items():
+        argv += ["--ro-bind-data", str(fd), path]
     return [*argv, "--remount-ro", "/dev", "--remount-ro", "/", "--", *command]
-
-
-class _Cgroups:
-    """A memory and a pids cgroup (v1) for one sandbox, when the machine lets us make them."""
-
-    def __init__(self, name: str, limits: Limits) -> None:
-        self.dirs: dict[str, Path] = {}
-        for ctl, files in (("memory", {"memory.limit_in_bytes": limits.memory_mb << 20,
-                                       "memory.memsw.limit_in_bytes": limits.memory_mb << 20}),
-                           ("pids", {"pids.max": limits.pids})):
-            path = CGROUP_V1 / ctl / "parterre-sandbox" / name
-            try:
-                path.mkdir(parents=True, exist_ok=True)
-                for fname, value in files.items():
-                    if (path / fname).exists():
-                        (path / fname).write_text(str(value))
-            except OSError:
-                continue
-            self.dirs[ctl] = path
-
-    def join(self) -> None:
-        for path in self.dirs.values():
-            (path / "cgroup.procs").write_text(str(os.getpid()))
-
-    def pids(self) -> set[int]:
-        out: set[int] = set()
-        for path in self.dirs.values():
-            with contextlib.suppress(OSError, ValueError):
-                out |= {int(x) for x in (path / "cgroup.procs").read_text().split()}
-        return out
-
-    def read(self, ctl: str, fname: str) -> int | None:
-        path = self.dirs.get(ctl)
-        if path is None:
-            return None
-        try:
-            return int((path / fname).read_text().split()[0])
-        except (OSError, ValueError, IndexError):
-            return None
-
-    def oom_kills(self) -> int:
-        """Processes of this sandbox the memory cgroup's OOM killer killed (0 without the cgroup)."""
-        path = self.dirs.get("memory")
-        if path is None:
-            return 0
-        with contextlib.suppress(OSError, ValueError):
-            for line in (path / "memory.oom_control").read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "oom_kill":
-                    return int(value)
-        return 0
-
-    @staticmethod
-    def sweep() -> None:
-        """Remove the cgroups of keepers that are gone (named ``<keeper pid>-<ms>``; a keeper killed
-        with SIGKILL never removes its own). A cgroup still holding a process is left alone."""
-        for ctl in ("memory", "pids"):
-            base = CGROUP_V1 / ctl / "parterre-sandbox"
-            with contextlib.suppress(OSError):
-                for path in base.iterdir():
-                    pid = path.name.partition("-")[0]
-                    if pid.isdigit() and pid.isascii() and not Path(f"/proc/{pid}").exists():
-                        with contextlib.suppress(OSError):
-                            path.rmdir()
-
-    def remove(self) -> None:
-        for path in self.dirs.values():
-            for _ in range(50):
-                try:
-                    path.rmdir()
-                    break
-                except OSError:
-                    time.sleep(0.02)
-
-
-def uid_pids(uid: int) -> list[int]:
-    """Pids of the live (not zombie) processes whose real uid is ``uid`` (read from ``/proc``)."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/status") as fh:
-                fields = dict(line.split(":", 1) for line in fh if ":" in line)
-            if int(fields["Uid"].split()[0]) == uid and fields["State"].split()[0] not in ("Z", "X"):
-                out.append(int(entry))
-        except (OSError, ValueError, KeyError, IndexError):
-            continue
-    return out
-
-
-def uid_tasks(uid: int) -> int:
-    """Tasks (threads included: what ``RLIMIT_NPROC`` counts) of the live processes whose real uid is ``uid``."""
-    total = 0
-    for pid in uid_pids(uid):
-        try:
-            with open(f"/proc/{pid}/status") as fh:
-                total += next(int(line.split()[1]) for line in fh if line.startswith("Threads:"))
-        except (OSError, ValueError, StopIteration, IndexError):
-            continue
-    return total
-
-
-def charged_tasks(floor: int = 0) -> int:
-    """Tasks the kernel charges to this process's real uid against ``RLIMIT_NPROC``, this one included.
-
-    In a container ``/proc`` shows only the container's own processes, while the kernel counts
-    every task of the uid on the host (other containers run as the same uid 10001), so the count
-    is measured instead: a fork succeeds exactly when the count plus the new task is within the
-    soft limit. The soft limit is lowered step by step (exponential, then binary search, from
-    ``floor``, the tasks seen in ``/proc``), each probe child exiting at once and reaped, then
-    restored. About 2 log2(count) forks. Unlimited hard limit or no fork at all: ``floor``.
-    """
-    soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
-    top = hard if hard != resource.RLIM_INFINITY else 1 << 22
-
-    def fits(limit: int) -> bool:
-        resource.setrlimit(resource.RLIMIT_NPROC, (limit, hard))
-        try:
-            pid = os.fork()
-        except BlockingIOError:
-            return False
-        if pid == 0:
-            os._exit(0)
-        os.waitpid(pid, 0)
-        return True
-
-    try:
-        lo, step = max(floor, 1), 16  # invariant below: fits(lo) is False or lo is the floor
-        if fits(lo):
-            return lo - 1
-        hi = lo + step
-        while not fits(hi):  # the count is at least hi
-            lo, step = hi, step * 2
-            hi = min(lo + step, top)
-            if lo >= top:
-                return top
-        while hi - lo > 1:  # fits(hi) and not fits(lo)
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if fits(mid) else (mid, hi)
-        return hi - 1
-    except OSError:
-        return floor
-    finally:
-        resource.setrlimit(resource.RLIMIT_NPROC, (soft, hard))
 
 
 @dataclass(slots=True)
@@ -375,35 +249,51 @@ class Status:
     exit_code: int | None = None
     signal: int | None = None
     cpu_s: float = 0.0
-    peak_memory_mb: float = 0.0
+    peak_memory_mb: float | None = None
     stdout_bytes: int = 0
     stderr_bytes: int = 0
     wall_s: float = 0.0
     detail: str = ""
+    """The cgroup's peak, every process of the sandbox together (MiB); None without a cgroup: no honest
+    figure exists then (``getrusage`` misses what lies outside processes, and processes reaped inside)."""
 
 
 class Keeper:
     """Starts the sandbox, pumps its output, enforces the limits, kills its tree (see the module doc)."""
 
     def __init__(self, root: str, runtime: str, command: Sequence[str], limits: Limits,
-                 stderr_file: str | None = None, grpc_dir: str | None = None) -> None:
+                 stderr_file: str | None = None, grpc_dir: str | None = None, cgroup: str | None = None,
+                 per_process: bool = False) -> None:
         self.parent = os.getppid()  # read first: a parent that dies during the start-up is noticed too
         self.limits, self.runtime = limits, runtime
-        self.argv = bwrap_argv(root, runtime, command, limits, grpc_dir)
+        # The machine's memory and load are not the bot's business: its own limit and no load are shown instead,
+        # read by bwrap from pipes (copied into its tmpfs: no host path in the sandbox's mountinfo).
+        self.data_fds: dict[str, int] = {}
+        for path, data in proc_files(limits.memory_mb).items():
+            read, write = os.pipe()
+            os.write(write, data)
+            os.close(write)
+            self.data_fds[path] = read
+        self.argv = bwrap_argv(root, runtime, command, limits, grpc_dir, self.data_fds)
         self.grpc = grpc_dir is not None  # its stdout is no protocol: kept in the log like stderr
         # As root: a uid of its own. Unprivileged (a worker image run as a user): the worker's uid,
         # bwrap's user namespace still isolates, and the uid sweep is skipped (it would kill the worker).
         self.privileged = os.geteuid() == 0
         self.uid = UID_BASE + os.getpid() if self.privileged else os.geteuid()
         self.stderr_file = stderr_file
-        _Cgroups.sweep()
-        self.cgroups = _Cgroups(f"{os.getpid()}-{int(time.time() * 1000)}", limits)
+        # The memory, pids and CPU bound of the whole tree. Without it the limits would be per process only:
+        # refused unless the operator accepted that (``per_process``; docs/hosted.md).
+        self.cgroup, self.refusal = Cgroup.make(f"{os.getpid()}-{int(time.time() * 1000)}", limits.memory_mb,
+                                                limits.pids, limits.cpus, cgroup, self.privileged)
+        if self.cgroup is None and per_process:
+            self.refusal = ""
         self.stop_reason: str | None = None
         self.proc: subprocess.Popen[bytes] | None = None
         self.nproc_base = 0
 
     def _preexec(self) -> None:
-        self.cgroups.join()
+        if self.cgroup is not None:
+            self.cgroup.join()
         lim = self.limits
         resource.setrlimit(resource.RLIMIT_CPU, (lim.cpu_s, lim.cpu_s + 1))
         resource.setrlimit(resource.RLIMIT_FSIZE, (lim.scratch_mb << 20, lim.scratch_mb << 20))
@@ -417,7 +307,7 @@ class Keeper:
         # init; the first is this child), plus the bot's allowance (the bot itself included).
         nproc = lim.pids + 4 if self.privileged else self.nproc_base + 2 + lim.pids
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        if "memory" not in self.cgroups.dirs:
+        if self.cgroup is None:
             # Without a memory cgroup: RLIMIT_DATA, the writable private memory of each process (heap,
             # anonymous mappings; Linux >= 4.7). Not RLIMIT_AS: V8 reserves gigabytes of address space
             # it never touches, so Node.js could not start under it and went unbounded.
@@ -433,7 +323,8 @@ class Keeper:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
         for _ in range(3):
-            left = (set(uid_pids(self.uid)) if self.privileged else set()) | self.cgroups.pids()
+            left = (set(uid_pids(self.uid)) if self.privileged else set()) | (
+                self.cgroup.pids() if self.cgroup is not None else set())
             if not left:
                 return
             for pid in left:
@@ -449,14 +340,21 @@ class Keeper:
     def run(self) -> Status:
         """Run the bot to its end; returns its :class:`Status` (never raises for what the bot does)."""
         started = time.monotonic()
+        if self.refusal:
+            return Status(verdict="start_failed", detail=f"refused: {self.refusal}")
         self.nproc_base = 0 if self.privileged else charged_tasks(uid_tasks(self.uid))
         try:
             self.proc = subprocess.Popen(self.argv, stdin=sys.stdin.fileno(), stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, preexec_fn=self._preexec, start_new_session=True,
-                                         env={"PATH": "/usr/bin:/bin"})  # bwrap's own init is visible inside
+                                         env={"PATH": "/usr/bin:/bin"},  # bwrap's own init is visible inside
+                                         pass_fds=tuple(self.data_fds.values()))
         except OSError as exc:
-            self.cgroups.remove()
+            if self.cgroup is not None:
+                self.cgroup.remove()
             return Status(verdict="start_failed", detail=str(exc))
+        finally:
+            for fd in self.data_fds.values():  # bwrap has its copies
+                os.close(fd)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, lambda *_: self._stop("stopped"))
         assert self.proc.stdout is not None and self.proc.stderr is not None
@@ -480,6 +378,11 @@ class Keeper:
                     break
                 if os.getppid() != parent:
                     self._stop("stopped")
+                    break
+                # RLIMIT_CPU is per process: the tree's CPU seconds come from its cgroup.
+                used = self.cgroup.cpu_seconds() if self.cgroup is not None else None
+                if used is not None and used > self.limits.cpu_s:
+                    self._stop("cpu_time")
                     break
                 for key, _ in sel.select(timeout=0.2):
                     try:
@@ -531,10 +434,12 @@ class Keeper:
         assert self.proc is not None
         code = self.proc.wait()
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        status.cpu_s = round(usage.ru_utime + usage.ru_stime, 3)
+        # The cgroup's CPU time of the whole tree (getrusage misses the processes reaped inside the sandbox).
+        tree_cpu = self.cgroup.cpu_seconds() if self.cgroup is not None else None
+        status.cpu_s = round(tree_cpu if tree_cpu is not None else usage.ru_utime + usage.ru_stime, 3)
         status.wall_s = round(time.monotonic() - started, 3)
-        peak = self.cgroups.read("memory", "memory.max_usage_in_bytes")
-        status.peak_memory_mb = round((peak if peak is not None else usage.ru_maxrss * 1024) / (1 << 20), 1)
+        peak = self.cgroup.peak_bytes() if self.cgroup is not None else None
+        status.peak_memory_mb = round(peak / (1 << 20), 1) if peak is not None else None
         # bwrap reports the command's status as its own: an exit code, or 128 + signal.
         if code < 0:
             status.signal = -code
@@ -542,44 +447,80 @@ class Keeper:
             status.signal = code - 128
         else:
             status.exit_code = code
-        # The v1 memory cgroup's OOM kills (``oom_kill`` of memory.oom_control, Linux >= 4.13); failcnt
-        # stays 0 on some kernels when the limit is met by the OOM killer rather than by reclaim.
-        failcnt = (self.cgroups.read("memory", "memory.failcnt") or 0) + self.cgroups.oom_kills()
+        # The memory cgroup's OOM kills (``oom_kill``, Linux >= 4.13) and limit hits; v1's failcnt stays 0 on
+        # some kernels when the limit is met by the OOM killer rather than by reclaim.
+        oom_kills, hits = self.cgroup.memory_hits() if self.cgroup is not None else (0, 0)
         if self.stop_reason is not None:
             status.verdict = self.stop_reason
         elif status.signal == signal.SIGXCPU or (status.signal == signal.SIGKILL and status.cpu_s >= self.limits.cpu_s):
             status.verdict = "cpu_time"
-        elif failcnt > 0 and status.signal == signal.SIGKILL:
+        elif oom_kills > 0 or (hits > 0 and status.signal == signal.SIGKILL):
+            # Any process of the tree killed by the OOM killer: the bot met its memory limit, even when the
+            # process it started survived (8 children of 200 MiB under 256 MiB: they die, it exits 0).
             status.verdict = "memory"
         elif status.exit_code == 0:
             status.verdict = "ok"
         else:
             status.verdict = "exit"
-        self.cgroups.remove()
+        if self.cgroup is not None:
+            self.cgroup.remove()
         return status
 
 
+def check(cgroup: str | None = None, per_process: bool = False) -> str:
+    """Whether this process may run sandboxes with the limits of docs/hosted.md: ``""``, or why not.
+
+    Makes (and removes) a cgroup as a keeper would; also checks that ``bwrap`` exists."""
+    import shutil
+
+    if shutil.which("bwrap") is None:
+        return "bwrap (bubblewrap) is not installed"
+    group, reason = Cgroup.make(f"{os.getpid()}-{int(time.time() * 1000)}-check", Limits().memory_mb,
+                                Limits().pids, Limits().cpus, cgroup, os.geteuid() == 0)
+    if group is not None:
+        group.remove()
+        return ""
+    return "" if per_process else reason
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m bots.sandbox``: see the module doc."""
+    """``python -m bots.sandbox``: see the module doc. ``--check``: exit 0 when this process may run
+    sandboxes (:func:`check`), else print why and exit 1."""
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["--check"]:
+        c = argparse.ArgumentParser(prog="python -m bots.sandbox --check")
+        c.add_argument("--check", action="store_true")
+        c.add_argument("--cgroup")
+        c.add_argument("--per-process-limits", type=int, nargs="?", const=1, default=0)
+        cns = c.parse_args(args)
+        reason = check(cns.cgroup, bool(cns.per_process_limits))
+        print(reason or "ok")
+        return 1 if reason else 0
     p = argparse.ArgumentParser(prog="python -m bots.sandbox", description=__doc__.splitlines()[0])
     p.add_argument("--root", required=True, help="the bot's directory (bound read-only at /bot)")
     p.add_argument("--runtime", required=True, choices=RUNTIMES)
     p.add_argument("--stderr-file")
     p.add_argument("--status-file")
     p.add_argument("--grpc-dir", help=f"a gRPC bot's folder with the relay's socket (bound at {GRPC_MOUNT})")
+    p.add_argument("--cgroup", help="a cgroup delegated to this uid, as in /proc/self/cgroup (docs/hosted.md)")
+    p.add_argument("--per-process-limits", type=int, nargs="?", const=1, default=0,
+                   help="1: without a cgroup, run with per-process limits instead of refusing (docs/hosted.md)")
     defaults = Limits()
     for name in Limits.__slots__:
         value = getattr(defaults, name)
         p.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
     p.add_argument("command", nargs=argparse.REMAINDER)
-    ns = p.parse_args(argv)
+    ns = p.parse_args(args)
     command = ns.command[1:] if ns.command[:1] == ["--"] else ns.command
     limits = Limits(**{name: getattr(ns, name) for name in Limits.__slots__})
     try:
-        keeper = Keeper(ns.root, ns.runtime, command, limits, ns.stderr_file, ns.grpc_dir)
+        keeper = Keeper(ns.root, ns.runtime, command, limits, ns.stderr_file, ns.grpc_dir, ns.cgroup,
+                        bool(ns.per_process_limits))
     except ValueError as exc:
         p.error(str(exc))
     status = keeper.run()
+    if status.verdict == "start_failed":
+        print(f"bots.sandbox: {status.detail}", file=sys.stderr)
     if ns.status_file:
         Path(ns.status_file).write_text(json.dumps(asdict(status)))
     if status.signal is not None:

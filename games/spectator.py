@@ -89,6 +89,27 @@ def hidden_label(game: str, action: Mapping[str, Any]) -> str:
 
 
 
+NOTED_GAMES: frozenset[str] = frozenset({"flowar"})
+"""Games whose steps may show the table more than their action (:func:`step_note`)."""
+
+
+def step_note(game: str, before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> str:
+    """What a step showed the whole table besides its action, as text to append to its label ("" none).
+
+    Flowar: the Flower cards a Market refill put back into the deck at this step (Rulebook:
+    "Game Setup", step 5: "discard any of the repeated ones and draw Cards until all 5 different
+    flowers are present"), from the observation's ``market_redraws`` before and after the step
+    (public: the same for every view), e.g. ``" · put back F46 (Market slot 2)"``.
+    """
+    if game not in NOTED_GAMES:
+        return ""
+    done = len(before.get("market_redraws", [])) if before is not None else 0
+    new = list(after.get("market_redraws", []))[done:]
+    if not new:
+        return ""
+    return " · put back " + ", ".join(f"{r['card']} (Market slot {r['slot']})" for r in new)
+
+
 def public_label(game: str, action: Mapping[str, Any], label: str, seen: set[str]) -> str:
     """``label`` when every card ``action`` names is in ``seen``, else :func:`hidden_label`."""
     return label if named_cards(game, action) <= seen else hidden_label(game, action)

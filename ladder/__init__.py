@@ -60,6 +60,10 @@ Reading (:mod:`ladder.read`, shared by the web site and the CLI; its own docstri
 Rebuilding ratings (:mod:`ladder.ratings`)
     ``rebuild_ratings(pool, game=None, *, k=32.0) -> dict``
 
+Fair play (:mod:`ladder.fair_play`; docs/participants.md "Fair play")
+    seats of one account are never rated against each other (checked where Elo is applied);
+    ``MAX_RATED_PER_ACCOUNT_PAIR`` rated challenges per pair of accounts a day; ``MAX_RATED_GAP``
+
 Errors (:mod:`ladder.errors`): ``LadderError`` and ``DatabaseUnavailableError``,
 ``BotExistsError``, ``InvalidBotNameError``, ``BotNotFoundError``, ``BotRevokedError``,
 ``TournamentError``, ``TournamentClosedError``, ``TournamentNotFoundError``,

@@ -19,6 +19,13 @@
   guessing wrong five times; only a guesser spread over many addresses reaches
   the account-wide cap, and then the owner waits at most the window;
   :data:`SIGNUPS_PER_ADDRESS` sign-ups per address per hour.
+  An attempt is *reserved* before its password is checked: one transaction, serialised per
+  username and per address by PostgreSQL advisory locks, counts the failures and stores the
+  attempt as failed; a right password turns the row into ``login_ok`` afterwards. So parallel
+  attempts cannot all read the count before any of them writes it, and a process that dies
+  mid-check leaves a failure, never a fresh budget. Redis plays no part: losing it neither resets nor lifts a limit.
+* argon2 runs inside :func:`ladder.password_gate.slot` (at most a few 64 MiB computations per
+  process; :class:`ladder.password_gate.PasswordCheckBusyError` when none comes free).
   Failed logins are logged (address and username, never the password).
 * API tokens: ``ptk_`` + 43 URL-safe characters (256 bits), shown once; the
   database keeps the sha256 hex and the first 8 characters (to tell tokens
@@ -42,6 +49,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
+from ladder import password_gate
 from ladder.db import connection
 from ladder.errors import LadderError
 
@@ -66,6 +74,9 @@ TOKEN_PREFIX = "ptk_"
 
 _hasher = PasswordHasher()
 _DUMMY_HASH = _hasher.hash("parterre-timing-equaliser")
+
+
+PasswordCheckBusyError = password_gate.PasswordCheckBusyError
 
 
 class AccountError(LadderError, ValueError):
@@ -170,7 +181,7 @@ def create_account(
     check_password(password)
     if role not in ROLES or status not in STATUSES:
         raise AccountError(f"role must be one of {ROLES} and status one of {STATUSES}")
-    digest = _hasher.hash(password)
+    digest = _hash(password)
     try:
         with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
             row = cur.execute(
@@ -234,11 +245,30 @@ def end_sessions(pool: ConnectionPool, account_id: int) -> Account:
     return _update(pool, account_id, "session_epoch = session_epoch + 1", ())
 
 
+def _hash(password: str) -> str:
+    """An argon2id PHC string of ``password``, computed in a slot (:func:`ladder.password_gate.slot`)."""
+    with password_gate.slot():
+        return _hasher.hash(password)
+
+
+def _verify(digest: str | None, password: str) -> bool:
+    """Whether ``password`` matches the PHC string ``digest`` (None: checked against a dummy hash, so an
+    unknown username costs the same time); computed in a slot. Raises PasswordCheckBusyError."""
+    with password_gate.slot():
+        try:
+            return bool(_hasher.verify(digest or _DUMMY_HASH, password)) and digest is not None
+        except (VerifyMismatchError, VerificationError, InvalidHashError, TypeError):
+            return False
+
+
 def authenticate(pool: ConnectionPool, username: str, password: str) -> Account | None:
     """The account if ``password`` is right, else ``None`` (unknown user, wrong password, not active).
 
-    An unknown username still costs one argon2 verification, so the answer
-    time does not tell which usernames exist.
+    Not rate-limited: the web goes through :func:`login`. An unknown username still costs one
+    argon2 verification, so the answer time does not tell which usernames exist.
+
+    Raises:
+        PasswordCheckBusyError: no argon2 slot came free (nothing was checked).
     """
     row = None
     if isinstance(username, str) and USERNAME_RE.fullmatch(username):  # no account has another name
@@ -247,15 +277,12 @@ def authenticate(pool: ConnectionPool, username: str, password: str) -> Account 
                 f"SELECT {_COLUMNS}, password_hash FROM accounts WHERE lower(username) = lower(%s)",
                 (username,),
             ).fetchone()
-    try:
-        _hasher.verify(row["password_hash"] if row else _DUMMY_HASH, password)
-    except (VerifyMismatchError, VerificationError, InvalidHashError, TypeError):
-        return None
-    if row is None:
+    if not _verify(row["password_hash"] if row else None, password) or row is None:
         return None
     if _hasher.check_needs_rehash(row["password_hash"]):
+        digest = _hash(password)
         with connection(pool) as conn:
-            conn.execute("UPDATE accounts SET password_hash = %s WHERE id = %s", (_hasher.hash(password), row["id"]))
+            conn.execute("UPDATE accounts SET password_hash = %s WHERE id = %s", (digest, row["id"]))
     account = _account(row)
     return account if account.active else None
 
@@ -263,13 +290,14 @@ def authenticate(pool: ConnectionPool, username: str, password: str) -> Account 
 def change_password(pool: ConnectionPool, account_id: int, old: str, new: str, *, address: str) -> Account:
     """Change a password after checking the old one; every other session is logged out (epoch + 1).
 
-    The check of the old password is a login attempt (S-10): it is refused while :func:`login_allowed`
-    refuses this account from ``address`` (the same budgets as a login, shared with it), and a wrong
-    old password is recorded and logged as a failed login; otherwise a stolen session would be an
-    unlimited, silent password-guessing oracle.
+    The check of the old password is a login attempt (S-10), reserved like one (:func:`login`): it is
+    refused while the login budgets of this account from ``address`` are spent (shared with logins),
+    and a wrong old password stays recorded and logged as a failed login; otherwise a stolen session
+    would be an unlimited, silent password-guessing oracle.
 
     Raises:
         RateLimitedError: too many failures for this account or address (nothing is checked).
+        PasswordCheckBusyError: no argon2 slot came free (nothing is checked or recorded).
         AccountError: the old password is wrong or the new one is not acceptable.
         AccountNotFoundError: no such account.
     """
@@ -277,17 +305,13 @@ def change_password(pool: ConnectionPool, account_id: int, old: str, new: str, *
         row = conn.execute("SELECT password_hash, username FROM accounts WHERE id = %s", (account_id,)).fetchone()
     if row is None:
         raise AccountNotFoundError(f"no account {account_id}")
-    login_allowed(pool, address, row[1])
     check_password(new)
-    try:
-        _hasher.verify(row[0], old)
-    except (VerifyMismatchError, VerificationError, InvalidHashError, TypeError):
-        record_auth_event(pool, "login_failed", address, row[1], what="password change (wrong current password)")
-        raise AccountError("the current password is wrong") from None
-    record_auth_event(pool, "login_ok", address, row[1])
+    if not _checked_attempt(pool, address, row[1], lambda: _verify(row[0], old),
+                            what="password change (wrong current password)"):
+        raise AccountError("the current password is wrong")
     return _update(pool, account_id,
                    "password_hash = %s, password_changed_at = now(), session_epoch = session_epoch + 1",
-                   (_hasher.hash(new),))
+                   (_hash(new),))
 
 
 # -- rate limits and the log of attempts -------------------------------------------------
@@ -307,11 +331,15 @@ def record_auth_event(pool: ConnectionPool, kind: str, address: str, username: s
         conn.execute("INSERT INTO auth_events (kind, address, username) VALUES (%s, %s, %s)",
                      (kind, address[:64], name))
     if kind == "login_failed":
-        log.warning("failed %s for username %r from %s", what, name, address[:64],
-                    extra={"event": "login_failed", "address": address[:64]})
+        _log_failure(name, address, what)
 
 
-def _count(pool: ConnectionPool, kind: str, window_s: int, *,
+def _log_failure(name: str, address: str, what: str) -> None:
+    log.warning("failed %s for username %r from %s", what, name, address[:64],
+                extra={"event": "login_failed", "address": address[:64]})
+
+
+def _count(conn: Any, kind: str, window_s: int, *,
            username: str | None = None, address: str | None = None) -> tuple[int, float]:
     """Events of ``kind`` in the last ``window_s`` s matching the given username
     (ignoring case) and/or address: (count, seconds until the oldest leaves the window)."""
@@ -322,14 +350,29 @@ def _count(pool: ConnectionPool, kind: str, window_s: int, *,
     if address is not None:
         where.append("address = %s")
         args.append(address)
-    with connection(pool) as conn:
-        row = conn.execute(
-            "SELECT count(*), coalesce(extract(epoch FROM min(at) + make_interval(secs => %s) - now()), 0) "
-            f"FROM auth_events WHERE kind = %s AND {' AND '.join(where)} AND at > now() - make_interval(secs => %s)",
-            (window_s, kind, *args, window_s),
-        ).fetchone()
+    row = conn.execute(
+        "SELECT count(*), coalesce(extract(epoch FROM min(at) + make_interval(secs => %s) - now()), 0) "
+        f"FROM auth_events WHERE kind = %s AND {' AND '.join(where)} AND at > now() - make_interval(secs => %s)",
+        (window_s, kind, *args, window_s),
+    ).fetchone()
     assert row is not None
     return int(row[0]), float(row[1])
+
+
+def _lock(conn: Any, *keys: str) -> None:
+    """Transaction-scoped advisory locks on ``keys``, taken in the order given (every caller gives the
+    username's key before the address's, so two attempts never wait on each other in a cycle)."""
+    for key in keys:
+        conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (key,))
+
+
+def _login_limits(conn: Any, name: str, addr: str) -> None:
+    for filters, limit in (({"username": name, "address": addr}, LOGIN_FAILURES_PER_ACCOUNT),
+                           ({"username": name}, LOGIN_FAILURES_PER_ACCOUNT_ANY_ADDRESS),
+                           ({"address": addr}, LOGIN_FAILURES_PER_ADDRESS)):
+        n, wait = _count(conn, "login_failed", LOGIN_WINDOW_S, **filters)
+        if n >= limit:
+            raise RateLimitedError(f"too many failed logins; try again in {int(wait) + 1} s", int(wait) + 1)
 
 
 def login_allowed(pool: ConnectionPool, address: str, username: str) -> None:
@@ -338,21 +381,63 @@ def login_allowed(pool: ConnectionPool, address: str, username: str) -> None:
     Limits within :data:`LOGIN_WINDOW_S`: :data:`LOGIN_FAILURES_PER_ACCOUNT` for
     this username from this address, :data:`LOGIN_FAILURES_PER_ACCOUNT_ANY_ADDRESS`
     for this username from all addresses, :data:`LOGIN_FAILURES_PER_ADDRESS` for
-    this address whatever the username.
+    this address whatever the username. A look only: :func:`login` reserves its attempt atomically.
     """
-    name = _counted_name(username)
-    addr = address[:64]
-    for filters, limit in (({"username": name, "address": addr}, LOGIN_FAILURES_PER_ACCOUNT),
-                           ({"username": name}, LOGIN_FAILURES_PER_ACCOUNT_ANY_ADDRESS),
-                           ({"address": addr}, LOGIN_FAILURES_PER_ADDRESS)):
-        n, wait = _count(pool, "login_failed", LOGIN_WINDOW_S, **filters)
-        if n >= limit:
-            raise RateLimitedError(f"too many failed logins; try again in {int(wait) + 1} s", int(wait) + 1)
+    with connection(pool) as conn:
+        _login_limits(conn, _counted_name(username), address[:64])
+
+
+def reserve_login(pool: ConnectionPool, address: str, username: str) -> int:
+    """Reserve one login attempt of ``username`` from ``address``: within one transaction, serialised per
+    username (ignoring case) and per address, check the budgets (:func:`login_allowed`) and store the
+    attempt as ``login_failed``. Returns the ``auth_events`` id; :func:`settle_login` records the outcome.
+
+    Raises:
+        RateLimitedError: a budget is spent (nothing is stored).
+    """
+    name, addr = _counted_name(username), address[:64]
+    with connection(pool) as conn, conn.transaction():
+        _lock(conn, "parterre:login-user:" + name.lower(), "parterre:login-address:" + addr)
+        _login_limits(conn, name, addr)
+        row = conn.execute("INSERT INTO auth_events (kind, address, username) VALUES ('login_failed', %s, %s) "
+                           "RETURNING id", (addr, name)).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def settle_login(pool: ConnectionPool, event_id: int, outcome: str) -> None:
+    """Record how a reserved attempt ended: ``ok`` (the row becomes ``login_ok``), ``failed`` (it stays)
+    or ``unchecked`` (nothing was checked, e.g. no argon2 slot: the row is removed)."""
+    if outcome == "failed":
+        return
+    sql = ("UPDATE auth_events SET kind = 'login_ok' WHERE id = %s" if outcome == "ok"
+           else "DELETE FROM auth_events WHERE id = %s")
+    with connection(pool) as conn:
+        conn.execute(sql, (event_id,))
+
+
+def _checked_attempt(pool: ConnectionPool, address: str, username: str, check: Any, *, what: str) -> bool:
+    """Reserve an attempt, run ``check()`` (True: right password), settle and log it; returns the check."""
+    event = reserve_login(pool, address, username)
+    try:
+        ok = bool(check())
+    except password_gate.PasswordCheckBusyError:
+        settle_login(pool, event, "unchecked")
+        raise
+    settle_login(pool, event, "ok" if ok else "failed")
+    if not ok:
+        _log_failure(_counted_name(username), address, what)
+    return ok
 
 
 def signup_allowed(pool: ConnectionPool, address: str) -> None:
     """Raise :class:`RateLimitedError` after :data:`SIGNUPS_PER_ADDRESS` sign-ups from ``address`` in an hour."""
-    n, wait = _count(pool, "signup", SIGNUP_WINDOW_S, address=address[:64])
+    with connection(pool) as conn:
+        _signup_limit(conn, address[:64])
+
+
+def _signup_limit(conn: Any, addr: str) -> None:
+    n, wait = _count(conn, "signup", SIGNUP_WINDOW_S, address=addr)
     if n >= SIGNUPS_PER_ADDRESS:
         raise RateLimitedError(f"too many sign-ups from this address; try again in {int(wait) + 1} s",
                                int(wait) + 1)
@@ -361,32 +446,52 @@ def signup_allowed(pool: ConnectionPool, address: str) -> None:
 def login(pool: ConnectionPool, username: str, password: str, *, address: str) -> Account | None:
     """Rate-limited :func:`authenticate` that records the attempt (the password is never logged).
 
+    The attempt is reserved before the password is checked (:func:`reserve_login`), so parallel
+    attempts check at most the budget's number of passwords.
+
     Raises:
-        RateLimitedError: too many failures for this account or address.
+        RateLimitedError: too many failures for this account or address (nothing is checked).
+        PasswordCheckBusyError: no argon2 slot came free (nothing is checked or counted).
     """
-    login_allowed(pool, address, username)
-    account = authenticate(pool, username, password)
-    record_auth_event(pool, "login_ok" if account else "login_failed", address, username)
-    return account
+    found: list[Account | None] = [None]
+
+    def check() -> bool:
+        found[0] = authenticate(pool, username, password)
+        return found[0] is not None
+
+    _checked_attempt(pool, address, username, check, what="login")
+    return found[0]
 
 
 def sign_up(pool: ConnectionPool, username: str, password: str, *, address: str, mode: str = "open") -> Account:
     """Sign up as a participant (never anything else), rate-limited per address.
+
+    The sign-up is counted before the password is hashed, in one transaction serialised per address,
+    so parallel sign-ups cannot all pass the count.
 
     Args:
         mode: the operator's ``PARTERRE_SIGNUP``: ``open``, ``approval``
             (the account is ``pending`` until an admin approves it) or ``closed``.
 
     Raises:
-        SignupClosedError, RateLimitedError, AccountError, AccountExistsError.
+        SignupClosedError, RateLimitedError, AccountError, AccountExistsError, PasswordCheckBusyError.
     """
     if mode == "closed":
         raise SignupClosedError("sign-up is closed on this site")
-    signup_allowed(pool, address)
     check_username(username)
     check_password(password)
-    record_auth_event(pool, "signup", address, username)
-    return create_account(pool, username, password, status="pending" if mode == "approval" else "active")
+    addr = address[:64]
+    with connection(pool) as conn, conn.transaction():
+        _lock(conn, "parterre:signup-address:" + addr)
+        _signup_limit(conn, addr)
+        row = conn.execute("INSERT INTO auth_events (kind, address, username) VALUES ('signup', %s, %s) "
+                           "RETURNING id", (addr, _counted_name(username))).fetchone()
+    assert row is not None
+    try:
+        return create_account(pool, username, password, status="pending" if mode == "approval" else "active")
+    except password_gate.PasswordCheckBusyError:
+        settle_login(pool, int(row[0]), "unchecked")  # nothing was made: the sign-up is not counted
+        raise
 
 
 # -- personal API tokens -----------------------------------------------------------

@@ -59,6 +59,26 @@ ordinary tokens are kept out of the referees' hash."""
 MAX_NAME_LENGTH = 64
 """Longest bot name (and version), in characters."""
 
+HOUSE_PREFIX = "house-"
+"""Start of the name key of every house bot (:mod:`ladder.house`), and of no other bot's."""
+
+
+def name_error(exc: psycopg.errors.IntegrityError, name: str) -> Exception | None:
+    """The error to raise for a bot row the database refused by its name, or ``None`` for another refusal.
+
+    Bot names are unique under ``bot_name_key(name)`` (migration 0010: NFKC, lower case, each run of
+    spaces and punctuation one ``-``, trimmed), and only a house bot's key may start with
+    :data:`HOUSE_PREFIX` (constraint ``bots_house_prefix``).
+    """
+    constraint = str(exc.diag.constraint_name or "")
+    if isinstance(exc, psycopg.errors.CheckViolation) and constraint == "bots_house_prefix":
+        return InvalidBotNameError(f"bot names starting with {HOUSE_PREFIX!r} (in any case or punctuation) "
+                                   f"are the house bots'; {name!r} cannot be registered")
+    if isinstance(exc, psycopg.errors.UniqueViolation) and "name" in constraint:
+        return BotExistsError(f"a bot named {name!r}, or one differing from it only in case, spaces or "
+                              "punctuation, is already registered")
+    return None
+
 
 @dataclass(frozen=True, slots=True)
 class Bot:
@@ -128,6 +148,7 @@ def register_bot(
     owner: str | None = None,
     redis: Any = None,
     key: str = TOKENS_KEY,
+    house: bool = False,
 ) -> tuple[int, str]:
     """Register a bot and return its id and its token (shown once, never stored).
 
@@ -139,13 +160,16 @@ def register_bot(
         redis: a redis-py client; when given, the token hash is published to
             the hash ``key`` at once (``HSET key sha256 bot_id``).
         key: Redis hash of live tokens.
+        house: mark it a house bot (``bots.house``; :func:`ladder.house.ensure_house_bot` only).
 
     Returns:
         ``(bot_id, token)``; the token is :func:`new_token` (43 characters).
 
     Raises:
-        InvalidBotNameError: bad name or version.
-        BotExistsError: a bot with this name exists (revoked ones included).
+        InvalidBotNameError: bad name or version; a name in the house bots' namespace
+            (:data:`HOUSE_PREFIX`) for a bot that is not one.
+        BotExistsError: a bot with this name, or one equal to it under ``bot_name_key``
+            (case, spaces, punctuation, NFKC), exists (revoked ones included).
     """
     _check_label("name", name)
     _check_label("version", version)
@@ -154,12 +178,13 @@ def register_bot(
     try:
         with connection(pool) as conn:
             row = conn.execute(
-                "INSERT INTO bots (name, version, owner, token_hash) VALUES (%s, %s, %s, %s) RETURNING id",
-                (name, version, owner, digest),
+                "INSERT INTO bots (name, version, owner, token_hash, house) VALUES (%s, %s, %s, %s, %s) RETURNING id",
+                (name, version, owner, digest, house),
             ).fetchone()
-    except psycopg.errors.UniqueViolation as exc:
-        if "name" in str(exc.diag.constraint_name or ""):
-            raise BotExistsError(f"a bot named {name!r} is already registered") from None
+    except psycopg.errors.IntegrityError as exc:
+        refusal = name_error(exc, name)
+        if refusal is not None:
+            raise refusal from None
         raise
     assert row is not None
     bot_id = int(row[0])

@@ -37,6 +37,7 @@ from psycopg_pool import ConnectionPool
 
 from games.api import GameError
 from games.registry import load_game
+from ladder import fair_play
 from ladder.db import connection, run_transaction
 from ladder.errors import ChallengeError, ChallengeLimitError, MatchNotFoundError, TournamentError
 from ladder.tournaments import TimeControl, new_seed
@@ -80,6 +81,8 @@ class ChallengeInfo:
         created_at / expires_at / started_at / finished_at: UTC-aware times.
         time_control: ``{base_ms, increment_ms, cap_ms, margin_ms}`` in milliseconds.
         ranks: rank per seat once finished (1 = best), else None.
+        unrated_reason: why a challenge asked to be rated is casual (docs/participants.md
+            "Fair play", :mod:`ladder.fair_play`), else None.
     """
 
     match_id: int
@@ -97,6 +100,7 @@ class ChallengeInfo:
     finished_at: datetime | None
     time_control: dict[str, int]
     ranks: tuple[int, ...] | None
+    unrated_reason: str | None = None
 
 
 def create_challenge(
@@ -132,7 +136,8 @@ def create_challenge(
             concurrent requests cannot both slip under it.
 
     Returns:
-        The match id.
+        The match id. A rated challenge is written casual (``matches.unrated_reason`` says why) past
+        the limits of :mod:`ladder.fair_play` (rated challenges per pair of accounts per day, rating gap).
 
     Raises:
         ChallengeError: unknown game or option; wrong number of bots for the
@@ -158,10 +163,9 @@ def create_challenge(
     if len(set(seats)) != len(seats):
         raise ChallengeError(f"a bot cannot hold two seats of one match: {seats}")
     try:
-        tc = TimeControl.parse(time_control)
+        tc = TimeControl.parse(time_control)  # the bounds of ladder.match_plans.check_time_control
     except (TournamentError, TypeError) as exc:
         raise ChallengeError(str(exc)) from None
-    _check_challenge_clock(tc)
     if isinstance(expires_after_s, bool) or not isinstance(expires_after_s, (int, float)) or not (
         0 < expires_after_s <= MAX_EXPIRY_S
     ):
@@ -183,6 +187,8 @@ def create_challenge(
         if rated and len(set(owners)) != len(owners):
             raise ChallengeError("a rated challenge cannot seat two bots of one account (their ratings would be "
                                  "one owner's to give away); make it casual (rated: false)")
+        unrated_reason = fair_play.challenge_unrated_reason(conn, loaded.name, seats) if rated else None
+        is_rated = rated and unrated_reason is None
         if max_open is not None and challenger_id is not None:
             conn.execute("SELECT 1 FROM accounts WHERE id = %s FOR UPDATE", (challenger_id,))
             (open_now,) = conn.execute(
@@ -195,8 +201,9 @@ def create_challenge(
                     "wait until one is over")
         row = conn.execute(
             "INSERT INTO matches (tournament_id, plan_key, game, game_string, seed, seed_commitment, time_control, "
-            "status, rated) VALUES (NULL, %s, %s, %s, %s, %s, %s, 'waiting', %s) RETURNING id",
-            (plan_key, loaded.name, loaded.game_string(), seed, commitment, Jsonb(tc.to_json()), rated),
+            "status, rated, unrated_reason) VALUES (NULL, %s, %s, %s, %s, %s, %s, 'waiting', %s, %s) RETURNING id",
+            (plan_key, loaded.name, loaded.game_string(), seed, commitment, Jsonb(tc.to_json()), is_rated,
+             unrated_reason),
         ).fetchone()
         match_id = int(row[0])
         conn.cursor().executemany(
@@ -206,7 +213,7 @@ def create_challenge(
         conn.execute(
             "INSERT INTO challenges (match_id, challenger_id, rated, expires_at) "
             "VALUES (%s, %s, %s, now() + make_interval(secs => %s))",
-            (match_id, challenger_id, rated, float(expires_after_s)),
+            (match_id, challenger_id, is_rated, float(expires_after_s)),
         )
         return match_id
 
@@ -215,7 +222,7 @@ def create_challenge(
 
 _INFO_SQL = """
 SELECT m.id, m.game, m.game_string, m.status AS match_status, m.time_control, m.finished_at,
-       c.rated, c.challenger_id, c.status, c.reason, c.created_at, c.expires_at, c.started_at,
+       m.unrated_reason, c.rated, c.challenger_id, c.status, c.reason, c.created_at, c.expires_at, c.started_at,
        array_agg(s.bot_id ORDER BY s.seat) AS bot_ids, array_agg(b.name ORDER BY s.seat) AS bot_names,
        array_agg(s.rank ORDER BY s.seat) AS ranks,
        (SELECT a.error FROM match_attempts a WHERE a.match_id = m.id AND a.error IS NOT NULL
@@ -236,7 +243,7 @@ def _info(row: dict[str, Any]) -> ChallengeInfo:
         bot_ids=tuple(int(b) for b in row["bot_ids"]), bot_names=tuple(row["bot_names"]), rated=bool(row["rated"]),
         challenger_id=row["challenger_id"], status=status, reason=reason, created_at=row["created_at"],
         expires_at=row["expires_at"], started_at=row["started_at"], finished_at=row["finished_at"],
-        time_control=dict(row["time_control"]), ranks=ranks,
+        time_control=dict(row["time_control"]), ranks=ranks, unrated_reason=row["unrated_reason"],
     )
 
 
@@ -351,35 +358,6 @@ def expire_challenge(pool: ConnectionPool, match_id: int, reason: str) -> bool:
         return True
 
     return run_transaction(pool, write)
-
-
-MIN_DECISION_MS = 100
-"""Least time a challenge may give one decision (the cap, or the bank plus increment when uncapped)."""
-MAX_BANK_MS = 3_600_000
-MAX_DECISION_MS = 60_000
-MAX_MARGIN_MS = 10_000
-
-
-def _check_challenge_clock(tc: TimeControl) -> None:
-    """Bounds on a time control a challenger chooses (the other seats' owners did not).
-
-    A stranger must not be able to set a limit no bot can meet (1 ms: every opponent
-    times out) or one that holds a bot for days.
-
-    Raises:
-        ChallengeError: outside ``MIN_DECISION_MS``..``MAX_DECISION_MS`` per decision,
-            a bank over ``MAX_BANK_MS`` or a margin over ``MAX_MARGIN_MS``.
-    """
-    per_decision = tc.cap_ms if tc.cap_ms else tc.base_ms + tc.increment_ms
-    if per_decision < MIN_DECISION_MS:
-        raise ChallengeError(f"a challenge gives each decision at least {MIN_DECISION_MS} ms "
-                             f"(cap_ms, or base_ms + increment_ms without a cap); got {per_decision} ms")
-    if tc.cap_ms > MAX_DECISION_MS or tc.increment_ms > MAX_DECISION_MS:
-        raise ChallengeError(f"cap_ms and increment_ms are at most {MAX_DECISION_MS} ms in a challenge")
-    if tc.base_ms > MAX_BANK_MS:
-        raise ChallengeError(f"base_ms is at most {MAX_BANK_MS} ms (1 hour) in a challenge")
-    if tc.margin_ms > MAX_MARGIN_MS:
-        raise ChallengeError(f"margin_ms is at most {MAX_MARGIN_MS} ms in a challenge")
 
 
 def _no_longer_consenting(pool: ConnectionPool, w: WaitingChallenge) -> str:

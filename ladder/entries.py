@@ -62,7 +62,7 @@ def enter_tournament(pool: ConnectionPool, tournament_id: int, bot_id: int) -> N
             raise TournamentClosedError(f"tournament {tournament_id} ({name}) {why}")
         bot = conn.execute(
             "SELECT b.name, b.revoked_at, h.games, b.account_id FROM bots b "
-            "LEFT JOIN house_bots h ON h.bot_id = b.id WHERE b.id = %s",
+            "LEFT JOIN house_bots h ON h.bot_id = b.id AND b.house WHERE b.id = %s",
             (bot_id,),
         ).fetchone()
         if bot is None:

@@ -62,3 +62,8 @@ class ChallengeLimitError(ChallengeError):
 
 class TournamentClosedError(TournamentError):
     """The tournament takes no more entries: its entry window has closed, or it never had one."""
+
+
+class BotLimitError(LadderError, PermissionError):
+    """The account already has as many bots as the site allows (``PARTERRE_MAX_BOTS_PER_ACCOUNT``,
+    retired ones included); nothing was written. The web answers 409."""

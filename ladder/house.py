@@ -1,8 +1,11 @@
 """House bots: the bots the service itself keeps connected, for challenges and gauntlets (issue 14).
 
 A house bot is an ordinary bot (its ratings, matches and pages are like any
-other's) named ``house-<kind>`` (``house-random``, ``house-greedy``) with a
-``house_bots`` row giving its kind and the games it plays. The process that
+other's) named ``house-<kind>`` (``house-random``, ``house-greedy``), marked by
+the flag ``bots.house`` (set here only, never by a name: migration 0010), with a
+``house_bots`` row giving its kind and the games it plays. No other bot's name
+starts with ``house-`` under ``bot_name_key`` (the database refuses it), and a
+bot that holds the name of a house bot without the flag is never adopted. The process that
 keeps them connected (``parterre house``, started by ``parterre up`` and
 ``parterre demo``) calls :func:`ensure_house_bot` at start: it registers a
 missing house bot, or rotates the token of an existing one (the process has
@@ -17,12 +20,9 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
-from ladder.bots import TOKENS_KEY, find_bot, issue_token, register_bot
+from ladder.bots import HOUSE_PREFIX, TOKENS_KEY, issue_token, register_bot
 from ladder.db import connection
-from ladder.errors import BotRevokedError, InvalidBotNameError
-
-HOUSE_PREFIX = "house-"
-"""Names of house bots: ``house-<kind>``."""
+from ladder.errors import BotExistsError, BotRevokedError, InvalidBotNameError
 
 HOUSE_OWNER = "house"
 """``bots.owner`` of the house bots."""
@@ -66,19 +66,28 @@ def ensure_house_bot(
     Raises:
         InvalidBotNameError: a bad kind; no games.
         BotRevokedError: the house bot was revoked (an operator decision; un-revoke it by hand).
+        BotExistsError: a bot that is not a house bot (``bots.house`` false) holds the name, or one
+            equal to it under ``bot_name_key``: it is never adopted (an operator renames or retires it).
     """
     if not kind or not all(c.islower() or c.isdigit() or c == "-" for c in kind):
         raise InvalidBotNameError(f"house bot kind {kind!r}: lower-case letters, digits and '-' only")
     if not games:
         raise InvalidBotNameError(f"house bot {kind!r} plays no game")
     name = house_name(kind)
-    bot = find_bot(pool, name)
-    if bot is None:
-        bot_id, token = register_bot(pool, name, version=version, owner=HOUSE_OWNER, redis=redis, key=key)
+    with connection(pool) as conn:
+        row = conn.execute("SELECT id, house, revoked_at FROM bots WHERE bot_name_key(name) = bot_name_key(%s) "
+                           "ORDER BY NOT house, id LIMIT 1", (name,)).fetchone()
+    if row is None:
+        bot_id, token = register_bot(pool, name, version=version, owner=HOUSE_OWNER, redis=redis, key=key,
+                                     house=True)
     else:
-        if bot.revoked:
-            raise BotRevokedError(f"house bot {name} (id {bot.id}) is revoked")
-        bot_id, token = bot.id, issue_token(pool, bot.id, redis=redis, key=key)
+        bot_id, house, revoked_at = int(row[0]), bool(row[1]), row[2]
+        if not house:
+            raise BotExistsError(f"bot id {bot_id} holds the name {name!r} but is not a house bot; "
+                                 "it is not adopted: rename or retire it")
+        if revoked_at is not None:
+            raise BotRevokedError(f"house bot {name} (id {bot_id}) is revoked")
+        token = issue_token(pool, bot_id, redis=redis, key=key)
     with connection(pool) as conn:
         conn.execute(
             "INSERT INTO house_bots (bot_id, kind, games) VALUES (%s, %s, %s) "
@@ -93,13 +102,13 @@ def list_house_bots(pool: ConnectionPool, *, game: str | None = None) -> list[Ho
     with connection(pool) as conn:
         rows = conn.execute(
             "SELECT h.bot_id, b.name, h.kind, h.games FROM house_bots h JOIN bots b ON b.id = h.bot_id "
-            "WHERE b.revoked_at IS NULL AND (%s::text IS NULL OR %s = ANY(h.games)) ORDER BY h.kind",
+            "WHERE b.house AND b.revoked_at IS NULL AND (%s::text IS NULL OR %s = ANY(h.games)) ORDER BY h.kind",
             (game, game),
         ).fetchall()
     return [HouseBot(int(b), n, k, tuple(g)) for b, n, k, g in rows]
 
 
 def house_bot_ids(pool: ConnectionPool) -> set[int]:
-    """Ids of every house bot (revoked ones included), to mark them in listings."""
+    """Ids of every house bot (``bots.house``; revoked ones included), to mark them in listings."""
     with connection(pool) as conn:
-        return {int(r[0]) for r in conn.execute("SELECT bot_id FROM house_bots").fetchall()}
+        return {int(r[0]) for r in conn.execute("SELECT id FROM bots WHERE house").fetchall()}

@@ -40,7 +40,8 @@ def plan_ladder_round(
     match, ladder or not); order the rest by games
     played in this game (rated games, plus their pending matches), ties in a
     random order drawn from the round's key; cut that list into tables of the
-    game's seat count (a remainder waits for the next round); each table's
+    game's seat count, never seating two bots of one account at a table
+    (:func:`tables_of`; a remainder waits for the next round); each table's
     seats in a random order. Every match is a match without a tournament,
     with the plan key ``ladder:<game string>:r<round>:<sorted bot ids>``.
 
@@ -86,11 +87,11 @@ def plan_ladder_round(
         if existing or len(candidates) < loaded.num_players:
             return existing
         live = {
-            int(r[0])
+            int(r[0]): r[1]
             for r in conn.execute(
-                "SELECT id FROM bots WHERE id = ANY(%s::bigint[]) AND revoked_at IS NULL "
+                "SELECT id, account_id FROM bots WHERE id = ANY(%s::bigint[]) AND revoked_at IS NULL "
                 "AND (cardinality(games) = 0 OR %s = ANY(games)) "
-                "AND NOT EXISTS (SELECT 1 FROM house_bots h WHERE h.bot_id = bots.id)", (candidates, loaded.name)
+                "AND NOT house", (candidates, loaded.name)
             ).fetchall()
         }
         pending = dict(
@@ -112,8 +113,7 @@ def plan_ladder_round(
         order = [b for *_, b in sorted(keyed)]
         n = loaded.num_players
         todo = []
-        for i in range(0, len(order) - n + 1, n):
-            table = order[i : i + n]
+        for table in tables_of(order, n, live):
             seats = list(table)
             rng.shuffle(seats)
             seed, commitment = new_seed()
@@ -130,3 +130,40 @@ def plan_ladder_round(
         ]
 
     return run_transaction(pool, plan)
+
+
+def tables_of(order: Sequence[int], n: int, account: Mapping[int, int | None]) -> list[list[int]]:
+    """Cut ``order`` (bot ids, first = most due) into tables of ``n`` with no two bots of one account.
+
+    Each table takes, in order, the first bots left whose account is not at the table yet (bots of
+    no account, ``None``, never clash); bots left over wait for the next round. Two bots of one
+    account are never rated against each other (docs/participants.md "Fair play"), so the ladder
+    does not spend a table on them.
+
+    Args:
+        order: bot ids, most due first.
+        n: seats per table (>= 1).
+        account: bot id -> account id (or None) for every bot of ``order``.
+
+    Returns:
+        The tables, each in ``order``'s order.
+    """
+    left = list(order)
+    tables = []
+    while len(left) >= n:
+        table: list[int] = []
+        taken: set[int] = set()
+        for bot in left:
+            owner = account.get(bot)
+            if owner is not None and owner in taken:
+                continue
+            table.append(bot)
+            if owner is not None:
+                taken.add(owner)
+            if len(table) == n:
+                break
+        if len(table) < n:
+            break
+        tables.append(table)
+        left = [b for b in left if b not in table]
+    return tables

@@ -27,29 +27,99 @@ from games.registry import game_class, load_game
 from ladder.db import run_transaction
 from ladder.errors import TournamentError
 
+MIN_DECISION_MS = 100
+"""Least time a time control may give a decision: the first decision's ``min(base + increment, cap)``
+with a bank, ``min(increment, cap)`` of the non-zero ones without (what the referee allows)."""
+MAX_DECISION_MS = 60_000
+"""Most time a time control may give one decision (and most ``increment_ms`` and ``cap_ms``): far below
+the match watchdog (``PARTERRE_MAX_MATCH_DURATION_S``), so one decision can never outlast it."""
+MAX_BANK_MS = 3_600_000
+"""Most ``base_ms`` (one hour); a bank larger than :data:`MAX_DECISION_MS` needs a ``cap_ms``."""
+MAX_MARGIN_MS = 10_000
+"""Most ``margin_ms`` (the least is 0)."""
+DEFAULT_CAP_MS = 1000
+"""Time per decision of the default time control (no bank, no increment)."""
+DEFAULT_MARGIN_MS = 100
+"""Margin of the default time control, and the ladder's (``PARTERRE_LADDER_TIME_CONTROL``)."""
+
+
+def decision_bounds_ms(base_ms: int, increment_ms: int, cap_ms: int) -> tuple[int, int | None]:
+    """The least and the most time the referee can give one decision under a time control.
+
+    The referee's rule (docs/bots.md "The clock and the verdicts"): with no bank each decision gets
+    ``min`` of the non-zero ``increment_ms`` and ``cap_ms``; with a bank the first gets
+    ``min(base_ms + increment_ms, cap_ms)`` (no ``min`` when ``cap_ms`` is 0) and a later one at
+    most ``cap_ms``, or the whole bank, which grows by ``increment_ms`` a decision, when uncapped.
+
+    Returns:
+        ``(least, most)`` in ms; ``most`` is None when nothing bounds it (an uncapped bank with an
+        increment). A bank's later decisions may get less than ``least``: the bot spent its bank.
+    """
+    if base_ms == 0:
+        limit = min(v for v in (increment_ms, cap_ms) if v > 0) if increment_ms or cap_ms else 0
+        return limit, limit
+    first = base_ms + increment_ms
+    if cap_ms:
+        return min(first, cap_ms), cap_ms
+    return first, (base_ms if increment_ms == 0 else None)
+
+
+def check_time_control(base_ms: Any, increment_ms: Any, cap_ms: Any, margin_ms: Any) -> None:
+    """The one check of a time control, wherever one enters (challenges, tournaments, the ladder's
+    setting, the web API, the CLI); the referee then holds every seat to its share of the match
+    watchdog too (docs/bots.md).
+
+    Every value is a whole number of ms; ``base_ms`` 0 to :data:`MAX_BANK_MS`, ``increment_ms`` and
+    ``cap_ms`` 0 to :data:`MAX_DECISION_MS`, ``margin_ms`` 0 to :data:`MAX_MARGIN_MS`; and the time
+    one decision gets (:func:`decision_bounds_ms`) is from :data:`MIN_DECISION_MS` to
+    :data:`MAX_DECISION_MS`.
+
+    Raises:
+        TournamentError: the first bound broken, named with its value.
+    """
+    values = {"base_ms": base_ms, "increment_ms": increment_ms, "cap_ms": cap_ms, "margin_ms": margin_ms}
+    for name, value in values.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise TournamentError(f"time control {name} must be a non-negative int (ms), got {value!r}")
+    tops = {"base_ms": MAX_BANK_MS, "increment_ms": MAX_DECISION_MS, "cap_ms": MAX_DECISION_MS,
+            "margin_ms": MAX_MARGIN_MS}
+    for name, top in tops.items():
+        if values[name] > top:
+            raise TournamentError(f"time control {name} is at most {top} ms, got {values[name]}")
+    if base_ms == 0 and increment_ms == 0 and cap_ms == 0:
+        raise TournamentError("time control gives no time at all (base, increment and cap are 0)")
+    least, most = decision_bounds_ms(base_ms, increment_ms, cap_ms)
+    if least < MIN_DECISION_MS:
+        raise TournamentError(
+            f"time control gives a decision {least} ms; at least {MIN_DECISION_MS} ms (the referee allows "
+            "min(base_ms + increment_ms, cap_ms) with a bank, min(increment_ms, cap_ms) of the non-zero ones without)")
+    if most is None or most > MAX_DECISION_MS:
+        raise TournamentError(
+            f"time control lets one decision take {'ever more (the bank grows)' if most is None else f'{most} ms'}; "
+            f"at most {MAX_DECISION_MS} ms: set cap_ms to at most {MAX_DECISION_MS}")
+
 
 @dataclass(frozen=True, slots=True)
 class TimeControl:
-    """A time control, all in milliseconds (DESIGN §4).
+    """A time control, all in milliseconds (DESIGN §4), within the bounds of :func:`check_time_control`.
 
     Attributes:
         base_ms: time bank at the start of the match.
         increment_ms: added to the bank after each decision.
         cap_ms: most time one decision may take (0 = no cap beyond the bank).
         margin_ms: grace the referee adds before its timer fires.
+
+    Raises:
+        TournamentError: outside the bounds (:func:`check_time_control`).
     """
 
     base_ms: int = 0
     increment_ms: int = 0
-    cap_ms: int = 1000
-    margin_ms: int = 50
+    cap_ms: int = DEFAULT_CAP_MS
+    margin_ms: int = DEFAULT_MARGIN_MS
 
     def __post_init__(self) -> None:
-        for name, value in asdict(self).items():
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise TournamentError(f"time control {name} must be a non-negative int (ms), got {value!r}")
-        if self.base_ms == 0 and self.increment_ms == 0 and self.cap_ms == 0:
-            raise TournamentError("time control gives no time at all (base, increment and cap are 0)")
+        check_time_control(self.base_ms, self.increment_ms, self.cap_ms, self.margin_ms)
 
     @classmethod
     def parse(cls, value: TimeControl | Mapping[str, Any] | None) -> TimeControl:

@@ -12,6 +12,17 @@ records exactly one outcome for that attempt:
   unrated, the match goes back to ``planned`` or, at the attempt limit, to
   ``failed`` / ``aborted_no_show`` (DESIGN §4, FAULTS F-7, F-8, F-10).
 
+A retried attempt is dealt a new seed: the bots of the attempt that ended have seen
+part of its deal (their hands, the cards shown), so the same seed again would show
+them its future draws. :func:`claim_match` gives every attempt after the first a
+fresh seed (:func:`ladder.match_plans.new_seed`), except after an ``aborted_no_show``
+attempt, which showed nobody any card (a duplicate deal's rotations then keep sharing
+their seed). The seed is recorded with the attempt
+(``match_attempts.seed``, ``seed_commitment``) and made the match's own: the
+``RunMatchRequest``, the bots' ``MatchStarted.seed_commitment`` and the replay
+carry it. A claim given back before any bot was seated (no referee reachable:
+:mod:`ladder.referee_wait`) is not an attempt and changes no seed.
+
 A worker that dies leaves a ``running`` match whose lease runs out;
 :func:`requeue_expired` (the reaper) or :func:`requeue_worker` (a worker
 coming back under the same name, FAULTS F-13) mark that attempt
@@ -33,10 +44,11 @@ from typing import Any
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
-from ladder import elo, rating_order, replay_store
+from ladder import elo, fair_play, rating_order, replay_store
 from ladder import metrics as ladder_metrics
 from ladder.db import connection, run_transaction
 from ladder.errors import MatchNotFoundError, ResultError
+from ladder.match_plans import new_seed
 
 log = logging.getLogger(__name__)
 
@@ -64,11 +76,12 @@ class MatchSpec:
         match_id: match id.
         attempt: attempt number this claim owns (1 for the first run).
         game_string: canonical game string, e.g. ``floriferous(players=3)``.
-        seed: match seed (hex); secret until the match ends.
+        seed: this attempt's seed (hex; a retried attempt is dealt a new one); secret until the match ends.
         seat_bot_ids: bot id per seat, seat 0 first.
+        seat_bot_names: registered name per seat (``bots.name``): what opponents and the replay show.
         time_control: ``{"base_ms", "increment_ms", "cap_ms", "margin_ms"}`` in milliseconds.
         game: registry name of the game.
-        seed_commitment: ``sha256(seed ascii)`` hex, published at match start.
+        seed_commitment: ``sha256(seed ascii)`` hex of this attempt's seed, published at its start.
         tournament_id: tournament of the match, or ``None``.
         lease_until: when the claim expires unless extended (UTC-aware).
     """
@@ -83,6 +96,7 @@ class MatchSpec:
     seed_commitment: str = ""
     tournament_id: int | None = None
     lease_until: datetime | None = None
+    seat_bot_names: tuple[str, ...] = ()
 
 
 def claim_match(
@@ -95,7 +109,10 @@ def claim_match(
 ) -> MatchSpec | None:
     """Claim a match for one attempt: ``planned`` -> ``running``, ``attempt + 1``.
 
-    Also inserts the ``match_attempts`` row (status ``running``). A match
+    Also inserts the ``match_attempts`` row (status ``running``, with its seed). The
+    first attempt plays the planned seed; a later one is dealt a fresh seed (unless the
+    one before was a no-show), which becomes the match's ``seed`` and ``seed_commitment``
+    (module docstring). A match
     that is ``running`` with an expired lease is taken over: its old attempt
     becomes ``infra_error`` first (or, when that attempt was number
     ``max_attempts``, the match becomes ``failed`` and ``None`` is returned).
@@ -138,19 +155,26 @@ def claim_match(
                 return None
         elif status != "planned":
             return None
+        # The first attempt plays the planned deal; a later one a new deal, unless the last attempt was
+        # a no-show, which showed nobody anything (module docstring).
+        seed, commitment = new_seed() if attempt >= 1 and _last_attempt_dealt(conn, match_id, attempt) \
+            else (None, None)
         with conn.cursor(row_factory=dict_row) as cur:
             m = cur.execute(
                 "UPDATE matches SET status = 'running', attempt = attempt + 1, claimed_by = %s, "
-                "lease_until = now() + make_interval(secs => %s), started_at = now() WHERE id = %s "
+                "lease_until = now() + make_interval(secs => %s), started_at = now(), "
+                "seed = coalesce(%s, seed), seed_commitment = coalesce(%s, seed_commitment) WHERE id = %s "
                 "RETURNING attempt, game, game_string, seed, seed_commitment, time_control, tournament_id, "
                 "lease_until",
-                (worker, float(lease_s), match_id),
+                (worker, float(lease_s), seed, commitment, match_id),
             ).fetchone()
         conn.execute(
-            "INSERT INTO match_attempts (match_id, attempt, status, worker) VALUES (%s, %s, 'running', %s)",
-            (match_id, m["attempt"], worker),
+            "INSERT INTO match_attempts (match_id, attempt, status, worker, seed, seed_commitment) "
+            "VALUES (%s, %s, 'running', %s, %s, %s)",
+            (match_id, m["attempt"], worker, m["seed"], m["seed_commitment"]),
         )
-        seats = conn.execute("SELECT bot_id FROM seats WHERE match_id = %s ORDER BY seat", (match_id,)).fetchall()
+        seats = conn.execute("SELECT s.bot_id, b.name FROM seats s JOIN bots b ON b.id = s.bot_id "
+                             "WHERE s.match_id = %s ORDER BY s.seat", (match_id,)).fetchall()
         return MatchSpec(
             match_id=match_id,
             attempt=m["attempt"],
@@ -162,9 +186,19 @@ def claim_match(
             seed_commitment=m["seed_commitment"],
             tournament_id=m["tournament_id"],
             lease_until=m["lease_until"],
+            seat_bot_names=tuple(str(s[1]) for s in seats),
         )
 
     return run_transaction(pool, claim)
+
+
+def _last_attempt_dealt(conn: Any, match_id: int, attempt: int) -> bool:
+    """False when attempt ``attempt`` of the match ended ``aborted_no_show``: the referee sends
+    ``MatchStarted`` and the first observations only once every seat is bound, so its bots saw no
+    card of its deal. True otherwise (it may have been played in part)."""
+    row = conn.execute("SELECT status FROM match_attempts WHERE match_id = %s AND attempt = %s",
+                       (match_id, attempt)).fetchone()
+    return row is None or row[0] != "aborted_no_show"
 
 
 def extend_lease(pool: ConnectionPool, match_id: int, attempt: int, lease_s: float = DEFAULT_LEASE_S) -> bool:
@@ -346,6 +380,8 @@ def record_result(
             "INSERT INTO replays (match_id, format, data, raw_bytes) VALUES (%s, %s, %s, %s)",
             (match_id, replay_format, blob, len(raw)),
         )
+        if rated and fair_play.unrate_same_account(conn, [match_id]):  # before the stats trigger sees it rated
+            rated = recorded_game[1] = False
         seq = int(conn.execute("SELECT nextval('match_result_seq')").fetchone()[0])
         conn.execute(
             "UPDATE matches SET status = 'finished', finished_at = now(), result_seq = %s, lease_until = NULL, "

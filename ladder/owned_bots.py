@@ -25,11 +25,14 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from games.registry import game_names
-from ladder.bots import TOKENS_KEY, _check_label, issue_token, new_token, revoke_bot, token_hash
+from ladder.bots import TOKENS_KEY, _check_label, issue_token, name_error, new_token, revoke_bot, token_hash
 from ladder.db import connection
-from ladder.errors import BotExistsError, BotNotFoundError, InvalidBotNameError
+from ladder.errors import BotLimitError, BotNotFoundError, InvalidBotNameError
 
 MAX_DESCRIPTION = 500
+MAX_BOTS_PER_ACCOUNT = 20
+"""Bots one account may have, retired ones included (they keep their name, ratings and history):
+``PARTERRE_MAX_BOTS_PER_ACCOUNT`` in the web's settings (ladder/web/auth.py)."""
 BOT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+\- ]{0,62}[A-Za-z0-9_.+\-]$|^[A-Za-z0-9]$")
 """Names of participants' bots: 1-64 of letters, digits, ``_ . + -`` and inner spaces (stricter than
 operator-registered bots, so a stranger's bot name can neither carry markup nor imitate another by
@@ -108,12 +111,19 @@ def _check_description(text: Any) -> str:
 def create_bot(
     pool: ConnectionPool, account_id: int, name: str, *, description: str = "", games: Sequence[str] = (),
     version: str = "1", accepts_challenges: bool = False, redis: Any = None, key: str = TOKENS_KEY,
+    max_bots: int = MAX_BOTS_PER_ACCOUNT,
 ) -> tuple[OwnedBot, str]:
     """Create a bot owned by ``account_id``; returns it and its referee token (shown once).
 
+    The account's row is locked while its bots are counted and the new one is inserted, so parallel
+    creations cannot pass ``max_bots`` together.
+
     Raises:
-        InvalidBotNameError: bad name, version, description or games.
-        BotExistsError: the name is taken.
+        InvalidBotNameError: bad name, version, description or games; a name in the house bots'
+            namespace (``house-`` under ``bot_name_key``: migration 0010).
+        BotExistsError: the name is taken, or one equal to it under ``bot_name_key`` (case, spaces,
+            punctuation).
+        BotLimitError: the account has ``max_bots`` bots already (retired ones count).
     """
     _check_label("name", name)
     if not BOT_NAME_RE.fullmatch(name):
@@ -123,7 +133,12 @@ def create_bot(
     wanted = check_games(games)
     token = new_token()
     try:
-        with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
+        with connection(pool) as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+            cur.execute("SELECT id FROM accounts WHERE id = %s FOR UPDATE", (account_id,))
+            have = cur.execute("SELECT count(*) AS n FROM bots WHERE account_id = %s", (account_id,)).fetchone()
+            if have is not None and have["n"] >= max_bots:
+                raise BotLimitError(f"an account has at most {max_bots} bots, retired ones included "
+                                    f"(this one has {have['n']}); upload a new version of a bot instead")
             row = cur.execute(
                 "INSERT INTO bots (name, version, owner, token_hash, account_id, description, games, "
                 "accepts_challenges) "
@@ -132,8 +147,11 @@ def create_bot(
                 (name, version, account_id, token_hash(token), account_id, description, list(wanted),
                  accepts_challenges),
             ).fetchone()
-    except psycopg.errors.UniqueViolation:
-        raise BotExistsError(f"a bot named {name!r} is already registered") from None
+    except psycopg.errors.IntegrityError as exc:
+        refusal = name_error(exc, name)
+        if refusal is not None:
+            raise refusal from None
+        raise
     assert row is not None
     if redis is not None:
         redis.hset(key, token_hash(token), str(row["id"]))

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ladder import elo
+from ladder import elo, fair_play
 
 PENDING_STATUSES = ("planned", "running")
 """Statuses of a rated match that hold the later results of its bots."""
@@ -51,6 +51,9 @@ def apply_ready(conn: Any, game: str, k: float = elo.DEFAULT_K) -> list[int]:
 
     Call inside the transaction that records a result or ends a rated match
     for good, after the match row has its new status. Takes the game's lock.
+    A held match whose seats share an account is made casual instead
+    (:func:`ladder.fair_play.unrate_same_account`): this is the only place Elo
+    updates are applied, so no planner can get such a match rated.
 
     Args:
         conn: an open connection inside a transaction.
@@ -69,6 +72,10 @@ def apply_ready(conn: Any, game: str, k: float = elo.DEFAULT_K) -> list[int]:
             (game,),
         ).fetchall()
     ]
+    if not held:
+        return []
+    casual = fair_play.unrate_same_account(conn, held)  # the one gate every Elo update passes
+    held = [mid for mid in held if mid not in casual]
     if not held:
         return []
     waiting = {

@@ -12,7 +12,8 @@ with ``parterre-bot.toml`` at its root::
 rejects, with the reason in words: an archive too big (packed or unpacked, headers
 included: the reading itself is bounded, :mod:`ladder.archive_read`) or with too many
 files; an oversized tar extended header; a manifest over :data:`MAX_MANIFEST_BYTES`;
-not a tar.gz/zip or corrupt; an absolute path, a ``..`` part, a link of any kind
+not a tar.gz/zip or corrupt; an absolute path, a ``..`` part, a path the worker could not unpack
+(a name over 255 bytes, deeper than 64 folders, longer than 1024 bytes: :func:`_check_path`), a link of any kind
 (symbolic or hard: a link inside a bot is never needed, and one pointing outside
 is the classic escape), a device or FIFO;
 a missing or malformed manifest, an unknown runtime or protocol, a command
@@ -99,13 +100,38 @@ class Archive:
     files: dict[str, tuple[bytes, bool]] = field(repr=False)
 
 
+MAX_NAME_BYTES = 255
+"""Longest file or folder name in an archive, in UTF-8 bytes (Linux's NAME_MAX: a longer one cannot be created)."""
+MAX_DEPTH = 64
+"""Deepest path in an archive, in parts (``a/b/c`` is 3)."""
+MAX_PATH_BYTES = 1024
+"""Longest path in an archive, in UTF-8 bytes (the worker's folder and ``.unpack-*`` come before it, all within
+Linux's PATH_MAX of 4096)."""
+
+
 def _check_path(name: str) -> str:
+    """The archive entry ``name`` as the worker unpacks it (``a/./b/`` -> ``a/b``): the one check of a path, at
+    upload and again when the worker unpacks (:func:`inspect_archive`).
+
+    Raises:
+        SubmissionError: absolute, malformed, ``..``, a part over :data:`MAX_NAME_BYTES`, deeper than
+            :data:`MAX_DEPTH` or longer than :data:`MAX_PATH_BYTES`: what could not be unpacked or is unsafe.
+    """
     if not name or "\x00" in name or name.startswith("/") or "\\" in name:
-        raise SubmissionError(f"archive entry {name!r}: absolute or malformed path")
+        raise SubmissionError(f"archive entry {name[:80]!r}: absolute or malformed path")
     parts = [p for p in name.split("/") if p not in ("", ".")]
     if ".." in parts:
-        raise SubmissionError(f"archive entry {name!r}: '..' is not allowed (path traversal)")
-    return "/".join(parts)
+        raise SubmissionError(f"archive entry {name[:80]!r}: '..' is not allowed (path traversal)")
+    longest = max((len(p.encode("utf-8", "surrogatepass")) for p in parts), default=0)
+    if longest > MAX_NAME_BYTES:
+        raise SubmissionError(f"archive entry {name[:80]!r}...: a name of {longest} bytes (at most "
+                              f"{MAX_NAME_BYTES}: it could not be unpacked)")
+    if len(parts) > MAX_DEPTH:
+        raise SubmissionError(f"archive entry {name[:80]!r}...: {len(parts)} folders deep (at most {MAX_DEPTH})")
+    path = "/".join(parts)
+    if len(path.encode("utf-8", "surrogatepass")) > MAX_PATH_BYTES:
+        raise SubmissionError(f"archive entry {name[:80]!r}...: a path over {MAX_PATH_BYTES} bytes")
+    return path
 
 
 def parse_manifest(text: str, files: dict[str, tuple[bytes, bool]] | None = None) -> Manifest:
@@ -340,6 +366,21 @@ def verdict_counts(pool: ConnectionPool) -> dict[tuple[str, str], int]:
         cur.execute("SELECT status, coalesce(nullif(split_part(reason, ':', 1), ''), '-'), count(*) "
                     "FROM hosted_versions GROUP BY 1, 2")
         return {(s, c): int(n) for s, c, n in cur.fetchall()}
+
+
+def seat_identities(pool: ConnectionPool, bot_id: int) -> tuple[dict[str, Any], dict[str, Any], int]:
+    """``(bot, opponent, match id)`` for a validation or regression game of ``bot_id``: the bot's id and name, another
+    live bot's id, name and version (the newest other one; ``greedy-1``, id + 1 when it is alone), and a match
+    id past the ladder's newest, as a rated match would show them (docs/hosted.md)."""
+    with connection(pool) as conn:
+        row = conn.execute("SELECT id, name FROM bots WHERE id = %s", (bot_id,)).fetchone()
+        other = conn.execute("SELECT id, name, version FROM bots WHERE id <> %s AND revoked_at IS NULL "
+                             "ORDER BY id DESC LIMIT 1", (bot_id,)).fetchone()
+        newest = conn.execute("SELECT coalesce(max(id), 0) FROM matches").fetchone()
+    own = {"bot_id": int(row[0]), "name": str(row[1])} if row else {"bot_id": bot_id, "name": f"bot-{bot_id}"}
+    opponent = ({"bot_id": int(other[0]), "name": str(other[1]), "version": str(other[2])} if other
+                else {"bot_id": bot_id + 1, "name": "greedy-1", "version": "1"})
+    return own, opponent, int(newest[0] if newest else 0) + 1
 
 
 def claim_next(pool: ConnectionPool, worker: str, lease_s: float = 900.0) -> int | None:

@@ -17,6 +17,13 @@ keys are the round-robin's. :func:`plan_duplicate_deal` plans one deal for
 arbitrary tables (``parterre regress`` uses it: the candidate's table and the
 baseline's table, each in every rotation, on one seed).
 
+These seeds are what each match's first attempt is dealt. A match whose attempt
+ended ``infra_error`` (after a no-show nobody saw a card) is played again on a
+new seed (:func:`ladder.matches.claim_match`): its bots may have seen part of the
+old deal. That match then no longer shares its deal with the other rotations; the
+duplicate table still counts it under its plan key's deal (whose commitment is its
+first match's).
+
 The **gauntlet** format (:func:`plan_gauntlet`) plays one candidate against a
 pool (DESIGN §5): per round and player count N, the candidate with every
 combination of N - 1 pool bots, each table in every seat rotation on one seed,
@@ -125,8 +132,8 @@ def create_tournament(
             one deal per round and player count); ``-`` may replace ``_``.
         player_counts: seat counts to play, each allowed by the game (e.g. ``(2, 3, 4)``).
         rounds: number of rounds (>= 1).
-        time_control: :class:`TimeControl` or mapping of its ``*_ms`` fields;
-            default 1 s cap per decision with a 50 ms margin.
+        time_control: :class:`TimeControl` or mapping of its ``*_ms`` fields, within the bounds of
+            :func:`ladder.match_plans.check_time_control`; default 1 s cap per decision with a 100 ms margin.
         bot_ids: participating bots (a gauntlet's pool), distinct, not revoked;
             their order is the order used in plan keys and seat rotations.
             With an entry window these are the first entrants (may be empty).

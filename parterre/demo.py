@@ -321,8 +321,12 @@ def run_demo(
 
     if rounds < 1:
         raise ValueError("--rounds must be at least 1")
-    if increment_ms < 100 or margin_ms < 0:
-        raise ValueError("--increment-ms must be at least 100 (the referee's floor) and --margin-ms at least 0")
+    from ladder.match_plans import check_time_control
+
+    try:
+        check_time_control(0, increment_ms, increment_ms, margin_ms)
+    except ValueError as exc:
+        raise ValueError(f"--increment-ms {increment_ms} --margin-ms {margin_ms}: {exc}") from None
     game_list = [g.strip() for g in games.split(",") if g.strip()]
     for g in game_list:
         if g not in DEMO_PLAYER_COUNTS:

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from bots.grpc_relay import GrpcRelay
+from bots.hosted_match import identities
 from bots.local import deal_seed
 from bots.sandbox import GRPC_SOCKET
 
@@ -120,7 +121,7 @@ async def _connected(h: Any, bot_id: int, side: GrpcSide | None) -> None:
 
 async def _play_deals(h: Any, ns: argparse.Namespace, ids: dict[str, int], grpc_sides: dict[str, GrpcSide]) -> None:
     """Play deals ``ns.first_deal`` … (each twice, A in seat 0 then B) and print one JSON line per deal."""
-    match_id = 0
+    match_id = ns.match_id - 1
     for i in range(ns.first_deal, ns.first_deal + ns.deals):
         seed = deal_seed(ns.run_seed, i)
         ranks: list[list[int]] = []
@@ -155,7 +156,13 @@ async def play(ns: argparse.Namespace) -> None:
     from referee.testing import Harness
 
     tokens = {side: f"hosted-{side}-{secrets.token_hex(12)}" for side in "ab"}
-    ids = {"a": 1, "b": 2}
+    # Ids and match ids as a rated match has them (bots.hosted_match.identities, or the worker's --players):
+    # the bot under test cannot tell these games from rated ones by them.
+    who, first_match = identities(ns.run_seed)
+    if ns.players:
+        who = json.loads(ns.players)
+    ns.match_id = ns.match_id or first_match
+    ids = {side: int(who[side]["bot_id"]) for side in "ab"}
     if ns.run_dir:
         run_dir = Path(ns.run_dir)
     else:
@@ -223,12 +230,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--a", required=True)
     p.add_argument("--b", required=True)
     p.add_argument("--deadline-ms", type=int, default=1000)
+    p.add_argument("--players", default="", help='JSON {"a": {"bot_id", "name", "version"}, "b": {...}}')
+    p.add_argument("--match-id", type=int, default=0, help="the first game's id (default: from the run seed)")
     p.add_argument("--run-dir", default="",
                    help="the run's folder, made (and removed afterwards) by the caller; default: "
                         "$PARTERRE_HOSTED_DIR/run, where this runner makes and removes its own folders")
     ns = p.parse_args(argv)
     from games.api import GameError
     from games.registry import load_game
+    from ladder.match_plans import check_time_control
+
+    try:  # the bounds every time control keeps (docs/bots.md "The clock and the verdicts")
+        check_time_control(0, ns.deadline_ms, ns.deadline_ms, MARGIN_MS)
+    except ValueError as exc:
+        p.error(f"--deadline-ms: {exc}")
 
     try:
         players = load_game(ns.game).num_players

@@ -71,6 +71,7 @@ def start_house_bots(pool: Any, redis: Any, kinds: Sequence[str] = tuple(HOUSE_K
     Raises:
         ValueError: an unknown kind, or a kind that plays no game.
         ladder.errors.BotRevokedError: a house bot was revoked.
+        ladder.errors.BotExistsError: a bot that is not a house bot holds a house name (never adopted).
     """
     from ladder.house import ensure_house_bot, house_name
 

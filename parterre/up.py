@@ -233,14 +233,14 @@ def serve_web(host: str, port: int) -> None:
     import uvicorn
 
     from ladder.web import create_app
-    from ladder.web.app import proxy_options
     from ladder.web.live import config_from_env
+    from ladder.web.serving import uvicorn_options
     from parterre import logging as plog
 
     plog.configure("web")
     # live matches: the referees' feed on $PARTERRE_REDIS_URL, relayed after $PARTERRE_LIVE_DELAY seconds
     app = create_app(os.environ["PARTERRE_DATABASE_URL"], live=config_from_env())
-    uvicorn.run(app, host=host, port=port, log_config=None, access_log=False, **proxy_options())
+    uvicorn.run(app, host=host, port=port, log_config=None, access_log=False, **uvicorn_options())
 
 
 def _port(host: str, base: int | None, offset: int) -> int | None:

@@ -30,6 +30,10 @@ class TimeControlError(ValueError):
     """A time control that cannot be used (negative or too large values, or no limit at all)."""
 
 
+WATCHDOG_RESERVE = 0.1
+"""Part of a match's ``max_duration_ms`` kept for the referee's own work (engine, transport, seating
+a bot that reconnects): the seats share the rest (:func:`seat_share_ms`)."""
+
 MAX_MS = 2**31 - 1
 """Largest value of any time-control field (about 24.8 days): every clock value of a match stays an
 exact integer far inside protobuf's int64 and a float's 53 bits, whatever a RunMatch request says."""
@@ -90,11 +94,31 @@ class Allowance:
         limit_ms: ``allowed_ms + margin_ms``: answers measured above it are late.
         time_left_ms: the bank after the increment (sent as ``time_left_ms``);
             equals ``allowed_ms`` with no bank.
+        share_capped: True when the seat's share of the match's maximum duration
+            (:func:`seat_share_ms`), not the time control, set ``limit_ms``.
     """
 
     allowed_ms: int
     limit_ms: int
     time_left_ms: int
+    share_capped: bool = False
+
+
+def seat_share_ms(max_duration_ms: int, seats: int) -> int:
+    """The most time one seat may use over a whole match whose watchdog is ``max_duration_ms``.
+
+    ``max_duration_ms`` less :data:`WATCHDOG_RESERVE` of it, divided by ``seats``: the seats'
+    thinking together always ends before the watchdog, so a match that still reaches it is
+    the infrastructure's doing.
+
+    Args:
+        max_duration_ms: the match's watchdog (ms, > 0).
+        seats: seats of the match (>= 1).
+
+    Returns:
+        The share in whole ms.
+    """
+    return int(max_duration_ms * (1.0 - WATCHDOG_RESERVE)) // max(1, seats)
 
 
 def allowance(tc: TimeControl, bank_ms: float) -> Allowance:
@@ -141,23 +165,48 @@ def bank_after(tc: TimeControl, bank_ms: float, elapsed_ms: float) -> float:
 class SeatClock:
     """The clock of one seat during a match.
 
+    Args:
+        tc: the match's time control.
+        share_ms: the most this seat may use over the match (:func:`seat_share_ms`); None = no bound.
+
     Attributes:
         tc: the match's time control.
+        share_ms: as given.
         bank_ms: current bank (before the next increment).
         used_ms: total measured time of this seat's decisions.
     """
 
-    __slots__ = ("tc", "bank_ms", "used_ms", "_fixed")
+    __slots__ = ("tc", "share_ms", "bank_ms", "used_ms", "_fixed")
 
-    def __init__(self, tc: TimeControl) -> None:
+    def __init__(self, tc: TimeControl, share_ms: int | None = None) -> None:
         self.tc = tc
+        self.share_ms = share_ms
         self.bank_ms: float = float(tc.base_ms)
         self.used_ms: float = 0.0
         self._fixed = None if tc.has_bank else allowance(tc, 0.0)  # the same every decision
 
     def next_allowance(self) -> Allowance:
-        """Allowance of the next decision (does not change the clock)."""
-        return self._fixed or allowance(self.tc, self.bank_ms)
+        """Allowance of the next decision (does not change the clock).
+
+        Its ``limit_ms`` (allowed + margin) is at most what is left of the seat's share: when the
+        time control would give more, ``limit_ms`` is that rest (0 once it is spent),
+        ``allowed_ms`` the rest less the margin (never below 0) and ``share_capped`` is True.
+        """
+        a = self._fixed or allowance(self.tc, self.bank_ms)
+        if self.share_ms is None:
+            return a
+        left = int(self.share_ms - self.used_ms)
+        if a.limit_ms <= left:
+            return a
+        limit = max(0, left)
+        allowed = max(0, limit - self.tc.margin_ms)
+        return Allowance(allowed, limit, min(a.time_left_ms, allowed), share_capped=True)
+
+    def share_note(self, allowance_: Allowance) -> str:
+        """What a timeout reason adds when the seat's share of the match (not its clock) set the limit."""
+        if not allowance_.share_capped:
+            return ""
+        return f" (the rest of this seat's {self.share_ms} ms share of the match's maximum duration)"
 
     def charge(self, elapsed_ms: float) -> None:
         """Record a decision that took ``elapsed_ms`` (on time or not; never less than 0).

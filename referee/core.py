@@ -35,6 +35,11 @@ from referee.tokens import TokenStore, TokenStoreUnavailableError
 log = logging.getLogger(__name__)
 
 
+STREAMS_HEADROOM = 4
+"""Streams a bot may hold beyond one per match it may play at once: a reconnecting bot's new
+streams while the heartbeat has not yet found the old, half-open ones dead."""
+
+
 @dataclass(frozen=True, slots=True)
 class RefereeSettings:
     """Tunables of a referee; durations in ms unless the name says ``_s``.
@@ -68,7 +73,9 @@ class RefereeSettings:
             is capped, not refused).
         max_streams_per_bot: open streams one bot (one token) may hold on this
             referee; the next one is refused with ``RESOURCE_EXHAUSTED`` before
-            its Welcome; 0 = no limit.
+            its Welcome; 0 = no limit. The default, 68, is one stream per match
+            for as many matches as one stream may be given at once
+            (``max_declared_concurrency``, 64) plus :data:`STREAMS_HEADROOM`.
     """
 
     referee_id: str = ""
@@ -87,7 +94,7 @@ class RefereeSettings:
     max_messages_per_s: int = 500
     rate_limit_kill_after: int = 2000
     max_declared_concurrency: int = 64
-    max_streams_per_bot: int = 1000
+    max_streams_per_bot: int = 64 + STREAMS_HEADROOM
 
 
 @dataclass

@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.api import Action, State
-from games.spectator import public_label, seen_cards
+from games.spectator import public_label, seen_cards, step_note
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +89,7 @@ class LiveFeed:
         self.key = stream_key(namespace, match_id)
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.seen: set[str] = set()
+        self.last: dict[str, Any] | None = None  # the previous spectator observation (step notes)
         self.steps = 0
         self.info = {"match_id": match_id, "game": game, "game_string": game_string, "players": players,
                      "started": time.time()}
@@ -98,14 +99,18 @@ class LiveFeed:
         """Publish the initial state (step -1)."""
         obs = state.observation(None)
         self.seen |= seen_cards(self.game, obs)
+        self.last = obs
         self.queue.put_nowait({"i": -1, "player": None, "label": "", "observation": obs, "terminal": False,
                                "t": time.time()})
 
     def step(self, state: State, player: int, action: Action) -> None:
-        """Publish the state after one step (``state`` has it applied) with a spectator-safe label."""
+        """Publish the state after one step (``state`` has it applied) with a spectator-safe label
+        (and what the step showed the table, :func:`games.spectator.step_note`, as the viewer's step list)."""
         obs = state.observation(None)
         self.seen |= seen_cards(self.game, obs)
         label = public_label(self.game, action.to_json(), action.label(), self.seen)
+        label += step_note(self.game, self.last, obs)
+        self.last = obs
         self.queue.put_nowait({"i": self.steps, "player": player, "label": label, "observation": obs,
                                "terminal": state.is_terminal(), "t": time.time()})
         self.steps += 1

@@ -53,6 +53,8 @@ class MatchSpec:
         game: the loaded game.
         seed: the match seed text (secret until the end).
         bot_ids: bot id per seat.
+        bot_names: registered name per seat (``RunMatchRequest.seat_bot_names``), shown to the
+            opponents and in the replay; empty: the names the bots announce (``Hello.bot_name``).
         time_control: the time control.
         no_show_timeout_ms: how long to wait for every seat's session.
         max_duration_ms: watchdog, from the start of play.
@@ -66,6 +68,7 @@ class MatchSpec:
     time_control: TimeControl
     no_show_timeout_ms: int
     max_duration_ms: int
+    bot_names: tuple[str, ...] = ()
 
     @classmethod
     def from_request(
@@ -85,6 +88,9 @@ class MatchSpec:
             raise MatchSpecError(
                 f"seat_bot_ids: {len(bots)} bots for {game.game_string()}, which has {game.num_players} seats"
             )
+        names = tuple(req.seat_bot_names)
+        if names and len(names) != len(bots):
+            raise MatchSpecError(f"seat_bot_names: {len(names)} names for {len(bots)} seats")
         tc_msg = req.time_control
         try:
             tc = TimeControl(tc_msg.base_ms, tc_msg.increment_ms, tc_msg.cap_ms, tc_msg.margin_ms)
@@ -101,4 +107,5 @@ class MatchSpec:
             time_control=tc,
             no_show_timeout_ms=req.no_show_timeout_ms or default_no_show_ms,
             max_duration_ms=req.max_duration_ms or default_max_duration_ms,
+            bot_names=names,
         )

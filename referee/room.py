@@ -22,7 +22,9 @@ Decision protocol (FAULTS F-01, F-03, F-04, F-05):
   playing the match ends at once (so in 2-player games the faulting bot
   simply loses).
 * A watchdog ends a match past ``max_duration_ms`` as ``infra_error``: the
-  clocks already bound every decision, so a match that still overruns is the
+  clocks bound every decision and each seat's whole match to its share of
+  ``max_duration_ms`` (``referee.clock.seat_share_ms``: a bot that stalls or
+  thinks too long loses on time first), so a match that still overruns is the
   referee's problem, never charged to a bot.
 """
 
@@ -174,7 +176,8 @@ class Room:
 
     def _attach(self, seat: Seat, session: Session) -> None:
         seat.session = session
-        seat.name, seat.version = session.name, session.version
+        names = self.spec.bot_names  # the registered names; a bot's own Hello.bot_name only without a ladder
+        seat.name, seat.version = names[seat.seat] if names else session.name, session.version
         session.seats[self.spec.match_id] = seat
         session.take_match(self.spec.match_id)
 
@@ -281,7 +284,8 @@ class Room:
                 seat.late.add(seq)
                 self._reject(seat, seq, pb.REJECTION_CODE_LATE, f"answer measured at {elapsed_ms:.1f} ms, limit "
                              f"{allowance.limit_ms} ms (allowed {allowance.allowed_ms} + margin)")
-                self.retire(seat, Verdict.TIMEOUT, f"decision {seq}: {elapsed_ms:.1f} ms > {allowance.limit_ms} ms")
+                self.retire(seat, Verdict.TIMEOUT, f"decision {seq}: {elapsed_ms:.1f} ms > {allowance.limit_ms} ms"
+                                                   f"{seat.clock.share_note(allowance)}")
                 return
             if index is None or not 0 <= index < len(legal):
                 self.retire(seat, Verdict.ILLEGAL_ACTION, f"decision {seq}: index {index} not in 0..{len(legal) - 1}")
@@ -305,7 +309,7 @@ class Room:
             else:
                 margin_ms = allowance.limit_ms - allowance.allowed_ms
                 self.retire(seat, Verdict.TIMEOUT, f"decision {seq}: no answer within {allowance.allowed_ms} ms + "
-                                                   f"{margin_ms} ms margin")
+                                                   f"{margin_ms} ms margin{seat.clock.share_note(allowance)}")
         else:  # RETIRED (this seat) or INTERRUPT (the match must end): already handled
             if seat.verdict is not Verdict.NORMAL:
                 seat.late.add(seq)

@@ -13,7 +13,7 @@ import time
 from typing import Any, Protocol
 
 from games.api import Action
-from referee.clock import Allowance, SeatClock
+from referee.clock import Allowance, SeatClock, seat_share_ms
 from referee.match_spec import MatchSpec
 from referee.sessions import Session
 from referee.verdicts import Verdict
@@ -135,7 +135,8 @@ class Seat:
         self.bot_id = bot_id
         self.match_id = room.spec.match_id
         self.session: Session | None = None
-        self.clock = SeatClock(room.spec.time_control)
+        spec = room.spec
+        self.clock = SeatClock(spec.time_control, seat_share_ms(spec.max_duration_ms, len(spec.bot_ids)))
         self.verdict = Verdict.NORMAL
         self.fault_reason = ""
         self.drop_kind = Verdict.DISCONNECT

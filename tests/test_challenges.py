@@ -86,7 +86,7 @@ def test_a_challenge_waits_for_its_bots_then_runs(pool) -> None:
     info = challenge_status(pool, mid)
     assert (info.status, info.rated, info.challenger_id, info.bot_ids, info.game_string) == (
         "waiting", True, 77, (b, a), f"{GAME}(players=2,variant=a)")
-    assert info.time_control == {"base_ms": 0, "increment_ms": 0, "cap_ms": 300, "margin_ms": 50}
+    assert info.time_control == {"base_ms": 0, "increment_ms": 0, "cap_ms": 300, "margin_ms": 100}
     assert (info.expires_at - info.created_at).total_seconds() == 300
     # a waiting match is not claimable, and the reaper's stale-planned sweep ignores it
     assert claim_match(pool, mid, "w1") is None
@@ -106,14 +106,14 @@ def test_a_challenge_waits_for_its_bots_then_runs(pool) -> None:
 
 
 def test_a_challenge_expires_naming_the_missing_bots(pool) -> None:
-    a, b = make_bots(pool, 2, prefix="house")
+    a, b = make_bots(pool, 2, prefix="home")  # house- names are the house bots'
     mid = create_challenge(pool, game_string=GS, bot_ids=[a, b], rated=False, expires_after_s=0.5)
     assert dispatch_challenges(pool, {GAME: {a}}) == ([], [])  # not yet expired
     time.sleep(0.6)
     assert dispatch_challenges(pool, {GAME: {a}}) == ([], [mid])
     info = challenge_status(pool, mid)
     assert info.status == "expired"
-    assert info.reason == f"bot house-1 (id {b}) was not connected within 0.5 s"
+    assert info.reason == f"bot home-1 (id {b}) was not connected within 0.5 s"
     with pool.connection() as conn:
         assert conn.execute("SELECT status FROM matches WHERE id = %s", (mid,)).fetchone()[0] == "expired"
     assert claim_match(pool, mid, "w1") is None
@@ -123,7 +123,7 @@ def test_a_challenge_expires_naming_the_missing_bots(pool) -> None:
     time.sleep(0.3)
     dispatch_challenges(pool, {})
     assert challenge_status(pool, both).reason == (
-        f"bot house-0 (id {a}), bot house-1 (id {b}) were not connected within 0.2 s")
+        f"bot home-0 (id {a}), bot home-1 (id {b}) were not connected within 0.2 s")
 
 
 def test_a_challenge_that_ends_in_no_shows_says_who_was_missing(pool) -> None:

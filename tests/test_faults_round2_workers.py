@@ -4,9 +4,11 @@
 
 Given a migrated database and bots on an in-process referee, when the worker's
 ``run_match`` plays a match that the referee's watchdog ends (the worker's
-``max_duration_ms`` made 1 s, a bot thinking 1.5 s a decision), then the attempt
-row says ``infra_error`` with the watchdog's reason, the seats carry no verdict
-and nothing is rated.
+``max_duration_ms`` made 1 s, a seat whose relaying referee died keeps its clock
+while it is away: the infrastructure holds the match up, no bot does), then the
+attempt row says ``infra_error`` with the watchdog's reason, the seats carry no
+verdict and nothing is rated. (A bot that merely thinks too long loses on time
+before the watchdog: tests/test_faults_stall.py.)
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from bots.misbehaving import SlowBot
+from bots.misbehaving import DropBot
 from bots.reference import RandomBot
 from ladder import bots as ladder_bots
 from ladder import db as ladder_db
@@ -37,6 +39,16 @@ def pool(database_url: str) -> Iterator[Any]:
 
 def test_f27_the_referees_infra_error_reason_is_kept_in_the_attempt_row(pool, database_url, monkeypatch):
     import workers.tasks as tasks
+    from referee.room import Room
+
+    real = Room.on_session_lost
+
+    def as_if_relayed(self: Room, seat: Any, kind: Any) -> None:  # as referee/connect.py marks a dead relay
+        if seat.session is not None and seat.bot_id == slow_id:
+            seat.session.infra_lost = True
+        real(self, seat, kind)
+
+    monkeypatch.setattr(Room, "on_session_lost", as_if_relayed)
 
     fast_id, fast_token = ladder_bots.register_bot(pool, "fast-" + secrets.token_hex(3))
     slow_id, slow_token = ladder_bots.register_bot(pool, "slow-" + secrets.token_hex(3))
@@ -48,7 +60,8 @@ def test_f27_the_referees_infra_error_reason_is_kept_in_the_attempt_row(pool, da
     queued: list[int] = []
     monkeypatch.setattr(tasks.run_match, "apply_async", lambda args, countdown=0, **_: queued.append(args[0]))
     ref = ThreadedReferee({fast_token: fast_id, slow_token: slow_id},
-                          bots={fast_token: RandomBot(seed=1), slow_token: SlowBot(delay_ms=1500)}).start()
+                          bots={fast_token: RandomBot(seed=1), slow_token: DropBot(at_decision=2)},
+                          reconnect_grace_ms=10_000).start()
     try:
         monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
         match_id = tournaments.plan_match(pool, game_string="floriferous(players=2)", bot_ids=[slow_id, fast_id],

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from reference.flowar_play import favor_game
+
 from games.flowar import actions as A
 from games.flowar.phases import D_BASKET, D_PICK, D_SPEND, D_STRIKE, D_SWAP, D_TURN
 from games.flowar.script import act, arrange, arrange_board, find, first_turn, settle
@@ -254,3 +256,44 @@ def test_favor_20_spend_mp() -> None:
     assert st._phase == D_SPEND and [a.mp for a in st.legal_actions()] == [1, 2, 3]
     act(st, kind="spend_mp", mp=2)
     assert (st._mp[seat], st._coins[seat]) == (3, 16)
+
+
+def test_favor_13_takes_the_rounds_one_guild_action() -> None:
+    """Rules revision 3 (decision 31): "The actions on your Player Board, including the one of the
+    Guild, can only be taken once per Round" ("Action Spaces of the Player Board"). Favor 13 with
+    the Guild space free takes that action: no Worker may take it again this round. Revision 2
+    still offered the space (two Guild actions in a round)."""
+    for revision, offered in ((3, False), (2, True)):
+        st, seat = with_favor(13)
+        st.game = st.game.at_revision(revision)
+        st._guild[seat] = 1  # "+3 Coins"
+        assert any(isinstance(a, A.Place) and a.space == "guild" for a in st.legal_actions())
+        use(st, 13)
+        assert st._coins[seat] == 13
+        guild = [a for a in st.legal_actions() if isinstance(a, A.Place) and a.space == "guild"]
+        assert bool(guild) is offered, revision
+        assert ("guild" in st.observation(seat)["players"][seat]["board_used"]) is not offered
+
+
+def test_favor_13_then_no_worker_on_the_guild_space_in_played_games() -> None:
+    """By play (Favor 13 dealt at its chance node, the greedy bot 70 %): after a seat used
+    Favor 13, no Worker of that seat is offered its Guild space for the rest of the round, and
+    the Favor is offered whether the space is occupied or not ("even if that Action Space is
+    already occupied")."""
+    free = occupied = 0
+    for seed in range(60):
+        used: set[tuple[int, int]] = set()
+        for st, a in favor_game("flowar(players=3)", seed, (13,)):
+            if st.is_chance_node():
+                continue
+            seat = st.current_player()
+            obs = st.observation(seat)
+            if (obs["round"], seat) in used:
+                assert not any(isinstance(b, A.Place) and b.space == "guild" for b in st.legal_actions()), seed
+            if isinstance(a, A.UseFavor) and a.favor == 13:
+                used.add((obs["round"], seat))
+                if "guild" in obs["players"][seat]["board_used"]:
+                    occupied += 1
+                else:
+                    free += 1
+    assert free >= 5 and occupied >= 1, (free, occupied)

@@ -175,3 +175,44 @@ def test_a_solo_game_taxus_wins_is_ranked_second() -> None:
             assert out.ranks == ((1,) if mine > his else (2,)), (seed, mine, his)
         seen[out.ranks[0]] += 1
     assert seen[2] > 0  # the losing case is exercised
+
+
+def test_taxus_exchanges_no_coins_after_round_4() -> None:
+    """Rules revision 3 (decision 22): "The game ends after Round 4. Do not perform the end of
+    Round steps after Round 4" ("End of the Game"), and Taxus's exchange is one of his "End of
+    the Round" steps, so the Coins he holds after Round 4 stay Coins (they count only for the
+    third tie-break). By play: the game's last step is not one of Taxus's reveals (a player's
+    pass, or a card drawn to refill a grid after his last card), and it leaves his Coins and MP
+    as they were. Revision 2 turned them into MP there (seed 1: 23 Coins to 3)."""
+    checked = with_coins = 0
+    for seed in range(30):
+        st = load_game("flowar(players=1)").new_initial_state()
+        rng = random.Random(seed)
+        before: dict[str, int] = {}
+        last = None
+        while not st.is_terminal():
+            before = st.observation(None)["taxus"]
+            last = st.sample_chance(rng) if st.is_chance_node() else rng.choice(st.legal_actions())
+            st.apply_action(last)
+        if isinstance(last, A.RevealTaxus):
+            continue  # his last card's own Coins or MP come with the step
+        checked += 1
+        after = st.observation(None)["taxus"]
+        assert (after["coins"], after["mp"]) == (before["coins"], before["mp"]), seed
+        with_coins += after["coins"] >= 2  # Round 4's rate: revision 2 bought MP with them
+    assert checked >= 10 and with_coins >= 5, (checked, with_coins)
+
+
+def test_taxus_keeps_his_coins_after_round_4_in_the_audited_seed() -> None:
+    """The audit's solo game, seed 1 (chance and uniform decisions from ``random.Random(1)``):
+    Taxus ends with 23 Coins and 58 MP; revision 2 exchanged them at Round 4's rate, 20 Coins
+    for 10 MP (23 to 3, MP 58 to 68)."""
+    ends = {}
+    for revision in (2, 3):
+        st = load_game("flowar(players=1)").at_revision(revision).new_initial_state()
+        rng = random.Random(1)
+        while not st.is_terminal():
+            st.apply_action(st.sample_chance(rng) if st.is_chance_node() else rng.choice(st.legal_actions()))
+        tx = st.observation(None)["taxus"]
+        ends[revision] = (tx["coins"], tx["mp"])
+    assert ends == {3: (23, 58), 2: (3, 68)}

@@ -81,6 +81,29 @@ async def test_the_relay_swaps_the_token_and_serves_nothing_but_connect(tmp_path
     assert not (tmp_path / "referee.sock").exists()
 
 
+async def test_a_relay_whose_socket_path_is_too_long_for_bind_still_listens_there(tmp_path: Path) -> None:
+    # A run folder under a deep PARTERRE_HOSTED_DIR: the socket's path is over the 107 bytes of sun_path.
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    socket_path = deep / "referee.sock"
+    assert len(str(socket_path)) > 107
+    async with Harness(TOKENS) as h:
+        relay = GrpcRelay(str(socket_path), h.address, "credential-of-7")
+        await relay.start()
+        try:
+            assert socket_path.is_socket()
+            # A client reaches it the way the sandbox does: the folder bound at a short path.
+            short = tmp_path / "s"
+            short.symlink_to(deep)
+            async with grpc.aio.insecure_channel(f"unix:{short / 'referee.sock'}") as ch:
+                call, first = await _hello(pb_grpc.RefereeStub(ch), "hosted")
+                assert first.HasField("welcome") and first.welcome.bot_id == 7
+                call.cancel()  # type: ignore[attr-defined]
+        finally:
+            await relay.stop()
+    assert not socket_path.exists()
+
+
 async def test_a_seat_relay_plays_one_match_then_closes(tmp_path: Path) -> None:
     sock = tmp_path / "referee.sock"
     async with Harness(TOKENS) as h:

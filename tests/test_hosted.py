@@ -22,7 +22,7 @@ import tarfile
 import tempfile
 import warnings
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -197,6 +197,13 @@ HOSTILE = {
                                                      b'protocol = "http"\n'}),
                          "protocol 'http' is not offered to hosted bots"),
     "bad toml": (targz({"parterre-bot.toml": b"runtime = = ="}), "not valid TOML"),
+    # passed the upload, then the worker could not unpack them (ENAMETOOLONG): the same check at both
+    "a 256-byte name": (targz({"parterre-bot.toml": GOOD_TOML, "bot.py": b"x", "n" * 256: b"x"}),
+                        "a name of 256 bytes (at most 255: it could not be unpacked)"),
+    "a 1000-level tree": (targz({"parterre-bot.toml": GOOD_TOML, "bot.py": b"x", "d/" * 1000 + "f": b"x"}),
+                          "1001 folders deep (at most 64)"),
+    "a path over 1024 bytes": (targz({"parterre-bot.toml": GOOD_TOML, "bot.py": b"x", ("n" * 200 + "/") * 6: b"x"}),
+                               "a path over 1024 bytes"),
     "zip bomb": (None, "unpacked size"),
     "zip symlink": (None, "links"),
     # unpack raised FileExistsError on these: the version stayed validating, re-claimed every lease
@@ -215,9 +222,10 @@ HOSTILE = {
     "manifest over 16 KiB": (None, "parterre-bot.toml: over 16 KiB"),
     "zip of 90000 entries": (None, "more than 2000 entries"),
 }
-BOMBS = {"pax header over 64 KiB": bombs.pax_bomb, "gnu long name over 64 KiB": bombs.gnu_longname_bomb,
-         "1990 pax headers of 40 KiB": bombs.many_pax_headers, "3000 chained pax headers": bombs.chained_pax_headers,
-         "manifest over 16 KiB": bombs.toml_bomb, "zip of 90000 entries": bombs.zip_many_entries}
+BOMBS: dict[str, Callable[[], bytes]] = {
+    "pax header over 64 KiB": bombs.pax_bomb, "gnu long name over 64 KiB": bombs.gnu_longname_bomb,
+    "1990 pax headers of 40 KiB": bombs.many_pax_headers, "3000 chained pax headers": bombs.chained_pax_headers,
+    "manifest over 16 KiB": bombs.toml_bomb, "zip of 90000 entries": bombs.zip_many_entries}
 
 
 def _dup_tar() -> bytes:
@@ -302,35 +310,31 @@ def _unpack_dirs(base: Path) -> list[str]:
 
 def test_a_version_that_cannot_be_unpacked_is_rejected_and_leaves_nothing(client: TestClient, pool: Any,
                                                                          cfg: dict[str, Any]) -> None:
-    """Attack: an archive the checks pass but the disk refuses (a 300-byte file name: ENAMETOOLONG), and
-    one stored before the file-and-folder check. Before: the exception escaped process_version, the
-    version stayed ``validating`` (claimed again every lease) and a partial ``.unpack-*`` stayed each time."""
-    headers, bot_id = owner(client)
-    r = upload(client, headers, bot_id, targz({"parterre-bot.toml": GOOD_TOML, "bot.py": b"print(1)",
-                                               "n" * 300: b"x"}))
-    assert r.status_code == 201, r.text
-    assert hosted.process_version(pool, r.json()["id"], cfg) == "rejected"
-    v = sub.get_version(pool, r.json()["id"])
-    assert v is not None and v.status == "rejected" and "File name too long" in v.reason, v
-    assert _unpack_dirs(cfg["dir"]) == [] and not (cfg["dir"] / v.sha256).exists()
-
-    # A file-and-folder archive stored before the check existed (written straight to the table).
+    """Attack: archives stored before the checks that now refuse them at upload (a 300-byte file name:
+    ENAMETOOLONG on the disk; a file that is also a folder), written straight to the table. Before: the
+    exception escaped process_version, the version stayed ``validating`` (claimed again every lease) and a
+    partial ``.unpack-*`` stayed each time. The worker applies the upload's checks again before unpacking."""
     import hashlib
 
     from psycopg.types.json import Jsonb
 
-    data = HOSTILE["file and folder"][0]
-    assert data is not None
-    with pool.connection() as conn:
-        vid = conn.execute("INSERT INTO hosted_versions (bot_id, number, sha256, size, archive, manifest) "
-                           "VALUES (%s, 99, %s, %s, %s, %s) RETURNING id",
-                           (bot_id, hashlib.sha256(data).hexdigest(), len(data), data,
-                            Jsonb({"runtime": "python3.11", "command": ["python3.11", "bot.py"],
-                                   "protocol": "stdio", "games": []}))).fetchone()[0]
-    assert hosted.process_version(pool, vid, cfg) == "rejected"
-    v = sub.get_version(pool, vid)
-    assert v is not None and v.status == "rejected" and "is a file and also the folder" in v.reason
-    assert _unpack_dirs(cfg["dir"]) == []
+    headers, bot_id = owner(client)
+    long_name = targz({"parterre-bot.toml": GOOD_TOML, "bot.py": b"print(1)", "n" * 300: b"x"})
+    assert upload(client, headers, bot_id, long_name).status_code == 400
+    for number, (data, reason) in enumerate(((long_name, "a name of 300 bytes"),
+                                             (HOSTILE["file and folder"][0], "is a file and also the folder")),
+                                            start=98):
+        assert data is not None
+        with pool.connection() as conn:
+            vid = conn.execute("INSERT INTO hosted_versions (bot_id, number, sha256, size, archive, manifest) "
+                               "VALUES (%s, %s, %s, %s, %s, %s) RETURNING id",
+                               (bot_id, number, hashlib.sha256(data).hexdigest(), len(data), data,
+                                Jsonb({"runtime": "python3.11", "command": ["python3.11", "bot.py"],
+                                       "protocol": "stdio", "games": []}))).fetchone()[0]
+        assert hosted.process_version(pool, vid, cfg) == "rejected"
+        v = sub.get_version(pool, vid)
+        assert v is not None and v.status == "rejected" and reason in v.reason, v
+        assert _unpack_dirs(cfg["dir"]) == [] and not (cfg["dir"] / v.sha256).exists()
 
 
 def test_one_owner_cannot_fill_the_validation_queue(client: TestClient, pool: Any,

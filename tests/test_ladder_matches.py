@@ -79,7 +79,7 @@ def test_claim_gives_the_spec_and_a_second_claim_gets_nothing(pool: Any) -> None
     assert (spec.match_id, spec.attempt, spec.seat_bot_ids, spec.game) == (mid, 1, (a, b), GAME)
     assert spec.game_string == "ladder_fixture(players=2,variant=a)"
     assert len(spec.seed) == 64 and len(spec.seed_commitment) == 64
-    assert spec.time_control == {"base_ms": 0, "increment_ms": 0, "cap_ms": 1000, "margin_ms": 50}
+    assert spec.time_control == {"base_ms": 0, "increment_ms": 0, "cap_ms": 1000, "margin_ms": 100}
     assert claim_match(pool, mid, "w2") is None  # F-11: redelivered task does nothing
     assert claim_match(pool, mid, "w1") is None
     with pool.connection() as conn:
@@ -490,3 +490,26 @@ def test_unavailability_is_told_apart_from_retryable_errors() -> None:
     assert not is_unavailable(psycopg.errors.SerializationFailure("could not serialize"))
     assert not is_unavailable(psycopg.errors.DeadlockDetected("deadlock"))
     assert not is_unavailable(ValueError("x"))
+
+
+def test_an_attempt_after_a_no_show_keeps_its_deal(pool: Any) -> None:
+    """A no-show showed nobody a card (the referee starts a match only once every seat is bound), so
+    the next attempt keeps the seed, and a duplicate deal's rotations keep sharing it; after an
+    attempt that was played (``infra_error``) the next one is dealt a new seed (docs/bots.md)."""
+    import hashlib
+
+    a, b = make_bots(pool, 2)
+    mid = _duel(pool, a, b, "deal")
+    first = claim_match(pool, mid, "w1")
+    assert first is not None
+    assert record_failed_attempt(pool, mid, 1, "aborted_no_show", "bot b absent", max_attempts=4) == "planned"
+    second = claim_match(pool, mid, "w1")
+    assert second is not None and second.seed == first.seed
+    assert record_failed_attempt(pool, mid, 2, "infra_error", "referee died", max_attempts=4) == "planned"
+    third = claim_match(pool, mid, "w1")
+    assert third is not None and third.seed != first.seed
+    assert third.seed_commitment == hashlib.sha256(third.seed.encode("ascii")).hexdigest()
+    with pool.connection() as conn:
+        rows = conn.execute("SELECT attempt, seed FROM match_attempts WHERE match_id = %s ORDER BY attempt",
+                            (mid,)).fetchall()
+    assert rows == [(1, first.seed), (2, first.seed), (3, third.seed)]

@@ -110,7 +110,7 @@ def test_game_strings_come_from_the_registry() -> None:
     assert game_string_for(GAME, {"variant": "b"}, 3) == "ladder_fixture(players=3,variant=b)"
     assert game_string_for(GAME, None, 2) == "ladder_fixture(players=2,variant=a)"
     assert game_string_for(DUEL, {}, 2) == "ladder_duel()"
-    assert TimeControl.parse(None).to_json() == {"base_ms": 0, "increment_ms": 0, "cap_ms": 1000, "margin_ms": 50}
+    assert TimeControl.parse(None).to_json() == {"base_ms": 0, "increment_ms": 0, "cap_ms": 1000, "margin_ms": 100}
 
 
 def test_round_robin_plan_counts_seeds_and_rotations(pool: Any) -> None:

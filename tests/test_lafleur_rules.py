@@ -726,3 +726,78 @@ def test_artisans_are_reset_at_the_end_of_every_round() -> None:
             tilted_seen += tilted > 0
             st.apply_action(rng.choice(st.legal_actions()))
     assert round_starts > 12 * 3 and tilted_seen > 0  # several rounds a game, and tilts to reset
+
+
+def _others_place(s: LaFleurState) -> None:
+    """Play the other seats' decisions (a Coin placement when placing, else the first legal one)
+    until seat 0 is to decide."""
+    while s.current_player() != 0:
+        legal = s.legal_actions()
+        coin = [a for a in legal if isinstance(a, A.Place) and a.location == "coin"]
+        play(s, (coin or legal)[0])
+
+
+def _space(s: LaFleurState, feature: str) -> int:
+    return next(i + 1 for i, f in enumerate(s.observation(None)["garden_features"]) if f["card"] == feature)
+
+
+def _replace_a_tilted_artisan(revision: int) -> LaFleurState:
+    """Seat 0 hires a third Artisan (the Painter, Vistas) by play, then in a later round: the
+    Painter buys Ha-ha (Architecture + Paths) paid by the Architect and the Landscaper (both tilt);
+    the Landscaper goes to the Artisan Guild and replaces the tilted Architect with a Stonecutter
+    (Architecture). Returns the state at seat 0's third placement of that round."""
+    game = load_game("lafleur(players=2)").at_revision(revision)
+    assert isinstance(game, LaFleurGame)
+    s = new_match(game, first=0,
+                  queues={"artisan": ["A01", "A05", "A13", "A10", "A11", "A12"]},
+                  artisans=[("A01", "A05"), ("A10", "A11")])
+    _coin_until(s, 8)
+    free = [a["card"] for a in _mine(s)["artisans"] if not a["placed"]]
+    play(s, A.Place(free[0], "artisan_guild"), A.HIRE, queues={"artisan": ["A17"]})
+    while not (s.current_player() == 0 and _phase(s) == "place" and _mine(s)["coins"] >= 4
+               and not any(a["placed"] for a in _mine(s)["artisans"])):
+        legal = s.legal_actions()
+        coin = [a for a in legal if s.current_player() == 0 and isinstance(a, A.Place) and a.location == "coin"]
+        play(s, (coin or legal)[0])
+    assert [a["card"] for a in _mine(s)["artisans"]] == ["A01", "A05", "A17"]
+    set_display(s, ["G26", "G29"])  # Ha-ha: Architecture + Paths; Apiary: Architecture + Vistas
+    set_hand(s, 0, [])  # no Flower card pays: only Artisans do
+    play(s, A.Place("A17", "garden_features"), A.BuyFeature(_space(s, "G26"), "G26"),
+         A.PayArtisan("A01", "architecture"), A.PayArtisan("A05", "paths"))
+    assert [FEATURES[f].id for f in s._features[0]] == ["G26"]
+    assert [a["tilted"] for a in _mine(s)["artisans"]] == [True, True, False]
+    if s.current_player() == 0 and A.DONE in s.legal_actions():
+        play(s, A.DONE)
+    _others_place(s)
+    play(s, A.Place("A05", "artisan_guild"), A.REPLACE, queues={"artisan": ["A03"]})
+    play(s, A.SwapArtisan("A01"))
+    _others_place(s)
+    assert _phase(s) == "place"
+    return s
+
+
+def test_a_newly_drawn_artisan_arrives_untilted() -> None:
+    """Rulebook: "Purchasing a Garden Feature", ARTISAN CARDS: "Each of a player's Artisans may
+    contribute their Allure type toward the purchase of a Garden Feature once per round ... Tilt the
+    Artisan card at a 45-degree angle to show that the Artisan has contributed their Allure type";
+    "Artisan Guild", REPLACING AN ARTISAN: "place the newly drawn Artisan card in the space previously
+    held by the discarded Artisan card". The tilt marks that *that* Artisan has contributed: the
+    Stonecutter that replaced the tilted Architect has not, so it pays the Architecture of Apiary
+    (Architecture + Vistas) with the untilted Painter (rules revision 3, decision 10). Revisions 1
+    and 2 passed the tilt on: the Apiary could not be bought."""
+    s = _replace_a_tilted_artisan(3)
+    mine = _mine(s)["artisans"]
+    assert [(a["card"], a["tilted"]) for a in mine] == [("A03", False), ("A05", True), ("A17", False)]
+    assert [a["placed"] for a in mine] == [False, True, True]  # the Architect's pawn was still free
+    play(s, A.Place("A03", "garden_features"))
+    assert A.BuyFeature(_space(s, "G29"), "G29") in s.legal_actions()
+    play(s, A.BuyFeature(_space(s, "G29"), "G29"))
+    assert A.PayArtisan("A03", "architecture") in s.legal_actions()
+    play(s, A.PayArtisan("A03", "architecture"), A.PayArtisan("A17", "vistas"))
+    assert [FEATURES[f].id for f in s._features[0]] == ["G26", "G29"]
+    assert all(a["tilted"] for a in _mine(s)["artisans"])
+    for revision in (1, 2):
+        old = _replace_a_tilted_artisan(revision)
+        assert [(a["card"], a["tilted"]) for a in _mine(old)["artisans"]][0] == ("A03", True)
+        play(old, A.Place("A03", "garden_features"))
+        assert not any(isinstance(a, A.BuyFeature) for a in old.legal_actions())

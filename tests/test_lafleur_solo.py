@@ -162,21 +162,33 @@ def test_solo_games_finish_at_every_level() -> None:
         while not s.is_terminal():
             s.apply_action(s.sample_chance(rng) if s.is_chance_node() else rng.choice(s.legal_actions()))
         out = s.outcome()
-        assert out.details["solo"]["result"] in ("win", "loss")
+        assert out.details["solo"]["result"] in ("win", "loss", "shared")
         assert len(out.scores) == 1 and out.details["breakdown"][1]["automaton"]
 
 
-def _greedy_solo(level: str, seed: int) -> tuple[float, int, Outcome]:
+def _greedy_actions(level: str, seed: int) -> list[Any]:
+    """Every action (chance included) of a greedy solo game: the player's decisions by
+    ``bots.strategies.lafleur.greedy_choice``, chance by ``random.Random(seed)``."""
     from bots.strategies.lafleur import greedy_choice
 
     s = load_game(f"lafleur(players=1,difficulty={level})").new_initial_state()
     rng = random.Random(seed)
+    actions = []
     while not s.is_terminal():
         if s.is_chance_node():
-            s.apply_action(s.sample_chance(rng))
-            continue
-        legal = s.legal_actions()
-        s.apply_action(legal[greedy_choice(s.observation(0), [a.to_json() for a in legal], 0)])
+            a = s.sample_chance(rng)
+        else:
+            legal = s.legal_actions()
+            a = legal[greedy_choice(s.observation(0), [x.to_json() for x in legal], 0)]
+        actions.append(a)
+        s.apply_action(a)
+    return actions
+
+
+def _greedy_solo(level: str, seed: int, revision: int = 3) -> tuple[float, int, Outcome]:
+    s = load_game(f"lafleur(players=1,difficulty={level})").at_revision(revision).new_initial_state()
+    for a in _greedy_actions(level, seed):
+        s.apply_action(a)
     out = s.outcome()
     return out.scores[0], out.details["solo"]["opponent_score"], out
 
@@ -185,19 +197,62 @@ def _greedy_solo(level: str, seed: int) -> tuple[float, int, Outcome]:
 SOLO_SEEDS = {"equal": [12, 160], "lower": [0], "higher": [4]}
 
 
-@pytest.mark.parametrize(("kind", "seed"), [(k, s) for k, seeds in SOLO_SEEDS.items() for s in seeds])
-def test_solo_result_is_a_clear_win_or_loss(kind: str, seed: int) -> None:
-    """Rulebook: "Solo Mode", GAME END: "If your Prestige score is higher, you win!"
+def _allure(out: Outcome, p: int) -> int:
+    return int(out.details["breakdown"][p]["total_allure"])
 
-    The oracle is the two final Prestige totals (the player's score and the
-    opponent's breakdown): only a strictly higher Prestige is a win (rank 1);
-    equal Prestige, whatever the Allure, is a loss, and a loss is rank 2
-    (second behind the opponent), never rank 1.
+
+@pytest.mark.parametrize(("kind", "seed"), [(k, s) for k, seeds in SOLO_SEEDS.items() for s in seeds])
+def test_solo_result_follows_prestige_then_total_allure(kind: str, seed: int) -> None:
+    """Rulebook: "Solo Mode", GAME END: "If your Prestige score is higher, you win!"; "Any rules
+    not referenced here remain the same as in the normal 2-player game", so a tie on Prestige goes
+    to "the tied player with the most total Allure on their Château board" ("End-of-Game Scoring").
+
+    The oracle is the two final Prestige totals and total Allures read off the breakdown: more
+    Prestige wins (rank 1); less loses (rank 2, second behind the opponent, never rank 1); equal
+    Prestige with less total Allure loses, named as the tie-break used (decision 26, rules revision
+    3). Revision 2 (replays recorded before it) counted every tie as a loss, with no tie-break.
     """
     me, opp, out = _greedy_solo("easier", seed)
     assert {"equal": me == opp, "lower": me < opp, "higher": me > opp}[kind], (me, opp)
     assert out.details["breakdown"][1]["total"] == opp
-    won = me > opp
+    key, other = (me, _allure(out, 0)), (opp, _allure(out, 1))
+    assert key != other  # none of these ends tied on Allure too
+    won = key > other
     assert out.details["solo"]["result"] == ("win" if won else "loss")
     assert out.ranks == ((1,) if won else (2,))
+    assert out.tie_breaks == (("most total Allure",) if me == opp else ())
     assert (1 in out.details["solo"]["achievements"]) == (won and me >= 20)
+    _, _, old = _greedy_solo("easier", seed, revision=2)
+    assert old.details["solo"]["result"] == ("win" if me > opp else "loss") and old.tie_breaks == ()
+
+
+@pytest.mark.parametrize(("lead", "result", "ranks"), [(1, "win", (1,)), (0, "shared", (1,)), (-1, "loss", (2,))])
+def test_a_solo_tie_on_prestige_goes_to_the_most_total_allure(lead: int, result: str, ranks: tuple[int]) -> None:
+    """Rulebook: "End-of-Game Scoring", THE HOST OF THE GRANDE SOIRÉE: "If there is a tie, the
+    tied player with the most total Allure on their Château board wins the game. If there is still
+    a tie, the win is shared", kept in solo by "Solo Mode" ("Any rules not referenced here remain
+    the same as in the normal 2-player game"). Greedy solo game 160 ends 20 to 20; before its last
+    decision (an End of Round Character ability, +1 Coin, after which nothing reads Allure) the
+    player's Allure tracker is set to ``lead`` more than the opponent's total. The oracle is the
+    final breakdown: equal Prestige, and the Allure totals decide. Rules revision 2 counted every
+    tie as a loss (decision 26)."""
+    actions = _greedy_actions("easier", 160)
+    for revision in (3, 2):
+        s = load_game("lafleur(players=1,difficulty=easier)").at_revision(revision).new_initial_state()
+        for a in actions[:-1]:
+            s.apply_action(a)
+        assert isinstance(s, LaFleurState)
+        opponent_allure = sum(s.observation(None)["players"][AUTO]["allure"].values())
+        mine = s.observation(None)["players"][0]["allure"]
+        mine["architecture"] += opponent_allure + lead - sum(mine.values())
+        set_allure(s, 0, mine, on_features=False)
+        s.apply_action(actions[-1])
+        out = s.outcome()
+        me, opp = out.details["breakdown"][0]["total"], out.details["breakdown"][1]["total"]
+        assert me == opp == out.scores[0] and _allure(out, 0) - _allure(out, 1) == lead
+        if revision == 3:
+            assert (out.details["solo"]["result"], out.ranks) == (result, ranks)
+            assert out.tie_breaks == (("most total Allure",) + (("shared win",) if lead == 0 else ()))
+            assert (1 in out.details["solo"]["achievements"]) == (result != "loss" and me >= 20)
+        else:
+            assert (out.details["solo"]["result"], out.ranks, out.tie_breaks) == ("loss", (2,), ())

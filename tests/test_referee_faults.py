@@ -403,21 +403,8 @@ async def test_f07_resignation_is_always_accepted():
     assert all(s["fallback"] for s in decisions_by_seat(replay)[2])
 
 
-async def test_f07_watchdog_ends_an_overlong_match_as_infra_error():
-    slow = SlowBot(delay_ms=60)
-    async with Harness(TOKENS) as h:
-        h.start_bot(RandomBot(seed=1), "tok-a")
-        h.start_bot(slow, "tok-b")
-        t0 = time.monotonic()
-        result = await h.run_match(172, "toy(players=2,turns=20)", [1, 2], cap_ms=1000, max_duration_ms=300)
-        assert time.monotonic() - t0 < 2.0
-        await wait_for(lambda: slow.stats.results)
-    assert result.status == "infra_error" and "watchdog" in result.reason
-    assert [(s.verdict, s.rank) for s in result.seats] == [("normal", 0), ("normal", 0)]  # never a bot's fault
-    replay = replay_of(result)
-    verify(replay)
-    assert replay["steps"] and replay["outcome"] is None
-    assert slow.stats.results[0].status == "infra_error"
+# The watchdog (F-07) is tested in test_faults_stall.py: a match the infrastructure holds up ends
+# infra_error; a bot too slow for it loses on time first.
 
 
 async def test_cancelled_run_match_ends_the_match_as_infra_error_for_the_bots():

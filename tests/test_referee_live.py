@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import cast
 
 import pytest
 
@@ -21,6 +22,8 @@ from referee import live
 from referee.testing import Harness, replay_of
 
 TOKENS = {"tok-a": 1, "tok-b": 2}
+LIVE_FLOWAR_SEED = "live-42"
+"""A match seed whose Flowar deal puts Flower cards back while filling the Market."""
 
 
 @pytest.fixture
@@ -61,3 +64,33 @@ async def test_a_room_publishes_every_step_in_the_spectator_view(feed) -> None:
         assert e["observation"] == json.loads(json.dumps(state.observation(None))), i
         if i >= 0:
             assert e["player"] == replay["steps"][i]["player"]
+
+
+async def test_the_live_labels_are_the_viewers_spectator_labels(feed: tuple[str, str]) -> None:
+    """One rule for both (games.spectator): the feed's label of every step of a Flowar match is the
+    viewer's spectator step label (ladder/web/labels.py), including the Flower cards a Market refill
+    put back ("Game Setup", step 5), which this match has."""
+    import redis
+
+    from ladder.web.labels import SPECTATOR, step_labels
+
+    url, ns = feed
+    async with Harness(TOKENS) as h:
+        h.start_bot(RandomBot(seed=1, name="alpha"), "tok-a")
+        h.start_bot(RandomBot(seed=2, name="beta"), "tok-b")
+        events = await h.run_match_events(42, "flowar(players=2)", [1, 2], seed=LIVE_FLOWAR_SEED)
+    replay = replay_of(events[-1].result)
+    r = redis.Redis.from_url(url)
+    try:
+        for _ in range(200):  # the feed drains in the background
+            stream = cast("list[tuple[bytes, dict[bytes, bytes]]]", r.xrange(live.stream_key(ns, 42)))
+            entries = [json.loads(f[b"e"]) for _, f in stream]
+            if entries and entries[-1].get("end"):
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        r.delete(live.stream_key(ns, 42))
+        r.close()
+    labels = [e["label"] for e in entries[1:-1]]
+    assert labels == step_labels(replay, SPECTATOR)
+    assert any(" · put back F" in label for label in labels)

@@ -89,8 +89,8 @@ def test_hash_schedule_is_the_referees() -> None:
 
 
 def test_referee_replays_record_the_documented_rules_revision(real_replays: list[str]) -> None:
-    """docs/rules/<game>.md, "Rules revisions": Floriferous 1, La Fleur 2, Flowar 2 (2026-12-06)."""
-    documented = {"floriferous": 1, "lafleur": 2, "flowar": 2}
+    """docs/rules/<game>.md, "Rules revisions": Floriferous 1, La Fleur 3, Flowar 3 (2026-12-07)."""
+    documented = {"floriferous": 1, "lafleur": 3, "flowar": 3}
     assert {json.loads(t)["game"]: json.loads(t)["rules_revision"] for t in real_replays} == documented
 
 

@@ -34,6 +34,8 @@ _DIR = Path(__file__).parent / "fixtures" / "replays"
 FIXTURES = {g: json.loads((_DIR / f"{g}-rules-revision-1.json").read_text(encoding="utf-8"))
             for g in ("flowar", "lafleur")}
 FIXTURE = FIXTURES["flowar"]
+REV2 = json.loads((_DIR / "flowar-rules-revision-2.json").read_text(encoding="utf-8"))
+"""A solo match recorded by rules revision 2 (``make_flowar_rules_revision_2.py``, commit ``f107d2a``)."""
 OLD_TEXT: str = FIXTURE["text"]
 OLD: dict[str, Any] = json.loads(OLD_TEXT)
 GAMES = sorted(FIXTURES)
@@ -124,13 +126,13 @@ def test_the_cli_says_which_revision_verified(tmp_path: Path, capsys: Any) -> No
     path.write_text(OLD_TEXT, encoding="utf-8")
     assert cmd_replay_verify(argparse.Namespace(file=str(path))) == 0
     out = capsys.readouterr().out
-    assert out.startswith("OK:") and "flowar's rules revision 1 of 2" in out
+    assert out.startswith("OK:") and "flowar's rules revision 1 of 3" in out
 
 
 def test_games_are_played_by_the_documented_newest_revision() -> None:
     """docs/rules/<game>.md, "Rules revisions" (what the referee writes: tests/test_replay_store.py)."""
     assert {name: load_game(name).rules_revision for name in ("floriferous", "lafleur", "flowar")} == \
-        {"floriferous": 1, "lafleur": 2, "flowar": 2}
+        {"floriferous": 1, "lafleur": 3, "flowar": 3}
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -156,7 +158,7 @@ def test_favor_18_out_of_turn_is_legal_at_revision_1_only() -> None:
         assert bool(favors) is offered, revision
 
 
-@pytest.mark.parametrize("revision", [0, 3, -1, "2", 2.0, True, None])
+@pytest.mark.parametrize("revision", [0, 4, -1, "2", 2.0, True, None])
 def test_a_revision_this_engine_does_not_play_is_refused(revision: Any) -> None:
     with pytest.raises(InvalidOptionError):
         load_game("flowar(players=2)").at_revision(revision)
@@ -180,8 +182,8 @@ def test_at_revision_keeps_options_and_the_shared_game() -> None:
     game = load_game("flowar(players=3,first_game_favors=true)")
     old = game.at_revision(1)
     assert old is not game and old.options == game.options and old.game_string() == game.game_string()
-    assert game.rules_revision == 2 and old.rules_revision == 1  # the newest game is not changed
-    assert game.at_revision(2) is game
+    assert game.rules_revision == 3 and old.rules_revision == 1  # the newest game is not changed
+    assert game.at_revision(3) is game
 
 
 def sha256(text: str) -> str:
@@ -246,3 +248,37 @@ def test_the_cli_fails_a_malformed_replay_with_a_reason_not_a_traceback(tmp_path
     assert cmd_replay_verify(argparse.Namespace(file=str(path))) == 1
     out = capsys.readouterr().out
     assert out.startswith("FAILED:") and problem in out, out
+
+
+def test_a_flowar_replay_of_revision_2_still_verifies_by_revision_2() -> None:
+    """Rules revision 3 changed the solo game's end (Taxus exchanges no Coins after Round 4) and
+    the placement checks; a match the referee recorded by revision 2 still loads, verifies (text
+    and the compact row its ladder stored) and steps to its end by revision 2."""
+    text = REV2["text"]
+    assert hashlib.sha256(text.encode()).hexdigest() == REV2["text_sha256"]
+    replay = json.loads(text)
+    assert replay["rules_revision"] == 2 and replay["game_string"] == "flowar(first_game_favors=false,players=1)"
+    assert unpack(REV2["format"], base64.b64decode(REV2["compact_zstd_b64"])) == text
+    assert verify_replay(replay).ok
+    referee_replay.verify(text)
+    last = None
+    for i, state in iter_states(replay):
+        last = (i, state)
+    assert last is not None and last[1].is_terminal() and last[1].state_hash() == replay["final_hash"]
+
+
+def test_the_revision_2_solo_match_ends_otherwise_by_revision_3() -> None:
+    """The same moves by revision 3: every one is still legal, but after Round 4 Taxus keeps his
+    Coins ("Do not perform the end of Round steps after Round 4"), so the final position, and
+    with it the recorded final hash, differ; relabelled as revision 3 the replay does not verify."""
+    replay = json.loads(REV2["text"])
+    ends = {}
+    for revision in (2, 3):
+        game = replay_game({**replay, "rules_revision": revision})
+        state = game.new_initial_state()
+        for s in replay["steps"]:
+            state.apply_action(game.action_from_json(s["action"]))
+        assert state.is_terminal()
+        ends[revision] = state.observation(None)["taxus"]
+    assert ends[3]["coins"] > ends[2]["coins"] and ends[3]["mp"] < ends[2]["mp"], ends
+    assert not verify_replay({**replay, "rules_revision": 3}).ok

@@ -4,7 +4,9 @@
 change uid or make cgroups; bwrap runs in an unprivileged user namespace (this
 machine allows them: ``user.max_user_namespaces`` > 0). The test starts the
 keeper exactly so — ``setpriv --reuid U --regid U --clear-groups python -m
-bots.sandbox ...`` with a uid of no user — and checks the same things as
+bots.sandbox --per-process-limits ...`` with a uid of no user and no cgroup (the
+operator's acceptance of per-process limits; without it the keeper refuses:
+``tests/test_sandbox_limits.py``) — and checks the same things as
 ``tests/test_sandbox.py``: verdicts, what the bot could reach, the process
 limit (``RLIMIT_NPROC`` on the shared uid: its tasks at the start plus the
 allowance), the memory limit (``RLIMIT_AS``), and that the tree is gone
@@ -86,7 +88,8 @@ def run_bot(place: Path, uid: int, source: str, *limits: str, timeout: float = 6
     try:
         proc = subprocess.Popen(
             ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-m", "bots.sandbox",
-             "--root", str(bot), "--runtime", runtime, "--status-file", str(status), *limits, "--",
+             "--root", str(bot), "--runtime", runtime, "--status-file", str(status), "--per-process-limits",
+             *limits, "--",
              interpreter, name],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, cwd=ROOT, env=env)
         if stop_after_s is not None:
@@ -271,7 +274,8 @@ def test_tasks_of_the_uid_outside_the_keepers_pid_namespace_count(place: Path, u
             (bot / f"{name}.py").chmod(0o644)
             status = place / f"{name}.json"
             out = subprocess.run([*inside, "-m", "bots.sandbox", "--root", str(bot), "--runtime", "python3.11",
-                                  "--status-file", str(status), "--pids", "16", "--wall-s", "20", "--",
+                                  "--status-file", str(status), "--per-process-limits", "--pids", "16", "--wall-s",
+                                  "20", "--",
                                   "python3.11", f"{name}.py"], stdin=subprocess.DEVNULL, capture_output=True,
                                  env=env, cwd=ROOT, timeout=60)
             verdict = json.loads(status.read_text())

@@ -44,6 +44,7 @@ from ladder.stats.paired import DuplicateTest, head_to_head_deal
 from ladder.stats.sprt import Sprt, SprtState
 from workers import metrics as worker_metrics
 from workers.hosted_logs import prune_logs_at_times
+from workers.hosted_runs import RunDir, make_run_dir
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", int, float)
@@ -51,8 +52,11 @@ T = TypeVar("T", int, float)
 PROJECT = Path(__file__).resolve().parent.parent
 
 
-LIMIT_NAMES = ("memory_mb", "pids", "cpu_s", "wall_s", "scratch_mb", "output_mb", "stderr_kb")
-"""``bots.sandbox.Limits`` fields a worker sets from ``PARTERRE_SANDBOX_<NAME>``."""
+LIMIT_NAMES = ("memory_mb", "pids", "cpu_s", "wall_s", "scratch_mb", "output_mb", "stderr_kb", "cpus", "cgroup",
+               "per_process_limits")
+"""``bots.sandbox.Limits`` fields, and the keeper's ``--cgroup`` (a cgroup delegated to the worker's uid) and
+``--per-process-limits`` (``1``: the operator accepts per-process limits where no cgroup can be had), that a worker
+sets from ``PARTERRE_SANDBOX_<NAME>`` (docs/hosted.md, "The limits in each deployment")."""
 
 
 SECRET_ENV = "PARTERRE_HOSTED_TOKEN_SECRET"
@@ -99,7 +103,8 @@ def hosted_settings(env: dict[str, str] | None = None) -> dict[str, Any]:
     |---|---|---|
     | ``PARTERRE_HOSTED_DIR`` | ``/var/tmp/parterre-hosted`` | unpacked versions (by sha256) and logs |
     | ``PARTERRE_SANDBOXES_PER_SLOT`` | cores of the machine | bot processes one worker slot may run at once |
-    | ``PARTERRE_SANDBOX_<LIMIT>`` (:data:`LIMIT_NAMES`, upper case) | ``bots.sandbox.Limits`` | each sandbox's limits |
+    | ``PARTERRE_SANDBOX_<LIMIT>`` (:data:`LIMIT_NAMES`, upper case) | ``bots.sandbox.Limits`` | each sandbox's limits;
+    ``_CGROUP``: the cgroup delegated to the worker; ``_PER_PROCESS_LIMITS=1``: run without one (docs/hosted.md) |
     | ``PARTERRE_HOSTED_VALIDATION_DEALS`` | ``2`` | validation deals per game (2 games each) |
     | ``PARTERRE_HOSTED_ELO0`` / ``_ELO1`` | ``-25`` / ``0`` | the regression test's hypotheses (logistic Elo) |
     | ``PARTERRE_HOSTED_ALPHA`` / ``_BETA`` | ``0.05`` / ``0.05`` | its error probabilities |
@@ -226,6 +231,34 @@ def child_env(hosted_dir: Path | None = None) -> dict[str, str]:
     return env
 
 
+_refusals: dict[tuple[str, str], str] = {}
+
+
+def sandbox_refusal(cfg: dict[str, Any] | None = None) -> str:
+    """Why this worker may not run hosted bots (``""``: it may): ``python -m bots.sandbox --check`` with the
+    worker's cgroup settings, run once per process and setting. A worker that cannot bound a sandbox's whole
+    process tree (no cgroup, and per-process limits not accepted) refuses hosted bots rather than run them
+    past the limits of docs/hosted.md: it claims no version, and a match seating one is an ``infra_error``."""
+    limits = (cfg or hosted_settings())["limits"]
+    key = (str(limits.get("cgroup", "")), str(limits.get("per_process_limits", "")))
+    if key not in _refusals:
+        argv = [sys.executable, "-m", "bots.sandbox", "--check"]
+        if key[0]:
+            argv += ["--cgroup", key[0]]
+        if key[1]:
+            argv += ["--per-process-limits", key[1]]
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, env=child_env(), cwd=PROJECT, timeout=60)
+            reason = "" if done.returncode == 0 else (done.stdout.strip() or done.stderr.strip()[-500:])
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            reason = f"the sandbox check failed: {exc}"
+        _refusals[key] = reason
+        if reason:
+            log.error("this worker refuses hosted bots: %s (docs/hosted.md, \"The limits in each deployment\")",
+                      reason)
+    return _refusals[key]
+
+
 class RunnerError(RuntimeError):
     """The games' runner (``bots.hosted_match`` / ``parterre.hosted_games``) ended before every deal asked
     for was played, or with a non-zero status (killed, out of memory, a crash of ours): the deals it did
@@ -233,7 +266,7 @@ class RunnerError(RuntimeError):
 
 
 def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline_ms: int,
-               hosted_dir: Path | None = None) -> Any:
+               hosted_dir: Path | None = None, seats: dict[str, Any] | None = None) -> Any:
     """Yield the deals of ``bots.hosted_match`` one by one (a generator; closing it stops the games).
 
     When a side is a gRPC bot (``grpc:``), the deals are played through a real referee instead:
@@ -243,24 +276,28 @@ def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline
     runner's folder (``$PARTERRE_HOSTED_DIR/run/games-*``) is removed here when the generator closes,
     even if the runner had to be killed.
 
+    ``seats``: ``{"players": {"a": {...}, "b": {...}}, "match_id": N}`` (:func:`seat_identities`), what the
+    bots are told of the games (else the runner's plausible defaults).
+
     Raises:
         RunnerError: the runner's output ended before ``deals`` deals, or it exited non-zero (checked only
             when the generator runs out by itself, not when the caller closes it)."""
     argv = [sys.executable, "-m", "bots.hosted_match"]
-    run_dir: Path | None = None
+    run_dir: RunDir | None = None
     if a.startswith("grpc:") or b.startswith("grpc:"):
         # The run's folder (sockets, logs) is this worker's to remove, so that a runner killed
-        # after the 15 s grace leaves nothing behind either.
+        # after the 15 s grace leaves nothing behind either; its lock, shared with the runner, keeps
+        # other workers' sweeps off it while either lives (workers.hosted_runs).
         base = (hosted_dir or Path(os.environ.get("PARTERRE_HOSTED_DIR", "/var/tmp/parterre-hosted"))) / "run"
-        base.mkdir(parents=True, exist_ok=True)
-        base.chmod(0o711)
-        run_dir = Path(tempfile.mkdtemp(prefix="games-", dir=base))
-        argv = [sys.executable, "-m", "parterre.hosted_games", "--run-dir", str(run_dir)]
+        run_dir = make_run_dir(base, "games-")
+        argv = [sys.executable, "-m", "parterre.hosted_games", "--run-dir", str(run_dir.path)]
     try:
         proc = subprocess.Popen(
             [*argv, "--game", game, "--run-seed", run_seed, "--deals", str(deals),
-             "--a", a, "--b", b, "--deadline-ms", str(deadline_ms)],
-            stdout=subprocess.PIPE, cwd=PROJECT, start_new_session=True, env=child_env(hosted_dir))
+             "--a", a, "--b", b, "--deadline-ms", str(deadline_ms),
+             *(["--players", json.dumps(seats["players"]), "--match-id", str(seats["match_id"])] if seats else [])],
+            stdout=subprocess.PIPE, cwd=PROJECT, start_new_session=True, env=child_env(hosted_dir),
+            pass_fds=(run_dir.lock_fd,) if run_dir is not None else ())
         assert proc.stdout is not None
         got = 0
         try:
@@ -281,7 +318,20 @@ def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline
                               f"{deals} deals (not a verdict on the bot)")
     finally:
         if run_dir is not None:
-            shutil.rmtree(run_dir, ignore_errors=True)
+            run_dir.remove()
+
+
+def seat_identities(pool: Any, version: sub.HostedVersion) -> dict[str, Any] | None:
+    """What the bots of a validation or regression game are told, so that they cannot tell it from a rated match
+    (docs/hosted.md): side ``a`` (the version under test) is its bot as the ladder names it (id, name, the version's
+    number), side ``b`` another bot of the ladder (:func:`ladder.submissions.opponent_identity`), and the games get
+    match ids from the ladder's own sequence range. None when the database gives nothing (defaults apply)."""
+    try:
+        own, other, next_match = sub.seat_identities(pool, version.bot_id)
+    except Exception as exc:  # never fail a validation for want of names
+        log.warning("hosted version %s: no identities for its games: %s", version.id, exc)
+        return None
+    return {"players": {"a": {**own, "version": str(version.number)}, "b": other}, "match_id": next_match}
 
 
 def _log_tail(path: Path, limit: int = 16384) -> str:
@@ -300,7 +350,8 @@ def validate(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any],
     details: dict[str, Any] = {"games": []}
     for game in _games(version.manifest):
         deals = play_deals(game, spec, "builtin:greedy", run_seed=f"validate:{version.sha256}",
-                           deals=cfg["validation_deals"], deadline_ms=cfg["deadline_ms"], hosted_dir=cfg["dir"])
+                           deals=cfg["validation_deals"], deadline_ms=cfg["deadline_ms"], hosted_dir=cfg["dir"],
+                           seats=seat_identities(pool, version))
         try:
             for deal in deals:
                 for k, fault in enumerate(deal["faults"]):
@@ -336,7 +387,8 @@ def regression_test(pool: Any, version: sub.HostedVersion, previous: sub.HostedV
                               "alpha": sprt.alpha, "beta": sprt.beta, "max_games": cfg["max_games"],
                               "lower": sprt.lower, "upper": sprt.upper, "state": "running"}
     deals = play_deals(game, cand, base, run_seed=f"regress:{version.sha256}:{previous.sha256}",
-                       deals=max(1, cfg["max_games"] // 2), deadline_ms=cfg["deadline_ms"], hosted_dir=cfg["dir"])
+                       deals=max(1, cfg["max_games"] // 2), deadline_ms=cfg["deadline_ms"], hosted_dir=cfg["dir"],
+                       seats=seat_identities(pool, version))
     faults = 0
     try:
         for deal in deals:

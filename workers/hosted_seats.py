@@ -32,11 +32,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
@@ -50,10 +48,12 @@ from workers.hosted import (
     hosted_settings,
     is_grpc,
     sandbox_command,
+    sandbox_refusal,
     token_secret,
     unpack,
 )
 from workers.hosted_logs import prune_logs_at_times
+from workers.hosted_runs import RunDir, make_run_dir
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +95,8 @@ class HostedSeats:
         drain_s: how long to wait for an adapter still playing after the match.
 
     Raises:
-        SandboxCapacityError: on entering, when ``len(versions) > cfg["per_slot"]``.
+        SandboxCapacityError: on entering, when ``len(versions) > cfg["per_slot"]``, or when this worker refuses
+            hosted bots (``workers.hosted.sandbox_refusal``: it cannot hold the sandbox's limits).
     """
 
     def __init__(self, pool: Any, versions: dict[int, sub.HostedVersion], *, match_id: int, attempt: int,
@@ -107,13 +108,16 @@ class HostedSeats:
         self.drain_s = drain_s
         self.procs: dict[int, subprocess.Popen[bytes]] = {}
         self.logs: dict[int, Path] = {}
-        self.grpc_dirs: list[Path] = []
+        self.grpc_dirs: list[RunDir] = []
 
     def __enter__(self) -> HostedSeats:
         if len(self.versions) > self.cfg["per_slot"]:
             raise SandboxCapacityError(
                 f"match {self.match_id} seats {len(self.versions)} hosted bots; a worker slot may run "
                 f"{self.cfg['per_slot']} (PARTERRE_SANDBOXES_PER_SLOT)")
+        refusal = sandbox_refusal(self.cfg)
+        if refusal:
+            raise SandboxCapacityError(f"match {self.match_id}: this worker refuses hosted bots: {refusal}")
         logs = self.cfg["dir"] / "logs"
         logs.mkdir(parents=True, exist_ok=True)
         prune_logs_at_times(logs, self.cfg)
@@ -132,12 +136,11 @@ class HostedSeats:
         grpc_args: list[str] = []
         grpc_dir = None
         if is_grpc(version.manifest):  # its own socket folder, bound into this sandbox only (bots.grpc_relay)
-            run = self.cfg["dir"] / "run"
-            run.mkdir(parents=True, exist_ok=True)
-            run.chmod(0o711)
-            grpc_dir = Path(tempfile.mkdtemp(prefix=f"m{self.match_id}-a{self.attempt}-b{bot_id}-", dir=run))
-            grpc_dir.chmod(0o755)
-            self.grpc_dirs.append(grpc_dir)
+            # Locked (workers.hosted_runs) by this worker and by the seat, which inherits the lock: a sweep
+            # after this worker's SIGKILL leaves it to the seat still playing, and removes it once it is gone.
+            run_dir = make_run_dir(self.cfg["dir"] / "run", f"m{self.match_id}-a{self.attempt}-b{bot_id}-")
+            self.grpc_dirs.append(run_dir)
+            grpc_dir = run_dir.path
             grpc_args = ["--grpc-dir", str(grpc_dir)]
         command = sandbox_command(bot_dir, version.manifest, self.cfg["limits"], stderr_log, grpc_dir)
         adapter_dir = logs / "adapter"
@@ -151,7 +154,8 @@ class HostedSeats:
                 *grpc_args, "--", *command]
         with open(logs / f"match-{self.match_id}-adapter-{bot_id}.log", "ab") as out:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                    cwd=PROJECT, env=env, start_new_session=True)
+                                    cwd=PROJECT, env=env, start_new_session=True,
+                                    pass_fds=tuple(d.lock_fd for d in self.grpc_dirs if d.path == grpc_dir))
         log.info("match %s attempt %s: hosted bot %s version %s started (pid %s)", self.match_id, self.attempt,
                  bot_id, version.number, proc.pid)
         return proc
@@ -172,8 +176,8 @@ class HostedSeats:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
-        for path in self.grpc_dirs:
-            shutil.rmtree(path, ignore_errors=True)
+        for run_dir in self.grpc_dirs:
+            run_dir.remove()
         return {bot_id: proc.returncode for bot_id, proc in self.procs.items()}
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,

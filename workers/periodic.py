@@ -178,7 +178,9 @@ def hosted_tick() -> dict[str, Any]:
     never test one version twice at once.
 
     Returns:
-        ``{"version": id or None, "status": the new status, **sandbox_snapshot()}``.
+        ``{"version": id or None, "status": the new status, **sandbox_snapshot()}``; ``status: refused`` (and
+        ``reason``), claiming nothing, when this worker cannot hold the sandbox's limits
+        (``workers.hosted.sandbox_refusal``).
     """
 
     pool = get_pool()
@@ -190,6 +192,9 @@ def hosted_tick() -> dict[str, Any]:
         for missing in ladder_submissions.versions_without_credential(pool):
             ladder_submissions.activate_credential(pool, missing, secret, redis)
         ladder_submissions.sync_credentials(pool, redis)
+    refusal = hosted.sandbox_refusal()
+    if refusal:  # a worker that cannot hold the limits takes no version: another worker may
+        return {"version": None, "status": "refused", "reason": refusal, **sandbox_snapshot()}
     version_id = ladder_submissions.claim_next(pool, _worker_name())
     status = process_version(pool, version_id) if version_id is not None else "idle"
     return {"version": version_id, "status": status, **sandbox_snapshot()}

@@ -118,6 +118,7 @@ def run_match(
     max_duration_ms: int,
     on_event: Callable[[Any], bool] | None = None,
     tls_root_cert: bytes | None = None,
+    seat_bot_names: Sequence[str] = (),
 ) -> MatchOutcome:
     """Run one match attempt on a referee and wait for its result.
 
@@ -131,6 +132,7 @@ def run_match(
             worker extends its lease there); returning False cancels the call
             (the referee ends the match ``infra_error``) and raises :class:`LeaseLostError`.
         tls_root_cert: PEM root certificate when the endpoint uses TLS.
+        seat_bot_names: the bots' registered names per seat, shown to opponents and in the replay.
 
     Raises:
         RefereeUnavailableError: no referee reachable (every address ``UNAVAILABLE``
@@ -148,6 +150,7 @@ def run_match(
         game_string=game_string,
         seed=seed,
         seat_bot_ids=seat_bot_ids,
+        seat_bot_names=list(seat_bot_names),
         time_control=referee_pb2.TimeControl(
             base_ms=int(time_control.get("base_ms", 0)),
             increment_ms=int(time_control.get("increment_ms", 0)),

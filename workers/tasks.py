@@ -43,10 +43,11 @@ from ladder import matches as ladder_matches
 from ladder import referee_wait
 from ladder import tournaments as ladder_tournaments
 from ladder.errors import DatabaseUnavailableError
-from workers import directory, hosted_seats
+from workers import directory, hosted, hosted_seats
 from workers import metrics as worker_metrics
 from workers.app import MAX_MATCH_DURATION_S, app
 from workers.hosted import SandboxCapacityError
+from workers.hosted_runs import sweep_runs
 from workers.referee_client import InfraError, LeaseLostError, RefereeUnavailableError
 from workers.referee_client import run_match as referee_run_match
 
@@ -110,10 +111,22 @@ def _node_ready(sender: Any = None, **_: Any) -> None:
     node = getattr(sender, "hostname", "") or _node
     if node:
         requeue_own_attempts(f"{node}#", prefix=True)
+    sweep_hosted_runs()
+    hosted.sandbox_refusal()  # logged as an error when this worker cannot hold the sandbox's limits
     start_worker_reaper()
     from workers.token_cache import start_token_watch
 
     start_token_watch()  # Redis may have come back empty: its first check publishes the tokens again
+
+
+def sweep_hosted_runs() -> list[str]:
+    """Remove the hosted run folders that dead workers left (``workers.hosted_runs.sweep_runs``; never one a
+    live run holds). Run at a worker's start and by its reaper; returns the names removed."""
+    try:
+        return sweep_runs(hosted.hosted_settings()["dir"] / "run")
+    except Exception as exc:  # never keep a worker from starting
+        log.warning("could not sweep the hosted run folders: %s", exc)
+        return []
 
 
 def requeue_own_attempts(name: str, *, prefix: bool) -> dict[int, str]:
@@ -343,6 +356,7 @@ def _run_on_referee(cfg: dict[str, Any], spec: Any, addresses: list[str], keeper
         game_string=spec.game_string,
         seed=spec.seed,
         seat_bot_ids=list(spec.seat_bot_ids),
+        seat_bot_names=list(spec.seat_bot_names),
         time_control=dict(spec.time_control),
         no_show_timeout_ms=cfg["no_show_timeout_ms"],
         max_duration_ms=MAX_MATCH_DURATION_S * 1000,
@@ -489,6 +503,7 @@ def start_worker_reaper(period_s: float | None = None) -> threading.Thread | Non
         global _reaper_pool
         while True:
             time.sleep(period * random.uniform(0.8, 1.2))
+            sweep_hosted_runs()
             try:
                 if _reaper_pool is None:
                     url = os.environ.get("PARTERRE_DATABASE_URL")

@@ -43,11 +43,19 @@ BOT = f'''"""A hosted bot of the compose e2e: the SDK's greedy strategy over the
 Its imports (the SDK's engines) take part of a second on a loaded machine: the seat connects only
 once the bot has read its first line (bots/hosted_seat.py), so they are not charged to a decision."""
 import json
+import subprocess
 import sys
 
 from bots.strategies import STRATEGIES
 
 print({MARKER!r}, file=sys.stderr, flush=True)
+# A user namespace of its own would let it mount a tmpfs outside its memory limit (docs/hosted.md).
+try:
+    nested = "allowed" if subprocess.run(["unshare", "-U", "-m", "-r", "true"], capture_output=True).returncode == 0 \
+        else "refused"
+except OSError as exc:  # no unshare in the image: say so (the check below then fails with this line)
+    nested = f"not tried ({{exc}})"
+print("nested-userns:", nested, file=sys.stderr, flush=True)
 for line in sys.stdin:
     msg = json.loads(line)
     if msg["type"] != "decision_request":
@@ -154,6 +162,8 @@ def hosted_phase(web: str, sql: Any, log: Any, report: dict[str, Any]) -> int:
     if v["status"] != "active":
         raise HostedFailure(f"the worker did not make version {number} active: status {v['status']}, reason "
                             f"{v.get('reason')!r}, log {str(v.get('log'))[-1500:]!r}")
+    if "nested-userns: refused" not in str(v.get("log")):  # bwrap's --disable-userns in the worker container
+        raise HostedFailure(f"the bot's nested user namespace was not refused: log {str(v.get('log'))[-1500:]!r}")
     games = v.get("validation", {}).get("games", [])
     active = time.monotonic()
     log(f"hosted: version {number} active after {active - uploaded:.0f} s ({len(games)} validation games in the "

@@ -215,6 +215,7 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
         _fav_pool=fav_pool, _fav_slots=slots, _nfav=6, _eff_supply=eff_supply, _eff=eff, _eff_disc=eff_disc,
         _fdeck=fdeck, _fin=bytearray(1 if x in set(fdeck) else 0 for x in range(len(FLOWER_IDS))),
         _fdisc=fdisc, _aside=[], _market=market,
+        _redraws=[[int(r["round"]), int(r["slot"]) - 1, flower(str(r["card"]))] for r in obs.get("market_redraws", [])],
         _cdeck=cdeck, _cin=bytearray(1 if x in set(cdeck) else 0 for x in range(len(CONTRACT_IDS))),
         _cdisc=cdisc, _cgrid=cgrid, _unchosen=unchosen, _kept_hidden=False,
         _guild_pool=[g.number for g in GUILDS if g.number not in guilds], _guilds=guilds,

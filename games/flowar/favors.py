@@ -34,10 +34,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
+from games.flowar import placement as P
 from games.flowar.cards import FAVORS, GUILDS, HIRE_COINS, MAX_LOANS, PAYOFF_COINS, WORKERS_PER_GUILD
 
 if TYPE_CHECKING:
     from games.flowar.state_protocol import FlowarStateProtocol
+
+GUILD_SPACE: Final = 8
+"""The Guild Action Space's bit in ``state._board`` (as ``games.flowar.turn.BOARD_BIT``)."""
 
 # Phases that offer Favors, by timing (phase numbers are defined in state.py; we use names).
 MENU_TIMINGS: Final = frozenset(("placement", "layoff", "hire", "payoff", "now"))
@@ -95,6 +99,11 @@ def _own_guild(st: FlowarStateProtocol, seat: int) -> bool:
 
 
 def _use_own_guild(st: FlowarStateProtocol, seat: int) -> None:
+    # Rules revision 3 (decision 31): "The actions on your Player Board, including the one of the
+    # Guild, can only be taken once per Round" ("Action Spaces of the Player Board"): the Guild
+    # action is taken, so its Action Space is used for the round.
+    if st.game.rules_revision >= 3:
+        st._board[seat] |= GUILD_SPACE
     st._guild_action(seat, st._guild[seat])
 
 
@@ -215,12 +224,18 @@ def keeps_placement(st: FlowarStateProtocol, seat: int, favor: int) -> bool:
         return st._placeable(seat, mods=128)
     if eff == "free_hire":
         area = st._strike_area
-        return st._placeable(seat) or any(
-            area[t] and st._placeable(seat, 0, ((1, 0, 0), (0, 1, 0), (0, 0, 1))[t]) for t in range(3))
+        return st._placeable(seat) or any(area[t] and P.hire_keeps_placement(st, seat, 0, t) for t in range(3))
     if eff in ("own_guild_action", "fellowship_action"):
         guild = GUILDS[(st._guild[seat] if eff == "own_guild_action" else st._fellowship) - 1]
         coins = guild.amount if guild.action == "coins" else 1 if guild.action.startswith("take_") else 0
         flower = guild.action == "take_flower" and any(x >= 0 for x in st._market)
+        if eff == "own_guild_action" and st.game.rules_revision >= 3:
+            board = st._board[seat]
+            st._board[seat] = board | GUILD_SPACE  # the Guild space is used after the Favor (decision 31)
+            try:
+                return st._placeable(seat, coins, flower=flower)
+            finally:
+                st._board[seat] = board
         return st._placeable(seat, coins, flower=flower)
     if eff == "coins_per_torch":
         return st._placeable(seat, FAVORS[14].params["coins_per_torch"] * st._torches[seat])
@@ -230,8 +245,7 @@ def keeps_placement(st: FlowarStateProtocol, seat: int, favor: int) -> bool:
         return st._placeable(seat, FAVORS[19].params["coins_per_mp"] * min(FAVORS[19].params["max_mp"], st._mp[seat]))
     if eff == "swap_worker":
         w, a = st._workers[seat], st._strike_area
-        # the type: ignore below: tuple() of a generator is tuple[int, ...]; this one has exactly 3 items
-        return any(st._placeable(seat, 0, tuple(-1 if i == g else 1 if i == t else 0 for i in range(3)))  # type: ignore[arg-type]
+        return any(P.swap_keeps_placement(st, seat, g, t)
                    for g in range(3) for t in range(3) if g != t and w[g] and a[t])
     return st._placeable(seat)
 

@@ -55,6 +55,10 @@ class FlowarGame(Game):
         "(another seat's turn, the Round Setup)",
         "Kingdom Favor 18 only in the seat's own turn (Rulebook: \"Kingdom Favors\": \"In your turn, you may "
         "discard 1 fulfilled Contract\"; 2026-12-06)",
+        "the mandatory placement judged on the position an action leads to, strikes it calls or calls off "
+        "included (hire, layoff, Kingdom Favors 5 and 19); Kingdom Favor 13 takes the round's one Guild action; "
+        "Taxus exchanges no Coins after Round 4 (Rulebook: \"End of the Game\": \"Do not perform the end of "
+        "Round steps after Round 4\"; 2026-12-07)",
     )
     PLAIN_FULL_STATE: ClassVar[bool] = True  # ints, strs, bools, lists, str-keyed dicts (Game docs)
     VARIANTS: ClassVar[tuple[str, ...]] = (

@@ -18,6 +18,15 @@ Contracts dealt to each player and the one kept until everybody has chosen
 tokens, "always kept facedown" ("Travel Petal"): a seat sees only its own MP,
 the spectator none, until the game ends.
 
+Filling the Market ("Game Setup", step 5, and again at the refresh before round
+3): "If you place the last Flower Card and there is not at least one flower of
+each type, discard any of the repeated ones and draw Cards until all 5 different
+flowers are present ... If you had to discard any Cards, shuffle them to form a
+deck". Those cards were face up at the table before going back into the deck, so
+every observation lists them, in the order they were put back, for the whole
+game (``market_redraws``: the round, 0 at setup; the Market slot it left, 1..9 in
+reading order; the card).
+
 The dict is built field by field from public parts of the state (never copied
 from the full state and then trimmed). Its shape is exactly the protobuf
 message ``parterre.v1.FlowarObservation`` (``proto/parterre/v1/flowar.proto``)::
@@ -58,7 +67,8 @@ message ``parterre.v1.FlowarObservation`` (``proto/parterre/v1/flowar.proto``)::
                    "no_wither": false, "passed": false}, ...],
       "context": {...},                # the decision in progress, see _context
       "taxus": {...},                  # solo: Taxus's public area (zeros otherwise)
-      "torch_supply": 20               # Torches of Discontent left in the Main Supply
+      "torch_supply": 20,              # Torches of Discontent left in the Main Supply
+      "market_redraws": [{"round": 0, "slot": 9, "card": "F41"}, ...]  # put back while filling
     }
 """
 
@@ -231,6 +241,7 @@ def build_observation(st: FlowarStateProtocol, seat: int | None) -> dict[str, An
         "context": _context(st),
         "taxus": _taxus(st),
         "torch_supply": st._torch_supply(),
+        "market_redraws": [{"round": r, "slot": slot + 1, "card": FLOWER_IDS[x]} for r, slot, x in st._redraws],
     }
 
 
@@ -239,10 +250,14 @@ def full_state(st: FlowarStateProtocol) -> dict[str, Any]:
 
     Field names are the state's attribute names without the leading underscore;
     the agenda (pending tasks) is included so that equal hashes mean equal futures.
+    Left out, besides the game, the history and caches: the log of the cards put
+    back while filling the Market (``market_redraws`` of the observation), a record
+    of what the table saw that no rule reads, so that the hashes recorded in
+    replays before the observation showed it still match.
     """
     out: dict[str, Any] = {}
     for k, v in fields_of(st).items():
-        if k in ("game", "history", "_legal_cache", "_sampled", "_result"):  # caches, not the position
+        if k in _NOT_HASHED:
             continue
         if isinstance(v, bytearray):
             v = list(v)
@@ -251,5 +266,8 @@ def full_state(st: FlowarStateProtocol) -> dict[str, Any]:
         out[k.lstrip("_")] = v
     return out
 
+
+_NOT_HASHED: Final = frozenset({"game", "history", "_legal_cache", "_sampled", "_result", "_redraws"})
+"""Fields :func:`full_state` leaves out: caches, the game, the history and the Market redraw log."""
 
 _GRID_PHASES: Final = frozenset(PHASE_NAMES.index(p) for p in ("take_line", "take_card"))

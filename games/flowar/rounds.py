@@ -190,7 +190,9 @@ class RoundsMixin(FlowarStateProtocol):
 
     # -- end of the round / game (Rulebook: "End of the Round", "End of the Game") ---------
     def _t_round_end(self: FlowarStateProtocol) -> bool:
-        if self._solo:
+        # Rules revision 3 (decision 22): "The game ends after Round 4. Do not perform the end of
+        # Round steps after Round 4" ("End of the Game"); Taxus's exchange is one of them.
+        if self._solo and (self._round < 4 or self.game.rules_revision < 3):
             self._taxus_exchange()
         if self._round == 4:
             self._push(("game_end",))

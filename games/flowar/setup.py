@@ -71,8 +71,10 @@ class SetupMixin(FlowarStateProtocol):
         if setup:
             slot = self._redraw_slot()
             if slot >= 0:
-                # Rulebook: "Game Setup", step 5: discard a repeated one and draw again.
+                # Rulebook: "Game Setup", step 5: discard a repeated one and draw again. The table
+                # saw it: it is recorded, in order, for every observation (``market_redraws``).
                 self._aside.append(market[slot])
+                self._redraws.append([self._round, slot, market[slot]])
                 market[slot] = -1
                 self._flowers_left()  # rebuild an empty deck from the discard pile
                 self._agenda.append(("market", True))

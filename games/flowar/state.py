@@ -102,6 +102,8 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
         self._fin = bytearray([1]) * len(FLOWER_IDS)
         self._fdisc: list[int] = []
         self._aside: list[int] = []  # setup redraws, back into the deck afterwards
+        # every card put back while filling the Market, in order: [round, slot, card] (public; not hashed)
+        self._redraws: list[list[int]] = []
         self._market = [-1] * MARKET_SLOTS
         # contracts
         self._cdeck = list(range(len(CONTRACT_IDS)))

@@ -44,6 +44,7 @@ class FlowarStateProtocol:
     _sampled: Action | None  # games.api.State's: what sample_chance() drew here
     _agenda: list[tuple[Any, ...]]
     _aside: list[int]
+    _redraws: list[list[int]]
     _at_once: list[int]
     _bag: list[int]
     _bag_full: int

@@ -15,8 +15,9 @@ Rulebook: Flowar, "Do You Dare to Face Taxus Alone?": "Setup", "Round Setup",
   may call off a strike) onto its space, then take its action for free. With
   an empty draw pile he passes instead.
 * Round end: he exchanges as many Coins as he can for MP at the round's rate
-  (at most 10 MP) and keeps the rest. Before round 3 every Taxus card goes back
-  into the deck.
+  (at most 10 MP) and keeps the rest; not after round 4 from rules revision 3
+  ("End of the Game": "Do not perform the end of Round steps after Round 4";
+  ``rounds._t_round_end``). Before round 3 every Taxus card goes back into the deck.
 """
 
 from __future__ import annotations
@@ -154,6 +155,8 @@ class TaxusMixin(FlowarStateProtocol):
                     self._spaces[1 + int(space[-1])][t] += 1
 
     def _taxus_exchange(self: FlowarStateProtocol) -> None:
+        """Solo "End of the Round": "Taxus will obtain as many MP as possible by exchanging the Coins
+        he gained during that Round" (at most 10 MP, decision 22); the rest is saved."""
         rate = exchange_rate(self._round)
         mp = min(EXCHANGE_MAX_MP, self._tx_coins // rate)
         self._tx_coins -= mp * rate

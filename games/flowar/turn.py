@@ -25,6 +25,7 @@ from mypy_extensions import trait
 from games.api import Action
 from games.flowar import actions as A
 from games.flowar import favors as F
+from games.flowar import placement as P
 from games.flowar.cards import (
     CONTRACT_IDS,
     CONTRACT_INDEX,
@@ -170,17 +171,21 @@ class TurnMixin(FlowarStateProtocol):
             fires = _fires(w[0], w[1], w[2], placed == 0)
             if placed == 0:  # the placement stays possible (decision 13)
                 probes = _fire_probes(w[0], w[1], w[2])
+                k = 1 if self._t_mods & 4 else 0
                 if not self._board[seat] & 8 and self._guild[seat]:
-                    fires = [a for a, _ in probes]  # a Worker is kept and the Guild space takes it (_placeable)
+                    # a Worker is kept and the Guild space takes it (_placeable); if the layoff calls
+                    # its type's strike, the Coins it earns (3 at least) keep one
+                    fires = [a for a, _ in probes]
+                elif self.game.rules_revision >= 3:  # a layoff that calls a strike (decision 32)
+                    fires = P.fires_keeping_placement(self, seat, probes, k)
                 else:
-                    k = 1 if self._t_mods & 4 else 0
                     fires = [a for a, (coins, lost) in probes if self._placeable(seat, coins[k], lost)]
             out.extend(fires)
         if not self._hired[seat] and not self._t_fired:
             cost = 0 if self._t_mods & 32 else HIRE_COINS
             if self._coins[seat] >= cost:
                 area = self._strike_area
-                out.extend(_HIRE[t] for t in range(3) if area[t] and self._placeable(seat, -cost, _ONE[t]))
+                out.extend(_HIRE[t] for t in range(3) if area[t] and P.hire_keeps_placement(self, seat, cost, t))
         # Pass: at the beginning of the turn, or when unable to place (decisions 7 and 13); after
         # Favor 5 (free hire) the hire that makes a placement possible is not skipped.
         if not self._t_acted or (placed == 0 and not places and not (
@@ -562,8 +567,7 @@ class TurnMixin(FlowarStateProtocol):
         w, area = self._workers[seat], self._strike_area
         return [A.make(A.SwapWorker, WORKERS[g], WORKERS[t])
                 for g in range(3) for t in range(3) if g != t and w[g] and area[t]
-                # the type: ignore below: tuple() of a generator is tuple[int, ...]; this one has exactly 3 items
-                and self._placeable(seat, 0, tuple(-1 if i == g else 1 if i == t else 0 for i in range(3)))]  # type: ignore[arg-type]
+                and P.swap_keeps_placement(self, seat, g, t)]
 
     def _do_swap(self: FlowarStateProtocol, a: A.SwapWorker) -> None:
         seat = self._cur

@@ -59,6 +59,10 @@ class LaFleurGame(Game):
         "any number of romancing pawns (Rulebook, \"Special Invitation\": \"Each player may only have 1 "
         "Companion\", no limit on romancing); of two romanced Visitors that visit the same player the first "
         "in the Visitor area becomes the Companion (2026-12-06)",
+        "a newly drawn Artisan arrives untilted (Rulebook: \"Purchasing a Garden Feature\": \"Each of a "
+        "player's Artisans may contribute their Allure type ... once per round\"); a solo tie on Prestige goes "
+        "to the most total Allure, then the win is shared (Rulebook: \"Solo Mode\": \"Any rules not referenced "
+        "here remain the same as in the normal 2-player game\") (2026-12-07)",
     )
     PLAIN_FULL_STATE: ClassVar[bool] = True  # ints, strs, bools, lists, str-keyed dicts (Game docs)
     VARIANTS: ClassVar[tuple[str, ...]] = (

@@ -16,9 +16,14 @@ most Prestige; a tie goes to the most total Allure; then the win is shared),
      "solo": {...}}                          # solo only: difficulty, opponent, result, challenges
 
 Solo (Rulebook: "Solo Mode", GAME END: "If your Prestige score is higher, you
-win!"): ``result`` is ``"win"`` when the player's Prestige is strictly higher
-than the opponent's, else ``"loss"`` (equal Prestige included); ``ranks`` is
-``(1,)`` for a win and ``(2,)`` for a loss (second behind the automaton);
+win!"; "Any rules not referenced here remain the same as in the normal 2-player
+game"): ``result`` is ``"win"`` when the player's Prestige is higher than the
+opponent's; on equal Prestige the 2-player tie-break applies ("the tied player
+with the most total Allure on their Château board wins the game. If there is
+still a tie, the win is shared"): ``"win"``, ``"loss"`` or ``"shared"`` (rules
+revision 3; revisions 1 and 2 count equal Prestige as a ``"loss"``). ``ranks``
+is ``(1,)`` for a win or a shared win and ``(2,)`` for a loss (second behind the
+automaton); ``tie_breaks`` names the tie-break used, as in the multiplayer game;
 ``reason`` is the :class:`~games.lafleur.termination.LaFleurTermination`.
 """
 
@@ -110,10 +115,11 @@ def build_outcome(s: LaFleurStateProtocol) -> Outcome:
     assert reason is not None, "build_outcome() of a game that has not ended"
     if not s._solo:
         return Outcome(tuple(prestige), ranks_from_keys(keys), reason, tuple(tie_breaks), details)
-    # Rulebook: "Solo Mode", GAME END: "If your Prestige score is higher, you win!" Only a
-    # strictly higher Prestige wins; equal Prestige is not a win (decision 26).
-    won = prestige[0] > prestige[1]
-    result = "win" if won else "loss"
+    # Rulebook: "Solo Mode", GAME END: "If your Prestige score is higher, you win!"; equal Prestige
+    # goes to the 2-player tie-break, most total Allure, then a shared win (decision 26, rules
+    # revision 3; revisions 1 and 2 count equal Prestige as a loss).
+    result, solo_ties = solo_result(keys[0], keys[1], s.game.rules_revision)
+    won = result != "loss"
     met = challenges(s, won)
     details["solo"] = {
         "difficulty": s._difficulty,
@@ -126,4 +132,23 @@ def build_outcome(s: LaFleurStateProtocol) -> Outcome:
     # The seat's rank against the automaton: 1 = won, 2 = the opponent won (a lost solo game is
     # never reported as rank 1). Who won is data (``details["solo"]["result"]``); ``reason`` stays
     # the Termination (why the game ended).
-    return Outcome((prestige[0],), (1 if won else 2,), reason, (), details)
+    return Outcome((prestige[0],), (1 if won else 2,), reason, solo_ties, details)
+
+
+def solo_result(player: tuple[int, int], opponent: tuple[int, int], revision: int) -> tuple[str, tuple[str, ...]]:
+    """The solo result and the tie-breaks used, from (Prestige, total Allure) of the player and the opponent.
+
+    Rulebook: "Solo Mode", GAME END ("If your Prestige score is higher, you win!") and, from rules
+    revision 3, "End-of-Game Scoring", THE HOST OF THE GRANDE SOIRÉE ("If there is a tie, the tied
+    player with the most total Allure on their Château board wins the game. If there is still a
+    tie, the win is shared"), which "Solo Mode" keeps ("Any rules not referenced here remain the
+    same as in the normal 2-player game"). Returns ``("win" | "loss" | "shared", tie_breaks)``;
+    before revision 3 equal Prestige is a ``"loss"`` with no tie-break.
+    """
+    if player[0] != opponent[0]:
+        return ("win" if player[0] > opponent[0] else "loss"), ()
+    if revision < 3:
+        return "loss", ()
+    if player[1] != opponent[1]:
+        return ("win" if player[1] > opponent[1] else "loss"), ("most total Allure",)
+    return "shared", ("most total Allure", "shared win")

@@ -488,8 +488,12 @@ class TurnsMixin(LaFleurStateProtocol):
     def _do_swap(self: LaFleurStateProtocol, a: A.SwapArtisan) -> None:
         """Rulebook: "Artisan Guild", REPLACING: keep the new card in the old one's space, or discard it.
 
-        The space keeps its pawn and tilt: a replaced Artisan that already
-        worked this round leaves a newcomer who has worked too.
+        The space keeps its pawn: a replaced Artisan that was already placed this
+        round leaves a newcomer who has been placed too. The newcomer arrives untilted
+        (Rulebook: "Purchasing a Garden Feature", ARTISAN CARDS: "Each of a player's
+        Artisans may contribute their Allure type toward the purchase of a Garden Feature
+        once per round"; the tilt records that *that* Artisan contributed). Rules revision
+        3; revisions 1 and 2 kept the replaced card's tilt (``LaFleurGame.RULES_REVISIONS``).
         """
         p = self._cur
         new = self._swap_new
@@ -500,6 +504,8 @@ class TurnsMixin(LaFleurStateProtocol):
         x = INDEX[a.artisan][1]
         slot = self._arts[p].index(x)
         self._arts[p][slot] = new
+        if self.game.rules_revision >= 3:
+            self._tilted[p][slot] = False
         self._disc[D_ARTISAN].append(x)
 
     # -- Special Invitation --------------------------------------------------------------------

@@ -93,6 +93,8 @@ class MatchPage:
         has_replay: a replay is stored and may be shown.
         held: the match is finished but another match on its seed is not over yet:
             seed, replay, steps and outcome are withheld until it is (S-20).
+        unrated_reason: why a match that was to be rated changes no rating (seats of one account,
+            the limits on rated challenges: docs/participants.md "Fair play"), else None.
     """
 
     id: int
@@ -118,6 +120,7 @@ class MatchPage:
     replay_bytes: int | None
     steps: list[StepInfo] = field(default_factory=list)
     held: bool = False
+    unrated_reason: str | None = None
 
 
 class ReplayCache:
@@ -170,7 +173,8 @@ def match_page(pool: ConnectionPool, match_id: int, replays: ReplayCache) -> Mat
     with connection(pool) as conn:
         m = conn.execute(
             "SELECT m.id, m.game, m.game_string, m.tournament_id, t.name, m.status, m.attempt, m.time_control, "
-            f"m.created_at, m.started_at, m.finished_at, m.seed_commitment, m.seed, {TWIN_OPEN_SQL.format(m='m')} "
+            f"m.created_at, m.started_at, m.finished_at, m.seed_commitment, m.seed, {TWIN_OPEN_SQL.format(m='m')}, "
+            "m.unrated_reason "
             "FROM matches m LEFT JOIN tournaments t ON t.id = m.tournament_id WHERE m.id = %s",
             (match_id,),
         ).fetchone()
@@ -184,7 +188,7 @@ def match_page(pool: ConnectionPool, match_id: int, replays: ReplayCache) -> Mat
                 (match_id,),
             )
         ]
-    (mid, game, gs, tid, tname, status, attempt, tc, created, started, finished, commitment, seed, twin) = m
+    (mid, game, gs, tid, tname, status, attempt, tc, created, started, finished, commitment, seed, twin, unrated) = m
     held = status == "finished" and bool(twin)
     if status != "finished" or held:
         seed = None  # secret until the match ends (DESIGN §6) and every match on its seed too (S-20)
@@ -207,7 +211,7 @@ def match_page(pool: ConnectionPool, match_id: int, replays: ReplayCache) -> Mat
         tournament=tname, status=status, attempt=attempt, time_control=dict(tc), created_at=created,
         started_at=started, finished_at=finished, seed_commitment=commitment, seed=seed, seed_verified=verified,
         seats=seats, attempts=attempts, outcome=outcome, has_replay=replay is not None, replay_bytes=raw,
-        steps=steps, held=held,
+        steps=steps, held=held, unrated_reason=unrated,
     )
 
 
@@ -228,7 +232,8 @@ def export_replay(pool: ConnectionPool, match_id: int, *, hold_twins: bool = Fal
         created_at, started_at, finished_at, result_seq} (timestamps ISO-8601),
         "seats": [{seat, bot_id, name, version, rank, score, verdict,
         time_used_ms, decisions}], "attempts": [{attempt, status, worker,
-        error, started_at, ended_at}], "replay": <the replay JSON object> or
+        error, seed_commitment (each attempt's deal: a retried attempt is dealt a new seed),
+        started_at, ended_at}], "replay": <the replay JSON object> or
         None, "replay_raw_bytes": int or None}``.
 
     Raises:
@@ -249,7 +254,7 @@ def export_replay(pool: ConnectionPool, match_id: int, *, hold_twins: bool = Fal
             (match_id,),
         ).fetchall()
         attempts = cur.execute(
-            "SELECT attempt, status, worker, error, started_at, ended_at FROM match_attempts "
+            "SELECT attempt, status, worker, error, seed_commitment, started_at, ended_at FROM match_attempts "
             "WHERE match_id = %s ORDER BY attempt",
             (match_id,),
         ).fetchall()

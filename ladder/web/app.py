@@ -1,7 +1,8 @@
 """The web application: FastAPI, Jinja2 templates, error pages, security headers, serving.
 
 :func:`create_app` builds the app over a ladder database (a URL, or an open
-pool the caller owns); :func:`serve` runs it with uvicorn until interrupted;
+pool the caller owns); :func:`serve` runs it with uvicorn until interrupted (timeouts and limits:
+ladder/web/serving.py);
 :func:`start_background` runs it in a thread (tests, the demo) and returns
 the address.
 
@@ -12,7 +13,6 @@ bots are the routes of ladder/web/participants.py (signed sessions, CSRF, Bearer
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
@@ -33,6 +33,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from ladder.db import make_pool
 from ladder.errors import DatabaseUnavailableError
+from ladder.password_gate import PasswordCheckBusyError
 from ladder.read import NotFound, ReplayCache
 from ladder.replay_store import StoredReplayError
 from ladder.web import filters
@@ -40,8 +41,11 @@ from ladder.web.labels import LabelCache
 from ladder.web.limits import BodyLimit
 from ladder.web.live import LiveConfig, config_from_env
 from ladder.web.metrics import instrument as instrument_metrics
+from ladder.web.serving import proxy_options, uvicorn_options
 
 log = logging.getLogger(__name__)
+
+__all__ = ["BackgroundServer", "create_app", "error_response", "proxy_options", "serve", "start_background"]
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES_DIR = HERE / "templates"
@@ -161,6 +165,12 @@ def _install_error_handlers(app: FastAPI) -> None:
         log.error("stored replay unreadable at %s: %s", request.url.path, exc)
         return error_response(request, 500, f"this match's stored replay cannot be read: {exc}")
 
+    @app.exception_handler(PasswordCheckBusyError)
+    async def password_checks_busy(request: Request, exc: PasswordCheckBusyError) -> Response:
+        response = error_response(request, 503, str(exc))
+        response.headers["retry-after"] = str(exc.retry_after_s)
+        return response
+
     @app.exception_handler(DatabaseUnavailableError)
     async def database_down(request: Request, exc: DatabaseUnavailableError) -> Response:
         log.warning("database unavailable: %s", exc)
@@ -243,7 +253,7 @@ def create_app(
     _install_error_handlers(app)
     app.add_middleware(GZipMiddleware, minimum_size=2048)
     app.add_middleware(_ResponseHeaders)
-    app.add_middleware(BodyLimit)  # outermost: an oversized body is refused before anything reads it
+    app.add_middleware(BodyLimit)  # a body's limit is its matched route's, counted as it is read
     instrument_metrics(app)  # request latency by route; /metrics on $PARTERRE_METRICS_PORT (ladder/web/metrics.py)
     return app
 
@@ -274,26 +284,7 @@ def serve(
 
         migrate(database_url)
     app = create_app(database_url, live=config_from_env())
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False, **proxy_options())
-
-
-def proxy_options() -> dict[str, Any]:
-    """uvicorn's proxy settings from ``PARTERRE_TRUSTED_PROXIES``.
-
-    Unset (the default): ``X-Forwarded-For`` is ignored from everyone, so the
-    address the login and sign-up limits count by is the TCP peer and cannot
-    be chosen by the client (uvicorn's own default trusts the header from
-    127.0.0.1, which any local process or pass-through proxy could use).
-    Set to a comma-separated list of proxy addresses or networks (or ``*``):
-    the header is honoured from those only (uvicorn's ``forwarded_allow_ips``).
-
-    Returns:
-        keyword arguments for ``uvicorn.run`` / ``uvicorn.Config``.
-    """
-    trusted = os.environ.get("PARTERRE_TRUSTED_PROXIES", "").strip()
-    if not trusted:
-        return {"proxy_headers": False}
-    return {"proxy_headers": True, "forwarded_allow_ips": trusted}
+    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False, **uvicorn_options())
 
 
 @dataclass
@@ -345,7 +336,8 @@ def start_background(
 
         migrate(database_url)
     app = create_app(database_url, pool=pool, live=live)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on")
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on",
+                            **uvicorn_options())
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="parterre-web", daemon=True)
     thread.start()

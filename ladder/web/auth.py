@@ -36,6 +36,7 @@ from fastapi import HTTPException, Request
 from ladder import accounts as acc
 from ladder.bots import TOKENS_KEY
 from ladder.challenges import DEFAULT_MAX_OPEN
+from ladder.owned_bots import MAX_BOTS_PER_ACCOUNT
 
 SESSION_COOKIE = "parterre_session"
 SIGNUP_MODES = ("open", "approval", "closed")
@@ -79,6 +80,8 @@ class ParticipantConfig:
         tokens_key: the Redis hash the referee reads (``ladder.bots.TOKENS_KEY``).
         max_open_challenges: most challenges one account may have waiting, planned or running
             (``PARTERRE_MAX_OPEN_CHALLENGES``, default 2; S-22).
+        max_bots: most bots one account may have, retired ones included
+            (``PARTERRE_MAX_BOTS_PER_ACCOUNT``, default :data:`ladder.owned_bots.MAX_BOTS_PER_ACCOUNT`).
     """
 
     signup: str = "open"
@@ -86,16 +89,17 @@ class ParticipantConfig:
     tokens_key: str = TOKENS_KEY
     secure_cookies: bool = False
     max_open_challenges: int = DEFAULT_MAX_OPEN
+    max_bots: int = MAX_BOTS_PER_ACCOUNT
     extra: dict[str, Any] = field(default_factory=dict)
 
 
 def config_from_env(env: dict[str, str] | None = None) -> ParticipantConfig:
     """Read ``PARTERRE_SIGNUP``, ``PARTERRE_SECURE_COOKIES``, ``PARTERRE_REDIS_URL``,
-    ``PARTERRE_MAX_OPEN_CHALLENGES``.
+    ``PARTERRE_MAX_OPEN_CHALLENGES``, ``PARTERRE_MAX_BOTS_PER_ACCOUNT``.
 
     Raises:
         ValueError: ``PARTERRE_SIGNUP`` is not open/approval/closed, or
-            ``PARTERRE_MAX_OPEN_CHALLENGES`` is not a whole number >= 1.
+            ``PARTERRE_MAX_OPEN_CHALLENGES`` / ``PARTERRE_MAX_BOTS_PER_ACCOUNT`` is not a whole number >= 1.
     """
     env = dict(os.environ if env is None else env)
     signup = env.get("PARTERRE_SIGNUP") or "open"
@@ -109,15 +113,21 @@ def config_from_env(env: dict[str, str] | None = None) -> ParticipantConfig:
         if url.startswith("redis+socket://"):
             url = "unix://" + url[len("redis+socket://"):]
         redis_client = redis.Redis.from_url(url)
-    raw_cap = env.get("PARTERRE_MAX_OPEN_CHALLENGES") or str(DEFAULT_MAX_OPEN)
+    return ParticipantConfig(signup=signup, redis=redis_client,
+                             secure_cookies=env.get("PARTERRE_SECURE_COOKIES") == "1",
+                             max_open_challenges=_cap(env, "PARTERRE_MAX_OPEN_CHALLENGES", DEFAULT_MAX_OPEN),
+                             max_bots=_cap(env, "PARTERRE_MAX_BOTS_PER_ACCOUNT", MAX_BOTS_PER_ACCOUNT))
+
+
+def _cap(env: dict[str, str], name: str, default: int) -> int:
+    raw = env.get(name) or str(default)
     try:
-        cap = int(raw_cap)
+        cap = int(raw)
     except ValueError:
         cap = 0
     if cap < 1:
-        raise ValueError(f"PARTERRE_MAX_OPEN_CHALLENGES={raw_cap!r}: expected a whole number >= 1")
-    return ParticipantConfig(signup=signup, redis=redis_client,
-                             secure_cookies=env.get("PARTERRE_SECURE_COOKIES") == "1", max_open_challenges=cap)
+        raise ValueError(f"{name}={raw!r}: expected a whole number >= 1")
+    return cap
 
 
 def config(request: Request) -> ParticipantConfig:

@@ -12,7 +12,9 @@ label is kept when every card its action names has appeared in the viewer's
 observation at that step or before (a card once shown face up stays known: it
 was seen). Otherwise the label is replaced by the step's kind with its cards
 withheld (e.g. ``draw character: a card (hidden)``). "All hands" keeps every
-label.
+label. Every view also reads what a step showed the whole table besides its
+action (:func:`games.spectator.step_note`: the Flower cards a Flowar Market
+refill put back into the deck, ``draw F37 · put back F46 (Market slot 2)``).
 
 Rebuilding the observations costs one pass over the replay (La Fleur: about
 300 steps, tens of milliseconds); :class:`LabelCache` keeps the result per
@@ -27,7 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.replay import iter_states
-from games.spectator import card_ids, hidden_label, named_cards, public_label, seen_cards
+from games.spectator import NOTED_GAMES, card_ids, hidden_label, named_cards, public_label, seen_cards, step_note
 
 __all__ = ["ALL", "SPECTATOR", "LabelCache", "card_ids", "hidden_label", "named_cards", "seen_cards", "step_labels"]
 
@@ -46,18 +48,22 @@ def step_labels(replay: Mapping[str, Any], view: str | int) -> list[str]:
     """
     steps = replay.get("steps") or []
     raw = [str(s.get("label", "")) for s in steps]
-    if view == ALL:
-        return raw
     game = str(replay.get("game", ""))
-    seat = None if view == SPECTATOR else int(view)
+    if view == ALL and game not in NOTED_GAMES:
+        return raw
+    seat = None if view in (SPECTATOR, ALL) else int(view)
     seen: set[str] = set()
     out: list[str] = []
+    before: dict[str, Any] | None = None
     for i, state in iter_states(replay):
-        seen |= seen_cards(game, state.observation(seat))
+        observation = state.observation(seat)
+        seen |= seen_cards(game, observation)
+        note = step_note(game, before, observation)
+        before = observation
         if i < 0:
             continue
         action = steps[i].get("action") or {}
-        out.append(public_label(game, action, raw[i], seen))
+        out.append((raw[i] if view == ALL else public_label(game, action, raw[i], seen)) + note)
     return out
 
 

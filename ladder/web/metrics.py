@@ -3,8 +3,9 @@
 ``instrument(app)`` (one line in :func:`ladder.web.app.create_app`) adds a pure
 ASGI middleware, outermost, that times every HTTP request. The ``route``
 label is the matched route's template (``/api/bots/{bot_id}``, ``/static``),
-never the raw path, so that the number of series stays bounded; requests that
-match no route are ``<unmatched>``.
+never the raw path, and the ``method`` label is one of :data:`METHODS` or ``other``
+(h11 accepts any token as a method, and one series per made-up method would let any client
+grow ``/metrics``), so that the number of series stays bounded; requests that match no route are ``<unmatched>``.
 
 The metrics are not served on the public port. When ``PARTERRE_METRICS_PORT``
 is set (``PORT`` or ``HOST:PORT``) in the process that runs the app, the
@@ -32,6 +33,9 @@ from prometheus_client import Gauge, Histogram, start_http_server
 log = logging.getLogger(__name__)
 
 UNMATCHED = "<unmatched>"
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+"""Methods that get a label of their own; any other is counted as ``other``."""
+OTHER_METHOD = "other"
 
 REQUEST_SECONDS = Histogram(
     "parterre_web_request_seconds",
@@ -61,6 +65,12 @@ def route_of(scope: MutableMapping[str, Any]) -> str:
     if isinstance(path, str) and path:
         return path
     return UNMATCHED
+
+
+def method_of(scope: MutableMapping[str, Any]) -> str:
+    """The request's method if it is one of :data:`METHODS`, else ``other``."""
+    method = str(scope.get("method", "GET"))
+    return method if method in METHODS else OTHER_METHOD
 
 
 def serve_metrics_from_env() -> int | None:
@@ -108,7 +118,7 @@ class PrometheusMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        method = str(scope.get("method", "GET"))
+        method = method_of(scope)
         status = 500
         started = time.perf_counter()
 

@@ -89,6 +89,8 @@ class OwnerMatch(BaseModel):
     created_at: datetime | None
     finished_at: datetime | None
     seats: list[OwnerSeat]
+    rated: bool = True
+    unrated_reason: str | None = None
 
 
 def owner_matches(pool: ConnectionPool, account_id: int, bot_id: int, *, limit: int = 50,
@@ -102,7 +104,8 @@ def owner_matches(pool: ConnectionPool, account_id: int, bot_id: int, *, limit: 
         if cur.execute("SELECT 1 FROM bots WHERE id = %s AND account_id = %s", (bot_id, account_id)).fetchone() is None:
             raise NotFound(f"you have no bot {bot_id}")
         matches = cur.execute(
-            "SELECT m.id, m.game, m.status, m.tournament_id, m.created_at, m.finished_at FROM matches m "
+            "SELECT m.id, m.game, m.status, m.tournament_id, m.created_at, m.finished_at, m.rated, m.unrated_reason "
+            "FROM matches m "
             "JOIN seats s ON s.match_id = m.id WHERE s.bot_id = %s AND (%s::bigint IS NULL OR m.id < %s) "
             "ORDER BY m.id DESC LIMIT %s", (bot_id, before, before, limit)).fetchall()
         ids = [m["id"] for m in matches]
@@ -118,7 +121,8 @@ def owner_matches(pool: ConnectionPool, account_id: int, bot_id: int, *, limit: 
             reason=reason_in_words(s["verdict"], s["fault_reason"]), time_used_ms=s["time_used_ms"],
             decisions=s["decisions"]))
     return [OwnerMatch(match_id=m["id"], game=m["game"], status=m["status"], tournament_id=m["tournament_id"],
-                       created_at=m["created_at"], finished_at=m["finished_at"], seats=by_match.get(m["id"], []))
+                       created_at=m["created_at"], finished_at=m["finished_at"], seats=by_match.get(m["id"], []),
+                       rated=m["rated"], unrated_reason=m["unrated_reason"])
             for m in matches]
 
 

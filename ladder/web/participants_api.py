@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from games.api import GameError
 from ladder import accounts as acc
 from ladder import owned_bots as ob
-from ladder.errors import BotExistsError, BotNotFoundError, BotRevokedError, LadderError
+from ladder.errors import BotExistsError, BotLimitError, BotNotFoundError, BotRevokedError, LadderError
 from ladder.web import auth
 from ladder.web.owner import OwnerMatch, SeatView, owner_matches, seat_view
 
@@ -118,6 +118,9 @@ class ChallengeIn(BaseModel):
 
 class ChallengeOut(BaseModel):
     match_id: int
+    rated: bool = Field(description="false for a casual challenge, or a rated one played casual (see unrated_reason)")
+    unrated_reason: str | None = Field(None, description="why a challenge asked to be rated is casual "
+                                       "(docs/participants.md \"Fair play\")")
 
 
 class TournamentIn(BaseModel):
@@ -206,8 +209,9 @@ def api_create_bot(request: Request, body: BotIn) -> BotCreated:
     try:
         bot, token = ob.create_bot(_pool(request), caller.account.id, body.name, description=body.description,
                                    games=body.games, version=body.version,
-                                   accepts_challenges=body.accepts_challenges, redis=cfg.redis, key=cfg.tokens_key)
-    except BotExistsError as exc:
+                                   accepts_challenges=body.accepts_challenges, redis=cfg.redis, key=cfg.tokens_key,
+                                   max_bots=cfg.max_bots)
+    except (BotExistsError, BotLimitError) as exc:
         raise HTTPException(409, str(exc)) from None
     except LadderError as exc:
         raise HTTPException(400, str(exc)) from None
@@ -360,7 +364,8 @@ def api_challenge(request: Request, body: ChallengeIn) -> ChallengeOut:
         raise HTTPException(429, str(exc)) from None
     except ChallengeError as exc:
         raise HTTPException(400, str(exc)) from None
-    return ChallengeOut(match_id=int(match_id))
+    made = challenges.challenge_status(pool, int(match_id))
+    return ChallengeOut(match_id=int(match_id), rated=made.rated, unrated_reason=made.unrated_reason)
 
 
 def check_tournament_bots(pool: Any, account: acc.Account, bot_ids: list[int]) -> None:

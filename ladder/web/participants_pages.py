@@ -12,12 +12,13 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from games.api import GameError
 from games.registry import game_names
 from ladder import accounts as acc
 from ladder import owned_bots as ob
-from ladder.errors import BotExistsError, BotNotFoundError, LadderError
+from ladder.errors import BotExistsError, BotLimitError, BotNotFoundError, LadderError
 from ladder.web import auth
 from ladder.web.owner import owner_matches, seat_view
 from ladder.web.participants_api import _deadline, check_challenge, check_tournament_bots
@@ -66,8 +67,8 @@ async def signup_post(request: Request) -> Response:
     username, password = str(form.get("username", "")), str(form.get("password", ""))
     pool = request.app.state.pool
     try:
-        account = acc.sign_up(pool, username, password, address=auth.client_address(request),
-                              mode=auth.config(request).signup)
+        account = await run_in_threadpool(acc.sign_up, pool, username, password,  # argon2: off the event loop
+                                          address=auth.client_address(request), mode=auth.config(request).signup)
     except acc.RateLimitedError as exc:
         return _auth_page(request, True, 429, str(exc))
     except acc.SignupClosedError as exc:
@@ -91,14 +92,15 @@ async def login_post(request: Request) -> Response:
     form = await _form(request)
     username, password = str(form.get("username", "")), str(form.get("password", ""))
     try:
-        account = acc.login(request.app.state.pool, username, password, address=auth.client_address(request))
+        found = await run_in_threadpool(acc.login, request.app.state.pool, username, password,  # argon2
+                                        address=auth.client_address(request))
     except acc.RateLimitedError as exc:
         response = _auth_page(request, False, 429, str(exc))
         response.headers["retry-after"] = str(exc.retry_after_s)
         return response
-    if account is None:
+    if found is None:
         return _auth_page(request, False, 401, "wrong username or password, or the account is not active")
-    auth.login_session(request, account)
+    auth.login_session(request, found)
     return _see_other("/my/bots")
 
 
@@ -148,8 +150,9 @@ async def account_password(request: Request) -> Response:
     account = auth.require_session(request)
     form = await _form(request)
     try:
-        account = acc.change_password(request.app.state.pool, account.id, str(form.get("old", "")),
-                                      str(form.get("new", "")), address=auth.client_address(request))
+        account = await run_in_threadpool(acc.change_password, request.app.state.pool, account.id,  # argon2
+                                          str(form.get("old", "")), str(form.get("new", "")),
+                                          address=auth.client_address(request))
     except acc.RateLimitedError as exc:
         response = _account_page(request, account, 429, new_token="", message=str(exc), error=True)
         response.headers["retry-after"] = str(exc.retry_after_s)
@@ -181,8 +184,8 @@ async def my_bots_create(request: Request) -> Response:
         bot, token = ob.create_bot(request.app.state.pool, account.id, str(form.get("name", "")),
                                    description=str(form.get("description", "")), games=form.getlist("games"),
                                    accepts_challenges=form.get("accepts_challenges") == "1", redis=cfg.redis,
-                                   key=cfg.tokens_key)
-    except BotExistsError as exc:
+                                   key=cfg.tokens_key, max_bots=cfg.max_bots)
+    except (BotExistsError, BotLimitError) as exc:
         return _bots_page(request, account, 409, message=str(exc), error=True)
     except LadderError as exc:
         return _bots_page(request, account, 422, message=str(exc), error=True)

@@ -5,7 +5,8 @@
   :data:`ladder.submissions.MAX_ARCHIVE_BYTES`; ``curl --data-binary
   @bot.tar.gz``). 201 with the version (number, sha256, status
   ``validating``); 400 with the reason when the archive is refused; 413 when
-  it is too big (the body is not read past the limit).
+  it is too big (the body is not read past the limit). The body goes to a temporary file as it
+  arrives; at most :data:`UPLOADS_AT_ONCE` archives per process are in memory at once.
 * ``GET /api/bots/{bot_id}/versions/{number}``: the version's status, the
   validation matches and the regression test (games, Elo with its interval,
   LLR, verdict). The owner also gets the reason and the log (the bot's
@@ -23,10 +24,13 @@ only: another account gets 404, a visitor the login redirect) show the same logs
 
 from __future__ import annotations
 
+import asyncio
+import tempfile
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Request
 from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 
 from ladder import owned_bots as ob
 from ladder import submissions as sub
@@ -62,31 +66,65 @@ def owner_view(version: sub.HostedVersion) -> dict[str, Any]:
             "decided_at": version.decided_at.isoformat() if version.decided_at else None}
 
 
-async def _read_limited(request: Request) -> bytes:
+UPLOADS_AT_ONCE = 2
+"""Archives one web process holds in memory at once (to inspect and store them); others wait their turn
+on disk. An archive is at most 8 MiB, inspecting it a few times that."""
+SPOOL_IN_MEMORY = 256 << 10
+"""Bytes of an upload kept in memory while it arrives; the rest goes to a temporary file."""
+
+
+def _upload_slots(request: Request) -> asyncio.Semaphore:
+    slots: asyncio.Semaphore | None = getattr(request.app.state, "upload_slots", None)
+    if slots is None:
+        slots = request.app.state.upload_slots = asyncio.Semaphore(UPLOADS_AT_ONCE)
+    return slots
+
+
+async def _spooled_body(request: Request) -> Any:
+    """The request body in a temporary file (memory up to :data:`SPOOL_IN_MEMORY`), at most
+    ``MAX_ARCHIVE_BYTES`` (413 past it: nothing more is read)."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > sub.MAX_ARCHIVE_BYTES:
         raise HTTPException(413, f"archive over {sub.MAX_ARCHIVE_BYTES >> 20} MiB")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > sub.MAX_ARCHIVE_BYTES:
-            raise HTTPException(413, f"archive over {sub.MAX_ARCHIVE_BYTES >> 20} MiB")
-        chunks.append(chunk)
-    return b"".join(chunks)
+    spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115 - returned open
+    size = 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > sub.MAX_ARCHIVE_BYTES:
+                raise HTTPException(413, f"archive over {sub.MAX_ARCHIVE_BYTES >> 20} MiB")
+            spool.write(chunk)
+    except BaseException:
+        spool.close()
+        raise
+    spool.seek(0)
+    return spool
+
+
+async def store_version(request: Request, bot_id: int, archive: Any) -> sub.HostedVersion:
+    """Read ``archive`` (a file object at most ``MAX_ARCHIVE_BYTES`` long, closed here) and store it as a
+    new version, holding one of the process's :data:`UPLOADS_AT_ONCE` slots meanwhile.
+
+    Raises:
+        PendingLimitError, SubmissionError: as :func:`ladder.submissions.create_version`.
+    """
+    try:
+        async with _upload_slots(request):
+            data = await run_in_threadpool(archive.read, sub.MAX_ARCHIVE_BYTES + 1)
+            return await run_in_threadpool(sub.create_version, request.app.state.pool, bot_id, data)
+    finally:
+        archive.close()
 
 
 @router.post("/bots/{bot_id}/versions", status_code=201,
              summary="Upload a new version of the owner's hosted bot (the body is the archive; bot:manage)")
 async def api_upload(request: Request, bot_id: Id) -> dict[str, Any]:
-    from starlette.concurrency import run_in_threadpool
-
     caller = await run_in_threadpool(auth.bearer, request, "bot:manage")
     bot = await run_in_threadpool(_owned, request, caller, bot_id)
     if bot.retired:
         raise HTTPException(409, f"bot {bot_id} is retired")
-    data = await _read_limited(request)
     try:
-        version = await run_in_threadpool(sub.create_version, request.app.state.pool, bot_id, data)
+        version = await store_version(request, bot_id, await _spooled_body(request))
     except sub.PendingLimitError as exc:
         raise HTTPException(429, str(exc)) from None
     except sub.SubmissionError as exc:
@@ -164,8 +202,6 @@ def hosted_page(request: Request, bot_id: Id) -> Any:
 
 @pages.post("/my/bots/{bot_id}/hosted")
 async def hosted_upload(request: Request, bot_id: Id) -> Any:
-    from starlette.concurrency import run_in_threadpool
-
     account = auth.require_session(request)
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > sub.MAX_ARCHIVE_BYTES + 65536:
@@ -184,9 +220,8 @@ async def hosted_upload(request: Request, bot_id: Id) -> Any:
     upload = form.get("archive")
     if upload is None or isinstance(upload, str):
         return _hosted_page(request, bot_id, 400, "choose an archive", True)
-    data = await upload.read(sub.MAX_ARCHIVE_BYTES + 1)
-    try:
-        version = await run_in_threadpool(sub.create_version, request.app.state.pool, bot_id, data)
+    try:  # the form parser spooled the file to disk past 1 MiB
+        version = await store_version(request, bot_id, upload.file)
     except sub.PendingLimitError as exc:
         return _hosted_page(request, bot_id, 429, str(exc), True)
     except sub.SubmissionError as exc:

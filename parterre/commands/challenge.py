@@ -38,7 +38,7 @@ def _info_dict(info: Any) -> dict[str, Any]:
 
 def _line(info: Any) -> str:
     seats = ", ".join(info.bot_names)
-    kind = "rated" if info.rated else "casual"
+    kind = "rated" if info.rated else f"casual: {info.unrated_reason}" if info.unrated_reason else "casual"
     tail = f" — {info.reason}" if info.reason else ""
     ranks = f" ranks {list(info.ranks)}" if info.ranks else ""
     return f"{info.match_id}\t{info.game_string}\t{kind}\t{seats}\t{info.status}{ranks}{tail}"

@@ -144,7 +144,8 @@ def parse_time_control(text: str) -> dict[str, int]:
     """``cap[+margin]`` or ``base:increment:cap:margin``, milliseconds.
 
     Raises:
-        CliError: not 2 or 4 non-negative integers.
+        CliError: not 2 or 4 non-negative integers, or outside the bounds of
+            :func:`ladder.match_plans.check_time_control`.
     """
     try:
         parts = [int(p) for p in text.replace("+", ":").split(":")]
@@ -155,10 +156,18 @@ def parse_time_control(text: str) -> dict[str, int]:
     if any(p < 0 for p in parts):
         raise CliError(f"--time-control {text!r}: values must be >= 0")
     if len(parts) == 2:
-        return {"base_ms": 0, "increment_ms": parts[0], "cap_ms": parts[0], "margin_ms": parts[1]}
-    if len(parts) == 4:
-        return dict(zip(("base_ms", "increment_ms", "cap_ms", "margin_ms"), parts, strict=True))
-    raise CliError(f"--time-control {text!r}: expected 2 or 4 numbers")
+        tc = {"base_ms": 0, "increment_ms": parts[0], "cap_ms": parts[0], "margin_ms": parts[1]}
+    elif len(parts) == 4:
+        tc = dict(zip(("base_ms", "increment_ms", "cap_ms", "margin_ms"), parts, strict=True))
+    else:
+        raise CliError(f"--time-control {text!r}: expected 2 or 4 numbers")
+    from ladder.match_plans import check_time_control
+
+    try:
+        check_time_control(**tc)
+    except ValueError as exc:
+        raise CliError(f"--time-control {text!r}: {exc}") from None
+    return tc
 
 
 def int_list(flag: str, text: str) -> list[int]:

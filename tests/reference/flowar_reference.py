@@ -90,6 +90,7 @@ class View:
         self.mods = set(mods)
         self.placed: int = obs["context"]["placed"]
         self.extra: bool = obs["context"]["extra_placement"]
+        self.strikes = set(obs["strikes"])  # the types on strike: their Diorama is one more Worker
 
     def copy(self) -> View:
         other = object.__new__(View)
@@ -97,6 +98,7 @@ class View:
         other.workers = self.workers[:]
         other.used = set(self.used)
         other.mods = set(self.mods)
+        other.strikes = set(self.strikes)
         return other
 
 
@@ -128,7 +130,7 @@ def placements(v: View) -> list[dict[str, Any]]:
         for space, typ in TYPED.items():
             # "pay 1 Coin for each Worker occupying that space, including the one you just placed
             # (plus an additional Coin if that group of Workers is on strike)"; Favor 1: no cost.
-            cost = 0 if 1 in v.mods else occupancy(obs, space) + 1 + (typ in obs["strikes"])
+            cost = 0 if 1 in v.mods else occupancy(obs, space) + 1 + (typ in v.strikes)
             if space == "market":
                 cost += GUILD[v.guild]["flower_price"]  # "you also have to pay for the flowers"
             if cost > v.coins:
@@ -171,6 +173,47 @@ def _after(v: View, coins: int = 0, workers: tuple[int, int, int] = (0, 0, 0),
     return w
 
 
+def can_place_after(v: View, coins: int, workers: tuple[int, int, int], to_area: tuple[int, int, int],
+                    favor18: bool) -> bool:
+    """Can the seat place after an action that gains ``coins`` and ``workers`` and sends ``to_area``
+    Workers to the Strike Area (negative: takes them from it)? Rulebook, "Strikes": "When there are
+    3 Workers of the same type in the Strike Area, that group of Workers goes on strike" and each
+    player pays 1 Coin per Worker of that type on their Guild Tile or places it in the Strike Area;
+    hiring "may result in a strike being called off", Favor 19 "could lead to a strike or call it
+    off". Every way the seat may answer the strikes its action calls is tried (and, if ``favor18``,
+    Kingdom Favor 18 keeping one type's Workers): the placement is possible if one of them allows
+    it (decision 32). Loans are not counted (decision 13)."""
+    area = {TYPES[t]: v.obs["strike_area"][PLURAL[t]] + to_area[t] for t in range(3)}
+    w = _after(v, coins=coins, workers=workers)
+    called = []
+    for t in range(3):
+        name = TYPES[t]
+        if name in w.strikes and area[name] < 3:
+            w.strikes.discard(name)
+        elif name not in w.strikes and area[name] >= 3 and to_area[t] > 0:
+            w.strikes.add(name)
+            called.append(t)
+    keeps = [range(w.workers[t] + 1) for t in called]
+    for keep in itertools.product(*keeps):
+        for free in [None] + (called if favor18 else []):
+            pay = sum(k for t, k in zip(called, keep, strict=True) if t != free)
+            if pay > w.coins:
+                continue
+            x = w.copy()
+            x.coins -= pay
+            for t, k in zip(called, keep, strict=True):
+                if t != free:
+                    x.workers[t] = k
+            if can_place(x):
+                return True
+    return False
+
+
+def _favor18(obs: dict[str, Any], seat: int, turn: dict[str, Any]) -> bool:
+    """Kingdom Favor 18 is usable at a strike the seat calls in its turn (decision 10)."""
+    return seat == obs["turn_seat"] and not turn["favor_used"] and bool(favors_here(obs, seat, {"strike"}))
+
+
 def _swaps(v: View, obs: dict[str, Any]) -> list[tuple[int, int]]:
     area = [obs["strike_area"][p] for p in PLURAL]
     return [(g, t) for g in range(3) for t in range(3) if g != t and v.workers[g] and area[t]]
@@ -211,12 +254,16 @@ def favor_ok(f: int, v: View, obs: dict[str, Any], seat: int, turn: dict[str, An
         return can_place(_after(v, mods=(f,)))
     if f == 5:
         area = [obs["strike_area"][p] for p in PLURAL]
-        return can_place(v) or any(area[t] and can_place(_after(v, workers=_delta(-1, t))) for t in range(3))
+        return can_place(v) or any(area[t] and can_place_after(v, 0, _delta(-1, t), _delta(t, -1), False)
+                                   for t in range(3))
     if f in (13, 14):
         g = GUILD[v.guild if f == 13 else obs["fellowship_guild"]]
         gain = {"coins": g["amount"], "take_contract": 1, "take_flower": 1}.get(g["action"], 0)
         flower = int(g["action"] == "take_flower" and any(obs["market"]))
-        return can_place(_after(v, coins=gain, fresh=flower))
+        after = _after(v, coins=gain, fresh=flower)
+        if f == 13:
+            after.used.add("guild")  # the round's one Guild action is taken (decision 31)
+        return can_place(after)
     if f == 15:
         return can_place(_after(v, coins=FAVOR[15]["params"]["coins_per_torch"] * me["torches"]))
     if f == 16:
@@ -224,8 +271,8 @@ def favor_ok(f: int, v: View, obs: dict[str, Any], seat: int, turn: dict[str, An
     if f == 20:
         rate, top = FAVOR[20]["params"]["coins_per_mp"], FAVOR[20]["params"]["max_mp"]
         return can_place(_after(v, coins=rate * min(top, me["mp"])))
-    if f == 19:
-        return any(can_place(_after(v, workers=_delta(g, t))) for g, t in _swaps(v, obs))
+    if f == 19:  # the swap is the turn's Favor: no Favor 18 after it
+        return any(can_place_after(v, 0, _delta(g, t), _delta(t, g), False) for g, t in _swaps(v, obs))
     return can_place(v)
 
 
@@ -268,7 +315,7 @@ def menu(obs: dict[str, Any], seat: int, taken: list[dict[str, Any]]) -> list[di
                 if sum(w) - sum(c) < 1:
                     continue  # the placement is mandatory (decision 8)
                 gain = layoff_coins(c, 2 in v.mods)
-                if not can_place(_after(v, coins=gain, workers=(-c[0], -c[1], -c[2]))):
+                if not can_place_after(v, gain, (-c[0], -c[1], -c[2]), (c[0], c[1], c[2]), _favor18(obs, seat, turn)):
                     continue
             out.append({"kind": "fire", "trentis": c[0], "humans": c[1], "foxes": c[2]})
     hires = []
@@ -276,7 +323,7 @@ def menu(obs: dict[str, Any], seat: int, taken: list[dict[str, Any]]) -> list[di
         cost = 0 if 5 in v.mods else HIRE
         for t in range(3):
             if obs["strike_area"][PLURAL[t]] and v.coins >= cost \
-                    and can_place(_after(v, coins=-cost, workers=_delta(-1, t))):
+                    and can_place_after(v, -cost, _delta(-1, t), _delta(t, -1), False):
                 hires.append({"kind": "hire", "worker": TYPES[t]})
     out += hires
     if v.loans < MAX_LOANS:
@@ -463,7 +510,7 @@ def legal(obs: dict[str, Any], seat: int, taken: list[dict[str, Any]]) -> set[st
     elif phase == "swap_worker":
         v = View(obs, seat, set(ctx["active_favors"]))
         out = [{"kind": "swap_worker", "give": TYPES[g], "take": TYPES[t]} for g, t in _swaps(v, obs)
-               if can_place(_after(v, workers=_delta(g, t)))]
+               if can_place_after(v, 0, _delta(g, t), _delta(t, g), False)]
     elif phase == "deliver":
         out = delivery(obs, seat, taken)
     elif phase == "basket":

@@ -110,7 +110,7 @@ def board_context(frame: Frame, seat_names: Sequence[str], all_hands: bool) -> d
             "visitors": [card(v) for v in p.get("visitors", [])],
             "companion": card(p["companion"]) if p.get("companion") else None,
             "hand": hand,
-            "hand_hidden": max(0, int(own.get("hand_size", 0)) - len(hand)),
+            "hand_hidden": max(0, int(own.get("cards_in_hand", 0)) - len(hand)),
             "used_prestige": bool(p.get("used_prestige")),
             "romancing": bool(p.get("romancing")),
         })

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from proto.parterre.v1 import referee_pb2 as parterre_dot_v1_dot_referee__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19parterre/v1/control.proto\x12\x0bparterre.v1\x1a\x19parterre/v1/referee.proto\"\xd2\x01\n\x0fRunMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\x03\x12\x0f\n\x07\x61ttempt\x18\x02 \x01(\x05\x12\x13\n\x0bgame_string\x18\x03 \x01(\t\x12\x0c\n\x04seed\x18\x04 \x01(\t\x12\x14\n\x0cseat_bot_ids\x18\x05 \x03(\x03\x12.\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x18.parterre.v1.TimeControl\x12\x1a\n\x12no_show_timeout_ms\x18\x07 \x01(\x03\x12\x17\n\x0fmax_duration_ms\x18\x08 \x01(\x03\"\xd1\x01\n\x10MatchStartedInfo\x12\x10\n\x08match_id\x18\x01 \x01(\x03\x12\x0f\n\x07\x61ttempt\x18\x02 \x01(\x05\x12\x13\n\x0bgame_string\x18\x03 \x01(\t\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\t\x12(\n\x07players\x18\x05 \x03(\x0b\x32\x17.parterre.v1.PlayerInfo\x12.\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x18.parterre.v1.TimeControl\x12\x12\n\nreferee_id\x18\x07 \x01(\t\"+\n\x08Progress\x12\x0c\n\x04step\x18\x01 \x01(\x05\x12\x11\n\tdecisions\x18\x02 \x01(\x05\"\x81\x01\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x62ot_id\x18\x02 \x01(\x03\x12\x0c\n\x04rank\x18\x03 \x01(\x05\x12\r\n\x05score\x18\x04 \x01(\x01\x12\x0f\n\x07verdict\x18\x05 \x01(\t\x12\x14\n\x0ctime_used_ms\x18\x06 \x01(\x03\x12\x11\n\tdecisions\x18\x07 \x01(\x05\"\xa1\x01\n\x0bMatchResult\x12\x0e\n\x06status\x18\x01 \x01(\t\x12&\n\x05seats\x18\x02 \x03(\x0b\x32\x17.parterre.v1.SeatResult\x12\x13\n\x0breplay_json\x18\x03 \x01(\t\x12\x10\n\x08match_id\x18\x04 \x01(\x03\x12\x0f\n\x07\x61ttempt\x18\x05 \x01(\x05\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x12\n\nreferee_id\x18\x07 \x01(\t\"\x9e\x01\n\nMatchEvent\x12\x30\n\x07started\x18\x01 \x01(\x0b\x32\x1d.parterre.v1.MatchStartedInfoH\x00\x12)\n\x08progress\x18\x02 \x01(\x0b\x32\x15.parterre.v1.ProgressH\x00\x12*\n\x06result\x18\x03 \x01(\x0b\x32\x18.parterre.v1.MatchResultH\x00\x42\x07\n\x05\x65vent2S\n\x0cMatchControl\x12\x43\n\x08RunMatch\x12\x1c.parterre.v1.RunMatchRequest\x1a\x17.parterre.v1.MatchEvent0\x01\x42j\n\x0forg.parterre.v1B\x0c\x43ontrolProtoP\x01Z9github.com/parterre/parterre/proto/parterre/v1;parterrev1\xaa\x02\x0bParterre.V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19parterre/v1/control.proto\x12\x0bparterre.v1\x1a\x19parterre/v1/referee.proto\"\xea\x01\n\x0fRunMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\x03\x12\x0f\n\x07\x61ttempt\x18\x02 \x01(\x05\x12\x13\n\x0bgame_string\x18\x03 \x01(\t\x12\x0c\n\x04seed\x18\x04 \x01(\t\x12\x14\n\x0cseat_bot_ids\x18\x05 \x03(\x03\x12.\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x18.parterre.v1.TimeControl\x12\x1a\n\x12no_show_timeout_ms\x18\x07 \x01(\x03\x12\x17\n\x0fmax_duration_ms\x18\x08 \x01(\x03\x12\x16\n\x0eseat_bot_names\x18\t \x03(\t\"\xd1\x01\n\x10MatchStartedInfo\x12\x10\n\x08match_id\x18\x01 \x01(\x03\x12\x0f\n\x07\x61ttempt\x18\x02 \x01(\x05\x12\x13\n\x0bgame_string\x18\x03 \x01(\t\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\t\x12(\n\x07players\x18\x05 \x03(\x0b\x32\x17.parterre.v1.PlayerInfo\x12.\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x18.parterre.v1.TimeControl\x12\x12\n\nreferee_id\x18\x07 \x01(\t\"+\n\x08Progress\x12\x0c\n\x04step\x18\x01 \x01(\x05\x12\x11\n\tdecisions\x18\x02 \x01(\x05\"\x81\x01\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x62ot_id\x18\x02 \x01(\x03\x12\x0c\n\x04rank\x18\x03 \x01(\x05\x12\r\n\x05score\x18\x04 \x01(\x01\x12\x0f\n\x07verdict\x18\x05 \x01(\t\x12\x14\n\x0ctime_used_ms\x18\x06 \x01(\x03\x12\x11\n\tdecisions\x18\x07 \x01(\x05\"\xa1\x01\n\x0bMatchResult\x12\x0e\n\x06status\x18\x01 \x01(\t\x12&\n\x05seats\x18\x02 \x03(\x0b\x32\x17.parterre.v1.SeatResult\x12\x13\n\x0breplay_json\x18\x03 \x01(\t\x12\x10\n\x08match_id\x18\x04 \x01(\x03\x12\x0f\n\x07\x61ttempt\x18\x05 \x01(\x05\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x12\n\nreferee_id\x18\x07 \x01(\t\"\x9e\x01\n\nMatchEvent\x12\x30\n\x07started\x18\x01 \x01(\x0b\x32\x1d.parterre.v1.MatchStartedInfoH\x00\x12)\n\x08progress\x18\x02 \x01(\x0b\x32\x15.parterre.v1.ProgressH\x00\x12*\n\x06result\x18\x03 \x01(\x0b\x32\x18.parterre.v1.MatchResultH\x00\x42\x07\n\x05\x65vent2S\n\x0cMatchControl\x12\x43\n\x08RunMatch\x12\x1c.parterre.v1.RunMatchRequest\x1a\x17.parterre.v1.MatchEvent0\x01\x42j\n\x0forg.parterre.v1B\x0c\x43ontrolProtoP\x01Z9github.com/parterre/parterre/proto/parterre/v1;parterrev1\xaa\x02\x0bParterre.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,17 +34,17 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\017org.parterre.v1B\014ControlProtoP\001Z9github.com/parterre/parterre/proto/parterre/v1;parterrev1\252\002\013Parterre.V1'
   _globals['_RUNMATCHREQUEST']._serialized_start=70
-  _globals['_RUNMATCHREQUEST']._serialized_end=280
-  _globals['_MATCHSTARTEDINFO']._serialized_start=283
-  _globals['_MATCHSTARTEDINFO']._serialized_end=492
-  _globals['_PROGRESS']._serialized_start=494
-  _globals['_PROGRESS']._serialized_end=537
-  _globals['_SEATRESULT']._serialized_start=540
-  _globals['_SEATRESULT']._serialized_end=669
-  _globals['_MATCHRESULT']._serialized_start=672
-  _globals['_MATCHRESULT']._serialized_end=833
-  _globals['_MATCHEVENT']._serialized_start=836
-  _globals['_MATCHEVENT']._serialized_end=994
-  _globals['_MATCHCONTROL']._serialized_start=996
-  _globals['_MATCHCONTROL']._serialized_end=1079
+  _globals['_RUNMATCHREQUEST']._serialized_end=304
+  _globals['_MATCHSTARTEDINFO']._serialized_start=307
+  _globals['_MATCHSTARTEDINFO']._serialized_end=516
+  _globals['_PROGRESS']._serialized_start=518
+  _globals['_PROGRESS']._serialized_end=561
+  _globals['_SEATRESULT']._serialized_start=564
+  _globals['_SEATRESULT']._serialized_end=693
+  _globals['_MATCHRESULT']._serialized_start=696
+  _globals['_MATCHRESULT']._serialized_end=857
+  _globals['_MATCHEVENT']._serialized_start=860
+  _globals['_MATCHEVENT']._serialized_end=1018
+  _globals['_MATCHCONTROL']._serialized_start=1020
+  _globals['_MATCHCONTROL']._serialized_end=1103
 # @@protoc_insertion_point(module_scope)

@@ -7,7 +7,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class FlowarObservation(_message.Message):
-    __slots__ = ("num_players", "seat", "solo", "first_game_favors", "round", "phase", "current_player", "start_player", "taxus_seat", "turn_track", "passing_order", "turn_order", "turn_seat", "exchange_rate", "kingdoms", "contract_space", "market_space", "fellowship_guild", "fellowship_used", "strike_area", "strikes", "bag", "market", "contract_grid", "flower_deck", "flower_discard", "contract_deck", "contract_discard", "unchosen_contracts", "efficiency_supply", "favor_pool", "guild_tiles", "players", "context", "taxus", "torch_supply", "flower_discard_cards", "contract_discard_cards", "efficiency_discard")
+    __slots__ = ("num_players", "seat", "solo", "first_game_favors", "round", "phase", "current_player", "start_player", "taxus_seat", "turn_track", "passing_order", "turn_order", "turn_seat", "exchange_rate", "kingdoms", "contract_space", "market_space", "fellowship_guild", "fellowship_used", "strike_area", "strikes", "bag", "market", "contract_grid", "flower_deck", "flower_discard", "contract_deck", "contract_discard", "unchosen_contracts", "efficiency_supply", "favor_pool", "guild_tiles", "players", "context", "taxus", "torch_supply", "flower_discard_cards", "contract_discard_cards", "efficiency_discard", "market_redraws")
     class Workers(_message.Message):
         __slots__ = ("trentis", "humans", "foxes")
         TRENTIS_FIELD_NUMBER: _ClassVar[int]
@@ -143,6 +143,15 @@ class FlowarObservation(_message.Message):
         exchange_max: int
         sold: int
         def __init__(self, placed: _Optional[int] = ..., fired: _Optional[bool] = ..., hired: _Optional[bool] = ..., favor_used: _Optional[bool] = ..., active_favors: _Optional[_Iterable[int]] = ..., extra_placement: _Optional[bool] = ..., strike_worker: _Optional[str] = ..., grid: _Optional[str] = ..., picks: _Optional[int] = ..., kingdom: _Optional[str] = ..., delivering: _Optional[_Iterable[str]] = ..., owed: _Optional[_Iterable[str]] = ..., exchange_picks: _Optional[int] = ..., wildcards: _Optional[int] = ..., used_baskets: _Optional[_Iterable[str]] = ..., exchange_max: _Optional[int] = ..., sold: _Optional[int] = ...) -> None: ...
+    class MarketRedraw(_message.Message):
+        __slots__ = ("round", "slot", "card")
+        ROUND_FIELD_NUMBER: _ClassVar[int]
+        SLOT_FIELD_NUMBER: _ClassVar[int]
+        CARD_FIELD_NUMBER: _ClassVar[int]
+        round: int
+        slot: int
+        card: str
+        def __init__(self, round: _Optional[int] = ..., slot: _Optional[int] = ..., card: _Optional[str] = ...) -> None: ...
     class Taxus(_message.Message):
         __slots__ = ("mp", "coins", "torches", "loans", "guild", "pile", "deck", "discard", "last_card", "passed")
         MP_FIELD_NUMBER: _ClassVar[int]
@@ -205,6 +214,7 @@ class FlowarObservation(_message.Message):
     FLOWER_DISCARD_CARDS_FIELD_NUMBER: _ClassVar[int]
     CONTRACT_DISCARD_CARDS_FIELD_NUMBER: _ClassVar[int]
     EFFICIENCY_DISCARD_FIELD_NUMBER: _ClassVar[int]
+    MARKET_REDRAWS_FIELD_NUMBER: _ClassVar[int]
     num_players: int
     seat: int
     solo: bool
@@ -244,7 +254,8 @@ class FlowarObservation(_message.Message):
     flower_discard_cards: _containers.RepeatedScalarFieldContainer[str]
     contract_discard_cards: _containers.RepeatedScalarFieldContainer[str]
     efficiency_discard: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, num_players: _Optional[int] = ..., seat: _Optional[int] = ..., solo: _Optional[bool] = ..., first_game_favors: _Optional[bool] = ..., round: _Optional[int] = ..., phase: _Optional[str] = ..., current_player: _Optional[int] = ..., start_player: _Optional[int] = ..., taxus_seat: _Optional[int] = ..., turn_track: _Optional[_Iterable[int]] = ..., passing_order: _Optional[_Iterable[int]] = ..., turn_order: _Optional[_Iterable[int]] = ..., turn_seat: _Optional[int] = ..., exchange_rate: _Optional[int] = ..., kingdoms: _Optional[_Iterable[_Union[FlowarObservation.KingdomBoard, _Mapping]]] = ..., contract_space: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., market_space: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., fellowship_guild: _Optional[int] = ..., fellowship_used: _Optional[bool] = ..., strike_area: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., strikes: _Optional[_Iterable[str]] = ..., bag: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., market: _Optional[_Iterable[str]] = ..., contract_grid: _Optional[_Iterable[str]] = ..., flower_deck: _Optional[int] = ..., flower_discard: _Optional[int] = ..., contract_deck: _Optional[int] = ..., contract_discard: _Optional[int] = ..., unchosen_contracts: _Optional[int] = ..., efficiency_supply: _Optional[int] = ..., favor_pool: _Optional[int] = ..., guild_tiles: _Optional[_Iterable[_Union[FlowarObservation.GuildTile, _Mapping]]] = ..., players: _Optional[_Iterable[_Union[FlowarObservation.Player, _Mapping]]] = ..., context: _Optional[_Union[FlowarObservation.Context, _Mapping]] = ..., taxus: _Optional[_Union[FlowarObservation.Taxus, _Mapping]] = ..., torch_supply: _Optional[int] = ..., flower_discard_cards: _Optional[_Iterable[str]] = ..., contract_discard_cards: _Optional[_Iterable[str]] = ..., efficiency_discard: _Optional[_Iterable[int]] = ...) -> None: ...
+    market_redraws: _containers.RepeatedCompositeFieldContainer[FlowarObservation.MarketRedraw]
+    def __init__(self, num_players: _Optional[int] = ..., seat: _Optional[int] = ..., solo: _Optional[bool] = ..., first_game_favors: _Optional[bool] = ..., round: _Optional[int] = ..., phase: _Optional[str] = ..., current_player: _Optional[int] = ..., start_player: _Optional[int] = ..., taxus_seat: _Optional[int] = ..., turn_track: _Optional[_Iterable[int]] = ..., passing_order: _Optional[_Iterable[int]] = ..., turn_order: _Optional[_Iterable[int]] = ..., turn_seat: _Optional[int] = ..., exchange_rate: _Optional[int] = ..., kingdoms: _Optional[_Iterable[_Union[FlowarObservation.KingdomBoard, _Mapping]]] = ..., contract_space: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., market_space: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., fellowship_guild: _Optional[int] = ..., fellowship_used: _Optional[bool] = ..., strike_area: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., strikes: _Optional[_Iterable[str]] = ..., bag: _Optional[_Union[FlowarObservation.Workers, _Mapping]] = ..., market: _Optional[_Iterable[str]] = ..., contract_grid: _Optional[_Iterable[str]] = ..., flower_deck: _Optional[int] = ..., flower_discard: _Optional[int] = ..., contract_deck: _Optional[int] = ..., contract_discard: _Optional[int] = ..., unchosen_contracts: _Optional[int] = ..., efficiency_supply: _Optional[int] = ..., favor_pool: _Optional[int] = ..., guild_tiles: _Optional[_Iterable[_Union[FlowarObservation.GuildTile, _Mapping]]] = ..., players: _Optional[_Iterable[_Union[FlowarObservation.Player, _Mapping]]] = ..., context: _Optional[_Union[FlowarObservation.Context, _Mapping]] = ..., taxus: _Optional[_Union[FlowarObservation.Taxus, _Mapping]] = ..., torch_supply: _Optional[int] = ..., flower_discard_cards: _Optional[_Iterable[str]] = ..., contract_discard_cards: _Optional[_Iterable[str]] = ..., efficiency_discard: _Optional[_Iterable[int]] = ..., market_redraws: _Optional[_Iterable[_Union[FlowarObservation.MarketRedraw, _Mapping]]] = ...) -> None: ...
 
 class FlowarAction(_message.Message):
     __slots__ = ("kind", "favor", "value", "card", "guild", "worker", "seat", "taxus", "count", "space", "coins", "trentis", "humans", "foxes", "kingdom", "line", "slot", "mp", "give", "take")
