@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -29,6 +30,15 @@ from ladder.errors import BotExistsError, BotNotFoundError, BotRevokedError, Inv
 
 TOKENS_KEY = "parterre:bot_tokens"
 """Default Redis hash of live token hashes (field sha256 hex -> bot id)."""
+
+PUBLISHED_SUFFIX = ":published"
+"""``<key>:published`` is written with the whole hash (:func:`publish_tokens`): while it is missing the
+hash is not known to be whole (Redis lost it, docs/architecture.md "Bot identity and tokens"), so the
+referee revokes no one and the ladder publishes the whole set again (:func:`ensure_published`)."""
+
+WANTED_SUFFIX = ":wanted"
+"""``<key>:wanted``: a Redis list a referee pushes to when it finds ``<key>:published`` missing; the
+workers' token watch (``workers/token_cache.py``) wakes on it and republishes at once."""
 
 
 
@@ -178,7 +188,7 @@ def register_bot(
         raise
     assert row is not None
     bot_id = int(row[0])
-    if redis is not None:
+    if redis is not None and ensure_published(pool, redis, key) is None:
         redis.hset(key, digest, str(bot_id))
     return bot_id, token
 
@@ -254,6 +264,7 @@ def revoke_bot(pool: ConnectionPool, bot: int | str, *, redis: Any = None, key: 
                               "WHERE bot_id = %s AND token_hash IS NOT NULL RETURNING token_hash",
                               (row["id"],)).fetchall()
     if redis is not None:
+        ensure_published(pool, redis, key)
         redis.hdel(key, row["token_hash"], *[h[0] for h in hosted])
     return _bot(row)
 
@@ -292,7 +303,7 @@ def issue_token(pool: ConnectionPool, bot: int | str, *, redis: Any = None, key:
         hosted = conn.execute(f"{HOSTED_LIVE_SQL} AND h.bot_id = %s", (bot_id,)).fetchone() is not None
         hosted = hosted or conn.execute(f"SELECT 1 FROM bots b WHERE b.id = %s AND {held_sql('b')}",
                                         (bot_id,)).fetchone() is not None  # held: published when re-enabled
-    if redis is not None:
+    if redis is not None and ensure_published(pool, redis, key) is None:
         pipe = redis.pipeline(transaction=True)
         pipe.hdel(key, old)
         if not hosted:
@@ -327,8 +338,31 @@ def publish_tokens(pool: ConnectionPool, redis_client: Any, key: str = TOKENS_KE
     pipe.delete(key)
     if mapping:
         pipe.hset(key, mapping=mapping)
+    pipe.set(key + PUBLISHED_SUFFIX, repr(time.time()))
     pipe.execute()
     return len(mapping)
+
+
+def ensure_published(pool: ConnectionPool, redis_client: Any, key: str = TOKENS_KEY) -> int | None:
+    """Publish the whole token hash again (:func:`publish_tokens`) when Redis lost it.
+
+    Redis is a cache that may be emptied at any time (a restart without persistence, ``FLUSHALL``);
+    PostgreSQL is the source of truth. The hash is whole while ``<key>:published`` exists
+    (:data:`PUBLISHED_SUFFIX`, written in the same transaction as the hash); when it is missing, the
+    live tokens are read from the ``bots`` and ``hosted_versions`` tables and written back. Called by
+    every worker node and web process when it starts, by the workers' token watch and
+    ``parterre.tokens_tick``, and before every single-token change (register, rotate, revoke).
+
+    Returns:
+        The number of tokens published, or None when the hash was already whole (one ``EXISTS``).
+
+    Raises:
+        redis.exceptions.RedisError: Redis cannot be reached.
+        DatabaseUnavailableError: PostgreSQL cannot be reached.
+    """
+    if redis_client.exists(key + PUBLISHED_SUFFIX):
+        return None
+    return publish_tokens(pool, redis_client, key)
 
 
 def apply_account_status(pool: ConnectionPool, account_id: int, *, redis: Any, key: str | None = None) -> int:
@@ -357,6 +391,7 @@ def apply_account_status(pool: ConnectionPool, account_id: int, *, redis: Any, k
             + ("" if held else " AND h.status = 'active' AND h.token_revoked_at IS NULL AND b.revoked_at IS NULL"),
             (account_id,)).fetchall()
     mapping = {digest: str(bot_id) for digest, bot_id in [*ordinary, *credentials]}
+    ensure_published(pool, redis, key)
     if mapping:
         if held:
             redis.hdel(key, *mapping)

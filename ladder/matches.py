@@ -504,6 +504,12 @@ def _requeue(
     return run_transaction(pool, write)
 
 
+LEASE_EXPIRED = "lease expired (worker lost, or cut off from the database)"
+"""The error of an attempt the reaper ended because its lease was not renewed: the reaper knows only
+that no renewal came, not whether the worker died or could not reach the database (a reaper that
+itself lost the database gives leases a whole lease of reachable time first: ``workers/tasks.py``)."""
+
+
 def requeue_expired(pool: ConnectionPool, *, max_attempts: int | None = None) -> dict[int, str]:
     """The reaper: end running attempts whose lease expired, and plan their matches again.
 
@@ -516,7 +522,7 @@ def requeue_expired(pool: ConnectionPool, *, max_attempts: int | None = None) ->
     Returns:
         ``{match_id: new status}`` of the matches changed.
     """
-    return _requeue(pool, "lease_until < now()", {}, "lease expired (worker lost)", max_attempts)
+    return _requeue(pool, "lease_until < now()", {}, LEASE_EXPIRED, max_attempts)
 
 
 def requeue_worker(

@@ -443,9 +443,10 @@ def sync_credentials(pool: ConnectionPool, redis: Any, key: str | None = None) -
     Returns:
         ``{"live": n, "revoked": m}`` (revoked: stamped by this call).
     """
-    from ladder.bots import HOSTED_LIVE_SQL, TOKENS_KEY, held_sql
+    from ladder.bots import HOSTED_LIVE_SQL, TOKENS_KEY, ensure_published, held_sql
 
     key = key or TOKENS_KEY
+    ensure_published(pool, redis, key)  # Redis lost the hash: the whole set first, from PostgreSQL
     with connection(pool) as conn, conn.cursor() as cur:
         cur.execute("UPDATE hosted_versions h SET token_revoked_at = now() FROM bots b WHERE b.id = h.bot_id "
                     "AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL "

@@ -173,6 +173,56 @@ def missing_bots_line(bots: Mapping[int, str]) -> str:
             f"at most {attempts} attempts in all; start the bots (parterre bot run / parterre connect) to play")
 
 
+OUTAGE_BACKOFF_S = (0.5, 5.0)
+"""``--wait`` asks an unreachable database again after 0.5 s, doubling up to 5 s."""
+
+OUTAGE_REMINDER_S = 30.0
+"""While the database stays unreachable, ``--wait`` says it is still waiting this often."""
+
+
+def through_outage(fn: Any, deadline: float, say: Any, what: str) -> Any:
+    """``fn()``, asked again while PostgreSQL is unreachable, until the monotonic ``deadline``.
+
+    Says once that the database is unreachable and that it keeps waiting (and again every
+    :data:`OUTAGE_REMINDER_S`), and once it is back; backs off per :data:`OUTAGE_BACKOFF_S`.
+
+    Args:
+        fn: a call that reads the database.
+        deadline: ``time.monotonic()`` after which it gives up.
+        say: prints one line for the user.
+        what: what is being waited for, for those lines.
+
+    Raises:
+        TimeoutError: the database was still unreachable at ``deadline`` (the message says so).
+    """
+    from ladder.errors import DatabaseUnavailableError
+
+    since: float | None = None
+    reminded = 0.0
+    delay = OUTAGE_BACKOFF_S[0]
+    while True:
+        try:
+            result = fn()
+        except DatabaseUnavailableError as exc:
+            now = time.monotonic()
+            if since is None:
+                since = reminded = now
+                say(f"database unreachable ({exc}); still waiting for {what}, up to {max(0.0, deadline - now):.0f} s "
+                    "more (--timeout)")
+            elif now - reminded >= OUTAGE_REMINDER_S:
+                reminded = now
+                say(f"database still unreachable after {now - since:.0f} s; still waiting for {what}")
+            if now >= deadline:
+                raise TimeoutError(f"the database has been unreachable for {now - since:.0f} s "
+                                   f"(last error: {exc})") from None
+            time.sleep(min(delay, deadline - now))
+            delay = min(OUTAGE_BACKOFF_S[1], delay * 2)
+            continue
+        if since is not None:
+            say(f"database reachable again after {time.monotonic() - since:.0f} s")
+        return result
+
+
 def wait_for_tournament(
     pool: Any,
     tournament_id: int,
@@ -183,17 +233,21 @@ def wait_for_tournament(
 ) -> dict[str, int]:
     """Show a progress bar until every match of the tournament is done.
 
+    An unreachable database does not end the wait: it is said, asked again with backoff
+    (:func:`through_outage`) and waited out up to ``timeout_s`` (the workers keep going).
+
     Returns:
         Match counts by status.
 
     Raises:
-        TimeoutError: matches still pending after ``timeout_s``.
+        TimeoutError: matches still pending (or the database unreachable) after ``timeout_s``.
     """
     from ladder import tournaments
 
     deadline = time.monotonic() + timeout_s
     reported: dict[int, str] | None = None
     next_check = 0.0
+    what = f"tournament {tournament_id}"
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -202,8 +256,9 @@ def wait_for_tournament(
         console=console,
     ) as progress:
         task = progress.add_task(label or f"tournament {tournament_id}", total=None)
+        say = progress.console.print
         while True:
-            status = tournaments.tournament_status(pool, tournament_id)
+            status = through_outage(lambda: tournaments.tournament_status(pool, tournament_id), deadline, say, what)
             counts = {s: int(status[s]) for s in tournaments.MATCH_STATUSES}
             total = int(status["total"])
             done = sum(counts[s] for s in DONE_STATUSES)
@@ -212,7 +267,7 @@ def wait_for_tournament(
                 return {s: n for s, n in counts.items() if n}
             if time.monotonic() >= next_check:
                 next_check = time.monotonic() + 2.0
-                missing = offline_bots(pool, tournament_id)
+                missing = through_outage(lambda: offline_bots(pool, tournament_id), deadline, say, what)
                 if missing is not None and missing != reported:
                     if missing:
                         progress.console.print(missing_bots_line(missing))

@@ -20,7 +20,7 @@ from proto.parterre.v1 import referee_pb2 as pb
 from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
 from referee import metrics
 from referee.core import RefereeCore
-from referee.handshake import Undecodable, authenticate, error_message, refuse
+from referee.handshake import Undecodable, authenticate, closing_trailers, error_message, refuse
 from referee.headers import RELAY_CLOSE_NONCE
 from referee.sessions import RateLimit, Session
 from referee.verdicts import Verdict
@@ -214,7 +214,8 @@ class RefereeServicer(pb_grpc.RefereeServicer):
                     log.debug("session %s: could not send the closing Error: %r", session.id, exc)
                 except Exception:
                     log.exception("session %s: sending the closing Error failed", session.id)
-            await context.abort(code, reason)
+            # the reason rides in the status's trailers too: it arrives when the Error above could not be written
+            await context.abort(code, reason, trailing_metadata=closing_trailers(error_code, reason))
         try:
             await asyncio.wait_for(writer, 1.0)
         except TimeoutError:

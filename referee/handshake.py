@@ -20,7 +20,7 @@ from google.protobuf.message import DecodeError
 
 from proto.parterre.v1 import referee_pb2 as pb
 from referee.core import RefereeCore
-from referee.headers import RELAY_BOT_HEADER, RELAY_FROM_HEADER
+from referee.headers import CLOSING_ERROR_HEADER, RELAY_BOT_HEADER, RELAY_FROM_HEADER
 from referee.tokens import TokenStoreUnavailableError
 
 log = logging.getLogger(__name__)
@@ -139,6 +139,12 @@ def error_message(code: pb.ErrorCode, message: str) -> pb.RefereeMessage:
     return pb.RefereeMessage(error=pb.RefereeError(code=code, message=message))
 
 
+def closing_trailers(code: pb.ErrorCode, message: str) -> tuple[tuple[str, bytes], ...]:
+    """Trailing metadata carrying ``RefereeError(code, message)`` under
+    :data:`~referee.headers.CLOSING_ERROR_HEADER`, for ``context.abort(..., trailing_metadata=...)``."""
+    return ((CLOSING_ERROR_HEADER, pb.RefereeError(code=code, message=message).SerializeToString()),)
+
+
 class Undecodable:
     """What the request deserializer returns for bytes that are not a ``BotMessage``
     (so the referee can answer with a clear error instead of a bare stream failure).
@@ -174,7 +180,7 @@ async def refuse(context: grpc.aio.ServicerContext, status: grpc.StatusCode, cod
         grpc.aio.AbortError: always (grpc's way of ending the RPC).
     """
     await context.write(error_message(code, message))
-    await context.abort(status, message)
+    await context.abort(status, message, trailing_metadata=closing_trailers(code, message))
     raise AssertionError("unreachable: ServicerContext.abort raises")
 
 

@@ -24,6 +24,7 @@ import gc
 import logging
 import signal
 import socket
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,22 +112,50 @@ class BindError(RuntimeError):
     """A listening address could not be bound; the message names it and the likely cause."""
 
 
-def _bind(server: grpc.aio.Server, address: str, tls: TlsConfig | None) -> int:
-    """Bind ``address`` (TLS when given) and return the port; :class:`BindError` when it cannot be.
+BIND_RETRY_S = 90.0
+"""How long ``parterre referee`` keeps trying to bind a port in use (``PARTERRE_BIND_RETRY_S``):
+longer than a TIME-WAIT (60 s on Linux), so a restart outlasts an outgoing connection that
+happened to take the port from the ephemeral range (docs/deploy.md, "Ports")."""
 
-    grpcio returns 0 or raises ``RuntimeError("Failed to bind ...")`` depending on its version.
-    """
+
+def _bind_once(server: grpc.aio.Server, address: str, tls: TlsConfig | None) -> int:
+    """Bind ``address`` once; 0 when it cannot be (grpcio returns 0 or raises
+    ``RuntimeError("Failed to bind ...")`` depending on its version)."""
     try:
         if tls is not None:
             creds = grpc.ssl_server_credentials([(tls.private_key, tls.cert_chain)])
-            port = server.add_secure_port(address, creds)
-        else:
-            port = server.add_insecure_port(address)
+            return int(server.add_secure_port(address, creds))
+        return int(server.add_insecure_port(address))
     except RuntimeError:
-        port = 0
-    if port == 0:
-        raise BindError(f"could not listen on {address}: the port is in use or the host is not this machine's")
-    return int(port)
+        return 0
+
+
+async def _bind(server: grpc.aio.Server, address: str, tls: TlsConfig | None, retry_s: float = 0.0) -> int:
+    """Bind ``address`` (TLS when given) and return the port, trying again for ``retry_s`` seconds.
+
+    A port in use is tried again after 0.5 s, doubling up to 10 s, each time with a warning naming
+    the address, the wait and the time left (an outgoing connection or a socket in TIME-WAIT may hold
+    the port for up to 60 s; docs/deploy.md, "Ports").
+
+    Raises:
+        BindError: still not bound after ``retry_s`` seconds.
+    """
+    deadline = time.monotonic() + max(0.0, retry_s)
+    delay = 0.5
+    while True:
+        port = _bind_once(server, address, tls)
+        if port:
+            return port
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise BindError(f"could not listen on {address}: the port is in use or the host is not this machine's"
+                            + (f" (tried for {retry_s:.0f} s)" if retry_s > 0 else ""))
+        wait = min(delay, left)
+        log.warning("could not listen on %s: the port is in use (a running process, or a connection that holds "
+                    "it for up to 60 s); trying again in %.1f s, %.0f s left (docs/deploy.md, \"Ports\")",
+                    address, wait, left)
+        await asyncio.sleep(wait)
+        delay = min(10.0, delay * 2)
 
 
 def _advertised(bind: str, port: int, explicit: str) -> str:
@@ -143,7 +172,7 @@ def _advertised(bind: str, port: int, explicit: str) -> str:
 async def create_server(
     address: str = "127.0.0.1:0", *, token_store: TokenStore, service_token: str,
     settings: RefereeSettings | None = None, control_address: str | None = None, tls: TlsConfig | None = None,
-    cluster: ClusterConfig | None = None, **overrides: Any,
+    cluster: ClusterConfig | None = None, bind_retry_s: float = 0.0, **overrides: Any,
 ) -> tuple[grpc.aio.Server, int]:
     """Build and start a referee server (must run inside an event loop).
 
@@ -162,13 +191,16 @@ async def create_server(
             the control endpoint stays plain (an internal network).
         cluster: join a cluster of referees through Redis (referee/cluster.py);
             port 0 in its addresses means the bound ports.
+        bind_retry_s: keep trying to bind an address in use for this long (:data:`BIND_RETRY_S`
+            for ``parterre referee``; 0: fail at once).
 
     Returns:
         ``(server, port)``: the started ``grpc.aio.Server`` of the bot endpoint
         (its ``referee`` attribute is the :class:`RefereeCore`) and its port.
 
     Raises:
-        BindError: an address could not be bound (in use, or not an address of this host).
+        BindError: an address could not be bound within ``bind_retry_s`` (in use, or not an address
+            of this host).
         ValueError: empty service token or unknown setting.
     """
     s = dataclasses.replace(settings or RefereeSettings(), **overrides)
@@ -181,14 +213,14 @@ async def create_server(
         services.append("parterre.v1.MatchControl")
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    port = _bind(server, address, tls)
+    port = await _bind(server, address, tls, bind_retry_s)
     control_server = None
     if control_address is not None:
         control_server = grpc.aio.server(options=_server_options(s))
         control_grpc.add_MatchControlServicer_to_server(MatchControlServicer(core), control_server)
         _add_referee_service(control_server, RefereeServicer(core, relay_only=True))
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, control_server)
-        core.control_port = _bind(control_server, control_address, None)
+        core.control_port = await _bind(control_server, control_address, None, bind_retry_s)
         services.append("parterre.v1.MatchControl")
     await server.start()
     if control_server is not None:
@@ -221,7 +253,7 @@ async def serve(
     token_key: str = DEFAULT_KEY, settings: RefereeSettings | None = None, grace_s: float = 10.0,
     control_address: str | None = None, tls: TlsConfig | None = None, cluster: bool = True,
     advertise_address: str = "", advertise_control_address: str = "", cluster_namespace: str = "parterre",
-    **overrides: Any,
+    bind_retry_s: float = BIND_RETRY_S, **overrides: Any,
 ) -> None:
     """Run a referee until SIGINT/SIGTERM, then stop gracefully (``parterre referee``).
 
@@ -239,8 +271,10 @@ async def serve(
             processes use to reach this referee (default: the bound ones; a
             wildcard host becomes this machine's host name).
         cluster_namespace: prefix of the cluster's Redis keys (``PARTERRE_CLUSTER_NAMESPACE``).
+        bind_retry_s: how long an address in use is tried again (:data:`BIND_RETRY_S`).
 
     Raises:
+        BindError: an address still in use after ``bind_retry_s``.
         ValueError: neither ``token_store`` nor ``redis_url`` given.
     """
     if token_store is None:
@@ -260,7 +294,7 @@ async def serve(
             loop.add_signal_handler(sig, stop.set)
     server, port = await create_server(address, token_store=token_store, service_token=service_token,
                                        settings=settings, control_address=control_address, tls=tls,
-                                       cluster=cluster_config, **overrides)
+                                       cluster=cluster_config, bind_retry_s=bind_retry_s, **overrides)
     gc.freeze()  # start-up objects out of the collector's way (DESIGN §9: a lean hot path)
     log.info("referee serving on port %d; SIGINT/SIGTERM stops it", port)
     await stop.wait()

@@ -28,7 +28,8 @@ def _broker_url() -> str:
     return url
 
 
-app = Celery("parterre", include=["workers.tasks", "workers.periodic", "workers.ratings_tasks", "workers.hosted"])
+app = Celery("parterre", include=["workers.tasks", "workers.periodic", "workers.ratings_tasks", "workers.hosted",
+                                     "workers.token_cache"])
 app.conf.update(
     broker_url=_broker_url(),
     result_backend=None,
@@ -47,7 +48,7 @@ app.conf.update(
 
 
 PERIODIC_TASKS = frozenset({"parterre.ladder_tick", "parterre.reap", "parterre.challenge_tick",
-                            "parterre.tournament_tick"})
+                            "parterre.tournament_tick", "parterre.tokens_tick"})
 """The short periodic ticks: sent to their own queue (:func:`periodic_queue`), never behind matches (S-22)."""
 
 PERIODIC_SUFFIX = ".periodic"
@@ -86,6 +87,8 @@ def configure_beat(
       start challenges whose bots are connected, expire the others in time;
     * ``parterre.tournament_tick`` every ``PARTERRE_TOURNAMENT_PERIOD_S`` (5 s):
       close entry windows past their deadline and run those tournaments;
+    * ``parterre.tokens_tick`` every ``PARTERRE_TOKENS_PERIOD_S`` (5 s): publish the bot tokens
+      again from PostgreSQL when Redis lost them (``workers/token_cache.py``);
     * ``parterre.hosted_tick`` every ``PARTERRE_HOSTED_PERIOD_S`` (10 s): validate
       and regression-test one new hosted bot version (``workers/periodic.py``, ``workers/hosted.py``).
 
@@ -101,6 +104,7 @@ def configure_beat(
     challenge = float(challenge_period_s or os.environ.get("PARTERRE_CHALLENGE_PERIOD_S", "1"))
     tournament = float(tournament_period_s or os.environ.get("PARTERRE_TOURNAMENT_PERIOD_S", "5"))
     hosted = float(os.environ.get("PARTERRE_HOSTED_PERIOD_S", "10"))
+    tokens = float(os.environ.get("PARTERRE_TOKENS_PERIOD_S", "5"))
     schedule = {
         "parterre-ladder-tick": {"task": "parterre.ladder_tick", "schedule": ladder, "kwargs": {"period_s": ladder},
                                  "options": {"expires": ladder}},
@@ -109,6 +113,7 @@ def configure_beat(
                                     "options": {"expires": challenge}},
         "parterre-tournament-tick": {"task": "parterre.tournament_tick", "schedule": tournament,
                                      "options": {"expires": tournament}},
+        "parterre-tokens-tick": {"task": "parterre.tokens_tick", "schedule": tokens, "options": {"expires": tokens}},
         "parterre-hosted-tick": {"task": "parterre.hosted_tick", "schedule": hosted, "options": {"expires": hosted}},
     }
     app.conf.beat_schedule = schedule

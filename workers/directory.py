@@ -70,13 +70,13 @@ class RefereeInfo:
     bots: dict[int, BotPresence] = field(default_factory=dict)
 
 
-def _redis_client(redis_url: str) -> Any:
+def _redis_client(redis_url: str, *, socket_timeout_s: float = 2.0) -> Any:
     import redis
 
     url = redis_url
     if url.startswith("redis+socket://"):
         url = "unix://" + url[len("redis+socket://"):]
-    return redis.Redis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0)
+    return redis.Redis.from_url(url, socket_timeout=socket_timeout_s, socket_connect_timeout=2.0)
 
 
 def read_referees(redis_url: str | None = None, *, client: Any = None, ns: str | None = None) -> list[RefereeInfo]:

@@ -114,6 +114,9 @@ def _node_ready(sender: Any = None, **_: Any) -> None:
     sweep_hosted_runs()
     hosted.sandbox_refusal()  # logged as an error when this worker cannot hold the sandbox's limits
     start_worker_reaper()
+    from workers.token_cache import start_token_watch
+
+    start_token_watch()  # Redis may have come back empty: its first check publishes the tokens again
 
 
 def sweep_hosted_runs() -> list[str]:
@@ -234,7 +237,10 @@ class _LeaseKeeper:
             ok = ladder_matches.extend_lease(self.pool, self.spec.match_id, self.spec.attempt, self.lease_s)
         except DatabaseUnavailableError as exc:
             log.warning("match %s: cannot extend the lease (database unavailable): %s", self.spec.match_id, exc)
-            return True  # keep playing; the result is recorded if the claim still holds then
+            # keep playing, and renew as soon as the database is back (2 s on, not a quarter lease): the
+            # reaper gives a claim a whole lease of reachable database time after an outage
+            self.last = now - self.lease_s / 4 + min(2.0, self.lease_s / 4)
+            return True  # the result is recorded if the claim still holds then
         self.renewals += ok
         if not ok:
             log.warning("match %s attempt %s: claim taken over; stopping", self.spec.match_id, self.spec.attempt)
@@ -385,6 +391,26 @@ def _queue_length(queue: str) -> int | None:
         return None
 
 
+_outage: dict[str, Any] = {"down": False, "back_at": None}
+"""What this process's reaper saw of the database: unreachable at its last try (``down``), and the
+``time.monotonic()`` it was reachable again (``back_at``)."""
+
+
+def _requeue_expired(pool: Any, cfg: dict[str, Any]) -> dict[int, str]:
+    """:func:`ladder.matches.requeue_expired`, except for a whole lease after this process found the
+    database reachable again: a lease that ran out while no one could reach the database is not a
+    lost worker, and its worker renews it once the database is back (``_LeaseKeeper``)."""
+    if _outage["down"]:
+        _outage["down"], _outage["back_at"] = False, time.monotonic()
+        log.warning("reaper: the database is reachable again; leases get %.0f s to be renewed before any "
+                    "is expired", cfg["lease_s"])
+    back_at = _outage["back_at"]
+    if back_at is not None and time.monotonic() - back_at < cfg["lease_s"]:
+        return {}
+    _outage["back_at"] = None
+    return ladder_matches.requeue_expired(pool, max_attempts=cfg["max_attempts"])
+
+
 @app.task(name="parterre.reap")
 def reap() -> dict[str, int]:
     """The reaper task (sent by ``parterre beat``); see :func:`reap_with`."""
@@ -397,7 +423,10 @@ def reap_with(pool: Any) -> dict[str, int]:
     DESIGN §5 "A reaper task ends matches stuck past their maximum duration";
     FAULTS F-10, F-14. Three kinds of stuck match:
 
-    * running with an expired lease (its worker died or hung);
+    * running with an expired lease (its worker died, hung or lost the database) -- except during
+      a whole lease after this process found the database reachable again after an outage: a
+      lease that ran out while nobody could reach the database does not blame a worker, whose
+      renewal comes once it is back (:func:`_requeue_expired`);
     * running for longer than the longest match can (``PARTERRE_MAX_MATCH_DURATION_S``
       + the no-show wait + 2 minutes), even with a renewed lease;
     * planned for longer than ``PARTERRE_STALE_PLANNED_S`` (300 s) while the
@@ -413,9 +442,17 @@ def reap_with(pool: Any) -> dict[str, int]:
         Counts: ``{"expired", "overdue", "stale_planned", "queued"}``.
     """
     cfg = _settings()
-    expired = ladder_matches.requeue_expired(pool, max_attempts=cfg["max_attempts"])
+    try:
+        return _reap(pool, cfg)
+    except DatabaseUnavailableError:
+        _outage["down"] = True
+        raise
+
+
+def _reap(pool: Any, cfg: dict[str, Any]) -> dict[str, int]:
     overdue_s = MAX_MATCH_DURATION_S + cfg["no_show_timeout_ms"] / 1000.0 + 120
     overdue = ladder_matches.requeue_overdue(pool, overdue_s, max_attempts=cfg["max_attempts"])
+    expired = _requeue_expired(pool, cfg)  # after a call that reached the database
     queued = 0
     for match_id, status in {**expired, **overdue}.items():
         if status == "planned":

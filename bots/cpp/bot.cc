@@ -36,6 +36,19 @@ struct Options {
   bool reconnect = true;
 };
 
+// This process's random id, sent in every Hello (docs/bots.md, "Reconnecting"): a new stream with it
+// takes over the matches of this process's earlier stream at once, even a half-open one.
+const std::string& instance_id() {
+  static const std::string id = [] {
+    std::random_device rd;
+    std::string out;
+    const char* hex = "0123456789abcdef";
+    for (int i = 0; i < 16; ++i) out += hex[rd() % 16];
+    return out;
+  }();
+  return id;
+}
+
 void log_line(const Options& o, const std::string& text) { std::cerr << o.name << ": " << text << std::endl; }
 
 bool parse(int argc, char** argv, Options& o) {
@@ -93,6 +106,7 @@ Outcome play(const Options& o, std::mt19937& rng, int& ended) {
   h->set_bot_name(o.name);
   h->set_bot_version(o.version);
   h->set_max_concurrent_matches(o.max_matches);
+  h->set_instance_id(instance_id());
   if (!stream->Write(hello)) log_line(o, "could not send Hello");
 
   bool refused = false;

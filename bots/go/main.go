@@ -16,6 +16,8 @@ package main
 
 import (
 	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -37,6 +39,18 @@ type options struct {
 	maxMatches, stopAfter         int
 	seed                          int64
 	reconnect                     bool
+}
+
+// instanceID is this process's random id, sent in every Hello (docs/bots.md, "Reconnecting"): a new
+// stream with it takes over the matches of this process's earlier stream at once, even a half-open one.
+var instanceID = newInstanceID()
+
+func newInstanceID() string {
+	b := make([]byte, 8)
+	if _, err := crand.Read(b); err != nil {
+		return fmt.Sprintf("%x", time.Now().UnixNano())
+	}
+	return hex.EncodeToString(b)
 }
 
 type outcome int
@@ -99,7 +113,8 @@ func play(o options, rng *rand.Rand, ended *int, welcomed *bool) outcome {
 		return lost
 	}
 	hello := &pb.Hello{Token: o.token, BotName: o.name, BotVersion: o.version,
-		Games: []string{"floriferous", "lafleur", "flowar"}, MaxConcurrentMatches: int32(o.maxMatches)}
+		Games: []string{"floriferous", "lafleur", "flowar"}, MaxConcurrentMatches: int32(o.maxMatches),
+		InstanceId: instanceID}
 	if err := stream.Send(&pb.BotMessage{Kind: &pb.BotMessage_Hello{Hello: hello}}); err != nil {
 		log.Printf("%s: cannot send Hello: %v", o.name, err)
 	}

@@ -17,6 +17,7 @@
 // Exit status: 0 after --stop-after matches, 2 for bad arguments or a refused
 // token, 1 when the stream failed and --no-reconnect was given.
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -26,6 +27,9 @@ import * as protoLoader from '@grpc/proto-loader';
 import { choose, makeRng } from './strategy.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
+// One random id for this process, sent in every Hello (docs/bots.md, "Reconnecting"): a new stream
+// with it takes over the matches of this process's earlier stream at once, even a half-open one.
+const INSTANCE_ID = randomBytes(8).toString('hex');
 
 function fail(message) {
   process.stderr.write(`parterre-node-bot: ${message}\n`);
@@ -110,6 +114,7 @@ function play(pb, opts, state) {
         bot_version: opts.version,
         games: ['floriferous', 'lafleur', 'flowar'],
         max_concurrent_matches: opts.maxMatches,
+        instance_id: INSTANCE_ID,
       },
     });
     call.on('data', (msg) => {

@@ -18,7 +18,7 @@ def cmd_referee(args: argparse.Namespace) -> int:
     common.observe(args, "referee")
     from parterre.embedded import redis_py_url
     from referee.core import RefereeSettings
-    from referee.server import BindError, TlsConfig, serve
+    from referee.server import BIND_RETRY_S, BindError, TlsConfig, serve
 
     st = common.settings()
     if not args.address and "," in st.referee_address:
@@ -41,6 +41,11 @@ def cmd_referee(args: argparse.Namespace) -> int:
                          or os.environ.get("PARTERRE_REFEREE_ADVERTISE_CONTROL_ADDRESS", ""))
     services = common.services(need_redis=True)
     limits = _limits_from_env()
+    raw_retry = os.environ.get("PARTERRE_BIND_RETRY_S", "").strip() or str(BIND_RETRY_S)
+    try:
+        bind_retry_s = float(raw_retry)
+    except ValueError:
+        raise CliError(f"PARTERRE_BIND_RETRY_S must be a number of seconds, got {raw_retry!r}") from None
     try:
         asyncio.run(serve(
             address,
@@ -52,6 +57,7 @@ def cmd_referee(args: argparse.Namespace) -> int:
             advertise_address=advertise,
             advertise_control_address=advertise_control,
             cluster_namespace=os.environ.get("PARTERRE_CLUSTER_NAMESPACE") or "parterre",
+            bind_retry_s=bind_retry_s,
             **({"referee_id": args.referee_id} if args.referee_id else {}),
             settings=dataclasses.replace(RefereeSettings(), **limits),
         ))

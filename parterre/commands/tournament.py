@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import sys
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -131,7 +133,7 @@ def cmd_tournament_run(args: argparse.Namespace) -> int:
     :data:`WAIT_EXIT_UNFINISHED` (1) or :data:`WAIT_EXIT_TIMEOUT` (3).
     """
     from ladder.tournament_tables import final_table
-    from parterre.demo import wait_for_tournament
+    from parterre.demo import through_outage, wait_for_tournament
 
     services = common.services(need_redis=True)
     os.environ["PARTERRE_REDIS_URL"] = services.redis_url
@@ -161,13 +163,24 @@ def cmd_tournament_run(args: argparse.Namespace) -> int:
     from ladder.tournaments import MATCH_STATUSES, tournament_status, unfinished_matches
 
     timed_out = None
+    deadline = time.monotonic() + args.timeout
     try:
         wait_for_tournament(pool, args.tournament_id, timeout_s=args.timeout)
     except TimeoutError as exc:
         timed_out = str(exc)
-    status = tournament_status(pool, args.tournament_id)
+
+    def tally() -> tuple[dict[str, Any], list[Any]]:
+        return tournament_status(pool, args.tournament_id), unfinished_matches(pool, args.tournament_id)
+
+    say = functools.partial(print, file=sys.stderr, flush=True)
+    try:  # the tally is read through an outage too, for at most 60 s past --timeout
+        status, unfinished = through_outage(tally, max(deadline, time.monotonic()) + 60.0, say,
+                                            f"the tally of tournament {args.tournament_id}")
+    except TimeoutError as exc:
+        print(f"tournament {args.tournament_id}: the final tally cannot be read: {exc}", file=sys.stderr)
+        return WAIT_EXIT_TIMEOUT
     counts = {s: int(status[s]) for s in MATCH_STATUSES if status[s]}
-    for line in tally_lines(args.tournament_id, counts, unfinished_matches(pool, args.tournament_id)):
+    for line in tally_lines(args.tournament_id, counts, unfinished):
         print(line)
     if timed_out is not None:
         print(f"gave up waiting after {args.timeout:g} s (--timeout): {timed_out}", file=sys.stderr)

@@ -16,6 +16,7 @@ import io.grpc.Status;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import java.util.Random;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,6 +30,12 @@ import org.parterre.v1.RefereeGrpc;
 import org.parterre.v1.RefereeMessage;
 
 public final class Bot {
+  /**
+   * This process's random id, sent in every Hello (docs/bots.md, "Reconnecting"): a new stream with it
+   * takes over the matches of this process's earlier stream at once, even a half-open one.
+   */
+  private static final String INSTANCE_ID = UUID.randomUUID().toString();
+
   private Bot() {}
 
   public static void main(String[] argv) throws InterruptedException {
@@ -138,7 +145,7 @@ public final class Bot {
     });
     synchronized (out) {
       out[0].onNext(BotMessage.newBuilder().setHello(Hello.newBuilder().setToken(token).setBotName(name)
-          .setBotVersion(version).setMaxConcurrentMatches(maxMatches)).build());
+          .setBotVersion(version).setMaxConcurrentMatches(maxMatches).setInstanceId(INSTANCE_ID)).build());
     }
     done.await();
     channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
