@@ -1,31 +1,55 @@
-"""The live feed: spectator-view steps of running matches, published to Redis (DESIGN §10).
+"""The live feed: the spectator view of running matches, published to Redis (docs/web.md, "Live matches").
 
 A room with a feed (:func:`feed_for`) hands each recorded step to
-:meth:`LiveFeed.step`, which takes the **spectator** observation
-(``State.observation(None)``) and a spectator-safe label
-(:func:`games.spectator.public_label`); a seat's own observation, the action
-JSON and the seed never leave the room this way. A background task writes
-them to Redis, so the room's hot path only builds the observation and queues
-it. The web site (``ladder.web.live``) relays the stream to browsers after the
-operator's delay; any web replica can, since the feed lives in Redis, not in a
-process.
+:meth:`LiveFeed.step`, which only counts it — and, while someone may be
+watching, keeps ``(step, seat, action)`` in a bounded list. Everything else
+happens in one background task per referee process (:class:`Publisher`),
+never on the room's path: it builds the **spectator** observation
+(``State.observation(None)``) of the state at that moment, the
+spectator-safe labels of the steps kept since its last entry
+(:func:`games.spectator.public_label`), encodes the entry once and writes all
+rooms' entries with one pipelined round trip. A seat's own observation, the
+action JSON and the seed never leave the room this way.
+
+**What is published when.**
+
+* A match nobody watches: a *snapshot* (the spectator observation, no step
+  labels) at the start and then at most every :data:`SNAPSHOT_S` seconds when
+  it has moved on, so a viewer who arrives finds a board at once and "playing
+  now" a step count.
+* A watched match (the web sets :func:`watch_key` with a TTL while a viewer is
+  connected; read every :data:`WATCH_POLL_S`): every :data:`FLUSH_S` seconds
+  one entry with the labels of every step since the last entry and the
+  observation after the last of them. A label names only cards in the
+  observations published up to and with its entry (cards seen between two
+  entries and hidden again by the second read as hidden).
+* The end: the last steps, then an end entry with the result.
+
+More than :data:`MAX_PENDING` steps waiting (Redis slow or away) are dropped
+and the next entry is a snapshot marked ``"gap": true``. Redis errors never
+fail a match: the publisher logs the outage once, retries every
+:data:`RETRY_S`, and when Redis is back writes each match's index entry and a
+snapshot again (a Redis restarted empty has its feeds back within seconds).
 
 Redis keys (``ns`` = namespace, default ``parterre``):
 
-* ``{ns}:live:{match_id}`` — a stream; each entry has one field ``e``, JSON
-  ``{"i": step, "player": seat or -1, "label": str, "observation": {...},
-  "terminal": bool, "t": unix seconds}``, then a last entry
-  ``{"end": true, "status": str, "reason": str, "scores": [...], "ranks":
-  [...], "t": ...}``. Trimmed to about :data:`MAXLEN` entries; expires
-  :data:`KEEP_S` after the end.
+* ``{ns}:live:{match_id}`` — a stream; each entry has fields ``i`` (the last
+  step it covers, -1 before the first) and ``e``, JSON ``{"i": step,
+  "player": seat or -1 or null, "steps": [[step, seat or -1, label], ...],
+  "observation": {...}, "terminal": bool, "gap": bool, "t": unix seconds}``,
+  then a last entry ``{"end": true, "status": str, "reason": str, "scores":
+  [...], "ranks": [...], "t": ...}``. Trimmed to about :data:`MAXLEN`
+  entries; expires :data:`KEEP_S` after its last entry.
 * ``{ns}:live:index`` — a hash ``match_id -> JSON {"match_id", "game",
-  "game_string", "players", "started": unix seconds, "steps"}`` of the matches
-  being played; an entry is removed when its match ends.
+  "game_string", "players", "started", "seen"}`` (unix seconds; ``seen`` is
+  rewritten every :data:`INDEX_S`) of the matches being played; an entry is
+  removed when its match ends. It carries no step count: the web reads that
+  from the stream, after its delay.
+* ``{ns}:live:watch:{match_id}`` — set by the web while someone watches.
 
 Enabled by :func:`configure` (``referee.server.serve`` passes its Redis URL)
 or, without it, by ``PARTERRE_LIVE_REDIS_URL``; ``PARTERRE_LIVE=0`` turns the
-feed off. Publishing never fails a match: Redis errors are logged and the
-feed stops for that match.
+feed off.
 """
 
 from __future__ import annotations
@@ -44,17 +68,40 @@ from games.spectator import public_label, seen_cards
 
 log = logging.getLogger(__name__)
 
-MAXLEN = 20_000
-"""Approximate stream length kept per match (longer games drop their oldest steps)."""
+MAXLEN = 3000
+"""Approximate stream length kept per match: about 10 minutes of a watched match at :data:`FLUSH_S`
+(the web's delay must be shorter)."""
 KEEP_S = 3600
-"""Seconds a finished match's stream stays readable (late viewers see its end)."""
+"""Seconds a match's stream stays readable after its last entry (late viewers see its end)."""
+FLUSH_S = 0.2
+"""Seconds between two entries of a watched match (its steps are batched in between)."""
+SNAPSHOT_S = 5.0
+"""Seconds between two snapshots of a match nobody watches."""
+WATCH_POLL_S = 1.0
+"""Seconds between two reads of the watch keys of this process's matches."""
+INDEX_S = 30.0
+"""Seconds between two rewrites of a match's index entry (the web ignores entries not rewritten for
+three times this: a referee that died)."""
+MAX_PENDING = 5000
+"""Steps kept for the next entry of a watched match; beyond, they are dropped for a snapshot."""
+RETRY_S = 1.0
+"""Seconds between two attempts while Redis is away."""
+END_GIVE_UP_S = 120.0
+"""How long a finished match's end entry is retried while Redis is away."""
 
-_config: dict[str, Any] = {"url": None, "namespace": "parterre", "client": None}
+_config: dict[str, Any] = {"url": None, "namespace": "parterre", "publisher": None}
 
 
 def configure(redis_url: str | None, namespace: str = "parterre") -> None:
-    """Publish the live feed of every room of this process to ``redis_url`` (None: off)."""
-    _config.update(url=redis_url, namespace=namespace, client=None)
+    """Publish the live feed of every room of this process to ``redis_url`` (None: off).
+
+    A publisher already running stops (rooms it served publish no more).
+    """
+    old: Publisher | None = _config["publisher"]
+    if old is not None and not old.loop.is_closed():
+        with contextlib.suppress(RuntimeError):  # its loop stopped meanwhile
+            old.loop.call_soon_threadsafe(old.task.cancel)
+    _config.update(url=redis_url, namespace=namespace, publisher=None)
 
 
 def stream_key(namespace: str, match_id: int) -> str:
@@ -67,82 +114,242 @@ def index_key(namespace: str) -> str:
     return f"{namespace}:live:index"
 
 
-def _client() -> Any:
-    url = _config["url"] or os.environ.get("PARTERRE_LIVE_REDIS_URL")
-    if not url or os.environ.get("PARTERRE_LIVE") == "0":
-        return None
-    if _config["client"] is None:
-        import redis.asyncio as aioredis
-
-        _config["client"] = aioredis.Redis.from_url(url, socket_timeout=2.0)
-    return _config["client"]
+def watch_key(namespace: str, match_id: int) -> str:
+    """The key the web sets (with a TTL) while someone watches a match."""
+    return f"{namespace}:live:watch:{match_id}"
 
 
 class LiveFeed:
-    """One match's feed: queue spectator steps from the room, write them to Redis in the background."""
+    """One match's feed: the room's side (:meth:`start`, :meth:`step`, :meth:`end`), cheap by design.
 
-    def __init__(self, client: Any, namespace: str, match_id: int, game: str, game_string: str, players: int) -> None:
-        self.client = client
-        self.ns = namespace
+    The entries themselves are built and written by the process's :class:`Publisher`.
+    """
+
+    def __init__(self, publisher: Publisher, match_id: int, game: str, game_string: str, players: int) -> None:
+        self.publisher = publisher
         self.match_id = match_id
         self.game = game
-        self.key = stream_key(namespace, match_id)
-        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-        self.seen: set[str] = set()
+        self.key = stream_key(publisher.ns, match_id)
+        self.watch = watch_key(publisher.ns, match_id)
+        self.state: State | None = None
         self.steps = 0
+        self.watched = True  # until the publisher's first look at the watch key: keep the first steps
+        self.initial: dict[str, Any] | None = None
+        self.pending: list[tuple[int, int, Action]] = []
+        self.gap = False
+        self.seen: set[str] = set()
+        self.published = -2  # the last step an entry covered (-2: none yet)
+        self.last_entry = 0.0  # monotonic time of the last entry
+        self.last_index = 0.0  # monotonic time the index entry was last written (0: to write)
+        self.result: dict[str, Any] | None = None
+        self.ended_at = 0.0
         self.info = {"match_id": match_id, "game": game, "game_string": game_string, "players": players,
                      "started": time.time()}
-        self.task = asyncio.get_running_loop().create_task(self._drain())
 
     def start(self, state: State) -> None:
-        """Publish the initial state (step -1)."""
+        """Start publishing ``state`` (the room's own, read again for each entry); its snapshot is taken now."""
+        self.state = state
         obs = state.observation(None)
         self.seen |= seen_cards(self.game, obs)
-        self.queue.put_nowait({"i": -1, "player": None, "label": "", "observation": obs, "terminal": False,
-                               "t": time.time()})
+        self.initial = {"i": -1, "player": None, "steps": [], "observation": obs, "terminal": state.is_terminal(),
+                        "gap": False, "t": time.time()}
+        self.publisher.add(self)
 
     def step(self, state: State, player: int, action: Action) -> None:
-        """Publish the state after one step (``state`` has it applied) with a spectator-safe label."""
-        obs = state.observation(None)
-        self.seen |= seen_cards(self.game, obs)
-        label = public_label(self.game, action.to_json(), action.label(), self.seen)
-        self.queue.put_nowait({"i": self.steps, "player": player, "label": label, "observation": obs,
-                               "terminal": state.is_terminal(), "t": time.time()})
-        self.steps += 1
+        """Count one step (``state`` has it applied); keep it for the next entry while watched."""
+        i = self.steps
+        self.steps = i + 1
+        if self.watched:
+            if len(self.pending) < MAX_PENDING:
+                self.pending.append((i, player, action))
+            else:
+                self.pending.clear()
+                self.gap = True
 
     def end(self, status: str, reason: str, scores: Any, ranks: Any) -> None:
-        """Publish the end of the match and close the feed."""
-        self.queue.put_nowait({"end": True, "status": status, "reason": reason, "scores": list(scores),
-                               "ranks": list(ranks), "t": time.time()})
-        self.queue.put_nowait(None)
+        """Publish the last steps and the end of the match, and close the feed."""
+        self.result = {"end": True, "status": status, "reason": reason, "scores": list(scores),
+                       "ranks": list(ranks), "t": time.time()}
+        self.ended_at = time.monotonic()
+        self.publisher.wake.set()
 
-    async def _drain(self) -> None:
-        r, index = self.client, index_key(self.ns)
-        try:
-            await r.hset(index, str(self.match_id), json.dumps(self.info))
-            while True:
-                entry = await self.queue.get()
-                if entry is None:
-                    break
-                await r.xadd(self.key, {"e": json.dumps(entry, separators=(",", ":"))}, maxlen=MAXLEN,
-                             approximate=True)
-                if entry.get("end"):
-                    await r.hdel(index, str(self.match_id))
-                    await r.expire(self.key, KEEP_S)
-                elif entry["i"] % 25 == 0:
-                    await r.hset(index, str(self.match_id), json.dumps({**self.info, "steps": entry["i"] + 1}))
-        except Exception as exc:  # the feed never fails a match
-            log.warning("live feed of match %s stopped: %s", self.match_id, exc)
-            with contextlib.suppress(Exception):
-                await r.hdel(index, str(self.match_id))
+    def lost(self) -> None:
+        """Redis went away: what was kept is dropped; index and snapshot are written again when it is back."""
+        self.pending.clear()
+        self.gap = self.published >= -1
+        self.last_index = 0.0
+        self.last_entry = 0.0
+
+    def entries(self, now: float) -> list[dict[str, Any]]:
+        """The entries due now (built on the publisher's turn of the loop, between two steps)."""
+        if self.state is None:
+            return []
+        first, self.initial = self.initial, None
+        if first is not None:
+            self.published, self.last_entry = -1, now
+        e = self._entry(now)
+        return [x for x in (first, e) if x is not None]
+
+    def _entry(self, now: float) -> dict[str, Any] | None:
+        state = self.state
+        assert state is not None
+        last = self.steps - 1
+        fresh = last != self.published
+        if self.result is None:
+            if self.watched:
+                if not (fresh or self.gap) and self.published >= -1:
+                    return None
+                if now - self.last_entry < FLUSH_S and self.published >= -1:
+                    return None
+            elif self.published >= -1 and not (fresh and now - self.last_entry >= SNAPSHOT_S):
+                return None
+        elif not fresh and not self.gap and self.published >= -1:
+            return None
+        obs = state.observation(None)
+        self.seen |= seen_cards(self.game, obs)
+        game, seen = self.game, self.seen
+        steps = [[i, p, public_label(game, a.to_json(), a.label(), seen)] for i, p, a in self.pending]
+        player = self.pending[-1][1] if self.pending else None
+        e = {"i": last, "player": player, "steps": steps, "observation": obs, "terminal": state.is_terminal(),
+             "gap": self.gap, "t": time.time()}
+        self.pending.clear()
+        self.gap = False
+        self.published = last
+        self.last_entry = now
+        return e
+
+
+class Publisher:
+    """Writes the entries of every feed of this process, one pipelined round trip per turn.
+
+    Args:
+        url: redis-py URL.
+        namespace: key prefix.
+    """
+
+    def __init__(self, url: str, namespace: str) -> None:
+        import redis.asyncio as aioredis
+
+        self.client: Any = aioredis.Redis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0)
+        self.ns = namespace
+        self.index = index_key(namespace)
+        self.feeds: dict[int, LiveFeed] = {}
+        self.loop = asyncio.get_running_loop()
+        self.wake = asyncio.Event()
+        self.down = False
+        self.next_poll = 0.0
+        self.task = self.loop.create_task(self._run(), name="live-feed publisher")
+
+    def add(self, feed: LiveFeed) -> None:
+        """Publish ``feed`` from now on (its first snapshot at the next turn)."""
+        self.feeds[feed.match_id] = feed
+        self.wake.set()
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self.turn()
+            except Exception as exc:  # Redis away or failing: the feed never fails a match
+                if not self.down:
+                    log.warning("live feed: Redis unavailable (%s); retrying every %.0f s", exc, RETRY_S)
+                self.down = True
+                now = time.monotonic()
+                for feed in list(self.feeds.values()):
+                    feed.lost()
+                    if feed.result is not None and now - feed.ended_at > END_GIVE_UP_S:
+                        del self.feeds[feed.match_id]
+                await asyncio.sleep(RETRY_S)
+                continue
+            if self.down:
+                log.info("live feed: Redis is back")
+                self.down = False
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(FLUSH_S):
+                    await self.wake.wait()
+            self.wake.clear()
+
+    async def turn(self) -> None:
+        """Read the watch keys when due, then write every entry due (one round trip each, at most two)."""
+        if not self.feeds:
+            return
+        now = time.monotonic()
+        r = self.client
+        if now >= self.next_poll:
+            feeds = list(self.feeds.values())
+            async with r.pipeline(transaction=False) as p:
+                for feed in feeds:
+                    p.exists(feed.watch)
+                watched = await p.execute()
+            for feed, w in zip(feeds, watched, strict=True):
+                if w and not feed.watched:
+                    feed.gap = feed.published >= -1  # the steps before this entry were not kept
+                feed.watched = bool(w)
+                if not w:
+                    feed.pending.clear()
+            self.next_poll = now + WATCH_POLL_S
+        ended: list[LiveFeed] = []
+        async with r.pipeline(transaction=False) as p:
+            writes = 0
+            for feed in self.feeds.values():
+                mid = str(feed.match_id)
+                if feed.result is None and now - feed.last_index >= INDEX_S:
+                    p.hset(self.index, mid, json.dumps({**feed.info, "seen": time.time()}))
+                    feed.last_index = now
+                    writes += 1
+                for e in feed.entries(now):
+                    p.xadd(feed.key, {"i": e["i"], "e": json.dumps(e, separators=(",", ":"))}, maxlen=MAXLEN,
+                           approximate=True)
+                    p.expire(feed.key, KEEP_S)
+                    writes += 1
+                if feed.result is not None:
+                    p.xadd(feed.key, {"i": "end", "e": json.dumps(feed.result, separators=(",", ":"))},
+                           maxlen=MAXLEN, approximate=True)
+                    p.hdel(self.index, mid)
+                    p.expire(feed.key, KEEP_S)
+                    ended.append(feed)
+                    writes += 1
+            if writes:
+                await p.execute()
+        for feed in ended:
+            self.feeds.pop(feed.match_id, None)
+
+    async def close(self, timeout_s: float = 5.0) -> None:
+        """Stop the task, write what is due (the ends of finished matches) and close the client."""
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self.task
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(timeout_s):
+                await self.turn()
+        with contextlib.suppress(Exception):
+            await self.client.aclose()
+
+
+def _publisher() -> Publisher | None:
+    url = _config["url"] or os.environ.get("PARTERRE_LIVE_REDIS_URL")
+    if not url or os.environ.get("PARTERRE_LIVE") == "0":
+        return None
+    pub: Publisher | None = _config["publisher"]
+    if pub is None or pub.loop is not asyncio.get_running_loop() or pub.task.done():
+        pub = _config["publisher"] = Publisher(url, _config["namespace"])
+    return pub
 
 
 def feed_for(match_id: int, game: str, game_string: str, players: int) -> LiveFeed | None:
     """The live feed of a room about to play, or None when the feed is off (call inside the event loop)."""
-    client = _client()
-    if client is None:
+    pub = _publisher()
+    if pub is None:
         return None
-    return LiveFeed(client, _config["namespace"], match_id, game, game_string, players)
+    return LiveFeed(pub, match_id, game, game_string, players)
+
+
+async def shutdown(timeout_s: float = 5.0) -> None:
+    """Write what is due (the ends of finished matches) and stop this process's publisher."""
+    pub: Publisher | None = _config["publisher"]
+    if pub is None or pub.loop is not asyncio.get_running_loop():
+        return
+    _config["publisher"] = None
+    await pub.close(timeout_s)
 
 
 def decode(fields: Mapping[Any, Any]) -> dict[str, Any]:

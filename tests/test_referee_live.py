@@ -1,11 +1,12 @@
-"""The referee's live feed (referee/live.py): a room publishes spectator-view steps of a real match.
+"""The referee's live feed (referee/live.py): a room publishes the spectator view of a real match.
 
-Given a referee with the feed configured and two bots playing Floriferous, when
-the match is played, then the Redis stream holds the initial state, one entry
-per replay step in order, each with the **spectator** observation equal to the
-engine's ``State.observation(None)`` after that step (rebuilt from the
-replay), and a last entry with the result; the match leaves the "playing now"
-index when it ends.
+Given a referee with the feed configured as ``parterre referee`` configures it
+and two bots playing Floriferous, when the match is played while watched, then
+the Redis stream holds the initial state and, in batches, the label of every
+replay step in order, each entry with the **spectator** observation equal to
+the engine's ``State.observation(None)`` after its last step (rebuilt from the
+replay), and a last entry with the result; unwatched, only snapshots. The match
+leaves the "playing now" index when it ends.
 """
 
 from __future__ import annotations
@@ -33,31 +34,70 @@ def feed(redis_base_url: str, redis_prefix: str):
         live.configure(None)
 
 
-async def test_a_room_publishes_every_step_in_the_spectator_view(feed) -> None:
-    import redis
+async def _entries(url: str, ns: str, match_id: int) -> list[dict]:
+    """The stream's entries once its end is there (the publisher writes in the background)."""
+    import redis.asyncio as aioredis
 
-    url, ns = feed
+    r = aioredis.Redis.from_url(url)
+    try:
+        async with asyncio.timeout(10):
+            while True:
+                entries = [json.loads(f[b"e"]) for _, f in await r.xrange(live.stream_key(ns, match_id))]
+                if entries and entries[-1].get("end"):
+                    break
+                await asyncio.sleep(0.05)
+        assert not await r.hexists(live.index_key(ns), str(match_id))
+        await r.delete(live.stream_key(ns, match_id), live.watch_key(ns, match_id))
+    finally:
+        await r.aclose()
+    return entries
+
+
+async def _play(match_id: int) -> dict:
     async with Harness(TOKENS) as h:
         h.start_bot(RandomBot(seed=1, name="alpha"), "tok-a")
         h.start_bot(RandomBot(seed=2, name="beta"), "tok-b")
-        events = await h.run_match_events(41, "floriferous(players=2)", [1, 2], seed="live-41")
-    replay = replay_of(events[-1].result)
+        events = await h.run_match_events(match_id, "floriferous(players=2)", [1, 2], seed=f"live-{match_id}")
+    return replay_of(events[-1].result)
+
+
+async def test_a_watched_room_publishes_every_step_in_the_spectator_view(feed) -> None:
+    """Watched (the web's key set), every step's spectator label is published, in order, each entry's
+    observation the engine's spectator observation after the last step it covers."""
+    import redis
+
+    url, ns = feed
     r = redis.Redis.from_url(url)
-    try:
-        for _ in range(100):  # the feed drains in the background
-            entries = [json.loads(f[b"e"]) for _, f in r.xrange(live.stream_key(ns, 41))]
-            if entries and entries[-1].get("end"):
-                break
-            await asyncio.sleep(0.05)
-        assert not r.hexists(live.index_key(ns), "41")
-    finally:
-        r.delete(live.stream_key(ns, 41))
-        r.close()
+    r.set(live.watch_key(ns, 41), "1", ex=60)
+    r.close()
+    replay = await _play(41)
+    entries = await _entries(url, ns, 41)
     assert entries[-1]["end"] is True and entries[-1]["status"] == "finished"
     assert entries[-1]["ranks"] == replay["result_ranks"]
-    steps = entries[:-1]
-    assert [e["i"] for e in steps] == list(range(-1, len(replay["steps"])))
-    for (i, state), e in zip(iter_states(replay), steps, strict=True):
-        assert e["observation"] == json.loads(json.dumps(state.observation(None))), i
-        if i >= 0:
-            assert e["player"] == replay["steps"][i]["player"]
+    body = entries[:-1]
+    assert body[0]["i"] == -1 and body[0]["steps"] == []
+    steps = [s for e in body for s in e["steps"]]
+    assert [s[0] for s in steps] == list(range(len(replay["steps"])))
+    assert [s[1] for s in steps] == [st["player"] for st in replay["steps"]]
+    states = {i: json.loads(json.dumps(state.observation(None))) for i, state in iter_states(replay)}
+    for e in body:
+        assert e["observation"] == states[e["i"]], e["i"]
+        if e["steps"]:
+            assert e["i"] == e["steps"][-1][0]
+    assert len(body) < len(steps) / 2  # steps are batched, not one write each
+
+
+async def test_an_unwatched_room_publishes_snapshots_only(feed) -> None:
+    """Nobody watching: a few snapshots (the start, then at most one per SNAPSHOT_S), no step labels,
+    each the engine's spectator observation at its step; then the end."""
+    url, ns = feed
+    replay = await _play(42)
+    entries = await _entries(url, ns, 42)
+    assert entries[-1]["end"] is True and entries[-1]["ranks"] == replay["result_ranks"]
+    body = entries[:-1]
+    assert body[0]["i"] == -1
+    assert all(e["steps"] == [] for e in body)
+    assert len(body) <= 3 and len(replay["steps"]) > 50
+    states = {i: json.loads(json.dumps(state.observation(None))) for i, state in iter_states(replay)}
+    for e in body:
+        assert e["observation"] == states[e["i"]], e["i"]
