@@ -230,7 +230,8 @@ class Publisher:
     def __init__(self, url: str, namespace: str) -> None:
         import redis.asyncio as aioredis
 
-        self.client: Any = aioredis.Redis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0)
+        self.client: Any = aioredis.Redis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0,
+                                                  client_name="parterre-live-feed")
         self.ns = namespace
         self.index = index_key(namespace)
         self.feeds: dict[int, LiveFeed] = {}
