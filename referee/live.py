@@ -291,24 +291,27 @@ class Publisher:
         ended: list[LiveFeed] = []
         async with r.pipeline(transaction=False) as p:
             writes = 0
-            for feed in self.feeds.values():
-                mid = str(feed.match_id)
-                if feed.result is None and now - feed.last_index >= INDEX_S:
+            for feed in list(self.feeds.values()):
+                mid, result = str(feed.match_id), feed.result
+                if result is None and now - feed.last_index >= INDEX_S:
                     p.hset(self.index, mid, json.dumps({**feed.info, "seen": time.time()}))
                     feed.last_index = now
                     writes += 1
-                for e in feed.entries(now):
+                built = feed.entries(now)
+                for e in built:
                     p.xadd(feed.key, {"i": e["i"], "e": json.dumps(e, separators=(",", ":"))}, maxlen=MAXLEN,
                            approximate=True)
                     p.expire(feed.key, KEEP_S)
                     writes += 1
-                if feed.result is not None:
-                    p.xadd(feed.key, {"i": "end", "e": json.dumps(feed.result, separators=(",", ":"))},
+                if result is not None:
+                    p.xadd(feed.key, {"i": "end", "e": json.dumps(result, separators=(",", ":"))},
                            maxlen=MAXLEN, approximate=True)
                     p.hdel(self.index, mid)
                     p.expire(feed.key, KEEP_S)
                     ended.append(feed)
                     writes += 1
+                if built:
+                    await asyncio.sleep(0)  # one match's entry at a time: the rooms' turns come between
             if writes:
                 await p.execute()
         for feed in ended:
