@@ -6,13 +6,17 @@ the Redis stream holds the initial state and, in batches, the label of every
 replay step in order, each entry with the **spectator** observation equal to
 the engine's ``State.observation(None)`` after its last step (rebuilt from the
 replay), and a last entry with the result; unwatched, only snapshots. The match
-leaves the "playing now" index when it ends.
+leaves the "playing now" index when it ends, and "playing now" never counts
+more steps than a viewer may see after the delay.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import threading
+import time
+from typing import Any
 
 import pytest
 
@@ -101,3 +105,67 @@ async def test_an_unwatched_room_publishes_snapshots_only(feed) -> None:
     states = {i: json.loads(json.dumps(state.observation(None))) for i, state in iter_states(replay)}
     for e in body:
         assert e["observation"] == states[e["i"]], e["i"]
+
+
+class _SlowRandom(RandomBot):
+    """A random bot thinking 100 ms a decision (a match then lasts seconds, longer than the delay)."""
+
+    async def choose(self, request: Any) -> int:  # type: ignore[override]  # the SDK awaits a coroutine choose
+        await asyncio.sleep(0.1)
+        return self.rng.randrange(request.num_actions)
+
+
+async def test_playing_now_shows_no_progress_ahead_of_the_delay(feed, pg_admin_url: str,
+                                                                 request: pytest.FixtureRequest) -> None:
+    """A real referee plays a watched match with its feed configured as ``parterre referee`` does; the home
+    page's "playing now" step count, read over and over meanwhile, is never more than the steps Redis had
+    stored ``delay`` seconds before the page was answered (the oracle: the stream's own entry ids)."""
+    import re
+
+    import httpx
+    import redis
+    from test_web_helpers import shared_site
+
+    from ladder.web import start_background
+    from ladder.web.live import LiveConfig
+
+    url, ns = feed
+    delay, mid = 1.0, 987_001
+    site = shared_site(pg_admin_url, request.config)
+    r = redis.Redis.from_url(url)
+    r.set(live.watch_key(ns, mid), "1", ex=120)  # watched, as while a viewer is connected
+    server = start_background(site.database_url, live=LiveConfig(url, delay, ns))
+    shown: list[tuple[float, int]] = []
+    done = threading.Event()
+
+    def poll() -> None:
+        pattern = re.compile(rf"Match #{mid}</a>[^<]*<code>[^<]*</code>[^<]*about (\d+) steps")
+        with httpx.Client(timeout=10) as c:
+            while not done.is_set():
+                html = c.get(server.url + "/").text
+                t = time.time()  # answered by now: the page may count the steps stored up to t - delay
+                m = pattern.search(html)
+                if m:
+                    shown.append((t, int(m.group(1))))
+
+    poller = asyncio.create_task(asyncio.to_thread(poll))
+    try:
+        async with Harness(TOKENS) as h:
+            h.start_bot(_SlowRandom(seed=1), "tok-a")
+            h.start_bot(_SlowRandom(seed=2), "tok-b")
+            await h.run_match(mid, "floriferous(players=2)", [1, 2], seed="playing-now")
+    finally:
+        done.set()
+        await poller
+        server.stop()
+    try:
+        stored = [(int(eid.decode().split("-")[0]) / 1000.0, json.loads(f[b"e"]))
+                  for eid, f in r.xrange(live.stream_key(ns, mid))]
+    finally:
+        r.delete(live.stream_key(ns, mid), live.watch_key(ns, mid))
+        r.close()
+    steps_by = [(at, int(e["i"]) + 1) for at, e in stored if "i" in e]
+    assert shown and max(n for _, n in shown) > 0, shown
+    for t, n in shown:
+        allowed = max((k for at, k in steps_by if at <= t - delay), default=0)
+        assert n <= allowed, f"'playing now' showed {n} steps; {allowed} were stored {delay} s before"

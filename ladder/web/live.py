@@ -274,7 +274,7 @@ async def match_live(request: Request, match_id: MatchId) -> Response:
         hub.release(address)
         raise
     gone = _event("gone", {"match_id": match_id, **({"reason": "twin"} if held else {})})
-    # S-20: while another match on the same deal (seed) is not over, this one's feed would show cards the other's
+    # While another match on the same deal (seed) is not over, this one's feed would show cards the other's
     # seats are still to see (a rotation ahead of its twin): no live view then, as for a match without a feed.
     if held:
         return _Held(once(gone), hub, address)
