@@ -131,7 +131,10 @@ async def run_all(ns: argparse.Namespace) -> list[Result]:
     for _ in range(ns.repeats):
         for g in games:
             for m in MODES:
-                got[g, m].append((await measure(m, GAMES[g], ns.concurrency, ns.seconds, ns.redis_url))["server_us"])
+                async with asyncio.timeout(ns.seconds + 120):  # a stuck window fails loudly, never hangs
+                    us = (await measure(m, GAMES[g], ns.concurrency, ns.seconds, ns.redis_url))["server_us"]
+                print(f"  {g} {m}: {us:.0f} us referee CPU/decision", flush=True)
+                got[g, m].append(us)
                 _cleanup(ns.redis_url)
     results = []
     for g in games:

@@ -60,8 +60,12 @@ def named_cards(game: str, action: Mapping[str, Any]) -> set[str]:
 
 def seen_cards(game: str, observation: Mapping[str, Any]) -> set[str]:
     """The card ids that appear anywhere in an observation."""
+    return seen_in_json(game, json.dumps(observation, ensure_ascii=False))
+
+
+def seen_in_json(game: str, text: str) -> set[str]:
+    """The card ids that appear as JSON strings in ``text`` (an observation already encoded)."""
     ids = card_ids(game)
-    text = json.dumps(observation, ensure_ascii=False)
     return {t for t in _TOKEN.findall(text) if t in ids}
 
 

@@ -14,19 +14,20 @@ action JSON and the seed never leave the room this way.
 **What is published when.**
 
 * A match nobody watches: a *snapshot* (the spectator observation, no step
-  labels) at the start and then at most every :data:`SNAPSHOT_S` seconds when
-  it has moved on, so a viewer who arrives finds a board at once and "playing
-  now" a step count.
+  labels) :data:`SNAPSHOT_S` seconds after the start and then at most every
+  :data:`SNAPSHOT_S` seconds while it moves on, so a viewer who arrives finds a
+  recent board and "playing now" a step count (a match shorter than that
+  publishes its end only).
 * A watched match (the web sets :func:`watch_key` with a TTL while a viewer is
   connected; read every :data:`WATCH_POLL_S`): every :data:`FLUSH_S` seconds
   one entry with the labels of every step since the last entry and the
   observation after the last of them. A label names only cards in the
   observations published up to and with its entry (cards seen between two
   entries and hidden again by the second read as hidden).
-* The end: the last steps, then an end entry with the result.
+* The end: the last steps of a watched match, then an end entry with the result.
 
 More than :data:`MAX_PENDING` steps waiting (Redis slow or away) are dropped
-and the next entry is a snapshot marked ``"gap": true``. Redis errors never
+and the next entry is marked ``"gap": true``. Redis errors never
 fail a match: the publisher logs the outage once, retries every
 :data:`RETRY_S`, and when Redis is back writes each match's index entry and a
 snapshot again (a Redis restarted empty has its feeds back within seconds).
@@ -64,7 +65,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.api import Action, State
-from games.spectator import public_label, seen_cards
+from games.spectator import public_label, seen_in_json
 
 log = logging.getLogger(__name__)
 
@@ -134,12 +135,11 @@ class LiveFeed:
         self.state: State | None = None
         self.steps = 0
         self.watched = True  # until the publisher's first look at the watch key: keep the first steps
-        self.initial: dict[str, Any] | None = None
         self.pending: list[tuple[int, int, Action]] = []
         self.gap = False
         self.seen: set[str] = set()
         self.published = -2  # the last step an entry covered (-2: none yet)
-        self.last_entry = 0.0  # monotonic time of the last entry
+        self.last_entry = time.monotonic()  # of the last entry (the first snapshot comes SNAPSHOT_S after the start)
         self.last_index = 0.0  # monotonic time the index entry was last written (0: to write)
         self.result: dict[str, Any] | None = None
         self.ended_at = 0.0
@@ -147,12 +147,8 @@ class LiveFeed:
                      "started": time.time()}
 
     def start(self, state: State) -> None:
-        """Start publishing ``state`` (the room's own, read again for each entry); its snapshot is taken now."""
+        """Start publishing ``state`` (the room's own, read again for each entry)."""
         self.state = state
-        obs = state.observation(None)
-        self.seen |= seen_cards(self.game, obs)
-        self.initial = {"i": -1, "player": None, "steps": [], "observation": obs, "terminal": state.is_terminal(),
-                        "gap": False, "t": time.time()}
         self.publisher.add(self)
 
     def step(self, state: State, player: int, action: Action) -> None:
@@ -174,49 +170,42 @@ class LiveFeed:
         self.publisher.wake.set()
 
     def lost(self) -> None:
-        """Redis went away: what was kept is dropped; index and snapshot are written again when it is back."""
+        """Redis went away: what was kept is dropped; index and a snapshot are written again when it is back."""
         self.pending.clear()
         self.gap = self.published >= -1
+        self.published = -2  # a snapshot at once when Redis is back, moved on or not
         self.last_index = 0.0
         self.last_entry = 0.0
 
-    def entries(self, now: float) -> list[dict[str, Any]]:
-        """The entries due now (built on the publisher's turn of the loop, between two steps)."""
-        if self.state is None:
-            return []
-        first, self.initial = self.initial, None
-        if first is not None:
-            self.published, self.last_entry = -1, now
-        e = self._entry(now)
-        return [x for x in (first, e) if x is not None]
-
-    def _entry(self, now: float) -> dict[str, Any] | None:
+    def entry(self, now: float) -> tuple[int, str] | None:
+        """The entry due now as (last step, JSON text), or None; built on the publisher's turn of the loop,
+        between two steps of the room."""
         state = self.state
-        assert state is not None
+        if state is None:
+            return None
         last = self.steps - 1
         fresh = last != self.published
-        if self.result is None:
-            if self.watched:
-                if not (fresh or self.gap) and self.published >= -1:
-                    return None
-                if now - self.last_entry < FLUSH_S and self.published >= -1:
-                    return None
-            elif self.published >= -1 and not (fresh and now - self.last_entry >= SNAPSHOT_S):
+        if self.result is not None:  # the end: the last steps of a watched match (the end entry follows)
+            if not self.watched or not (fresh or self.gap):
                 return None
-        elif not fresh and not self.gap and self.published >= -1:
+        elif self.watched:
+            if not (fresh or self.gap) or now - self.last_entry < FLUSH_S:
+                return None
+        elif not fresh or now - self.last_entry < SNAPSHOT_S:
             return None
-        obs = state.observation(None)
-        self.seen |= seen_cards(self.game, obs)
-        game, seen = self.game, self.seen
-        steps = [[i, p, public_label(game, a.to_json(), a.label(), seen)] for i, p, a in self.pending]
-        player = self.pending[-1][1] if self.pending else None
-        e = {"i": last, "player": player, "steps": steps, "observation": obs, "terminal": state.is_terminal(),
-             "gap": self.gap, "t": time.time()}
+        obs = json.dumps(state.observation(None), separators=(",", ":"), ensure_ascii=False)
+        steps: list[list[Any]] = []
+        if self.pending:
+            game, seen = self.game, self.seen
+            seen |= seen_in_json(game, obs)
+            steps = [[i, p, public_label(game, a.to_json(), a.label(), seen)] for i, p, a in self.pending]
+        head = {"i": last, "player": self.pending[-1][1] if self.pending else None, "steps": steps,
+                "terminal": state.is_terminal(), "gap": self.gap, "t": time.time()}
         self.pending.clear()
         self.gap = False
         self.published = last
         self.last_entry = now
-        return e
+        return last, json.dumps(head, separators=(",", ":"), ensure_ascii=False)[:-1] + ',"observation":' + obs + "}"
 
 
 class Publisher:
@@ -297,10 +286,9 @@ class Publisher:
                     p.hset(self.index, mid, json.dumps({**feed.info, "seen": time.time()}))
                     feed.last_index = now
                     writes += 1
-                built = feed.entries(now)
-                for e in built:
-                    p.xadd(feed.key, {"i": e["i"], "e": json.dumps(e, separators=(",", ":"))}, maxlen=MAXLEN,
-                           approximate=True)
+                built = feed.entry(now)
+                if built is not None:
+                    p.xadd(feed.key, {"i": built[0], "e": built[1]}, maxlen=MAXLEN, approximate=True)
                     p.expire(feed.key, KEEP_S)
                     writes += 1
                 if result is not None:
@@ -310,7 +298,7 @@ class Publisher:
                     p.expire(feed.key, KEEP_S)
                     ended.append(feed)
                     writes += 1
-                if built:
+                if built is not None:
                     await asyncio.sleep(0)  # one match's entry at a time: the rooms' turns come between
             if writes:
                 await p.execute()

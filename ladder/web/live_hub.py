@@ -124,7 +124,7 @@ class Relay:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # Redis away or failing: the viewers are told, the relay ends
-            log.warning("live relay of match %s: Redis unavailable (%s)", self.match_id, exc)
+            log.warning("live relay of match %s stopped: %s", self.match_id, exc)
             self._release(UNAVAILABLE, last=True)
             self.latest = None
         finally:
@@ -200,11 +200,15 @@ class Hub:
         self.held: Counter[str] = Counter()
         self.relays: dict[int, Relay] = {}
         self._redis: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def redis(self) -> Any:
         """The process's one asyncio Redis client (a pool: one connection per blocked reader, a few more)."""
-        if self._redis is None:
+        loop = asyncio.get_running_loop()
+        if self._redis is None or self._loop is not loop:  # a client serves the loop that made it
             import redis.asyncio as aioredis
+
+            self._loop = loop
 
             self._redis = aioredis.Redis.from_url(self.cfg.redis_url, socket_timeout=BLOCK_MS / 1000 + 5,
                                                   socket_connect_timeout=2.0, client_name="parterre-web")
@@ -228,7 +232,7 @@ class Hub:
     def relay(self, match_id: int, running: bool, render: Render, gone: bytes) -> Relay:
         """The relay of ``match_id`` (started when none runs)."""
         relay = self.relays.get(match_id)
-        if relay is None or relay.task.done():
+        if relay is None or relay.task.done() or relay.task.get_loop() is not asyncio.get_running_loop():
             relay = self.relays[match_id] = Relay(self, match_id, running, render, gone)
         return relay
 
