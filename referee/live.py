@@ -135,6 +135,7 @@ class LiveFeed:
         self.state: State | None = None
         self.steps = 0
         self.watched = True  # until the publisher's first look at the watch key: keep the first steps
+        self.known = False  # whether the publisher has read the watch key yet
         self.pending: list[tuple[int, int, Action]] = []
         self.gap = False
         self.seen: set[str] = set()
@@ -167,7 +168,6 @@ class LiveFeed:
         self.result = {"end": True, "status": status, "reason": reason, "scores": list(scores),
                        "ranks": list(ranks), "t": time.time()}
         self.ended_at = time.monotonic()
-        self.publisher.wake.set()
 
     def lost(self) -> None:
         """Redis went away: what was kept is dropped; index and a snapshot are written again when it is back."""
@@ -181,7 +181,7 @@ class LiveFeed:
         """The entry due now as (last step, JSON text), or None; built on the publisher's turn of the loop,
         between two steps of the room."""
         state = self.state
-        if state is None:
+        if state is None or not self.known:
             return None
         last = self.steps - 1
         fresh = last != self.published
@@ -225,15 +225,13 @@ class Publisher:
         self.index = index_key(namespace)
         self.feeds: dict[int, LiveFeed] = {}
         self.loop = asyncio.get_running_loop()
-        self.wake = asyncio.Event()
         self.down = False
         self.next_poll = 0.0
         self.task = self.loop.create_task(self._run(), name="live-feed publisher")
 
     def add(self, feed: LiveFeed) -> None:
-        """Publish ``feed`` from now on (its first snapshot at the next turn)."""
+        """Publish ``feed`` from now on (its watch key is read at the next turn)."""
         self.feeds[feed.match_id] = feed
-        self.wake.set()
 
     async def _run(self) -> None:
         while True:
@@ -253,33 +251,22 @@ class Publisher:
             if self.down:
                 log.info("live feed: Redis is back")
                 self.down = False
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(FLUSH_S):
-                    await self.wake.wait()
-            self.wake.clear()
+            await asyncio.sleep(FLUSH_S)
 
     async def turn(self) -> None:
-        """Read the watch keys when due, then write every entry due (one round trip each, at most two)."""
+        """Write every entry due and read the watch keys when due: one pipelined round trip."""
         if not self.feeds:
             return
         now = time.monotonic()
-        r = self.client
-        if now >= self.next_poll:
-            feeds = list(self.feeds.values())
-            async with r.pipeline(transaction=False) as p:
-                for feed in feeds:
-                    p.exists(feed.watch)
-                watched = await p.execute()
-            for feed, w in zip(feeds, watched, strict=True):
-                if w and not feed.watched:
-                    feed.gap = feed.published >= -1  # the steps before this entry were not kept
-                feed.watched = bool(w)
-                if not w:
-                    feed.pending.clear()
+        due = now >= self.next_poll  # every feed's watch key, or only those of the new feeds
+        polled = list(self.feeds.values()) if due else [f for f in self.feeds.values() if not f.known]
+        if due:
             self.next_poll = now + WATCH_POLL_S
         ended: list[LiveFeed] = []
-        async with r.pipeline(transaction=False) as p:
-            writes = 0
+        async with self.client.pipeline(transaction=False) as p:
+            for feed in polled:
+                p.exists(feed.watch)
+            writes = len(polled)
             for feed in list(self.feeds.values()):
                 mid, result = str(feed.match_id), feed.result
                 if result is None and now - feed.last_index >= INDEX_S:
@@ -300,8 +287,13 @@ class Publisher:
                     writes += 1
                 if built is not None:
                     await asyncio.sleep(0)  # one match's entry at a time: the rooms' turns come between
-            if writes:
-                await p.execute()
+            replies = await p.execute() if writes else []
+        for feed, w in zip(polled, replies, strict=False):  # used from the next turn on
+            if w and not feed.watched:
+                feed.gap = feed.published >= -1  # the steps before its next entry were not kept
+            feed.watched, feed.known = bool(w), True
+            if not w:
+                feed.pending.clear()
         for feed in ended:
             self.feeds.pop(feed.match_id, None)
 
