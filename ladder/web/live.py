@@ -52,7 +52,7 @@ from ladder.db import connection
 from ladder.read.matches import seats_of
 from ladder.web.api import MatchId, pool
 from ladder.web.boards import board_panel
-from ladder.web.live_hub import Hub, Render, index_key, sse, stream_key
+from ladder.web.live_hub import PER_CLIENT, TOTAL, Hub, Render, index_key, sse, stream_key
 from ladder.web.viewer import Frame
 
 log = logging.getLogger(__name__)
@@ -72,11 +72,15 @@ class LiveConfig:
         redis_url: redis-py URL of the Redis the referees publish to.
         delay_s: seconds between Redis storing a step and a browser receiving it.
         namespace: key prefix (the referees' ``cluster_namespace``).
+        per_address: concurrent live views one client address may hold (``429`` beyond).
+        viewers: concurrent live views of one web process (``503`` beyond).
     """
 
     redis_url: str
     delay_s: float = DEFAULT_DELAY_S
     namespace: str = "parterre"
+    per_address: int = PER_CLIENT
+    viewers: int = TOTAL
 
     def __post_init__(self) -> None:
         # Celery's form of a Unix-socket Redis (the embedded default, ``redis+socket:///path``)
@@ -86,10 +90,11 @@ class LiveConfig:
 
 
 def config_from_env() -> LiveConfig | None:
-    """``PARTERRE_REDIS_URL`` and ``PARTERRE_LIVE_DELAY`` (seconds); None without a Redis URL.
+    """``PARTERRE_REDIS_URL``, ``PARTERRE_LIVE_DELAY`` (seconds), ``PARTERRE_LIVE_MAX_PER_ADDRESS`` and
+    ``PARTERRE_LIVE_MAX_VIEWERS`` (the caps); None without a Redis URL.
 
     Raises:
-        ValueError: ``PARTERRE_LIVE_DELAY`` is not a number >= 0.
+        ValueError: ``PARTERRE_LIVE_DELAY`` is not a number >= 0, or a cap not an integer >= 1.
     """
     url = os.environ.get("PARTERRE_REDIS_URL")
     if not url:
@@ -101,7 +106,13 @@ def config_from_env() -> LiveConfig | None:
         raise ValueError(f"PARTERRE_LIVE_DELAY must be a number of seconds >= 0, not {text!r}") from None
     if not delay >= 0:
         raise ValueError(f"PARTERRE_LIVE_DELAY must be a number of seconds >= 0, not {text!r}")
-    return LiveConfig(url, delay, os.environ.get("PARTERRE_CLUSTER_NAMESPACE", "parterre"))
+    caps = []
+    for var, default in (("PARTERRE_LIVE_MAX_PER_ADDRESS", PER_CLIENT), ("PARTERRE_LIVE_MAX_VIEWERS", TOTAL)):
+        text = os.environ.get(var, "").strip() or str(default)
+        if not text.isdigit() or int(text) < 1:
+            raise ValueError(f"{var} must be an integer >= 1, not {text!r}")
+        caps.append(int(text))
+    return LiveConfig(url, delay, os.environ.get("PARTERRE_CLUSTER_NAMESPACE", "parterre"), *caps)
 
 
 def _stream(cfg: LiveConfig, match_id: int) -> str:
@@ -226,7 +237,8 @@ def hub_of(app: Any) -> Hub:
     """The app's live hub (made on first use, on the serving loop)."""
     hub: Hub | None = getattr(app.state, "live_hub", None)
     if hub is None:
-        hub = app.state.live_hub = Hub(app.state.live)
+        cfg: LiveConfig = app.state.live
+        hub = app.state.live_hub = Hub(cfg, cfg.per_address, cfg.viewers)
     return hub
 
 

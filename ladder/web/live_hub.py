@@ -8,7 +8,8 @@ the referee publishes every step; without viewers for :data:`LINGER_S` it
 stops.
 
 Caps (:class:`Hub`): at most :data:`PER_CLIENT` concurrent live views per
-client address (``429``) and :data:`TOTAL` per process (``503``), both with
+client address (``429``) and :data:`TOTAL` per process (``503``) by default
+(``PARTERRE_LIVE_MAX_PER_ADDRESS``, ``PARTERRE_LIVE_MAX_VIEWERS``), both with
 ``Retry-After``. When Redis goes away under a relay, each viewer gets
 ``event: unavailable`` and its stream ends (``retry:`` tells the browser when
 to reconnect); no error reaches the server's log beyond one warning.
