@@ -194,11 +194,10 @@ class LiveFeed:
         elif not fresh or now - self.last_entry < SNAPSHOT_S:
             return None
         obs = json.dumps(state.observation(None), separators=(",", ":"), ensure_ascii=False)
-        steps: list[list[Any]] = []
-        if self.pending:
-            game, seen = self.game, self.seen
+        game, seen = self.game, self.seen
+        if self.watched:  # the cards a spectator has seen, for the labels (unwatched snapshots have none)
             seen |= seen_in_json(game, obs)
-            steps = [[i, p, public_label(game, a.to_json(), a.label(), seen)] for i, p, a in self.pending]
+        steps = [[i, p, public_label(game, a.to_json(), a.label(), seen)] for i, p, a in self.pending]
         head = {"i": last, "player": self.pending[-1][1] if self.pending else None, "steps": steps,
                 "terminal": state.is_terminal(), "gap": self.gap, "t": time.time()}
         self.pending.clear()
