@@ -45,6 +45,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "workers": (["bench/bench_workers.py"], ["--matches", "10", "--repeats", "2"]),
     "web": (["bench/bench_web.py"], ["--requests", "300", "--repeats", "2", "--info-requests", "50"]),
     "sandbox": (["bench/bench_sandbox.py"], ["--decisions", "500", "--repeats", "3"]),
+    "live_feed": (["bench/bench_live_feed.py"], ["--seconds", "2", "--repeats", "2"]),
 }
 """Name -> (script and arguments, extra arguments for ``--quick``)."""
 

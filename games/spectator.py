@@ -60,8 +60,12 @@ def named_cards(game: str, action: Mapping[str, Any]) -> set[str]:
 
 def seen_cards(game: str, observation: Mapping[str, Any]) -> set[str]:
     """The card ids that appear anywhere in an observation."""
+    return seen_in_json(game, json.dumps(observation, ensure_ascii=False))
+
+
+def seen_in_json(game: str, text: str) -> set[str]:
+    """The card ids that appear as JSON strings in ``text`` (an observation already encoded)."""
     ids = card_ids(game)
-    text = json.dumps(observation, ensure_ascii=False)
     return {t for t in _TOKEN.findall(text) if t in ids}
 
 
@@ -104,10 +108,34 @@ def step_note(game: str, before: Mapping[str, Any] | None, after: Mapping[str, A
     if game not in NOTED_GAMES:
         return ""
     done = len(before.get("market_redraws", [])) if before is not None else 0
-    new = list(after.get("market_redraws", []))[done:]
-    if not new:
+    return _put_back(list(after.get("market_redraws", []))[done:])
+
+
+def note_mark(game: str, state: Any) -> int:
+    """How many table events beyond the actions ``state`` holds so far (Flowar: the Flower cards put back
+    while filling the Market; 0 in a game without, :data:`NOTED_GAMES`). Cheap, unlike an observation: the
+    live feed takes it at every step and writes the notes later (:func:`notes_between`)."""
+    if game != "flowar":
+        return 0
+    from games.flowar.observation import market_redraw_count
+
+    return market_redraw_count(state)
+
+
+def notes_between(game: str, state: Any, start: int, stop: int) -> str:
+    """The note of table events ``start`` to ``stop`` (marks of :func:`note_mark`; ``state`` at or after
+    ``stop``), as :func:`step_note` writes the note of the step that showed them."""
+    if game != "flowar" or start >= stop:
         return ""
-    return " · put back " + ", ".join(f"{r['card']} (Market slot {r['slot']})" for r in new)
+    from games.flowar.observation import market_redraw_records
+
+    return _put_back(market_redraw_records(state)[start:stop])
+
+
+def _put_back(records: list[Any]) -> str:
+    if not records:
+        return ""
+    return " · put back " + ", ".join(f"{r['card']} (Market slot {r['slot']})" for r in records)
 
 
 def public_label(game: str, action: Mapping[str, Any], label: str, seen: set[str]) -> str:

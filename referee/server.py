@@ -299,3 +299,4 @@ async def serve(
     log.info("referee serving on port %d; SIGINT/SIGTERM stops it", port)
     await stop.wait()
     await core_of(server).stop(grace_s)
+    await live.shutdown()  # the ends of the matches stopped just now reach the feed

@@ -44,19 +44,17 @@ STEP_S = 0.15
 
 def _play_and_publish(redis_url: str, ns: str, match_id: int, game_string: str, published: dict[str, Any],
                       go: threading.Event | None = None) -> None:
-    """Play a match through the engine, publishing every step through a LiveFeed, STEP_S apart.
+    """Play a match through the engine, publishing it through a LiveFeed as a room does, STEP_S apart.
 
     The initial state is published at once; with ``go``, play starts when it is set (the browser is watching).
     """
-    import redis.asyncio as aioredis
-
-    from referee.live import LiveFeed
+    from referee.live import LiveFeed, Publisher
 
     async def run() -> None:
-        client = aioredis.Redis.from_url(redis_url)
+        publisher = Publisher(redis_url, ns)
         game = load_game(game_string)
         state = game.new_initial_state()
-        feed = LiveFeed(client, ns, match_id, game.name, game.game_string(), game.num_players)
+        feed = LiveFeed(publisher, match_id, game.name, game.game_string(), game.num_players)
         feed.start(state)
         if go is not None:
             await asyncio.get_running_loop().run_in_executor(None, go.wait, 60)
@@ -70,8 +68,7 @@ def _play_and_publish(redis_url: str, ns: str, match_id: int, game_string: str, 
         outcome = state.outcome()
         published["playing_until"] = time.time()
         feed.end("finished", outcome.reason, outcome.scores, outcome.ranks)
-        await feed.task
-        await client.aclose()
+        await publisher.close()
 
     asyncio.run(run())
 
@@ -118,7 +115,10 @@ def test_a_live_match_updates_in_the_browser_never_ahead_of_the_delay(page: Any,
         assert f"Match #{mid}" in page.inner_text("#playing-now")
         page.goto(server.url + f"/matches/{mid}")
         assert page.locator("#live-view").count() == 1
-        page.wait_for_function("document.getElementById('live-status').textContent.startsWith('live')")
+        deadline = time.time() + 20  # (a polled read: the site's CSP forbids the eval wait_for_function uses)
+        while not page.inner_text("#live-status").startswith("live"):
+            assert time.time() < deadline, page.inner_text("#live-status")
+            time.sleep(0.05)
         go.set()  # the browser is connected: the match is played from now on
 
         times: dict[int, float] = {}
@@ -153,7 +153,12 @@ def test_a_live_match_updates_in_the_browser_never_ahead_of_the_delay(page: Any,
         assert len(seen_during_play) >= 3, f"steps shown while the match was played: {sorted(seen_during_play)}"
         assert "Match over (finished)" in page.inner_text("#live-result")
         assert checks >= 10
-        assert page.locator("#live-steps li").count() == len(stored_at()) - 1  # every step, the start excluded
+        # every step published (the feed keeps steps from when the watch began) is listed, in order
+        published_steps = [s[0] for _, f in r.xrange(key) for s in json.loads(f[b"e"]).get("steps", ())]
+        assert published_steps, "no step was published while the page watched"
+        listed = [int(li.get_attribute("data-step") or -1) for li in page.locator("#live-steps li:not(.gap)").all()]
+        assert listed == published_steps
+        assert published_steps == list(range(published_steps[0], published_steps[-1] + 1))
         assert page.errors == []
     finally:
         go.set()
@@ -168,23 +173,27 @@ def test_the_live_feed_is_spectator_only(redis_base_url: str, redis_prefix: str)
 
     ns = redis_prefix.rstrip(":")
     gs = load_game("lafleur(players=2)").game_string()
+    r = redis.Redis.from_url(redis_base_url)
+    r.set(f"{ns}:live:watch:999001", "1", ex=120)  # watched (as the web marks it): every step is published
     t = threading.Thread(target=_play_and_publish, args=(redis_base_url, ns, 999_001, gs, {}))
     t.start()
     t.join(60)
-    r = redis.Redis.from_url(redis_base_url)
     try:
         entries = [json.loads(f[b"e"]) for _, f in r.xrange(f"{ns}:live:999001")]
     finally:
-        r.delete(f"{ns}:live:999001")
+        r.delete(f"{ns}:live:999001", f"{ns}:live:watch:999001")
         r.close()
-    assert entries[-1]["end"] is True and len(entries) > 50
+    assert entries[-1]["end"] is True
+    labels = [s for e in entries[:-1] for s in e["steps"]]
+    assert len(labels) > 50 and [s[0] for s in labels] == list(range(len(labels)))
     vocab = _vocabulary("lafleur")
     public = ""
     for e in entries[:-1]:
         assert e["observation"]["seat"] == -1  # the spectator's observation, never a seat's
         public += json.dumps(e["observation"], ensure_ascii=False)
-        for ids in _mentions(e["label"], vocab):
-            assert any(f'"{c}"' in public for c in ids), (e["i"], e["label"])
+        for i, _, label in e["steps"]:
+            for ids in _mentions(label, vocab):
+                assert any(f'"{c}"' in public for c in ids), (i, label)
 
 
 def test_pages_stay_up_with_the_embedded_redis_url_form_and_without_a_feed() -> None:

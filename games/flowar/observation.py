@@ -241,8 +241,21 @@ def build_observation(st: FlowarStateProtocol, seat: int | None) -> dict[str, An
         "context": _context(st),
         "taxus": _taxus(st),
         "torch_supply": st._torch_supply(),
-        "market_redraws": [{"round": r, "slot": slot + 1, "card": FLOWER_IDS[x]} for r, slot, x in st._redraws],
+        "market_redraws": market_redraw_records(st),
     }
+
+
+def market_redraw_records(st: FlowarStateProtocol) -> list[dict[str, Any]]:
+    """The Flower cards put back while filling the Market, in order (public: ``market_redraws``).
+
+    Each record is ``{"round": r, "slot": 1..9, "card": "F46"}`` (Rulebook: "Game Setup", step 5).
+    """
+    return [{"round": r, "slot": slot + 1, "card": FLOWER_IDS[x]} for r, slot, x in st._redraws]
+
+
+def market_redraw_count(st: FlowarStateProtocol) -> int:
+    """How many Flower cards were put back while filling the Market so far (cheap: the live feed's mark)."""
+    return len(st._redraws)
 
 
 def full_state(st: FlowarStateProtocol) -> dict[str, Any]:
