@@ -118,6 +118,25 @@ def test_every_code_reference_in_the_docs_exists() -> None:
     assert not missing, "\n".join(missing)
 
 
+# How a page cites what is not the repository or is history: the design notes and
+# fault list kept outside it, issue and work-session numbers, the shared folder.
+OUTSIDE_CITATION = re.compile(
+    r"DESIGN(?:\.md|\s*§)|FAULTS\.md|\b[Ii]ssues?\s+#?\d|\b[Ss]essions?\s+\d|shared/(?:rulebooks|cards)|\(review\)"
+)
+
+
+def test_the_docs_cite_the_repository_and_the_rulebooks_only() -> None:
+    assert OUTSIDE_CITATION.search("see DESIGN §4 and issue 17, as in session 5")
+    assert not OUTSIDE_CITATION.search("a session cookie; `Session.write_loop`; fault F-20 of docs/faults.md")
+    found = [
+        f"{page.relative_to(ROOT)}:{number}: {line.strip()[:120]}"
+        for page in [*DOC_FILES, ROOT / "CHANGELOG.md"]
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+        if OUTSIDE_CITATION.search(line)
+    ]
+    assert not found, "\n".join(found)
+
+
 def test_the_site_builds_strictly(tmp_path: Path) -> None:
     mkdocs = shutil.which("mkdocs", path=str(Path(sys.executable).parent))
     assert mkdocs, "mkdocs is not installed: pip install -e '.[dev]'"
