@@ -1,4 +1,4 @@
-"""Participant accounts, passwords, login rate limits and personal API tokens (issue 14; DESIGN §10).
+"""Participant accounts, passwords, login rate limits and personal API tokens (docs/participants.md).
 
 * Passwords: argon2id through ``argon2-cffi`` (its default parameters, RFC 9106
   "low memory" profile); only the PHC string is stored. A hash made with older

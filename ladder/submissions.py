@@ -1,4 +1,4 @@
-"""Hosted bots' submissions: archives, manifests, immutable versions and their verdicts (issue 15).
+"""Hosted bots' submissions: archives, manifests, immutable versions and their verdicts (docs/hosted.md).
 
 An owner uploads a version of a bot as an archive (``.tar.gz`` or ``.zip``)
 with ``parterre-bot.toml`` at its root::
