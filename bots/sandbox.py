@@ -1,4 +1,4 @@
-"""Run one hosted bot process in a bubblewrap sandbox (issue 15; DESIGN §10; docs/hosted.md).
+"""Run one hosted bot process in a bubblewrap sandbox (docs/hosted.md, "The sandbox").
 
 ``python -m bots.sandbox --root DIR --runtime R [limits] -- COMMAND...`` is a
 command line like any other, so the stdio adapter (``parterre connect
@@ -129,7 +129,7 @@ def sdk_dir() -> Path:
     import mypy_extensions  # the engines' @trait (a no-op at run time): the one module they need beyond the stdlib
 
     digest = hashlib.sha256()
-    # Sources and data only: a compiled engine (.so, issue 19) was built for the worker's Python and
+    # Sources and data only: a compiled engine (.so) was built for the worker's Python and
     # needs the mypyc runtime beside the project; the sandbox's python3.11 runs the pure-Python engines.
     files = sorted(f for part in SDK_PARTS
                    for f in ([PROJECT / part] if (PROJECT / part).is_file() else (PROJECT / part).rglob("*"))

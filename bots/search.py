@@ -1,6 +1,6 @@
 """The search bot: determinized search from the observation alone.
 
-Default method (``method="pimc"``, session 5): paired flat Monte Carlo over the
+Default method (``method="pimc"``): paired flat Monte Carlo over the
 root, :mod:`bots.pimc` (one determinization and one chance seed per round,
 every candidate played to the end by the greedy strategy; docs/search.md).
 The rest of this docstring is the older ``method="ismcts"``.
