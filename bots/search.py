@@ -168,7 +168,7 @@ PIMC_CANDIDATES = 6
 
 THINK_MS = 450.0
 """Default thinking time per decision (ms): the demo's clock share (``FRACTION`` × 2000 − 50 ms); at 300 ms
-the search did not clear greedy at the demo's size (docs/search.md "Session 7")."""
+the search did not clear greedy at the demo's size (docs/search.md, "Time")."""
 
 PIMC_DEFAULTS: dict[str, tuple[int, int]] = {"lafleur": (0, 2)}
 """Game -> (candidates, halving) of the paired flat search where they differ from (:data:`PIMC_CANDIDATES`, 0):
