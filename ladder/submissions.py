@@ -360,14 +360,6 @@ def set_block_on_regression(pool: ConnectionPool, bot_id: int, block: bool) -> N
                     (bot_id, block))
 
 
-def verdict_counts(pool: ConnectionPool) -> dict[tuple[str, str], int]:
-    """``{(status, cause): versions}`` for the operators' metrics (cause: the reason's first word)."""
-    with connection(pool) as conn, conn.cursor() as cur:
-        cur.execute("SELECT status, coalesce(nullif(split_part(reason, ':', 1), ''), '-'), count(*) "
-                    "FROM hosted_versions GROUP BY 1, 2")
-        return {(s, c): int(n) for s, c, n in cur.fetchall()}
-
-
 def seat_identities(pool: ConnectionPool, bot_id: int) -> tuple[dict[str, Any], dict[str, Any], int]:
     """``(bot, opponent, match id)`` for a validation or regression game of ``bot_id``: the bot's id and name, another
     live bot's id, name and version (the newest other one; ``greedy-1``, id + 1 when it is alone), and a match
