@@ -54,7 +54,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from bots.sandbox_cgroups import Cgroup
 from bots.sandbox_host import charged_tasks as charged_tasks
@@ -526,14 +525,6 @@ def main(argv: list[str] | None = None) -> int:
     if status.signal is not None:
         return 128 + status.signal
     return status.exit_code if status.exit_code is not None else 125
-
-
-def status_of(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a ``--status-file`` (an empty dict when the keeper wrote none)."""
-    try:
-        return dict(json.loads(Path(path).read_text()))
-    except (OSError, ValueError):
-        return {}
 
 
 if __name__ == "__main__":
