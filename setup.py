@@ -1,4 +1,6 @@
-"""Optional compiled engines (issue 19): ``PARTERRE_MYPYC=1`` builds them with mypyc.
+"""Optional compiled engines: ``PARTERRE_MYPYC=1`` builds them with mypyc.
+
+Why and what: docs/architecture.md, "Engines: trusted actions and the compiled build".
 
 Without the variable this file adds nothing: ``pip install -e .`` installs the
 pure-Python package exactly as ``pyproject.toml`` describes it. With it (and a

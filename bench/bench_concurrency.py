@@ -1,4 +1,4 @@
-"""200 concurrent matches with 100 ms bots on one referee: no spurious timeout (issue 19).
+"""200 concurrent matches with 100 ms bots on one referee: no spurious timeout (docs/benchmarks.md).
 
 Usage::
 
@@ -16,7 +16,7 @@ back for ``--seconds``, then let the running ones finish.
 A **spurious timeout** is a ``timeout`` verdict against these bots: they always
 answer within ``delay`` ≪ ``cap + margin`` (default 100 ms against 1 s + 100 ms,
 the ladder's usual time control), so any timeout is the referee's (or the
-machine's) lag charged to a bot. Goal: 0 per repeat (issue 19).
+machine's) lag charged to a bot. Goal: 0 per repeat.
 
 Each repeat runs, interleaved, the **baseline** (one match at a time, same
 bots) and then the measured run at ``--concurrency``. Printed beside: decisions

@@ -273,13 +273,12 @@ async def measure_floor(pairs: int, seconds: float) -> dict[str, float]:
 # -- referee ----------------------------------------------------------------------------------
 
 async def referee_child(address: str, game_string: str, concurrency: int, shared: bool,
-                        encoding: str = "json", bot_address: str = "") -> None:
+                        encoding: str = "json") -> None:
     """Child: two instant bots and the match driver (the workers' role, ``MatchControl.RunMatch``).
 
     Each bot connects once with ``max_concurrent_matches = concurrency`` (shared) or
     ``concurrency`` times with 1. ``concurrency`` lanes play matches back to back;
     each line on stdin is answered with the number of decisions played so far.
-    The bots connect to ``bot_address`` when given (bench/spikes/native_frontend), else to ``address``.
     """
     from bots.sdk import Bot
     from proto.parterre.v1 import control_pb2 as control_pb
@@ -306,7 +305,7 @@ async def referee_child(address: str, game_string: str, concurrency: int, shared
             return self.rng.randrange(len(request.raw.legal_actions))
 
     connections, per_connection = (1, concurrency) if shared else (concurrency, 1)
-    bots = [asyncio.create_task(Instant(i * 100 + j, per_connection).arun(bot_address or address, tok))
+    bots = [asyncio.create_task(Instant(i * 100 + j, per_connection).arun(address, tok))
             for i, tok in enumerate(TOKENS) for j in range(connections)]
     next_id = 1
     async with grpc.aio.insecure_channel(address) as ch:

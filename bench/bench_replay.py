@@ -1,4 +1,4 @@
-"""Stored replay bytes per decision, beyond the header, for each game (issue 19).
+"""Stored replay bytes per decision, beyond the header, for each game (docs/benchmarks.md).
 
 Usage::
 
@@ -43,7 +43,7 @@ from bench.harness import Goal, Result, report  # noqa: E402 - after the sys.pat
 
 GAMES = {"floriferous": "floriferous(players=2)", "lafleur": "lafleur(players=2)", "flowar": "flowar(players=2)"}
 GOAL_BYTES = 4.0
-"""Compressed replay bytes per decision beyond the header (issue 19)."""
+"""Compressed replay bytes per decision beyond the header."""
 TOKENS = {"bench-a": 1, "bench-b": 2}
 
 

@@ -1,18 +1,18 @@
-"""Sandbox overhead (issue 15): start-up and per-decision latency of a stdio bot, sandboxed vs not.
+"""Sandbox overhead (docs/hosted.md, "Measured"): start-up and per-decision latency of a stdio bot, sandboxed vs not.
 
 The same bot (``python3.11``: read a line, answer ``0``) runs twice per repeat,
 interleaved (plain, then in ``python -m bots.sandbox``, the keeper the
 workers use): once to time the start-up (spawn to first answer), once to time
 ``--decisions`` round trips of a ~2 KB ``decision_request`` line (about the
 size of a Floriferous request). Each repeat's figure is the *difference*
-sandboxed minus plain, measured in the same repeat (DESIGN §9: compare in the
+sandboxed minus plain, measured in the same repeat (docs/benchmarks.md: compare in the
 same run). Wall time, not CPU time, because latency is what a bot's clock sees.
 
 Goals, and why:
 
 * **per decision ≤ 1 ms** of overhead: the keeper forwards stdout through one
   more pipe and a selector loop; the referee's decision margin is 100 ms and
-  a gRPC round trip costs ≈ 0.2 ms (DESIGN §9), so 1 ms keeps the sandbox
+  a gRPC round trip costs ≈ 0.2 ms (docs/benchmarks.md), so 1 ms keeps the sandbox
   below 1 % of the smallest time control while leaving room for a loaded
   2-core machine.
 * **start-up ≤ 500 ms** of overhead: a child is started before its first
@@ -108,10 +108,10 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(base, ignore_errors=True)
     results = [
-        Result(Goal("sandbox start-up overhead", "ms", 500.0, higher_is_better=False, source="issue 15"),
+        Result(Goal("sandbox start-up overhead", "ms", 500.0, higher_is_better=False, source="docs/hosted.md"),
                start_over, baseline=start_plain, baseline_unit="ms (plain start-up)",
                note="spawn to first answer; sandboxed minus plain, same repeat"),
-        Result(Goal("sandbox overhead per decision", "ms", 1.0, higher_is_better=False, source="issue 15"),
+        Result(Goal("sandbox overhead per decision", "ms", 1.0, higher_is_better=False, source="docs/hosted.md"),
                dec_over, baseline=dec_plain, baseline_unit="ms (plain round trip)",
                note=f"{ns.decisions} round trips of a {len(REQUEST)}-byte request; median plain "
                     f"{statistics.median(dec_plain) * 1000:.0f} us"),

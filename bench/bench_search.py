@@ -100,7 +100,10 @@ def tiers(game: str, cycles: int, think_ms: float | None, players: tuple[int, ..
 
 
 def _print_tiers(fit: Any) -> None:
-    """Each tier's mean rating, and whether neighbouring tiers' 95 % intervals are apart (the issue's test)."""
+    """Each tier's mean rating, and whether neighbouring tiers' 95 % intervals are apart.
+
+    "Apart" as docs/search.md, "Measured strength", defines it.
+    """
     by_tier = {t: [r for r in fit.ratings if str(r.bot).startswith(t)] for t in ("random", "greedy", "search")}
     for tier, rows in by_tier.items():
         if rows:

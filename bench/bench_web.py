@@ -22,7 +22,7 @@ migrates it, and fills it with COPY:
 Then it starts ``parterre web`` (``ladder.web.serve``) in a subprocess and
 sends sequential requests over one keep-alive connection:
 
-* **goals** (issue 19, ``bench.harness``): the leaderboard and the bot page
+* **goals** (docs/benchmarks.md, ``bench.harness``): the leaderboard and the bot page
   (a random bot each time), p99 <= 50 ms each. Every repeat sends
   ``--requests`` requests per page (default 1,000, so the p99 is the 10th worst,
   not the 4th worst of 300), each one preceded by a request to ``/api/health``:
@@ -274,7 +274,7 @@ def measure_interleaved(client: Any, paths: list[str],
 
 
 GOAL_MS = 50.0
-"""p99 goal of the leaderboard and the bot page, in ms (issue 19)."""
+"""p99 goal of the leaderboard and the bot page, in ms (docs/benchmarks.md)."""
 
 
 def measure(client: Any, paths: list[str], warmup: int = 10) -> dict[str, float]:

@@ -1,4 +1,4 @@
-"""Workers: 2 Celery workers ÷ 1 in matches/hour, and Celery's overhead per match (issue 19).
+"""Workers: 2 Celery workers ÷ 1 in matches/hour, and Celery's overhead per match (docs/benchmarks.md).
 
 Usage::
 
@@ -26,12 +26,12 @@ Each repeat runs, interleaved:
 A run's time is from queuing the first match to seeing the last one finished
 in PostgreSQL (polled every 5 ms). Quantities, with their goals:
 
-* matches/hour with 2 workers ÷ with 1 worker, same repeat: >= 1.8 (issue 19);
+* matches/hour with 2 workers ÷ with 1 worker, same repeat: >= 1.8;
 * Celery's overhead per match, in ms: the wall time per match outside the game
   itself (run time / matches - the mean referee-measured match duration, replay
   ``started_at``..``ended_at``), through 1 worker minus directly: <= 20 ms, a
-  tenth of a 0.2 s match (our goal; DESIGN §9 measured ≈ 3 ms per task for
-  Celery alone). Taking out each run's own match durations keeps the bots'
+  tenth of a 0.2 s match (our goal; Celery alone costs ≈ 3 ms per task on
+  this kind of machine). Taking out each run's own match durations keeps the bots'
   pacing, which a loaded machine stretches, out of the difference.
 
 These are wall-clock figures on purpose: the matches are paced by the bots'
@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         Result(Goal("workers: 2 / 1 matches/hour (0.2 s matches)", "ratio", RATIO_GOAL), ratio, one_rate,
                "matches/hour with 1 worker", note=note),
         Result(Goal("workers: Celery overhead per match", "ms/match", OVERHEAD_GOAL_MS, higher_is_better=False,
-                    source="issue 19 (goal ours: a tenth of a 0.2 s match)"),
+                    source="docs/benchmarks.md (a tenth of a 0.2 s match)"),
                overhead, direct_ms, "ms per match outside the game without Celery (claim, RunMatch, record)",
                note=note),
     ], "workers: scaling and Celery overhead")

@@ -1,13 +1,13 @@
 """What every benchmark in ``bench/`` shares: goals, interleaved repeats, the report, the exit code.
 
-A benchmark measures one or more quantities against a **goal** (issue 19,
-"Benchmarks that can fail"):
+A benchmark measures one or more quantities against a **goal** (docs/benchmarks.md,
+"Method"):
 
 * where the goal is per core, it measures CPU time (``time.process_time`` of
   the process doing the work, or ``/proc/<pid>/stat`` for a child), never wall
   time, which other processes on a shared machine inflate;
 * it runs its **baseline in the same run, interleaved** with the measured work
-  (B M B M ...), because these machines are noisy (DESIGN §9: ±30 % run to run;
+  (B M B M ...), because these machines are noisy (±30 % run to run;
   compare ratios measured in the same run);
 * it **repeats** and reports the median and the spread (min-max) of the repeats;
 * it prints the goal and the ratio median / goal;
@@ -44,14 +44,14 @@ class Goal:
         unit: the unit of the measured value, e.g. ``"playouts/CPU-s"``.
         target: the goal, in ``unit``.
         higher_is_better: True when the value must be >= target, False when <=.
-        source: where the goal comes from (an issue, DESIGN §...).
+        source: where the goal comes from (the docs page that sets it).
     """
 
     name: str
     unit: str
     target: float
     higher_is_better: bool = True
-    source: str = "issue 19"
+    source: str = "docs/benchmarks.md"
 
 
 @dataclass

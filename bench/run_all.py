@@ -1,4 +1,4 @@
-"""``make bench``: run every benchmark and print one summary table (issue 19).
+"""``make bench``: run every benchmark and print one summary table (docs/benchmarks.md).
 
 Usage::
 

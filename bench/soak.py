@@ -24,7 +24,7 @@ like anyone): ``--flooders`` streams that declare ``max_concurrent_matches =
 (F-24), then come back a second later; a *garbage* client that sends bytes
 that are not a BotMessage after its Hello, and every 10th time a 1 MiB
 message (over the referee's limit); and ``--idle-streams`` streams of one
-bot that only answer Pings (the idle-stream load of issue 17). Every
+bot that only answer Pings (the idle-stream load). Every
 ``--rss-every-s`` seconds (5 minutes by default) the referees' RSS and the
 matches stuck at that moment (running with an expired lease) are printed.
 

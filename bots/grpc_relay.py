@@ -1,4 +1,4 @@
-"""The relay between a sandboxed gRPC bot and the referee (issue 15; docs/hosted.md "gRPC bots").
+"""The relay between a sandboxed gRPC bot and the referee (docs/hosted.md, "gRPC bots").
 
 A hosted gRPC bot has no network (``bots.sandbox``: an empty network
 namespace). Its only way out is one Unix socket, ``referee.sock`` in a folder

@@ -1,4 +1,4 @@
-"""One seat of a hosted bot in a rated match: the stdio adapter around a sandbox, for one match (issue 15).
+"""One seat of a hosted bot in a rated match: the stdio adapter around a sandbox, for one match (docs/hosted.md).
 
 ``python -m bots.hosted_seat --address HOST:PORT --log-dir DIR -- SANDBOX COMMAND...``
 is what a worker starts for each hosted bot a match seats

@@ -1,4 +1,4 @@
-"""Bots that misbehave on purpose, for fault tests (FAULTS F-01..F-07).
+"""Bots that misbehave on purpose, for fault tests (docs/faults.md F-01..F-07).
 
 Each is a :class:`bots.sdk.Bot` that plays the first legal action except at
 the decision where it misbehaves. ``at_decision`` counts this bot's decision

@@ -1,4 +1,4 @@
-"""Reference bots: uniform random and greedy (DESIGN §1, ``bots/``).
+"""Reference bots: uniform random and greedy.
 
 ``GreedyBot`` uses ``bots.strategies.STRATEGIES[("greedy", game)]`` when the
 game has one (a function ``(observation: dict, legal_actions: list[dict],

@@ -1,4 +1,4 @@
-"""Run one hosted bot process in a bubblewrap sandbox (issue 15; DESIGN §10; docs/hosted.md).
+"""Run one hosted bot process in a bubblewrap sandbox (docs/hosted.md, "The sandbox").
 
 ``python -m bots.sandbox --root DIR --runtime R [limits] -- COMMAND...`` is a
 command line like any other, so the stdio adapter (``parterre connect
@@ -54,7 +54,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from bots.sandbox_cgroups import Cgroup
 from bots.sandbox_host import charged_tasks as charged_tasks
@@ -129,7 +128,7 @@ def sdk_dir() -> Path:
     import mypy_extensions  # the engines' @trait (a no-op at run time): the one module they need beyond the stdlib
 
     digest = hashlib.sha256()
-    # Sources and data only: a compiled engine (.so, issue 19) was built for the worker's Python and
+    # Sources and data only: a compiled engine (.so) was built for the worker's Python and
     # needs the mypyc runtime beside the project; the sandbox's python3.11 runs the pure-Python engines.
     files = sorted(f for part in SDK_PARTS
                    for f in ([PROJECT / part] if (PROJECT / part).is_file() else (PROJECT / part).rglob("*"))
@@ -526,14 +525,6 @@ def main(argv: list[str] | None = None) -> int:
     if status.signal is not None:
         return 128 + status.signal
     return status.exit_code if status.exit_code is not None else 125
-
-
-def status_of(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a ``--status-file`` (an empty dict when the keeper wrote none)."""
-    try:
-        return dict(json.loads(Path(path).read_text()))
-    except (OSError, ValueError):
-        return {}
 
 
 if __name__ == "__main__":

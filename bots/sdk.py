@@ -1,4 +1,4 @@
-"""The Python bot SDK (DESIGN §3): subclass :class:`Bot`, implement ``choose``.
+"""The Python bot SDK (docs/bots.md, "Python, with the SDK"): subclass :class:`Bot`, implement ``choose``.
 
 Example::
 

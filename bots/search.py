@@ -1,6 +1,6 @@
 """The search bot: determinized search from the observation alone.
 
-Default method (``method="pimc"``, session 5): paired flat Monte Carlo over the
+Default method (``method="pimc"``): paired flat Monte Carlo over the
 root, :mod:`bots.pimc` (one determinization and one chance seed per round,
 every candidate played to the end by the greedy strategy; docs/search.md).
 The rest of this docstring is the older ``method="ismcts"``.
@@ -168,7 +168,7 @@ PIMC_CANDIDATES = 6
 
 THINK_MS = 450.0
 """Default thinking time per decision (ms): the demo's clock share (``FRACTION`` × 2000 − 50 ms); at 300 ms
-the search did not clear greedy at the demo's size (docs/search.md "Session 7")."""
+the search did not clear greedy at the demo's size (docs/search.md, "Time")."""
 
 PIMC_DEFAULTS: dict[str, tuple[int, int]] = {"lafleur": (0, 2)}
 """Game -> (candidates, halving) of the paired flat search where they differ from (:data:`PIMC_CANDIDATES`, 0):

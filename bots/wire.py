@@ -1,4 +1,4 @@
-"""What the referee tells a Python bot, as plain values (DESIGN §3): the SDK's views of
+"""What the referee tells a Python bot, as plain values (docs/bots.md): the SDK's views of
 the wire messages.
 
 :class:`MatchInfo` (``MatchStarted``), :class:`MatchResult` (``MatchEnded``, or an

@@ -1,6 +1,6 @@
 """Parterre's ladder: PostgreSQL schema and migrations, Elo maths, result recording, the read model.
 
-The only package with database code (DESIGN §1, §6). It may import ``games``
+The only package with database code (docs/architecture.md "Packages and arrows"). It may import ``games``
 and ``proto``, never ``referee``, ``workers`` or ``parterre``.
 
 Public API (all functions take an open ``psycopg_pool.ConnectionPool`` unless noted):
@@ -29,7 +29,7 @@ Tournaments (:mod:`ladder.tournaments`, :mod:`ladder.entries`, :mod:`ladder.tour
     ``create_tournament(pool, *, name, game, game_options=None, format="round_robin",
     player_counts=(2,), rounds=1, time_control=None, bot_ids=(), candidate_bot_id=None,
     entry_deadline=None, organiser_id=None, autostart=False) -> int``
-    ``plan_tournament(pool, tournament_id) -> list[int]``  (any format, idempotent, FAULTS F-12);
+    ``plan_tournament(pool, tournament_id) -> list[int]``  (any format, idempotent, docs/faults.md F-12);
     ``plan_round_robin``, ``plan_gauntlet``, ``plan_duplicate`` (one format each)
     ``enter_tournament(pool, tournament_id, bot_id) -> None``; ``close_due_entries(pool)``
     ``plan_match(pool, *, game_string, bot_ids, plan_key, time_control=None,

@@ -1,4 +1,4 @@
-"""Participant accounts, passwords, login rate limits and personal API tokens (issue 14; DESIGN §10).
+"""Participant accounts, passwords, login rate limits and personal API tokens (docs/participants.md).
 
 * Passwords: argon2id through ``argon2-cffi`` (its default parameters, RFC 9106
   "low memory" profile); only the PHC string is stored. A hash made with older
@@ -8,7 +8,7 @@
 * Roles: ``participant`` (sign-up always gives this), ``organiser`` (may create
   tournaments), ``admin`` (approves accounts, sets roles; the first one is made
   by ``parterre admin create``, never by sign-up).
-* Rate limits (:func:`login_allowed`, :func:`signup_allowed`) count rows of
+* Rate limits (:func:`reserve_login`, :func:`sign_up`) count rows of
   ``auth_events`` in PostgreSQL, so every web process shares them: at most
   :data:`LOGIN_FAILURES_PER_ACCOUNT` failed logins per account from one
   client address, :data:`LOGIN_FAILURES_PER_ACCOUNT_ANY_ADDRESS` per account
@@ -323,17 +323,6 @@ def _counted_name(username: object) -> str:
     return username[:64].replace("\x00", "") if isinstance(username, str) else ""
 
 
-def record_auth_event(pool: ConnectionPool, kind: str, address: str, username: str, *, what: str = "login") -> None:
-    """Store a sign-up or login attempt (``kind`` in login_ok/login_failed/signup); logs failures
-    (``what``: the attempt's name in the log line, e.g. a password change's check of the old password)."""
-    name = _counted_name(username)
-    with connection(pool) as conn:
-        conn.execute("INSERT INTO auth_events (kind, address, username) VALUES (%s, %s, %s)",
-                     (kind, address[:64], name))
-    if kind == "login_failed":
-        _log_failure(name, address, what)
-
-
 def _log_failure(name: str, address: str, what: str) -> None:
     log.warning("failed %s for username %r from %s", what, name, address[:64],
                 extra={"event": "login_failed", "address": address[:64]})
@@ -375,21 +364,9 @@ def _login_limits(conn: Any, name: str, addr: str) -> None:
             raise RateLimitedError(f"too many failed logins; try again in {int(wait) + 1} s", int(wait) + 1)
 
 
-def login_allowed(pool: ConnectionPool, address: str, username: str) -> None:
-    """Raise :class:`RateLimitedError` when this account or address failed too often lately.
-
-    Limits within :data:`LOGIN_WINDOW_S`: :data:`LOGIN_FAILURES_PER_ACCOUNT` for
-    this username from this address, :data:`LOGIN_FAILURES_PER_ACCOUNT_ANY_ADDRESS`
-    for this username from all addresses, :data:`LOGIN_FAILURES_PER_ADDRESS` for
-    this address whatever the username. A look only: :func:`login` reserves its attempt atomically.
-    """
-    with connection(pool) as conn:
-        _login_limits(conn, _counted_name(username), address[:64])
-
-
 def reserve_login(pool: ConnectionPool, address: str, username: str) -> int:
     """Reserve one login attempt of ``username`` from ``address``: within one transaction, serialised per
-    username (ignoring case) and per address, check the budgets (:func:`login_allowed`) and store the
+    username (ignoring case) and per address, check the budgets (the module's rate limits) and store the
     attempt as ``login_failed``. Returns the ``auth_events`` id; :func:`settle_login` records the outcome.
 
     Raises:
@@ -428,12 +405,6 @@ def _checked_attempt(pool: ConnectionPool, address: str, username: str, check: A
     if not ok:
         _log_failure(_counted_name(username), address, what)
     return ok
-
-
-def signup_allowed(pool: ConnectionPool, address: str) -> None:
-    """Raise :class:`RateLimitedError` after :data:`SIGNUPS_PER_ADDRESS` sign-ups from ``address`` in an hour."""
-    with connection(pool) as conn:
-        _signup_limit(conn, address[:64])
 
 
 def _signup_limit(conn: Any, addr: str) -> None:

@@ -1,4 +1,4 @@
-"""Reading an uploaded bot archive into memory with every size bounded before it is spent (issue 15, S-9).
+"""Reading an uploaded bot archive into memory with every size bounded before it is spent (docs/faults.md S-9).
 
 ``tarfile`` reads a whole PAX extended header (or GNU long name) into memory, and parses it, before
 it yields the member it describes: the caller's checks of each member's size and of the number of

@@ -1,10 +1,10 @@
-"""Bot registration, tokens and revocation (DESIGN §3, docs/architecture.md "Bot identity").
+"""Bot registration, tokens and revocation (docs/architecture.md "Bot identity and tokens").
 
 A token is shown once, at registration; the ladder stores only its SHA-256
 hex digest (``bots.token_hash``). The live tokens are published to a Redis
 hash (default key ``parterre:bot_tokens``): field = sha256 hex of the token,
 value = bot id as decimal text. The referee checks ``Hello.token`` against that
-hash and has no database code. Revoking a bot deletes its field (FAULTS F-6);
+hash and has no database code. Revoking a bot deletes its field (docs/faults.md F-06);
 :func:`issue_token` rotates a live bot's token.
 
 A bot is either hosted or connects from outside (docs/hosted.md): while it has a
@@ -235,7 +235,7 @@ def revoke_bot(pool: ConnectionPool, bot: int | str, *, redis: Any = None, key: 
     """Revoke a bot's token: stamp ``revoked_at`` and remove it from the Redis hash.
 
     Revoking twice keeps the first ``revoked_at``. The bot's matches and
-    ratings are kept. FAULTS F-6.
+    ratings are kept. docs/faults.md F-06.
 
     Args:
         pool: ladder connection pool.

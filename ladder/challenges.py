@@ -1,4 +1,4 @@
-"""Challenges: one match between chosen bots, rated or casual, played once they are connected (issue 14).
+"""Challenges: one match between chosen bots, rated or casual, played once they are connected.
 
 A challenge is a match without a tournament (plan key ``challenge:<random>``)
 plus a ``challenges`` row. Its life:
@@ -13,7 +13,7 @@ create_challenge -> match "waiting", challenge "waiting"
 A ``waiting`` match is never claimed by a worker (:func:`ladder.matches.claim_match`
 takes ``planned`` matches only) and the reaper does not touch it. This module
 decides nothing about *who* is connected: the workers read the referees'
-presence and pass it in (DESIGN §1: ladder never imports workers).
+presence and pass it in (docs/architecture.md "Packages and arrows": ladder never imports workers).
 
 A casual challenge (``rated=False``) is recorded and replayed but changes no
 rating (``matches.rated``; see :func:`ladder.matches.record_result` and

@@ -1,4 +1,4 @@
-"""Connections and schema migrations (DESIGN §6). ``ladder`` is the only package with database code.
+"""Connections and schema migrations. ``ladder`` is the only package with database code.
 
 URLs are libpq URLs in either of the two forms Parterre meets:
 
@@ -46,7 +46,7 @@ MIGRATION_LOCK_KEY = 0x7061727465727265
 """Key of the ``pg_advisory_xact_lock`` taken by :func:`migrate` (``b"parterre"`` as an int)."""
 
 DEFAULT_RETRIES = 5
-"""Times :func:`run_transaction` retries after a serialization failure or deadlock (FAULTS F-17)."""
+"""Times :func:`run_transaction` retries after a serialization failure or deadlock (docs/faults.md F-17)."""
 
 T = TypeVar("T")
 
@@ -115,7 +115,7 @@ def make_pool(
     """Open a connection pool to the ladder database.
 
     The pool checks each connection before lending it, so a pool survives a
-    restart of the server (FAULTS F-13). Connections are in autocommit mode.
+    restart of the server (docs/faults.md F-13). Connections are in autocommit mode.
 
     Args:
         url: libpq URL (``postgresql://user@host:port/db`` or pgserver's
@@ -181,7 +181,7 @@ def connection(pool: ConnectionPool) -> Iterator[psycopg.Connection[Any]]:
 
     Raises:
         DatabaseUnavailableError: no connection could be had, or it broke
-            (see :func:`is_unavailable`); FAULTS F-8 (c).
+            (see :func:`is_unavailable`); docs/faults.md F-08 (c).
     """
     try:
         with pool.connection() as conn:
@@ -201,7 +201,7 @@ def run_transaction(
 
     ``fn`` must do all its writes through ``conn`` and have no other side
     effects, because it may run up to ``retries + 1`` times (only the last run
-    commits). FAULTS F-17.
+    commits). docs/faults.md F-17.
 
     Raises:
         psycopg.errors.SerializationFailure / psycopg.errors.DeadlockDetected:

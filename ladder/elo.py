@@ -1,4 +1,4 @@
-"""Elo ratings, pure maths (no database). DESIGN §6; FAULTS F-16, F-18.
+"""Elo ratings, pure maths (no database). docs/faults.md F-16, F-18; ladder/README.md, "Ratings".
 
 Model: **logistic Elo** on the 400-point scale. The expected score of a player
 rated ``Ra`` against one rated ``Rb`` is::
@@ -28,7 +28,7 @@ INITIAL_RATING = 1500.0
 """Rating of a bot before its first rated match in a game (Elo points)."""
 
 DEFAULT_K = 32.0
-"""K-factor of the ladder (Elo points per unit of surprise), DESIGN §6."""
+"""K-factor of the ladder (Elo points per unit of surprise); ladder/README.md, "Ratings"."""
 
 
 def expected(ra: float, rb: float) -> float:

@@ -1,4 +1,4 @@
-"""Entry windows: bots enter an ``open`` tournament until its deadline, then it runs (issue 14).
+"""Entry windows: bots enter an ``open`` tournament until its deadline, then it runs.
 
 ```
 create_tournament(entry_deadline=T)  -> status "open"

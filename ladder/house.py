@@ -1,4 +1,4 @@
-"""House bots: the bots the service itself keeps connected, for challenges and gauntlets (issue 14).
+"""House bots: the bots the service itself keeps connected, for challenges and gauntlets.
 
 A house bot is an ordinary bot (its ratings, matches and pages are like any
 other's) named ``house-<kind>`` (``house-random``, ``house-greedy``), marked by

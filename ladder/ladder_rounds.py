@@ -1,4 +1,4 @@
-"""The continuous ladder's rounds: pairing online bots, fewest games first (DESIGN §5; FAULTS F-12)."""
+"""The continuous ladder's rounds: pairing online bots, fewest games first (docs/faults.md F-12)."""
 
 from __future__ import annotations
 
@@ -30,9 +30,9 @@ def plan_ladder_round(
     max_pending: int = 2,
     time_control: TimeControl | Mapping[str, Any] | None = None,
 ) -> list[int]:
-    """Plan one round of the continuous ladder; idempotent per ``(game_string, round_no)`` (FAULTS F-12).
+    """Plan one round of the continuous ladder; idempotent per ``(game_string, round_no)`` (docs/faults.md F-12).
 
-    Pairing (DESIGN §5 "fewest games first"): of ``bot_ids`` (the bots online
+    Pairing, fewest games first: of ``bot_ids`` (the bots online
     now), drop revoked bots, bots registered for other games only (``bots.games``, set
     by their owner; empty: every game), house bots (:mod:`ladder.house`: they are there
     to be challenged and to fill gauntlets, not to play each other forever)

@@ -1,4 +1,4 @@
-"""Planning single matches and deals: time controls, seeds, game strings, inserts (DESIGN §5, §6; FAULTS F-12).
+"""Planning single matches and deals: time controls, seeds, game strings, inserts (docs/faults.md F-12).
 
 The building blocks every planner uses (:mod:`ladder.tournaments` for the
 tournament formats, :mod:`ladder.ladder_rounds` for the continuous ladder,
@@ -9,7 +9,7 @@ tables in every seat rotation on one seed).
 
 Seeds are 32 random bytes from :mod:`secrets`, as 64 hex characters; the
 commitment is ``sha256(seed.encode("ascii")).hexdigest()``, published before the
-match while the seed stays secret until the end (DESIGN §6).
+match while the seed stays secret until the end (ladder/README.md, "Seeds").
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def check_time_control(base_ms: Any, increment_ms: Any, cap_ms: Any, margin_ms: 
 
 @dataclass(frozen=True, slots=True)
 class TimeControl:
-    """A time control, all in milliseconds (DESIGN §4), within the bounds of :func:`check_time_control`.
+    """A time control, all in milliseconds, within the bounds of :func:`check_time_control`.
 
     Attributes:
         base_ms: time bank at the start of the match.
@@ -340,7 +340,7 @@ def plan_match(
         bot_ids: bot per seat, in seat order, distinct.
         plan_key: unique key (per tournament, or among matches without a
             tournament), e.g. ``"ladder:2024-06-01T12:00:3-7"``; planning the
-            same key again returns the existing match (FAULTS F-12).
+            same key again returns the existing match (docs/faults.md F-12).
         time_control: :class:`TimeControl` or mapping; default as in :class:`TimeControl`.
         tournament_id: tournament the match belongs to, or ``None``.
         seed: match seed (hex); a fresh one when ``None``.

@@ -1,16 +1,16 @@
 """What workers call to run matches: claim, record a result, record a failed attempt.
 
 The source of truth for "who runs this match" is the ``matches`` row: its
-``status`` and ``attempt`` number (DESIGN §5). A worker claims a ``planned``
+``status`` and ``attempt`` number (docs/architecture.md "Exactly-once recording"). A worker claims a ``planned``
 match, which makes it ``running`` with ``attempt + 1`` and a lease; it then
 records exactly one outcome for that attempt:
 
 * :func:`record_result` — the match finished: seats, replay, ratings, all in
-  one transaction, accepted only for the running attempt (FAULTS F-11, F-14,
+  one transaction, accepted only for the running attempt (docs/faults.md F-11, F-14,
   F-15, F-16, F-17);
 * :func:`record_failed_attempt` — ``infra_error`` or ``aborted_no_show``:
   unrated, the match goes back to ``planned`` or, at the attempt limit, to
-  ``failed`` / ``aborted_no_show`` (DESIGN §4, FAULTS F-7, F-8, F-10).
+  ``failed`` / ``aborted_no_show`` (docs/faults.md F-07, F-08, F-10).
 
 A retried attempt is dealt a new seed: the bots of the attempt that ended have seen
 part of its deal (their hands, the cards shown), so the same seed again would show
@@ -25,7 +25,7 @@ carry it. A claim given back before any bot was seated (no referee reachable:
 
 A worker that dies leaves a ``running`` match whose lease runs out;
 :func:`requeue_expired` (the reaper) or :func:`requeue_worker` (a worker
-coming back under the same name, FAULTS F-13) mark that attempt
+coming back under the same name, docs/faults.md F-13) mark that attempt
 ``infra_error`` and plan the match again.
 
 Every write takes the ``matches`` row lock first, then (for results) the
@@ -53,7 +53,7 @@ from ladder.match_plans import new_seed
 log = logging.getLogger(__name__)
 
 VERDICTS = ("normal", "timeout", "illegal_action", "disconnect", "crash", "resigned", "no_show")
-"""Per-seat verdicts of the referee (DESIGN §4)."""
+"""Per-seat verdicts of the referee (docs/architecture.md "Verdicts")."""
 
 FAILED_ATTEMPT_STATUSES = ("infra_error", "aborted_no_show")
 """Outcomes of an attempt that end it without a result (never rated)."""
@@ -128,7 +128,7 @@ def claim_match(
     Returns:
         The :class:`MatchSpec` of the new attempt, or ``None`` when the match
         is finished, failed, aborted, or running under a live lease (a second
-        delivery of the same task does nothing: FAULTS F-11).
+        delivery of the same task does nothing: docs/faults.md F-11).
 
     Raises:
         MatchNotFoundError: no such match.
@@ -311,7 +311,7 @@ def record_result(
     """Record a finished match exactly once, with its replay and rating update, in ONE transaction.
 
     Steps (one transaction, retried on serialization failure or deadlock,
-    FAULTS F-17): lock the match row and check it is ``running`` with this
+    docs/faults.md F-17): lock the match row and check it is ``running`` with this
     ``attempt``; fill in the seats; store the replay (its compact form,
     :mod:`ladder.replay_store`, when it re-simulates to the same text, else zstd
     of the UTF-8 JSON text); take the next ``result_seq`` (the order results are recorded in);
@@ -337,7 +337,7 @@ def record_result(
     Returns:
         True if recorded; False if the match is not running under this
         attempt (already recorded, requeued, or never claimed) — then nothing
-        is written (FAULTS F-11).
+        is written (docs/faults.md F-11).
 
     Raises:
         MatchNotFoundError: no such match.
@@ -403,7 +403,7 @@ def record_result(
 
 def _record_seat_details(conn: Any, match_id: int, replay: Mapping[str, Any]) -> None:
     """Copy each seat's announced bot version (``Hello.version``, the replay's ``players``) and the
-    referee's fault reason (``fault_reasons``) onto ``seats`` (migration 0004; issue 14)."""
+    referee's fault reason (``fault_reasons``) onto ``seats`` (migration 0004)."""
     players: list[Any] = replay.get("players") or []
     reasons: list[Any] = replay.get("fault_reasons") or []
     if not isinstance(players, list) or not isinstance(reasons, list):
@@ -425,7 +425,7 @@ def _record_seat_details(conn: Any, match_id: int, replay: Mapping[str, Any]) ->
 def record_failed_attempt(
     pool: ConnectionPool, match_id: int, attempt: int, status: str, error: str | None, max_attempts: int
 ) -> str:
-    """End an attempt without a result (never rated; DESIGN §4, FAULTS F-7, F-8).
+    """End an attempt without a result (never rated; docs/faults.md F-07, F-08).
 
     The attempt row gets ``status`` and ``error``. The match goes back to
     ``planned`` for a new attempt, or — when ``attempt >= max_attempts`` — to
@@ -514,8 +514,8 @@ def requeue_expired(pool: ConnectionPool, *, max_attempts: int | None = None) ->
     """The reaper: end running attempts whose lease expired, and plan their matches again.
 
     Each such attempt becomes ``infra_error`` (a dead worker is never the
-    bots' fault, DESIGN §4); its match goes back to ``planned``, or to
-    ``failed`` when ``max_attempts`` is given and reached (FAULTS F-10, F-14,
+    bots' fault: docs/architecture.md "Verdicts"); its match goes back to ``planned``, or to
+    ``failed`` when ``max_attempts`` is given and reached (docs/faults.md F-10, F-14,
     F-15). Matches whose row is locked at that moment (a result being
     recorded) are skipped.
 
@@ -532,7 +532,7 @@ def requeue_worker(
 
     For a worker that restarts (or reconnects after losing its connections)
     under the same name: its abandoned attempts become ``infra_error`` at once
-    instead of waiting for their leases (FAULTS F-13). Same rules as
+    instead of waiting for their leases (docs/faults.md F-13). Same rules as
     :func:`requeue_expired`.
 
     Args:
@@ -555,7 +555,7 @@ def requeue_overdue(pool: ConnectionPool, older_than_s: float, *, max_attempts: 
     """End running attempts that started more than ``older_than_s`` seconds ago, and plan them again.
 
     The reaper's guard against a match stuck past its maximum duration even
-    though its lease keeps being renewed (DESIGN §5). The worker running it
+    though its lease keeps being renewed. The worker running it
     learns at its next lease renewal (:func:`extend_lease` returns False) and
     stops. Same rules as :func:`requeue_expired`.
 

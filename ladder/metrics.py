@@ -1,4 +1,4 @@
-"""Prometheus metrics of the ladder's writes (DESIGN §8, issue 9).
+"""Prometheus metrics of the ladder's writes.
 
 Recorded by :func:`ladder.matches.record_result` after its transaction
 committed, in whichever process records results (the Celery workers, whose

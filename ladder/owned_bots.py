@@ -1,4 +1,6 @@
-"""Bots owned by accounts: create, rotate the token, retire, challenge settings, versions (issue 14).
+"""Bots owned by accounts: create, rotate the token, retire, challenge settings, versions.
+
+The rules: docs/participants.md, "Bots".
 
 Tokens work exactly as for operator-registered bots (:mod:`ladder.bots`): the
 token is shown once, PostgreSQL keeps its sha256, and the live hashes are

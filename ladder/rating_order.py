@@ -1,4 +1,4 @@
-"""Elo updates applied in plan order, whatever order matches finish in (DESIGN §6; issue 17 item 6).
+"""Elo updates applied in plan order, whatever order matches finish in (docs/faults.md F-26).
 
 Online Elo depends on the order of the results. Matches that run at once on
 several worker slots finish in an order nobody chose (one bot thinks longer,

@@ -1,4 +1,4 @@
-"""Rebuilding the Elo ratings from the stored results (DESIGN §6, FAULTS F-14; issue 17 item 6).
+"""Rebuilding the Elo ratings from the stored results (docs/faults.md F-14, F-26).
 
 :func:`rebuild_ratings` recomputes every rating from the seats of finished
 matches in ``rating_seq`` order (the order the online updates were applied
@@ -27,7 +27,7 @@ def rebuild_ratings(pool: ConnectionPool, game: str | None = None, *, k: float =
     ``rating_history`` (results being recorded meanwhile wait, then apply on
     top of the rebuilt numbers). Uses the same arithmetic as
     :func:`ladder.matches.record_result`, so the numbers are identical to the
-    online ones (DESIGN §6); a rebuild also repairs ratings after a change of K
+    online ones; a rebuild also repairs ratings after a change of K
     or a deleted match.
 
     Args:

@@ -1,4 +1,4 @@
-"""A claim that found no referee is not an attempt (issue 17 item 2; DESIGN §4, §5).
+"""A claim that found no referee is not an attempt (docs/faults.md F-08 (b), F-22).
 
 The worker claims a match (:func:`ladder.matches.claim_match`), then asks a
 referee to run it. When no referee can be reached — every address answers
@@ -25,7 +25,7 @@ from ladder.matches import _end_attempt
 def release_unstarted(
     pool: ConnectionPool, match_id: int, attempt: int, error: str, *, wait_s: float
 ) -> tuple[str, int, float]:
-    """Give back a claim whose match never started because no referee could be reached (issue 17 item 2).
+    """Give back a claim whose match never started because no referee could be reached.
 
     Not finding a referee is not an attempt of the match: the claim is
     undone (``attempt`` back to its value before the claim, the attempt's

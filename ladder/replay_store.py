@@ -1,4 +1,4 @@
-"""How the ladder stores replays: the compact form ``parterre-replay-compact/1`` (issue 19).
+"""How the ladder stores replays: the compact form ``parterre-replay-compact/1`` (docs/architecture.md "Stored form").
 
 A ``parterre-replay/1`` replay (docs/architecture.md, "Replay JSON") spends
 most of its bytes on what the rules engine can re-derive: each step's action
@@ -48,7 +48,7 @@ from games.api import CHANCE, Game, canonical_json
 from games.replay import replay_game
 
 FULL_FORMAT = "parterre-replay/1"
-"""``replays.format`` of a row holding zstd of the replay JSON text (every row before issue 19)."""
+"""``replays.format`` of a row holding zstd of the replay JSON text (rows written before the compact form)."""
 COMPACT_FORMAT = "parterre-replay-compact/1"
 """``replays.format`` of a row holding zstd of the compact form."""
 MAGIC = b"PRC1"

@@ -1,4 +1,4 @@
-"""Hosted bots' submissions: archives, manifests, immutable versions and their verdicts (issue 15).
+"""Hosted bots' submissions: archives, manifests, immutable versions and their verdicts (docs/hosted.md).
 
 An owner uploads a version of a bot as an archive (``.tar.gz`` or ``.zip``)
 with ``parterre-bot.toml`` at its root::
@@ -358,14 +358,6 @@ def set_block_on_regression(pool: ConnectionPool, bot_id: int, block: bool) -> N
         cur.execute("INSERT INTO hosted_settings (bot_id, block_on_regression) VALUES (%s, %s) "
                     "ON CONFLICT (bot_id) DO UPDATE SET block_on_regression = EXCLUDED.block_on_regression",
                     (bot_id, block))
-
-
-def verdict_counts(pool: ConnectionPool) -> dict[tuple[str, str], int]:
-    """``{(status, cause): versions}`` for the operators' metrics (cause: the reason's first word)."""
-    with connection(pool) as conn, conn.cursor() as cur:
-        cur.execute("SELECT status, coalesce(nullif(split_part(reason, ':', 1), ''), '-'), count(*) "
-                    "FROM hosted_versions GROUP BY 1, 2")
-        return {(s, c): int(n) for s, c, n in cur.fetchall()}
 
 
 def seat_identities(pool: ConnectionPool, bot_id: int) -> tuple[dict[str, Any], dict[str, Any], int]:

@@ -1,4 +1,4 @@
-"""Final tables per tournament format, from the stored seats of finished matches (FAULTS F-14).
+"""Final tables per tournament format, from the stored seats of finished matches (docs/faults.md F-14).
 
 * every format: the standings (:func:`ladder.read.standings.tournament_standings`:
   pairwise points, 1 per opponent ranked below, ½ per tie);

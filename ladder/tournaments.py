@@ -1,4 +1,4 @@
-"""Tournaments: round-robin, gauntlet and duplicate planning (DESIGN §5; FAULTS F-12).
+"""Tournaments: round-robin, gauntlet and duplicate planning (docs/faults.md F-12).
 
 A round-robin of ``rounds`` rounds over bots B with player counts P plans, for
 each round r and each N in P, every combination of N bots, each in every
@@ -25,7 +25,7 @@ duplicate table still counts it under its plan key's deal (whose commitment is i
 first match's).
 
 The **gauntlet** format (:func:`plan_gauntlet`) plays one candidate against a
-pool (DESIGN §5): per round and player count N, the candidate with every
+pool: per round and player count N, the candidate with every
 combination of N - 1 pool bots, each table in every seat rotation on one seed,
 with the round-robin's key shape (the candidate's id first).
 :func:`plan_tournament` plans a tournament of any format. Entry windows
@@ -267,7 +267,7 @@ def _plan(pool: ConnectionPool, tournament_id: int, expected: str | None) -> lis
 
     The tournament row is locked while planning and every insert is ``ON
     CONFLICT DO NOTHING`` on ``(tournament_id, plan_key)``, so two schedulers
-    planning at once make one set of matches (FAULTS F-12).
+    planning at once make one set of matches (docs/faults.md F-12).
     """
 
     def plan(conn: Any) -> list[int]:
@@ -331,7 +331,7 @@ def plan_round_robin(pool: ConnectionPool, tournament_id: int) -> list[int]:
 
     See the module docstring for the plan. Count per round and player count
     N over B bots: C(B, N) x N matches (4 bots, counts 2, 3, 4: 12 + 12 + 4 =
-    28). The N rotations of a combination always share one seed (FAULTS F-12).
+    28). The N rotations of a combination always share one seed (docs/faults.md F-12).
 
     Returns:
         Ids of all the tournament's matches (whatever their status now), ascending.
@@ -347,7 +347,7 @@ def plan_round_robin(pool: ConnectionPool, tournament_id: int) -> list[int]:
 def plan_gauntlet(pool: ConnectionPool, tournament_id: int) -> list[int]:
     """Insert every match of a gauntlet (idempotent) and return all its match ids.
 
-    DESIGN §5 "one candidate against a pool": per round and player count N,
+    One candidate against a pool: per round and player count N,
     the candidate with every combination of N - 1 pool bots, each table in
     every cyclic seat rotation on one seed (the candidate sits in every seat
     of the same deal). Pool bots never meet without the candidate. Count per
@@ -371,8 +371,8 @@ def plan_duplicate(pool: ConnectionPool, tournament_id: int) -> list[int]:
     The matches are those of a round-robin (every combination of N bots in
     every cyclic seat rotation, per round and player count N, with the same
     plan keys), but **one seed is dealt per round and player count** and
-    shared by all of them (DESIGN §5 "the same seed played once per seat
-    rotation"). Planning again reuses the seeds already dealt, so a plan
+    shared by all of them (the same seed played once per seat
+    rotation). Planning again reuses the seeds already dealt, so a plan
     completed later still plays one deal per round and player count.
 
     Returns:

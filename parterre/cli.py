@@ -1,4 +1,4 @@
-"""``parterre``: the one command-line entry point (DESIGN §1, §8).
+"""``parterre``: the one command-line entry point (docs/settings.md).
 
 Every subcommand reads its settings from the environment (``parterre.settings``)
 and flags; with no database or Redis URL configured it uses the embedded

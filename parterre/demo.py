@@ -1,6 +1,6 @@
 """``parterre demo``: the whole service on one machine with nothing configured.
 
-DESIGN §8: an embedded PostgreSQL and Redis (unless URLs are configured), a
+An embedded PostgreSQL and Redis (unless URLs are configured), a
 referee, a Celery worker, reference bots and the house bots (``parterre house``)
 as separate processes connecting
 over gRPC; a round-robin per game with 2-, 3- and 4-player matches; a progress
@@ -28,7 +28,8 @@ from parterre import settings as settings_mod
 
 console = Console()
 
-#: Demo bots: name -> reference bot kind; the three tiers random < greedy < search (issue 20).
+#: Demo bots: name -> reference bot kind; the three tiers random < greedy < search
+#: (docs/search.md, "House bots and the demo").
 DEMO_BOTS = {"random-1": "random", "random-2": "random", "greedy-1": "greedy", "greedy-2": "greedy",
              "search-1": "search"}
 #: Player counts per game in the demo round-robin.

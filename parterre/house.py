@@ -1,4 +1,4 @@
-"""``parterre house``: keep the house bots connected to the referee (issue 14).
+"""``parterre house``: keep the house bots connected to the referee.
 
 The house bots (``house-random``, ``house-greedy``, ``house-search``; :mod:`ladder.house`) are
 always there to be challenged and to fill gauntlets. At start this process

@@ -13,7 +13,7 @@ Where the fields come from:
 
 * ``extra=`` of the logging call (``log.info("...", extra={"match_id": m, "attempt": a})``):
   plain standard library, so ``referee/``, ``workers/`` and ``ladder/`` use it
-  without importing this package (DESIGN §1: nothing imports ``parterre``);
+  without importing this package (docs/architecture.md "Packages and arrows": nothing imports ``parterre``);
 * the context bound with :func:`bind` / :func:`log_context` (a
   :class:`contextvars.ContextVar`, so it follows asyncio tasks and the Celery
   task being run), added to every record by :class:`ContextFilter`;

@@ -1,4 +1,4 @@
-"""Start-up wiring of logs and metrics for each server process (issue 9, DESIGN §8).
+"""Start-up wiring of logs and metrics for each server process.
 
 Every server process (``parterre referee``, ``worker``, ``beat``, ``web``)
 calls :func:`setup_process` first thing: JSON logs (:mod:`parterre.logging`)

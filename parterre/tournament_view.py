@@ -1,4 +1,4 @@
-"""Plain-text lines of a tournament's final table, for ``parterre tournament show`` (issue 14)."""
+"""Plain-text lines of a tournament's final table, for ``parterre tournament show``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``parterre up``: the multi-process stack on one machine, without Docker (issue 9, DESIGN §8).
+"""``parterre up``: the multi-process stack on one machine, without Docker.
 
 Runs, as child processes of this one, what ``docker-compose.yml`` runs as
 containers: the referee, Celery workers, Celery beat and the web site, against the configured PostgreSQL

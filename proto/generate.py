@@ -8,7 +8,7 @@ Usage::
 ``proto/`` is the include path (the root of the buf module, ``buf.yaml``), so
 ``referee.proto`` imports ``"parterre/v1/floriferous.proto"`` as in every
 other language. Python imports the stubs as ``proto.parterre.v1.referee_pb2``,
-``referee_pb2_grpc``, ``floriferous_pb2``, ... (DESIGN §3) because a top-level
+``referee_pb2_grpc``, ``floriferous_pb2``, ... because a top-level
 ``parterre`` package is the CLI: protoc's ``from parterre.v1 import ...`` lines
 are rewritten to ``from proto.parterre.v1 import ...`` (the descriptors keep
 the file names ``parterre/v1/X.proto``). For each ``X.proto`` this writes ``X_pb2.py``, ``X_pb2.pyi`` and

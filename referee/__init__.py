@@ -1,4 +1,4 @@
-"""The gRPC referee (DESIGN §3, §4): bot sessions, match rooms, clocks, verdicts.
+"""The gRPC referee (docs/architecture.md, docs/referee.md): bot sessions, match rooms, clocks, verdicts.
 
 Public API:
 
@@ -8,5 +8,5 @@ Public API:
 * :func:`referee.replay.verify`
 * :class:`referee.testing.Harness` and :class:`referee.testing.ThreadedReferee` (tests and benchmarks)
 
-Decisions taken where DESIGN is silent are written down in ``referee/README.md``.
+The referee's own decisions, where docs/architecture.md leaves a choice open, are in ``referee/README.md``, "Decisions".
 """

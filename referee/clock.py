@@ -1,7 +1,7 @@
-"""Time control: bank, increment, per-decision cap and margin (DESIGN §4).
+"""Time control: bank, increment, per-decision cap and margin (docs/architecture.md "The clock").
 
 Pure functions and a small per-seat clock; no I/O, no asyncio, so the rules are
-unit-tested with exact numbers (FAULTS F-01, F-03).
+unit-tested with exact numbers (docs/faults.md F-01, F-03).
 
 The rules, for one seat and one decision:
 

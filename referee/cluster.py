@@ -1,4 +1,4 @@
-"""Several referees against one Redis: presence, discovery and relays (DESIGN §8).
+"""Several referees against one Redis: presence, discovery and relays (referee/README.md, "Several referees").
 
 Bots connect to any referee; a worker asks one referee to host a match; the
 host seats bots connected to *other* referees through **relay streams**

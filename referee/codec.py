@@ -1,4 +1,4 @@
-"""Observations and legal actions on the wire (DESIGN §3).
+"""Observations and legal actions on the wire (docs/architecture.md "proto: the wire").
 
 Generic: a game's observation dict and ``Action.to_json()`` have exactly the
 shape of its protobuf messages (docs/architecture.md), so conversion is
@@ -8,11 +8,12 @@ shape of its protobuf messages (docs/architecture.md), so conversion is
 Every :class:`~proto.parterre.v1.referee_pb2.Observation` and
 :class:`~proto.parterre.v1.referee_pb2.LegalAction` also carries the canonical
 JSON text, unless the bot's ``Hello.observation_encoding`` asks for one
-encoding only (issue 19: the JSON text only, what the Python SDK and the stdio
-adapter read, or the typed message only); a game without an entry in the table
+encoding only (docs/bots.md, "Additions for one observation encoding"): the
+JSON text only, what the Python SDK and the stdio adapter read, or the typed
+message only; a game without an entry in the table
 (test games, a game whose messages are not written yet) is sent as JSON only.
 
-Hot path (DESIGN §9): the typed message is first built by the protobuf
+Hot path (docs/benchmarks.md): the typed message is first built by the protobuf
 constructor from the dict (upb does it in C, ~20x faster than ``ParseDict`` on
 a Floriferous observation); only when that fails (JSON-style camelCase names,
 int64 given as strings, ...) does ``ParseDict`` run, with its strict errors
@@ -31,7 +32,7 @@ bytes equal protobuf's serialisation of the same message built through its API
 (tests/test_referee_wire.py), for every decision of random playthroughs in each
 encoding. It is also how a reconnected seat's pending request is rebuilt. Building the message object, copying each
 cached ``LegalAction`` into its repeated field and serialising it again cost
-about as much as the observation itself (issue 19).
+about as much as the observation itself.
 """
 
 from __future__ import annotations

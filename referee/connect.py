@@ -1,4 +1,6 @@
-"""``Referee.Connect``: a bot's (or a relay's) stream, after the handshake (DESIGN §3, §4).
+"""``Referee.Connect``: a bot's (or a relay's) stream, after the handshake.
+
+Tokens and identity: docs/architecture.md, "Bot identity and tokens".
 
 :class:`RefereeServicer` authenticates the stream (``referee/handshake.py``),
 opens a :class:`~referee.sessions.Session`, then reads messages until the

@@ -1,4 +1,6 @@
-"""``MatchControl.RunMatch``: a worker asks the referee to run one match attempt (DESIGN §3, §4).
+"""``MatchControl.RunMatch``: a worker asks the referee to run one match attempt.
+
+The interface: docs/architecture.md, "Referee ↔ worker: `MatchControl.RunMatch`".
 
 Checks the service token, builds the :class:`~referee.room.Room`, and streams
 its events (``Progress`` ... then exactly one ``MatchResult``).
@@ -81,7 +83,7 @@ class MatchControlServicer(control_grpc.MatchControlServicer):
                         raise failure
                     return
                 # One future per wait, woken by emit() or the room's end, or by the keepalive timer
-                # (not a task and asyncio.wait per event: issue 19, the per-match cost).
+                # (not a task and asyncio.wait per event: the per-match cost, docs/benchmarks.md).
                 waiter = loop.create_future()
                 timer = loop.call_later(keepalive_s, wake) if keepalive_s is not None else None
                 try:

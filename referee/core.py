@@ -1,4 +1,4 @@
-"""The state one referee process shares between its services (DESIGN §4).
+"""The state one referee process shares between its services.
 
 :class:`RefereeCore` holds the bot sessions, the running rooms, the settings
 and the counters; it dispatches the messages of authenticated bot streams,
@@ -46,10 +46,10 @@ class RefereeSettings:
 
     Attributes:
         referee_id: sent in Welcome and results; default ``host:pid``.
-        reconnect_grace_ms: how long a dropped bot may take to reconnect (DESIGN §4).
+        reconnect_grace_ms: how long a dropped bot may take to reconnect (docs/architecture.md "Verdicts").
         hello_timeout_ms: how long a new stream may take to send Hello.
         ping_interval_ms: how often the heartbeat runs (Ping to every session).
-        ping_timeout_ms: a session silent this long is closed (FAULTS F-09:
+        ping_timeout_ms: a session silent this long is closed (docs/faults.md F-09:
             found within ping_timeout + ping_interval).
         token_recheck_ms: how often live sessions' tokens are checked again
             (revocation closes them; one batched lookup per check); 0 = never.
@@ -206,7 +206,7 @@ class RefereeCore:
                 await self._recheck_tokens()
 
     async def _recheck_tokens(self) -> None:
-        """Close the sessions whose token was revoked (one batched lookup; FAULTS F-06)."""
+        """Close the sessions whose token was revoked (one batched lookup; docs/faults.md F-06)."""
         sessions = [s for s in self.registry.sessions() if s.token_digest and not s.closed]
         if not sessions:
             return

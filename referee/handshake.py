@@ -1,4 +1,4 @@
-"""The handshake of a ``Referee.Connect`` stream (DESIGN §3, FAULTS F-06).
+"""The handshake of a ``Referee.Connect`` stream (docs/architecture.md "Bot identity and tokens"; docs/faults.md F-06).
 
 Decoding bot messages without raising (:func:`decode_bot_message`), refusing
 a stream with an ``Error`` then a gRPC status (:func:`refuse`), and reading

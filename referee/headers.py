@@ -1,4 +1,4 @@
-"""gRPC metadata keys and sentinels shared by the referee's services and its cluster links (DESIGN §3)."""
+"""gRPC metadata keys and sentinels shared by the referee's services and its cluster links."""
 
 from __future__ import annotations
 

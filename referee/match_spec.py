@@ -1,4 +1,4 @@
-"""A validated ``MatchControl.RunMatch`` request: what one match attempt is (DESIGN §4).
+"""A validated ``MatchControl.RunMatch`` request: what one match attempt is (docs/architecture.md "Referee ↔ worker").
 
 :class:`MatchSpec` checks a ``RunMatchRequest`` (game string, seats, time
 control, timeouts) before a :class:`~referee.room.Room` is built for it.
@@ -17,7 +17,7 @@ from referee.clock import TimeControl, TimeControlError
 _GAMES: dict[str, Game] = {}
 """Game string -> its loaded game, shared by the matches that name it (a ``Game`` is immutable: its
 options are fixed at construction). Loading a game cost 120-165 us of a Floriferous match's referee
-CPU in place, about 2 % (docs/benchmarks.md, session 11); the entry is used only while the registry
+CPU in place, about 2 % (docs/benchmarks.md); the entry is used only while the registry
 still maps the name to the same class."""
 _MAX_GAMES = 256
 _MAX_KEY_CHARS = 200

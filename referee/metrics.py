@@ -1,4 +1,4 @@
-"""Prometheus metrics of the referee (DESIGN §8).
+"""Prometheus metrics of the referee.
 
 Process-wide (prometheus_client's default registry); the ``parterre referee``
 command exposes them over HTTP.
@@ -12,7 +12,7 @@ from prometheus_client import Counter, Gauge, Histogram
 
 AUTH_FAILURES = Counter(
     "parterre_referee_auth_failures_total",
-    "Bot streams refused: missing, unknown or revoked token (FAULTS F-06).",
+    "Bot streams refused: missing, unknown or revoked token (docs/faults.md F-06).",
     ["reason"],
 )
 PROTOCOL_ERRORS = Counter(

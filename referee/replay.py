@@ -1,4 +1,4 @@
-"""Replay JSON ``parterre-replay/1``: building and verifying (DESIGN §6).
+"""Replay JSON ``parterre-replay/1``: building and verifying.
 
 Format: docs/architecture.md, "Replay JSON". One step per history entry
 (chance outcomes included, ``player`` = -1), with the server-measured

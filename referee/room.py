@@ -1,11 +1,11 @@
-"""A match room: seats the bots, runs the match loop, judges, builds the result (DESIGN §4).
+"""A match room: seats the bots, runs the match loop, judges, builds the result (docs/architecture.md "Verdicts").
 
 One :class:`Room` per ``MatchControl.RunMatch`` call. The room owns the
 authoritative state; chance outcomes come from ``random.Random(seed)`` through
 ``state.sample_chance``; each seat gets ``MatchStarted`` and then only its own
-``state.observation(seat)`` with the legal actions (FAULTS F-20).
+``state.observation(seat)`` with the legal actions (docs/faults.md F-20).
 
-Decision protocol (FAULTS F-01, F-03, F-04, F-05):
+Decision protocol (docs/faults.md F-01, F-03, F-04, F-05):
 
 * Every request has a match-wide sequence number ``seq`` (1, 2, ...). The
   answer for the pending ``seq`` of the pending seat is taken once; anything
@@ -207,7 +207,7 @@ class Room:
     def _start(self) -> None:
         self.started = True
         self.started_at = _now_iso()
-        players, tc = self._players(), self._tc_msg()  # once a match (issue 19: the per-match cost)
+        players, tc = self._players(), self._tc_msg()  # once a match (the per-match cost)
         msg: pb.RefereeMessage | None = None
         for seat in self.seats:
             seat.started = True
@@ -293,7 +293,7 @@ class Room:
             seat.answered.add(seq)
             seat.decisions += 1
             self.decisions += 1
-            self._record(seat.seat, legal[index], round(elapsed_ms), False)  # whole ms (issue 19: compact replays)
+            self._record(seat.seat, legal[index], round(elapsed_ms), False)  # whole ms (the compact stored replay)
             if self.decisions % self.progress_every == 0:
                 progress = control_pb.Progress(step=len(self.steps), decisions=self.decisions)
                 self.emit(control_pb.MatchEvent(progress=progress))
@@ -353,7 +353,7 @@ class Room:
 
         ``attempt`` is ``Decision.attempt`` (0 = not given): an answer meant for
         another attempt of this match (one that died with a referee) is rejected
-        ``STALE`` and never applied, whatever its seq (issue 17, F-21).
+        ``STALE`` and never applied, whatever its seq (docs/faults.md F-21).
         """
         p = self.pending
         if attempt and attempt != self.spec.attempt:

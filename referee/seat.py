@@ -1,4 +1,4 @@
-"""The seats of a match room and its one outstanding decision request (DESIGN §4).
+"""The seats of a match room and its one outstanding decision request (docs/architecture.md "The clock", "Verdicts").
 
 :class:`Seat` is what a bot session holds of a match (``sessions.SeatBinding``):
 it forwards the session's events to its :class:`~referee.room.Room`.
@@ -80,7 +80,7 @@ class Pending:
 
     def pause(self, dropped_at: float, now: float) -> None:
         """Give back the time since ``dropped_at`` (the clock started no earlier counts): a seat the
-        infrastructure dropped (its relaying referee died) is not charged for it (DESIGN §4)."""
+        infrastructure dropped (its relaying referee died) is not charged for it (docs/architecture.md "Verdicts")."""
         lost = max(0.0, now - max(dropped_at, self.start()))
         if self.sent_at is not None:
             self.sent_at += lost

@@ -1,5 +1,5 @@
 """The referee's gRPC server: assembles ``Referee.Connect`` for bots, ``MatchControl.RunMatch``
-for workers, and the standard health service (DESIGN §3, §4).
+for workers, and the standard health service (docs/architecture.md "Interfaces").
 
 Usage::
 
@@ -295,7 +295,7 @@ async def serve(
     server, port = await create_server(address, token_store=token_store, service_token=service_token,
                                        settings=settings, control_address=control_address, tls=tls,
                                        cluster=cluster_config, bind_retry_s=bind_retry_s, **overrides)
-    gc.freeze()  # start-up objects out of the collector's way (DESIGN §9: a lean hot path)
+    gc.freeze()  # start-up objects out of the collector's way (a lean hot path)
     log.info("referee serving on port %d; SIGINT/SIGTERM stops it", port)
     await stop.wait()
     await core_of(server).stop(grace_s)

@@ -1,4 +1,6 @@
-"""Bot sessions: one authenticated stream each, and the registry of them (DESIGN §3, §4).
+"""Bot sessions: one authenticated stream each, and the registry of them.
+
+Tokens and identity: docs/architecture.md, "Bot identity and tokens".
 
 A :class:`Session` is one ``Referee.Connect`` stream after a valid Hello. It
 may hold seats in several matches at once (up to its capacity,

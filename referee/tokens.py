@@ -1,4 +1,4 @@
-"""Bot tokens: who is on the other end of a stream (DESIGN §3, FAULTS F-06).
+"""Bot tokens: who is on the other end of a stream (docs/faults.md F-06).
 
 The ladder stores ``sha256(token)`` hex and publishes the live tokens in the
 Redis hash ``parterre:bot_tokens`` (field = sha256 hex, value = bot id);

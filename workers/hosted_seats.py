@@ -1,4 +1,4 @@
-"""Hosted bots in rated matches: the worker that runs a match starts its hosted seats (issue 15; DESIGN §10).
+"""Hosted bots in rated matches: the worker that runs a match starts its hosted seats (docs/hosted.md, "Rated matches").
 
 When a match seats bots with an active hosted version
 (:func:`ladder.submissions.playing_versions`), ``parterre.run_match`` wraps

@@ -1,4 +1,4 @@
-"""Prometheus metrics of the Celery workers (DESIGN §8, issue 9).
+"""Prometheus metrics of the Celery workers.
 
 Task durations and outcomes are measured for every task through Celery's
 ``task_prerun`` / ``task_postrun`` signals (nothing to add to a task); match

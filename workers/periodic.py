@@ -1,4 +1,4 @@
-"""The periodic tasks ``parterre beat`` sends (DESIGN §5, §10): the continuous ladder's
+"""The periodic tasks ``parterre beat`` sends: the continuous ladder's
 round, waiting challenges, tournaments whose entry window closed, and hosted versions
 waiting for validation or their regression test.
 
@@ -112,7 +112,7 @@ def _hosted_players(pool: Any, game: str) -> list[int]:
     return sorted(ladder_submissions.playing_versions(pool, game=game))
 
 
-# -- challenges and entry windows (issue 14) ---------------------------------------------------
+# -- challenges and entry windows -----------------------------------------------------------------
 
 
 @app.task(name="parterre.challenge_tick")

@@ -1,4 +1,4 @@
-"""Celery task: recompute a game's Bradley-Terry fit after new results (DESIGN §6).
+"""Celery task: recompute a game's Bradley-Terry fit after new results (ladder/README.md, "Ratings").
 
 ``parterre.recompute_bradley_terry(game)`` calls
 :func:`ladder.stats.store.refresh_bradley_terry`, which does nothing (two small

@@ -1,9 +1,9 @@
 """Ask a referee to run a match through the internal ``MatchControl`` service.
 
-DESIGN §3: the worker sends the match spec, the referee seats the bots, plays
+docs/architecture.md, "Referee ↔ worker": the worker sends the match spec, the referee seats the bots, plays
 the match and streams events ending with a ``MatchResult`` (status, seats,
 replay JSON). Any failure to reach the referee or a stream that ends without a
-result is an infrastructure error (DESIGN §4), never a bot's fault.
+result is an infrastructure error (docs/architecture.md "Verdicts"), never a bot's fault.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class MatchOutcome:
 
 
 class RefereeUnavailableError(InfraError):
-    """No referee could be reached and the match never started there (issue 17 item 2).
+    """No referee could be reached and the match never started there (docs/faults.md F-08 (b), F-22).
 
     Raised when every address answered the ``RunMatch`` call itself with
     ``UNAVAILABLE`` (connection refused, unresolvable, referee shutting down)
@@ -78,7 +78,7 @@ _channels_lock = threading.Lock()
 
 
 def _channel(address: str, tls_root_cert: bytes | None) -> grpc.Channel:
-    """The worker process's channel to ``address`` (one per process, reused by every match; issue 19).
+    """The worker process's channel to ``address`` (one per process, reused by every match).
 
     Keyed by the process id too: a Celery prefork child never uses a channel
     its parent opened (gRPC channels do not survive ``fork``).

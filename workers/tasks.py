@@ -1,10 +1,10 @@
-"""Celery tasks: planning, running one match, the reaper (DESIGN §5); the periodic ticks are in
+"""Celery tasks: planning, running one match, the reaper; the periodic ticks are in
 :mod:`workers.periodic`.
 
 Tasks take ids, never objects, and are idempotent: PostgreSQL's claim (status
-and attempt number) decides whether a delivery does anything (FAULTS F-11).
+and attempt number) decides whether a delivery does anything (docs/faults.md F-11).
 
-Leases (FAULTS F-10, F-13, F-14): a claim lasts ``PARTERRE_LEASE_S`` (60 s);
+Leases (docs/faults.md F-10, F-13, F-14): a claim lasts ``PARTERRE_LEASE_S`` (60 s);
 the worker renews it on the referee's events while the match runs (the
 referee sends one at least every 10 s), so only a *lost* worker's lease runs
 out. The reaper (``parterre.reap``, scheduled by ``parterre beat``, and run
@@ -14,7 +14,7 @@ the matches again. A worker names its claims ``<node name>#<pool process>``;
 when it starts again under the same node name it ends its old attempts at
 once instead of waiting for their leases (:func:`requeue_own_attempts`).
 
-No referee reachable (issue 17 item 2): when every referee answers the
+No referee reachable (docs/faults.md F-08 (b), F-22): when every referee answers the
 ``RunMatch`` call with ``UNAVAILABLE`` before the match started
 (:class:`~workers.referee_client.RefereeUnavailableError`), that claim is
 not an attempt: it is given back (:func:`ladder.referee_wait.release_unstarted`)
@@ -102,7 +102,7 @@ def _child_started(sender: Any = None, **_: Any) -> None:
     _slot = str(index) if index is not None else str(os.getpid())
     if index is not None:
         # A replacement for a pool process that died (SIGKILL, OOM): its attempt is
-        # dead; end it now rather than after its lease (FAULTS F-13).
+        # dead; end it now rather than after its lease (docs/faults.md F-13).
         requeue_own_attempts(f"{_node}#{_slot}", prefix=False)
 
 
@@ -202,7 +202,7 @@ def plan_tournament(tournament_id: int) -> int:
     """Plan every match of a tournament in its format (idempotent) and queue them.
 
     Round-robin, gauntlet or duplicate (:func:`ladder.tournaments.plan_tournament`).
-    Queuing a match that is already running or finished is harmless (FAULTS F-11).
+    Queuing a match that is already running or finished is harmless (docs/faults.md F-11).
 
     Returns:
         The number of matches queued (all the tournament's matches).
@@ -420,8 +420,8 @@ def reap() -> dict[str, int]:
 def reap_with(pool: Any) -> dict[str, int]:
     """The reaper: run again the matches a lost worker or referee left behind.
 
-    DESIGN §5 "A reaper task ends matches stuck past their maximum duration";
-    FAULTS F-10, F-14. Three kinds of stuck match:
+    The reaper ends matches stuck past their maximum duration
+    (docs/faults.md F-10, F-14). Three kinds of stuck match:
 
     * running with an expired lease (its worker died, hung or lost the database) -- except during
       a whole lease after this process found the database reachable again after an outage: a
@@ -436,7 +436,7 @@ def reap_with(pool: Any) -> dict[str, int]:
     The old attempts become ``infra_error``; a match that used up its
     attempts becomes ``failed``. Every worker also runs this itself, beat or
     no beat (:func:`start_worker_reaper`), so a killed worker's matches come
-    back without ``parterre beat`` (issue 17 item 3).
+    back without ``parterre beat`` (docs/faults.md F-23).
 
     Returns:
         Counts: ``{"expired", "overdue", "stale_planned", "queued"}``.
@@ -487,7 +487,7 @@ def start_worker_reaper(period_s: float | None = None) -> threading.Thread | Non
 
     Started by every worker node when it is ready (``worker_ready``), so that
     leases that ran out are recovered even when ``parterre beat`` is not
-    running (issue 17 item 3; the setup of docs/bots.md runs no beat). Several
+    running (docs/faults.md F-23; the setup of docs/bots.md runs no beat). Several
     workers and beat reaping at once is harmless: each match row is changed
     under its row lock (``FOR UPDATE SKIP LOCKED``), once.
 

@@ -1,10 +1,10 @@
 """Greedy La Fleur strategy: each decision takes the action with the best estimated value.
 
-Values are in Prestige-equivalents (the "AE" of ``shared/cards/la-fleur.md``:
-1 Prestige = 2 Coins = about one useful Flower card), judged from visible
-information only: the seat's observation dict (``LaFleurObservation``) and
-the legal actions' JSON. Card data and the pure payment test come from the
-``games.lafleur`` package, as any bot may use it.
+Values are in Prestige-equivalents (1 Prestige = 2 Coins = about one useful
+Flower card), judged from visible information only: the seat's observation
+dict (``LaFleurObservation``) and the legal actions' JSON. Card data and the
+pure payment test come from the ``games.lafleur`` package, as any bot may use
+it.
 
 Heuristics, per decision kind:
 

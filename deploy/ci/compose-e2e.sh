@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI stage "compose e2e" (issue 21): build the Parterre image and run the whole compose stack
+# CI stage "compose e2e": build the Parterre image and run the whole compose stack
 # in Docker, then play tournaments against it and kill -9 containers under load
 # (docs/deploy.md "The compose stage of CI"; README "Run it distributed").
 #

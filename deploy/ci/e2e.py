@@ -1,4 +1,4 @@
-"""The compose stack end to end, in containers (issue 21; run by deploy/ci/compose-e2e.sh).
+"""The compose stack end to end, in containers (run by deploy/ci/compose-e2e.sh; docs/deploy.md).
 
 Standard library only: everything it does to the stack goes through ``docker compose`` and the
 ``parterre`` command inside the containers, and everything it reads comes from ``psql`` in the
@@ -380,7 +380,7 @@ def fault_tournament(stack: Stack, bots: list[str], report: dict[str, Any]) -> i
 
     def referee_busy() -> bool:
         # A room still seating its bots moves to referee-2 without an attempt when referee-1 dies
-        # (issue 17 item 2), so the kill waits until referee-1 is answering decisions: a room in play.
+        # (docs/faults.md F-08 (b)), so the kill waits until referee-1 is answering decisions: a room in play.
         running, before = referee_metrics("http://127.0.0.1:25101/metrics")
         if running < 1:
             return False

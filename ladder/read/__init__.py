@@ -1,4 +1,4 @@
-"""The read model of the ladder: one implementation of every page, table and export (DESIGN §6, §7).
+"""The read model of the ladder: one implementation of every page, table and export.
 
 Shared by the web site (``ladder/web/``: routing and templates only) and the
 command line (``parterre leaderboard``, ``matches``, ``replay export``).

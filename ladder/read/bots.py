@@ -22,7 +22,7 @@ MAX_PLOT_POINTS = 400
 
 
 VERDICTS: tuple[str, ...] = ("normal", "timeout", "illegal_action", "disconnect", "crash", "resigned", "no_show")
-"""Per-seat verdicts of the referee (DESIGN §4), in display order."""
+"""Per-seat verdicts of the referee (docs/architecture.md "Verdicts"), in display order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +209,7 @@ def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, re
     """
     with connection(pool) as conn:
         # One round trip for every independent query (psycopg pipeline mode): on a loaded
-        # machine each round trip waits for the server process to be scheduled (issue 19).
+        # machine each round trip waits for the server process to be scheduled (docs/benchmarks.md).
         with conn.pipeline():
             cur_bot = conn.execute(
                 "SELECT id, name, version, created_at, revoked_at FROM bots WHERE id = %s", (bot_id,))

@@ -18,7 +18,7 @@ def game_info(name: str) -> tuple[str, int, int, bool]:
     """(long_name, min_players, max_players, registered) of a game name."""
     try:
         info = registry.game_class(name).INFO
-    except GameError:  # not registered; a registered game whose module fails to import raises (issue 13 §2)
+    except GameError:  # not registered; a registered game whose module fails to import raises
         return name, 1, 8, False
     return info.long_name, info.min_players, info.max_players, True
 

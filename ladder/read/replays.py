@@ -1,6 +1,6 @@
 """One match: the match page (seats, seed, attempts, the replay's steps), the replay cache, and the export.
 
-A seed is published only once its match is ``finished`` (DESIGN §6, FAULTS
+A seed is published only once its match is ``finished`` (docs/faults.md
 F-20); before that only its sha256 commitment is. The seat rotations of one
 deal (round-robin, gauntlet, duplicate) share a seed, so a finished match's
 seed, replay, steps, boards and outcome are withheld too while another match
@@ -85,7 +85,7 @@ class MatchPage:
 
     Attributes:
         seed_commitment: sha256 hex of the seed, public from the start.
-        seed: the seed, only once the match is finished (DESIGN §6).
+        seed: the seed, only once the match is finished (ladder/README.md, "Seeds").
         seed_verified: sha256(seed) equals the commitment (None before the seed is public).
         outcome: the rules' own result from the replay (scores, ranks, reason,
             tie_breaks, details), or None.
@@ -191,7 +191,7 @@ def match_page(pool: ConnectionPool, match_id: int, replays: ReplayCache) -> Mat
     (mid, game, gs, tid, tname, status, attempt, tc, created, started, finished, commitment, seed, twin, unrated) = m
     held = status == "finished" and bool(twin)
     if status != "finished" or held:
-        seed = None  # secret until the match ends (DESIGN §6) and every match on its seed too (S-20)
+        seed = None  # secret until the match ends and every match on its seed too (S-20)
     verified = None if seed is None else hashlib.sha256(seed.encode("ascii")).hexdigest() == commitment
     cached = replays.get(pool, match_id) if status == "finished" and not held else None
     replay, raw = (cached[0], cached[2]) if cached else (None, None)
@@ -219,7 +219,7 @@ def export_replay(pool: ConnectionPool, match_id: int, *, hold_twins: bool = Fal
     """The stored record of a match: its row, seats, attempts and decompressed replay.
 
     The seed is included only once the match is ``finished`` (before that
-    only its commitment is public, DESIGN §6 / FAULTS F-20), and the seed and
+    only its commitment is public, docs/faults.md F-20), and the seed and
     replay only once no other match on its seed is still to be played when
     ``hold_twins`` (S-20: ``match["held"]`` is then True, no seed, ``replay``
     None). ``parterre replay export`` holds them (its output is meant to be

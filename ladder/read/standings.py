@@ -1,4 +1,4 @@
-"""A tournament's standings and crosstable, computed from stored seats (FAULTS F-14): one implementation
+"""A tournament's standings and crosstable, computed from stored seats (docs/faults.md F-14): one implementation
 for the web site, the CLI and the workers."""
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def standings_and_crosstable(
 
 
 def tournament_standings(pool: ConnectionPool, tournament_id: int) -> list[StandingEntry]:
-    """Standings of a tournament from the stored seats of its finished matches (FAULTS F-14).
+    """Standings of a tournament from the stored seats of its finished matches (docs/faults.md F-14).
 
     Every bot of the tournament is listed, with zeros before its first result
     (see :func:`standings_and_crosstable` for the rules).

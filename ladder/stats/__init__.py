@@ -1,7 +1,7 @@
-"""Statistics of the ladder: Elo scales, SPRTs, the duplicate model, Bradley-Terry ratings (DESIGN §6).
+"""Statistics of the ladder: Elo scales, SPRTs, the duplicate model, Bradley-Terry ratings.
 
 Pure maths except :mod:`ladder.stats.store` (the Bradley-Terry cache in
-PostgreSQL). Every Elo figure states its model (FAULTS F-19): *logistic Elo*
+PostgreSQL). Every Elo figure states its model (docs/faults.md F-19): *logistic Elo*
 unless it says *BayesElo*.
 
 Elo scales (:mod:`ladder.stats.scales`)

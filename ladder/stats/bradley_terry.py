@@ -1,4 +1,4 @@
-"""Bradley-Terry ratings with bootstrap intervals (DESIGN §6: the leaderboard's uncertainty).
+"""Bradley-Terry ratings with bootstrap intervals (the leaderboard's uncertainty).
 
 Model. Each bot ``i`` has a strength ``gamma_i > 0``; in any match, seat ``i``
 scores against seat ``j`` with probability ``gamma_i / (gamma_i + gamma_j)``
@@ -10,7 +10,7 @@ is :data:`ANCHOR` (1500): a difference of ``d`` points means an expected score
 all results at once and does not depend on their order.
 
 Data. Every finished match with two or more seats is decomposed into its
-N(N-1)/2 pairwise results (rank above = 1, tie = 1/2, below = 0; DESIGN §6),
+N(N-1)/2 pairwise results (rank above = 1, tie = 1/2, below = 0; ladder/README.md, "Ratings"),
 each pair weighted ``1 / (N - 1)`` so that every seat of every match carries
 the weight of one game, as the online Elo's ``K / (N - 1)`` does. Ties count
 as half a win for each side (the "ties count 1/2" quasi-likelihood; no tie

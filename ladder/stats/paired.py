@@ -27,7 +27,7 @@ N players (3 or 4; also 2 with a fixed opponent), candidate and baseline in the 
     same N rotations, all 2N games on the same seed: in rotation k, A and B
     hold the same seat against the same opponents in the same seats. The
     multiplayer result is decomposed pairwise as everywhere in Parterre
-    (DESIGN §6): ``s_j`` is 1, 1/2 or 0 as the seat ranks above, level with or
+    (ladder/README.md, "Ratings"): ``s_j`` is 1, 1/2 or 0 as the seat ranks above, level with or
     below opponent O_j. For each rotation k and opponent j the **virtual game**
     "A against B through O_j" scores
 

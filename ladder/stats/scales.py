@@ -1,4 +1,4 @@
-"""Elo scales: logistic Elo and BayesElo, and the normal distribution (FAULTS F-19 "Say which Elo").
+"""Elo scales: logistic Elo and BayesElo, and the normal distribution (docs/faults.md F-19 "Say which Elo").
 
 Two Elo models appear in Parterre and every figure says which one it uses:
 

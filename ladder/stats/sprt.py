@@ -1,4 +1,4 @@
-"""Sequential probability ratio tests on game results (DESIGN §6; FAULTS F-19).
+"""Sequential probability ratio tests on game results (docs/faults.md F-19).
 
 Hypotheses, in **logistic Elo** (:mod:`ladder.stats.scales`): ``H0: elo = elo0``
 against ``H1: elo = elo1`` with ``elo0 < elo1``. After each new sample the

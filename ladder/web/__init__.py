@@ -1,4 +1,4 @@
-"""The public web site and JSON API of the ladder (DESIGN §7): read-only, no account needed.
+"""The public web site and JSON API of the ladder (docs/web.md): read-only, no account needed.
 
 Server-rendered pages (FastAPI + Jinja2, autoescaped), a JSON API under
 ``/api/`` described at ``/openapi.json``, and a replay viewer whose only

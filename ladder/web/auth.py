@@ -1,4 +1,4 @@
-"""Who is asking: signed session cookies for pages, Bearer/Basic for the API, CSRF, settings (issue 14).
+"""Who is asking: signed session cookies for pages, Bearer/Basic for the API, CSRF, settings (docs/participants.md).
 
 * **Pages** use a session cookie ``parterre_session`` signed by Starlette's
   ``SessionMiddleware`` (itsdangerous, HMAC-SHA1 over the JSON payload; HttpOnly

@@ -24,7 +24,7 @@ VERDICT_TEXT: dict[str, str] = {
     "resigned": "resigned",
     "no_show": "no show",
 }
-"""Display text of the referee's verdicts (DESIGN §4)."""
+"""Display text of the referee's verdicts (docs/architecture.md "Verdicts")."""
 
 STATUS_TEXT: dict[str, str] = {
     "planned": "planned",
@@ -150,7 +150,7 @@ def nav_games() -> list[tuple[str, str]]:
     for name in registry.game_names():
         try:
             out.append((name, registry.game_class(name).INFO.long_name))
-        except GameError:  # not registered; a registered game whose module fails to import raises (issue 13 §2)
+        except GameError:  # not registered; a registered game whose module fails to import raises
             out.append((name, name))
     return out
 

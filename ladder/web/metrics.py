@@ -1,4 +1,4 @@
-"""Prometheus metrics of the web site: request latency by route (DESIGN §8, issue 9).
+"""Prometheus metrics of the web site: request latency by route (docs/web.md, "Metrics").
 
 ``instrument(app)`` (one line in :func:`ladder.web.app.create_app`) adds a pure
 ASGI middleware, outermost, that times every HTTP request. The ``route``

@@ -1,4 +1,6 @@
-"""The owner's view of a bot: its matches with verdicts in words, and the replay from its own seat (issue 14).
+"""The owner's view of a bot: its matches with verdicts in words, and the replay from its own seat.
+
+What it shows and to whom: docs/participants.md, "The owner's view".
 
 Every query here takes the caller's account id and checks ownership in SQL;
 a match or bot that is not the caller's is :class:`~ladder.read.common.NotFound`,
@@ -39,7 +41,7 @@ _LOST = re.compile(
 
 
 def reason_in_words(verdict: str | None, reason: str | None) -> str:
-    """A sentence for a seat's verdict from the referee's reason text (DESIGN §4 verdicts)."""
+    """A sentence for a seat's verdict from the referee's reason text (docs/architecture.md "Verdicts")."""
     reason = reason or ""
     if verdict in (None, "normal"):
         return "played to the end" if verdict == "normal" else ""

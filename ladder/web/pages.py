@@ -131,7 +131,7 @@ def top_opponents(rows: list[q.HeadToHead], most: int) -> tuple[list[q.HeadToHea
     """The first ``most`` rows of each game (they come most-played first) and, per game, how many are left out.
 
     A ladder bot meets hundreds of opponents (≈ 460 at 100k matches / 1k bots):
-    the full table made the page 120 KB and its rendering most of its time (issue 19).
+    the full table made the page 120 KB and its rendering most of its time (docs/web.md).
     """
     shown: list[q.HeadToHead] = []
     hidden: dict[str, int] = {}

@@ -1,4 +1,4 @@
-"""Participants on the web site: installs sessions and the participant routes into the app (issue 14).
+"""Participants on the web site: installs sessions and the participant routes into the app (docs/participants.md).
 
 :func:`install` is the one call ``ladder.web.app.create_app`` makes; see
 ladder/web/auth.py (sessions, CSRF, tokens, settings),

@@ -1,4 +1,6 @@
-"""The participants' JSON API: accounts, tokens, owned bots, owner's view, challenges, tournaments (issue 14).
+"""The participants' JSON API: accounts, tokens, owned bots, owner's view, challenges, tournaments.
+
+The routes and their rules: docs/participants.md.
 
 Authentication (ladder/web/auth.py): ``POST /api/accounts`` needs none (rate
 limited per address); ``POST /api/tokens`` takes HTTP Basic; everything else

@@ -1,5 +1,5 @@
 """The participants' web pages: sign-up, login, account and tokens, my bots, bot settings, owner's view,
-challenge form, tournament create/enter (issue 14).
+challenge form, tournament create/enter (docs/participants.md).
 
 Every ``POST`` checks the form's CSRF token first (:func:`ladder.web.auth.check_csrf`) and answers with
 a redirect (303) or the page again with a message. Tokens are shown once, on the page that made them.

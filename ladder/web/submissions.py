@@ -1,4 +1,4 @@
-"""Hosted bots on the web: upload a version, read its verdict, the owner's regression setting (issue 15).
+"""Hosted bots on the web: upload a version, read its verdict, the owner's regression setting (docs/hosted.md).
 
 * ``POST /api/bots/{bot_id}/versions`` (scope ``bot:manage``, owner only): the
   body is the archive itself (``.tar.gz`` or ``.zip``, at most

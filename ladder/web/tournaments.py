@@ -1,4 +1,4 @@
-"""Tournament list, per-format final tables and house bots: pages and JSON (issue 14; DESIGN §7).
+"""Tournament list, per-format final tables and house bots: pages and JSON (docs/web.md).
 
 Routes: ``/tournaments`` (HTML list, ``?before=ID`` pages back, ``?game=G``),
 ``/api/tournaments`` (the same rows), ``/api/tournaments/{id}/table`` (the

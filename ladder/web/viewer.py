@@ -1,4 +1,4 @@
-"""Replay frames for the viewer: the state after a step, rebuilt by the rules engine (DESIGN §6).
+"""Replay frames for the viewer: the state after a step, rebuilt by the rules engine.
 
 A replay records every chance outcome and action, so any step's state is
 rebuilt exactly with :func:`games.replay.iter_states` (no RNG). For step ``i``
@@ -70,7 +70,7 @@ def engine_available(game: str) -> bool:
     """True when the rules engine of ``game`` is installed and registered."""
     try:
         game_class(game)
-    except GameError:  # not registered; a registered game whose module fails to import raises (issue 13 §2)
+    except GameError:  # not registered; a registered game whose module fails to import raises
         return False
     return True
 

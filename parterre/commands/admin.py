@@ -1,4 +1,4 @@
-"""``parterre admin ...``: operator commands on accounts (needs database access; issue 14).
+"""``parterre admin ...``: operator commands on accounts (needs database access).
 
 * ``parterre admin create USERNAME`` — an admin account (the first admin comes from here;
   sign-up never makes one). The password is read from ``$PARTERRE_ADMIN_PASSWORD`` or asked for.

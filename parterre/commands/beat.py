@@ -1,4 +1,4 @@
-"""``parterre beat``: Celery beat sending the ladder tick and the reaper (DESIGN §5)."""
+"""``parterre beat``: Celery beat sending the ladder tick and the reaper."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def cmd_beat(args: argparse.Namespace) -> int:
         raise CliError("--reap-period must be positive")
     configure_beat(args.ladder_period, args.reap_period)
     # celery.beat:Scheduler keeps the schedule in memory: no shelve file to share or lock,
-    # so several beat processes may run (planning is idempotent, FAULTS F-12).
+    # so several beat processes may run (planning is idempotent, docs/faults.md F-12).
     app.start(["beat", "--loglevel", args.loglevel, "--scheduler", "celery.beat:Scheduler"])
     return 0
 

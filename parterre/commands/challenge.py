@@ -1,4 +1,4 @@
-"""``parterre challenge create|show|list``: one match between chosen bots, rated or casual (issue 14)."""
+"""``parterre challenge create|show|list``: one match between chosen bots, rated or casual."""
 
 from __future__ import annotations
 

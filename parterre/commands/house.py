@@ -1,4 +1,4 @@
-"""``parterre house``: keep the house bots (house-random, house-greedy, house-search) connected (issue 14)."""
+"""``parterre house``: keep the house bots (house-random, house-greedy, house-search) connected."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``parterre referee``: the gRPC referee (DESIGN §4)."""
+"""``parterre referee``: the gRPC referee (docs/referee.md)."""
 
 from __future__ import annotations
 

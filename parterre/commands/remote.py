@@ -1,4 +1,4 @@
-"""``parterre remote ...``: a participant's commands against any Parterre deployment, over HTTP only (issue 14).
+"""``parterre remote ...``: a participant's commands against any Parterre deployment, over HTTP only.
 
 Settings: ``PARTERRE_URL`` (the site, e.g. ``https://ladder.example.org``; default
 ``http://127.0.0.1:8000``) and ``PARTERRE_API_TOKEN`` (a personal API token; ``remote token``

@@ -77,7 +77,7 @@ def _revision_note(replay: dict[str, Any]) -> str:
 def check_result_ranks(replay: dict[str, Any], export: dict[str, Any], report: Any) -> None:
     """Check the ranks the ladder records against the verdicts and the rules' outcome.
 
-    ``result_ranks`` must equal the referee's rule (DESIGN §4: faulting seats
+    ``result_ranks`` must equal the referee's rule (docs/architecture.md "Verdicts": faulting seats
     last, the others by the rules' ranks); when the file is a full export, its
     ``seats`` rows (rank, score, verdict) must agree with the replay.
     """

@@ -1,4 +1,4 @@
-"""``parterre tournament create|enter|run|list|show``: tournaments on the workers (DESIGN §5, issue 14)."""
+"""``parterre tournament create|enter|run|list|show``: tournaments on the workers."""
 
 from __future__ import annotations
 

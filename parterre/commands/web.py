@@ -1,4 +1,4 @@
-"""``parterre web``: the public web site and JSON API (DESIGN §7)."""
+"""``parterre web``: the public web site and JSON API (docs/web.md)."""
 
 from __future__ import annotations
 

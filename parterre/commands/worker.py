@@ -1,4 +1,4 @@
-"""``parterre worker``: a Celery worker running tournament and ladder matches (DESIGN §5)."""
+"""``parterre worker``: a Celery worker running tournament and ladder matches."""
 
 from __future__ import annotations
 

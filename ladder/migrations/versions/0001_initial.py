@@ -4,7 +4,7 @@ Revision ID: 0001
 Revises:
 Create Date: 2025-01-01
 
-Match lifecycle (DESIGN §4, §5): ``planned`` -> ``running`` (claimed, attempt + 1)
+Match lifecycle (ladder/README.md, "Match lifecycle"): ``planned`` -> ``running`` (claimed, attempt + 1)
 -> ``finished`` (result recorded, ``result_seq`` assigned) or back to
 ``planned`` after an ``infra_error`` / ``aborted_no_show`` attempt, until the
 attempt limit makes it ``failed`` / ``aborted_no_show`` for good.

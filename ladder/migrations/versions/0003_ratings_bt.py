@@ -1,4 +1,4 @@
-"""Cached Bradley-Terry ratings with bootstrap intervals (DESIGN §6; ladder/stats).
+"""Cached Bradley-Terry ratings with bootstrap intervals (ladder/stats).
 
 Revision ID: 0003
 Revises: 0002

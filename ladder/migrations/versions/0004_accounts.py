@@ -1,4 +1,4 @@
-"""Participants: accounts, API tokens, owned bots, per-seat bot versions (issue 14; DESIGN §10).
+"""Participants: accounts, API tokens, owned bots, per-seat bot versions (docs/participants.md).
 
 Revision ID: 0004
 Revises: 0003

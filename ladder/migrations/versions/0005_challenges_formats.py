@@ -1,4 +1,4 @@
-"""Challenges, casual matches, gauntlets, entry windows, house bots (issue 14; DESIGN §5, §10).
+"""Challenges, casual matches, gauntlets, entry windows, house bots (ladder/README.md, docs/participants.md).
 
 Revision ID: 0005
 Revises: 0004

@@ -1,4 +1,4 @@
-"""Hosted bots: submitted versions, their verdicts, the owner's regression setting (issue 15).
+"""Hosted bots: submitted versions, their verdicts, the owner's regression setting (docs/hosted.md).
 
 Revision ID: 0006
 Revises: 0005

@@ -1,4 +1,4 @@
-"""Waiting for a referee, and ratings applied in plan order (issue 17 items 2 and 6).
+"""Waiting for a referee, and ratings applied in plan order (docs/faults.md F-22, F-26).
 
 Revision ID: 0007
 Revises: 0006

@@ -1,4 +1,4 @@
-"""Hosted bots' platform-held credentials and match logs (issue 15: hosted bots in rated matches).
+"""Hosted bots' platform-held credentials and match logs (docs/hosted.md, "Rated matches").
 
 Revision ID: 0008
 Revises: 0007

@@ -1,4 +1,4 @@
-"""Compact stored replays, and covering indexes for the bot page's head-to-head (issue 19).
+"""Compact stored replays, and covering indexes for the bot page's head-to-head (docs/benchmarks.md).
 
 Revision ID: 0009
 Revises: 0008
