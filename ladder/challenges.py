@@ -103,6 +103,13 @@ class ChallengeInfo:
     unrated_reason: str | None = None
 
 
+CONSENTS_SQL = ("(b.revoked_at IS NULL AND b.accepts_challenges AND "
+                "(cardinality(coalesce(b.challenge_games, b.games)) = 0 "
+                "OR %s = ANY(coalesce(b.challenge_games, b.games))))")
+"""SQL: bot ``b`` (live) accepts a challenge in the game given as its one parameter; the rule of
+:meth:`ladder.owned_bots.OwnedBot.accepts_challenge` (no games listed: every game)."""
+
+
 def create_challenge(
     pool: ConnectionPool,
     *,
@@ -141,7 +148,9 @@ def create_challenge(
 
     Raises:
         ChallengeError: unknown game or option; wrong number of bots for the
-            game's seats; a bot repeated, unknown or revoked; a bad time
+            game's seats; a bot repeated, unknown or revoked; a bot not registered for the game (its
+            ``games``); a bot of another account than ``challenger_id`` (any account's, when the
+            operator challenges) that does not accept challenges in the game; a bad time
             control or expiry; ``rated`` not a bool; a rated challenge
             seating two bots of one account (Elo farming, S-21).
         ChallengeLimitError: the challenger is at ``max_open`` already.
@@ -174,8 +183,8 @@ def create_challenge(
     plan_key = CHALLENGE_KEY_PREFIX + secrets.token_hex(12)
 
     def write(conn: Any) -> int:
-        rows = conn.execute("SELECT id, name, revoked_at, account_id FROM bots WHERE id = ANY(%s::bigint[])",
-                            (seats,)).fetchall()
+        rows = conn.execute(f"SELECT id, name, revoked_at, account_id, games, {CONSENTS_SQL} "
+                            "FROM bots b WHERE id = ANY(%s::bigint[])", (loaded.name, seats)).fetchall()
         found = {r[0]: (r[1], r[2]) for r in rows}
         missing = [b for b in seats if b not in found]
         if missing:
@@ -183,6 +192,15 @@ def create_challenge(
         revoked = [f"{found[b][0]} (id {b})" for b in seats if found[b][1] is not None]
         if revoked:
             raise ChallengeError(f"revoked bot(s) cannot play: {', '.join(revoked)}")
+        unregistered = [f"{r[1]} (id {r[0]}: {', '.join(r[4])})" for r in rows if r[4] and loaded.name not in r[4]]
+        if unregistered:
+            raise ChallengeError(f"not registered for {loaded.name}: {'; '.join(unregistered)}")
+        unwilling = [f"{r[1]} (id {r[0]})" for r in rows
+                     if r[3] is not None and r[3] != challenger_id and not r[5]]
+        if unwilling:
+            raise ChallengeError(
+                f"{', '.join(unwilling)} does not accept challenges in {loaded.name}: its owner can turn them on "
+                "(`parterre remote bot-set ID --accept-challenges`, or the bot's page)")
         owners = [r[3] for r in rows if r[3] is not None]
         if rated and len(set(owners)) != len(owners):
             raise ChallengeError("a rated challenge cannot seat two bots of one account (their ratings would be "
@@ -372,9 +390,7 @@ def _no_longer_consenting(pool: ConnectionPool, w: WaitingChallenge) -> str:
         row = conn.execute(
             "SELECT b.id, b.name FROM challenges c JOIN bots b ON b.id = ANY(%s::bigint[]) "
             "WHERE c.match_id = %s AND b.account_id IS NOT NULL "
-            "AND b.account_id IS DISTINCT FROM c.challenger_id "
-            "AND (b.revoked_at IS NOT NULL OR NOT b.accepts_challenges "
-            "     OR NOT (%s = ANY(coalesce(b.challenge_games, b.games)))) "
+            f"AND b.account_id IS DISTINCT FROM c.challenger_id AND NOT {CONSENTS_SQL} "
             "ORDER BY b.id LIMIT 1",
             (list(w.bot_ids), w.match_id, w.game),
         ).fetchone()

@@ -180,3 +180,30 @@ def test_casual_matches_leave_ratings_alone_and_rebuild_agrees(pool) -> None:
     assert summary["matches"] == 3 and summary["changed"] == 0
     assert {x.bot_id: x.elo for x in read.leaderboard(pool, GAME)} == online
     assert count(pool, "SELECT count(*) FROM rating_history") == 6
+
+
+def test_a_challenge_needs_the_consent_of_other_accounts_bots_and_their_games(pool) -> None:
+    """docs/participants.md: a bot of an account plays a challenge only when it accepts challenges in
+    the game (its owner's setting), and only in the games it is registered for. Both are checked when
+    the challenge is made, whoever makes it (the operator's ``parterre challenge create`` too), with a
+    reason naming the bot and the setting, instead of a challenge that expires at the next tick."""
+    from ladder.accounts import create_account
+    from ladder.owned_bots import create_bot
+
+    alice = create_account(pool, "alice", "correct horse battery staple").id
+    bob = create_account(pool, "bob", "correct horse battery staple").id
+    shy, _ = create_bot(pool, bob, "shy-bot", games=[GAME])  # created refusing challenges
+    keen, _ = create_bot(pool, bob, "keen-bot", games=[GAME], accepts_challenges=True)
+    duel_only, _ = create_bot(pool, alice, "duel-only", games=[DUEL], accepts_challenges=True)
+    mine, _ = create_bot(pool, alice, "mine", games=[GAME])
+    (operators,) = make_bots(pool, 1)
+    for challenger in (None, alice):
+        with pytest.raises(ChallengeError, match=r"shy-bot \(id \d+\) does not accept challenges in .*bot-set"):
+            create_challenge(pool, game_string=GS, bot_ids=[shy.id, operators], rated=False,
+                             challenger_id=challenger)
+    with pytest.raises(ChallengeError, match=rf"not registered for {GAME}: duel-only"):
+        create_challenge(pool, game_string=GS, bot_ids=[duel_only.id, operators], rated=False, challenger_id=alice)
+    assert count(pool, "SELECT count(*) FROM challenges") == 0
+    create_challenge(pool, game_string=GS, bot_ids=[shy.id, operators], rated=False, challenger_id=bob)
+    create_challenge(pool, game_string=GS, bot_ids=[keen.id, mine.id], rated=False, challenger_id=alice)
+    assert count(pool, "SELECT count(*) FROM challenges") == 2
