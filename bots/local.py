@@ -18,7 +18,7 @@ from typing import Any
 
 from games.api import CHANCE, TERMINAL, Action, Game, State
 
-FAULTS = ("timeout", "illegal_action", "crash", "resigned")
+FAULT_VERDICTS = ("timeout", "illegal_action", "crash", "resigned")
 """The verdicts a seat of :func:`play_local` may return instead of an action index (docs/bots.md,
 "The clock and the verdicts"); an index out of range is an ``illegal_action``."""
 
@@ -77,7 +77,7 @@ class Decision:
 
 Seat = Callable[[Decision], "int | str"]
 """A seat of :func:`play_local`: given the decision, the index of its action in ``Decision.legal``, or
-one of :data:`FAULTS`."""
+one of :data:`FAULT_VERDICTS`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +86,7 @@ class LocalResult:
 
     Attributes:
         ranks: per seat, 1 = first (the rules' own outcome, or the fault rule of :func:`play_local`).
-        fault_seat: the seat that faulted, or None. fault: its verdict (:data:`FAULTS`), else ``""``.
+        fault_seat: the seat that faulted, or None. fault: its verdict (:data:`FAULT_VERDICTS`), else ``""``.
         detail: what the faulting seat answered when it was an index out of range, else ``""``.
         steps: actions applied, chance outcomes included. decisions: decisions the seats made.
     """
@@ -108,7 +108,7 @@ def play_local(game: Game, seats: Sequence[Seat], rng: random.Random) -> LocalRe
     clock here: a seat that keeps time (``bots.hosted_match``'s stdio children) answers ``timeout``
     itself.
 
-    A seat that answers a verdict of :data:`FAULTS`, or an index outside ``0..len(legal) - 1``
+    A seat that answers a verdict of :data:`FAULT_VERDICTS`, or an index outside ``0..len(legal) - 1``
     (``illegal_action``), ends the game: it is ranked last and every other seat first. In a game of
     two this is the referee's rule ("a faulting bot simply loses", docs/architecture.md "Verdicts");
     the referee would instead play a faulted seat's remaining decisions in a game of three or four.
@@ -146,7 +146,7 @@ def play_local(game: Game, seats: Sequence[Seat], rng: random.Random) -> LocalRe
             steps += 1
         else:
             if isinstance(choice, str):
-                fault, detail = (choice if choice in FAULTS else "illegal_action"), ""
+                fault, detail = (choice if choice in FAULT_VERDICTS else "illegal_action"), ""
             else:
                 fault, detail = "illegal_action", f"chose {choice!r}, not in 0..{len(legal) - 1}"
             ranks = [1] * players

@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from bots.local import Decision, Seat, play_local, sdk_seat
+from bots.local import Decision, LocalRequest, Seat, play_local, sdk_seat
 from games.registry import load_game
 
 
@@ -75,8 +75,8 @@ def test_sdk_bots_read_the_observation_and_legal_json_of_their_seat() -> None:
     seen: list[tuple[int, int]] = []
 
     class Probe:
-        def choose(self, request: object) -> int:
-            seat, obs, legal = request.seat, request.observation, request.legal_actions  # type: ignore[attr-defined]
+        def choose(self, request: LocalRequest) -> int:
+            seat, obs, legal = request.seat, request.observation, request.legal_actions
             assert isinstance(obs, dict) and all(isinstance(a, dict) for a in legal)
             seen.append((seat, len(legal)))
             return 0
