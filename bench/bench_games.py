@@ -4,16 +4,18 @@ Usage::
 
     .venv/bin/python bench/bench_games.py [--seconds 2] [--repeats 3] [--game flowar]
 
-A playout is a complete random game through the public API, as a search bot
-drives it: ``legal_actions()``, a uniform choice, ``apply_action()``, and
-``sample_chance()`` at chance nodes (game i of a repeat uses
-``random.Random(i)``), then ``outcome()``. No observation is built.
+A playout is a complete random game played by the local match loop
+(:func:`bots.local.play_local`, the one that ``parterre regress --backend direct``
+and the hosted validation use) with a uniform random choice in every seat:
+``legal_actions()``, the choice, ``apply_action()``, and ``sample_chance()`` at
+chance nodes (game i of a repeat uses ``random.Random(i)`` for both), then
+``outcome()``. No observation is built.
 
 Rates are per CPU-second of this process (``time.process_time``), which is what
 one core gives the loop on a shared machine. The baseline, interleaved with
 each game (B M B M ...), is a bare Python loop of ``random.choice`` calls over
 a 5-element list per CPU-second: it shows how fast this machine runs Python at
-the moment of the measurement. Goals (issue 19, "search bots live on this"):
+the moment of the measurement. Goals (search bots live on this):
 4-player Floriferous >= 5,000, La Fleur >= 500, Flowar >= 1,000 playouts per
 CPU-second. Exits 1 when a goal is missed.
 """
@@ -24,11 +26,13 @@ import argparse
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.harness import Goal, Result, interleave, report
+from bots.local import Decision, play_local
 from games.registry import load_game
 
 GOALS: dict[str, tuple[str, float]] = {
@@ -56,14 +60,12 @@ def playouts_per_cpu_second(game_string: str, seconds: float) -> tuple[float, fl
     start = time.process_time()
     while True:
         rng = random.Random(games)
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(state.sample_chance(rng))
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
-            steps += 1
-        state.outcome()
+        choose = rng.randrange  # the same draw as rng.choice(legal)
+
+        def seat(decision: Decision, choose: Callable[[int], int] = choose) -> int:
+            return choose(len(decision.legal))
+
+        steps += play_local(game, [seat] * game.num_players, rng).steps
         games += 1
         used = time.process_time() - start
         if used >= seconds:

@@ -1,4 +1,4 @@
-"""Head-to-head duplicate deals between two bots, at least one a stdio child (issue 15's validation and test).
+"""Head-to-head duplicate deals between two bots, at least one a stdio child (hosted validation and regression test).
 
 ``python -m bots.hosted_match --game G --run-seed S --deals N --a SPEC --b SPEC``
 plays deal ``i`` (seed ``sha256("{S}:{i}")``, as ``parterre regress``:
@@ -27,8 +27,9 @@ up), and ``match_started`` carries the time control a rated match of this deadli
 has (increment = cap = ``--deadline-ms``, margin :data:`MARGIN_MS`) and the seed's
 commitment (its sha256).
 
-Chance is drawn from ``random.Random(seed)`` (the referee's rule), so a deal's
-two games see the same cards. This plays without a referee: a hosted bot's
+Each game is played by :func:`bots.local.play_local` (the one local match loop), chance
+drawn from ``random.Random(seed)`` (the referee's rule), so a deal's two games see the same
+cards. This plays without a referee: a hosted bot's
 *rated* matches go through the referee like any other (docs/hosted.md).
 """
 
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import random
@@ -47,7 +49,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from bots.local import LocalRequest, deal_seed
+from bots.local import Seat, deal_seed, play_local, sdk_seat
 from bots.stdio_lines import PROTOCOL, Answer, parse_answer
 
 DEFAULT_DEADLINE_MS = 1000
@@ -58,8 +60,6 @@ MARGIN_MS = 50
 def identities(run_seed: str) -> tuple[dict[str, dict[str, Any]], int]:
     """Plausible identities of sides ``a`` and ``b`` and a first match id, derived from ``run_seed`` (used when
     the caller gives none): bot ids and a match id in the ranges a running ladder has, names like its bots'."""
-    import hashlib
-
     h = hashlib.sha256(f"identities:{run_seed}".encode()).digest()
     ids = (100 + int.from_bytes(h[0:2], "big") % 900, 100 + int.from_bytes(h[2:4], "big") % 900)
     if ids[1] == ids[0]:
@@ -189,23 +189,20 @@ class ChildSide:
             self.proc = None
 
 
-def play_game(game_string: str, seed: str, sides: Sequence[Any], seq0: int = 0, *,
+def play_game(game_string: str, seed: str, sides: Sequence[Any], *,
               players: Sequence[dict[str, Any]] | None = None, match_id: int = 1,
               deadline_ms: int = DEFAULT_DEADLINE_MS) -> tuple[list[int], int | None, str]:
-    """One game; ``sides[seat]`` is a :class:`ChildSide` or a built-in bot; ``players[seat]`` its identity
-    (``bot_id``, ``name``, ``version``) as the children are told, ``match_id`` the game's id.
+    """One game (:func:`bots.local.play_local`, chance from ``random.Random(seed)``); ``sides[seat]`` is a
+    :class:`ChildSide` or a built-in bot; ``players[seat]`` its identity (``bot_id``, ``name``, ``version``)
+    as the children are told, ``match_id`` the game's id. A child that faults is stopped (:meth:`ChildSide.reset`).
 
     Returns:
         (ranks, the seat that faulted or None, its fault).
     """
-    from games.api import CHANCE, TERMINAL, option_text
+    from games.api import option_text
     from games.registry import load_game
 
     game = load_game(game_string)
-    state = game.new_initial_state()
-    rng = random.Random(seed)
-    import hashlib
-
     who = list(players) if players is not None else [{"bot_id": 100 + s, "name": f"bot-{s + 1}", "version": "1"}
                                                       for s in range(len(sides))]
     for seat, side in enumerate(sides):
@@ -220,36 +217,23 @@ def play_game(game_string: str, seed: str, sides: Sequence[Any], seq0: int = 0, 
                        "time_control": {"base_ms": 0, "increment_ms": deadline_ms, "cap_ms": deadline_ms,
                                         "margin_ms": MARGIN_MS},
                        "seed_commitment": hashlib.sha256(seed.encode()).hexdigest()})
-    seq = seq0
-    while True:
-        player = state.current_player()
-        if player == TERMINAL:
-            ranks = list(state.outcome().ranks)
-            fault, fault_seat = "", None
-            break
-        if player == CHANCE:
-            state.apply_action(state.sample_chance(rng))
-            continue
-        legal = state.legal_actions()
-        obs = state.observation(player)
-        side = sides[player]
-        seq += 1
-        if isinstance(side, ChildSide):
-            choice = side.choose(game.name, player, obs, legal, seq)
-            if isinstance(choice, str):
-                side.reset()
-                ranks = [1] * len(sides)
-                ranks[player] = len(sides)
-                fault, fault_seat = choice, player
-                break
-        else:
-            choice = side.choose(LocalRequest(game.name, player, obs, [a.to_json() for a in legal]))
-        state.apply_action(legal[choice])
+    result = play_local(game, [_seat(side) for side in sides], random.Random(seed))
+    ranks = list(result.ranks)
+    if result.fault_seat is not None and isinstance(sides[result.fault_seat], ChildSide):
+        sides[result.fault_seat].reset()
     for seat, side in enumerate(sides):
         if isinstance(side, ChildSide) and side.proc is not None:
             side.send({"type": "match_ended", "match_id": match_id, "seat": seat, "status": "finished",
                        "reason": "", "rank": ranks[seat], "verdict": "normal", "ranks": ranks})
-    return ranks, fault_seat, fault
+    return ranks, result.fault_seat, result.fault
+
+
+def _seat(side: Any) -> Seat:
+    """A side as a seat of :func:`bots.local.play_local`: a child is sent the decision request of the stdio
+    line protocol; a built-in bot is given the SDK's request."""
+    if isinstance(side, ChildSide):
+        return lambda d: side.choose(d.game, d.seat, d.observation(), d.legal, d.seq)
+    return sdk_seat(side)
 
 
 def _fault(side: Any, name: str, verdict: str) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""Validation and regression games of hosted bots through a real referee (issue 15; docs/hosted.md "gRPC bots").
+"""Validation and regression games of hosted bots through a real referee (docs/hosted.md "gRPC bots").
 
 ``python -m parterre.hosted_games`` takes the arguments of ``python -m
 bots.hosted_match`` and prints the same JSON line per deal, but plays every
@@ -6,7 +6,7 @@ game through an in-process referee (``referee.testing.Harness``: 127.0.0.1,
 a port of its own, a random service token, a static token store), so a bot
 that speaks gRPC is judged by the referee's own clock and verdicts — the
 ones its rated matches will get. The workers run it (``workers.hosted.play_deals``)
-when a side is a gRPC bot; ``workers`` may not import ``referee`` (DESIGN §1),
+when a side is a gRPC bot; ``workers`` may not import ``referee`` (docs/architecture.md),
 ``parterre`` may.
 
 Sides (``--a`` / ``--b``):

@@ -1,4 +1,4 @@
-"""Hosted bots on the workers: unpack a version, run it sandboxed, validate it, regression-test it (issue 15).
+"""Hosted bots on the workers: unpack a version, run it sandboxed, validate it, regression-test it.
 
 A new version (``ladder.submissions``, status ``validating``) is taken by
 ``parterre.hosted_tick`` (sent by ``parterre beat``), which claims it with a
@@ -12,14 +12,14 @@ lease and runs :func:`process_version`:
 2. **Regression test** (when the bot has an active version): duplicate deals
    of the new version against the active one, head to head, with the
    pentanomial GSPRT of ``parterre regress`` (``ladder.stats``: the same
-   :class:`~ladder.stats.paired.DuplicateTest`), bounds per ladder
+   loop, :meth:`~ladder.stats.paired.DuplicateTest.run`), bounds per ladder
    (:func:`hosted_settings`). The running result is stored after every deal
    (the version page shows it). H0 accepted = a regression: the version
    becomes ``failed_test`` when the owner's setting blocks it, else
    ``active``; H1 accepted or the budget used up undecided: ``active``.
 
 Every game is played by ``python -m bots.hosted_match`` (a subprocess: the
-arrows of DESIGN §1 keep ``workers`` from importing ``bots``), whose stdio
+import arrows of docs/architecture.md keep ``workers`` from importing ``bots``), whose stdio
 children are the sandbox keepers, ``python -m bots.sandbox`` — the same
 command line the stdio adapter runs for a hosted bot's rated matches.
 """
@@ -35,12 +35,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ladder import submissions as sub
 from ladder.errors import DatabaseUnavailableError
-from ladder.stats.paired import DuplicateTest, head_to_head_deal
+from ladder.stats.paired import DealResult, DuplicateTest, TrajectoryPoint, head_to_head_deal
 from ladder.stats.sprt import Sprt, SprtState
 from workers import metrics as worker_metrics
 from workers.hosted_logs import prune_logs_at_times
@@ -270,8 +271,9 @@ def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline
     """Yield the deals of ``bots.hosted_match`` one by one (a generator; closing it stops the games).
 
     When a side is a gRPC bot (``grpc:``), the deals are played through a real referee instead:
-    ``parterre.hosted_games`` (same arguments and output) starts one in its own process (DESIGN §1: only
-    ``parterre`` may import ``referee``; ``workers`` runs it as it runs ``bots.hosted_match``).
+    ``parterre.hosted_games`` (same arguments and output) starts one in its own process
+    (docs/architecture.md, "Packages and arrows": only ``parterre`` may import ``referee``; ``workers``
+    runs it as it runs ``bots.hosted_match``).
     The subprocess gets :func:`child_env` only (``hosted_dir``: the hosted bots' folder); the gRPC
     runner's folder (``$PARTERRE_HOSTED_DIR/run/games-*``) is removed here when the generator closes,
     even if the runner had to be killed.
@@ -370,7 +372,8 @@ def validate(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any],
 
 def regression_test(pool: Any, version: sub.HostedVersion, previous: sub.HostedVersion, cfg: dict[str, Any],
                     work: Path) -> dict[str, Any]:
-    """The SPRT of ``version`` (candidate) against ``previous`` (baseline) on duplicate deals.
+    """The SPRT of ``version`` (candidate) against ``previous`` (baseline) on duplicate deals
+    (:meth:`ladder.stats.paired.DuplicateTest.run`, the one sequential test loop, as ``parterre regress``).
 
     Returns:
         ``{"game", "games", "deals", "llr", "lower", "upper", "elo", "elo_low", "elo_high", "state",
@@ -390,16 +393,21 @@ def regression_test(pool: Any, version: sub.HostedVersion, previous: sub.HostedV
                        deals=max(1, cfg["max_games"] // 2), deadline_ms=cfg["deadline_ms"], hosted_dir=cfg["dir"],
                        seats=seat_identities(pool, version))
     faults = 0
-    try:
+
+    def samples() -> Iterator[DealResult]:
+        nonlocal faults
         for deal in deals:
             faults += sum(1 for f in deal["faults"] if f is not None)
-            state = test.add(head_to_head_deal(deal["ranks"][0], deal["ranks"][1]))
-            est = test.estimate()
-            result.update(games=test.games, deals=test.deals, llr=round(test.llr(), 4), elo=round(est.elo, 1),
-                          elo_low=round(est.low, 1), elo_high=round(est.high, 1), faults=faults)
-            sub.set_regression(pool, version.id, result)
-            if state is not SprtState.CONTINUE:
-                break
+            yield head_to_head_deal(deal["ranks"][0], deal["ranks"][1])
+
+    def record(_point: TrajectoryPoint, test: DuplicateTest) -> None:
+        est = test.estimate()
+        result.update(games=test.games, deals=test.deals, llr=round(test.llr(), 4), elo=round(est.elo, 1),
+                      elo_low=round(est.low, 1), elo_high=round(est.high, 1), faults=faults)
+        sub.set_regression(pool, version.id, result)
+
+    try:
+        test.run(samples(), record)
     finally:
         deals.close()
     result["state"] = test.state.name
@@ -424,7 +432,7 @@ def process_version(pool: Any, version_id: int, cfg: dict[str, Any] | None = Non
     except DatabaseUnavailableError:
         raise  # not the version's fault: its lease runs out and it is taken again
     except Exception as exc:  # anything unforeseen rejects the version instead of looping
-        # Left alone it would stay validating/testing and be claimed again every lease (issue: hosted fixes 2).
+        # Left alone it would stay validating/testing and be claimed again every lease.
         log.exception("hosted version %s: unexpected error, rejected", version_id)
         reason = f"internal error: {type(exc).__name__}: {exc}"[:1000]
         sub.set_verdict(pool, version_id, "rejected", reason=reason)

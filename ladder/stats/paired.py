@@ -73,7 +73,7 @@ always have a maximum-likelihood distribution.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -249,6 +249,48 @@ class DuplicateTest:
         if self.state is SprtState.CONTINUE:
             self.state = self.sprt.decide(llr)
         self.trajectory.append(TrajectoryPoint(self.deals, self.games, llr, self.state))
+        return self.state
+
+    def run(self, deals: Iterable[DealResult],
+            on_deal: Callable[[TrajectoryPoint, DuplicateTest], None] | None = None) -> SprtState:
+        """The sequential test: take deals one by one until it decides or ``deals`` runs out.
+
+        The test is Wald's SPRT in its generalised form (the GSPRT of fishtest) on the
+        expectation of the duplicate score ``y``: ``H0: elo = elo0`` against ``H1: elo = elo1``
+        (``Sprt.elo0 < Sprt.elo1``, logistic Elo of candidate minus baseline; duplicate Elo for
+        N players, see the module docstring). After each deal the log-likelihood ratio
+        ``LLR = log(L(H1) / L(H0))`` of all deals so far is computed: head to head from the
+        **pentanomial** counts of game pairs (:func:`~ladder.stats.sprt.llr_logistic`), N players
+        from the empirical distribution of ``y`` (:func:`~ladder.stats.sprt.llr_expectation`),
+        each hypothesis represented by the maximum-likelihood distribution with expected score
+        ``logistic(elo_k)``. It is compared with Wald's bounds ``lower = log(beta / (1 - alpha))``
+        and ``upper = log((1 - beta) / alpha)`` (±2.944 for alpha = beta = 0.05): ``LLR >= upper``
+        accepts H1 (false with probability at most about ``alpha`` when ``elo = elo0``),
+        ``LLR <= lower`` accepts H0 (false with probability at most about ``beta`` when
+        ``elo = elo1``), anything between continues.
+
+        Deals are taken in the iterable's order and no deal is drawn after the test decides
+        (a generator is left suspended: close it to stop the games behind it). A test that had
+        already decided takes no deal.
+
+        Args:
+            deals: the deals' samples, in deal order (the budget is the iterable's length).
+            on_deal: called after each deal with its trajectory point and this test.
+
+        Returns:
+            The state: H0 or H1 when decided, CONTINUE when ``deals`` ran out first.
+
+        Raises:
+            ValueError: a deal of the wrong kind (:meth:`add`); whatever ``deals`` raises.
+        """
+        if self.state is not SprtState.CONTINUE:
+            return self.state
+        for deal in deals:
+            state = self.add(deal)
+            if on_deal is not None:
+                on_deal(self.trajectory[-1], self)
+            if state is not SprtState.CONTINUE:
+                break
         return self.state
 
     def distribution(self) -> tuple[list[float], list[float]]:

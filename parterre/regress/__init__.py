@@ -1,4 +1,4 @@
-"""``parterre regress``: is the candidate a regression of the baseline? (DESIGN §6; docs/regression.md)
+"""``parterre regress``: is the candidate a regression of the baseline? (docs/regression.md)
 
 The candidate and the baseline play the same **deals** (seeds), so the luck of
 the deal cancels (:mod:`ladder.stats.paired` has the model and its
@@ -12,7 +12,8 @@ derivation):
   deal against the same opponents.
 
 After each deal the generalised SPRT of :class:`ladder.stats.paired.DuplicateTest`
-is updated; the run stops as soon as it decides, or when the next deal would
+is updated (:meth:`~ladder.stats.paired.DuplicateTest.run`, the loop the hosted bots'
+regression test uses too); the run stops as soon as it decides, or when the next deal would
 exceed ``max_games``. Hypotheses (logistic Elo, candidate minus baseline):
 ``H0: elo = elo0`` and ``H1: elo = elo1``, ``elo0 < elo1``.
 
@@ -49,7 +50,8 @@ Bot specs: ``builtin:KIND[:OPT=VALUE,...]`` with KIND a key of
 Modules: :mod:`~parterre.regress.spec` (bot specs), :mod:`~parterre.regress.plan`
 (seats and deals), :mod:`~parterre.regress.runners` (the ``Runner`` interface,
 ``referee`` and ``ladder`` backends), :mod:`~parterre.regress.direct` (the
-``direct`` backend), :mod:`~parterre.regress.report` (the SPRT loop and output).
+``direct`` backend, on :func:`bots.local.play_local`), :mod:`~parterre.regress.report`
+(the run and its output).
 """
 
 from __future__ import annotations

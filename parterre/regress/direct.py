@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import concurrent.futures
+import random
 from collections.abc import Sequence
 from typing import Any
 
-from bots.local import LocalRequest
+from bots.local import play_local, sdk_seat
 from parterre.regress.plan import RegressPlan, rotations
 from parterre.regress.runners import Runner
 from parterre.regress.spec import DIRECT_KINDS, Ranks, RegressError
 
 
 def play_direct(game_string: str, seed: str, bots: Sequence[Any]) -> Ranks:
-    """Play one match without a referee: chance from ``random.Random(seed)``, as the referee does.
+    """Play one match without a referee (:func:`bots.local.play_local`, chance from ``random.Random(seed)``
+    as the referee draws it).
 
     Args:
         game_string: the game.
@@ -26,28 +28,12 @@ def play_direct(game_string: str, seed: str, bots: Sequence[Any]) -> Ranks:
     Raises:
         RegressError: a bot returned an index out of range.
     """
-    import random
-
-    from games.api import CHANCE, TERMINAL
     from games.registry import load_game
 
-    game = load_game(game_string)
-    state = game.new_initial_state()
-    rng = random.Random(seed)
-    name = game.name
-    while True:
-        player = state.current_player()
-        if player == TERMINAL:
-            return tuple(state.outcome().ranks)
-        if player == CHANCE:
-            state.apply_action(state.sample_chance(rng))
-            continue
-        legal = state.legal_actions()
-        request = LocalRequest(name, player, state.observation(player), [a.to_json() for a in legal])
-        index = bots[player].choose(request)
-        if not isinstance(index, int) or not 0 <= index < len(legal):
-            raise RegressError(f"seat {player} chose {index!r}, not in 0..{len(legal) - 1}")
-        state.apply_action(legal[index])
+    result = play_local(load_game(game_string), [sdk_seat(bot) for bot in bots], random.Random(seed))
+    if result.fault_seat is not None:
+        raise RegressError(f"seat {result.fault_seat} {result.detail or result.fault}")
+    return result.ranks
 
 
 def _direct_deal(plan: RegressPlan, run_seed: str, index: int, seed: str) -> list[list[Ranks]]:

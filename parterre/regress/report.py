@@ -6,11 +6,11 @@ import concurrent.futures
 import json
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ladder.stats.paired import DuplicateTest, TrajectoryPoint
+from ladder.stats.paired import DealResult, DuplicateTest, TrajectoryPoint
 from ladder.stats.sprt import EloEstimate, Sprt, SprtState
 from parterre.regress.plan import RegressPlan, deal_seed
 from parterre.regress.runners import Runner
@@ -91,6 +91,32 @@ class RegressReport:
         }
 
 
+def _deals_in_order(plan: RegressPlan, runner: Runner, run_seed: str, budget: int,
+                    concurrency: int) -> Generator[DealResult, None, None]:
+    """The samples of deals ``0 .. budget - 1`` in deal order, ``concurrency`` deals in flight; closing the
+    generator cancels the deals not yet counted.
+
+    Raises:
+        RegressError: a deal could not be played."""
+    futures: dict[int, concurrent.futures.Future[list[list[Ranks]]]] = {}
+    next_start = 0
+    try:
+        for index in range(budget):
+            while next_start < budget and len(futures) < max(1, concurrency):
+                futures[next_start] = runner.start_deal(next_start, deal_seed(run_seed, next_start))
+                next_start += 1
+            try:
+                ranks = futures.pop(index).result()
+            except RegressError:
+                raise
+            except Exception as exc:
+                raise RegressError(f"deal {index} could not be played: {type(exc).__name__}: {exc}") from exc
+            yield plan.deal_result(ranks)
+    finally:
+        for fut in futures.values():
+            fut.cancel()
+
+
 def run_regress(
     plan: RegressPlan,
     sprt: Sprt,
@@ -101,7 +127,8 @@ def run_regress(
     concurrency: int = 1,
     on_deal: Callable[[TrajectoryPoint, DuplicateTest], None] | None = None,
 ) -> RegressReport:
-    """Play deals until the SPRT decides or the next deal would exceed ``max_games``.
+    """Play deals until the SPRT decides or the next deal would exceed ``max_games``
+    (:meth:`ladder.stats.paired.DuplicateTest.run`, the one sequential test loop).
 
     Deals are started ``concurrency`` at a time but counted strictly in deal
     order, so the stopping time does not depend on which matches happen to
@@ -128,27 +155,11 @@ def run_regress(
         raise RegressError(f"--max-games {max_games} is less than one deal ({per_deal} games)")
     started = time.monotonic()
     test = DuplicateTest(sprt, pentanomial=plan.head_to_head)
-    futures: dict[int, concurrent.futures.Future[list[list[Ranks]]]] = {}
-    next_start = 0
+    deals = _deals_in_order(plan, runner, run_seed, budget, concurrency)
     try:
-        for index in range(budget):
-            while next_start < budget and len(futures) < max(1, concurrency):
-                futures[next_start] = runner.start_deal(next_start, deal_seed(run_seed, next_start))
-                next_start += 1
-            try:
-                ranks = futures.pop(index).result()
-            except RegressError:
-                raise
-            except Exception as exc:
-                raise RegressError(f"deal {index} could not be played: {type(exc).__name__}: {exc}") from exc
-            state = test.add(plan.deal_result(ranks))
-            if on_deal is not None:
-                on_deal(test.trajectory[-1], test)
-            if state is not SprtState.CONTINUE:
-                break
+        test.run(deals, on_deal)
     finally:
-        for fut in futures.values():
-            fut.cancel()
+        deals.close()  # cancels the deals still in flight
     estimate = test.estimate() if test.deals else None
     return RegressReport(plan, sprt, runner.backend, test, test.state, estimate, max_games,
                          time.monotonic() - started, run_seed)
