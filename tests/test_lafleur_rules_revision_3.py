@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -92,3 +93,46 @@ def test_the_revision_2_solo_tie_reads_by_its_own_revision() -> None:
     assert old.outcome().to_json() == replay["outcome"]
     *_, (_, new) = iter_states({**replay, "rules_revision": 3})
     assert new.outcome().ranks == (2,) and new.outcome().tie_breaks == ("most total Allure",)
+
+
+def _alike_artisans_offered(revision: int, games: int) -> tuple[int, int]:
+    """Random 3-player games at ``revision``; at every payment, checks the Artisans offered against the
+    seat's observation. Returns (payments with two untilted Artisans of one owed type, most Artisans of
+    one type offered at once)."""
+    cards = json.loads((Path(__file__).parent.parent / "games" / "lafleur" / "cards.json").read_text())["cards"]
+    allure = {c["id"]: c["allure"] for c in cards if c.get("type") == "artisan"}
+    alike = most = 0
+    for seed in range(games):
+        rng = random.Random(seed)
+        state = load_game("lafleur(players=3)").at_revision(revision).new_initial_state()
+        while not state.is_terminal():
+            actions = state.legal_actions()
+            if not state.is_chance_node():
+                offered = [a.to_json() for a in actions if a.to_json().get("kind") == "pay_artisan"]
+                if offered:
+                    seat = state.current_player()
+                    observed = state.observation(seat)
+                    owed = {t for t, n in observed["purchase"]["remaining"].items() if n > 0}
+                    free = [a["card"] for a in observed["players"][seat]["artisans"] if not a["tilted"]]
+                    for t in owed:
+                        mine = sorted(c for c in free if allure[c] == t)
+                        got = sorted(o["artisan"] for o in offered if o["allure"] == t)
+                        alike += len(mine) > 1
+                        most = max(most, len(got))
+                        # A payment with type t is possible with any of them or none (the rest of the bill
+                        # does not depend on which one tilts): all are offered or none.
+                        if revision >= 3:
+                            assert got in ([], mine), (seed, t, mine, got)
+            state.apply_action(rng.choice(actions))
+    return alike, most
+
+
+def test_each_of_two_alike_artisans_may_pay_from_revision_3() -> None:
+    """Rulebook, "Purchasing a Garden Feature": "The player may simply declare that they are
+    contributing the Artisan's Allure type". Since revision 3 a replaced Artisan's newcomer arrives
+    untilted (decision 10), so which of two alike Artisans tilts matters (the one about to be replaced
+    at the Artisan Guild can pay and its newcomer pay again): each untilted Artisan of an owed type is
+    offered, where revisions 1 and 2 offered one per type."""
+    alike, most = _alike_artisans_offered(3, 40)
+    assert alike > 0 and most >= 2
+    assert _alike_artisans_offered(2, 40)[1] == 1

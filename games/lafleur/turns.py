@@ -319,10 +319,15 @@ class TurnsMixin(LaFleurStateProtocol):
         # Plenty of cards: every step that pays something leaves the rest payable.
         easy = _slack(need, lays, arts, free, 2)
         tilted = self._tilted[p]
-        seen: set[int] = set()  # one option per Allure type: which of two alike Artisans tilts is immaterial
+        # Rules revision 3 (decision 10): a newly drawn Artisan arrives untilted, so which of two alike
+        # Artisans tilts matters (the one about to be replaced at the Guild, say): each is offered. Before
+        # it, one option per Allure type ("The player may simply declare that they are contributing the
+        # Artisan's Allure type").
+        each = self.game.rules_revision >= 3
+        seen: set[int] = set()
         for i, x in enumerate(self._arts[p]):
             t = ARTISAN_ALLURE[x]
-            if tilted[i] or not need[t] or t in seen:
+            if tilted[i] or not need[t] or (t in seen and not each):
                 continue
             seen.add(t)
             if easy or payable(_minus(need, t), tuple(ordered), _minus(arts, t), free):
