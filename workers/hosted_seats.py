@@ -54,6 +54,7 @@ from workers.hosted import (
 )
 from workers.hosted_logs import prune_logs_at_times
 from workers.hosted_runs import RunDir, make_run_dir
+from workers.settings import settings as worker_settings
 
 log = logging.getLogger(__name__)
 
@@ -209,7 +210,7 @@ def bot_address(control_addresses: list[str], referees: list[Any]) -> str:
     for addr in control_addresses:
         if addr in by_control:
             return str(by_control[addr])
-    configured = os.environ.get("PARTERRE_HOSTED_REFEREE_ADDRESS", "")
+    configured = worker_settings().hosted_referee_address
     if configured:
         return configured
     if not control_addresses:

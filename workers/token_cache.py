@@ -27,6 +27,7 @@ from ladder import bots as ladder_bots
 from ladder import db as ladder_db
 from workers.app import app
 from workers.directory import _redis_client
+from workers.settings import settings as worker_settings
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +39,7 @@ _tick_pool: tuple[int, Any] | None = None
 def watch_period_s() -> float:
     """``PARTERRE_TOKENS_WATCH_S`` (default 5): the longest the token watch waits between two checks;
     0 turns the watch off."""
-    return float(os.environ.get("PARTERRE_TOKENS_WATCH_S", "5"))
+    return worker_settings().tokens_watch_s
 
 
 def republish_if_lost(pool: Any, redis_client: Any, key: str = ladder_bots.TOKENS_KEY) -> int | None:
@@ -62,7 +63,8 @@ def tokens_tick() -> int | None:
         The number of tokens published, or None when the hash was whole or no Redis is configured.
     """
     global _tick_pool
-    url, db_url = os.environ.get("PARTERRE_REDIS_URL", ""), os.environ.get("PARTERRE_DATABASE_URL", "")
+    cfg = worker_settings()
+    url, db_url = cfg.redis_url, cfg.database_url
     if not url or not db_url:
         return None
     if _tick_pool is None or _tick_pool[0] != os.getpid():  # a pool of this process, never a forked parent's
@@ -86,7 +88,8 @@ def start_token_watch(period_s: float | None = None, *, key: str = ladder_bots.T
     """
     global _watch_thread
     period = watch_period_s() if period_s is None else float(period_s)
-    db_url, redis_url = os.environ.get("PARTERRE_DATABASE_URL"), os.environ.get("PARTERRE_REDIS_URL")
+    cfg = worker_settings()
+    db_url, redis_url = cfg.database_url, cfg.redis_url
     if period <= 0 or not db_url or not redis_url or _watch_thread is not None:
         return None
     wait_s = max(1, round(period))  # BLPOP takes whole seconds on every Redis version
