@@ -73,7 +73,7 @@ def markdown_table(classes: Iterable[type[EnvSettings]]) -> str:
             default: Any = extra.get("default_doc")
             if default is None:
                 value = field.get_default(call_default_factory=True)
-                default = "unset" if value is None else f"`{_plain(value)}`"
+                default = "unset" if value is None or value == "" else f"`{_plain(value)}`"
             desc = (field.description or "").replace("|", "\\|")
             rows.append(f"| {cls.TITLE} | `{field.alias}` | {default} | {desc} |")
     return "\n".join(rows) + "\n"
