@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from psycopg_pool import ConnectionPool
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -139,7 +140,7 @@ def wait_for_referee(address: str, children: Supervised | None = None, timeout_s
     raise RuntimeError(f"the referee at {address} did not become healthy within {timeout_s:.0f} s")
 
 
-def offline_bots(pool: Any, tournament_id: int) -> dict[int, str] | None:
+def offline_bots(pool: ConnectionPool, tournament_id: int) -> dict[int, str] | None:
     """Bots seated in the tournament's pending matches with no stream on any live referee.
 
     Returns:
@@ -224,7 +225,7 @@ def through_outage(fn: Any, deadline: float, say: Any, what: str) -> Any:
 
 
 def wait_for_tournament(
-    pool: Any,
+    pool: ConnectionPool,
     tournament_id: int,
     *,
     timeout_s: float = 3600,
@@ -282,7 +283,7 @@ def wait_for_tournament(
             time.sleep(0.3)
 
 
-def _ensure_demo_bots(pool: Any, redis_client: Any) -> dict[str, tuple[int, str]]:
+def _ensure_demo_bots(pool: ConnectionPool, redis_client: Any) -> dict[str, tuple[int, str]]:
     """Register the demo bots (or issue fresh tokens to existing ones)."""
     from ladder import bots
 

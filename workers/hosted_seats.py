@@ -40,6 +40,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from psycopg_pool import ConnectionPool
+
 from ladder import submissions as sub
 from workers.hosted import (
     CHILD_ENV,
@@ -100,7 +102,7 @@ class HostedSeats:
             hosted bots (``workers.hosted.sandbox_refusal``: it cannot hold the sandbox's limits).
     """
 
-    def __init__(self, pool: Any, versions: dict[int, sub.HostedVersion], *, match_id: int, attempt: int,
+    def __init__(self, pool: ConnectionPool, versions: dict[int, sub.HostedVersion], *, match_id: int, attempt: int,
                  address: str, secret: str, cfg: dict[str, Any] | None = None, drain_s: float = 600.0) -> None:
         self.pool, self.versions = pool, versions
         self.match_id, self.attempt, self.address = match_id, attempt, address
@@ -218,7 +220,7 @@ def bot_address(control_addresses: list[str], referees: list[Any]) -> str:
     return control_addresses[0]
 
 
-def seats_for_match(pool: Any, seat_bot_ids: list[int], *, match_id: int, attempt: int,
+def seats_for_match(pool: ConnectionPool, seat_bot_ids: list[int], *, match_id: int, attempt: int,
                     control_addresses: list[str], referees: list[Any], drain_s: float) -> Any:
     """A context manager for the match's hosted seats: :class:`HostedSeats`, or a null context when the
     match seats no hosted bot (or the workers hold no token secret: then none plays).

@@ -13,6 +13,8 @@ import logging
 import time
 from typing import Any
 
+from psycopg_pool import ConnectionPool
+
 from ladder import challenges as ladder_challenges
 from ladder import entries as ladder_entries
 from ladder import submissions as ladder_submissions
@@ -90,7 +92,7 @@ def ladder_tick(now: float | None = None, period_s: float | None = None) -> dict
     return out
 
 
-def _hosted_players(pool: Any, game: str) -> list[int]:
+def _hosted_players(pool: ConnectionPool, game: str) -> list[int]:
     """Bots with an active hosted version in ``game``: paired as if online, since the worker that runs
     their match starts them (docs/hosted.md); none when the workers hold no token secret."""
     if hosted.token_secret() is None:

@@ -37,6 +37,7 @@ import time
 from typing import Any
 
 from celery.signals import celeryd_init, worker_process_init, worker_ready
+from psycopg_pool import ConnectionPool
 
 from ladder import db as ladder_db
 from ladder import matches as ladder_matches
@@ -55,14 +56,14 @@ from workers.settings import settings as worker_settings
 
 log = logging.getLogger(__name__)
 
-_pool: Any = None
+_pool: ConnectionPool | None = None
 _node: str = ""
 """Celery node name of this worker (``celeryd_init``), inherited by pool processes."""
 _slot: str = ""
 """This pool process's slot in the node (``#0``, ``#1``...), set in the child."""
 
 
-def get_pool() -> Any:
+def get_pool() -> ConnectionPool:
     """The process's PostgreSQL connection pool (created on first use, after fork)."""
     global _pool
     if _pool is None:
@@ -211,7 +212,7 @@ def plan_round_robin(tournament_id: int) -> int:
 class _LeaseKeeper:
     """Renews the claim on each referee event, at most every ``lease_s / 4`` seconds."""
 
-    def __init__(self, pool: Any, spec: Any, lease_s: float) -> None:
+    def __init__(self, pool: ConnectionPool, spec: Any, lease_s: float) -> None:
         self.pool, self.spec, self.lease_s = pool, spec, lease_s
         self.last = time.monotonic()
         self.renewals = 0
@@ -287,7 +288,7 @@ def _run_match(match_id: int) -> str:
         return _retry(pool, spec, "infra_error", str(exc), cfg)
 
 
-def _play_and_record(pool: Any, cfg: WorkerSettings, spec: Any, addresses: list[str], keeper: _LeaseKeeper,
+def _play_and_record(pool: ConnectionPool, cfg: WorkerSettings, spec: Any, addresses: list[str], keeper: _LeaseKeeper,
                      tls_ca: bytes | None) -> str:
     match_id = spec.match_id
     ctx = {"match_id": match_id, "attempt": spec.attempt}
@@ -316,7 +317,7 @@ def _play_and_record(pool: Any, cfg: WorkerSettings, spec: Any, addresses: list[
     return "unrecorded"
 
 
-def _wait_for_referee(pool: Any, spec: Any, error: str, cfg: WorkerSettings) -> str:
+def _wait_for_referee(pool: ConnectionPool, spec: Any, error: str, cfg: WorkerSettings) -> str:
     """No referee reachable before the match started: give the claim back and try again later."""
     state, tries, waited = referee_wait.release_unstarted(pool, spec.match_id, spec.attempt, error,
                                                           wait_s=cfg.referee_wait_s)
@@ -353,7 +354,7 @@ def _run_on_referee(cfg: WorkerSettings, spec: Any, addresses: list[str], keeper
     )
 
 
-def _retry(pool: Any, spec: Any, status: str, error: str, cfg: WorkerSettings) -> str:
+def _retry(pool: ConnectionPool, spec: Any, status: str, error: str, cfg: WorkerSettings) -> str:
     state = ladder_matches.record_failed_attempt(
         pool, spec.match_id, spec.attempt, status, error, cfg.match_attempts
     )
@@ -384,7 +385,7 @@ _outage: dict[str, Any] = {"down": False, "back_at": None}
 ``time.monotonic()`` it was reachable again (``back_at``)."""
 
 
-def _requeue_expired(pool: Any, cfg: WorkerSettings) -> dict[int, str]:
+def _requeue_expired(pool: ConnectionPool, cfg: WorkerSettings) -> dict[int, str]:
     """:func:`ladder.matches.requeue_expired`, except for a whole lease after this process found the
     database reachable again: a lease that ran out while no one could reach the database is not a
     lost worker, and its worker renews it once the database is back (``_LeaseKeeper``)."""
@@ -405,7 +406,7 @@ def reap() -> dict[str, int]:
     return reap_with(get_pool())
 
 
-def reap_with(pool: Any) -> dict[str, int]:
+def reap_with(pool: ConnectionPool) -> dict[str, int]:
     """The reaper: run again the matches a lost worker or referee left behind.
 
     DESIGN §5 "A reaper task ends matches stuck past their maximum duration";
@@ -437,7 +438,7 @@ def reap_with(pool: Any) -> dict[str, int]:
         raise
 
 
-def _reap(pool: Any, cfg: WorkerSettings) -> dict[str, int]:
+def _reap(pool: ConnectionPool, cfg: WorkerSettings) -> dict[str, int]:
     overdue_s = MAX_MATCH_DURATION_S + cfg.no_show_timeout_ms / 1000.0 + 120
     overdue = ladder_matches.requeue_overdue(pool, overdue_s, max_attempts=cfg.match_attempts)
     expired = _requeue_expired(pool, cfg)  # after a call that reached the database
@@ -459,7 +460,7 @@ def _reap(pool: Any, cfg: WorkerSettings) -> dict[str, int]:
             "queued": queued + len(stale)}
 
 
-_reaper_pool: Any = None
+_reaper_pool: ConnectionPool | None = None
 """The worker reaper thread's own pool, in the worker's main process (never used, nor closed, by a
 pool process forked from it: dropping inherited connections there would close the parent's)."""
 _reaper_thread: threading.Thread | None = None

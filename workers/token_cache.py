@@ -23,6 +23,8 @@ import threading
 import time
 from typing import Any
 
+from psycopg_pool import ConnectionPool
+
 from ladder import bots as ladder_bots
 from ladder import db as ladder_db
 from workers.app import app
@@ -32,7 +34,7 @@ from workers.settings import settings as worker_settings
 log = logging.getLogger(__name__)
 
 _watch_thread: threading.Thread | None = None
-_tick_pool: tuple[int, Any] | None = None
+_tick_pool: tuple[int, ConnectionPool] | None = None
 """(process id, pool) of :func:`tokens_tick`."""
 
 
@@ -42,7 +44,7 @@ def watch_period_s() -> float:
     return worker_settings().tokens_watch_s
 
 
-def republish_if_lost(pool: Any, redis_client: Any, key: str = ladder_bots.TOKENS_KEY) -> int | None:
+def republish_if_lost(pool: ConnectionPool, redis_client: Any, key: str = ladder_bots.TOKENS_KEY) -> int | None:
     """:func:`ladder.bots.ensure_published`, logged when it had to publish.
 
     Returns:
@@ -95,7 +97,7 @@ def start_token_watch(period_s: float | None = None, *, key: str = ladder_bots.T
     wait_s = max(1, round(period))  # BLPOP takes whole seconds on every Redis version
 
     def loop() -> None:
-        pool: Any = None
+        pool: ConnectionPool | None = None
         client = _redis_client(redis_url, socket_timeout_s=wait_s + 5.0)  # longer than the BLPOP
         while True:
             try:
