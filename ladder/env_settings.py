@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -45,7 +45,7 @@ class EnvSettings(BaseModel):
         """
         source = os.environ if env is None else env
         key = tuple(sorted((k, v) for k, v in source.items() if k.startswith("PARTERRE_")))
-        return _load(cls, key)  # type: ignore[return-value]
+        return cast(Self, _load(cls, key))
 
 
 @lru_cache(maxsize=64)

@@ -32,7 +32,7 @@ from pydantic import Field, NonNegativeFloat, NonNegativeInt, PositiveInt
 
 from ladder.env_settings import EnvSettings, SettingsError, markdown_table
 
-__all__ = ["CommonSettings", "RefereeServerSettings", "Settings", "SettingsError", "load", "markdown"]
+__all__ = ["CliSettings", "CommonSettings", "RefereeServerSettings", "Settings", "SettingsError", "load", "markdown"]
 
 
 class CommonSettings(EnvSettings):
@@ -198,6 +198,33 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
     return Settings(home, db, redis_url, referee, token, raw.match_attempts)
 
 
+class CliSettings(EnvSettings):
+    """What the participant's and operator's commands read; command-line flags override."""
+
+    TITLE: ClassVar[str] = "cli"
+
+    url: str = Field("http://127.0.0.1:8000", alias="PARTERRE_URL",
+                     description="`parterre remote`, `bot upload`: the site")
+    api_token: str = Field("", alias="PARTERRE_API_TOKEN",
+                           description="`parterre remote`, `bot upload`: a personal API token")
+    password: str = Field("", alias="PARTERRE_PASSWORD",
+                          description="`remote signup`/`remote token`: the password (unset: asked)")
+    admin_password: str = Field("", alias="PARTERRE_ADMIN_PASSWORD",
+                                description="`admin create`: the password (unset: asked)")
+    bot_token: str = Field("", alias="PARTERRE_BOT_TOKEN", description="`parterre bot`/`connect`: the bot's token")
+    log_format: str = Field("json", alias="PARTERRE_LOG_FORMAT", description="`json` or `text` log lines")
+    log_level: str = Field("INFO", alias="PARTERRE_LOG_LEVEL", description="root log level")
+
+
+def cli_settings(env: Mapping[str, str] | None = None) -> CliSettings:
+    """The commands' own settings from ``env`` (default ``os.environ``), read once per environment.
+
+    Raises:
+        SettingsError: a variable has a bad value.
+    """
+    return CliSettings.load(env)
+
+
 def referee_settings(env: Mapping[str, str] | None = None) -> RefereeServerSettings:
     """``parterre referee``'s settings from ``env`` (default ``os.environ``), read once per environment.
 
@@ -212,7 +239,7 @@ def markdown() -> str:
     from ladder.web.settings import WebSettings
     from workers.settings import WorkerSettings
 
-    return markdown_table([CommonSettings, RefereeServerSettings, WorkerSettings, WebSettings])
+    return markdown_table([CommonSettings, RefereeServerSettings, WorkerSettings, WebSettings, CliSettings])
 
 
 if __name__ == "__main__":

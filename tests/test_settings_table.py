@@ -16,11 +16,11 @@ import pytest
 
 from ladder.env_settings import EnvSettings, SettingsError
 from ladder.web.settings import WebSettings
-from parterre.settings import CommonSettings, RefereeServerSettings
+from parterre.settings import CliSettings, CommonSettings, RefereeServerSettings
 from workers.settings import WorkerSettings
 
 ROOT = Path(__file__).resolve().parent.parent
-CLASSES: list[type[EnvSettings]] = [CommonSettings, RefereeServerSettings, WorkerSettings, WebSettings]
+CLASSES: list[type[EnvSettings]] = [CommonSettings, RefereeServerSettings, WorkerSettings, WebSettings, CliSettings]
 
 
 def test_the_committed_table_is_the_generated_one() -> None:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import os
 from typing import Any
+
+from parterre.settings import cli_settings
 
 
 def _pool() -> Any:
@@ -36,7 +37,7 @@ def cmd_create(args: argparse.Namespace) -> int:
     from ladder import accounts as acc
     from parterre.commands.common import CliError
 
-    password = os.environ.get("PARTERRE_ADMIN_PASSWORD") or getpass.getpass(f"password for {args.username}: ")
+    password = cli_settings().admin_password or getpass.getpass(f"password for {args.username}: ")
     pool = _pool()
     try:
         account = acc.create_account(pool, args.username, password, role="admin")
