@@ -30,7 +30,7 @@ from urllib.parse import urlparse
 
 from pydantic import Field, NonNegativeFloat, NonNegativeInt, PositiveInt
 
-from ladder.env_settings import EnvSettings, SettingsError, markdown_table
+from proto.env_settings import EnvSettings, SettingsError, markdown_table
 
 __all__ = ["CliSettings", "CommonSettings", "RefereeServerSettings", "Settings", "SettingsError", "load", "markdown"]
 

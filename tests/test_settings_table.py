@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from ladder.env_settings import EnvSettings, SettingsError
 from ladder.web.settings import WebSettings
 from parterre.settings import CliSettings, CommonSettings, RefereeServerSettings
+from proto.env_settings import EnvSettings, SettingsError
 from workers.settings import WorkerSettings
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,7 +1,7 @@
 """The workers' and beat's settings (docs/settings.md): one typed object, read from the environment.
 
 :func:`settings` is what the tasks read; the values are checked when the object is made, so a bad
-value is one clear error naming the variable (:class:`ladder.env_settings.SettingsError`).
+value is one clear error naming the variable (:class:`proto.env_settings.SettingsError`).
 Hosted bots' settings are :func:`workers.hosted.hosted_settings`.
 """
 
@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from pydantic import Field, NonNegativeFloat, PositiveFloat, PositiveInt
 
-from ladder.env_settings import EnvSettings, SettingsError
+from proto.env_settings import EnvSettings, SettingsError
 
 __all__ = ["SettingsError", "WorkerSettings", "settings"]
 

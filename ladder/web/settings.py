@@ -1,7 +1,7 @@
 """The web site's settings (docs/settings.md): one typed object, read from the environment.
 
 :func:`settings` is what ``parterre web`` and the app read; a bad value is one clear error naming
-the variable (:class:`ladder.env_settings.SettingsError`, a ``ValueError``).
+the variable (:class:`proto.env_settings.SettingsError`, a ``ValueError``).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import ClassVar, Literal
 from pydantic import Field, NonNegativeFloat, PositiveInt
 
 from ladder.challenges import DEFAULT_MAX_OPEN
-from ladder.env_settings import EnvSettings, SettingsError
 from ladder.owned_bots import MAX_BOTS_PER_ACCOUNT
 from ladder.web.live_hub import PER_CLIENT, TOTAL
+from proto.env_settings import EnvSettings, SettingsError
 
 __all__ = ["SettingsError", "WebSettings", "settings"]
 
