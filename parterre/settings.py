@@ -237,9 +237,11 @@ def referee_settings(env: Mapping[str, str] | None = None) -> RefereeServerSetti
 def markdown() -> str:
     """The table of every component's settings (docs/settings.md), rendered from their declarations."""
     from ladder.web.settings import WebSettings
+    from referee.settings import LiveSettings
     from workers.settings import WorkerSettings
 
-    return markdown_table([CommonSettings, RefereeServerSettings, WorkerSettings, WebSettings, CliSettings])
+    return markdown_table([CommonSettings, RefereeServerSettings, LiveSettings, WorkerSettings, WebSettings,
+                           CliSettings])
 
 
 if __name__ == "__main__":

@@ -17,10 +17,12 @@ import pytest
 from ladder.web.settings import WebSettings
 from parterre.settings import CliSettings, CommonSettings, RefereeServerSettings
 from proto.env_settings import EnvSettings, SettingsError
+from referee.settings import LiveSettings
 from workers.settings import WorkerSettings
 
 ROOT = Path(__file__).resolve().parent.parent
-CLASSES: list[type[EnvSettings]] = [CommonSettings, RefereeServerSettings, WorkerSettings, WebSettings, CliSettings]
+CLASSES: list[type[EnvSettings]] = [CommonSettings, RefereeServerSettings, LiveSettings, WorkerSettings, WebSettings,
+                                     CliSettings]
 
 
 def test_the_committed_table_is_the_generated_one() -> None:
