@@ -149,8 +149,9 @@ def offline_bots(pool: ConnectionPool, tournament_id: int) -> dict[int, str] | N
     """
     from ladder import tournaments
     from workers.directory import online_bots, read_referees
+    from workers.settings import settings as worker_settings
 
-    url = os.environ.get("PARTERRE_REDIS_URL", "")
+    url = worker_settings().redis_url
     if not url:
         return None
     pending = tournaments.pending_bots(pool, tournament_id)
@@ -166,9 +167,10 @@ def _names(bots: Mapping[int, str]) -> str:
 
 def missing_bots_line(bots: Mapping[int, str]) -> str:
     """What happens to matches whose bots are not connected, in numbers (docs/bots.md "No-show")."""
-    wait_s = int(os.environ.get("PARTERRE_NO_SHOW_TIMEOUT_MS", "30000")) / 1000
-    attempts = int(os.environ.get("PARTERRE_MATCH_ATTEMPTS", "3"))
-    delay_s = float(os.environ.get("PARTERRE_RETRY_DELAY_S", "5"))
+    from workers.settings import settings as worker_settings
+
+    cfg = worker_settings()
+    wait_s, attempts, delay_s = cfg.no_show_timeout_ms / 1000, cfg.match_attempts, cfg.retry_delay_s
     return (f"waiting for bots not connected: {_names(bots)}; each of their matches waits {wait_s:g} s for "
             f"them, then ends aborted_no_show (unrated) and is retried after {delay_s:g} s x attempt, "
             f"at most {attempts} attempts in all; start the bots (parterre bot run / parterre connect) to play")
