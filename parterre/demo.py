@@ -18,14 +18,16 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from psycopg_pool import ConnectionPool
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from parterre import embedded
 from parterre import settings as settings_mod
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
 
 console = Console()
 

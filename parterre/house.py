@@ -18,13 +18,14 @@ import logging
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-from psycopg_pool import ConnectionPool
+from typing import TYPE_CHECKING, Any
 
 from bots.reference import GreedyBot, RandomBot, strategy_for
 from bots.sdk import Bot
 from bots.search import SearchBot, determinizer_for
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
 
 log = logging.getLogger(__name__)
 

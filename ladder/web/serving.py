@@ -34,7 +34,6 @@ HEAD_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5
 MAX_HEAD_BYTES = 16 << 10
 MAX_CONNECTIONS = int(WebSettings.model_fields["web_max_connections"].default)
-MAX_CONNECTIONS_ENV = "PARTERRE_WEB_MAX_CONNECTIONS"
 
 
 class HeadTimeoutH11Protocol(H11Protocol):

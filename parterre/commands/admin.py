@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import argparse
 import getpass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from parterre.settings import cli_settings
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
 
 
 def _pool() -> Any:
@@ -23,7 +26,7 @@ def _pool() -> Any:
     return pool(services(), migrate=True)
 
 
-def _account(pool: Any, username: str) -> Any:
+def _account(pool: ConnectionPool, username: str) -> Any:
     from ladder import accounts as acc
     from parterre.commands.common import CliError
 
