@@ -18,13 +18,16 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from parterre import embedded
 from parterre import settings as settings_mod
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
 
 console = Console()
 
@@ -140,7 +143,7 @@ def wait_for_referee(address: str, children: Supervised | None = None, timeout_s
     raise RuntimeError(f"the referee at {address} did not become healthy within {timeout_s:.0f} s")
 
 
-def offline_bots(pool: Any, tournament_id: int) -> dict[int, str] | None:
+def offline_bots(pool: ConnectionPool, tournament_id: int) -> dict[int, str] | None:
     """Bots seated in the tournament's pending matches with no stream on any live referee.
 
     Returns:
@@ -149,8 +152,9 @@ def offline_bots(pool: Any, tournament_id: int) -> dict[int, str] | None:
     """
     from ladder import tournaments
     from workers.directory import online_bots, read_referees
+    from workers.settings import settings as worker_settings
 
-    url = os.environ.get("PARTERRE_REDIS_URL", "")
+    url = worker_settings().redis_url
     if not url:
         return None
     pending = tournaments.pending_bots(pool, tournament_id)
@@ -166,9 +170,10 @@ def _names(bots: Mapping[int, str]) -> str:
 
 def missing_bots_line(bots: Mapping[int, str]) -> str:
     """What happens to matches whose bots are not connected, in numbers (docs/bots.md "No-show")."""
-    wait_s = int(os.environ.get("PARTERRE_NO_SHOW_TIMEOUT_MS", "30000")) / 1000
-    attempts = int(os.environ.get("PARTERRE_MATCH_ATTEMPTS", "3"))
-    delay_s = float(os.environ.get("PARTERRE_RETRY_DELAY_S", "5"))
+    from workers.settings import settings as worker_settings
+
+    cfg = worker_settings()
+    wait_s, attempts, delay_s = cfg.no_show_timeout_ms / 1000, cfg.match_attempts, cfg.retry_delay_s
     return (f"waiting for bots not connected: {_names(bots)}; each of their matches waits {wait_s:g} s for "
             f"them, then ends aborted_no_show (unrated) and is retried after {delay_s:g} s x attempt, "
             f"at most {attempts} attempts in all; start the bots (parterre bot run / parterre connect) to play")
@@ -225,7 +230,7 @@ def through_outage(fn: Any, deadline: float, say: Any, what: str) -> Any:
 
 
 def wait_for_tournament(
-    pool: Any,
+    pool: ConnectionPool,
     tournament_id: int,
     *,
     timeout_s: float = 3600,
@@ -283,7 +288,7 @@ def wait_for_tournament(
             time.sleep(0.3)
 
 
-def _ensure_demo_bots(pool: Any, redis_client: Any) -> dict[str, tuple[int, str]]:
+def _ensure_demo_bots(pool: ConnectionPool, redis_client: Any) -> dict[str, tuple[int, str]]:
     """Register the demo bots (or issue fresh tokens to existing ones)."""
     from ladder import bots
 

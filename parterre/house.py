@@ -18,11 +18,14 @@ import logging
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bots.reference import GreedyBot, RandomBot, strategy_for
 from bots.sdk import Bot
 from bots.search import SearchBot, determinizer_for
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +67,7 @@ def house_games(kind: str) -> list[str]:
     return names
 
 
-def start_house_bots(pool: Any, redis: Any, kinds: Sequence[str] = tuple(HOUSE_KINDS), *,
+def start_house_bots(pool: ConnectionPool, redis: Any, kinds: Sequence[str] = tuple(HOUSE_KINDS), *,
                      max_matches: int = 8) -> list[tuple[Bot, str, int]]:
     """Register or re-token the house bots of ``kinds``; returns ``(bot, token, bot id)`` per kind.
 
@@ -100,7 +103,7 @@ async def play_house_bots(address: str, bots: Sequence[tuple[Bot, str, int]]) ->
     await asyncio.gather(*(b.arun(address, token, reconnect=True, max_backoff_s=5.0) for b, token, _ in bots))
 
 
-def run_house(pool: Any, redis: Any, address: str, kinds: Sequence[str] = tuple(HOUSE_KINDS), *,
+def run_house(pool: ConnectionPool, redis: Any, address: str, kinds: Sequence[str] = tuple(HOUSE_KINDS), *,
               max_matches: int = 8, out: Callable[[str], None] = print) -> int:
     """The body of ``parterre house``: start the bots, print them, play until stopped; returns 0."""
     bots = start_house_bots(pool, redis, kinds, max_matches=max_matches)

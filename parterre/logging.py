@@ -37,11 +37,12 @@ import datetime as _dt
 import inspect
 import json
 import logging
-import os
 import sys
 from collections.abc import Iterator, Mapping, MutableMapping
 from types import MappingProxyType
 from typing import IO, Any
+
+from parterre.settings import cli_settings
 
 CONTEXT_FIELDS = ("match_id", "attempt", "bot_id", "seat", "tournament_id", "game", "task", "task_id")
 """Fields that identify what a line is about, always emitted under these names, in this order."""
@@ -222,10 +223,10 @@ def configure(
     Raises:
         ValueError: unknown format or level.
     """
-    fmt = (fmt or os.environ.get("PARTERRE_LOG_FORMAT") or "json").lower()
+    fmt = (fmt or cli_settings().log_format).lower()
     if fmt not in FORMATS:
         raise ValueError(f"PARTERRE_LOG_FORMAT={fmt!r}: expected one of {', '.join(FORMATS)}")
-    level = level or os.environ.get("PARTERRE_LOG_LEVEL") or "INFO"
+    level = level or cli_settings().log_level
     if isinstance(level, str):
         level = level.upper()
         if not isinstance(logging.getLevelName(level), int):

@@ -22,13 +22,65 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import urlparse
 
+from pydantic import Field, NonNegativeFloat, NonNegativeInt, PositiveInt
 
-class SettingsError(ValueError):
-    """A setting has a value that cannot be used; the message names the variable."""
+from proto.env_settings import EnvSettings, SettingsError, markdown_table
+
+__all__ = ["CliSettings", "CommonSettings", "RefereeServerSettings", "Settings", "SettingsError", "load", "markdown"]
+
+
+class CommonSettings(EnvSettings):
+    """The variables every command reads (resolved by :func:`load`)."""
+
+    TITLE: ClassVar[str] = "all"
+
+    home: str = Field("", alias="PARTERRE_HOME", description="data directory: embedded PostgreSQL and Redis, logs",
+                      json_schema_extra={"default_doc": "`$XDG_DATA_HOME/parterre` or `~/.local/share/parterre`"})
+    database_url: str = Field("", alias="PARTERRE_DATABASE_URL", description="`postgresql://...`",
+                              json_schema_extra={"default_doc": "embedded PostgreSQL in `$PARTERRE_HOME/pg`"})
+    redis_url: str = Field("", alias="PARTERRE_REDIS_URL", description="`redis://host:port/db` or `redis+socket:///path`",
+                           json_schema_extra={"default_doc": "embedded Redis in `$PARTERRE_HOME/redis`"})
+    referee_address: str = Field("127.0.0.1:50051", alias="PARTERRE_REFEREE_ADDRESS",
+                                 description="referee's bot endpoint (and MatchControl unless set apart); "
+                                             "workers: several, separated by `,`")
+    service_token: str = Field("", alias="PARTERRE_SERVICE_TOKEN", description="token workers present to MatchControl",
+                               json_schema_extra={"default_doc": "generated into `$PARTERRE_HOME/service-token`"})
+    match_attempts: PositiveInt = Field(3, alias="PARTERRE_MATCH_ATTEMPTS",
+                                        description="attempts of a match that started before it is given up")
+
+
+class RefereeServerSettings(EnvSettings):
+    """What ``parterre referee`` reads besides :class:`CommonSettings`; command-line flags override."""
+
+    TITLE: ClassVar[str] = "referee"
+
+    control_address: str = Field("", alias="PARTERRE_REFEREE_CONTROL_ADDRESS",
+                                 description="MatchControl's own host:port (unset: on the bot endpoint)")
+    advertise_address: str = Field("", alias="PARTERRE_REFEREE_ADVERTISE_ADDRESS",
+                                   description="bot endpoint published in the cluster directory (unset: the bound one)")
+    advertise_control_address: str = Field("", alias="PARTERRE_REFEREE_ADVERTISE_CONTROL_ADDRESS",
+                                           description="MatchControl address published in the cluster directory")
+    tls_cert: str = Field("", alias="PARTERRE_TLS_CERT", description="certificate file: the bot endpoint over TLS")
+    tls_key: str = Field("", alias="PARTERRE_TLS_KEY", description="key file of `PARTERRE_TLS_CERT`")
+    cluster_namespace: str = Field("parterre", alias="PARTERRE_CLUSTER_NAMESPACE",
+                                   description="prefix of the cluster's Redis keys")
+    bind_retry_s: NonNegativeFloat = Field(90.0, alias="PARTERRE_BIND_RETRY_S",
+                                           description="how long to keep trying to bind a port in use")
+    max_declared_concurrency: PositiveInt | None = Field(
+        None, alias="PARTERRE_MAX_DECLARED_CONCURRENCY", description="most matches one bot may declare at once",
+        json_schema_extra={"default_doc": "`referee.core.RefereeSettings`"})
+    max_streams_per_bot: NonNegativeInt | None = Field(
+        None, alias="PARTERRE_MAX_STREAMS_PER_BOT", description="streams one bot may hold (0 = no limit)",
+        json_schema_extra={"default_doc": "`referee.core.RefereeSettings`"})
+    max_messages_per_s: NonNegativeInt | None = Field(
+        None, alias="PARTERRE_MAX_MESSAGES_PER_S", description="messages per second one stream may send (0 = no limit)",
+        json_schema_extra={"default_doc": "`referee.core.RefereeSettings`"})
 
 
 def default_home() -> Path:
@@ -69,16 +121,6 @@ def check_address(name: str, value: str) -> str:
     if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
         raise SettingsError(f"{name}={value!r}: expected host:port, e.g. 127.0.0.1:50051")
     return value
-
-
-def _positive_int(name: str, value: str) -> int:
-    try:
-        out = int(value)
-    except ValueError:
-        raise SettingsError(f"{name}={value!r}: expected a positive integer") from None
-    if out < 1:
-        raise SettingsError(f"{name}={value!r}: expected a positive integer")
-    return out
 
 
 def service_token_for(home: Path) -> str:
@@ -137,23 +179,74 @@ def secret_for(home: Path, name: str) -> str:
     return token
 
 
-def load(env: dict[str, str] | None = None) -> Settings:
+def load(env: Mapping[str, str] | None = None) -> Settings:
     """Read settings from ``env`` (default ``os.environ``).
 
     Raises:
         SettingsError: a variable has a bad value.
     """
-    env = dict(os.environ if env is None else env)
-    home = Path(env.get("PARTERRE_HOME") or default_home()).expanduser()
-    db = env.get("PARTERRE_DATABASE_URL") or None
+    raw = CommonSettings.load(env)
+    home = Path(raw.home or default_home()).expanduser()
+    db = raw.database_url or None
     if db is not None:
         _check_url("PARTERRE_DATABASE_URL", db, ("postgresql", "postgres"))
-    redis_url = env.get("PARTERRE_REDIS_URL") or None
+    redis_url = raw.redis_url or None
     if redis_url is not None:
         _check_url("PARTERRE_REDIS_URL", redis_url, ("redis", "rediss", "redis+socket", "unix"))
-    referee = check_address(
-        "PARTERRE_REFEREE_ADDRESS", env.get("PARTERRE_REFEREE_ADDRESS") or "127.0.0.1:50051"
-    )
-    attempts = _positive_int("PARTERRE_MATCH_ATTEMPTS", env.get("PARTERRE_MATCH_ATTEMPTS") or "3")
-    token = env.get("PARTERRE_SERVICE_TOKEN") or service_token_for(home)
-    return Settings(home, db, redis_url, referee, token, attempts)
+    referee = check_address("PARTERRE_REFEREE_ADDRESS", raw.referee_address)
+    token = raw.service_token or service_token_for(home)
+    return Settings(home, db, redis_url, referee, token, raw.match_attempts)
+
+
+class CliSettings(EnvSettings):
+    """What the participant's and operator's commands read; command-line flags override."""
+
+    TITLE: ClassVar[str] = "cli"
+
+    url: str = Field("http://127.0.0.1:8000", alias="PARTERRE_URL",
+                     description="`parterre remote`, `bot upload`: the site")
+    api_token: str = Field("", alias="PARTERRE_API_TOKEN",
+                           description="`parterre remote`, `bot upload`: a personal API token")
+    password: str = Field("", alias="PARTERRE_PASSWORD",
+                          description="`remote signup`/`remote token`: the password (unset: asked)")
+    admin_password: str = Field("", alias="PARTERRE_ADMIN_PASSWORD",
+                                description="`admin create`: the password (unset: asked)")
+    bot_token: str = Field("", alias="PARTERRE_BOT_TOKEN", description="`parterre bot`/`connect`: the bot's token")
+    log_format: str = Field("json", alias="PARTERRE_LOG_FORMAT", description="`json` or `text` log lines")
+    log_level: str = Field("INFO", alias="PARTERRE_LOG_LEVEL", description="root log level")
+
+
+def cli_settings(env: Mapping[str, str] | None = None) -> CliSettings:
+    """The commands' own settings from ``env`` (default ``os.environ``), read once per environment.
+
+    Raises:
+        SettingsError: a variable has a bad value.
+    """
+    return CliSettings.load(env)
+
+
+def referee_settings(env: Mapping[str, str] | None = None) -> RefereeServerSettings:
+    """``parterre referee``'s settings from ``env`` (default ``os.environ``), read once per environment.
+
+    Raises:
+        SettingsError: a variable has a bad value.
+    """
+    return RefereeServerSettings.load(env)
+
+
+def markdown() -> str:
+    """The table of every component's settings (docs/settings.md), rendered from their declarations."""
+    from ladder.web.settings import WebSettings
+    from referee.settings import LiveSettings
+    from workers.settings import WorkerSettings
+
+    return markdown_table([CommonSettings, RefereeServerSettings, LiveSettings, WorkerSettings, WebSettings,
+                           CliSettings])
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] != ["--markdown"]:
+        sys.exit("usage: python -m parterre.settings --markdown")
+    sys.stdout.write(markdown())

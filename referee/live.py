@@ -59,13 +59,13 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import time
 from collections.abc import Mapping
 from typing import Any
 
 from games.api import Action, State
 from games.spectator import NOTED_GAMES, note_mark, notes_between, public_label, seen_in_json
+from referee.settings import live_settings
 
 log = logging.getLogger(__name__)
 
@@ -317,8 +317,9 @@ class Publisher:
 
 
 def _publisher() -> Publisher | None:
-    url = _config["url"] or os.environ.get("PARTERRE_LIVE_REDIS_URL")
-    if not url or os.environ.get("PARTERRE_LIVE") == "0":
+    cfg = live_settings()
+    url = _config["url"] or cfg.live_redis_url
+    if not url or not cfg.live:
         return None
     pub: Publisher | None = _config["publisher"]
     if pub is None or pub.loop is not asyncio.get_running_loop() or pub.task.done():

@@ -10,19 +10,20 @@ does nothing when the match is already claimed or finished (docs/faults.md F-11)
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from celery import Celery
 
+from workers.settings import settings as worker_settings
+
 #: Longest a single match may run (seconds); the broker's visibility timeout must exceed it.
-MAX_MATCH_DURATION_S = int(os.environ.get("PARTERRE_MAX_MATCH_DURATION_S", "1800"))
+MAX_MATCH_DURATION_S = worker_settings().max_match_duration_s
 #: Redis visibility timeout (seconds): unacknowledged tasks are redelivered after this.
-VISIBILITY_TIMEOUT_S = int(os.environ.get("PARTERRE_VISIBILITY_TIMEOUT_S", str(2 * MAX_MATCH_DURATION_S + 600)))
+VISIBILITY_TIMEOUT_S = worker_settings().visibility_timeout
 
 
 def _broker_url() -> str:
-    url = os.environ.get("PARTERRE_REDIS_URL", "redis://127.0.0.1:6379/0")
+    url = worker_settings().redis_url or "redis://127.0.0.1:6379/0"
     if url.startswith("unix://"):
         url = "redis+socket://" + url[len("unix://") :]
     return url
@@ -41,7 +42,7 @@ app.conf.update(
     accept_content=["json"],
     broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S},
     broker_connection_retry_on_startup=True,
-    task_default_queue=os.environ.get("PARTERRE_QUEUE", "parterre"),
+    task_default_queue=worker_settings().queue,
     worker_hijack_root_logger=False,
     worker_send_task_events=False,
 )
@@ -99,12 +100,13 @@ def configure_beat(
     Several beat processes may run at once (F-12): planning a ladder round is
     idempotent, and the reaper only changes rows under row locks.
     """
-    ladder = float(ladder_period_s or os.environ.get("PARTERRE_LADDER_PERIOD_S", "10"))
-    reap = float(reap_period_s or os.environ.get("PARTERRE_REAP_PERIOD_S", "15"))
-    challenge = float(challenge_period_s or os.environ.get("PARTERRE_CHALLENGE_PERIOD_S", "1"))
-    tournament = float(tournament_period_s or os.environ.get("PARTERRE_TOURNAMENT_PERIOD_S", "5"))
-    hosted = float(os.environ.get("PARTERRE_HOSTED_PERIOD_S", "10"))
-    tokens = float(os.environ.get("PARTERRE_TOKENS_PERIOD_S", "5"))
+    cfg = worker_settings()
+    ladder = float(ladder_period_s or cfg.ladder_period_s)
+    reap = float(reap_period_s or cfg.reap_period_s)
+    challenge = float(challenge_period_s or cfg.challenge_period_s)
+    tournament = float(tournament_period_s or cfg.tournament_period_s)
+    hosted = cfg.hosted_period_s
+    tokens = cfg.tokens_period_s
     schedule = {
         "parterre-ladder-tick": {"task": "parterre.ladder_tick", "schedule": ladder, "kwargs": {"period_s": ladder},
                                  "options": {"expires": ladder}},

@@ -31,9 +31,9 @@ REFEREE_KEY = "{ns}:referee:{id}"
 
 def namespace() -> str:
     """The cluster namespace from the environment (``PARTERRE_CLUSTER_NAMESPACE``, default ``parterre``)."""
-    import os
+    from workers.settings import settings
 
-    return os.environ.get("PARTERRE_CLUSTER_NAMESPACE") or NAMESPACE
+    return settings().cluster_namespace
 
 
 @dataclass(frozen=True, slots=True)

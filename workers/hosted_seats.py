@@ -40,6 +40,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from psycopg_pool import ConnectionPool
+
 from ladder import submissions as sub
 from workers.hosted import (
     CHILD_ENV,
@@ -54,6 +56,7 @@ from workers.hosted import (
 )
 from workers.hosted_logs import prune_logs_at_times
 from workers.hosted_runs import RunDir, make_run_dir
+from workers.settings import settings as worker_settings
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +102,7 @@ class HostedSeats:
             hosted bots (``workers.hosted.sandbox_refusal``: it cannot hold the sandbox's limits).
     """
 
-    def __init__(self, pool: Any, versions: dict[int, sub.HostedVersion], *, match_id: int, attempt: int,
+    def __init__(self, pool: ConnectionPool, versions: dict[int, sub.HostedVersion], *, match_id: int, attempt: int,
                  address: str, secret: str, cfg: dict[str, Any] | None = None, drain_s: float = 600.0) -> None:
         self.pool, self.versions = pool, versions
         self.match_id, self.attempt, self.address = match_id, attempt, address
@@ -209,7 +212,7 @@ def bot_address(control_addresses: list[str], referees: list[Any]) -> str:
     for addr in control_addresses:
         if addr in by_control:
             return str(by_control[addr])
-    configured = os.environ.get("PARTERRE_HOSTED_REFEREE_ADDRESS", "")
+    configured = worker_settings().hosted_referee_address
     if configured:
         return configured
     if not control_addresses:
@@ -217,7 +220,7 @@ def bot_address(control_addresses: list[str], referees: list[Any]) -> str:
     return control_addresses[0]
 
 
-def seats_for_match(pool: Any, seat_bot_ids: list[int], *, match_id: int, attempt: int,
+def seats_for_match(pool: ConnectionPool, seat_bot_ids: list[int], *, match_id: int, attempt: int,
                     control_addresses: list[str], referees: list[Any], drain_s: float) -> Any:
     """A context manager for the match's hosted seats: :class:`HostedSeats`, or a null context when the
     match seats no hosted bot (or the workers hold no token secret: then none plays).

@@ -10,9 +10,10 @@ unique keys in PostgreSQL decide. Matches they plan run through
 from __future__ import annotations
 
 import logging
-import os
 import time
 from typing import Any
+
+from psycopg_pool import ConnectionPool
 
 from ladder import challenges as ladder_challenges
 from ladder import entries as ladder_entries
@@ -22,30 +23,18 @@ from ladder.errors import DatabaseUnavailableError
 from workers import directory, hosted
 from workers.app import app
 from workers.hosted import process_version, sandbox_snapshot, token_secret
+from workers.settings import WorkerSettings
 from workers.tasks import _settings, _worker_name, get_pool, plan_tournament, run_match
 
 log = logging.getLogger(__name__)
 
-def ladder_settings() -> dict[str, Any]:
-    """The continuous ladder's settings, from the environment.
-
-    | variable | default | meaning |
-    |---|---|---|
-    | ``PARTERRE_LADDER_GAMES`` | every registered game, 2 players | game strings, separated by ``;`` ("" = none) |
-    | ``PARTERRE_LADDER_PERIOD_S`` | ``10`` | one ladder round per period (beat schedule) |
-    | ``PARTERRE_LADDER_MAX_PENDING`` | ``2`` | a bot with this many planned/running matches is not paired |
-    | ``PARTERRE_LADDER_TIME_CONTROL`` | ``0:0:1000:100`` | base:increment:cap:margin (ms) |
-    """
-    tc = [int(x) for x in os.environ.get("PARTERRE_LADDER_TIME_CONTROL", "0:0:1000:100").split(":")]
-    games = os.environ.get("PARTERRE_LADDER_GAMES")
+def ladder_games(cfg: WorkerSettings) -> list[str]:
+    """The ladder's game strings: ``PARTERRE_LADDER_GAMES`` (separated by ``;``; "" = none), else
+    every registered game that has a 2-player mode."""
+    games = cfg.ladder_games
     if games is None:
         games = ";".join(_two_player_games())
-    return {
-        "games": [g.strip() for g in games.split(";") if g.strip()],
-        "period_s": float(os.environ.get("PARTERRE_LADDER_PERIOD_S", "10")),
-        "max_pending": int(os.environ.get("PARTERRE_LADDER_MAX_PENDING", "2")),
-        "time_control": dict(zip(("base_ms", "increment_ms", "cap_ms", "margin_ms"), tc, strict=True)),
-    }
+    return [g.strip() for g in games.split(";") if g.strip()]
 
 
 def _two_player_games() -> list[str]:
@@ -82,21 +71,20 @@ def ladder_tick(now: float | None = None, period_s: float | None = None) -> dict
         ``{game_string: matches queued}``.
     """
     cfg = _settings()
-    lcfg = ladder_settings()
     now = time.time() if now is None else now
-    period = float(period_s) if period_s else lcfg["period_s"]
+    period = float(period_s) if period_s else cfg.ladder_period_s
     round_no = int(now // period)
-    referees = directory.read_referees(cfg["redis_url"]) if cfg["redis_url"] else []
+    referees = directory.read_referees(cfg.redis_url) if cfg.redis_url else []
     pool = get_pool()
     out: dict[str, int] = {}
     from games.registry import load_game
 
-    for game_string in lcfg["games"]:
+    for game_string in ladder_games(cfg):
         game = load_game(game_string).name
         online = sorted(set(directory.online_bots(referees, game)) | set(_hosted_players(pool, game)))
         ids = ladder_tournaments.plan_ladder_round(
             pool, game_string=game_string, round_no=round_no, bot_ids=online,
-            max_pending=lcfg["max_pending"], time_control=lcfg["time_control"],
+            max_pending=cfg.ladder_max_pending, time_control=cfg.ladder_time_control_ms,
         )
         for match_id in ids:
             run_match.delay(match_id)
@@ -104,7 +92,7 @@ def ladder_tick(now: float | None = None, period_s: float | None = None) -> dict
     return out
 
 
-def _hosted_players(pool: Any, game: str) -> list[int]:
+def _hosted_players(pool: ConnectionPool, game: str) -> list[int]:
     """Bots with an active hosted version in ``game``: paired as if online, since the worker that runs
     their match starts them (docs/hosted.md); none when the workers hold no token secret."""
     if hosted.token_secret() is None:
@@ -130,7 +118,7 @@ def challenge_tick() -> dict[str, int]:
         ``{"started", "expired"}`` counts.
     """
     cfg = _settings()
-    referees = directory.read_referees(cfg["redis_url"]) if cfg["redis_url"] else []
+    referees = directory.read_referees(cfg.redis_url) if cfg.redis_url else []
     pool = get_pool()
     started, expired = ladder_challenges.dispatch_challenges(
         pool, lambda game: set(directory.online_bots(referees, game)) | set(_hosted_players(pool, game))
@@ -184,7 +172,7 @@ def hosted_tick() -> dict[str, Any]:
     """
 
     pool = get_pool()
-    secret, url = token_secret(), os.environ.get("PARTERRE_REDIS_URL", "")
+    secret, url = token_secret(), _settings().redis_url
     if secret is not None and url:  # revocations, a flushed Redis and versions made active without a secret heal here
         from workers.directory import _redis_client
 

@@ -20,7 +20,6 @@ signal.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from typing import Any
@@ -29,10 +28,11 @@ from celery.signals import task_success
 
 from ladder.stats.store import refresh_bradley_terry
 from workers.app import app
+from workers.settings import settings as worker_settings
 
 log = logging.getLogger(__name__)
 
-BT_DELAY_S = float(os.environ.get("PARTERRE_BT_DELAY_S", "5"))
+BT_DELAY_S = worker_settings().bt_delay_s
 """Delay (seconds) between a finished match and the recomputation it queues."""
 
 _queued_at: dict[str, float] = {}

@@ -37,6 +37,7 @@ import time
 from typing import Any
 
 from celery.signals import celeryd_init, worker_process_init, worker_ready
+from psycopg_pool import ConnectionPool
 
 from ladder import db as ladder_db
 from ladder import matches as ladder_matches
@@ -50,21 +51,23 @@ from workers.hosted import SandboxCapacityError
 from workers.hosted_runs import sweep_runs
 from workers.referee_client import InfraError, LeaseLostError, RefereeUnavailableError
 from workers.referee_client import run_match as referee_run_match
+from workers.settings import WorkerSettings
+from workers.settings import settings as worker_settings
 
 log = logging.getLogger(__name__)
 
-_pool: Any = None
+_pool: ConnectionPool | None = None
 _node: str = ""
 """Celery node name of this worker (``celeryd_init``), inherited by pool processes."""
 _slot: str = ""
 """This pool process's slot in the node (``#0``, ``#1``...), set in the child."""
 
 
-def get_pool() -> Any:
+def get_pool() -> ConnectionPool:
     """The process's PostgreSQL connection pool (created on first use, after fork)."""
     global _pool
     if _pool is None:
-        url = os.environ.get("PARTERRE_DATABASE_URL")
+        url = worker_settings().database_url
         if not url:
             raise RuntimeError("PARTERRE_DATABASE_URL is not set for the worker")
         _pool = ladder_db.make_pool(url, min_size=1, max_size=4)
@@ -141,7 +144,7 @@ def requeue_own_attempts(name: str, *, prefix: bool) -> dict[int, str]:
     """
     try:
         cfg = _settings()
-        changed = ladder_matches.requeue_worker(get_pool(), name, max_attempts=cfg["max_attempts"], prefix=prefix)
+        changed = ladder_matches.requeue_worker(get_pool(), name, max_attempts=cfg.match_attempts, prefix=prefix)
     except Exception as exc:  # never keep a worker from starting
         log.warning("could not requeue the attempts of %s: %s", name, exc)
         return {}
@@ -154,22 +157,8 @@ def requeue_own_attempts(name: str, *, prefix: bool) -> dict[int, str]:
     return changed
 
 
-def _settings() -> dict[str, Any]:
-    addresses = [a.strip() for a in os.environ.get("PARTERRE_REFEREE_ADDRESS", "127.0.0.1:50051").split(",")]
-    return {
-        "referees": [a for a in addresses if a],
-        "discovery": os.environ.get("PARTERRE_REFEREE_DISCOVERY", "1") != "0",
-        "redis_url": os.environ.get("PARTERRE_REDIS_URL", ""),
-        "service_token": os.environ.get("PARTERRE_SERVICE_TOKEN", ""),
-        "max_attempts": int(os.environ.get("PARTERRE_MATCH_ATTEMPTS", "3")),
-        "no_show_timeout_ms": int(os.environ.get("PARTERRE_NO_SHOW_TIMEOUT_MS", "30000")),
-        "retry_delay_s": float(os.environ.get("PARTERRE_RETRY_DELAY_S", "5")),
-        "lease_s": float(os.environ.get("PARTERRE_LEASE_S", "60")),
-        "tls_ca": os.environ.get("PARTERRE_REFEREE_TLS_CA", ""),
-        "referee_wait_s": float(os.environ.get("PARTERRE_REFEREE_WAIT_S", "3600")),
-        "referee_backoff_s": float(os.environ.get("PARTERRE_REFEREE_BACKOFF_S", "1")),
-        "referee_backoff_max_s": float(os.environ.get("PARTERRE_REFEREE_BACKOFF_MAX_S", "15")),
-    }
+def _settings() -> WorkerSettings:
+    return worker_settings()
 
 
 def referee_backoff_s(tries: int, base_s: float, max_s: float, rng: random.Random | None = None) -> float:
@@ -183,17 +172,17 @@ def referee_backoff_s(tries: int, base_s: float, max_s: float, rng: random.Rando
     return float(ceiling * (rng or random).uniform(0.5, 1.0))
 
 
-def _referee_addresses(cfg: dict[str, Any], seat_bot_ids: list[int],
+def _referee_addresses(cfg: WorkerSettings, seat_bot_ids: list[int],
                        referees: list[directory.RefereeInfo] | None = None) -> list[str]:
     """Referees to try for a match: discovered ones (best first) then the configured ones."""
     if referees is None:
         referees = _discovered(cfg)
-    return directory.choose_referees(cfg["referees"], referees, seat_bot_ids)
+    return directory.choose_referees(cfg.referees, referees, seat_bot_ids)
 
 
-def _discovered(cfg: dict[str, Any]) -> list[directory.RefereeInfo]:
-    if cfg["discovery"] and cfg["redis_url"]:
-        return directory.read_referees(cfg["redis_url"])
+def _discovered(cfg: WorkerSettings) -> list[directory.RefereeInfo]:
+    if cfg.referee_discovery and cfg.redis_url:
+        return directory.read_referees(cfg.redis_url)
     return []
 
 
@@ -223,7 +212,7 @@ def plan_round_robin(tournament_id: int) -> int:
 class _LeaseKeeper:
     """Renews the claim on each referee event, at most every ``lease_s / 4`` seconds."""
 
-    def __init__(self, pool: Any, spec: Any, lease_s: float) -> None:
+    def __init__(self, pool: ConnectionPool, spec: Any, lease_s: float) -> None:
         self.pool, self.spec, self.lease_s = pool, spec, lease_s
         self.last = time.monotonic()
         self.renewals = 0
@@ -272,16 +261,16 @@ def run_match(self: Any, match_id: int) -> str:
 def _run_match(match_id: int) -> str:
     cfg = _settings()
     pool = get_pool()
-    spec = ladder_matches.claim_match(pool, match_id, _worker_name(), lease_s=cfg["lease_s"],
-                                      max_attempts=cfg["max_attempts"])
+    spec = ladder_matches.claim_match(pool, match_id, _worker_name(), lease_s=cfg.lease_s,
+                                      max_attempts=cfg.match_attempts)
     if spec is None:
         return "skipped"
     ctx = {"match_id": match_id, "attempt": spec.attempt}
     log.info("match %s attempt %s: running", match_id, spec.attempt, extra=ctx)
-    keeper = _LeaseKeeper(pool, spec, cfg["lease_s"])
+    keeper = _LeaseKeeper(pool, spec, cfg.lease_s)
     tls_ca = None
-    if cfg["tls_ca"]:
-        with open(cfg["tls_ca"], "rb") as fh:
+    if cfg.referee_tls_ca:
+        with open(cfg.referee_tls_ca, "rb") as fh:
             tls_ca = fh.read()
     referees = _discovered(cfg)
     addresses = _referee_addresses(cfg, list(spec.seat_bot_ids), referees)
@@ -299,7 +288,7 @@ def _run_match(match_id: int) -> str:
         return _retry(pool, spec, "infra_error", str(exc), cfg)
 
 
-def _play_and_record(pool: Any, cfg: dict[str, Any], spec: Any, addresses: list[str], keeper: _LeaseKeeper,
+def _play_and_record(pool: ConnectionPool, cfg: WorkerSettings, spec: Any, addresses: list[str], keeper: _LeaseKeeper,
                      tls_ca: bytes | None) -> str:
     match_id = spec.match_id
     ctx = {"match_id": match_id, "attempt": spec.attempt}
@@ -328,10 +317,10 @@ def _play_and_record(pool: Any, cfg: dict[str, Any], spec: Any, addresses: list[
     return "unrecorded"
 
 
-def _wait_for_referee(pool: Any, spec: Any, error: str, cfg: dict[str, Any]) -> str:
+def _wait_for_referee(pool: ConnectionPool, spec: Any, error: str, cfg: WorkerSettings) -> str:
     """No referee reachable before the match started: give the claim back and try again later."""
     state, tries, waited = referee_wait.release_unstarted(pool, spec.match_id, spec.attempt, error,
-                                                          wait_s=cfg["referee_wait_s"])
+                                                          wait_s=cfg.referee_wait_s)
     ctx = {"match_id": spec.match_id, "attempt": spec.attempt}
     if state != "planned":
         if state == "failed":
@@ -339,18 +328,18 @@ def _wait_for_referee(pool: Any, spec: Any, error: str, cfg: dict[str, Any]) -> 
             log.error("match %s: no referee reachable for %.0f s (%d tries): failed: %s", spec.match_id, waited,
                       tries, error, extra=ctx)
         return state
-    delay = referee_backoff_s(tries, cfg["referee_backoff_s"], cfg["referee_backoff_max_s"])
+    delay = referee_backoff_s(tries, cfg.referee_backoff_s, cfg.referee_backoff_max_s)
     log.warning("match %s: no referee reachable (try %d, waiting %.0f s so far); not an attempt, trying again "
                 "in %.1f s: %s", spec.match_id, tries, waited, delay, error, extra=ctx)
     run_match.apply_async((spec.match_id,), countdown=delay)
     return "waiting_for_referee"
 
 
-def _run_on_referee(cfg: dict[str, Any], spec: Any, addresses: list[str], keeper: _LeaseKeeper,
+def _run_on_referee(cfg: WorkerSettings, spec: Any, addresses: list[str], keeper: _LeaseKeeper,
                     tls_ca: bytes | None) -> Any:
     return referee_run_match(
         addresses,
-        cfg["service_token"],
+        cfg.service_token,
         match_id=spec.match_id,
         attempt=spec.attempt,
         game_string=spec.game_string,
@@ -358,20 +347,20 @@ def _run_on_referee(cfg: dict[str, Any], spec: Any, addresses: list[str], keeper
         seat_bot_ids=list(spec.seat_bot_ids),
         seat_bot_names=list(spec.seat_bot_names),
         time_control=dict(spec.time_control),
-        no_show_timeout_ms=cfg["no_show_timeout_ms"],
+        no_show_timeout_ms=cfg.no_show_timeout_ms,
         max_duration_ms=MAX_MATCH_DURATION_S * 1000,
         on_event=keeper,
         tls_root_cert=tls_ca,
     )
 
 
-def _retry(pool: Any, spec: Any, status: str, error: str, cfg: dict[str, Any]) -> str:
+def _retry(pool: ConnectionPool, spec: Any, status: str, error: str, cfg: WorkerSettings) -> str:
     state = ladder_matches.record_failed_attempt(
-        pool, spec.match_id, spec.attempt, status, error, cfg["max_attempts"]
+        pool, spec.match_id, spec.attempt, status, error, cfg.match_attempts
     )
     if state == "planned":
         worker_metrics.MATCH_RETRIES.labels(status).inc()
-        run_match.apply_async((spec.match_id,), countdown=cfg["retry_delay_s"] * spec.attempt)
+        run_match.apply_async((spec.match_id,), countdown=cfg.retry_delay_s * spec.attempt)
         return "requeued"
     return state
 
@@ -396,19 +385,19 @@ _outage: dict[str, Any] = {"down": False, "back_at": None}
 ``time.monotonic()`` it was reachable again (``back_at``)."""
 
 
-def _requeue_expired(pool: Any, cfg: dict[str, Any]) -> dict[int, str]:
+def _requeue_expired(pool: ConnectionPool, cfg: WorkerSettings) -> dict[int, str]:
     """:func:`ladder.matches.requeue_expired`, except for a whole lease after this process found the
     database reachable again: a lease that ran out while no one could reach the database is not a
     lost worker, and its worker renews it once the database is back (``_LeaseKeeper``)."""
     if _outage["down"]:
         _outage["down"], _outage["back_at"] = False, time.monotonic()
         log.warning("reaper: the database is reachable again; leases get %.0f s to be renewed before any "
-                    "is expired", cfg["lease_s"])
+                    "is expired", cfg.lease_s)
     back_at = _outage["back_at"]
-    if back_at is not None and time.monotonic() - back_at < cfg["lease_s"]:
+    if back_at is not None and time.monotonic() - back_at < cfg.lease_s:
         return {}
     _outage["back_at"] = None
-    return ladder_matches.requeue_expired(pool, max_attempts=cfg["max_attempts"])
+    return ladder_matches.requeue_expired(pool, max_attempts=cfg.match_attempts)
 
 
 @app.task(name="parterre.reap")
@@ -417,7 +406,7 @@ def reap() -> dict[str, int]:
     return reap_with(get_pool())
 
 
-def reap_with(pool: Any) -> dict[str, int]:
+def reap_with(pool: ConnectionPool) -> dict[str, int]:
     """The reaper: run again the matches a lost worker or referee left behind.
 
     The reaper ends matches stuck past their maximum duration
@@ -449,9 +438,9 @@ def reap_with(pool: Any) -> dict[str, int]:
         raise
 
 
-def _reap(pool: Any, cfg: dict[str, Any]) -> dict[str, int]:
-    overdue_s = MAX_MATCH_DURATION_S + cfg["no_show_timeout_ms"] / 1000.0 + 120
-    overdue = ladder_matches.requeue_overdue(pool, overdue_s, max_attempts=cfg["max_attempts"])
+def _reap(pool: ConnectionPool, cfg: WorkerSettings) -> dict[str, int]:
+    overdue_s = MAX_MATCH_DURATION_S + cfg.no_show_timeout_ms / 1000.0 + 120
+    overdue = ladder_matches.requeue_overdue(pool, overdue_s, max_attempts=cfg.match_attempts)
     expired = _requeue_expired(pool, cfg)  # after a call that reached the database
     queued = 0
     for match_id, status in {**expired, **overdue}.items():
@@ -459,7 +448,7 @@ def _reap(pool: Any, cfg: dict[str, Any]) -> dict[str, int]:
             run_match.delay(match_id)
             queued += 1
     stale: list[int] = []
-    stale_s = float(os.environ.get("PARTERRE_STALE_PLANNED_S", "300"))
+    stale_s = worker_settings().stale_planned_s
     if _queue_length(app.conf.task_default_queue) == 0:
         stale = ladder_matches.stale_planned(pool, stale_s)
         for match_id in stale:
@@ -471,7 +460,7 @@ def _reap(pool: Any, cfg: dict[str, Any]) -> dict[str, int]:
             "queued": queued + len(stale)}
 
 
-_reaper_pool: Any = None
+_reaper_pool: ConnectionPool | None = None
 """The worker reaper thread's own pool, in the worker's main process (never used, nor closed, by a
 pool process forked from it: dropping inherited connections there would close the parent's)."""
 _reaper_thread: threading.Thread | None = None
@@ -479,7 +468,7 @@ _reaper_thread: threading.Thread | None = None
 
 def worker_reap_period_s() -> float:
     """``PARTERRE_WORKER_REAP_S`` (default ``PARTERRE_REAP_PERIOD_S``, 15 s); 0 turns the worker reaper off."""
-    return float(os.environ.get("PARTERRE_WORKER_REAP_S", os.environ.get("PARTERRE_REAP_PERIOD_S", "15")))
+    return worker_settings().worker_reap_period_s
 
 
 def start_worker_reaper(period_s: float | None = None) -> threading.Thread | None:
@@ -506,7 +495,7 @@ def start_worker_reaper(period_s: float | None = None) -> threading.Thread | Non
             sweep_hosted_runs()
             try:
                 if _reaper_pool is None:
-                    url = os.environ.get("PARTERRE_DATABASE_URL")
+                    url = worker_settings().database_url
                     if not url:
                         continue
                     _reaper_pool = ladder_db.make_pool(url, min_size=1, max_size=1)

@@ -23,25 +23,28 @@ import threading
 import time
 from typing import Any
 
+from psycopg_pool import ConnectionPool
+
 from ladder import bots as ladder_bots
 from ladder import db as ladder_db
 from workers.app import app
 from workers.directory import _redis_client
+from workers.settings import settings as worker_settings
 
 log = logging.getLogger(__name__)
 
 _watch_thread: threading.Thread | None = None
-_tick_pool: tuple[int, Any] | None = None
+_tick_pool: tuple[int, ConnectionPool] | None = None
 """(process id, pool) of :func:`tokens_tick`."""
 
 
 def watch_period_s() -> float:
     """``PARTERRE_TOKENS_WATCH_S`` (default 5): the longest the token watch waits between two checks;
     0 turns the watch off."""
-    return float(os.environ.get("PARTERRE_TOKENS_WATCH_S", "5"))
+    return worker_settings().tokens_watch_s
 
 
-def republish_if_lost(pool: Any, redis_client: Any, key: str = ladder_bots.TOKENS_KEY) -> int | None:
+def republish_if_lost(pool: ConnectionPool, redis_client: Any, key: str = ladder_bots.TOKENS_KEY) -> int | None:
     """:func:`ladder.bots.ensure_published`, logged when it had to publish.
 
     Returns:
@@ -62,7 +65,8 @@ def tokens_tick() -> int | None:
         The number of tokens published, or None when the hash was whole or no Redis is configured.
     """
     global _tick_pool
-    url, db_url = os.environ.get("PARTERRE_REDIS_URL", ""), os.environ.get("PARTERRE_DATABASE_URL", "")
+    cfg = worker_settings()
+    url, db_url = cfg.redis_url, cfg.database_url
     if not url or not db_url:
         return None
     if _tick_pool is None or _tick_pool[0] != os.getpid():  # a pool of this process, never a forked parent's
@@ -86,13 +90,14 @@ def start_token_watch(period_s: float | None = None, *, key: str = ladder_bots.T
     """
     global _watch_thread
     period = watch_period_s() if period_s is None else float(period_s)
-    db_url, redis_url = os.environ.get("PARTERRE_DATABASE_URL"), os.environ.get("PARTERRE_REDIS_URL")
+    cfg = worker_settings()
+    db_url, redis_url = cfg.database_url, cfg.redis_url
     if period <= 0 or not db_url or not redis_url or _watch_thread is not None:
         return None
     wait_s = max(1, round(period))  # BLPOP takes whole seconds on every Redis version
 
     def loop() -> None:
-        pool: Any = None
+        pool: ConnectionPool | None = None
         client = _redis_client(redis_url, socket_timeout_s=wait_s + 5.0)  # longer than the BLPOP
         while True:
             try:

@@ -37,13 +37,14 @@ from ladder import accounts as acc
 from ladder.bots import TOKENS_KEY
 from ladder.challenges import DEFAULT_MAX_OPEN
 from ladder.owned_bots import MAX_BOTS_PER_ACCOUNT
+from ladder.web.settings import settings as web_settings
 
 SESSION_COOKIE = "parterre_session"
 SIGNUP_MODES = ("open", "approval", "closed")
 
 
 def _home() -> Path:
-    home = os.environ.get("PARTERRE_HOME")
+    home = web_settings().home
     if home:
         return Path(home).expanduser()
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(Path.home(), ".local", "share")
@@ -52,9 +53,9 @@ def _home() -> Path:
 
 def session_secret(env: dict[str, str] | None = None) -> str:
     """``PARTERRE_SESSION_SECRET``, or the secret in ``$PARTERRE_HOME/session-secret`` (created, mode 600)."""
-    env = dict(os.environ if env is None else env)
-    if env.get("PARTERRE_SESSION_SECRET"):
-        return env["PARTERRE_SESSION_SECRET"]
+    cfg = web_settings(env)
+    if cfg.session_secret:
+        return cfg.session_secret
     path = _home() / "session-secret"
     if path.exists():
         return path.read_text().strip()
@@ -101,33 +102,17 @@ def config_from_env(env: dict[str, str] | None = None) -> ParticipantConfig:
         ValueError: ``PARTERRE_SIGNUP`` is not open/approval/closed, or
             ``PARTERRE_MAX_OPEN_CHALLENGES`` / ``PARTERRE_MAX_BOTS_PER_ACCOUNT`` is not a whole number >= 1.
     """
-    env = dict(os.environ if env is None else env)
-    signup = env.get("PARTERRE_SIGNUP") or "open"
-    if signup not in SIGNUP_MODES:
-        raise ValueError(f"PARTERRE_SIGNUP={signup!r}: expected one of {', '.join(SIGNUP_MODES)}")
+    cfg = web_settings(env)
     redis_client = None
-    url = env.get("PARTERRE_REDIS_URL")
+    url = cfg.redis_url
     if url:
         import redis
 
         if url.startswith("redis+socket://"):
             url = "unix://" + url[len("redis+socket://"):]
         redis_client = redis.Redis.from_url(url)
-    return ParticipantConfig(signup=signup, redis=redis_client,
-                             secure_cookies=env.get("PARTERRE_SECURE_COOKIES") == "1",
-                             max_open_challenges=_cap(env, "PARTERRE_MAX_OPEN_CHALLENGES", DEFAULT_MAX_OPEN),
-                             max_bots=_cap(env, "PARTERRE_MAX_BOTS_PER_ACCOUNT", MAX_BOTS_PER_ACCOUNT))
-
-
-def _cap(env: dict[str, str], name: str, default: int) -> int:
-    raw = env.get(name) or str(default)
-    try:
-        cap = int(raw)
-    except ValueError:
-        cap = 0
-    if cap < 1:
-        raise ValueError(f"{name}={raw!r}: expected a whole number >= 1")
-    return cap
+    return ParticipantConfig(signup=cfg.signup, redis=redis_client, secure_cookies=cfg.secure_cookies,
+                             max_open_challenges=cfg.max_open_challenges, max_bots=cfg.max_bots_per_account)
 
 
 def config(request: Request) -> ParticipantConfig:

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -53,6 +52,7 @@ from ladder.read.matches import seats_of
 from ladder.web.api import MatchId, pool
 from ladder.web.boards import board_panel
 from ladder.web.live_hub import PER_CLIENT, TOTAL, Hub, Render, index_key, sse, stream_key
+from ladder.web.settings import settings as web_settings
 from ladder.web.viewer import Frame
 
 log = logging.getLogger(__name__)
@@ -96,23 +96,11 @@ def config_from_env() -> LiveConfig | None:
     Raises:
         ValueError: ``PARTERRE_LIVE_DELAY`` is not a number >= 0, or a cap not an integer >= 1.
     """
-    url = os.environ.get("PARTERRE_REDIS_URL")
-    if not url:
+    cfg = web_settings()
+    if not cfg.redis_url:
         return None
-    text = os.environ.get("PARTERRE_LIVE_DELAY", str(DEFAULT_DELAY_S))
-    try:
-        delay = float(text)
-    except ValueError:
-        raise ValueError(f"PARTERRE_LIVE_DELAY must be a number of seconds >= 0, not {text!r}") from None
-    if not delay >= 0:
-        raise ValueError(f"PARTERRE_LIVE_DELAY must be a number of seconds >= 0, not {text!r}")
-    caps = []
-    for var, default in (("PARTERRE_LIVE_MAX_PER_ADDRESS", PER_CLIENT), ("PARTERRE_LIVE_MAX_VIEWERS", TOTAL)):
-        text = os.environ.get(var, "").strip() or str(default)
-        if not text.isdigit() or int(text) < 1:
-            raise ValueError(f"{var} must be an integer >= 1, not {text!r}")
-        caps.append(int(text))
-    return LiveConfig(url, delay, os.environ.get("PARTERRE_CLUSTER_NAMESPACE", "parterre"), *caps)
+    return LiveConfig(cfg.redis_url, cfg.live_delay_s, cfg.cluster_namespace, cfg.live_max_per_address,
+                      cfg.live_max_viewers)
 
 
 def _stream(cfg: LiveConfig, match_id: int) -> str:

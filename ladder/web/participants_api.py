@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException, Path, Query, Request
+from psycopg_pool import ConnectionPool
 from pydantic import BaseModel, Field
 
 from games.api import GameError
@@ -295,7 +296,7 @@ def api_seat_view(request: Request, match_id: Id,
     return seat_view(_pool(request), request.app.state.replays, caller.account.id, match_id, bot_id)
 
 
-def check_challenge(pool: Any, account_id: int, game_string: str, bot_ids: list[int]) -> str:
+def check_challenge(pool: ConnectionPool, account_id: int, game_string: str, bot_ids: list[int]) -> str:
     """Who may challenge whom: at least one bot is the challenger's own; every other bot accepts challenges
     in this game and none is retired. Raises HTTPException 422 (not 1 to :data:`MAX_CHALLENGE_BOTS`
     bots: checked before any query), 404 (unknown bot) or 403.
@@ -331,7 +332,7 @@ def check_challenge(pool: Any, account_id: int, game_string: str, bot_ids: list[
     return game_string
 
 
-def _house(pool: Any, bot_id: int) -> bool:
+def _house(pool: ConnectionPool, bot_id: int) -> bool:
     """House bots (``ladder.house``) always accept challenges."""
     from ladder.house import house_bot_ids
 
@@ -370,7 +371,7 @@ def api_challenge(request: Request, body: ChallengeIn) -> ChallengeOut:
     return ChallengeOut(match_id=int(match_id), rated=made.rated, unrated_reason=made.unrated_reason)
 
 
-def check_tournament_bots(pool: Any, account: acc.Account, bot_ids: list[int]) -> None:
+def check_tournament_bots(pool: ConnectionPool, account: acc.Account, bot_ids: list[int]) -> None:
     """An organiser seats only their own bots and house bots at creation (others enter themselves);
     an admin seats any live bot. Raises HTTPException 404 (unknown) or 403."""
     house = None

@@ -22,17 +22,18 @@ of unread body per connection) and by ``limit_concurrency``.
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from ladder.web.settings import WebSettings
+from ladder.web.settings import settings as web_settings
+
 HEAD_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5
 MAX_HEAD_BYTES = 16 << 10
-MAX_CONNECTIONS = 1000
-MAX_CONNECTIONS_ENV = "PARTERRE_WEB_MAX_CONNECTIONS"
+MAX_CONNECTIONS = int(WebSettings.model_fields["web_max_connections"].default)
 
 
 class HeadTimeoutH11Protocol(H11Protocol):
@@ -97,7 +98,7 @@ def proxy_options(env: dict[str, str] | None = None) -> dict[str, Any]:
     Returns:
         keyword arguments for ``uvicorn.run`` / ``uvicorn.Config``.
     """
-    trusted = (os.environ if env is None else env).get("PARTERRE_TRUSTED_PROXIES", "").strip()
+    trusted = web_settings(env).trusted_proxies.strip()
     if not trusted:
         return {"proxy_headers": False}
     return {"proxy_headers": True, "forwarded_allow_ips": trusted}
@@ -109,11 +110,7 @@ def max_connections(env: dict[str, str] | None = None) -> int:
     Raises:
         ValueError: not a whole number >= 1.
     """
-    env = dict(os.environ if env is None else env)
-    raw = (env.get(MAX_CONNECTIONS_ENV) or str(MAX_CONNECTIONS)).strip()
-    if not raw.isdigit() or int(raw) < 1:
-        raise ValueError(f"{MAX_CONNECTIONS_ENV}={raw!r}: expected a whole number >= 1")
-    return int(raw)
+    return web_settings(env).web_max_connections
 
 
 def uvicorn_options(env: dict[str, str] | None = None) -> dict[str, Any]:

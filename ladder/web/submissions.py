@@ -29,6 +29,7 @@ import tempfile
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Request
+from psycopg_pool import ConnectionPool
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
@@ -170,7 +171,7 @@ PAGE_LOG_CHARS = 8192
 """Characters of each log shown on a page: its tail (the API gives the whole kept tail, 64 KiB)."""
 
 
-def page_logs(pool: Any, bot_id: int, version_id: int | None = None) -> list[dict[str, Any]]:
+def page_logs(pool: ConnectionPool, bot_id: int, version_id: int | None = None) -> list[dict[str, Any]]:
     """The owner's newest rated-match logs for a page, each cut to its last :data:`PAGE_LOG_CHARS`
     (``hidden``: how many characters were cut). The template autoescapes them like any value."""
     out = []

@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from parterre.settings import cli_settings
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
 
 
 def _pool() -> Any:
@@ -22,7 +26,7 @@ def _pool() -> Any:
     return pool(services(), migrate=True)
 
 
-def _account(pool: Any, username: str) -> Any:
+def _account(pool: ConnectionPool, username: str) -> Any:
     from ladder import accounts as acc
     from parterre.commands.common import CliError
 
@@ -36,7 +40,7 @@ def cmd_create(args: argparse.Namespace) -> int:
     from ladder import accounts as acc
     from parterre.commands.common import CliError
 
-    password = os.environ.get("PARTERRE_ADMIN_PASSWORD") or getpass.getpass(f"password for {args.username}: ")
+    password = cli_settings().admin_password or getpass.getpass(f"password for {args.username}: ")
     pool = _pool()
     try:
         account = acc.create_account(pool, args.username, password, role="admin")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from parterre import settings as settings_mod
@@ -108,7 +107,7 @@ def bot_connection(args: argparse.Namespace) -> tuple[str, str]:
         CliError: a malformed address, or no token.
     """
     address = settings_mod.check_address("--address", args.address or settings().referee_address)
-    token = args.token or os.environ.get("PARTERRE_BOT_TOKEN")
+    token = args.token or settings_mod.cli_settings().bot_token
     if not token:
         raise CliError("a bot token is required: --token T or PARTERRE_BOT_TOKEN")
     return address, token

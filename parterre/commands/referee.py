@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
-import os
 from typing import Any
 
 from parterre import settings as settings_mod
@@ -18,17 +17,18 @@ def cmd_referee(args: argparse.Namespace) -> int:
     common.observe(args, "referee")
     from parterre.embedded import redis_py_url
     from referee.core import RefereeSettings
-    from referee.server import BIND_RETRY_S, BindError, TlsConfig, serve
+    from referee.server import BindError, TlsConfig, serve
 
     st = common.settings()
     if not args.address and "," in st.referee_address:
         raise CliError("PARTERRE_REFEREE_ADDRESS lists several referees (for workers); give this one --address")
     address = settings_mod.check_address("--address", args.address or st.referee_address)
-    control = args.control_address or os.environ.get("PARTERRE_REFEREE_CONTROL_ADDRESS") or None
+    env = referee_env()
+    control = args.control_address or env.control_address or None
     if control is not None:
         control = settings_mod.check_address("--control-address", control)
     tls = None
-    cert, key = os.environ.get("PARTERRE_TLS_CERT"), os.environ.get("PARTERRE_TLS_KEY")
+    cert, key = env.tls_cert, env.tls_key
     if cert or key:
         if not (cert and key):
             raise CliError("TLS needs both PARTERRE_TLS_CERT and PARTERRE_TLS_KEY")
@@ -36,16 +36,11 @@ def cmd_referee(args: argparse.Namespace) -> int:
             tls = TlsConfig.from_files(cert, key)
         except ValueError as exc:
             raise CliError(str(exc)) from None
-    advertise = args.advertise_address or os.environ.get("PARTERRE_REFEREE_ADVERTISE_ADDRESS", "")
+    advertise = args.advertise_address or env.advertise_address
     advertise_control = (args.advertise_control_address
-                         or os.environ.get("PARTERRE_REFEREE_ADVERTISE_CONTROL_ADDRESS", ""))
+                         or env.advertise_control_address)
     services = common.services(need_redis=True)
     limits = _limits_from_env()
-    raw_retry = os.environ.get("PARTERRE_BIND_RETRY_S", "").strip() or str(BIND_RETRY_S)
-    try:
-        bind_retry_s = float(raw_retry)
-    except ValueError:
-        raise CliError(f"PARTERRE_BIND_RETRY_S must be a number of seconds, got {raw_retry!r}") from None
     try:
         asyncio.run(serve(
             address,
@@ -56,8 +51,8 @@ def cmd_referee(args: argparse.Namespace) -> int:
             cluster=not args.no_cluster,
             advertise_address=advertise,
             advertise_control_address=advertise_control,
-            cluster_namespace=os.environ.get("PARTERRE_CLUSTER_NAMESPACE") or "parterre",
-            bind_retry_s=bind_retry_s,
+            cluster_namespace=env.cluster_namespace,
+            bind_retry_s=env.bind_retry_s,
             **({"referee_id": args.referee_id} if args.referee_id else {}),
             settings=dataclasses.replace(RefereeSettings(), **limits),
         ))
@@ -66,34 +61,31 @@ def cmd_referee(args: argparse.Namespace) -> int:
     return 0
 
 
-LIMIT_VARIABLES = {
-    "PARTERRE_MAX_DECLARED_CONCURRENCY": ("max_declared_concurrency", 1),
-    "PARTERRE_MAX_STREAMS_PER_BOT": ("max_streams_per_bot", 0),
-    "PARTERRE_MAX_MESSAGES_PER_S": ("max_messages_per_s", 0),
-}
-"""Operator limits of the referee read from the environment: variable -> (setting, least value);
-see ``referee.core.RefereeSettings`` (0 = no limit for streams and messages)."""
+LIMITS = ("max_declared_concurrency", "max_streams_per_bot", "max_messages_per_s")
+"""Operator limits of the referee (``referee.core.RefereeSettings``) that ``parterre referee`` reads
+from the environment (:class:`parterre.settings.RefereeServerSettings`; 0 = no limit for streams and messages)."""
+
+
+def referee_env() -> settings_mod.RefereeServerSettings:
+    """``parterre referee``'s settings from the environment.
+
+    Raises:
+        CliError: a variable has a bad value (the message names it).
+    """
+    try:
+        return settings_mod.referee_settings()
+    except settings_mod.SettingsError as exc:
+        raise CliError(str(exc)) from None
 
 
 def _limits_from_env() -> dict[str, Any]:
-    """The referee settings the operator set through :data:`LIMIT_VARIABLES`.
+    """The referee limits the operator set (:data:`LIMITS`), by setting name.
 
     Raises:
         CliError: a value that is not an integer at least the setting's least value.
     """
-    out: dict[str, Any] = {}
-    for var, (setting, least) in LIMIT_VARIABLES.items():
-        text = os.environ.get(var, "").strip()
-        if not text:
-            continue
-        try:
-            value = int(text)
-        except ValueError:
-            raise CliError(f"{var} must be an integer, got {text!r}") from None
-        if value < least:
-            raise CliError(f"{var} must be at least {least}, got {value}")
-        out[setting] = value
-    return out
+    env = referee_env()
+    return {name: getattr(env, name) for name in LIMITS if getattr(env, name) is not None}
 
 
 def register(sub: Subparsers) -> None:

@@ -13,7 +13,6 @@ import argparse
 import base64
 import getpass
 import json
-import os
 import sys
 import urllib.error
 import urllib.parse
@@ -21,6 +20,7 @@ import urllib.request
 from typing import Any
 
 from parterre.commands.common import CliError
+from parterre.settings import cli_settings
 
 
 class RemoteError(Exception):
@@ -38,7 +38,7 @@ def call(method: str, path: str, body: Any = None, *, token: str | None = None, 
     Raises:
         RemoteError: a 4xx/5xx answer. OSError: the site cannot be reached.
     """
-    url = (base_url or os.environ.get("PARTERRE_URL") or "http://127.0.0.1:8000").rstrip("/") + path
+    url = (base_url or cli_settings().url).rstrip("/") + path
     data = None if body is None else json.dumps(body).encode()
     headers = {"accept": "application/json"}
     if data is not None:
@@ -61,14 +61,14 @@ def call(method: str, path: str, body: Any = None, *, token: str | None = None, 
 
 
 def _token() -> str:
-    token = os.environ.get("PARTERRE_API_TOKEN")
+    token = cli_settings().api_token
     if not token:
         raise CliError("set PARTERRE_API_TOKEN to a personal API token (parterre remote token prints one)")
     return token
 
 
 def _password(username: str) -> str:
-    return os.environ.get("PARTERRE_PASSWORD") or getpass.getpass(f"password for {username}: ")
+    return cli_settings().password or getpass.getpass(f"password for {username}: ")
 
 
 def _is_id(item: str) -> bool:

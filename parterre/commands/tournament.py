@@ -9,10 +9,13 @@ import re
 import sys
 import time
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from parterre.commands import common
 from parterre.commands.common import CliError, Subparsers
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
 
 FORMAT_CHOICES = ("round-robin", "gauntlet", "duplicate")
 """``--format`` values (stored as ``round_robin``, ``gauntlet``, ``duplicate``)."""
@@ -39,7 +42,7 @@ def parse_deadline(text: str, now: datetime | None = None) -> datetime:
     return when
 
 
-def _bot_id(pool: Any, ref: str) -> int:
+def _bot_id(pool: ConnectionPool, ref: str) -> int:
     from ladder import bots
 
     bot = bots.find_bot(pool, ref.strip())

@@ -20,13 +20,14 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import tarfile
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from parterre.settings import cli_settings
 
 EXIT = {"active": 0, "superseded": 0, "failed_test": 1, "rejected": 2}
 
@@ -51,8 +52,8 @@ def _call(method: str, url: str, token: str, data: bytes | None = None) -> dict[
 
 
 def cmd_bot_upload(args: argparse.Namespace) -> int:
-    token = args.token or os.environ.get("PARTERRE_API_TOKEN", "")
-    base = (args.url or os.environ.get("PARTERRE_URL") or "http://127.0.0.1:8000").rstrip("/")
+    token = args.token or cli_settings().api_token
+    base = (args.url or cli_settings().url).rstrip("/")
     try:
         version = _call("POST", f"{base}/api/bots/{args.bot_id}/versions", token, pack(Path(args.path)))
     except urllib.error.HTTPError as exc:
