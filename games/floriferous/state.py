@@ -68,8 +68,9 @@ from games.floriferous.scoring import (
     tea_winner,
 )
 from games.floriferous.state_protocol import FloriferousStateProtocol
+from games.framework import StateHotPath
 from games.native import blank, fields_of, set_fields
-from games.trusted import below, holds
+from games.trusted import below
 
 TOTAL_STONES: Final = 24
 """Stones in the box (Rulebook: "Contents")."""
@@ -78,7 +79,7 @@ _EMPTY: Final = -1
 _CHANCE_PHASES: Final = frozenset((P_BOUNTY, P_START, P_DEAL, P_CROW, P_CROW_DEAL))
 
 
-class FloriferousState(FloriferousStateProtocol, State):
+class FloriferousState(StateHotPath, FloriferousStateProtocol, State):
     """A position of a Floriferous match (see the module docstring for the flow).
 
     Only the hooks of :class:`games.api.State` are public behaviour; the extra
@@ -148,54 +149,6 @@ class FloriferousState(FloriferousStateProtocol, State):
         self._result: Outcome | None = None
         self._phase = P_BOUNTY
         self._cur = CHANCE
-
-    # -- framework hooks --------------------------------------------------------------
-    def _current_player(self) -> int:
-        return self._cur
-
-    # -- the public API's hot calls, specialised (same behaviour as games.api.State's) ------------
-    def current_player(self) -> int:
-        """Seat number to act, or :data:`CHANCE`, or :data:`TERMINAL`."""
-        return self._cur
-
-    def is_terminal(self) -> bool:
-        """True when the game is over."""
-        return self._cur == TERMINAL
-
-    def is_chance_node(self) -> bool:
-        """True when the next action is a chance outcome."""
-        return self._cur == CHANCE
-
-    def sample_chance(self, rng: random.Random) -> Action:
-        """Draw the next chance outcome with ``rng`` (see :meth:`games.api.State.sample_chance`)."""
-        if self._cur != CHANCE:
-            return State.sample_chance(self, rng)  # raises GameError
-        action = self._sample_chance(rng)
-        self._sampled = action
-        return action
-
-    def legal_actions(self) -> list[Action]:
-        """Legal actions now, a copy (see :meth:`games.api.State.legal_actions`)."""
-        cache = self._legal_cache
-        if cache is None:
-            cache = self._legal_actions() if self._cur >= 0 else State.legal_actions(self)
-            self._legal_cache = cache
-        return cache[:]
-
-    def apply_action(self, action: Action) -> None:
-        """Check and apply ``action`` (see :meth:`games.api.State.apply_action`).
-
-        Trusted without the check, as there: the action sample_chance() drew for
-        this position, or one of the objects of its legal list.
-        """
-        if action is not self._sampled and not holds(self._legal_cache, action):
-            State.apply_action(self, action)  # checks; raises GameOverError / InvalidActionError / ...
-            return
-        player = self._cur
-        _DISPATCH[type(action)](self, action)
-        self.history.append((player, action))
-        self._legal_cache = None
-        self._sampled = None
 
     def _chance_seq(self) -> list[int]:
         """Outcome indexes of the current chance node, in the canonical order."""

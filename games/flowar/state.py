@@ -69,11 +69,11 @@ from games.flowar.rounds import RoundsMixin
 from games.flowar.setup import CONTRACT_SLOTS, MARKET_SLOTS, SetupMixin
 from games.flowar.taxus import TaxusMixin
 from games.flowar.turn import TurnMixin
+from games.framework import StateHotPath
 from games.native import blank, fields_of, set_fields
-from games.trusted import holds
 
 
-class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin, TaxusMixin, State):
+class FlowarState(StateHotPath, SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin, TaxusMixin, State):
     """A position of a Flowar match (see the module docstring for the flow).
 
     Public behaviour is the :class:`games.api.State` interface plus
@@ -226,51 +226,8 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
         self._cur = player
         return True
 
-    # -- framework hooks ---------------------------------------------------------------------
-    def _current_player(self) -> int:
-        return self._cur
-
-    # -- the public API's hot calls, specialised on this state's fields (same behaviour as games.api.State's;
-    # the mypyc build runs them natively: issue 19) --------------------------------------------------------
-    def current_player(self) -> int:
-        """Seat number to act, or :data:`CHANCE`, or :data:`TERMINAL`."""
-        return self._cur
-
-    def is_terminal(self) -> bool:
-        """True when the game is over."""
-        return self._cur == TERMINAL
-
-    def is_chance_node(self) -> bool:
-        """True when the next action is a chance outcome."""
-        return self._cur == CHANCE
-
-    def sample_chance(self, rng: random.Random) -> Action:
-        """Draw the next chance outcome with ``rng`` (see :meth:`games.api.State.sample_chance`)."""
-        if self._cur != CHANCE:
-            return State.sample_chance(self, rng)  # raises GameError
-        action = self._sample_chance(rng)
-        self._sampled = action
-        return action
-
-    def legal_actions(self) -> list[Action]:
-        """Legal actions now, a copy (see :meth:`games.api.State.legal_actions`)."""
-        cache = self._legal_cache
-        if cache is None:
-            cache = self._legal_actions() if self._cur >= 0 else State.legal_actions(self)
-            self._legal_cache = cache
-        return cache[:]
-
-    def apply_action(self, action: Action) -> None:
-        """Check and apply ``action`` (see :meth:`games.api.State.apply_action`); trusted without the
-        check, as there: the very action sample_chance() drew here, or an object of the legal list."""
-        if action is not self._sampled and not holds(self._legal_cache, action):
-            State.apply_action(self, action)  # checks; raises GameOverError / InvalidActionError / ...
-            return
-        player = self._cur
-        self._apply(action)
-        self.history.append((player, action))
-        self._legal_cache = None
-        self._sampled = None
+    def _sample_chance(self, rng: random.Random) -> Action:
+        return ChanceMixin._sample_chance(self, rng)  # named here: StateHotPath comes before the mixins
 
     def _legal_actions(self) -> list[Action]:
         if self._phase == D_TURN:  # the turn menu, most decisions: called directly (native when compiled)

@@ -22,7 +22,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, Final
 
-from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State
+from games.api import CHANCE, Action, Game, Outcome, State
+from games.framework import StateHotPath
 from games.lafleur import actions as A
 from games.lafleur.cards import (
     ARTISANS,
@@ -63,10 +64,10 @@ from games.lafleur.solo import SoloMixin
 from games.lafleur.termination import LaFleurTermination
 from games.lafleur.turns import LEGAL_BUILDERS, TURN_DISPATCH, TurnsMixin
 from games.native import blank, fields_of, set_fields
-from games.trusted import below, holds
+from games.trusted import below
 
 
-class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
+class LaFleurState(StateHotPath, TurnsMixin, PartyMixin, SoloMixin, State):
     """A position of a La Fleur match (see the module docstring for the flow).
 
     Besides the :class:`games.api.State` hooks, :meth:`resample_hidden` serves
@@ -275,52 +276,6 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
             self._vsearch.append(x)
         else:  # pragma: no cover - programming error
             raise AssertionError(f"unknown destination {dest!r}")
-
-    # -- framework hooks -------------------------------------------------------------------------
-    def _current_player(self) -> int:
-        return self._cur
-
-    # -- the public API's hot calls, specialised on this state's fields (same behaviour as games.api.State's;
-    # the mypyc build runs them natively: issue 19) --------------------------------------------------------
-    def current_player(self) -> int:
-        """Seat number to act, or :data:`CHANCE`, or :data:`TERMINAL`."""
-        return self._cur
-
-    def is_terminal(self) -> bool:
-        """True when the game is over."""
-        return self._cur == TERMINAL
-
-    def is_chance_node(self) -> bool:
-        """True when the next action is a chance outcome."""
-        return self._cur == CHANCE
-
-    def sample_chance(self, rng: random.Random) -> Action:
-        """Draw the next chance outcome with ``rng`` (see :meth:`games.api.State.sample_chance`)."""
-        if self._cur != CHANCE:
-            return State.sample_chance(self, rng)  # raises GameError
-        action = self._sample_chance(rng)
-        self._sampled = action
-        return action
-
-    def legal_actions(self) -> list[Action]:
-        """Legal actions now, a copy (see :meth:`games.api.State.legal_actions`)."""
-        cache = self._legal_cache
-        if cache is None:
-            cache = self._legal_actions() if self._cur >= 0 else State.legal_actions(self)
-            self._legal_cache = cache
-        return cache[:]
-
-    def apply_action(self, action: Action) -> None:
-        """Check and apply ``action`` (see :meth:`games.api.State.apply_action`); trusted without the
-        check, as there: the very action sample_chance() drew here, or an object of the legal list."""
-        if action is not self._sampled and not holds(self._legal_cache, action):
-            State.apply_action(self, action)  # checks; raises GameOverError / InvalidActionError / ...
-            return
-        player = self._cur
-        self._apply(action)
-        self.history.append((player, action))
-        self._legal_cache = None
-        self._sampled = None
 
     def _chance_seq(self) -> list[int]:
         d, dest = self._chance
