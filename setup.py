@@ -21,6 +21,7 @@ from setuptools import setup
 
 COMPILED = [
     "games/trusted.py",
+    "games/framework.py",
     "games/floriferous/state_protocol.py",
     "games/floriferous/state.py",
     "games/floriferous/crow.py",

@@ -72,14 +72,14 @@ def test_no_seat_acts_and_then_passes_in_random_games() -> None:
             games += 1
             refused, turn = False, -1
             for st, a in _random_game(f"flowar(players={n})", seed):
-                if st._tseat != turn:
-                    refused, turn = False, st._tseat
-                if isinstance(a, A.PayStrike) and st._cur == st._tseat \
+                if st._turn_seat != turn:
+                    refused, turn = False, st._turn_seat
+                if isinstance(a, A.PayStrike) and st._cur == st._turn_seat \
                         and a.count < st._workers[st._cur][st._strike_type]:
                     refused = True
                 if isinstance(a, A.Pass) and st._phase == D_TURN:
                     passes += 1
-                    assert not st._t_acted or (refused and not any(st._workers[st._cur])), (n, seed, st._round)
+                    assert not st._turn_acted or (refused and not any(st._workers[st._cur])), (n, seed, st._round)
     assert games == 80 and passes > 500
 
 
@@ -108,7 +108,7 @@ def test_favor_before_the_placement_keeps_a_placement_possible_in_played_games()
     checked = 0
     for seed in range(40):
         for st, a in _mixed_game("flowar(players=3)", seed):
-            if isinstance(a, A.UseFavor) and st._phase == D_TURN and st._t_placed == 0 \
+            if isinstance(a, A.UseFavor) and st._phase == D_TURN and st._turn_placed == 0 \
                     and a.favor not in KEEPS_PASS:
                 twin = st.clone()
                 twin.apply_action(a)
@@ -176,7 +176,7 @@ def _round3_market_colours(game: str, seed: int) -> tuple[set[int], set[int]]:
     """Colours in the Market and in deck + discard pile when round 3's first Guild choice comes."""
     for st, _ in _random_game(game, seed):
         if st._round == 3 and st._phase == D_GUILD:
-            left = {FLOWER_COLOUR[x] for x in st._fdeck + st._fdisc}
+            left = {FLOWER_COLOUR[x] for x in st._flower_deck + st._flower_discard}
             return {FLOWER_COLOUR[x] for x in st._market if x >= 0}, left
     raise AssertionError("no round 3")
 

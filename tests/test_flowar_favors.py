@@ -28,7 +28,7 @@ def test_using_a_favor_discards_a_delivered_contract_once_per_turn() -> None:
     st, seat = with_favor(15)
     arrange(st, seat, torches=2, below={"K1": ["C37", "C38"]})
     use(st, 15)
-    assert len(st._below[seat][0]) == 1 and 37 - 1 in st._cdisc + [36] and st._t_favor
+    assert len(st._below[seat][0]) == 1 and 37 - 1 in st._contract_discard + [36] and st._turn_favor_used
     assert not any(isinstance(a, A.UseFavor) for a in st.legal_actions())
     assert st._delivered[seat] == [0, 0, 0]  # the Achievement counts deliveries, not what is left
 
@@ -159,7 +159,7 @@ def test_favor_12_double_sale() -> None:
 def test_favor_13_own_guild_action_still_requires_a_placement() -> None:
     st, seat = with_favor(13)
     st._guild[seat] = 1  # "+3 Coins"
-    st._board[seat] |= 8  # even if its Action Space is already occupied
+    st._board_used[seat] |= 8  # even if its Action Space is already occupied
     use(st, 13)
     assert st._coins[seat] == 13
     kinds = {a.to_json()["kind"] for a in st.legal_actions()}
@@ -169,7 +169,7 @@ def test_favor_13_own_guild_action_still_requires_a_placement() -> None:
 def test_favor_14_fellowship_action() -> None:
     st, seat = with_favor(14)
     st._fellowship = 5
-    st._fellow_used = True
+    st._fellowship_used = True
     use(st, 14)
     assert st._mp[seat] == 7 and st._coins[seat] == 10
 
@@ -190,7 +190,7 @@ def test_favor_16_big_loan() -> None:
 def test_favor_17_second_worker() -> None:
     st, seat = with_favor(17)
     st._fellowship = 1
-    st._fellow_used = False
+    st._fellowship_used = False
     use(st, 17)
     act(st, kind="place", space="market", worker="trenti")
     settle(st)
@@ -200,7 +200,7 @@ def test_favor_17_second_worker() -> None:
     second = {a.space for a in st.legal_actions() if isinstance(a, A.Place)}
     assert second == {"fellowship", "guild"}
     act(st, kind="place", space="guild", worker="human")
-    assert st._t_placed == 2
+    assert st._turn_placed == 2
 
 
 def test_favor_18_strike_immunity() -> None:

@@ -20,27 +20,27 @@ from games.registry import load_game
 
 
 def check_invariants(st: FlowarState) -> None:
-    flowers = st._fdeck + st._fdisc + st._aside + [x for x in st._market if x >= 0]
-    for s in range(st._n):
+    flowers = st._flower_deck + st._flower_discard + st._aside + [x for x in st._market if x >= 0]
+    for s in range(st._num_players):
         flowers += st._fresh[s] + st._wilt[s]
     assert sorted(flowers) == list(range(len(FLOWER_IDS)))
-    assert all(st._fin[x] == (x in st._fdeck) for x in range(len(FLOWER_IDS)))
-    contracts = st._cdeck + st._cdisc + st._unchosen + [x for x in st._cgrid if x >= 0]
-    for s in range(st._n):
+    assert all(st._flower_in_deck[x] == (x in st._flower_deck) for x in range(len(FLOWER_IDS)))
+    contracts = st._contract_deck + st._contract_discard + st._unchosen + [x for x in st._contract_grid if x >= 0]
+    for s in range(st._num_players):
         contracts += st._contracts[s] + st._dealt[s] + [x for b in st._below[s] for x in b]
     assert sorted(contracts) == list(range(len(CONTRACT_IDS)))
     for t in range(3):
-        total = st._bag[t] + st._strike_area[t] + st._parked[t] + st._tx_workers[t]
+        total = st._bag[t] + st._strike_area[t] + st._parked[t] + st._taxus_worker_supply[t]
         total += sum(sp[t] for sp in st._spaces) + sum(w[t] for w in st._workers)
-        total += sum(st._gworkers[g][t] for g in range(6))
+        total += sum(st._guild_workers[g][t] for g in range(6))
         assert total == st._bag_full, (t, total)
         assert st._strike[t] <= (st._strike_area[t] >= 3)  # a strike needs 3 in the Strike Area
-    for s in range(st._n):
+    for s in range(st._num_players):
         assert st._coins[s] >= 0 and st._torches[s] >= 0 and 0 <= st._loans[s] <= 2
         assert min(st._workers[s]) >= 0
         if st._phase == D_TURN:
             assert len(st._contracts[s]) <= 4
-    assert 0 <= sum(st._eff_supply.values()) <= 12
+    assert 0 <= sum(st._efficiency_supply.values()) <= 12
 
 
 def playout(game: str, seed: int, check: bool = True) -> FlowarState:

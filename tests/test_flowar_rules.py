@@ -65,10 +65,10 @@ def test_bad_options(text: str) -> None:
 def test_setup(players: int) -> None:
     """Rulebook: "Game Setup", steps 3-11, and "Round Setup" (round 1)."""
     st = first_turn(f"flowar(players={players})", seed=players)
-    favors = st._fav_slots
+    favors = st._favor_slots
     assert len(set(favors)) == 6 and all(1 <= f <= 20 for f in favors)
-    assert all(v in (3, 4, 5) for v in st._eff) and sum(st._eff_supply.values()) == 9
-    assert all(x >= 0 for x in st._market) and all(x >= 0 for x in st._cgrid)
+    assert all(v in (3, 4, 5) for v in st._efficiency) and sum(st._efficiency_supply.values()) == 9
+    assert all(x >= 0 for x in st._market) and all(x >= 0 for x in st._contract_grid)
     assert {FLOWER_COLOUR[x] for x in st._market} == set(range(5))
     tiles = players + 1 if players > 1 else 2
     assert len(st._guilds) == tiles
@@ -107,7 +107,7 @@ def test_first_game_favors() -> None:
     """Rulebook: "Game Setup", step 3: the recommended first-game Favors 1 to 6."""
     for seed in range(4):
         st = first_turn("flowar(players=3,first_game_favors=true)", seed=seed)
-        assert sorted(st._fav_slots) == [1, 2, 3, 4, 5, 6]
+        assert sorted(st._favor_slots) == [1, 2, 3, 4, 5, 6]
 
 
 def test_setup_contracts_are_hidden_until_everybody_chose() -> None:
@@ -128,7 +128,7 @@ def test_setup_contracts_are_hidden_until_everybody_chose() -> None:
     assert st.observation(1)["players"][0]["hidden_contracts"] == 0
     settle(st, rng)
     # The three Contracts not kept are in the grid, with one from the deck.
-    assert all(x >= 0 for x in st._cgrid)
+    assert all(x >= 0 for x in st._contract_grid)
 
 
 def test_chance_nodes_are_explicit() -> None:
@@ -201,7 +201,8 @@ def test_player_board_spaces() -> None:
     while not (st.current_player() == seat and st._phase == D_TURN):
         settle(st)
         st.apply_action(st.legal_actions()[0] if st._phase != D_TURN else (
-            A.END_TURN if st._t_placed else find(st, kind="place", space="guild", worker=st.legal_actions()[1].worker)
+            A.END_TURN if st._turn_placed
+            else find(st, kind="place", space="guild", worker=st.legal_actions()[1].worker)
             if any(isinstance(a, A.Place) and a.space == "guild" for a in st.legal_actions()) else A.PASS))
     arrange(st, seat, coins=20, loans=1)
     assert "payoff" not in {a.space for a in st.legal_actions() if isinstance(a, A.Place)}
@@ -290,7 +291,7 @@ def test_contract_limit_is_four() -> None:
     act(st, kind="discard_contract", card="C02")
     assert sorted(st._contracts[seat]) == [0, 2, 3, 4]
     settle(st)
-    assert st._phase == D_TURN and all(x >= 0 for x in st._cgrid)
+    assert st._phase == D_TURN and all(x >= 0 for x in st._contract_grid)
 
 
 def test_strike_is_called_and_paid() -> None:
@@ -352,17 +353,17 @@ def test_round_structure_and_round_three_refresh() -> None:
     """Rulebook: "Round Setup" / "End of the Round": new tiles and Workers each round; before
     round 3 the Favors beside the kingdoms replace the others and both grids are redealt."""
     st = first_turn("flowar(players=3)", seed=18)
-    later = st._fav_slots[3:6]
-    grid = st._cgrid[:]
+    later = st._favor_slots[3:6]
+    grid = st._contract_grid[:]
     end_round(st)
-    assert st._round == 2 and sum(st._eff_supply.values()) == 6
+    assert st._round == 2 and sum(st._efficiency_supply.values()) == 6
     assert sum(st._bag) + sum(st._strike_area) + sum(sum(w) for w in st._workers) + sum(
-        sum(st._gworkers[g]) for g in range(6)) == 21
+        sum(st._guild_workers[g]) for g in range(6)) == 21
     end_round(st)
-    assert st._round == 3 and st._fav_slots[0:3] == later and st._fav_slots[3:6] == [0, 0, 0]
-    assert st._cgrid != grid and {FLOWER_COLOUR[x] for x in st._market} == set(range(5))
+    assert st._round == 3 and st._favor_slots[0:3] == later and st._favor_slots[3:6] == [0, 0, 0]
+    assert st._contract_grid != grid and {FLOWER_COLOUR[x] for x in st._market} == set(range(5))
     end_round(st, 2)
-    assert st.is_terminal() and sum(st._eff_supply.values()) == 0
+    assert st.is_terminal() and sum(st._efficiency_supply.values()) == 0
 
 
 def test_final_round_exchange_is_mandatory() -> None:

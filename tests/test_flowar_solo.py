@@ -21,7 +21,7 @@ def to_taxus_turn(st: FlowarState) -> None:
         if st._phase == C_TAXUS:
             return
         if st._phase == D_TURN:
-            if st._t_placed:
+            if st._turn_placed:
                 st.apply_action(A.END_TURN)
             else:
                 places = [a for a in st.legal_actions() if isinstance(a, A.Place) and a.coins == 0]
@@ -36,11 +36,11 @@ def test_solo_setup() -> None:
     assert st._bag_full == 9 and st._track == [0, TX]
     assert st._coins[0] <= 10 and len(st._guilds) == 2
     assert sum(st._bag) == 27 - 10
-    assert st._tx_pile == 5 and len(st._tx_deck) == 16
-    assert st._fellowship == st._tx_guild and st._tx_mp == st._tx_guild
-    assert sorted(st._order, key=lambda s: st._tx_guild if s == TX else st._guild[0]) == st._order
+    assert st._taxus_pile == 5 and len(st._taxus_deck) == 16
+    assert st._fellowship == st._taxus_guild and st._taxus_mp == st._taxus_guild
+    assert sorted(st._order, key=lambda s: st._taxus_guild if s == TX else st._guild[0]) == st._order
     obs = st.observation(0)
-    assert obs["solo"] and obs["taxus_seat"] == 1 and obs["taxus"]["guild"] == st._tx_guild
+    assert obs["solo"] and obs["taxus_seat"] == 1 and obs["taxus"]["guild"] == st._taxus_guild
 
 
 def test_taxus_reveals_five_cards_then_passes() -> None:
@@ -50,12 +50,12 @@ def test_taxus_reveals_five_cards_then_passes() -> None:
     pile_reveals = 0
     while st._round == 1:
         if st._phase == C_TAXUS:
-            pile_reveals += not st._tx_extra
+            pile_reveals += not st._taxus_extra
             st.apply_action(st.sample_chance(rng))
         elif st.is_chance_node():
             st.apply_action(st.sample_chance(rng))
         elif st._phase == D_TURN:
-            st.apply_action(A.END_TURN if st._t_placed else A.PASS)
+            st.apply_action(A.END_TURN if st._turn_placed else A.PASS)
         else:
             st.apply_action(st.legal_actions()[0])
     assert pile_reveals == 5
@@ -66,28 +66,28 @@ def test_taxus_torch_and_reveal() -> None:
     """Taxus Cards: return a Torch, reveal a card beyond the five and take its action (no Workers)."""
     st = first_turn("flowar(players=1)", seed=3)
     to_taxus_turn(st)
-    st._tx_torches = 2
+    st._taxus_torches = 2
     arrange_board(st, efficiency=(5, 3, 3))
-    pile, trentis, foxes = st._tx_pile, st._spaces[1][0], st._spaces[2][2]
+    pile, trentis, foxes = st._taxus_pile, st._spaces[1][0], st._spaces[2][2]
     st.apply_action(A.RevealTaxus("T11"))
-    assert st._tx_torches == 1 and st._phase == C_TAXUS and st._tx_pile == pile
+    assert st._taxus_torches == 1 and st._phase == C_TAXUS and st._taxus_pile == pile
     assert st._spaces[1][0] == trentis + 1
-    mp = st._tx_mp
+    mp = st._taxus_mp
     st.apply_action(A.RevealTaxus("T05"))  # Fox on K1: its action only
-    assert st._tx_mp == mp + 10 and st._spaces[2][2] == foxes
+    assert st._taxus_mp == mp + 10 and st._spaces[2][2] == foxes
 
 
 def test_taxus_loan_and_torches_cards() -> None:
     st = first_turn("flowar(players=1)", seed=4)
     to_taxus_turn(st)
-    coins, humans = st._tx_coins, st._spaces[0][1]
+    coins, humans = st._taxus_coins, st._spaces[0][1]
     st.apply_action(A.RevealTaxus("T12"))
-    assert (st._tx_coins - coins, st._tx_loans, st._tx_torches) == (5, 1, 1)
+    assert (st._taxus_coins - coins, st._taxus_loans, st._taxus_torches) == (5, 1, 1)
     assert st._spaces[0][1] == humans + 2
     to_taxus_turn(st)
     foxes = [st._spaces[2 + k][2] for k in range(3)]
     st.apply_action(A.RevealTaxus("T14"))
-    assert st._tx_torches == 3 and [st._spaces[2 + k][2] for k in range(3)] == [f + 1 for f in foxes]
+    assert st._taxus_torches == 3 and [st._spaces[2 + k][2] for k in range(3)] == [f + 1 for f in foxes]
 
 
 def test_taxus_takes_workers_from_the_strike_area_when_the_bag_lacks_them() -> None:
@@ -113,9 +113,9 @@ def test_solo_travel_pays_for_all_three_spaces() -> None:
 def test_taxus_exchange_and_carry_over() -> None:
     """Solo "End of the Round": as many MP as the Coins buy; the rest is saved."""
     st = first_turn("flowar(players=1)", seed=7)
-    st._tx_coins = 13
+    st._taxus_coins = 13
     st._taxus_exchange()
-    assert (st._tx_mp - st._tx_guild, st._tx_coins) == (2, 3)
+    assert (st._taxus_mp - st._taxus_guild, st._taxus_coins) == (2, 3)
 
 
 def test_taxus_picks_the_highest_tile_when_first_and_deck_reshuffles_before_round_3() -> None:
@@ -127,9 +127,9 @@ def test_taxus_picks_the_highest_tile_when_first_and_deck_reshuffles_before_roun
             st.apply_action(st.sample_chance(rng))
         elif st._phase == D_TURN:
             # Keep placing until Taxus has passed, so that he is first next round.
-            if st._t_placed:
+            if st._turn_placed:
                 st.apply_action(A.END_TURN)
-            elif not st._tx_passed:
+            elif not st._taxus_passed:
                 arrange(st, 0, coins=100, workers=(3, 3, 3))
                 st.apply_action(next(a for a in st.legal_actions() if isinstance(a, A.Place) and a.space == "market"))
             else:
@@ -137,10 +137,10 @@ def test_taxus_picks_the_highest_tile_when_first_and_deck_reshuffles_before_roun
         else:
             st.apply_action(st.legal_actions()[0])
         if st._phase == D_TURN and st._round == 2 and st._track[0] == TX:
-            assert st._tx_guild == max(st._guilds)
+            assert st._taxus_guild == max(st._guilds)
             checked += 1
     assert checked
-    assert len(st._tx_deck) + len(st._tx_disc) == 16 and len(st._tx_disc) <= 7
+    assert len(st._taxus_deck) + len(st._taxus_discard) == 16 and len(st._taxus_discard) <= 7
 
 
 def test_solo_outcome() -> None:
@@ -150,7 +150,7 @@ def test_solo_outcome() -> None:
     assert len(out.scores) == 1
     assert out.ranks == ((1,) if out.details["defeated_taxus"] else (2,))
     tx = out.details["taxus"]
-    b = breakdown(st._tx_mp, st._tx_torches, st._tx_loans, st._tx_coins, 0, 0, st._tx_guild)
+    b = breakdown(st._taxus_mp, st._taxus_torches, st._taxus_loans, st._taxus_coins, 0, 0, st._taxus_guild)
     assert tx["total"] == b.total
     me = out.details["breakdown"][0]
     # "If there is a tie, it is broken according to this order": Contracts left below, Baskets left, Coins

@@ -274,7 +274,7 @@ def test_payment_pairs_and_no_dead_ends() -> None:
     assert s.observation(0)["purchase"]["pair_first"] == "F21"
     play(s, A.PairCard("F22"), A.PayFlower("F01", ""))
     assert [FEATURES[f].id for f in s._features[0]] == ["G26"]
-    assert s._disc[0][-3:] == [INDEX[c][1] for c in ("F21", "F22", "F01")]
+    assert s._discards[0][-3:] == [INDEX[c][1] for c in ("F21", "F22", "F01")]
 
 
 def test_when_acquired_ability() -> None:
@@ -301,7 +301,7 @@ def test_invitation_breaks_a_tie_only_for_a_tied_player() -> None:
     assert A.Invite("V13", True) not in s.legal_actions()  # 2 Water Allure: no romance
     play(s, A.Invite("V13", False))
     assert s.destinations() == [0, -1]
-    s._vpawn[1] = 2  # seat 2 (0 Water) invites the other one: ignored
+    s._visitor_pawn[1] = 2  # seat 2 (0 Water) invites the other one: ignored
     assert s.destinations() == [0, -1]
     set_allure(s, 1, {"water": 3})  # a rival gains more before the Garden Party
     assert s.destinations() == [1, 1]
@@ -343,7 +343,7 @@ def test_romancing_two_visitors_hedges_and_one_becomes_the_companion() -> None:
     advance(s, lambda st: st._round == 2, queues={"event": ["E11"]})
     me = s.observation(None)["players"][0]
     assert me["companion"] == "V13"
-    assert INDEX["V14"][1] in s._disc[2] and INDEX["V13"][1] not in s._disc[2]
+    assert INDEX["V14"][1] in s._discards[2] and INDEX["V13"][1] not in s._discards[2]
     old, offered_then = _romance_two(1)
     assert not offered_then  # rules revision 1 (replays recorded before 2026-12-06)
     assert A.Invite("V14", False) in old.legal_actions()
@@ -380,7 +380,7 @@ def test_romance_a_companion() -> None:
     play(s, A.Invite("V13", True))
     advance(s, lambda st: st._round == 2, queues={"event": ["E11"]})
     assert s.observation(None)["players"][0]["companion"] == "V13"
-    assert INDEX["V13"][1] not in s._disc[2]
+    assert INDEX["V13"][1] not in s._discards[2]
     # Round 2: no second Companion; the Companion visits again at the Garden Party.
     put_visitors(s, ["V14"])
     s._allure[0][2] = 6
@@ -416,7 +416,7 @@ def test_visitors_resolve_in_turn_order_and_au_revoir() -> None:
     p = list(s._prestige)
     place_everyone_on_coin(s, queues={"event": ["E11"]})
     assert s._prestige[0] == p[0] + 1 and s._prestige[1] == p[1] + 1
-    assert sorted(VISITORS[v].id for v in s._disc[2]) == ["V01", "V07"]
+    assert sorted(VISITORS[v].id for v in s._discards[2]) == ["V01", "V07"]
 
 
 def test_when_visited_and_end_of_round_and_first_player_passes() -> None:
@@ -545,7 +545,7 @@ def test_chance_draws_are_the_cards_left_and_uniform() -> None:
     s.apply_action(A.BuyFlower(0, ""))  # from the deck: a chance node follows
     assert s.current_player() == CHANCE
     outs = s.chance_outcomes()
-    in_deck = [c.id for c in FLOWERS if s._indeck[0][c.index]]
+    in_deck = [c.id for c in FLOWERS if s._in_deck[0][c.index]]
     assert [a.card for a, _ in outs] == in_deck and len(in_deck) == 88 - 4 - 6
     assert len({p for _, p in outs}) == 1 and sum(p for _, p in outs) == 1
     assert s.observation(1)["flower_deck"] == len(in_deck)  # only its size is shown

@@ -81,13 +81,13 @@ def test_opponent_turn_steps() -> None:
     put_visitors(s, ["V13", "V07"])  # Adèle (Water), Lucien (Paths): tied, Water displayed first
     advance(s, lambda st: len(st._features[AUTO]) == 1,
             queues={"feature": ["G26"], "flower": ["F51", "F81"]})
-    assert INDEX["F24"][1] in s._disc[0]  # the rightmost card
+    assert INDEX["F24"][1] in s._discards[0]  # the rightmost card
     assert [FEATURES[f].id for f in s._features[AUTO]] == ["G26"]
     assert s._prestige[AUTO] == 1  # Ha-ha, When Acquired: +1 Prestige scores for the opponent
     assert s._allure[AUTO] == [0, 0, 0, 0, 0]  # its Garden Features give it no Allure (our decision)
-    advance(s, lambda st: INDEX["F81"][1] in st._disc[0], queues={"flower": ["F51", "F81"]})
+    advance(s, lambda st: INDEX["F81"][1] in st._discards[0], queues={"flower": ["F51", "F81"]})
     assert s._allure[AUTO] == [2, 0, 1, 0, 0]  # Common Ivy: Architecture x2; the Wild: Water
-    assert s._disc[0][-2:] == [INDEX["F51"][1], INDEX["F81"][1]]  # discarded in the order drawn
+    assert s._discards[0][-2:] == [INDEX["F51"][1], INDEX["F81"][1]]  # discarded in the order drawn
 
 
 def test_hardest_gains_the_first_three_visitor_types() -> None:
@@ -96,7 +96,7 @@ def test_hardest_gains_the_first_three_visitor_types() -> None:
     put_visitors(s, ["V13", "V07", "V31"])  # Water, Paths, no type
     advance(s, lambda st: len(st._features[AUTO]) == 1 and not st.is_chance_node(),
             queues={"flower": ["F11", "F12", "F13"]})  # three Path cards
-    advance(s, lambda st: INDEX["F13"][1] in st._disc[0], queues={"flower": ["F11", "F12", "F13"]})
+    advance(s, lambda st: INDEX["F13"][1] in st._discards[0], queues={"flower": ["F11", "F12", "F13"]})
     assert s._allure[AUTO] == [0, 4, 1, 0, 0]  # 3 Paths from the cards, then Water and Paths
 
 
@@ -130,7 +130,7 @@ def test_character_prompt_and_challenge_ten() -> None:
     assert s.observation(0)["prompt"]["kind"] == "character"
     hand = len(s._hand[0])
     play(s, A.NO, queues={"event": ["E11"]})
-    assert len(s._hand[0]) == hand and not s._char_used
+    assert len(s._hand[0]) == hand and not s._character_used
 
 
 def test_solo_outcome_reports_result_and_challenges() -> None:

@@ -26,6 +26,7 @@ from games.floriferous.state import FloriferousState
 from games.floriferous.state_protocol import FloriferousStateProtocol
 from games.flowar.state import FlowarState
 from games.flowar.state_protocol import FlowarStateProtocol
+from games.framework import StateHotPath
 from games.lafleur.state import LaFleurState
 from games.lafleur.state_protocol import LaFleurStateProtocol
 from games.registry import load_game
@@ -56,6 +57,20 @@ def test_every_step_of_the_trait_is_provided_before_it(state_cls: type, trait: t
     assert trait in state_cls.__mro__
     missing = _unprovided(state_cls.__mro__, trait)
     assert missing == [], f"{state_cls.__name__} provides no {missing} (the trait's stub would run)"
+
+
+@pytest.mark.parametrize(("state_cls", "trait", "variants"), TRAITS, ids=IDS)
+def test_the_framework_hooks_are_provided_and_its_calls_come_before_games_api(
+        state_cls: type, trait: type, variants: list[str]) -> None:
+    """games.framework.StateHotPath comes first among the bases: its public calls (current_player,
+    apply_action, ...) resolve to it, not to games.api.State, and each hook it calls is defined by the
+    state class itself (a hook left to a mixin would resolve to StateHotPath's stub)."""
+    for name in ("current_player", "is_terminal", "is_chance_node", "legal_actions", "sample_chance", "apply_action"):
+        owner = next(k for k in state_cls.__mro__ if name in vars(k))
+        assert owner is StateHotPath, f"{state_cls.__name__}.{name} comes from {owner.__name__}"
+    for hook in ("_apply", "_legal_actions", "_sample_chance"):
+        assert hook in vars(StateHotPath)
+        assert hook in vars(state_cls), f"{state_cls.__name__} does not define {hook}"
 
 
 def _fields(trait: type) -> list[str]:

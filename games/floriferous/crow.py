@@ -37,25 +37,25 @@ def do_reveal_crow(st: FloriferousStateProtocol, a: A.RevealCrow) -> None:
     """
     c = CROW_INDEX[a.crow]
     if not st._crow_deck:  # exhausted: the discard pile becomes the new deck
-        st._crow_deck = sorted(st._crow_disc)
-        st._crow_disc = []
+        st._crow_deck = sorted(st._crow_discard)
+        st._crow_discard = []
     st._crow_deck.remove(c)
-    st._crow_disc.append(c)
+    st._crow_discard.append(c)
     st._crow_last = c
     crow = CROW_ACTIONS[c]
-    ri = 0 if crow.row is CrowRow.TOP else 1 if crow.row is CrowRow.MIDDLE else st._nrows - 1
-    cell = ri * st._ncols + st._round + 1
-    st._supply += st._st[cell]
+    ri = 0 if crow.row is CrowRow.TOP else 1 if crow.row is CrowRow.MIDDLE else st._num_rows - 1
+    cell = ri * st._num_columns + st._round + 1
+    st._supply += st._cell_stones[cell]
     st._card[cell] = _EMPTY
-    st._fd[cell] = False
-    st._st[cell] = 0
+    st._face_down[cell] = False
+    st._cell_stones[cell] = 0
     st._dealt_at[cell] = -1
     if crow.replacement == "stones":
         k = min(crow.stones, st._supply)
-        st._st[cell] = k
+        st._cell_stones[cell] = k
         st._supply -= k
         st._next_round()
-    elif st._ddeck if cell >= st._desire_start else st._gdeck:
+    elif st._desire_deck if cell >= st._desire_start else st._garden_deck:
         st._crow_target = cell
         st._phase = P_CROW_DEAL
     else:  # the matching deck is empty: the space stays empty
@@ -87,7 +87,7 @@ def do_pay(st: FloriferousStateProtocol, a: A.PayCrow) -> None:
 
 def do_discard(st: FloriferousStateProtocol, a: A.DiscardCard) -> None:
     """Decision: discard a collected card to the crow; its Stones go back (Rulebook: "Resolving the Crow", 3)."""
-    st._coll[0].remove(CARD_INDEX[a.card])
+    st._collections[0].remove(CARD_INDEX[a.card])
     st._supply += st._crow_card
     st._crow_card = 0
     st._after_day()
@@ -97,7 +97,7 @@ def crow_penalty(st: FloriferousStateProtocol) -> None:
     """With 4 or more Stones left on the Crow Card, the player must discard a card (Rulebook:
     "Resolving the Crow", step 3); with none to discard the Stones just go back. Then the day ends."""
     if st._crow_card >= 4:
-        if st._coll[0]:
+        if st._collections[0]:
             st._phase = P_DISCARD
             st._cur = 0
             return

@@ -67,15 +67,15 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
         raise DeterminizeError(f"observation has {obs.get('num_players')} players, the game {n}")
     st = game.new_initial_state()
     assert isinstance(st, FloriferousState)
-    lay = st._lay
-    ncols = st._ncols
+    lay = st._layout
+    ncols = st._num_columns
     solo = st._solo
     cells = lay.cells
 
     card = [-1] * cells
     fd = [False] * cells
     stones = [0] * cells
-    prow = list(st._prow)
+    prow = list(st._pawn_row)
     pcol = [-1] * n
     seen: set[int] = set()
     hidden_cells: list[int] = []
@@ -139,18 +139,18 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
         raise DeterminizeError("crow deck size does not match its discard pile")
 
     set_fields(st, dict(
-        _card=card, _fd=fd, _st=stones, _dealt_at=[-1] * cells,
-        _gdeck=gdeck, _ddeck=ddeck, _indeck=indeck,
-        _bpool=[b for b in range(len(st._bpool)) if b not in bounties] if bounties else st._bpool,
-        _bounties=bounties, _bcols=bcols, _bdone=bdone,
-        _coll=coll, _stones=[int(p.get("stones", 0)) for p in obs.get("players", [])],
+        _card=card, _face_down=fd, _cell_stones=stones, _dealt_at=[-1] * cells,
+        _garden_deck=gdeck, _desire_deck=ddeck, _in_deck=indeck,
+        _bounty_pool=[b for b in range(len(st._bounty_pool)) if b not in bounties] if bounties else st._bounty_pool,
+        _bounties=bounties, _bounty_columns=bcols, _bounties_done=bdone,
+        _collections=coll, _stones=[int(p.get("stones", 0)) for p in obs.get("players", [])],
         _supply=int(obs.get("stone_supply", 0)),
-        _prow=prow, _pcol=pcol,
+        _pawn_row=prow, _pawn_column=pcol,
         _day=int(obs.get("day", 0)) - 1, _round=rnd, _order=order,
-        _ti=order.index(cur) if phase == P_TURN and cur in order else 0,
-        _queue=[], _qi=0,
+        _turn_index=order.index(cur) if phase == P_TURN and cur in order else 0,
+        _queue=[], _deal_index=0,
         _tea_holder=int(obs.get("tea_holder", 0)), _tea_tossed=bool(obs.get("tea_tossed", False)),
-        _crow_deck=crow_deck, _crow_disc=crow_disc,
+        _crow_deck=crow_deck, _crow_discard=crow_disc,
         _crow_last=CROW_INDEX[crow.get("last_card", "")] if crow.get("last_card", "") else -1,
         _crow_card=int(crow.get("crow_card_stones", 0)), _crow_target=-1,
         _result=None, _phase=phase, _cur=cur,

@@ -61,8 +61,8 @@ def _display_round(state: FloriferousStateProtocol) -> int:
     ph = state._phase
     if ph in _DURING_ROUND:
         return state._round + 1
-    if state._round >= state._ncols:  # day over (paying the crow, discarding, game over)
-        return state._ncols
+    if state._round >= state._num_columns:  # day over (paying the crow, discarding, game over)
+        return state._num_columns
     return 0
 
 
@@ -76,18 +76,18 @@ def build_observation(state: FloriferousStateProtocol, seat: int | None) -> dict
     Returns:
         A JSON-able dict shaped like ``parterre.v1.FloriferousObservation``.
     """
-    lay = state._lay
-    ncols = state._ncols
-    n = state._n
-    pawn_at = {(state._prow[s], state._pcol[s]): s for s in range(n) if state._pcol[s] >= 0}
+    lay = state._layout
+    ncols = state._num_columns
+    n = state._num_players
+    pawn_at = {(state._pawn_row[s], state._pawn_column[s]): s for s in range(n) if state._pawn_column[s] >= 0}
     garden = []
     for ri, row in enumerate(lay.rows):
         cells = []
         for c in range(ncols):
             i = ri * ncols + c
             x = state._card[i]
-            face_down = x >= 0 and state._fd[i]
-            stones = state._st[i]
+            face_down = x >= 0 and state._face_down[i]
+            stones = state._cell_stones[i]
             cells.append(
                 {
                     "column": c + 1,
@@ -106,7 +106,7 @@ def build_observation(state: FloriferousStateProtocol, seat: int | None) -> dict
     for pos, b in enumerate(state._bounties):
         card = BOUNTIES[b]
         columns = []
-        for d, seats in enumerate(state._bcols[pos]):
+        for d, seats in enumerate(state._bounty_columns[pos]):
             for s in seats:
                 placed[s] += 1
             columns.append({"day": d + 1, "points": card.points[d], "seats": list(seats)})
@@ -115,9 +115,9 @@ def build_observation(state: FloriferousStateProtocol, seat: int | None) -> dict
     players = [
         {
             "seat": s,
-            "pawn_row": lay.rows[state._prow[s]],
-            "pawn_column": state._pcol[s] + 1,
-            "cards": [CARD_IDS[x] for x in state._coll[s]],
+            "pawn_row": lay.rows[state._pawn_row[s]],
+            "pawn_column": state._pawn_column[s] + 1,
+            "cards": [CARD_IDS[x] for x in state._collections[s]],
             "stones": state._stones[s],
             "flower_tokens": FLOWER_TOKENS - placed[s],
             "bounty_points": points[s],
@@ -128,7 +128,7 @@ def build_observation(state: FloriferousStateProtocol, seat: int | None) -> dict
         # An exhausted deck is reshuffled from the discard pile only when the
         # next card is needed; until then it shows 0 cards.
         "deck": len(state._crow_deck),
-        "discard": [CROW_ACTIONS[c].id for c in state._crow_disc],
+        "discard": [CROW_ACTIONS[c].id for c in state._crow_discard],
         "last_card": CROW_ACTIONS[state._crow_last].id if state._crow_last >= 0 else "",
         "crow_card_stones": state._crow_card,
     }
@@ -151,8 +151,8 @@ def build_observation(state: FloriferousStateProtocol, seat: int | None) -> dict
         "bounties": bounties,
         "tea_holder": state._tea_holder,
         "tea_tossed": state._tea_tossed,
-        "garden_deck": len(state._gdeck),
-        "desire_deck": len(state._ddeck),
+        "garden_deck": len(state._garden_deck),
+        "desire_deck": len(state._desire_deck),
         "stone_supply": state._supply,
         "crow": crow,
     }

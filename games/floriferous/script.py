@@ -56,13 +56,13 @@ def deal_cell(state: FloriferousState) -> tuple[int, int]:
         GameError: the state is not at a deal.
     """
     if state._phase == P_DEAL:
-        cell = state._queue[state._qi]
+        cell = state._queue[state._deal_index]
     elif state._phase == P_CROW_DEAL:
         cell = state._crow_target
     else:
         raise GameError("not at a deal")
-    ri, c = divmod(cell, state._ncols)
-    return state._lay.rows[ri], c + 1
+    ri, c = divmod(cell, state._num_columns)
+    return state._layout.rows[ri], c + 1
 
 
 def deal_garden(
@@ -89,7 +89,7 @@ def deal_garden(
         if where in grid:
             card = grid[where]
         else:
-            deck = state._ddeck if where[0] == 5 else state._gdeck
+            deck = state._desire_deck if where[0] == 5 else state._garden_deck
             card = CARD_IDS[next(x for x in deck if x not in keep)]
         state.apply_action(A.DealCard(card))
 
@@ -125,6 +125,6 @@ def reveal_crow(state: FloriferousState, crow: str, card: str | None = None, kee
     state.apply_action(A.RevealCrow(crow))
     if state._phase == P_CROW_DEAL:
         if card is None:
-            deck = state._ddeck if deal_cell(state)[0] == 5 else state._gdeck
+            deck = state._desire_deck if deal_cell(state)[0] == 5 else state._garden_deck
             card = CARD_IDS[deck[0]]
         state.apply_action(A.DealCard(card))

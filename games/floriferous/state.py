@@ -68,8 +68,9 @@ from games.floriferous.scoring import (
     tea_winner,
 )
 from games.floriferous.state_protocol import FloriferousStateProtocol
+from games.framework import StateHotPath
 from games.native import blank, fields_of, set_fields
-from games.trusted import below, holds
+from games.trusted import below
 
 TOTAL_STONES: Final = 24
 """Stones in the box (Rulebook: "Contents")."""
@@ -78,7 +79,7 @@ _EMPTY: Final = -1
 _CHANCE_PHASES: Final = frozenset((P_BOUNTY, P_START, P_DEAL, P_CROW, P_CROW_DEAL))
 
 
-class FloriferousState(FloriferousStateProtocol, State):
+class FloriferousState(StateHotPath, FloriferousStateProtocol, State):
     """A position of a Floriferous match (see the module docstring for the flow).
 
     Only the hooks of :class:`games.api.State` are public behaviour; the extra
@@ -89,12 +90,12 @@ class FloriferousState(FloriferousStateProtocol, State):
         super().__init__(game)
         lay = layout_for(game.num_players, bool(game.options["extended"]))  # the FloriferousGame's layout
         n = game.num_players
-        self._n = n
+        self._num_players = n
         self._solo = n == 1
-        self._comp = bool(game.options["competitive_bounties"])
-        self._lay = lay
-        self._nrows = lay.num_rows
-        self._ncols = lay.columns
+        self._competitive = bool(game.options["competitive_bounties"])
+        self._layout = lay
+        self._num_rows = lay.num_rows
+        self._num_columns = lay.columns
         cells = lay.cells
         self._desire_start = lay.desire_index * lay.columns  # first cell of the Desire row
         self._row_index = lay.row_index
@@ -106,42 +107,42 @@ class FloriferousState(FloriferousStateProtocol, State):
         ]
         # garden: flat per cell (row_index * columns + column_index, visiting order)
         self._card = [_EMPTY] * cells
-        self._fd = [False] * cells
-        self._st = [0] * cells
+        self._face_down = [False] * cells
+        self._cell_stones = [0] * cells
         self._dealt_at = [-1] * cells  # history index of the deal that filled the cell
         # decks: sorted lists of card indexes, plus membership flags
         garden = SOLO_GARDEN_CARDS if self._solo else GARDEN_CARDS
-        self._gdeck = list(garden)
-        self._ddeck = list(DESIRE_CARDS)
+        self._garden_deck = list(garden)
+        self._desire_deck = list(DESIRE_CARDS)
         indeck = bytearray(NUM_CARDS)
         for x in garden:
             indeck[x] = 1
         for x in DESIRE_CARDS:
             indeck[x] = 1
-        self._indeck = indeck
+        self._in_deck = indeck
         # bounties
-        self._bpool = list(range(len(BOUNTIES)))
+        self._bounty_pool = list(range(len(BOUNTIES)))
         self._bounties: list[int] = []
-        self._bcols: list[list[list[int]]] = []  # [bounty position][day column] -> seats
-        self._bdone = [0] * n  # bitmask of bounty positions a seat completed (or lost, competitive)
+        self._bounty_columns: list[list[list[int]]] = []  # [bounty position][day column] -> seats
+        self._bounties_done = [0] * n  # bitmask of bounty positions a seat completed (or lost, competitive)
         # players
-        self._coll: list[list[int]] = [[] for _ in range(n)]
+        self._collections: list[list[int]] = [[] for _ in range(n)]
         self._stones = [0] * n
         self._supply = TOTAL_STONES
-        self._prow = [lay.pawn_rows[0]] * n if n == 1 else [0] * n
-        self._pcol = [-1] * n
+        self._pawn_row = [lay.pawn_rows[0]] * n if n == 1 else [0] * n
+        self._pawn_column = [-1] * n
         # day / round / turn
         self._day = 0
         self._round = 0
         self._order: list[int] = []
-        self._ti = 0
+        self._turn_index = 0
         self._queue: list[int] = []
-        self._qi = 0
+        self._deal_index = 0
         # tea and crow
         self._tea_holder = 0 if self._solo else -1
         self._tea_tossed = False
         self._crow_deck: list[int] = list(range(len(CROW_ACTIONS))) if self._solo else []
-        self._crow_disc: list[int] = []
+        self._crow_discard: list[int] = []
         self._crow_last = -1
         self._crow_card = 0
         self._crow_target = -1
@@ -149,67 +150,19 @@ class FloriferousState(FloriferousStateProtocol, State):
         self._phase = P_BOUNTY
         self._cur = CHANCE
 
-    # -- framework hooks --------------------------------------------------------------
-    def _current_player(self) -> int:
-        return self._cur
-
-    # -- the public API's hot calls, specialised (same behaviour as games.api.State's) ------------
-    def current_player(self) -> int:
-        """Seat number to act, or :data:`CHANCE`, or :data:`TERMINAL`."""
-        return self._cur
-
-    def is_terminal(self) -> bool:
-        """True when the game is over."""
-        return self._cur == TERMINAL
-
-    def is_chance_node(self) -> bool:
-        """True when the next action is a chance outcome."""
-        return self._cur == CHANCE
-
-    def sample_chance(self, rng: random.Random) -> Action:
-        """Draw the next chance outcome with ``rng`` (see :meth:`games.api.State.sample_chance`)."""
-        if self._cur != CHANCE:
-            return State.sample_chance(self, rng)  # raises GameError
-        action = self._sample_chance(rng)
-        self._sampled = action
-        return action
-
-    def legal_actions(self) -> list[Action]:
-        """Legal actions now, a copy (see :meth:`games.api.State.legal_actions`)."""
-        cache = self._legal_cache
-        if cache is None:
-            cache = self._legal_actions() if self._cur >= 0 else State.legal_actions(self)
-            self._legal_cache = cache
-        return cache[:]
-
-    def apply_action(self, action: Action) -> None:
-        """Check and apply ``action`` (see :meth:`games.api.State.apply_action`).
-
-        Trusted without the check, as there: the action sample_chance() drew for
-        this position, or one of the objects of its legal list.
-        """
-        if action is not self._sampled and not holds(self._legal_cache, action):
-            State.apply_action(self, action)  # checks; raises GameOverError / InvalidActionError / ...
-            return
-        player = self._cur
-        _DISPATCH[type(action)](self, action)
-        self.history.append((player, action))
-        self._legal_cache = None
-        self._sampled = None
-
     def _chance_seq(self) -> list[int]:
         """Outcome indexes of the current chance node, in the canonical order."""
         ph = self._phase
         if ph == P_DEAL:
-            return self._ddeck if self._queue[self._qi] >= self._desire_start else self._gdeck
+            return self._desire_deck if self._queue[self._deal_index] >= self._desire_start else self._garden_deck
         if ph == P_CROW_DEAL:
-            return self._ddeck if self._crow_target >= self._desire_start else self._gdeck
+            return self._desire_deck if self._crow_target >= self._desire_start else self._garden_deck
         if ph == P_BOUNTY:
-            return self._bpool
+            return self._bounty_pool
         if ph == P_START:
-            return list(range(self._n))
+            return list(range(self._num_players))
         if ph == P_CROW:
-            return self._crow_deck or sorted(self._crow_disc)
+            return self._crow_deck or sorted(self._crow_discard)
         raise AssertionError("not a chance node")
 
     def _chance_table(self) -> tuple[Action, ...]:
@@ -231,7 +184,7 @@ class FloriferousState(FloriferousStateProtocol, State):
     def _sample_chance(self, rng: random.Random) -> Action:
         # Same draw as the default (uniform: outcomes[rng.randrange(len)], drawn by trusted.below), without Fractions.
         if self._phase == P_DEAL:
-            seq = self._ddeck if self._queue[self._qi] >= self._desire_start else self._gdeck
+            seq = self._desire_deck if self._queue[self._deal_index] >= self._desire_start else self._garden_deck
             return _DEAL_TABLE[seq[below(rng, len(seq))]]
         seq = self._chance_seq()
         return self._chance_table()[seq[below(rng, len(seq))]]
@@ -241,35 +194,35 @@ class FloriferousState(FloriferousStateProtocol, State):
             ph = self._phase
             if type(action) is A.DealCard:
                 if ph == P_DEAL:
-                    cell = self._queue[self._qi]
+                    cell = self._queue[self._deal_index]
                 elif ph == P_CROW_DEAL:
                     cell = self._crow_target
                 else:
                     return False
                 x = CARD_INDEX.get(action.card)
-                if x is None or not self._indeck[x]:
+                if x is None or not self._in_deck[x]:
                     return False
                 return (x >= FIRST_DESIRE) == (cell >= self._desire_start)
             if type(action) is A.RevealBounty:
                 b = BOUNTY_INDEX.get(action.bounty)
-                return ph == P_BOUNTY and b is not None and b in self._bpool
+                return ph == P_BOUNTY and b is not None and b in self._bounty_pool
             if type(action) is A.ChooseStartPlayer:
                 s = action.seat
-                return ph == P_START and 0 <= s < self._n
+                return ph == P_START and 0 <= s < self._num_players
             if type(action) is A.RevealCrow:
                 c = CROW_INDEX.get(action.crow)
-                return ph == P_CROW and c is not None and c in (self._crow_deck or self._crow_disc)
+                return ph == P_CROW and c is not None and c in (self._crow_deck or self._crow_discard)
             return False
         if type(action) is A.TakeCard and self._phase == P_TURN:
             # Fast path: the named space holds exactly the card (or a face-down card) and Stones named.
             ri = self._row_index[action.row]
             if ri < 0:
                 return False
-            cell = ri * self._ncols + self._round
+            cell = ri * self._num_columns + self._round
             x = self._card[cell]
-            if x < 0 or action.stones != self._st[cell]:
+            if x < 0 or action.stones != self._cell_stones[cell]:
                 return False
-            return action.card == ("" if self._fd[cell] else CARD_IDS[x])
+            return action.card == ("" if self._face_down[cell] else CARD_IDS[x])
         cache = self._legal_cache
         if cache is None:
             cache = self._legal_actions()
@@ -280,8 +233,8 @@ class FloriferousState(FloriferousStateProtocol, State):
         if ph == P_TURN:
             c = self._round
             card = self._card
-            st = self._st
-            fd = self._fd
+            st = self._cell_stones
+            fd = self._face_down
             table = _TAKE_TABLE
             out: list[Action] = []
             for cell, base in self._column_cells[c]:
@@ -297,16 +250,16 @@ class FloriferousState(FloriferousStateProtocol, State):
                 elif st[cell]:
                     out.append(A.scatter(base // _TAKE_STRIDE, st[cell]))
             if not out:
-                rows = self._lay.rows
-                taken = {self._prow[s] for s in range(self._n) if self._pcol[s] == c}
-                out = [A.MOVE_EMPTY[rows[ri]] for ri in range(self._nrows) if ri not in taken]  # type: ignore[misc]  # rows are 1..5: never MOVE_EMPTY[0] (None)
+                rows = self._layout.rows
+                taken = {self._pawn_row[s] for s in range(self._num_players) if self._pawn_column[s] == c}
+                out = [A.MOVE_EMPTY[rows[ri]] for ri in range(self._num_rows) if ri not in taken]  # type: ignore[misc]  # rows are 1..5: never MOVE_EMPTY[0] (None)
             return out
         if ph == P_TEA:
             return [A.KEEP, A.TOSS]
         if ph == P_PAY:
             return list(A.PAY[: min(self._stones[0], self._crow_card) + 1])
         if ph == P_DISCARD:
-            return [A.DISCARD[x] for x in sorted(set(self._coll[0]))]
+            return [A.DISCARD[x] for x in sorted(set(self._collections[0]))]
         return []
 
     def _apply(self, action: Action) -> None:
@@ -343,9 +296,9 @@ class FloriferousState(FloriferousStateProtocol, State):
     # -- chance actions ------------------------------------------------------------------
     def _do_reveal_bounty(self, a: A.RevealBounty) -> None:
         b = BOUNTY_INDEX[a.bounty]
-        self._bpool.remove(b)
+        self._bounty_pool.remove(b)
         self._bounties.append(b)
-        self._bcols.append([[] for _ in range(DAYS)])
+        self._bounty_columns.append([[] for _ in range(DAYS)])
         if len(self._bounties) == 3:
             if self._solo:
                 self._begin_day()
@@ -355,31 +308,32 @@ class FloriferousState(FloriferousStateProtocol, State):
     def _do_start(self, a: A.ChooseStartPlayer) -> None:
         # Rulebook: "Game Setup", steps 7-8: the starting player's pawn goes to the
         # top Garden row, then clockwise (increasing seat) to the next Garden rows.
-        n = self._n
+        n = self._num_players
         for k in range(n):
-            self._prow[(a.seat + k) % n] = self._lay.pawn_rows[k]
+            self._pawn_row[(a.seat + k) % n] = self._layout.pawn_rows[k]
         self._begin_day()
 
     def _do_deal(self, a: A.DealCard) -> None:
         x = CARD_INDEX[a.card]
-        (self._ddeck if x >= FIRST_DESIRE else self._gdeck).remove(x)
-        self._indeck[x] = 0
+        (self._desire_deck if x >= FIRST_DESIRE else self._garden_deck).remove(x)
+        self._in_deck[x] = 0
         if self._phase == P_DEAL:
-            qi = self._qi
+            qi = self._deal_index
             cell = self._queue[qi]
             self._card[cell] = x
             self._dealt_at[cell] = len(self.history)
             if self._stone_at[cell] and self._supply:
-                self._st[cell] = 1
+                self._cell_stones[cell] = 1
                 self._supply -= 1
-            self._qi = qi = qi + 1
-            if qi < len(self._queue) and (self._gdeck if self._queue[qi] < self._desire_start else self._ddeck):
+            self._deal_index = qi = qi + 1
+            if qi < len(self._queue) and (
+                    self._garden_deck if self._queue[qi] < self._desire_start else self._desire_deck):
                 return  # common case: the next space can be dealt
             self._advance_deal()
         else:
             cell = self._crow_target
             self._card[cell] = x
-            self._fd[cell] = True
+            self._face_down[cell] = True
             self._dealt_at[cell] = len(self.history)
             self._crow_target = -1
             self._next_round()
@@ -389,23 +343,23 @@ class FloriferousState(FloriferousStateProtocol, State):
         seat = self._cur
         ri = self._row_index[a.row]
         c = self._round
-        cell = ri * self._ncols + c
+        cell = ri * self._num_columns + c
         x = self._card[cell]
-        self._coll[seat].append(x)
-        st = self._st
+        self._collections[seat].append(x)
+        st = self._cell_stones
         if st[cell]:
             self._stones[seat] += st[cell]
             st[cell] = 0
         self._card[cell] = _EMPTY
-        self._fd[cell] = False
+        self._face_down[cell] = False
         self._dealt_at[cell] = -1
-        self._prow[seat] = ri
-        self._pcol[seat] = c
-        if self._comp:
+        self._pawn_row[seat] = ri
+        self._pawn_column[seat] = c
+        if self._competitive:
             self._competitive_bounties(seat, x)
-        ti = self._ti + 1
+        ti = self._turn_index + 1
         if ti < len(self._order):  # common case: the next seat of this round
-            self._ti = ti
+            self._turn_index = ti
             self._cur = self._order[ti]
         else:
             self._next_turn()
@@ -413,28 +367,28 @@ class FloriferousState(FloriferousStateProtocol, State):
     def _do_scatter(self, a: A.ScatterStones) -> None:
         # Rulebook: "Scattering Stones": return them to the supply, take no card.
         seat = self._cur
-        ri = self._lay.row_index[a.row]
-        cell = ri * self._ncols + self._round
-        self._supply += self._st[cell]
-        self._st[cell] = 0
-        self._prow[seat] = ri
-        self._pcol[seat] = self._round
+        ri = self._layout.row_index[a.row]
+        cell = ri * self._num_columns + self._round
+        self._supply += self._cell_stones[cell]
+        self._cell_stones[cell] = 0
+        self._pawn_row[seat] = ri
+        self._pawn_column[seat] = self._round
         self._next_turn()
 
     def _do_move_empty(self, a: A.MoveToEmpty) -> None:
         seat = self._cur
-        self._prow[seat] = self._lay.row_index[a.row]
-        self._pcol[seat] = self._round
+        self._pawn_row[seat] = self._layout.row_index[a.row]
+        self._pawn_column[seat] = self._round
         self._next_turn()
 
     # -- flow -------------------------------------------------------------------------------
     def _begin_day(self) -> None:
         """Lay out a new garden (Rulebook: "Begin a New Day"); pawns keep their rows."""
         self._round = 0
-        self._pcol = [-1] * self._n
-        self._fd = list(self._lay.face_down)
-        self._queue = list(range(self._lay.cells))
-        self._qi = 0
+        self._pawn_column = [-1] * self._num_players
+        self._face_down = list(self._layout.face_down)
+        self._queue = list(range(self._layout.cells))
+        self._deal_index = 0
         self._phase = P_DEAL
         self._cur = CHANCE
         self._advance_deal()
@@ -442,26 +396,26 @@ class FloriferousState(FloriferousStateProtocol, State):
     def _advance_deal(self) -> None:
         queue = self._queue
         last = self._desire_start
-        while self._qi < len(queue):
-            if self._ddeck if queue[self._qi] >= last else self._gdeck:
+        while self._deal_index < len(queue):
+            if self._desire_deck if queue[self._deal_index] >= last else self._garden_deck:
                 return
-            self._fd[queue[self._qi]] = False  # deck ran dry: the space stays empty
-            self._qi += 1
+            self._face_down[queue[self._deal_index]] = False  # deck ran dry: the space stays empty
+            self._deal_index += 1
         self._start_round()
 
     def _start_round(self) -> None:
         # Rulebook: "Playing the Game": going from top to bottom, each player takes a turn.
-        prow = self._prow
-        self._order = sorted(range(self._n), key=prow.__getitem__)
-        self._ti = 0
+        prow = self._pawn_row
+        self._order = sorted(range(self._num_players), key=prow.__getitem__)
+        self._turn_index = 0
         self._phase = P_TURN
         self._cur = self._order[0]
 
     def _next_turn(self) -> None:
-        self._ti += 1
-        if self._ti < len(self._order):
-            self._cur = self._order[self._ti]
-        elif self._solo and self._round < self._ncols - 1:
+        self._turn_index += 1
+        if self._turn_index < len(self._order):
+            self._cur = self._order[self._turn_index]
+        elif self._solo and self._round < self._num_columns - 1:
             # No Crow Action card after the last round of the day.
             if self._tea_holder == 0:
                 self._phase = P_TEA
@@ -474,7 +428,7 @@ class FloriferousState(FloriferousStateProtocol, State):
 
     def _next_round(self) -> None:
         self._round += 1
-        if self._round == self._ncols:
+        if self._round == self._num_columns:
             self._end_day()
         else:
             self._start_round()
@@ -482,17 +436,17 @@ class FloriferousState(FloriferousStateProtocol, State):
     def _end_day(self) -> None:
         """Bounties, then cleanup (Rulebook: "Day End, Cleanup, and Bounty Cards")."""
         day = self._day
-        if not self._comp:
-            for seat in range(self._n):
-                done = self._bdone[seat]
-                coll = self._coll[seat]
+        if not self._competitive:
+            for seat in range(self._num_players):
+                done = self._bounties_done[seat]
+                coll = self._collections[seat]
                 for pos, b in enumerate(self._bounties):
                     if not done >> pos & 1 and bounty_met_ix(b, coll):
                         done |= 1 << pos
-                        self._bcols[pos][day].append(seat)
-                self._bdone[seat] = done
+                        self._bounty_columns[pos][day].append(seat)
+                self._bounties_done[seat] = done
         card = self._card
-        st = self._st
+        st = self._cell_stones
         for cell in range(len(card)):
             if st[cell]:
                 if card[cell] < 0:  # crow Stones: onto the Crow Card (Rulebook: "Resolving the Crow", 1)
@@ -501,8 +455,8 @@ class FloriferousState(FloriferousStateProtocol, State):
                     self._supply += st[cell]
         cells = len(card)
         self._card = [_EMPTY] * cells
-        self._st = [0] * cells
-        self._fd = [False] * cells
+        self._cell_stones = [0] * cells
+        self._face_down = [False] * cells
         self._dealt_at = [-1] * cells
         if self._solo:
             if self._crow_card and self._stones[0]:
@@ -518,7 +472,7 @@ class FloriferousState(FloriferousStateProtocol, State):
             self._phase = P_OVER
             self._cur = TERMINAL
             if not self._solo:
-                self._tea_holder = tea_winner(self._stones, self._prow)
+                self._tea_holder = tea_winner(self._stones, self._pawn_row)
             return
         self._day += 1
         self._begin_day()
@@ -527,19 +481,19 @@ class FloriferousState(FloriferousStateProtocol, State):
         """Rulebook: "Competitive Alternative": a token goes on the moment the
         requirements are met, into the first free column from today's on; with
         no free column the Bounty no longer scores for this seat."""
-        done = self._bdone[seat]
+        done = self._bounties_done[seat]
         for pos, b in enumerate(self._bounties):
             # A newly met Bounty must use the card just taken.
             if done >> pos & 1 or not BOUNTY_MATCH[b][x]:
                 continue
-            if bounty_met_ix(b, self._coll[seat]):
+            if bounty_met_ix(b, self._collections[seat]):
                 done |= 1 << pos
-                cols = self._bcols[pos]
+                cols = self._bounty_columns[pos]
                 for d in range(self._day, DAYS):
                     if not cols[d]:
                         cols[d].append(seat)
                         break
-        self._bdone[seat] = done
+        self._bounties_done[seat] = done
 
     def clone(self) -> FloriferousState:
         """An independent copy sharing only immutable parts (game, layout, actions)."""
@@ -547,9 +501,9 @@ class FloriferousState(FloriferousStateProtocol, State):
         d = fields_of(self)
         for name in _LIST_FIELDS:
             d[name] = d[name][:]
-        d["_indeck"] = bytearray(self._indeck)
-        d["_coll"] = [c[:] for c in self._coll]
-        d["_bcols"] = [[s[:] for s in cols] for cols in self._bcols]
+        d["_in_deck"] = bytearray(self._in_deck)
+        d["_collections"] = [c[:] for c in self._collections]
+        d["_bounty_columns"] = [[s[:] for s in cols] for cols in self._bounty_columns]
         d["history"] = self.history[:]
         d["_legal_cache"] = None
         set_fields(new, d)
@@ -562,8 +516,9 @@ _TAKE_STRIDE: Final = A.TAKE_STRIDE
 _DEAL_TABLE: Final = A.DEAL
 
 _LIST_FIELDS: Final = (
-    "_card", "_fd", "_st", "_dealt_at", "_gdeck", "_ddeck", "_bpool", "_bounties", "_bdone",
-    "_stones", "_prow", "_pcol", "_order", "_queue", "_crow_deck", "_crow_disc",
+    "_card", "_face_down", "_cell_stones", "_dealt_at", "_garden_deck", "_desire_deck", "_bounty_pool", "_bounties",
+    "_bounties_done",
+    "_stones", "_pawn_row", "_pawn_column", "_order", "_queue", "_crow_deck", "_crow_discard",
 )
 
 _DISPATCH: Final[dict[type[Action], Callable[[FloriferousState, Any], None]]] = {

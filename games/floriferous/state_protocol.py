@@ -30,36 +30,36 @@ class FloriferousStateProtocol:
     history: list[tuple[int, Action]]
     _legal_cache: list[Action] | None  # games.api.State's: the legal list of this position, once built
     _sampled: Action | None  # games.api.State's: what sample_chance() drew here
-    _n: int
+    _num_players: int
     _solo: bool
-    _lay: Layout
-    _nrows: int
-    _ncols: int
+    _layout: Layout
+    _num_rows: int
+    _num_columns: int
     _desire_start: int
     _card: list[int]
-    _fd: list[bool]
-    _st: list[int]
+    _face_down: list[bool]
+    _cell_stones: list[int]
     _dealt_at: list[int]
-    _gdeck: list[int]
-    _ddeck: list[int]
-    _bpool: list[int]
+    _garden_deck: list[int]
+    _desire_deck: list[int]
+    _bounty_pool: list[int]
     _bounties: list[int]
-    _bcols: list[list[list[int]]]
-    _bdone: list[int]
-    _coll: list[list[int]]
+    _bounty_columns: list[list[list[int]]]
+    _bounties_done: list[int]
+    _collections: list[list[int]]
     _stones: list[int]
     _supply: int
-    _prow: list[int]
-    _pcol: list[int]
+    _pawn_row: list[int]
+    _pawn_column: list[int]
     _day: int
     _round: int
     _order: list[int]
-    _ti: int
-    _qi: int
+    _turn_index: int
+    _deal_index: int
     _tea_holder: int
     _tea_tossed: bool
     _crow_deck: list[int]
-    _crow_disc: list[int]
+    _crow_discard: list[int]
     _crow_last: int
     _crow_card: int
     _crow_target: int

@@ -28,9 +28,9 @@ if TYPE_CHECKING:
 
 def bounty_points(st: FloriferousStateProtocol) -> list[int]:
     """Bounty points per seat from the Flower Tokens placed so far (victory points)."""
-    pts = [0] * st._n
+    pts = [0] * st._num_players
     for pos, b in enumerate(st._bounties):
-        for d, seats in enumerate(st._bcols[pos]):
+        for d, seats in enumerate(st._bounty_columns[pos]):
             for s in seats:
                 pts[s] += bounty_column_points_ix(b, d)
     return pts
@@ -43,13 +43,13 @@ def score(st: FloriferousStateProtocol) -> Outcome:
     the third day; solo, ``details`` carries the relaxation chart's mood.
     """
     parts = final_breakdowns_ix(
-        st._coll, st._stones, bounty_points(st), st._tea_holder, sculptures_scored=not st._solo
+        st._collections, st._stones, bounty_points(st), st._tea_holder, sculptures_scored=not st._solo
     )
     scores = tuple(p.total for p in parts)
     details: dict[str, Any] = {
         "breakdown": breakdowns_json(parts),
         "tea_holder": st._tea_holder,
-        "pawn_rows": [st._lay.rows[r] for r in st._prow],
+        "pawn_rows": [st._layout.rows[r] for r in st._pawn_row],
     }
     if st._solo:
         extended = bool(st.game.options["extended"])
@@ -58,7 +58,7 @@ def score(st: FloriferousStateProtocol) -> Outcome:
         details["tea_tossed"] = st._tea_tossed
         return Outcome(scores, (1,), FloriferousTermination.THIRD_DAY_COMPLETE, (), details)
     # Tie-break: the player closest to the top position at the end of the third day.
-    ranks = ranks_from_keys([(scores[s], -st._prow[s]) for s in range(st._n)])
+    ranks = ranks_from_keys([(scores[s], -st._pawn_row[s]) for s in range(st._num_players)])
     tied = len(set(scores)) < len(scores)
     tie_breaks = ("pawn closest to the top at the end of day 3",) if tied else ()
     return Outcome(scores, ranks, FloriferousTermination.THIRD_DAY_COMPLETE, tie_breaks, details)
@@ -73,25 +73,25 @@ def full_state(st: FloriferousStateProtocol) -> dict[str, Any]:
         "day": st._day,
         "round": st._round,
         "turn_order": list(st._order),
-        "turn_index": st._ti,
-        "deal_position": st._qi if st._phase == P_DEAL else -1,
+        "turn_index": st._turn_index,
+        "deal_position": st._deal_index if st._phase == P_DEAL else -1,
         "cells": [
-            [ids[x] if x >= 0 else "", st._fd[i], st._st[i]] for i, x in enumerate(st._card)
+            [ids[x] if x >= 0 else "", st._face_down[i], st._cell_stones[i]] for i, x in enumerate(st._card)
         ],
-        "garden_deck": [ids[x] for x in st._gdeck],
-        "desire_deck": [ids[x] for x in st._ddeck],
-        "bounty_pool": [BOUNTIES[b].id for b in st._bpool],
+        "garden_deck": [ids[x] for x in st._garden_deck],
+        "desire_deck": [ids[x] for x in st._desire_deck],
+        "bounty_pool": [BOUNTIES[b].id for b in st._bounty_pool],
         "bounties": [BOUNTIES[b].id for b in st._bounties],
-        "bounty_columns": [[list(s) for s in cols] for cols in st._bcols],
-        "bounty_done": list(st._bdone),
-        "collections": [[ids[x] for x in c] for c in st._coll],
+        "bounty_columns": [[list(s) for s in cols] for cols in st._bounty_columns],
+        "bounty_done": list(st._bounties_done),
+        "collections": [[ids[x] for x in c] for c in st._collections],
         "stones": list(st._stones),
         "supply": st._supply,
-        "pawns": [[st._prow[s], st._pcol[s]] for s in range(st._n)],
+        "pawns": [[st._pawn_row[s], st._pawn_column[s]] for s in range(st._num_players)],
         "tea_holder": st._tea_holder,
         "tea_tossed": st._tea_tossed,
         "crow_deck": [CROW_ACTIONS[c].id for c in st._crow_deck],
-        "crow_discard": [CROW_ACTIONS[c].id for c in st._crow_disc],
+        "crow_discard": [CROW_ACTIONS[c].id for c in st._crow_discard],
         "crow_last": CROW_ACTIONS[st._crow_last].id if st._crow_last >= 0 else "",
         "crow_card": st._crow_card,
         "crow_target": st._crow_target,
@@ -108,11 +108,11 @@ def resampled_history(st: FloriferousStateProtocol, rng: random.Random) -> list[
     Returns:
         The actions of the new history, or None when nothing is hidden in the garden.
     """
-    hidden = [i for i, x in enumerate(st._card) if x >= 0 and st._fd[i]]
+    hidden = [i for i, x in enumerate(st._card) if x >= 0 and st._face_down[i]]
     if not hidden:
         return None
     history = [a for _, a in st.history]
-    pools = {False: list(st._gdeck), True: list(st._ddeck)}
+    pools = {False: list(st._garden_deck), True: list(st._desire_deck)}
     for cell in hidden:
         pool = pools[st._card[cell] >= FIRST_DESIRE]
         if not pool:

@@ -41,16 +41,16 @@ class ChanceMixin(FlowarStateProtocol):
 
     # -- decks ----------------------------------------------------------------------------
     def _flowers_left(self: FlowarStateProtocol) -> bool:
-        if not self._fdeck and self._fdisc:  # "shuffle the discard Cards to create a new deck"
-            self._fdeck = sorted(self._fdisc)
-            for x in self._fdeck:
-                self._fin[x] = 1
-            self._fdisc: list[int] = []
-        return bool(self._fdeck)
+        if not self._flower_deck and self._flower_discard:  # "shuffle the discard Cards to create a new deck"
+            self._flower_deck = sorted(self._flower_discard)
+            for x in self._flower_deck:
+                self._flower_in_deck[x] = 1
+            self._flower_discard: list[int] = []
+        return bool(self._flower_deck)
 
     def _contracts_left(self: FlowarStateProtocol) -> bool:
         self._contract_deck_out()
-        return bool(self._cdeck)
+        return bool(self._contract_deck)
 
     def _contract_deck_out(self: FlowarStateProtocol) -> None:
         """Rulebook, "Contract Petal": "If at any time the Contract Deck runs out, shuffle the discard
@@ -58,32 +58,32 @@ class ChanceMixin(FlowarStateProtocol):
         "Market Petal", says "when you need to draw from it"). Called after every draw from the deck
         and every discard (after the last of cards discarded together), so an empty deck never sits
         beside a discard pile. The deck is a set whose draws are chance outcomes: shuffling is moving."""
-        if not self._cdeck and self._cdisc:
-            self._cdeck = sorted(self._cdisc)
-            for x in self._cdeck:
-                self._cin[x] = 1
-            self._cdisc: list[int] = []
+        if not self._contract_deck and self._contract_discard:
+            self._contract_deck = sorted(self._contract_discard)
+            for x in self._contract_deck:
+                self._contract_in_deck[x] = 1
+            self._contract_discard: list[int] = []
 
     def _weighted(self: FlowarStateProtocol) -> tuple[tuple[Action, ...], list[int]]:
         """Outcomes and integer weights of the weighted chance nodes (Workers, tiles)."""
         if self._phase == C_WORKER:
             return _worker_outcomes(tuple(self._bag))
-        return _DRAW_EFF, [self._eff_supply[v] for v in EFFICIENCY_VALUES]
+        return _DRAW_EFF, [self._efficiency_supply[v] for v in EFFICIENCY_VALUES]
 
     def _uniform(self: FlowarStateProtocol) -> list[Action]:
         ph = self._phase
         if ph == C_FLOWER:
-            return [_DRAW_FLOWER[x] for x in self._fdeck]
+            return [_DRAW_FLOWER[x] for x in self._flower_deck]
         if ph == C_CONTRACT:
-            pool = self._unchosen if (self._unchosen and self._ct < TO_SEAT) else self._cdeck
+            pool = self._unchosen if (self._unchosen and self._chance_target < TO_SEAT) else self._contract_deck
             return [_DRAW_CONTRACT[x] for x in pool]
         if ph == C_FAVOR:
-            return [_DEAL_FAVOR[f] for f in self._fav_pool]
+            return [_DEAL_FAVOR[f] for f in self._favor_pool]
         if ph == C_GUILD:
             return [_DRAW_GUILD[g] for g in self._guild_pool]
         if ph == C_START:
-            return list(_START[: self._n])
-        return [_REVEAL_TAXUS[x] for x in self._tx_deck]
+            return list(_START[: self._num_players])
+        return [_REVEAL_TAXUS[x] for x in self._taxus_deck]
 
     def _chance_outcomes(self: FlowarStateProtocol) -> list[tuple[Action, Fraction]]:
         if self._phase in (C_WORKER, C_EFF):
@@ -97,7 +97,7 @@ class ChanceMixin(FlowarStateProtocol):
     def _sample_chance(self: FlowarStateProtocol, rng: random.Random) -> Action:
         ph = self._phase
         if ph == C_FLOWER:
-            deck = self._fdeck
+            deck = self._flower_deck
             return _DRAW_FLOWER[deck[below(rng, len(deck))]]
         if ph == C_WORKER:  # five draws without replacement: the hypergeometric law of _weighted
             bag = self._bag[:]
@@ -128,14 +128,14 @@ class ChanceMixin(FlowarStateProtocol):
         ph, t = self._phase, type(action)
         if t is A.DrawFlower:
             x = FLOWER_INDEX.get(action.card, -1)  # type: ignore[attr-defined]  # t is A.DrawFlower: not narrowed
-            return ph == C_FLOWER and x >= 0 and bool(self._fin[x])
+            return ph == C_FLOWER and x >= 0 and bool(self._flower_in_deck[x])
         if t is A.DrawContract:
             x = CONTRACT_INDEX.get(action.card, -1)  # type: ignore[attr-defined]  # t is A.DrawContract: not narrowed
             if ph != C_CONTRACT or x < 0:
                 return False
-            if self._unchosen and self._ct < TO_SEAT:
+            if self._unchosen and self._chance_target < TO_SEAT:
                 return x in self._unchosen
-            return bool(self._cin[x])
+            return bool(self._contract_in_deck[x])
         if t is A.DrawWorkers:
             # the type: ignore below: Action union: t is A.DrawWorkers, which mypy does not narrow
             got = (action.trentis, action.humans, action.foxes)  # type: ignore[attr-defined]
@@ -144,39 +144,39 @@ class ChanceMixin(FlowarStateProtocol):
                     and sum(got) == min(WORKERS_PER_GUILD, sum(bag)))
         if t is A.DrawEfficiency:
             # the type: ignore below: Action union: t is A.DrawEfficiency, which mypy does not narrow
-            return ph == C_EFF and self._eff_supply.get(action.value, 0) > 0  # type: ignore[attr-defined]
+            return ph == C_EFF and self._efficiency_supply.get(action.value, 0) > 0  # type: ignore[attr-defined]
         return action in self._uniform() if ph not in (C_WORKER, C_EFF, C_FLOWER, C_CONTRACT) else False
 
     def _do_deal_favor(self: FlowarStateProtocol, a: A.DealFavor) -> None:
-        self._fav_pool.remove(a.favor)
-        self._fav_slots[self._nfav] = a.favor
-        self._nfav += 1
+        self._favor_pool.remove(a.favor)
+        self._favor_slots[self._favors_dealt] = a.favor
+        self._favors_dealt += 1
 
     def _do_draw_efficiency(self: FlowarStateProtocol, a: A.DrawEfficiency) -> None:
-        self._eff_supply[a.value] -= 1
-        self._eff[self._ct] = a.value
+        self._efficiency_supply[a.value] -= 1
+        self._efficiency[self._chance_target] = a.value
 
     def _do_draw_flower(self: FlowarStateProtocol, a: A.DrawFlower) -> None:
         x = FLOWER_INDEX[a.card]
-        self._fdeck.remove(x)
-        self._fin[x] = 0
-        if self._ct >= TO_SEAT:
-            self._fresh[self._ct - TO_SEAT].append(x)
+        self._flower_deck.remove(x)
+        self._flower_in_deck[x] = 0
+        if self._chance_target >= TO_SEAT:
+            self._fresh[self._chance_target - TO_SEAT].append(x)
         else:
-            self._market[self._ct] = x
+            self._market[self._chance_target] = x
 
     def _do_draw_contract(self: FlowarStateProtocol, a: A.DrawContract) -> None:
         x = CONTRACT_INDEX[a.card]
-        if self._unchosen and self._ct < TO_SEAT:
+        if self._unchosen and self._chance_target < TO_SEAT:
             self._unchosen.remove(x)
         else:
-            self._cdeck.remove(x)
-            self._cin[x] = 0
+            self._contract_deck.remove(x)
+            self._contract_in_deck[x] = 0
             self._contract_deck_out()
-        if self._ct >= TO_SEAT:
-            self._dealt[self._ct - TO_SEAT].append(x)
+        if self._chance_target >= TO_SEAT:
+            self._dealt[self._chance_target - TO_SEAT].append(x)
         else:
-            self._cgrid[self._ct] = x
+            self._contract_grid[self._chance_target] = x
 
     def _do_draw_guild(self: FlowarStateProtocol, a: A.DrawGuild) -> None:
         self._guild_pool.remove(a.guild)
@@ -187,7 +187,7 @@ class ChanceMixin(FlowarStateProtocol):
         got = (a.trentis, a.humans, a.foxes)
         for t in range(3):
             self._bag[t] -= got[t]
-            self._gworkers[self._ct][t] += got[t]
+            self._guild_workers[self._chance_target][t] += got[t]
 
     def _do_start(self: FlowarStateProtocol, a: A.ChooseStartPlayer) -> None:
         self._set_start(a.seat)

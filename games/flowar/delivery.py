@@ -46,6 +46,7 @@ from games.flowar.cards import (
     MAX_LOANS,
     MEANS_COST,
 )
+from games.flowar.flags import FAVOR_FREE_TRANSPORT, FAVOR_MP_PER_CONTRACT
 from games.flowar.phases import D_BASKET, D_DELIVER
 from games.flowar.state_protocol import FlowarStateProtocol
 from games.flowar.turn import flower_classes
@@ -101,35 +102,35 @@ class DeliveryMixin(FlowarStateProtocol):
     """Travel Petal deliveries; mixed into :class:`games.flowar.state.FlowarState`."""
 
     def _reset_delivery(self: FlowarStateProtocol) -> None:
-        self._dk = -1  # kingdom
-        self._dsel: list[int] = []  # Contracts chosen (paid or being paid), in order
-        self._dfl: list[bool] = []  # fresh-only flag of each fully paid Contract
-        self._dreq: list[int] = []  # colours still owed for the Contract being paid
-        self._dfresh = True
-        self._dused: dict[int, int] = {}  # Flower card -> Baskets used in this delivery
-        self._dx = 0  # picks left of an exchange in progress
-        self._dwild = 0  # Favor 8 Baskets available
+        self._delivery_kingdom = -1  # kingdom
+        self._delivery_contracts: list[int] = []  # Contracts chosen (paid or being paid), in order
+        self._delivery_fresh_only: list[bool] = []  # fresh-only flag of each fully paid Contract
+        self._delivery_owed: list[int] = []  # colours still owed for the Contract being paid
+        self._delivery_fresh = True
+        self._delivery_baskets_used: dict[int, int] = {}  # Flower card -> Baskets used in this delivery
+        self._exchange_picks = 0  # picks left of an exchange in progress
+        self._favor8_baskets = 0  # Favor 8 Baskets available
 
     def _pool(self: FlowarStateProtocol, seat: int) -> list[int]:
         pool = [0, 0, 0, 0, 0]
-        used = self._dused
+        used = self._delivery_baskets_used
         for area in (self._fresh[seat], self._wilt[seat]):
             for x in area:
                 pool[FLOWER_COLOUR[x]] += FLOWER_BASKETS[x] - used.get(x, 0)
         return pool
 
     def _t_deliver_menu(self: FlowarStateProtocol) -> bool:
-        self._loop: tuple[Any, ...] = ("deliver_menu",)
-        return self._wait(D_DELIVER, self._tseat)
+        self._turn_loop: tuple[Any, ...] = ("deliver_menu",)
+        return self._wait(D_DELIVER, self._turn_seat)
 
     def _deliver_actions(self: FlowarStateProtocol, seat: int) -> list[Action]:
         out: list[Action] = []
-        sel = self._dsel
+        sel = self._delivery_contracts
         if len(sel) < MAX_CONTRACTS_DELIVERED:
-            k = self._dk
+            k = self._delivery_kingdom
             pool = self._pool(seat)
             coins = self._coins[seat]
-            free = self._t_mods & 16  # Kingdom Favor 4
+            free = self._turn_favors & FAVOR_FREE_TRANSPORT  # Kingdom Favor 4
             base = 0 if free else transport_total(sel, k)
             for c in sorted(self._contracts[seat]):
                 con = CONTRACTS[c]
@@ -137,46 +138,47 @@ class DeliveryMixin(FlowarStateProtocol):
                     continue
                 if not free and transport_total(sel + [c], k) - base > coins:
                     continue
-                if feasible(pool, list(con.need), 0, self._dwild):
+                if feasible(pool, list(con.need), 0, self._favor8_baskets):
                     out.append(_DELIVER[c])
         out.append(A.FINISH_DELIVERY)
         if self._loans[seat] < MAX_LOANS:
             out.append(A.TAKE_LOAN)
-        if not self._t_favor and not sel:
+        if not self._turn_favor_used and not sel:
             out.extend(self._favor_actions(seat, ("delivery",)))
         return out
 
     def _do_deliver(self: FlowarStateProtocol, a: A.Deliver) -> None:
         seat = self._cur
         c = CONTRACT_INDEX[a.card]
-        if not self._t_mods & 16:
-            self._coins[seat] -= transport_total(self._dsel + [c], self._dk) - transport_total(self._dsel, self._dk)
-        self._dsel.append(c)
-        self._dreq = list(CONTRACTS[c].flowers)
-        self._dfresh = True
+        if not self._turn_favors & FAVOR_FREE_TRANSPORT:
+            self._coins[seat] -= (transport_total(self._delivery_contracts + [c], self._delivery_kingdom)
+                                   - transport_total(self._delivery_contracts, self._delivery_kingdom))
+        self._delivery_contracts.append(c)
+        self._delivery_owed = list(CONTRACTS[c].flowers)
+        self._delivery_fresh = True
         self._push(("basket",))
 
     def _t_basket(self: FlowarStateProtocol) -> bool:
-        if self._dreq:
-            return self._wait(D_BASKET, self._tseat)
-        self._dfl.append(self._dfresh)
+        if self._delivery_owed:
+            return self._wait(D_BASKET, self._turn_seat)
+        self._delivery_fresh_only.append(self._delivery_fresh)
         self._push(("deliver_menu",))
         return False
 
     def _rest(self: FlowarStateProtocol) -> list[int]:
         need = [0, 0, 0, 0, 0]
-        for c in self._dreq[1:]:
+        for c in self._delivery_owed[1:]:
             need[c] += 1
         return need
 
     def _basket_actions(self: FlowarStateProtocol, seat: int) -> list[Action]:
         pool = self._pool(seat)
         rest = self._rest()
-        wild = self._dwild
-        used = self._dused
+        wild = self._favor8_baskets
+        used = self._delivery_baskets_used
         out: list[Action] = []
-        picks = self._dx
-        colour = self._dreq[0]
+        picks = self._exchange_picks
+        colour = self._delivery_owed[0]
         for area in (self._fresh[seat], self._wilt[seat]):
             for (col, _b, _left), x in sorted(flower_classes(area, used).items(), key=lambda kv: kv[1]):
                 if picks == 0 and col != colour:
@@ -196,43 +198,43 @@ class DeliveryMixin(FlowarStateProtocol):
     def _do_basket(self: FlowarStateProtocol, a: A.UseBasket) -> None:
         seat = self._cur
         x = FLOWER_INDEX[a.card]
-        self._dused[x] = self._dused.get(x, 0) + 1
+        self._delivery_baskets_used[x] = self._delivery_baskets_used.get(x, 0) + 1
         if x not in self._fresh[seat]:
-            self._dfresh = False
-        if self._dx:
-            self._dx -= 1
-            if not self._dx:
-                self._dreq.pop(0)
+            self._delivery_fresh = False
+        if self._exchange_picks:
+            self._exchange_picks -= 1
+            if not self._exchange_picks:
+                self._delivery_owed.pop(0)
         else:
-            self._dreq.pop(0)
+            self._delivery_owed.pop(0)
         self._push(("basket",))
 
     def _do_exchange(self: FlowarStateProtocol, a: A.Exchange) -> None:
-        self._dx = EXCHANGE_BASKETS
+        self._exchange_picks = EXCHANGE_BASKETS
         self._push(("basket",))
 
     def _do_wildcard(self: FlowarStateProtocol, a: A.Wildcard) -> None:
-        self._dwild -= 1
-        self._dfresh = False  # a Contract is not a fresh flower
-        self._dreq.pop(0)
+        self._favor8_baskets -= 1
+        self._delivery_fresh = False  # a Contract is not a fresh flower
+        self._delivery_owed.pop(0)
         self._push(("basket",))
 
     def _do_finish_delivery(self: FlowarStateProtocol, a: A.FinishDelivery) -> None:
         seat = self._cur
-        k = self._dk
-        bonus = _FAVOR6_MP if self._t_mods & 64 else 0
-        for c, fresh in zip(self._dsel, self._dfl, strict=True):
+        k = self._delivery_kingdom
+        bonus = _FAVOR6_MP if self._turn_favors & FAVOR_MP_PER_CONTRACT else 0
+        for c, fresh in zip(self._delivery_contracts, self._delivery_fresh_only, strict=True):
             con = CONTRACTS[c]
-            self._mp[seat] += self._eff[k] + con.mp + bonus + (FRESH_BONUS_MP if fresh else 0)
+            self._mp[seat] += self._efficiency[k] + con.mp + bonus + (FRESH_BONUS_MP if fresh else 0)
             self._coins[seat] += con.coins
             self._contracts[seat].remove(c)
             self._below[seat][k].append(c)
             self._delivered[seat][k] += 1
             self._fresh_deliveries[seat] += fresh
         fresh_area, wilt = self._fresh[seat], self._wilt[seat]
-        for x in sorted(self._dused):
+        for x in sorted(self._delivery_baskets_used):
             (fresh_area if x in fresh_area else wilt).remove(x)
-            self._fdisc.append(x)
-        if len(self._dsel) > self._at_once[seat]:
-            self._at_once[seat] = len(self._dsel)
+            self._flower_discard.append(x)
+        if len(self._delivery_contracts) > self._at_once[seat]:
+            self._at_once[seat] = len(self._delivery_contracts)
         self._reset_delivery()

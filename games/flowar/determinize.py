@@ -212,21 +212,23 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
     order = [int(s) for s in obs.get("turn_order", [])]
 
     set_fields(st, dict(  # through games.native: a compiled state keeps these outside __dict__
-        _fav_pool=fav_pool, _fav_slots=slots, _nfav=6, _eff_supply=eff_supply, _eff=eff, _eff_disc=eff_disc,
-        _fdeck=fdeck, _fin=bytearray(1 if x in set(fdeck) else 0 for x in range(len(FLOWER_IDS))),
-        _fdisc=fdisc, _aside=[], _market=market,
+        _favor_pool=fav_pool, _favor_slots=slots, _favors_dealt=6,
+        _efficiency_supply=eff_supply, _efficiency=eff, _efficiency_discard=eff_disc,
+        _flower_deck=fdeck, _flower_in_deck=bytearray(1 if x in set(fdeck) else 0 for x in range(len(FLOWER_IDS))),
+        _flower_discard=fdisc, _aside=[], _market=market,
         _redraws=[[int(r["round"]), int(r["slot"]) - 1, flower(str(r["card"]))] for r in obs.get("market_redraws", [])],
-        _cdeck=cdeck, _cin=bytearray(1 if x in set(cdeck) else 0 for x in range(len(CONTRACT_IDS))),
-        _cdisc=cdisc, _cgrid=cgrid, _unchosen=unchosen, _kept_hidden=False,
+        _contract_deck=cdeck,
+        _contract_in_deck=bytearray(1 if x in set(cdeck) else 0 for x in range(len(CONTRACT_IDS))),
+        _contract_discard=cdisc, _contract_grid=cgrid, _unchosen=unchosen, _kept_hidden=False,
         _guild_pool=[g.number for g in GUILDS if g.number not in guilds], _guilds=guilds,
-        _gworkers=gworkers, _gowner=gowner,
-        _fellowship=int(obs.get("fellowship_guild", 0)), _fellow_used=bool(obs.get("fellowship_used", False)),
+        _guild_workers=gworkers, _guild_owner=gowner,
+        _fellowship=int(obs.get("fellowship_guild", 0)), _fellowship_used=bool(obs.get("fellowship_used", False)),
         _bag=_w(obs.get("bag", {})), _strike_area=_w(obs.get("strike_area", {})),
         _strike=[w in strikes for w in ("trenti", "human", "fox")], _spaces=spaces,
         _parked=[0, 0, 0],  # no rule reads it (Workers parked on Player Boards; reset each round)
         _round=int(obs.get("round", 0)), _track=[int(s) for s in obs.get("turn_track", [])],
         _new_track=[int(s) for s in obs.get("passing_order", [])], _order=order,
-        _ti=order.index(seat), _start=int(obs.get("start_player", -1)),
+        _turn_index=order.index(seat), _start=int(obs.get("start_player", -1)),
         _coins=[int(p.get("coins", 0)) for p in players],
         _mp=[int(p["mp"]) if s == seat else own_mp for s, p in enumerate(players)],
         _torches=[int(p.get("torches", 0)) for p in players],
@@ -237,16 +239,16 @@ def determinize(game: Game, observation: dict[str, Any], rng: random.Random) -> 
         _workers=[_w(p.get("workers", {})) for p in players],
         _contracts=held, _dealt=dealt, _gave=[[] for _ in range(n)],
         _fresh=fresh, _wilt=wilt, _below=below,
-        _board=[sum(bits[b] for b in p.get("board_used", [])) for p in players],
+        _board_used=[sum(bits[b] for b in p.get("board_used", [])) for p in players],
         _hired=[bool(p.get("hired", False)) for p in players],
-        _nowither=[bool(p.get("no_wither", False)) for p in players],
+        _wither_exempt=[bool(p.get("no_wither", False)) for p in players],
         _passed=[bool(p.get("passed", False)) for p in players],
         _delivered=[[int(x) for x in p.get("delivered", [0, 0, 0])] for p in players],
-        _tseat=seat, _loop=("menu", seat), _ct=0,
+        _turn_seat=seat, _turn_loop=("menu", seat), _chance_target=0,
         _phase=D_TURN, _cur=seat, _result=None, _agenda=[],
     ))
     st._reset_turn()
-    st._loop = ("menu", seat)
+    st._turn_loop = ("menu", seat)
     st._reset_delivery()
     st._line_grid = st._picks = 0
     st._sold = int(obs.get("context", {}).get("sold", 0))  # shown; kept from the last sale

@@ -6,7 +6,7 @@ module maps every effect to two small functions:
 * ``can(state, seat) -> bool``: the Favor is worth offering now (its timing
   matches the decision point and its effect can change something);
 * ``use(state, seat)``: apply it. *Modifiers* set a bit in the turn's active
-  Favors (``state._t_mods``) that later rules read (placement cost, layoff
+  Favors (``state._turn_favors``) that later rules read (placement cost, layoff
   table, transport, ...); *immediate* effects act at once, possibly pushing
   sub-decisions.
 
@@ -36,12 +36,11 @@ from typing import TYPE_CHECKING, Final
 
 from games.flowar import placement as P
 from games.flowar.cards import FAVORS, GUILDS, HIRE_COINS, MAX_LOANS, PAYOFF_COINS, WORKERS_PER_GUILD
+from games.flowar.flags import FAVOR_ANY_WORKER, FAVOR_CHEAP_PAYOFF, FAVOR_FREE_PLACEMENT, GUILD_SPACE, PAYOFF_SPACE
 
 if TYPE_CHECKING:
     from games.flowar.state_protocol import FlowarStateProtocol
 
-GUILD_SPACE: Final = 8
-"""The Guild Action Space's bit in ``state._board`` (as ``games.flowar.turn.BOARD_BIT``)."""
 
 # Phases that offer Favors, by timing (phase numbers are defined in state.py; we use names).
 MENU_TIMINGS: Final = frozenset(("placement", "layoff", "hire", "payoff", "now"))
@@ -55,43 +54,43 @@ Use = Callable[["FlowarStateProtocol", int], None]
 
 def _mod(bit: int) -> Use:
     def use(st: FlowarStateProtocol, seat: int) -> None:
-        st._t_mods |= 1 << bit
+        st._turn_favors |= 1 << bit
     return use
 
 
 def _not_placed(st: FlowarStateProtocol, seat: int) -> bool:
-    return st._t_placed == 0
+    return st._turn_placed == 0
 
 
 def _can_fire(st: FlowarStateProtocol, seat: int) -> bool:
-    return not st._t_fired and not st._t_hired and sum(st._workers[seat]) > 0
+    return not st._turn_fired and not st._turn_hired and sum(st._workers[seat]) > 0
 
 
 def _can_hire(st: FlowarStateProtocol, seat: int) -> bool:
-    return not st._hired[seat] and not st._t_fired and sum(st._strike_area) > 0
+    return not st._hired[seat] and not st._turn_fired and sum(st._strike_area) > 0
 
 
 def _cheap_payoff(st: FlowarStateProtocol, seat: int) -> bool:
-    return (st._loans[seat] > 0 and not st._board[seat] & 4 and st._t_placed == 0
+    return (st._loans[seat] > 0 and not st._board_used[seat] & PAYOFF_SPACE and st._turn_placed == 0
             and st._coins[seat] >= FAVORS[6].params["coins"])
 
 
 def _second_worker(st: FlowarStateProtocol, seat: int) -> bool:
-    return not st._t_extra and sum(st._workers[seat]) >= (2 if st._t_placed == 0 else 1) and (
-        not st._board[seat] & 8 or (bool(st._fellowship) and not st._fellow_used))
+    return not st._turn_extra and sum(st._workers[seat]) >= (2 if st._turn_placed == 0 else 1) and (
+        not st._board_used[seat] & GUILD_SPACE or (bool(st._fellowship) and not st._fellowship_used))
 
 
 def _use_second(st: FlowarStateProtocol, seat: int) -> None:
-    st._t_extra = True
+    st._turn_extra = True
 
 
 def _no_wither(st: FlowarStateProtocol, seat: int) -> bool:
     # Decision 14: the whole withering step is skipped, so wilting flowers alone make it useful.
-    return bool(st._fresh[seat] or st._wilt[seat]) and not st._nowither[seat]
+    return bool(st._fresh[seat] or st._wilt[seat]) and not st._wither_exempt[seat]
 
 
 def _use_no_wither(st: FlowarStateProtocol, seat: int) -> None:
-    st._nowither[seat] = True
+    st._wither_exempt[seat] = True
 
 
 def _own_guild(st: FlowarStateProtocol, seat: int) -> bool:
@@ -103,7 +102,7 @@ def _use_own_guild(st: FlowarStateProtocol, seat: int) -> None:
     # Guild, can only be taken once per Round" ("Action Spaces of the Player Board"): the Guild
     # action is taken, so its Action Space is used for the round.
     if st.game.rules_revision >= 3:
-        st._board[seat] |= GUILD_SPACE
+        st._board_used[seat] |= GUILD_SPACE
     st._guild_action(seat, st._guild[seat])
 
 
@@ -153,11 +152,11 @@ def _free_pick(st: FlowarStateProtocol, seat: int) -> None:
 
 
 def _delivery_start(st: FlowarStateProtocol, seat: int) -> bool:
-    return not st._dsel
+    return not st._delivery_contracts
 
 
 def _use_wild(st: FlowarStateProtocol, seat: int) -> None:
-    st._dwild += 1
+    st._favor8_baskets += 1
 
 
 def _sell_start(st: FlowarStateProtocol, seat: int) -> bool:
@@ -217,11 +216,11 @@ def keeps_placement(st: FlowarStateProtocol, seat: int, favor: int) -> bool:
         return True
     eff = FAVORS[favor - 1].effect
     if eff == "free_placement":
-        return st._placeable(seat, mods=2)
+        return st._placeable(seat, mods=FAVOR_FREE_PLACEMENT)
     if eff == "any_worker":
-        return st._placeable(seat, mods=512)
+        return st._placeable(seat, mods=FAVOR_ANY_WORKER)
     if eff == "cheap_payoff":
-        return st._placeable(seat, mods=128)
+        return st._placeable(seat, mods=FAVOR_CHEAP_PAYOFF)
     if eff == "free_hire":
         area = st._strike_area
         return st._placeable(seat) or any(area[t] and P.hire_keeps_placement(st, seat, 0, t) for t in range(3))
@@ -230,12 +229,12 @@ def keeps_placement(st: FlowarStateProtocol, seat: int, favor: int) -> bool:
         coins = guild.amount if guild.action == "coins" else 1 if guild.action.startswith("take_") else 0
         flower = guild.action == "take_flower" and any(x >= 0 for x in st._market)
         if eff == "own_guild_action" and st.game.rules_revision >= 3:
-            board = st._board[seat]
-            st._board[seat] = board | GUILD_SPACE  # the Guild space is used after the Favor (decision 31)
+            board = st._board_used[seat]
+            st._board_used[seat] = board | GUILD_SPACE  # the Guild space is used after the Favor (decision 31)
             try:
                 return st._placeable(seat, coins, flower=flower)
             finally:
-                st._board[seat] = board
+                st._board_used[seat] = board
         return st._placeable(seat, coins, flower=flower)
     if eff == "coins_per_torch":
         return st._placeable(seat, FAVORS[14].params["coins_per_torch"] * st._torches[seat])
@@ -261,5 +260,5 @@ def use(state: FlowarStateProtocol, seat: int, favor: int) -> None:
 
 
 def mod_bit(favor: int) -> int:
-    """The ``_t_mods`` bit of a modifier Favor."""
+    """The ``_turn_favors`` bit of a modifier Favor."""
     return 1 << favor

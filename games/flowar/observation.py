@@ -86,13 +86,16 @@ from games.flowar.cards import (
     WORKERS,
     exchange_rate,
 )
+from games.flowar.flags import GUILD_SPACE, MAINTENANCE_SPACE, PAYOFF_SPACE, SELL_SPACE
 from games.flowar.phases import P_OVER, PHASE_NAMES
 from games.native import fields_of
 
 if TYPE_CHECKING:
     from games.flowar.state_protocol import FlowarStateProtocol
 
-BOARD_SPACES: Final = (("maintenance", 1), ("sell", 2), ("payoff", 4), ("guild", 8))
+BOARD_SPACES: Final = (
+    ("maintenance", MAINTENANCE_SPACE), ("sell", SELL_SPACE), ("payoff", PAYOFF_SPACE), ("guild", GUILD_SPACE),
+)
 
 
 def workers(counts: list[int] | tuple[int, ...]) -> dict[str, int]:
@@ -125,9 +128,9 @@ def _player(st: FlowarStateProtocol, s: int, seat: int | None) -> dict[str, Any]
         "below": [len(b) for b in st._below[s]],
         "below_contracts": [{"contracts": _ids(CONTRACT_IDS, b)} for b in st._below[s]] if own else [],
         "delivered": list(st._delivered[s]),
-        "board_used": [name for name, bit in BOARD_SPACES if st._board[s] & bit],
+        "board_used": [name for name, bit in BOARD_SPACES if st._board_used[s] & bit],
         "hired": st._hired[s],
-        "no_wither": st._nowither[s],
+        "no_wither": st._wither_exempt[s],
         "passed": st._passed[s],
     }
 
@@ -136,41 +139,42 @@ def _context(st: FlowarStateProtocol) -> dict[str, Any]:
     """The decision in progress: the turn's flags, a strike, a grid choice, a delivery."""
     cur = st._cur
     used: list[str] = []
-    for x in sorted(st._dused):
-        used.extend([FLOWER_IDS[x]] * st._dused[x])
+    for x in sorted(st._delivery_baskets_used):
+        used.extend([FLOWER_IDS[x]] * st._delivery_baskets_used[x])
     return {
-        "placed": st._t_placed,
-        "fired": st._t_fired,
-        "hired": st._t_hired,
-        "favor_used": st._t_favor,
-        "active_favors": [f for f in range(1, 21) if st._t_mods >> f & 1],
-        "extra_placement": st._t_extra,
+        "placed": st._turn_placed,
+        "fired": st._turn_fired,
+        "hired": st._turn_hired,
+        "favor_used": st._turn_favor_used,
+        "active_favors": [f for f in range(1, 21) if st._turn_favors >> f & 1],
+        "extra_placement": st._turn_extra,
         "strike_worker": WORKERS[st._strike_type] if st._strike_type >= 0 else "",
         "grid": ("contract", "market")[st._line_grid] if st._phase in _GRID_PHASES else "",
         "picks": st._picks,
-        "kingdom": KINGDOMS[st._dk].id if st._dk >= 0 else "",
-        "delivering": _ids(CONTRACT_IDS, st._dsel),
-        "owed": [COLOURS[c] for c in st._dreq],
-        "exchange_picks": st._dx,
-        "wildcards": st._dwild,
+        "kingdom": KINGDOMS[st._delivery_kingdom].id if st._delivery_kingdom >= 0 else "",
+        "delivering": _ids(CONTRACT_IDS, st._delivery_contracts),
+        "owed": [COLOURS[c] for c in st._delivery_owed],
+        "exchange_picks": st._exchange_picks,
+        "wildcards": st._favor8_baskets,
         "used_baskets": used,
-        "exchange_max": st._exchange_max(cur) if 0 <= cur < st._n and PHASE_NAMES[st._phase] == "exchange_mp" else 0,
+        "exchange_max": (st._exchange_max(cur)
+                         if 0 <= cur < st._num_players and PHASE_NAMES[st._phase] == "exchange_mp" else 0),
         "sold": st._sold,
     }
 
 
 def _taxus(st: FlowarStateProtocol) -> dict[str, Any]:
     return {
-        "mp": st._tx_mp,
-        "coins": st._tx_coins,
-        "torches": st._tx_torches,
-        "loans": st._tx_loans,
-        "guild": st._tx_guild,
-        "pile": st._tx_pile,
-        "deck": len(st._tx_deck),
-        "discard": [TAXUS_CARDS[x].id for x in st._tx_disc],
-        "last_card": TAXUS_CARDS[st._tx_last].id if st._tx_last >= 0 else "",
-        "passed": st._tx_passed,
+        "mp": st._taxus_mp,
+        "coins": st._taxus_coins,
+        "torches": st._taxus_torches,
+        "loans": st._taxus_loans,
+        "guild": st._taxus_guild,
+        "pile": st._taxus_pile,
+        "deck": len(st._taxus_deck),
+        "discard": [TAXUS_CARDS[x].id for x in st._taxus_discard],
+        "last_card": TAXUS_CARDS[st._taxus_last].id if st._taxus_last >= 0 else "",
+        "passed": st._taxus_passed,
     }
 
 
@@ -186,9 +190,9 @@ def build_observation(st: FlowarStateProtocol, seat: int | None) -> dict[str, An
             "kingdom": k.id,
             "name": k.name,
             "means": [{"means": m.id, "name": m.name, "cost": m.cost} for m in k.means],
-            "efficiency": st._eff[i],
-            "favor": st._fav_slots[i],
-            "next_favor": st._fav_slots[3 + i],
+            "efficiency": st._efficiency[i],
+            "favor": st._favor_slots[i],
+            "next_favor": st._favor_slots[3 + i],
             "workers": workers(spaces[2 + i]),
         }
         for i, k in enumerate(KINGDOMS)
@@ -198,11 +202,11 @@ def build_observation(st: FlowarStateProtocol, seat: int | None) -> dict[str, An
         rec = GUILDS[g - 1]
         guilds.append({
             "guild": g, "action": rec.action, "amount": rec.amount, "flower_price": rec.flower_price,
-            "workers": workers(st._gworkers[g]), "owner": st._gowner[g],
+            "workers": workers(st._guild_workers[g]), "owner": st._guild_owner[g],
         })
     r = st._round
     return {
-        "num_players": st._n,
+        "num_players": st._num_players,
         "seat": -1 if seat is None else seat,
         "solo": st._solo,
         "first_game_favors": bool(st.game.options["first_game_favors"]),
@@ -210,34 +214,34 @@ def build_observation(st: FlowarStateProtocol, seat: int | None) -> dict[str, An
         "phase": PHASE_NAMES[st._phase],
         "current_player": st._cur,
         "start_player": st._start,
-        "taxus_seat": st._tx,
+        "taxus_seat": st._taxus_seat,
         "turn_track": list(st._track),
         "passing_order": list(st._new_track),
         "turn_order": list(st._order),
-        "turn_seat": st._tseat,
+        "turn_seat": st._turn_seat,
         "exchange_rate": exchange_rate(r) if r else 0,
         "kingdoms": kingdoms,
         "contract_space": workers(spaces[0]),
         "market_space": workers(spaces[1]),
         "fellowship_guild": st._fellowship,
-        "fellowship_used": st._fellow_used,
+        "fellowship_used": st._fellowship_used,
         "strike_area": workers(st._strike_area),
         "strikes": [WORKERS[t] for t in range(3) if st._strike[t]],
         "bag": workers(st._bag),
         "market": _ids(FLOWER_IDS, st._market),
-        "contract_grid": _ids(CONTRACT_IDS, st._cgrid),
-        "flower_deck": len(st._fdeck),
-        "flower_discard": len(st._fdisc),
-        "contract_deck": len(st._cdeck),
-        "contract_discard": len(st._cdisc),
+        "contract_grid": _ids(CONTRACT_IDS, st._contract_grid),
+        "flower_deck": len(st._flower_deck),
+        "flower_discard": len(st._flower_discard),
+        "contract_deck": len(st._contract_deck),
+        "contract_discard": len(st._contract_discard),
         "unchosen_contracts": len(st._unchosen),
-        "efficiency_supply": sum(st._eff_supply.values()),
-        "flower_discard_cards": _ids(FLOWER_IDS, st._fdisc),
-        "contract_discard_cards": _ids(CONTRACT_IDS, st._cdisc),
-        "efficiency_discard": list(st._eff_disc),
-        "favor_pool": len(st._fav_pool),
+        "efficiency_supply": sum(st._efficiency_supply.values()),
+        "flower_discard_cards": _ids(FLOWER_IDS, st._flower_discard),
+        "contract_discard_cards": _ids(CONTRACT_IDS, st._contract_discard),
+        "efficiency_discard": list(st._efficiency_discard),
+        "favor_pool": len(st._favor_pool),
         "guild_tiles": guilds,
-        "players": [_player(st, s, seat) for s in range(st._n)],
+        "players": [_player(st, s, seat) for s in range(st._num_players)],
         "context": _context(st),
         "taxus": _taxus(st),
         "torch_supply": st._torch_supply(),
@@ -261,7 +265,8 @@ def market_redraw_count(st: FlowarStateProtocol) -> int:
 def full_state(st: FlowarStateProtocol) -> dict[str, Any]:
     """Every field of the state, hidden information included (hashes, the referee, tests).
 
-    Field names are the state's attribute names without the leading underscore;
+    Field names are the state's attribute names without the leading underscore (or, for an
+    attribute renamed since hashes were first recorded, its earlier name: :data:`_HASHED_KEYS`);
     the agenda (pending tasks) is included so that equal hashes mean equal futures.
     Left out, besides the game, the history and caches: the log of the cards put
     back while filling the Market (``market_redraws`` of the observation), a record
@@ -276,9 +281,65 @@ def full_state(st: FlowarStateProtocol) -> dict[str, Any]:
             v = list(v)
         elif isinstance(v, dict):
             v = sorted(v.items())
-        out[k.lstrip("_")] = v
+        out[_HASHED_KEYS.get(k) or k.lstrip("_")] = v
     return out
 
+
+_HASHED_KEYS: Final[dict[str, str]] = {
+    "_contract_deck": "cdeck",
+    "_contract_discard": "cdisc",
+    "_contract_grid": "cgrid",
+    "_contract_in_deck": "cin",
+    "_flower_deck": "fdeck",
+    "_flower_discard": "fdisc",
+    "_flower_in_deck": "fin",
+    "_chance_target": "ct",
+    "_delivery_kingdom": "dk",
+    "_delivery_contracts": "dsel",
+    "_delivery_fresh_only": "dfl",
+    "_delivery_owed": "dreq",
+    "_delivery_fresh": "dfresh",
+    "_delivery_baskets_used": "dused",
+    "_exchange_picks": "dx",
+    "_favor8_baskets": "dwild",
+    "_efficiency": "eff",
+    "_efficiency_supply": "eff_supply",
+    "_efficiency_discard": "eff_disc",
+    "_favor_pool": "fav_pool",
+    "_favor_slots": "fav_slots",
+    "_favors_dealt": "nfav",
+    "_guild_owner": "gowner",
+    "_guild_workers": "gworkers",
+    "_wither_exempt": "nowither",
+    "_fellowship_used": "fellow_used",
+    "_turn_placed": "t_placed",
+    "_turn_fired": "t_fired",
+    "_turn_hired": "t_hired",
+    "_turn_favor_used": "t_favor",
+    "_turn_favors": "t_mods",
+    "_turn_acted": "t_acted",
+    "_turn_extra": "t_extra",
+    "_turn_loop": "loop",
+    "_turn_index": "ti",
+    "_turn_seat": "tseat",
+    "_taxus_seat": "tx",
+    "_taxus_deck": "tx_deck",
+    "_taxus_discard": "tx_disc",
+    "_taxus_pile": "tx_pile",
+    "_taxus_last": "tx_last",
+    "_taxus_extra": "tx_extra",
+    "_taxus_mp": "tx_mp",
+    "_taxus_coins": "tx_coins",
+    "_taxus_torches": "tx_torches",
+    "_taxus_loans": "tx_loans",
+    "_taxus_guild": "tx_guild",
+    "_taxus_worker_supply": "tx_workers",
+    "_taxus_passed": "tx_passed",
+    "_board_used": "board",
+    "_num_players": "n",
+}
+"""State attribute -> its key in :func:`full_state`, for attributes whose key is not their own name: the
+key is part of every recorded state hash (replays check them), so a renamed attribute keeps its key."""
 
 _NOT_HASHED: Final = frozenset({"game", "history", "_legal_cache", "_sampled", "_result", "_redraws"})
 """Fields :func:`full_state` leaves out: caches, the game, the history and the Market redraw log."""

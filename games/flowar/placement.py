@@ -108,7 +108,7 @@ def _pay_then_place(st: FlowarStateProtocol, seat: int, coins: int, workers: lis
 def immune_open(st: FlowarStateProtocol, seat: int) -> bool:
     """Whether Kingdom Favor 18 could be used at a strike ``seat`` calls now, in its own turn
     (decision 10: "In your turn"; one Favor a turn)."""
-    return seat == st._tseat and not st._t_favor and bool(st._favor_actions(seat, ("strike",)))
+    return seat == st._turn_seat and not st._turn_favor_used and bool(st._favor_actions(seat, ("strike",)))
 
 
 def hire_keeps_placement(st: FlowarStateProtocol, seat: int, cost: int, t: int) -> bool:

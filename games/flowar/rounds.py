@@ -21,6 +21,7 @@ from games.flowar.cards import (
     exchange_rate,
     layoff_coins,
 )
+from games.flowar.flags import FAVOR_LAYOFF_TABLE, FAVOR_NO_TORCHES, MAINTENANCE_SPACE
 from games.flowar.phases import D_EXCH, D_STRIKE, P_OVER
 from games.flowar.state_protocol import FlowarStateProtocol
 
@@ -30,7 +31,7 @@ class RoundsMixin(FlowarStateProtocol):
     """Turns in Guild order, strikes, passing, end of round and game."""
 
     def _t_turns(self: FlowarStateProtocol) -> bool:
-        self._ti = -1
+        self._turn_index = -1
         self._new_track: list[int] = []
         self._push(("next_turn",))
         return False
@@ -39,20 +40,20 @@ class RoundsMixin(FlowarStateProtocol):
         order = self._order
         k = len(order)
         for step in range(1, k + 1):
-            i = (self._ti + step) % k
+            i = (self._turn_index + step) % k
             s = order[i]
-            if (self._tx_passed if s == self._tx else self._passed[s]):
+            if (self._taxus_passed if s == self._taxus_seat else self._passed[s]):
                 continue
-            self._ti = i
-            if s == self._tx:
-                self._tseat = -1
+            self._turn_index = i
+            if s == self._taxus_seat:
+                self._turn_seat = -1
                 self._push(("taxus_turn",))
                 return False
-            self._tseat = s
+            self._turn_seat = s
             self._reset_turn()
             self._push(("menu", s))
             return False
-        self._tseat = -1
+        self._turn_seat = -1
         self._push(("round_end",))
         return False
 
@@ -64,14 +65,14 @@ class RoundsMixin(FlowarStateProtocol):
         if layoff and cause >= 0:
             self._layoff_strikes[cause] |= 1 << t
         order = self._order if self._order else self._track
-        self._push(*[("strike_pay", s, t) for s in order if s != self._tx])
+        self._push(*[("strike_pay", s, t) for s in order if s != self._taxus_seat])
         return False
 
     def _t_strike_pay(self: FlowarStateProtocol, seat: int, t: int) -> bool:
         if not self._workers[seat][t]:
             return False
         self._strike_type = t
-        self._loop: tuple[Any, ...] = ("strike_pay", seat, t)
+        self._turn_loop: tuple[Any, ...] = ("strike_pay", seat, t)
         return self._wait(D_STRIKE, seat)
 
     def _strike_actions(self: FlowarStateProtocol, seat: int) -> list[Action]:
@@ -81,8 +82,8 @@ class RoundsMixin(FlowarStateProtocol):
             out.append(A.TAKE_LOAN)
         # Favor 18 "In your turn" only ("Kingdom Favors"); rules revision 1 also offered it at a
         # strike called in another seat's turn (FlowarGame.RULES_REVISIONS)
-        in_turn = seat == self._tseat
-        if (in_turn and not self._t_favor) or (not in_turn and self.game.rules_revision < 2):
+        in_turn = seat == self._turn_seat
+        if (in_turn and not self._turn_favor_used) or (not in_turn and self.game.rules_revision < 2):
             out.extend(self._favor_actions(seat, ("strike",)))
         return out
 
@@ -117,7 +118,7 @@ class RoundsMixin(FlowarStateProtocol):
 
     def _torch_supply(self: FlowarStateProtocol) -> int:
         """Torches of Discontent left in the Main Supply (Components: "20 Torches of Discontent")."""
-        return TORCH_COUNT - sum(self._torches) - self._tx_torches
+        return TORCH_COUNT - sum(self._torches) - self._taxus_torches
 
     def _torches_from_supply(self: FlowarStateProtocol, wanted: int) -> int:
         """How many of ``wanted`` Torches can be taken now: at most what the supply holds.
@@ -129,11 +130,11 @@ class RoundsMixin(FlowarStateProtocol):
 
     def _lay_off(self: FlowarStateProtocol, seat: int, counts: list[int] | tuple[int, int, int]) -> None:
         """Fire Workers to the Strike Area (Rulebook: "Firing Workers"); strikes are checked next."""
-        mods = self._t_mods if seat == self._tseat else 0
-        table = LAYOFF_TABLE_FAVOR2 if mods & (1 << 2) else LAYOFF_TABLE
+        mods = self._turn_favors if seat == self._turn_seat else 0
+        table = LAYOFF_TABLE_FAVOR2 if mods & FAVOR_LAYOFF_TABLE else LAYOFF_TABLE
         self._coins[seat] += layoff_coins(counts, table)
         total = sum(counts)
-        if not mods & (1 << 11):
+        if not mods & FAVOR_NO_TORCHES:
             self._torches[seat] += self._torches_from_supply(total)
         self._fired[seat] += total
         w = self._workers[seat]
@@ -160,9 +161,9 @@ class RoundsMixin(FlowarStateProtocol):
         return False
 
     def _t_pass_wither(self: FlowarStateProtocol, seat: int) -> bool:
-        if self._board[seat] & 1 or self._nowither[seat]:
+        if self._board_used[seat] & MAINTENANCE_SPACE or self._wither_exempt[seat]:
             return False  # Maintenance or Kingdom Favor 10: no withering this round
-        self._fdisc.extend(self._wilt[seat])
+        self._flower_discard.extend(self._wilt[seat])
         self._wilt[seat] = self._fresh[seat]
         self._fresh[seat] = []
         return False
@@ -198,28 +199,28 @@ class RoundsMixin(FlowarStateProtocol):
             self._push(("game_end",))
             return False
         for g in self._guilds:
-            self._gowner[g] = -1
+            self._guild_owner[g] = -1
         if self._solo:
             self._guild_pool = sorted(self._guild_pool + self._guilds)
             self._guilds: list[int] = []
-            self._tx_guild = 0
-            self._tx_passed = False
+            self._taxus_guild = 0
+            self._taxus_passed = False
         self._fellowship = 0
-        self._fellow_used = False
+        self._fellowship_used = False
         # Rulebook: "End of the Round", step 2: "Discard the Efficiency Tiles used during this Round" (face up)
-        self._eff_disc.extend(v for v in self._eff if v)
-        self._eff = [0, 0, 0]
+        self._efficiency_discard.extend(v for v in self._efficiency if v)
+        self._efficiency = [0, 0, 0]
         self._bag = [self._bag_full] * 3
         self._strike_area = [0, 0, 0]
         self._strike = [False, False, False]
         self._spaces = [[0, 0, 0] for _ in range(5)]
         self._parked = [0, 0, 0]
-        n = self._n
+        n = self._num_players
         self._guild = [0] * n
         self._workers = [[0, 0, 0] for _ in range(n)]
-        self._board = [0] * n
+        self._board_used = [0] * n
         self._hired = [False] * n
-        self._nowither = [False] * n
+        self._wither_exempt = [False] * n
         self._passed = [False] * n
         self._track = self._new_track
         self._new_track = []

@@ -95,7 +95,7 @@ def tie_breaks_used(parts: list[Breakdown]) -> tuple[str, ...]:
 
 def _breakdowns(st: FlowarStateProtocol) -> list[Breakdown]:
     out = []
-    for s in range(st._n):
+    for s in range(st._num_players):
         baskets = sum(FLOWER_BASKETS[x] for x in st._fresh[s] + st._wilt[s])
         out.append(breakdown(st._mp[s], st._torches[s], st._loans[s], st._coins[s],
                              sum(len(b) for b in st._below[s]), baskets, st._guild[s]))
@@ -133,7 +133,7 @@ def outcome_of(st: FlowarStateProtocol) -> Outcome:
     scores = tuple(float(b.total) for b in parts)
     details: dict[str, Any] = {"start_player": st._start}
     if st._solo:
-        tx = breakdown(st._tx_mp, st._tx_torches, st._tx_loans, st._tx_coins, 0, 0, st._tx_guild)
+        tx = breakdown(st._taxus_mp, st._taxus_torches, st._taxus_loans, st._taxus_coins, 0, 0, st._taxus_guild)
         won = tie_break_keys(parts[0]) > tie_break_keys(tx)
         details["taxus"] = tx.to_json()
         details["defeated_taxus"] = won

@@ -75,11 +75,11 @@ def act(state: FlowarState, **fields: Any) -> Action:
 
 def _take_flower(st: FlowarState, x: int) -> None:
     """Remove Flower card ``x`` from wherever it is."""
-    if st._fin[x]:
-        st._fdeck.remove(x)
-        st._fin[x] = 0
+    if st._flower_in_deck[x]:
+        st._flower_deck.remove(x)
+        st._flower_in_deck[x] = 0
         return
-    for pile in (st._fdisc, st._aside, *st._fresh, *st._wilt):
+    for pile in (st._flower_discard, st._aside, *st._fresh, *st._wilt):
         if x in pile:
             pile.remove(x)
             return
@@ -91,22 +91,22 @@ def _take_flower(st: FlowarState, x: int) -> None:
 
 def _take_contract(st: FlowarState, x: int) -> None:
     """Remove Contract ``x`` from wherever it is."""
-    if st._cin[x]:
-        st._cdeck.remove(x)
-        st._cin[x] = 0
+    if st._contract_in_deck[x]:
+        st._contract_deck.remove(x)
+        st._contract_in_deck[x] = 0
         return
-    for pile in (st._cdisc, st._unchosen, *st._contracts, *st._dealt, *(b for s in st._below for b in s)):
+    for pile in (st._contract_discard, st._unchosen, *st._contracts, *st._dealt, *(b for s in st._below for b in s)):
         if x in pile:
             pile.remove(x)
             return
-    if x in st._cgrid:
-        st._cgrid[st._cgrid.index(x)] = -1
+    if x in st._contract_grid:
+        st._contract_grid[st._contract_grid.index(x)] = -1
         return
     raise GameError(f"contract {x} is nowhere")
 
 
 def _discard_flowers(st: FlowarState, pile: list[int]) -> None:
-    st._fdisc.extend(pile)
+    st._flower_discard.extend(pile)
     pile.clear()
 
 
@@ -135,7 +135,7 @@ def arrange(
     if workers is not None:
         st._workers[seat] = list(workers)
     if contracts is not None:
-        st._cdisc.extend(st._contracts[seat])
+        st._contract_discard.extend(st._contracts[seat])
         st._contracts[seat] = []
         for c in contracts:
             x = CONTRACT_INDEX[c]
@@ -151,7 +151,7 @@ def arrange(
     if below is not None:
         for k, cards in below.items():
             pile = st._below[seat][KINGDOM_INDEX[k]]
-            st._cdisc.extend(pile)
+            st._contract_discard.extend(pile)
             pile.clear()
             for c in cards:
                 x = CONTRACT_INDEX[c]
@@ -178,7 +178,7 @@ def arrange_board(
     if market is not None:
         for slot, f in enumerate(market):
             if st._market[slot] >= 0:
-                st._fdisc.append(st._market[slot])
+                st._flower_discard.append(st._market[slot])
                 st._market[slot] = -1
             if f:
                 x = FLOWER_INDEX[f]
@@ -186,17 +186,17 @@ def arrange_board(
                 st._market[slot] = x
     if contract_grid is not None:
         for slot, c in enumerate(contract_grid):
-            if st._cgrid[slot] >= 0:
-                st._cdisc.append(st._cgrid[slot])
-                st._cgrid[slot] = -1
+            if st._contract_grid[slot] >= 0:
+                st._contract_discard.append(st._contract_grid[slot])
+                st._contract_grid[slot] = -1
             if c:
                 x = CONTRACT_INDEX[c]
                 _take_contract(st, x)
-                st._cgrid[slot] = x
+                st._contract_grid[slot] = x
     if efficiency is not None:
-        st._eff = list(efficiency)
+        st._efficiency = list(efficiency)
     if favors is not None:
-        st._fav_slots[0:3] = list(favors)
+        st._favor_slots[0:3] = list(favors)
     if spaces is not None:
         names = ("contract", "market", "travel_K1", "travel_K2", "travel_K3")
         for name, counts in spaces.items():

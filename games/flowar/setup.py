@@ -39,7 +39,7 @@ class SetupMixin(FlowarStateProtocol):
 
     # -- setup (Rulebook: "Game Setup") ----------------------------------------------------
     def _setup_tasks(self: FlowarStateProtocol) -> list[tuple[Any, ...]]:
-        n = self._n
+        n = self._num_players
         tasks: list[tuple[Any, ...]] = [("favors",), ("eff", 0), ("eff", 1), ("eff", 2), ("market", True)]
         tasks += [("baskets", s) for s in range(n)]
         tasks += [("deal_contracts", s) for s in range(n)]
@@ -51,13 +51,13 @@ class SetupMixin(FlowarStateProtocol):
         return tasks
 
     def _t_favors(self: FlowarStateProtocol) -> bool:
-        if self._nfav < 6:
+        if self._favors_dealt < 6:
             self._agenda.append(("favors",))
             return self._wait(C_FAVOR, CHANCE)
         return False
 
     def _t_eff(self: FlowarStateProtocol, k: int) -> bool:
-        self._ct = k
+        self._chance_target = k
         return self._wait(C_EFF, CHANCE)
 
     def _t_market(self: FlowarStateProtocol, setup: bool) -> bool:
@@ -66,7 +66,7 @@ class SetupMixin(FlowarStateProtocol):
         for slot in range(MARKET_SLOTS):
             if market[slot] < 0 and self._flowers_left():
                 self._agenda.append(("market", setup))
-                self._ct = slot
+                self._chance_target = slot
                 return self._wait(C_FLOWER, CHANCE)
         if setup:
             slot = self._redraw_slot()
@@ -78,12 +78,12 @@ class SetupMixin(FlowarStateProtocol):
                 market[slot] = -1
                 self._flowers_left()  # rebuild an empty deck from the discard pile
                 self._agenda.append(("market", True))
-                self._ct = slot
+                self._chance_target = slot
                 return self._wait(C_FLOWER, CHANCE)
             for x in self._aside:  # "shuffle them to form a deck"
-                self._fdeck.append(x)
-                self._fin[x] = 1
-            self._fdeck.sort()
+                self._flower_deck.append(x)
+                self._flower_in_deck[x] = 1
+            self._flower_deck.sort()
             self._aside: list[int] = []
         return False
 
@@ -96,7 +96,8 @@ class SetupMixin(FlowarStateProtocol):
         missing = {c for c in range(5) if counts[c] == 0}
         # "draw Cards until all 5 different flowers are present"; an empty deck is rebuilt
         # from the discard pile ("If at any time the Flower Deck runs out..."), so both count.
-        if not missing or not any(FLOWER_COLOUR[x] in missing for pile in (self._fdeck, self._fdisc) for x in pile):
+        if not missing or not any(FLOWER_COLOUR[x] in missing
+                                  for pile in (self._flower_deck, self._flower_discard) for x in pile):
             return -1
         top = max(counts)
         # Decision (docs/rules/flowar.md): discard a card of the most repeated colour, last slot first.
@@ -110,14 +111,14 @@ class SetupMixin(FlowarStateProtocol):
         # Rulebook: "Game Setup", step 6: deal Flower cards until 3 or 4 Baskets.
         if sum(FLOWER_BASKETS[x] for x in self._fresh[seat]) < 3 and self._flowers_left():
             self._agenda.append(("baskets", seat))
-            self._ct = TO_SEAT + seat
+            self._chance_target = TO_SEAT + seat
             return self._wait(C_FLOWER, CHANCE)
         return False
 
     def _t_deal_contracts(self: FlowarStateProtocol, seat: int) -> bool:
         if len(self._dealt[seat]) < 2 and self._contracts_left():
             self._agenda.append(("deal_contracts", seat))
-            self._ct = TO_SEAT + seat
+            self._chance_target = TO_SEAT + seat
             return self._wait(C_CONTRACT, CHANCE)
         return False
 
@@ -133,9 +134,9 @@ class SetupMixin(FlowarStateProtocol):
     def _t_contracts_fill(self: FlowarStateProtocol) -> bool:
         """Fill empty Contract grid spaces: setup leftovers first, then the deck."""
         for slot in range(CONTRACT_SLOTS):
-            if self._cgrid[slot] < 0 and (self._unchosen or self._contracts_left()):
+            if self._contract_grid[slot] < 0 and (self._unchosen or self._contracts_left()):
                 self._agenda.append(("contracts_fill",))
-                self._ct = slot
+                self._chance_target = slot
                 return self._wait(C_CONTRACT, CHANCE)
         return False
 
@@ -152,9 +153,9 @@ class SetupMixin(FlowarStateProtocol):
     def _t_guild_workers(self: FlowarStateProtocol) -> bool:
         # Rulebook: "Game Setup", step 10 / "Round Setup": 5 Workers from the bag on each Guild Tile.
         for g in self._guilds:
-            if not any(self._gworkers[g]) and any(self._bag):
+            if not any(self._guild_workers[g]) and any(self._bag):
                 self._agenda.append(("guild_workers",))
-                self._ct = g
+                self._chance_target = g
                 return self._wait(C_WORKER, CHANCE)
         return False
 
@@ -166,15 +167,15 @@ class SetupMixin(FlowarStateProtocol):
 
     def _set_start(self: FlowarStateProtocol, seat: int) -> None:
         self._start = seat
-        n = self._n
+        n = self._num_players
         self._track = [(seat + k) % n for k in range(n)]
         for pos, s in enumerate(self._track):
             self._coins[s] = STARTING_COINS[pos]
         if self._solo:
             # Rulebook: solo "Setup": "Set up the game as in a two-player game"; Taxus holds the
             # second marker, so he starts with the second seat's Coins (decision 29).
-            self._track.append(self._tx)
-            self._tx_coins = STARTING_COINS[1]
+            self._track.append(self._taxus_seat)
+            self._taxus_coins = STARTING_COINS[1]
 
     # -- rounds (Rulebook: "Round Setup") --------------------------------------------------
     def _t_round(self: FlowarStateProtocol) -> bool:
@@ -197,27 +198,27 @@ class SetupMixin(FlowarStateProtocol):
 
     def _t_refresh(self: FlowarStateProtocol) -> bool:
         # Rulebook: "Round Setup": before round 3, new Favors, fresh Contract and Flower grids.
-        self._fav_slots[0:3] = self._fav_slots[3:6]
-        self._fav_slots[3:6] = [0, 0, 0]
-        for slot, x in enumerate(self._cgrid):
+        self._favor_slots[0:3] = self._favor_slots[3:6]
+        self._favor_slots[3:6] = [0, 0, 0]
+        for slot, x in enumerate(self._contract_grid):
             if x >= 0:
-                self._cdisc.append(x)
-                self._cgrid[slot] = -1
+                self._contract_discard.append(x)
+                self._contract_grid[slot] = -1
         self._contract_deck_out()
         for slot, x in enumerate(self._market):
             if x >= 0:
-                self._fdisc.append(x)
+                self._flower_discard.append(x)
                 self._market[slot] = -1
         if self._solo:  # Rulebook: Taxus "End of the Round": reshuffle all Taxus cards before round 3
-            self._tx_deck = list(range(len(TAXUS_CARDS)))
-            self._tx_disc: list[int] = []
+            self._taxus_deck = list(range(len(TAXUS_CARDS)))
+            self._taxus_discard: list[int] = []
         return False
 
     def _t_choose_guild(self: FlowarStateProtocol, seat: int) -> bool:
-        free = [g for g in self._guilds if self._gowner[g] < 0]
+        free = [g for g in self._guilds if self._guild_owner[g] < 0]
         if not free:
             return False
-        if seat == self._tx:
+        if seat == self._taxus_seat:
             # Rulebook: solo "Round Setup": Taxus first takes the highest number; else the one left.
             self._take_guild(seat, max(free))
             return False
@@ -227,27 +228,27 @@ class SetupMixin(FlowarStateProtocol):
         return self._wait(D_GUILD, seat)
 
     def _take_guild(self: FlowarStateProtocol, seat: int, g: int) -> None:
-        self._gowner[g] = seat
-        if seat == self._tx:
-            self._tx_guild = g
-            self._tx_workers = self._gworkers[g][:]
+        self._guild_owner[g] = seat
+        if seat == self._taxus_seat:
+            self._taxus_guild = g
+            self._taxus_worker_supply = self._guild_workers[g][:]
         else:
             self._guild[seat] = g
-            self._workers[seat] = self._gworkers[g][:]
-        self._gworkers[g] = [0, 0, 0]
+            self._workers[seat] = self._guild_workers[g][:]
+        self._guild_workers[g] = [0, 0, 0]
 
     def _t_fellowship(self: FlowarStateProtocol) -> bool:
         # Rulebook: "Round Setup": the remaining Guild Tile goes to the Fellowship Petal,
         # its 5 Workers to the Strike Area (this may start the round with a strike).
-        free = [g for g in self._guilds if self._gowner[g] < 0]
-        self._order = sorted(range(self._n), key=lambda s: self._guild[s])
+        free = [g for g in self._guilds if self._guild_owner[g] < 0]
+        self._order = sorted(range(self._num_players), key=lambda s: self._guild[s])
         if not free:
             return False
         g = free[0]
         self._fellowship = g
         for t in range(3):
-            self._strike_area[t] += self._gworkers[g][t]
-        self._gworkers[g] = [0, 0, 0]
+            self._strike_area[t] += self._guild_workers[g][t]
+        self._guild_workers[g] = [0, 0, 0]
         self._push(*[("strike_check", t, -1, False) for t in range(3)])
         return False
 

@@ -69,11 +69,11 @@ from games.flowar.rounds import RoundsMixin
 from games.flowar.setup import CONTRACT_SLOTS, MARKET_SLOTS, SetupMixin
 from games.flowar.taxus import TaxusMixin
 from games.flowar.turn import TurnMixin
+from games.framework import StateHotPath
 from games.native import blank, fields_of, set_fields
-from games.trusted import holds
 
 
-class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin, TaxusMixin, State):
+class FlowarState(StateHotPath, SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin, TaxusMixin, State):
     """A position of a Flowar match (see the module docstring for the flow).
 
     Public behaviour is the :class:`games.api.State` interface plus
@@ -84,41 +84,41 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
     def __init__(self, game: Game) -> None:
         super().__init__(game)
         n = game.num_players
-        self._n = n
+        self._num_players = n
         self._solo = n == 1
-        self._tx = n if self._solo else -1  # Taxus's marker in turn orders
+        self._taxus_seat = n if self._solo else -1  # Taxus's marker in turn orders
         self._two_travel = n <= 2  # Rulebook: "In a two-player game, you should pay for all Workers in the three
         # spaces"
         # favors: slots 0..2 on the kingdoms, 3..5 beside them (rounds 3-4)
-        self._fav_pool = list(FIRST_GAME_FAVORS if game.options["first_game_favors"] else range(1, 21))
-        self._fav_slots = [0] * 6
-        self._nfav = 0
+        self._favor_pool = list(FIRST_GAME_FAVORS if game.options["first_game_favors"] else range(1, 21))
+        self._favor_slots = [0] * 6
+        self._favors_dealt = 0
         # efficiency tiles: supply counts by value, value on each kingdom (0 none)
-        self._eff_supply = {v: EFFICIENCY_TILES[v] for v in EFFICIENCY_VALUES}
-        self._eff = [0, 0, 0]
-        self._eff_disc: list[int] = []  # values discarded at the ends of rounds, in order (public)
+        self._efficiency_supply = {v: EFFICIENCY_TILES[v] for v in EFFICIENCY_VALUES}
+        self._efficiency = [0, 0, 0]
+        self._efficiency_discard: list[int] = []  # values discarded at the ends of rounds, in order (public)
         # flowers
-        self._fdeck = list(range(len(FLOWER_IDS)))
-        self._fin = bytearray([1]) * len(FLOWER_IDS)
-        self._fdisc: list[int] = []
+        self._flower_deck = list(range(len(FLOWER_IDS)))
+        self._flower_in_deck = bytearray([1]) * len(FLOWER_IDS)
+        self._flower_discard: list[int] = []
         self._aside: list[int] = []  # setup redraws, back into the deck afterwards
         # every card put back while filling the Market, in order: [round, slot, card] (public; not hashed)
         self._redraws: list[list[int]] = []
         self._market = [-1] * MARKET_SLOTS
         # contracts
-        self._cdeck = list(range(len(CONTRACT_IDS)))
-        self._cin = bytearray([1]) * len(CONTRACT_IDS)
-        self._cdisc: list[int] = []
-        self._cgrid = [-1] * CONTRACT_SLOTS
+        self._contract_deck = list(range(len(CONTRACT_IDS)))
+        self._contract_in_deck = bytearray([1]) * len(CONTRACT_IDS)
+        self._contract_discard: list[int] = []
+        self._contract_grid = [-1] * CONTRACT_SLOTS
         self._unchosen: list[int] = []
         self._kept_hidden = True
         # guild tiles
         self._guild_pool = [g.number for g in GUILDS]
         self._guilds: list[int] = []  # tiles in play this round, ascending
-        self._gworkers = [[0, 0, 0] for _ in range(6)]  # by tile number
-        self._gowner = [-1] * 6
+        self._guild_workers = [[0, 0, 0] for _ in range(6)]  # by tile number
+        self._guild_owner = [-1] * 6
         self._fellowship = 0
-        self._fellow_used = False
+        self._fellowship_used = False
         # workers
         removed = 0 if self._solo else WORKERS_REMOVED[n]
         self._bag_full = WORKERS_PER_TYPE - removed
@@ -132,7 +132,7 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
         self._track: list[int] = []  # turn track (guild choice order)
         self._new_track: list[int] = []
         self._order: list[int] = []  # this round's turn order (by Guild number)
-        self._ti = -1
+        self._turn_index = -1
         self._start = -1
         # players
         self._coins = [0] * n
@@ -149,9 +149,9 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
         self._fresh: list[list[int]] = [[] for _ in range(n)]
         self._wilt: list[list[int]] = [[] for _ in range(n)]
         self._below: list[list[list[int]]] = [[[], [], []] for _ in range(n)]
-        self._board = [0] * n  # bits: 1 maintenance, 2 sell, 4 payoff, 8 guild
+        self._board_used = [0] * n  # Player Board spaces used this round (games.flowar.flags)
         self._hired = [False] * n
-        self._nowither = [False] * n
+        self._wither_exempt = [False] * n
         self._passed = [False] * n
         # achievements and statistics
         self._delivered = [[0, 0, 0] for _ in range(n)]
@@ -162,7 +162,7 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
         self._exchanged = [0] * n  # bit r-1: exchanged at least 1 MP at the end of round r
         self._fired = [0] * n
         # turn (see turn.py)
-        self._tseat = -1
+        self._turn_seat = -1
         self._reset_turn()
         self._line_grid = 0
         self._picks = 0
@@ -170,20 +170,20 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
         self._strike_type = -1
         self._reset_delivery()
         # Taxus (see taxus.py)
-        self._tx_deck = list(range(len(TAXUS_CARDS))) if self._solo else []
-        self._tx_disc: list[int] = []
-        self._tx_pile = 0
-        self._tx_last = -1
-        self._tx_extra = False
-        self._tx_mp = 0
-        self._tx_coins = 0
-        self._tx_torches = 0
-        self._tx_loans = 0
-        self._tx_guild = 0
-        self._tx_workers = [0, 0, 0]
-        self._tx_passed = False
+        self._taxus_deck = list(range(len(TAXUS_CARDS))) if self._solo else []
+        self._taxus_discard: list[int] = []
+        self._taxus_pile = 0
+        self._taxus_last = -1
+        self._taxus_extra = False
+        self._taxus_mp = 0
+        self._taxus_coins = 0
+        self._taxus_torches = 0
+        self._taxus_loans = 0
+        self._taxus_guild = 0
+        self._taxus_worker_supply = [0, 0, 0]
+        self._taxus_passed = False
         # machinery
-        self._ct = 0  # chance target
+        self._chance_target = 0  # chance target
         self._phase = C_FAVOR
         self._cur = CHANCE
         self._result: Outcome | None = None
@@ -226,51 +226,8 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
         self._cur = player
         return True
 
-    # -- framework hooks ---------------------------------------------------------------------
-    def _current_player(self) -> int:
-        return self._cur
-
-    # -- the public API's hot calls, specialised on this state's fields (same behaviour as games.api.State's;
-    # the mypyc build runs them natively: issue 19) --------------------------------------------------------
-    def current_player(self) -> int:
-        """Seat number to act, or :data:`CHANCE`, or :data:`TERMINAL`."""
-        return self._cur
-
-    def is_terminal(self) -> bool:
-        """True when the game is over."""
-        return self._cur == TERMINAL
-
-    def is_chance_node(self) -> bool:
-        """True when the next action is a chance outcome."""
-        return self._cur == CHANCE
-
-    def sample_chance(self, rng: random.Random) -> Action:
-        """Draw the next chance outcome with ``rng`` (see :meth:`games.api.State.sample_chance`)."""
-        if self._cur != CHANCE:
-            return State.sample_chance(self, rng)  # raises GameError
-        action = self._sample_chance(rng)
-        self._sampled = action
-        return action
-
-    def legal_actions(self) -> list[Action]:
-        """Legal actions now, a copy (see :meth:`games.api.State.legal_actions`)."""
-        cache = self._legal_cache
-        if cache is None:
-            cache = self._legal_actions() if self._cur >= 0 else State.legal_actions(self)
-            self._legal_cache = cache
-        return cache[:]
-
-    def apply_action(self, action: Action) -> None:
-        """Check and apply ``action`` (see :meth:`games.api.State.apply_action`); trusted without the
-        check, as there: the very action sample_chance() drew here, or an object of the legal list."""
-        if action is not self._sampled and not holds(self._legal_cache, action):
-            State.apply_action(self, action)  # checks; raises GameOverError / InvalidActionError / ...
-            return
-        player = self._cur
-        self._apply(action)
-        self.history.append((player, action))
-        self._legal_cache = None
-        self._sampled = None
+    def _sample_chance(self, rng: random.Random) -> Action:
+        return ChanceMixin._sample_chance(self, rng)  # named here: StateHotPath comes before the mixins
 
     def _legal_actions(self) -> list[Action]:
         if self._phase == D_TURN:  # the turn menu, most decisions: called directly (native when compiled)
@@ -362,9 +319,10 @@ class FlowarState(SetupMixin, RoundsMixin, ChanceMixin, TurnMixin, DeliveryMixin
         if not self._kept_hidden:
             return self.clone()
         mine = set(self._dealt[seat] + self._contracts[seat] + self._gave[seat]) if seat is not None else set()
-        hidden = sorted({x for s in range(self._n) if s != seat for x in self._dealt[s] + self._contracts[s]} - mine)
+        hidden = sorted({x for s in range(self._num_players) if s != seat
+                         for x in self._dealt[s] + self._contracts[s]} - mine)
         hidden += [x for x in self._unchosen if x not in mine]
-        pool = [x for x in self._cdeck]
+        pool = [x for x in self._contract_deck]
         swap: dict[int, int] = {}
         for x in sorted(set(hidden)):
             if pool:
@@ -405,7 +363,7 @@ _DISCARD: Final[tuple[A.DiscardContract, ...]] = tuple(A.make(A.DiscardContract,
 
 _LEGAL: Final[dict[int, Callable[[FlowarState], list[Action]]]] = {
     D_KEEP: lambda st: [_KEEP[x] for x in sorted(st._dealt[st._cur])],
-    D_GUILD: lambda st: [_CHOOSE_GUILD[g] for g in st._guilds if st._gowner[g] < 0],
+    D_GUILD: lambda st: [_CHOOSE_GUILD[g] for g in st._guilds if st._guild_owner[g] < 0],
     D_STRIKE: lambda st: st._strike_actions(st._cur),
     D_TURN: lambda st: st._menu_actions(st._cur),
     D_LINE: lambda st: st._line_actions(st._cur),

@@ -49,45 +49,45 @@ class FlowarStateProtocol:
     _bag: list[int]
     _bag_full: int
     _below: list[list[list[int]]]
-    _board: list[int]
-    _cdeck: list[int]
-    _cdisc: list[int]
-    _cgrid: list[int]
-    _cin: bytearray
+    _board_used: list[int]
+    _contract_deck: list[int]
+    _contract_discard: list[int]
+    _contract_grid: list[int]
+    _contract_in_deck: bytearray
     _coins: list[int]
     _contracts: list[list[int]]
-    _ct: int
+    _chance_target: int
     _cur: int
     _dealt: list[list[int]]
     _delivered: list[list[int]]
-    _dfl: list[bool]
-    _dfresh: bool
-    _dk: int
-    _dreq: list[int]
-    _dsel: list[int]
-    _dused: dict[int, int]
-    _dwild: int
-    _dx: int
-    _eff: list[int]
-    _eff_supply: dict[int, int]
-    _eff_disc: list[int]
+    _delivery_fresh_only: list[bool]
+    _delivery_fresh: bool
+    _delivery_kingdom: int
+    _delivery_owed: list[int]
+    _delivery_contracts: list[int]
+    _delivery_baskets_used: dict[int, int]
+    _favor8_baskets: int
+    _exchange_picks: int
+    _efficiency: list[int]
+    _efficiency_supply: dict[int, int]
+    _efficiency_discard: list[int]
     _exchanged: list[int]
-    _fav_pool: list[int]
-    _fav_slots: list[int]
-    _fdeck: list[int]
-    _fdisc: list[int]
-    _fellow_used: bool
+    _favor_pool: list[int]
+    _favor_slots: list[int]
+    _flower_deck: list[int]
+    _flower_discard: list[int]
+    _fellowship_used: bool
     _fellowship: int
-    _fin: bytearray
+    _flower_in_deck: bytearray
     _fired: list[int]
     _fresh: list[list[int]]
     _fresh_deliveries: list[int]
     _gave: list[list[int]]
-    _gowner: list[int]
+    _guild_owner: list[int]
     _guild: list[int]
     _guild_pool: list[int]
     _guilds: list[int]
-    _gworkers: list[list[int]]
+    _guild_workers: list[list[int]]
     _hired: list[bool]
     _kept_hidden: bool
     _layoff_strikes: list[int]
@@ -95,13 +95,13 @@ class FlowarStateProtocol:
     _loans: list[int]
     _loans_paid: list[int]
     _loans_taken: list[int]
-    _loop: tuple[Any, ...]
+    _turn_loop: tuple[Any, ...]
     _market: list[int]
     _mp: list[int]
-    _n: int
+    _num_players: int
     _new_track: list[int]
-    _nfav: int
-    _nowither: list[bool]
+    _favors_dealt: int
+    _wither_exempt: list[bool]
     _order: list[int]
     _parked: list[int]
     _passed: list[bool]
@@ -117,31 +117,31 @@ class FlowarStateProtocol:
     _strike_area: list[int]
     _strike_type: int
     _strikes_off: list[int]
-    _t_acted: bool
-    _t_extra: bool
-    _t_favor: bool
-    _t_fired: bool
-    _t_hired: bool
-    _t_mods: int
-    _t_placed: int
-    _ti: int
+    _turn_acted: bool
+    _turn_extra: bool
+    _turn_favor_used: bool
+    _turn_fired: bool
+    _turn_hired: bool
+    _turn_favors: int
+    _turn_placed: int
+    _turn_index: int
     _torches: list[int]
     _track: list[int]
-    _tseat: int
+    _turn_seat: int
     _two_travel: bool
-    _tx: int
-    _tx_coins: int
-    _tx_deck: list[int]
-    _tx_disc: list[int]
-    _tx_extra: bool
-    _tx_guild: int
-    _tx_last: int
-    _tx_loans: int
-    _tx_mp: int
-    _tx_passed: bool
-    _tx_pile: int
-    _tx_torches: int
-    _tx_workers: list[int]
+    _taxus_seat: int
+    _taxus_coins: int
+    _taxus_deck: list[int]
+    _taxus_discard: list[int]
+    _taxus_extra: bool
+    _taxus_guild: int
+    _taxus_last: int
+    _taxus_loans: int
+    _taxus_mp: int
+    _taxus_passed: bool
+    _taxus_pile: int
+    _taxus_torches: int
+    _taxus_worker_supply: list[int]
     _unchosen: list[int]
     _wilt: list[list[int]]
     _workers: list[list[int]]

@@ -59,26 +59,26 @@ class TaxusMixin(FlowarStateProtocol):
     """The solo automaton; mixed into :class:`games.flowar.state.FlowarState`."""
 
     def _t_taxus_setup(self: FlowarStateProtocol) -> bool:
-        tx = self._tx
-        self._tx_mp += self._tx_guild
+        tx = self._taxus_seat
+        self._taxus_mp += self._taxus_guild
         for t in range(3):
-            self._strike_area[t] += self._tx_workers[t]
-        self._tx_workers = [0, 0, 0]
-        self._fellowship = self._tx_guild
-        self._order = sorted((0, tx), key=lambda s: self._tx_guild if s == tx else self._guild[0])
-        self._tx_pile = DRAW_PILE
-        self._tx_passed = False
+            self._strike_area[t] += self._taxus_worker_supply[t]
+        self._taxus_worker_supply = [0, 0, 0]
+        self._fellowship = self._taxus_guild
+        self._order = sorted((0, tx), key=lambda s: self._taxus_guild if s == tx else self._guild[0])
+        self._taxus_pile = DRAW_PILE
+        self._taxus_passed = False
         self._push(*[("strike_check", t, -1, False) for t in range(3)])
         return False
 
     def _t_taxus_turn(self: FlowarStateProtocol) -> bool:
-        if self._tx_pile == 0:
-            self._tx_passed = True
-            self._new_track.append(self._tx)
+        if self._taxus_pile == 0:
+            self._taxus_passed = True
+            self._new_track.append(self._taxus_seat)
             self._push(("next_turn",))
             return False
-        self._tx_pile -= 1
-        self._tx_extra = False
+        self._taxus_pile -= 1
+        self._taxus_extra = False
         self._push(("next_turn",))
         return self._wait(C_TAXUS, -1)
 
@@ -87,12 +87,12 @@ class TaxusMixin(FlowarStateProtocol):
 
     def _do_reveal_taxus(self: FlowarStateProtocol, a: A.RevealTaxus) -> None:
         x = TAXUS_INDEX[a.taxus]
-        self._tx_deck.remove(x)
-        self._tx_disc.append(x)
-        self._tx_last = x
+        self._taxus_deck.remove(x)
+        self._taxus_discard.append(x)
+        self._taxus_last = x
         card = TAXUS_CARDS[x]
-        extra = self._tx_extra
-        self._tx_extra = False
+        extra = self._taxus_extra
+        self._taxus_extra = False
         if not extra:  # an extra card is only for its action
             self._taxus_workers(card.workers, card.space)
         kind = card.kind
@@ -102,35 +102,35 @@ class TaxusMixin(FlowarStateProtocol):
                 f = self._market[slot]
                 if f >= 0:
                     gained += FLOWER_BASKETS[f]
-                    self._fdisc.append(f)
+                    self._flower_discard.append(f)
                     self._market[slot] = -1
-            self._tx_coins += gained
+            self._taxus_coins += gained
             self._push(("market", False))
         elif kind == "travel":
-            self._tx_mp += 2 * self._eff[card.kingdom]
+            self._taxus_mp += 2 * self._efficiency[card.kingdom]
         elif kind == "contracts":
             gained = 0
             for slot in LINE_SLOTS[0][card.line]:
-                c = self._cgrid[slot]
+                c = self._contract_grid[slot]
                 if c >= 0:
                     gained += contract_transport(c)
-                    self._cdisc.append(c)
-                    self._cgrid[slot] = -1
+                    self._contract_discard.append(c)
+                    self._contract_grid[slot] = -1
             self._contract_deck_out()
-            self._tx_coins += gained
+            self._taxus_coins += gained
             self._push(("contracts_fill",))
         elif kind == "torch_and_reveal":
-            if self._tx_torches:
-                self._tx_torches -= 1
-            if self._tx_deck:
-                self._tx_extra = True
+            if self._taxus_torches:
+                self._taxus_torches -= 1
+            if self._taxus_deck:
+                self._taxus_extra = True
                 self._push(("taxus_reveal",))
         elif kind == "loan":
-            self._tx_loans += 1
-            self._tx_coins += LOAN_COINS
-            self._tx_torches += self._torches_from_supply(1)
+            self._taxus_loans += 1
+            self._taxus_coins += LOAN_COINS
+            self._taxus_torches += self._torches_from_supply(1)
         else:  # torches
-            self._tx_torches += self._torches_from_supply(card.torches)
+            self._taxus_torches += self._torches_from_supply(card.torches)
 
     def _taxus_workers(self: FlowarStateProtocol, workers: tuple[int, int, int], space: str) -> None:
         """Take the card's Workers from the bag (else the Strike Area) onto its space."""
@@ -158,6 +158,6 @@ class TaxusMixin(FlowarStateProtocol):
         """Solo "End of the Round": "Taxus will obtain as many MP as possible by exchanging the Coins
         he gained during that Round" (at most 10 MP, decision 22); the rest is saved."""
         rate = exchange_rate(self._round)
-        mp = min(EXCHANGE_MAX_MP, self._tx_coins // rate)
-        self._tx_coins -= mp * rate
-        self._tx_mp += mp
+        mp = min(EXCHANGE_MAX_MP, self._taxus_coins // rate)
+        self._taxus_coins -= mp * rate
+        self._taxus_mp += mp

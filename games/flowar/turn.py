@@ -48,6 +48,18 @@ from games.flowar.cards import (
     WORKERS,
     layoff_coins,
 )
+from games.flowar.flags import (
+    FAVOR_ANY_WORKER,
+    FAVOR_CHEAP_PAYOFF,
+    FAVOR_DOUBLE_SALE,
+    FAVOR_FREE_HIRE,
+    FAVOR_FREE_PLACEMENT,
+    FAVOR_LAYOFF_TABLE,
+    GUILD_SPACE,
+    MAINTENANCE_SPACE,
+    PAYOFF_SPACE,
+    SELL_SPACE,
+)
 from games.flowar.phases import D_DISCARD, D_LINE, D_PICK, D_SELL, D_SPEND, D_STRIKE, D_SWAP, D_TURN, LOOPS
 from games.flowar.state_protocol import FlowarStateProtocol
 
@@ -60,7 +72,7 @@ S_MAINTENANCE: Final = 6
 S_SELL: Final = 7
 S_PAYOFF: Final = 8
 S_GUILD: Final = 9
-BOARD_BIT: Final = {S_MAINTENANCE: 1, S_SELL: 2, S_PAYOFF: 4, S_GUILD: 8}
+BOARD_BIT: Final = {S_MAINTENANCE: MAINTENANCE_SPACE, S_SELL: SELL_SPACE, S_PAYOFF: PAYOFF_SPACE, S_GUILD: GUILD_SPACE}
 """Player Board spaces, each usable once per round."""
 LINE_SLOTS: Final[tuple[dict[str, tuple[int, ...]], dict[str, tuple[int, ...]]]] = (
     {"row1": (0, 1), "row2": (2, 3), "col1": (0, 2), "col2": (1, 3)},
@@ -144,35 +156,35 @@ def flower_classes(cards: list[int], used: dict[int, int] | None = None) -> dict
 class TurnMixin(FlowarStateProtocol):
     """The turn menu and everything reachable from it but deliveries."""
 
-    _fellow_used: bool  # declared here too: mypyc must know its type in this base class (issue 19)
+    _fellowship_used: bool  # declared here too: mypyc must know its type in this base class (issue 19)
 
     # -- turn state --------------------------------------------------------------------------
     def _reset_turn(self: FlowarStateProtocol) -> None:
-        self._t_placed = 0
-        self._t_fired = False
-        self._t_hired = False
-        self._t_favor = False
-        self._t_mods = 0
-        self._t_acted = False
-        self._t_extra = False
-        self._loop: tuple[Any, ...] = ()
+        self._turn_placed = 0
+        self._turn_fired = False
+        self._turn_hired = False
+        self._turn_favor_used = False
+        self._turn_favors = 0
+        self._turn_acted = False
+        self._turn_extra = False
+        self._turn_loop: tuple[Any, ...] = ()
 
     def _t_menu(self: FlowarStateProtocol, seat: int) -> bool:
-        self._loop = ("menu", seat)
+        self._turn_loop = ("menu", seat)
         return self._wait(D_TURN, seat)
 
     def _menu_actions(self: FlowarStateProtocol, seat: int) -> list[Action]:
         out: list[Action] = []
-        placed = self._t_placed
-        places = self._placements(seat) if placed == 0 or (self._t_extra and placed == 1) else []
+        placed = self._turn_placed
+        places = self._placements(seat) if placed == 0 or (self._turn_extra and placed == 1) else []
         out.extend(places)
         w = self._workers[seat]
-        if not self._t_fired and not self._t_hired and (w[0] or w[1] or w[2]):
+        if not self._turn_fired and not self._turn_hired and (w[0] or w[1] or w[2]):
             fires = _fires(w[0], w[1], w[2], placed == 0)
             if placed == 0:  # the placement stays possible (decision 13)
                 probes = _fire_probes(w[0], w[1], w[2])
-                k = 1 if self._t_mods & 4 else 0
-                if not self._board[seat] & 8 and self._guild[seat]:
+                k = 1 if self._turn_favors & FAVOR_LAYOFF_TABLE else 0
+                if not self._board_used[seat] & GUILD_SPACE and self._guild[seat]:
                     # a Worker is kept and the Guild space takes it (_placeable); if the layoff calls
                     # its type's strike, the Coins it earns (3 at least) keep one
                     fires = [a for a, _ in probes]
@@ -181,19 +193,19 @@ class TurnMixin(FlowarStateProtocol):
                 else:
                     fires = [a for a, (coins, lost) in probes if self._placeable(seat, coins[k], lost)]
             out.extend(fires)
-        if not self._hired[seat] and not self._t_fired:
-            cost = 0 if self._t_mods & 32 else HIRE_COINS
+        if not self._hired[seat] and not self._turn_fired:
+            cost = 0 if self._turn_favors & FAVOR_FREE_HIRE else HIRE_COINS
             if self._coins[seat] >= cost:
                 area = self._strike_area
                 out.extend(_HIRE[t] for t in range(3) if area[t] and P.hire_keeps_placement(self, seat, cost, t))
         # Pass: at the beginning of the turn, or when unable to place (decisions 7 and 13); after
         # Favor 5 (free hire) the hire that makes a placement possible is not skipped.
-        if not self._t_acted or (placed == 0 and not places and not (
-                self._t_mods & 32 and any(isinstance(a, A.Hire) for a in out))):
+        if not self._turn_acted or (placed == 0 and not places and not (
+                self._turn_favors & FAVOR_FREE_HIRE and any(isinstance(a, A.Hire) for a in out))):
             out.insert(0, A.PASS)
         if self._loans[seat] < MAX_LOANS:
             out.append(A.TAKE_LOAN)
-        if not self._t_favor:
+        if not self._turn_favor_used:
             favors = self._favor_actions(seat, F.MENU_TIMINGS)
             if placed == 0:
                 favors = [a for a in favors if F.keeps_placement(self, seat, cast(A.UseFavor, a).favor)]
@@ -211,19 +223,19 @@ class TurnMixin(FlowarStateProtocol):
         a Worker this turn". Before the placement, an action is only offered if the placement stays
         possible after it (decision 13). True once a Worker is placed.
         """
-        if self._t_placed:
+        if self._turn_placed:
             return True
         w = self._workers[seat]
         left = w[0] + w[1] + w[2] + workers[0] + workers[1] + workers[2]
         if left <= 0:
             return False
-        if not self._board[seat] & 8 and self._guild[seat]:
+        if not self._board_used[seat] & GUILD_SPACE and self._guild[seat]:
             return True  # the Guild space is free and takes any Worker
-        saved = (self._coins[seat], w[:], self._t_mods)
+        saved = (self._coins[seat], w[:], self._turn_favors)
         self._coins[seat] += coins
         for t in range(3):
             w[t] += workers[t]
-        self._t_mods |= mods
+        self._turn_favors |= mods
         if flower:
             self._fresh[seat].append(-1)
         try:
@@ -231,14 +243,14 @@ class TurnMixin(FlowarStateProtocol):
         finally:
             if flower:
                 self._fresh[seat].pop()
-            self._coins[seat], self._t_mods = saved[0], saved[2]
+            self._coins[seat], self._turn_favors = saved[0], saved[2]
             w[:] = saved[1]
 
     def _place_cost(self: FlowarStateProtocol, seat: int, sp: int) -> int:
         """Coins to place on space ``sp`` now (Rulebook: "Placing a Worker"; Market adds the flower price)."""
         if sp >= S_MAINTENANCE:
             return 0
-        free = self._t_mods & 2  # Kingdom Favor 1
+        free = self._turn_favors & FAVOR_FREE_PLACEMENT  # Kingdom Favor 1
         if sp == S_FELLOWSHIP:
             return 0 if free else 1
         cost = 0
@@ -258,30 +270,30 @@ class TurnMixin(FlowarStateProtocol):
         w = self._workers[seat]
         if not (w[0] or w[1] or w[2]):
             return False
-        board = self._board[seat]
-        if not board & 8 and self._guild[seat]:
+        board = self._board_used[seat]
+        if not board & GUILD_SPACE and self._guild[seat]:
             return True
         coins = self._coins[seat]
-        if self._t_placed == 0:
-            if not board & 1 and self._fresh[seat]:
+        if self._turn_placed == 0:
+            if not board & MAINTENANCE_SPACE and self._fresh[seat]:
                 return True
-            if not board & 2 and (self._fresh[seat] or self._wilt[seat]):
+            if not board & SELL_SPACE and (self._fresh[seat] or self._wilt[seat]):
                 return True
-            if not board & 4 and self._loans[seat] > 0 and coins >= (
-                    _PAYOFF_CHEAP if self._t_mods & 128 else PAYOFF_COINS):
+            if not board & PAYOFF_SPACE and self._loans[seat] > 0 and coins >= (
+                    _PAYOFF_CHEAP if self._turn_favors & FAVOR_CHEAP_PAYOFF else PAYOFF_COINS):
                 return True
-        if self._fellowship and not self._fellow_used and coins >= self._place_cost(seat, S_FELLOWSHIP):
+        if self._fellowship and not self._fellowship_used and coins >= self._place_cost(seat, S_FELLOWSHIP):
             return True
-        if self._t_placed == 0:
-            mods = self._t_mods
-            any_type = mods & 512  # Kingdom Favor 9
+        if self._turn_placed == 0:
+            mods = self._turn_favors
+            any_type = mods & FAVOR_ANY_WORKER  # Kingdom Favor 9
             spaces, strike = self._spaces, self._strike
             counts = [sp[0] + sp[1] + sp[2] for sp in spaces]
             if self._two_travel:
                 counts[2] = counts[3] = counts[4] = counts[2] + counts[3] + counts[4]
             for sp in range(5):
                 st = SPACE_TYPE[sp]
-                cost = 0 if mods & 2 else counts[sp] + 1 + strike[st]
+                cost = 0 if mods & FAVOR_FREE_PLACEMENT else counts[sp] + 1 + strike[st]
                 if sp == S_MARKET:
                     cost += GUILDS[self._guild[seat] - 1].flower_price
                 if coins < cost:
@@ -296,18 +308,18 @@ class TurnMixin(FlowarStateProtocol):
         if not types:
             return []
         coins = self._coins[seat]
-        board = self._board[seat]
+        board = self._board_used[seat]
         out: list[Action] = []
-        if self._t_placed == 0:
-            mods = self._t_mods
-            any_type = mods & 512  # Kingdom Favor 9
+        if self._turn_placed == 0:
+            mods = self._turn_favors
+            any_type = mods & FAVOR_ANY_WORKER  # Kingdom Favor 9
             spaces, strike = self._spaces, self._strike
             counts = [sp[0] + sp[1] + sp[2] for sp in spaces]
             if self._two_travel:
                 counts[2] = counts[3] = counts[4] = counts[2] + counts[3] + counts[4]
             for sp in range(5):
                 st = SPACE_TYPE[sp]
-                cost = 0 if mods & 2 else counts[sp] + 1 + strike[st]  # Favor 1: free
+                cost = 0 if mods & FAVOR_FREE_PLACEMENT else counts[sp] + 1 + strike[st]  # Favor 1: free
                 if sp == S_MARKET:
                     cost += GUILDS[self._guild[seat] - 1].flower_price
                 if coins < cost:
@@ -315,22 +327,22 @@ class TurnMixin(FlowarStateProtocol):
                 for t in types:
                     if t == st or any_type or w[t] >= 2:
                         out.append(_place(sp, t, cost))
-        if self._fellowship and not self._fellow_used:
+        if self._fellowship and not self._fellowship_used:
             cost = self._place_cost(seat, S_FELLOWSHIP)
             if coins >= cost:
                 out.extend(_place(S_FELLOWSHIP, t, cost) for t in types)
-        if self._t_placed == 0:
+        if self._turn_placed == 0:
             fresh, wilt = self._fresh[seat], self._wilt[seat]
-            payoff = _PAYOFF_CHEAP if self._t_mods & 128 else PAYOFF_COINS
+            payoff = _PAYOFF_CHEAP if self._turn_favors & FAVOR_CHEAP_PAYOFF else PAYOFF_COINS
             open_ = (
-                (S_MAINTENANCE, not board & 1 and bool(fresh)),
-                (S_SELL, not board & 2 and bool(fresh or wilt)),
-                (S_PAYOFF, not board & 4 and self._loans[seat] > 0 and coins >= payoff),
+                (S_MAINTENANCE, not board & MAINTENANCE_SPACE and bool(fresh)),
+                (S_SELL, not board & SELL_SPACE and bool(fresh or wilt)),
+                (S_PAYOFF, not board & PAYOFF_SPACE and self._loans[seat] > 0 and coins >= payoff),
             )
             for sp, ok in open_:
                 if ok:
                     out.extend(_place(sp, t, 0) for t in types)
-        if not board & 8 and self._guild[seat]:
+        if not board & GUILD_SPACE and self._guild[seat]:
             out.extend(_place(S_GUILD, t, 0) for t in types)
         return out
 
@@ -338,7 +350,7 @@ class TurnMixin(FlowarStateProtocol):
         out: list[Action] = []
         below = self._below[seat]
         for k in range(3):
-            f = self._fav_slots[k]
+            f = self._favor_slots[k]
             if below[k] and f and F.TIMING[f - 1] in timings and F.can_use(self, seat, f):
                 out.append(_USE_FAVOR[k][f - 1])
         return out
@@ -351,7 +363,7 @@ class TurnMixin(FlowarStateProtocol):
         w = self._workers[seat]
         w[t] -= 1
         tasks: list[tuple[Any, ...]] = []
-        if sp < 5 and t != SPACE_TYPE[sp] and not self._t_mods & 512:
+        if sp < 5 and t != SPACE_TYPE[sp] and not self._turn_favors & FAVOR_ANY_WORKER:
             # Rulebook: "Unqualified Practice": a second Worker of that type goes to the Strike Area.
             w[t] -= 1
             self._strike_area[t] += 1
@@ -362,12 +374,12 @@ class TurnMixin(FlowarStateProtocol):
         else:
             self._parked[t] += 1
             if sp == S_FELLOWSHIP:
-                self._fellow_used = True
+                self._fellowship_used = True
             else:
-                self._board[seat] |= BOARD_BIT[sp]
-        self._t_mods &= ~(2 | 512)  # Favors 1 and 9 apply to one placement
-        self._t_placed += 1
-        self._t_acted = True
+                self._board_used[seat] |= BOARD_BIT[sp]
+        self._turn_favors &= ~(FAVOR_FREE_PLACEMENT | FAVOR_ANY_WORKER)  # Favors 1 and 9 apply to one placement
+        self._turn_placed += 1
+        self._turn_acted = True
         self._push(*tasks, ("space_action", seat, sp), ("menu", seat))
 
     def _t_space_action(self: FlowarStateProtocol, seat: int, sp: int) -> bool:
@@ -378,7 +390,7 @@ class TurnMixin(FlowarStateProtocol):
             self._line_grid = 1
             self._push(("line", seat), ("market", False))
         elif sp < 5:
-            self._dk = sp - 2
+            self._delivery_kingdom = sp - 2
             self._push(("deliver_menu",))
         elif sp == S_FELLOWSHIP:
             self._guild_action(seat, self._fellowship)
@@ -386,8 +398,8 @@ class TurnMixin(FlowarStateProtocol):
             self._sold = 0
             self._push(("sell", seat))
         elif sp == S_PAYOFF:
-            cost = _PAYOFF_CHEAP if self._t_mods & 128 else PAYOFF_COINS
-            self._t_mods &= ~128
+            cost = _PAYOFF_CHEAP if self._turn_favors & FAVOR_CHEAP_PAYOFF else PAYOFF_COINS
+            self._turn_favors &= ~FAVOR_CHEAP_PAYOFF
             self._coins[seat] -= cost
             self._loans[seat] -= 1
             self._loans_paid[seat] += 1
@@ -418,8 +430,8 @@ class TurnMixin(FlowarStateProtocol):
 
     def _do_fire(self: FlowarStateProtocol, a: A.Fire) -> None:
         seat = self._cur
-        self._t_fired = True
-        self._t_acted = True
+        self._turn_fired = True
+        self._turn_acted = True
         self._push(("menu", seat))
         self._lay_off(seat, (a.trentis, a.humans, a.foxes))
 
@@ -428,37 +440,37 @@ class TurnMixin(FlowarStateProtocol):
         # called off lets you return 1 Torch.
         seat = self._cur
         t = WORKER_INDEX[a.worker]
-        self._coins[seat] -= 0 if self._t_mods & 32 else HIRE_COINS
-        self._t_mods &= ~32
+        self._coins[seat] -= 0 if self._turn_favors & FAVOR_FREE_HIRE else HIRE_COINS
+        self._turn_favors &= ~FAVOR_FREE_HIRE
         self._strike_area[t] -= 1
         self._workers[seat][t] += 1
         self._hired[seat] = True
-        self._t_hired = True
-        self._t_acted = True
+        self._turn_hired = True
+        self._turn_acted = True
         if self._strike_off(t, seat) and self._torches[seat]:
             self._torches[seat] -= 1
         self._push(("menu", seat))
 
     def _do_take_loan(self: FlowarStateProtocol, a: A.TakeLoan) -> None:
-        self._push(self._loop)
+        self._push(self._turn_loop)
         self._take_loan(self._cur, LOAN_COINS)
 
     def _do_use_favor(self: FlowarStateProtocol, a: A.UseFavor) -> None:
         # Rulebook: "Using a Kingdom Favor": discard a Contract delivered in that kingdom.
         seat = self._cur
-        self._cdisc.append(self._below[seat][a.kingdom - 1].pop())
+        self._contract_discard.append(self._below[seat][a.kingdom - 1].pop())
         self._contract_deck_out()
-        if seat == self._tseat:
-            self._t_favor = True
+        if seat == self._turn_seat:
+            self._turn_favor_used = True
             if a.favor not in F.KEEPS_PASS:
-                self._t_acted = True
+                self._turn_acted = True
         if self._phase != D_STRIKE and self._phase in LOOPS:
-            self._push(self._loop)
+            self._push(self._turn_loop)
         F.use(self, seat, a.favor)
 
     # -- grids: lines, picks, discards -------------------------------------------------------
     def _grid(self: FlowarStateProtocol) -> list[int]:
-        return self._cgrid if self._line_grid == 0 else self._market
+        return self._contract_grid if self._line_grid == 0 else self._market
 
     def _t_line(self: FlowarStateProtocol, seat: int) -> bool:
         if not any(x >= 0 for x in self._grid()):
@@ -471,7 +483,7 @@ class TurnMixin(FlowarStateProtocol):
             A.make(A.TakeLine, line) for line, slots in LINE_SLOTS[self._line_grid].items()
             if any(grid[i] >= 0 for i in slots)
         ]
-        if not self._t_favor:
+        if not self._turn_favor_used:
             out.extend(self._favor_actions(seat, ("acquire",)))
         return out
 
@@ -527,14 +539,14 @@ class TurnMixin(FlowarStateProtocol):
     def _do_discard_contract(self: FlowarStateProtocol, a: A.DiscardContract) -> None:
         x = CONTRACT_INDEX[a.card]
         self._contracts[self._cur].remove(x)
-        self._cdisc.append(x)
+        self._contract_discard.append(x)
         self._contract_deck_out()
 
     # -- selling flowers (Rulebook: "Action Spaces of the Player Board") ----------------------
     def _t_sell(self: FlowarStateProtocol, seat: int) -> bool:
         if not self._fresh[seat] and not self._wilt[seat]:
             return False
-        self._loop = ("sell", seat)
+        self._turn_loop = ("sell", seat)
         return self._wait(D_SELL, seat)
 
     def _sell_actions(self: FlowarStateProtocol, seat: int) -> list[Action]:
@@ -542,7 +554,7 @@ class TurnMixin(FlowarStateProtocol):
         for area in (self._fresh[seat], self._wilt[seat]):
             out.extend(_SELL[x] for x in sorted(flower_classes(area).values()))
         out.append(A.FINISH_SELLING)
-        if not self._t_favor and seat == self._tseat:
+        if not self._turn_favor_used and seat == self._turn_seat:
             out.extend(self._favor_actions(seat, ("sell",)))
         return out
 
@@ -551,8 +563,8 @@ class TurnMixin(FlowarStateProtocol):
         x = FLOWER_INDEX[a.card]
         area = self._fresh[seat] if x in self._fresh[seat] else self._wilt[seat]
         area.remove(x)
-        self._fdisc.append(x)
-        self._coins[seat] += FLOWER_BASKETS[x] * (_SALE_DOUBLE if self._t_mods & 4096 else 1)
+        self._flower_discard.append(x)
+        self._coins[seat] += FLOWER_BASKETS[x] * (_SALE_DOUBLE if self._turn_favors & FAVOR_DOUBLE_SALE else 1)
         self._sold += 1
         self._push(("sell", seat))
 

@@ -62,14 +62,14 @@ _AUTOMATON_BLIND: Final = ("companion", "features", "artisans", "feature_allure"
 class Board(Protocol):
     """What the interpreter reads from a state (``LaFleurState`` provides it)."""
 
-    _np: int
+    _num_players: int
     _allure: list[list[int]]
-    _fallure: list[list[int]]
+    _feature_allure: list[list[int]]
     _hand: list[list[int]]
     _coins: list[int]
     _prestige: list[int]
     _features: list[list[int]]
-    _arts: list[list[int]]
+    _artisans: list[list[int]]
     _companion: list[int]
     _party: list[list[int]]
 
@@ -107,7 +107,7 @@ def quantity(s: Board, p: int, q: str) -> int:
     if name == "prestige":
         return s._prestige[p]
     if name == "feature_allure":
-        return s._fallure[p][int(arg)]
+        return s._feature_allure[p][int(arg)]
     if name == "min_allure":
         return min(s._allure[p])
     if name == "total_allure":
@@ -117,7 +117,7 @@ def quantity(s: Board, p: int, q: str) -> int:
     if name == "features_timing":
         return sum(1 for f in s._features[p] if FEATURES[f].ability.timing == arg)
     if name == "artisans":
-        return len(s._arts[p])
+        return len(s._artisans[p])
     if name == "companion":
         return 1 if s._companion[p] >= 0 else 0
     if name == "visitors":
@@ -140,7 +140,7 @@ def holds(s: Board, p: int, cond: Mapping[str, Any] | None) -> bool:
         if key in cond:
             q = cond[key]
             mine = quantity(s, p, q)
-            others = [quantity(s, o, q) for o in range(s._np) if o != p]
+            others = [quantity(s, o, q) for o in range(s._num_players) if o != p]
             if key == "most":
                 return all(mine >= v for v in others)
             if key == "least":

@@ -33,24 +33,24 @@ def hidden_pools(state: LaFleurStateProtocol, seat: int | None) -> dict[int, lis
     face-down hand). A given ``seat`` also keeps its own unused cards where
     they are (it knows). A card seen face-up by everybody never moves.
     """
-    viewers = set(range(state._n)) if seat is None else {seat}
-    others = [p for p in range(state._np) if p not in viewers]
+    viewers = set(range(state._num_seats)) if seat is None else {seat}
+    others = [p for p in range(state._num_players) if p not in viewers]
     flowers = list(state._deck[0])
     for p in others:
         flowers += [x for x in state._hand[p] if x not in state._hand_open[p]]
     chars = list(state._deck[4])
     arts = list(state._deck[3])
-    for p in range(state._n):
+    for p in range(state._num_seats):
         if state._revealed:
-            unused_c = [c for c in state._dealt_chars[p] if c != state._chose_char[p]]
-            unused_a = [a for a in state._dealt_arts[p] if a not in state._kept_arts[p]]
+            unused_c = [c for c in state._dealt_characters[p] if c != state._chosen_character[p]]
+            unused_a = [a for a in state._dealt_artisans[p] if a not in state._kept_artisans[p]]
             if p == seat:  # the seat knows where its own unused cards went
                 arts = [a for a in arts if a not in unused_a]
             else:  # no observation shows them any more
                 chars += unused_c
         elif p not in viewers:
-            chars += state._dealt_chars[p]
-            arts += state._dealt_arts[p]
+            chars += state._dealt_characters[p]
+            arts += state._dealt_artisans[p]
     return {0: sorted(flowers), 4: sorted(chars), 3: sorted(arts)}
 
 

@@ -124,29 +124,29 @@ def _player(s: LaFleurStateProtocol, p: int, seat: int | None) -> dict[str, Any]
     revealed = s._revealed
     if revealed:
         character = CHARACTERS[s._character[p]].id if s._character[p] >= 0 else ""
-    elif p == s._auto and s._character[p] >= 0:
+    elif p == s._automaton and s._character[p] >= 0:
         character = CHARACTERS[s._character[p]].id  # the solo opponent is drawn face-up
-    elif own and s._chose_char[p] >= 0:
-        character = CHARACTERS[s._chose_char[p]].id
+    elif own and s._chosen_character[p] >= 0:
+        character = CHARACTERS[s._chosen_character[p]].id
     else:
         character = ""
     hand = s._hand[p]
     opened = s._hand_open[p]
     visible = hand if own else [x for x in hand if x in opened]
-    arts = s._arts[p]
+    arts = s._artisans[p]
     return {
         "seat": p,
-        "automaton": p == s._auto,
+        "automaton": p == s._automaton,
         "character": character,
-        "chosen": bool(s._kept_arts[p]) or p == s._auto,
-        "dealt_characters": [CHARACTERS[c].id for c in s._dealt_chars[p]] if own and not revealed else [],
-        "dealt_artisans": [ARTISANS[a].id for a in s._dealt_arts[p]] if own and not revealed else [],
+        "chosen": bool(s._kept_artisans[p]) or p == s._automaton,
+        "dealt_characters": [CHARACTERS[c].id for c in s._dealt_characters[p]] if own and not revealed else [],
+        "dealt_artisans": [ARTISANS[a].id for a in s._dealt_artisans[p]] if own and not revealed else [],
         "artisans": [
             {
                 "card": ARTISANS[a].id,
                 "placed": s._placed[p][i],
                 "tilted": s._tilted[p][i],
-                "location": LOCATIONS[s._aloc[p][i]] if s._aloc[p][i] >= 0 else "",
+                "location": LOCATIONS[s._artisan_locations[p][i]] if s._artisan_locations[p][i] >= 0 else "",
             }
             for i, a in enumerate(arts)
         ],
@@ -175,10 +175,10 @@ def build_observation(s: LaFleurStateProtocol, seat: int | None) -> dict[str, An
         A JSON-able dict shaped like ``parterre.v1.LaFleurObservation``.
     """
     deck = s._deck
-    disc = s._disc
-    paying = s._pay_x >= 0
+    disc = s._discards
+    paying = s._pay_feature >= 0
     return {
-        "num_players": s._n,
+        "num_players": s._num_seats,
         "seat": -1 if seat is None else seat,
         "solo": s._solo,
         "difficulty": s._difficulty if s._solo else "",
@@ -187,35 +187,36 @@ def build_observation(s: LaFleurStateProtocol, seat: int | None) -> dict[str, An
         "grande_soiree": s._final,
         "phase": PHASE_NAMES[s._phase],
         "current_player": s._cur,
-        "first_player": s._first,
+        "first_player": s._first_player,
         "turn_order": list(s._order),
         "market": [{"space": i + 1, "card": FLOWERS[x].id if x >= 0 else ""} for i, x in enumerate(s._market)],
         "garden_features": [
             {"space": i + 1, "card": FEATURES[x].id if x >= 0 else ""} for i, x in enumerate(s._display)
         ],
         "visitors": [
-            {"card": VISITORS[v].id, "pawn": s._vpawn[i], "romance": s._vrom[i], "overflow": i >= VISITOR_SPACES}
+            {"card": VISITORS[v].id, "pawn": s._visitor_pawn[i], "romance": s._visitor_romance[i],
+             "overflow": i >= VISITOR_SPACES}
             for i, v in enumerate(s._visitors)
         ],
         "event": EVENTS[s._event].id if s._event >= 0 else "",
         "flower_deck": len(deck[0]),
         "feature_deck": len(deck[1]),
-        "visitor_deck": len(deck[2]) + len(s._vbottom),
+        "visitor_deck": len(deck[2]) + len(s._visitor_bottom),
         "artisan_deck": len(deck[3]),
         "event_deck": len(deck[5]),
-        "visitor_deck_bottom": [VISITORS[v].id for v in s._vbottom],
+        "visitor_deck_bottom": [VISITORS[v].id for v in s._visitor_bottom],
         "flower_discard": [FLOWERS[x].id for x in disc[0]],
         "feature_discard": [FEATURES[x].id for x in disc[1]],
         "visitor_discard": [VISITORS[x].id for x in disc[2]],
         "artisan_discard": [ARTISANS[x].id for x in disc[3]],
         "event_discard": [EVENTS[x].id for x in disc[5]],
-        "players": [_player(s, p, seat) for p in range(s._np)],
+        "players": [_player(s, p, seat) for p in range(s._num_players)],
         "purchase": {
-            "feature": FEATURES[s._pay_x].id if paying else "",
+            "feature": FEATURES[s._pay_feature].id if paying else "",
             "space": s._pay_space + 1 if paying else 0,
             "remaining": _allure(s._pay_need if paying else (0, 0, 0, 0, 0)),
             "discount": bool(s._pay_free) if paying else False,
-            "pair_allure": ALLURE[s._pair_t] if s._pair_t >= 0 else "",
+            "pair_allure": ALLURE[s._pair_allure] if s._pair_allure >= 0 else "",
             "pair_first": FLOWERS[s._pair_first].id if s._pair_first >= 0 else "",
         },
         "prompt": prompt_of(s),
@@ -228,50 +229,50 @@ def full_state(s: LaFleurStateProtocol) -> dict[str, Any]:
            (("flower", FLOWERS), ("feature", FEATURES), ("visitor", VISITORS), ("artisan", ARTISANS),
             ("character", CHARACTERS), ("event", EVENTS))}
     by_deck = [ids[name] for name in DECK_NAMES]
-    np = s._np
+    np = s._num_players
     return {
         "phase": PHASE_NAMES[s._phase],
         "current_player": s._cur,
         "round": s._round,
-        "first": s._first,
-        "first_round_1": s._first0,
+        "first": s._first_player,
+        "first_round_1": s._first_player_round1,
         "order": list(s._order),
-        "turn_index": s._ti,
+        "turn_index": s._turn_index,
         "final": s._final,
         "trigger": list(s._trigger),
         "decks": [[by_deck[d][x] for x in cards] for d, cards in enumerate(s._deck)],
-        "discards": [[by_deck[d][x] for x in cards] for d, cards in enumerate(s._disc)],
-        "visitor_bottom": [ids["visitor"][v] for v in s._vbottom],
-        "visitor_search": [ids["visitor"][v] for v in s._vsearch],
-        "box": [ids["character"][c] for c in s._cbox],
+        "discards": [[by_deck[d][x] for x in cards] for d, cards in enumerate(s._discards)],
+        "visitor_bottom": [ids["visitor"][v] for v in s._visitor_bottom],
+        "visitor_search": [ids["visitor"][v] for v in s._visitor_search],
+        "box": [ids["character"][c] for c in s._character_box],
         "market": list(s._market),
         "display": list(s._display),
-        "visitors": [list(s._visitors), list(s._vpawn), list(s._vrom)],
+        "visitors": [list(s._visitors), list(s._visitor_pawn), list(s._visitor_romance)],
         "event": s._event,
-        "event_modifiers": dict(sorted(s._evmods.items())),
+        "event_modifiers": dict(sorted(s._event_modifiers.items())),
         "players": [
             {
                 "coins": s._coins[p], "prestige": s._prestige[p], "allure": list(s._allure[p]),
-                "feature_allure": list(s._fallure[p]),
+                "feature_allure": list(s._feature_allure[p]),
                 "hand": [ids["flower"][x] for x in s._hand[p]],
                 "hand_face_up": [ids["flower"][x] for x in s._hand_open[p]],
                 "features": [ids["feature"][x] for x in s._features[p]],
                 "companion": s._companion[p], "character": s._character[p],
-                "dealt_characters": list(s._dealt_chars[p]), "dealt_artisans": list(s._dealt_arts[p]),
-                "chose_character": s._chose_char[p], "kept_artisans": list(s._kept_arts[p]),
-                "artisans": list(s._arts[p]), "placed": list(s._placed[p]), "tilted": list(s._tilted[p]),
-                "locations": list(s._aloc[p]), "used_prestige": s._used_prestige[p],
+                "dealt_characters": list(s._dealt_characters[p]), "dealt_artisans": list(s._dealt_artisans[p]),
+                "chose_character": s._chosen_character[p], "kept_artisans": list(s._kept_artisans[p]),
+                "artisans": list(s._artisans[p]), "placed": list(s._placed[p]), "tilted": list(s._tilted[p]),
+                "locations": list(s._artisan_locations[p]), "used_prestige": s._used_prestige[p],
                 "romancing": s._romancing[p], "party": list(s._party[p]),
             }
             for p in range(np)
         ],
         "revealed": s._revealed,
-        "char_used": s._char_used,
-        "context": [s._who, s._slot, s._buys, s._optional, s._pay_x, s._pay_space, list(s._pay_need),
-                    s._pay_free, s._pair_t, s._pair_first, s._swap_new, s._discard_left],
+        "char_used": s._character_used,
+        "context": [s._ability_player, s._ability_slot, s._buys, s._optional, s._pay_feature, s._pay_space,
+                    list(s._pay_need), s._pay_free, s._pair_allure, s._pair_first, s._swap_new, s._discard_left],
         "prompt": repr(s._prompt),
         "after_discard": repr(s._after_discard),
-        "ability": repr(s._abil),
+        "ability": repr(s._active_ability),
         "chance": [s._chance[0], list(s._chance[1])],
         "tasks": [repr(t) for t in s._tasks],
     }

@@ -62,7 +62,7 @@ class PartyMixin(LaFleurStateProtocol):
     # -- effects -----------------------------------------------------------------------------
     def _apply_ability(self: LaFleurStateProtocol, p: int, ability: Ability, source: str) -> None:
         """Schedule one player's ability if its condition holds (solo opponent: if it may score)."""
-        if p == self._auto and not automaton_scores(ability):
+        if p == self._automaton and not automaton_scores(ability):
             return
         if holds(self, p, ability.condition):
             self._push([("_t_step", p, st) for st in steps(self, p, ability.effect, source)])
@@ -74,7 +74,7 @@ class PartyMixin(LaFleurStateProtocol):
             self._push([("_t_step", -1, st) for st in steps(self, 0, eff, source)])
             return
         who = [p for p in self._order
-               if (p != self._auto or automaton_scores(ability)) and holds(self, p, ability.condition)]
+               if (p != self._automaton or automaton_scores(ability)) and holds(self, p, ability.condition)]
         self._push([("_t_step", p, st) for p in who for st in steps(self, p, eff, source)])
 
     def _t_char_ability(self: LaFleurStateProtocol, p: int, k: int) -> None:
@@ -105,7 +105,7 @@ class PartyMixin(LaFleurStateProtocol):
             pay_c, pay_f = st[1], st[2]
             if self._coins[p] < pay_c or len(self._hand[p]) < pay_f:
                 return
-            if p == self._auto:
+            if p == self._automaton:
                 self._coins[p] -= pay_c
                 for _ in range(pay_f):
                     self._discard_flower(p, self._hand[p][0])  # oldest first
@@ -114,14 +114,14 @@ class PartyMixin(LaFleurStateProtocol):
                 self._prompt = ("offer", st)
                 self._ask(P_ACCEPT, p)
         elif kind == "choice":
-            if p == self._auto:
+            if p == self._automaton:
                 self._push([("_t_step", p, s) for s in steps(self, p, st[1][0], st[2])])
             else:
                 self._prompt = ("choice", st)
                 self._ask(P_CHOOSE, p)
         elif kind == "discard":
             n = min(st[1], len(self._hand[p]))
-            if n and p == self._auto:
+            if n and p == self._automaton:
                 for _ in range(n):
                     self._discard_flower(p, self._hand[p][0])
             elif n:
@@ -131,18 +131,18 @@ class PartyMixin(LaFleurStateProtocol):
                 self._ask(P_DISCARD, p)
         elif kind == "refresh":
             if st[1] == "market":
-                self._disc[D_FLOWER].extend(x for x in self._market if x >= 0)
+                self._discards[D_FLOWER].extend(x for x in self._market if x >= 0)
                 self._market = [-1] * len(self._market)
                 self._tasks.append(("_t_fill_market",))
             else:
-                self._disc[D_FEATURE].extend(x for x in self._display if x >= 0)
+                self._discards[D_FEATURE].extend(x for x in self._display if x >= 0)
                 self._display = [-1] * len(self._display)
                 self._tasks.append(("_t_fill_display",))
         elif kind == "extra_visitors":
             self._push([("_t_draw", D_VISITOR, ("visitor",))] * st[1])
 
     def _t_gain_flower(self: LaFleurStateProtocol, p: int, source: str) -> None:
-        if p == self._auto:  # the opponent keeps its Flower cards face-down: from the deck
+        if p == self._automaton:  # the opponent keeps its Flower cards face-down: from the deck
             self._draw(D_FLOWER, ("hand", p))
         elif any(x >= 0 for x in self._market) or self._available(D_FLOWER):
             self._prompt = ("take", source)
@@ -170,7 +170,7 @@ class PartyMixin(LaFleurStateProtocol):
         if not a.accept:
             return
         if prompt[0] == "character":
-            self._char_used = True
+            self._character_used = True
             self._push([("_t_char_ability", p, k) for k in range(len(CHARACTERS[self._character[p]].abilities))])
             return
         _, pay_c, pay_f, gain, src = prompt[1]
@@ -220,12 +220,12 @@ class PartyMixin(LaFleurStateProtocol):
     def _event_drawn(self: LaFleurStateProtocol, x: int) -> None:
         """Rulebook: "Start of Round", 4: the Event goes face-up on the Event discard pile."""
         self._event = x
-        self._disc[D_EVENT].append(x)
+        self._discards[D_EVENT].append(x)
         ab = EVENTS[x].ability
         if ab.timing == "immediate":
             self._tasks.append(("_t_event", x))
         elif ab.timing == "round":
-            self._evmods = dict(ab.effect.get("modify", {}))
+            self._event_modifiers = dict(ab.effect.get("modify", {}))
 
     def _t_event(self: LaFleurStateProtocol, x: int) -> None:
         self._apply_to_all(EVENTS[x].ability, EVENTS[x].id)
@@ -241,7 +241,7 @@ class PartyMixin(LaFleurStateProtocol):
         if rule == "most_features":
             return len(self._features[p])
         if rule == "most_artisans":
-            return len(self._arts[p])
+            return len(self._artisans[p])
         if rule == "most_total_allure":
             return sum(self._allure[p])
         return len(self._hand[p])  # most_hand
@@ -255,7 +255,7 @@ class PartyMixin(LaFleurStateProtocol):
         ignored. With the On the Terrace Event a tie goes to the tied player
         first in turn order.
         """
-        np = self._np
+        np = self._num_players
         out = []
         for i, v in enumerate(self._visitors):
             vis = VISITORS[v]
@@ -264,16 +264,16 @@ class PartyMixin(LaFleurStateProtocol):
             cands = [p for p in range(np) if vals[p] == best]
             if len(cands) == 1:
                 out.append(cands[0])
-            elif self._vpawn[i] in cands:
-                out.append(self._vpawn[i])
-            elif self._evmods.get("ties_to_first"):
+            elif self._visitor_pawn[i] in cands:
+                out.append(self._visitor_pawn[i])
+            elif self._event_modifiers.get("ties_to_first"):
                 out.append(next(p for p in self._order if p in cands))
             else:
                 out.append(-1)
         return out
 
     def _t_party(self: LaFleurStateProtocol) -> None:
-        np = self._np
+        np = self._num_players
         dest = self.destinations()
         received: list[list[int]] = [[] for _ in range(np)]
         stay = []
@@ -283,14 +283,15 @@ class PartyMixin(LaFleurStateProtocol):
                 stay.append(i)
                 continue
             received[d].append(v)
-            if self._vrom[i] and self._vpawn[i] == d and self._companion[d] < 0 and VISITORS[v].allure >= 0:
+            if (self._visitor_romance[i] and self._visitor_pawn[i] == d and self._companion[d] < 0
+                    and VISITORS[v].allure >= 0):
                 self._companion[d] = v  # Rulebook: "Special Invitation", ROMANCING A COMPANION
         for p in range(np):
             old = self._companion[p]
             self._party[p] = received[p] + ([old] if old >= 0 and old not in received[p] else [])
         self._visitors = [self._visitors[i] for i in stay]
-        self._vpawn = [self._vpawn[i] for i in stay]
-        self._vrom = [self._vrom[i] for i in stay]
+        self._visitor_pawn = [self._visitor_pawn[i] for i in stay]
+        self._visitor_romance = [self._visitor_romance[i] for i in stay]
         t: list[tuple[Any, ...]] = [("_t_visits", p) for p in self._order]
         t.append(("_t_au_revoir",))
         self._push(t)
@@ -301,13 +302,13 @@ class PartyMixin(LaFleurStateProtocol):
         (Companion included), ``("bonus", coins)`` for the Generous Guests Event, and
         ``("feature", f)`` per When Visited Garden Feature with an effect to resolve."""
         items: list[tuple[str, int]] = [("visitor", v) for v in self._party[p]]
-        bonus = int(self._evmods.get("visitor_coins", 0))
+        bonus = int(self._event_modifiers.get("visitor_coins", 0))
         if bonus and self._party[p]:
             items.append(("bonus", bonus * len(self._party[p])))
         for f in self._features[p]:
             ab = FEATURES[f].ability
             if ab.timing == "when_visited" and not is_static(ab.effect) \
-                    and (p != self._auto or automaton_scores(ab)):
+                    and (p != self._automaton or automaton_scores(ab)):
                 items.append(("feature", f))
         return items
 
@@ -326,7 +327,7 @@ class PartyMixin(LaFleurStateProtocol):
         Visitor cards in their play area ... in any order they choose" (and, "WHEN VISITED"
         ABILITIES, the When Visited abilities "at this time")."""
         items = self._party_items(p)
-        if p == self._auto:
+        if p == self._automaton:
             # Solo: the opponent takes every conversion "if they are able to": everything
             # else first, the conversions last (decision 4).
             last = [it for it in items if it[0] == "visitor" and "pay" in VISITORS[it[1]].effect]
@@ -356,12 +357,12 @@ class PartyMixin(LaFleurStateProtocol):
 
     def _t_au_revoir(self: LaFleurStateProtocol) -> None:
         """Every Visitor but Companions goes to the Visitor discard pile; pawns come back."""
-        for p in range(self._np):
-            self._disc[D_VISITOR].extend(v for v in self._party[p] if v != self._companion[p])
+        for p in range(self._num_players):
+            self._discards[D_VISITOR].extend(v for v in self._party[p] if v != self._companion[p])
             self._party[p] = []
-        self._disc[D_VISITOR].extend(self._visitors)
-        self._visitors, self._vpawn, self._vrom = [], [], []
-        self._romancing = [False] * self._np
+        self._discards[D_VISITOR].extend(self._visitors)
+        self._visitors, self._visitor_pawn, self._visitor_romance = [], [], []
+        self._romancing = [False] * self._num_players
 
     # -- End of Round ---------------------------------------------------------------------------
     def _t_end_round(self: LaFleurStateProtocol) -> None:
@@ -373,13 +374,13 @@ class PartyMixin(LaFleurStateProtocol):
         self._t_return()
 
     def _t_return(self: LaFleurStateProtocol) -> None:
-        np = self._np
+        np = self._num_players
         for p in range(np):
-            self._placed[p] = [False] * len(self._arts[p])
-            self._aloc[p] = [-1] * len(self._arts[p])
+            self._placed[p] = [False] * len(self._artisans[p])
+            self._artisan_locations[p] = [-1] * len(self._artisans[p])
         self._used_prestige = [False] * np
-        self._first = (self._first + 1) % np
-        self._order = [(self._first + k) % np for k in range(np)]
+        self._first_player = (self._first_player + 1) % np
+        self._order = [(self._first_player + k) % np for k in range(np)]
         t: list[tuple[Any, ...]] = [("_t_eor_features", p) for p in self._order]
         t += [("_t_character", p) for p in self._order]
         t.append(("_t_reset_check",))
@@ -396,7 +397,7 @@ class PartyMixin(LaFleurStateProtocol):
             return
         todo: list[tuple[Any, ...]] = []
         for ab in CHARACTERS[c].abilities:
-            if (p != self._auto or automaton_scores(ab)) and holds(self, p, ab.condition):
+            if (p != self._automaton or automaton_scores(ab)) and holds(self, p, ab.condition):
                 todo += steps(self, p, ab.effect, CHARACTERS[c].id)
         if not todo:
             return
@@ -409,8 +410,8 @@ class PartyMixin(LaFleurStateProtocol):
 
     def _t_reset_check(self: LaFleurStateProtocol) -> None:
         """Reset tilted Artisans, then CHECK FOR THE GRANDE SOIRÉE."""
-        for p in range(self._np):
-            self._tilted[p] = [False] * len(self._arts[p])
+        for p in range(self._num_players):
+            self._tilted[p] = [False] * len(self._artisans[p])
         if self._final or self._round >= MAX_ROUNDS:
             self._end_reason = (LaFleurTermination.GRANDE_SOIREE_COMPLETE if self._final
                                 else LaFleurTermination.ROUND_LIMIT)
@@ -418,7 +419,7 @@ class PartyMixin(LaFleurStateProtocol):
             return
         if max(self._prestige) >= SOIREE:
             self._final = True
-            self._trigger = [p for p in range(self._np) if self._prestige[p] >= SOIREE]
+            self._trigger = [p for p in range(self._num_players) if self._prestige[p] >= SOIREE]
         self._tasks.append(("_t_start_round",))
 
     # -- game end --------------------------------------------------------------------------------
@@ -432,7 +433,7 @@ class PartyMixin(LaFleurStateProtocol):
         self._push(t)
 
     def _t_bonus(self: LaFleurStateProtocol) -> None:
-        np = self._np
+        np = self._num_players
         before = self._end["before"]
         self._end["game_end_features"] = [self._prestige[p] - before[p] for p in range(np)]
         self._end["coins"] = [self._coins[p] // COINS_PER_PRESTIGE for p in range(np)]

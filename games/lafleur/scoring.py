@@ -58,8 +58,8 @@ def breakdown(s: LaFleurStateProtocol, p: int) -> dict[str, Any]:
     allure = s._allure[p]
     return {
         "player": p,
-        "seat": -1 if p == s._auto else p,
-        "automaton": p == s._auto,
+        "seat": -1 if p == s._automaton else p,
+        "automaton": p == s._automaton,
         "prestige_before_end": end["before"][p] if end else s._prestige[p],
         "game_end_features": end["game_end_features"][p] if end else 0,
         "coins_bonus": end["coins"][p] if end else 0,
@@ -70,7 +70,7 @@ def breakdown(s: LaFleurStateProtocol, p: int) -> dict[str, Any]:
         "coins": s._coins[p],
         "flower_cards": len(s._hand[p]),
         "garden_features": len(s._features[p]),
-        "artisans": len(s._arts[p]),
+        "artisans": len(s._artisans[p]),
         "companion": VISITORS[s._companion[p]].id if s._companion[p] >= 0 else "",
         "character": CHARACTERS[s._character[p]].id if s._character[p] >= 0 else "",
     }
@@ -88,15 +88,15 @@ def challenges(s: LaFleurStateProtocol, won: bool) -> list[bool]:
         len(s._features[0]) <= 6,
         len(s._hand[0]) >= 7,
         s._prestige[0] >= 30,
-        len(s._arts[0]) == 2,
-        not s._char_used,
+        len(s._artisans[0]) == 2,
+        not s._character_used,
     ]
     return [won and m for m in met]
 
 
 def build_outcome(s: LaFleurStateProtocol) -> Outcome:
     """The :class:`games.api.Outcome` of a terminal state."""
-    np = s._np
+    np = s._num_players
     prestige = s._prestige
     keys = [(prestige[p], sum(s._allure[p])) for p in range(np)]
     tie_breaks: list[str] = []
@@ -108,7 +108,7 @@ def build_outcome(s: LaFleurStateProtocol) -> Outcome:
     details: dict[str, Any] = {
         "rounds": s._round,
         "trigger": list(s._trigger),
-        "first_player_round_1": s._first0,
+        "first_player_round_1": s._first_player_round1,
         "breakdown": [breakdown(s, p) for p in range(np)],
     }
     reason = s._end_reason

@@ -149,7 +149,7 @@ def _take_out(state: LaFleurState, card: str) -> tuple[int, int]:
     d, x = INDEX[card]
     if x in state._deck[d]:
         state._deck[d].remove(x)
-        state._indeck[d][x] = 0
+        state._in_deck[d][x] = 0
     return d, x
 
 
@@ -158,7 +158,7 @@ def set_allure(state: LaFleurState, player: int, allure: Mapping[str, int], on_f
     values = [int(allure.get(t, 0)) for t in ALLURE]
     state._allure[player] = values
     if on_features:
-        state._fallure[player] = list(values)
+        state._feature_allure[player] = list(values)
     state._legal_cache = None
 
 
@@ -178,7 +178,7 @@ def set_hand(state: LaFleurState, player: int, hand: Iterable[str]) -> None:
     """Replace a player's hand (the old cards go back into the deck)."""
     for x in state._hand[player]:
         state._deck[0].append(x)
-        state._indeck[0][x] = 1
+        state._in_deck[0][x] = 1
     state._deck[0].sort()
     state._hand[player] = []
     state._hand_open[player] = []
@@ -189,11 +189,11 @@ def put_visitors(state: LaFleurState, visitors: Iterable[str]) -> None:
     """Replace the face-up Visitors with ``visitors`` (the old ones go back into the deck)."""
     for v in state._visitors:
         state._deck[2].append(v)
-        state._indeck[2][v] = 1
+        state._in_deck[2][v] = 1
     state._deck[2].sort()
     state._visitors = [_take_out(state, v)[1] for v in visitors]
-    state._vpawn = [-1] * len(state._visitors)
-    state._vrom = [False] * len(state._visitors)
+    state._visitor_pawn = [-1] * len(state._visitors)
+    state._visitor_romance = [False] * len(state._visitors)
     state._legal_cache = None
 
 
@@ -202,7 +202,7 @@ def set_market(state: LaFleurState, cards: Iterable[str]) -> None:
     for x in state._market:
         if x >= 0:
             state._deck[0].append(x)
-            state._indeck[0][x] = 1
+            state._in_deck[0][x] = 1
     state._deck[0].sort()
     new = [_take_out(state, c)[1] for c in cards]
     state._market = new + [-1] * (4 - len(new))
@@ -214,7 +214,7 @@ def set_display(state: LaFleurState, cards: Iterable[str]) -> None:
     for x in state._display:
         if x >= 0:
             state._deck[1].append(x)
-            state._indeck[1][x] = 1
+            state._in_deck[1][x] = 1
     state._deck[1].sort()
     new = [_take_out(state, c)[1] for c in cards]
     state._display = new + [-1] * (5 - len(new))

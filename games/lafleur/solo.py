@@ -70,7 +70,7 @@ class SoloMixin(LaFleurStateProtocol):
             x = self._market[i]
             if x >= 0:
                 self._market[i] = -1
-                self._disc[D_FLOWER].append(x)
+                self._discards[D_FLOWER].append(x)
                 break
         t = [("_t_draw", D_FEATURE, ("auto_feature",)), ("_t_auto_flowers",)]
         if self._difficulty == "hardest":
@@ -82,7 +82,7 @@ class SoloMixin(LaFleurStateProtocol):
         self._features[1].append(x)
         counts = FEATURES[x].counts
         for t in range(5):
-            self._fallure[1][t] += counts[t]
+            self._feature_allure[1][t] += counts[t]
         ab = FEATURES[x].ability
         if ab.timing == "when_acquired":
             self._apply_ability(1, ab, FEATURES[x].id)
@@ -100,7 +100,7 @@ class SoloMixin(LaFleurStateProtocol):
             t = most_frequent_type(self._visitors)
             if t >= 0:
                 self._allure[1][t] += 1
-        self._disc[D_FLOWER].append(x)
+        self._discards[D_FLOWER].append(x)
 
     def _t_auto_hardest(self: LaFleurStateProtocol) -> None:
         """4. Hardest: the Allure of the first 3 Visitors displayed (or 2)."""
@@ -111,12 +111,12 @@ class SoloMixin(LaFleurStateProtocol):
 
     def _t_solo_allure(self: LaFleurStateProtocol) -> None:
         """Normal/harder: +1 Allure of the most frequent type among the Visitors."""
-        t = most_frequent_type(self._visitors + self._vsearch)
-        if t >= 0 or not self._available(D_VISITOR) or len(self._vsearch) > 40:
+        t = most_frequent_type(self._visitors + self._visitor_search)
+        if t >= 0 or not self._available(D_VISITOR) or len(self._visitor_search) > 40:
             if t >= 0:
                 self._allure[1][t] += 1
-            self._vbottom.extend(self._vsearch)
-            self._vsearch: list[int] = []
+            self._visitor_bottom.extend(self._visitor_search)
+            self._visitor_search: list[int] = []
             return
         self._tasks.append(("_t_solo_allure",))
         self._draw(D_VISITOR, ("solo_extra",))

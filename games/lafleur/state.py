@@ -22,7 +22,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, Final
 
-from games.api import CHANCE, TERMINAL, Action, Game, Outcome, State
+from games.api import CHANCE, Action, Game, Outcome, State
+from games.framework import StateHotPath
 from games.lafleur import actions as A
 from games.lafleur.cards import (
     ARTISANS,
@@ -63,10 +64,10 @@ from games.lafleur.solo import SoloMixin
 from games.lafleur.termination import LaFleurTermination
 from games.lafleur.turns import LEGAL_BUILDERS, TURN_DISPATCH, TurnsMixin
 from games.native import blank, fields_of, set_fields
-from games.trusted import below, holds
+from games.trusted import below
 
 
-class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
+class LaFleurState(StateHotPath, TurnsMixin, PartyMixin, SoloMixin, State):
     """A position of a La Fleur match (see the module docstring for the flow).
 
     Besides the :class:`games.api.State` hooks, :meth:`resample_hidden` serves
@@ -78,10 +79,10 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         n = game.num_players
         solo = n == 1
         np = 2 if solo else n
-        self._n = n
+        self._num_seats = n
         self._solo = solo
-        self._np = np
-        self._auto = 1 if solo else -1
+        self._num_players = np
+        self._automaton = 1 if solo else -1
         self._difficulty = str(game.options["difficulty"])
         # decks: sorted lists of indexes + membership; discard piles in discard order (public)
         keep = [
@@ -93,16 +94,16 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
             [e.index for e in EVENTS if not (solo and e.solo_excluded)],
         ]
         self._deck: list[list[int]] = keep
-        self._indeck: list[bytearray] = []
+        self._in_deck: list[bytearray] = []
         for d, cards in enumerate(keep):
             flags = bytearray(len(DECKS[DECK_NAMES[d]]))
             for x in cards:
                 flags[x] = 1
-            self._indeck.append(flags)
-        self._disc: list[list[int]] = [[] for _ in range(6)]
-        self._vbottom: list[int] = []  # solo: known Visitors put on the bottom of the deck, in order
-        self._vsearch: list[int] = []  # solo: Visitors drawn while looking for an Allure type
-        self._cbox: list[int] = []  # Character cards returned to the box (hidden)
+            self._in_deck.append(flags)
+        self._discards: list[list[int]] = [[] for _ in range(6)]
+        self._visitor_bottom: list[int] = []  # solo: known Visitors put on the bottom of the deck, in order
+        self._visitor_search: list[int] = []  # solo: Visitors drawn while looking for an Allure type
+        self._character_box: list[int] = []  # Character cards returned to the box (hidden)
         # Per player, the cards of its hand that everybody saw taken face-up (a subset of the
         # hand, kept only while the card stays in that hand: see _to_hand/_from_hand).
         self._hand_open: list[list[int]] = [[] for _ in range(np)]
@@ -110,53 +111,53 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         self._market = [-1] * MARKET_SPACES
         self._display = [-1] * FEATURE_SPACES
         self._visitors: list[int] = []
-        self._vpawn: list[int] = []
-        self._vrom: list[bool] = []
+        self._visitor_pawn: list[int] = []
+        self._visitor_romance: list[bool] = []
         self._event = -1
-        self._evmods: dict[str, Any] = {}
+        self._event_modifiers: dict[str, Any] = {}
         # players (player index = seat; solo: 1 = the automaton)
         self._coins = [START_COINS] * np
         self._prestige = [0] * np
         self._allure = [[0] * 5 for _ in range(np)]
-        self._fallure = [[0] * 5 for _ in range(np)]
+        self._feature_allure = [[0] * 5 for _ in range(np)]
         self._hand: list[list[int]] = [[] for _ in range(np)]
         self._features: list[list[int]] = [[] for _ in range(np)]
         self._companion = [-1] * np
         self._character = [-1] * np
-        self._dealt_chars: list[list[int]] = [[] for _ in range(np)]
-        self._dealt_arts: list[list[int]] = [[] for _ in range(np)]
-        self._chose_char = [-1] * np
-        self._kept_arts: list[list[int]] = [[] for _ in range(np)]
+        self._dealt_characters: list[list[int]] = [[] for _ in range(np)]
+        self._dealt_artisans: list[list[int]] = [[] for _ in range(np)]
+        self._chosen_character = [-1] * np
+        self._kept_artisans: list[list[int]] = [[] for _ in range(np)]
         self._revealed = False
-        self._arts: list[list[int]] = [[] for _ in range(np)]
+        self._artisans: list[list[int]] = [[] for _ in range(np)]
         self._placed: list[list[bool]] = [[] for _ in range(np)]
         self._tilted: list[list[bool]] = [[] for _ in range(np)]
-        self._aloc: list[list[int]] = [[] for _ in range(np)]
+        self._artisan_locations: list[list[int]] = [[] for _ in range(np)]
         self._used_prestige = [False] * np
         self._romancing = [False] * np
         self._party: list[list[int]] = [[] for _ in range(np)]
-        self._char_used = False  # solo challenge 10
+        self._character_used = False  # solo challenge 10
         # round
         self._round = 0
-        self._first = 0
-        self._first0 = 0  # First Player of round 1
+        self._first_player = 0
+        self._first_player_round1 = 0  # First Player of round 1
         self._order = list(range(np))
-        self._ti = 0
+        self._turn_index = 0
         self._final = False
         self._trigger: list[int] = []
         self._end_reason: LaFleurTermination | None = None  # set when the game ends
         self._end: dict[str, list[int]] = {}
         # decision context
-        self._who = -1
-        self._slot = -1
-        self._abil: dict[str, Any] | None = None
+        self._ability_player = -1
+        self._ability_slot = -1
+        self._active_ability: dict[str, Any] | None = None
         self._buys = 0
         self._optional = False
-        self._pay_x = -1
+        self._pay_feature = -1
         self._pay_space = -1
         self._pay_need: tuple[int, ...] = (0, 0, 0, 0, 0)
         self._pay_free = 0
-        self._pair_t = -1
+        self._pair_allure = -1
         self._pair_first = -1
         self._swap_new = -1
         self._prompt: tuple[Any, ...] = ()
@@ -196,13 +197,13 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         """
         deck = self._deck[d]
         if not deck:
-            if d == D_VISITOR and self._vbottom:
-                self._placed_card(d, self._vbottom.pop(0), dest)
+            if d == D_VISITOR and self._visitor_bottom:
+                self._placed_card(d, self._visitor_bottom.pop(0), dest)
                 return True
-            disc = self._disc[d]
+            disc = self._discards[d]
             if not disc or d == D_CHARACTER:
                 return False
-            flags = self._indeck[d]
+            flags = self._in_deck[d]
             for x in disc:
                 flags[x] = 1
             deck.extend(sorted(disc))
@@ -239,7 +240,7 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
 
     def _available(self, d: int) -> bool:
         """True when a card of deck ``d`` can still be drawn."""
-        return bool(self._deck[d] or self._disc[d] or (d == D_VISITOR and self._vbottom))
+        return bool(self._deck[d] or self._discards[d] or (d == D_VISITOR and self._visitor_bottom))
 
     def _placed_card(self, d: int, x: int, dest: tuple[Any, ...]) -> None:
         """Put drawn card ``x`` where the pending draw said."""
@@ -250,16 +251,16 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
             self._display[dest[1]] = x
         elif kind == "visitor":
             self._visitors.append(x)
-            self._vpawn.append(-1)
-            self._vrom.append(False)
+            self._visitor_pawn.append(-1)
+            self._visitor_romance.append(False)
         elif kind == "hand":
             self._to_hand(dest[1], x, face_up=False)  # from the deck: nobody else saw it
         elif kind == "event":
             self._event_drawn(x)
         elif kind == "char":
-            self._dealt_chars[dest[1]].append(x)
+            self._dealt_characters[dest[1]].append(x)
         elif kind == "art":
-            self._dealt_arts[dest[1]].append(x)
+            self._dealt_artisans[dest[1]].append(x)
         elif kind == "hire":
             self._add_slot(dest[1], x)
         elif kind == "replace":
@@ -272,60 +273,14 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         elif kind == "auto_allure":
             self._auto_allure(x)
         elif kind == "solo_extra":
-            self._vsearch.append(x)
+            self._visitor_search.append(x)
         else:  # pragma: no cover - programming error
             raise AssertionError(f"unknown destination {dest!r}")
-
-    # -- framework hooks -------------------------------------------------------------------------
-    def _current_player(self) -> int:
-        return self._cur
-
-    # -- the public API's hot calls, specialised on this state's fields (same behaviour as games.api.State's;
-    # the mypyc build runs them natively: issue 19) --------------------------------------------------------
-    def current_player(self) -> int:
-        """Seat number to act, or :data:`CHANCE`, or :data:`TERMINAL`."""
-        return self._cur
-
-    def is_terminal(self) -> bool:
-        """True when the game is over."""
-        return self._cur == TERMINAL
-
-    def is_chance_node(self) -> bool:
-        """True when the next action is a chance outcome."""
-        return self._cur == CHANCE
-
-    def sample_chance(self, rng: random.Random) -> Action:
-        """Draw the next chance outcome with ``rng`` (see :meth:`games.api.State.sample_chance`)."""
-        if self._cur != CHANCE:
-            return State.sample_chance(self, rng)  # raises GameError
-        action = self._sample_chance(rng)
-        self._sampled = action
-        return action
-
-    def legal_actions(self) -> list[Action]:
-        """Legal actions now, a copy (see :meth:`games.api.State.legal_actions`)."""
-        cache = self._legal_cache
-        if cache is None:
-            cache = self._legal_actions() if self._cur >= 0 else State.legal_actions(self)
-            self._legal_cache = cache
-        return cache[:]
-
-    def apply_action(self, action: Action) -> None:
-        """Check and apply ``action`` (see :meth:`games.api.State.apply_action`); trusted without the
-        check, as there: the very action sample_chance() drew here, or an object of the legal list."""
-        if action is not self._sampled and not holds(self._legal_cache, action):
-            State.apply_action(self, action)  # checks; raises GameOverError / InvalidActionError / ...
-            return
-        player = self._cur
-        self._apply(action)
-        self.history.append((player, action))
-        self._legal_cache = None
-        self._sampled = None
 
     def _chance_seq(self) -> list[int]:
         d, dest = self._chance
         if d < 0:
-            return list(range(self._n))
+            return list(range(self._num_seats))
         deck = self._deck[d]
         if dest[0] == "auto_char":
             return [x for x in deck if x in SOLO_OPPONENTS]
@@ -354,12 +309,12 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
                 if d < 0 or where is None or where[0] != d or action.deck != DECK_NAMES[d]:  # type: ignore[attr-defined]
                     return False
                 x = where[1]
-                if not self._indeck[d][x]:
+                if not self._in_deck[d][x]:
                     return False
                 return x in SOLO_OPPONENTS if dest[0] == "auto_char" else True
             if t is A.FirstPlayer:
                 # the type: ignore below: Action union: t is A.FirstPlayer, which mypy does not narrow
-                return d < 0 and 0 <= action.seat < self._n  # type: ignore[attr-defined]
+                return d < 0 and 0 <= action.seat < self._num_seats  # type: ignore[attr-defined]
             return False
         cache = self._legal_cache
         if cache is None:
@@ -399,19 +354,19 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
     def _do_draw(self, a: A.Draw) -> None:
         d, x = INDEX[a.card]
         self._deck[d].remove(x)
-        self._indeck[d][x] = 0
+        self._in_deck[d][x] = 0
         dest = self._chance[1]
         self._chance = (-1, ())
         self._placed_card(d, x, dest)
 
     def _do_first(self, a: A.FirstPlayer) -> None:
-        self._first = self._first0 = a.seat
+        self._first_player = self._first_player_round1 = a.seat
         self._chance = (-1, ())
 
     # -- setup -------------------------------------------------------------------------------------
     def _t_setup(self) -> None:
         """Rulebook: "Player Setup": deal 2 Characters, 3 Artisans and 3 Flower cards each."""
-        n = self._n
+        n = self._num_seats
         t: list[tuple[Any, ...]] = []
         if self._solo:
             # Rulebook: "Solo Mode": the opponent is one of four Characters, at random.
@@ -422,7 +377,7 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
             t += [("_t_draw", D_CHARACTER, ("char", s))] * DEALT_CHARACTERS
         for s in range(n):
             t += [("_t_draw", D_ARTISAN, ("art", s))] * DEALT_ARTISANS
-        for s in range(self._np):
+        for s in range(self._num_players):
             t += [("_t_draw", D_FLOWER, ("hand", s))] * START_FLOWERS
         t += [("_t_ask_setup", s) for s in range(n)]
         t += [("_t_reveal",), ("_t_start_round",)]
@@ -438,54 +393,54 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         self._ask(P_CHARACTER, seat)
 
     def _legal_character(self) -> list[Action]:
-        return [A.intern(A.ChooseCharacter, CHARACTERS[c].id) for c in self._dealt_chars[self._cur]]
+        return [A.intern(A.ChooseCharacter, CHARACTERS[c].id) for c in self._dealt_characters[self._cur]]
 
     def _legal_artisans(self) -> list[Action]:
-        d = sorted(self._dealt_arts[self._cur])
+        d = sorted(self._dealt_artisans[self._cur])
         pairs: list[tuple[int, ...]] = [(d[0], d[1]), (d[0], d[2]), (d[1], d[2])] if len(d) == 3 else [tuple(d)]
         return [A.intern(A.KeepArtisans, tuple(ARTISANS[x].id for x in pr)) for pr in pairs]
 
     def _do_choose_character(self, a: A.ChooseCharacter) -> None:
-        self._chose_char[self._cur] = INDEX[a.card][1]
+        self._chosen_character[self._cur] = INDEX[a.card][1]
         self._ask(P_ARTISANS, self._cur)
 
     def _do_keep_artisans(self, a: A.KeepArtisans) -> None:
-        self._kept_arts[self._cur] = [INDEX[c][1] for c in a.cards]
+        self._kept_artisans[self._cur] = [INDEX[c][1] for c in a.cards]
 
     def _t_reveal(self) -> None:
         """All have chosen: Characters and Artisans are revealed; the unused
         Characters go to the box and the unused Artisans back into the deck."""
         self._revealed = True
-        for s in range(self._n):
-            self._character[s] = self._chose_char[s]
-            self._cbox.extend(c for c in self._dealt_chars[s] if c != self._chose_char[s])
-            for x in self._kept_arts[s]:
+        for s in range(self._num_seats):
+            self._character[s] = self._chosen_character[s]
+            self._character_box.extend(c for c in self._dealt_characters[s] if c != self._chosen_character[s])
+            for x in self._kept_artisans[s]:
                 self._add_slot(s, x)
-            for x in self._dealt_arts[s]:
-                if x not in self._kept_arts[s]:
+            for x in self._dealt_artisans[s]:
+                if x not in self._kept_artisans[s]:
                     self._deck[D_ARTISAN].append(x)
-                    self._indeck[D_ARTISAN][x] = 1
+                    self._in_deck[D_ARTISAN][x] = 1
             self._deck[D_ARTISAN].sort()
         if self._solo and self._difficulty == "harder":
             self._allure[1] = [1] * 5  # Rulebook: "Solo Difficulties": 1 Allure of each
 
     def _add_slot(self, p: int, x: int) -> None:
-        self._arts[p].append(x)
+        self._artisans[p].append(x)
         self._placed[p].append(False)
         self._tilted[p].append(False)
-        self._aloc[p].append(-1)
+        self._artisan_locations[p].append(-1)
 
     # -- start of round ----------------------------------------------------------------------------
     def _t_start_round(self) -> None:
         """Rulebook: "Start of Round", steps 1-4, then placing Artisans, Garden Party, End of Round."""
         self._round += 1
         self._event = -1
-        self._evmods = {}
-        np = self._np
-        self._order = [(self._first + k) % np for k in range(np)]
+        self._event_modifiers = {}
+        np = self._num_players
+        self._order = [(self._first_player + k) % np for k in range(np)]
         if self._solo:
             self._slide()
-        seats = 2 if self._solo else self._n
+        seats = 2 if self._solo else self._num_seats
         best = max(self._prestige)
         k = seats + sum(1 for th in THRESHOLDS if best >= th)
         t: list[tuple[Any, ...]] = [("_t_fill_market",), ("_t_fill_display",)]
@@ -495,10 +450,10 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
         if self._solo:
             if self._difficulty in ("normal", "harder"):
                 t.append(("_t_solo_allure",))
-            t += [("_t_solo_player",), ("_t_automaton",)] if self._first == 0 else \
+            t += [("_t_solo_player",), ("_t_automaton",)] if self._first_player == 0 else \
                 [("_t_automaton",), ("_t_solo_player",)]
         else:
-            self._ti = 0
+            self._turn_index = 0
             t.append(("_t_turn",))
         t += [("_t_party",), ("_t_end_round",)]
         self._push(t)
@@ -521,12 +476,12 @@ class LaFleurState(TurnsMixin, PartyMixin, SoloMixin, State):
 
     def _t_turn(self) -> None:
         """Rulebook: "Artisans": clockwise from the First Player, 1 Artisan per turn; pass when none left."""
-        np = self._np
+        np = self._num_players
         order = self._order
         for k in range(np):
-            p = order[(self._ti + k) % np]
+            p = order[(self._turn_index + k) % np]
             if not all(self._placed[p]):
-                self._ti = (self._ti + k + 1) % np
+                self._turn_index = (self._turn_index + k + 1) % np
                 self._tasks.append(("_t_turn",))
                 self._ask(P_PLACE, p)
                 return

@@ -44,53 +44,53 @@ class LaFleurStateProtocol:
     history: list[tuple[int, Action]]
     _legal_cache: list[Action] | None  # games.api.State's: the legal list of this position, once built
     _sampled: Action | None  # games.api.State's: what sample_chance() drew here
-    _abil: dict[str, Any] | None
+    _active_ability: dict[str, Any] | None
     _after_discard: tuple[Any, ...]
     _allure: list[list[int]]
-    _aloc: list[list[int]]
-    _arts: list[list[int]]
-    _auto: int
+    _artisan_locations: list[list[int]]
+    _artisans: list[list[int]]
+    _automaton: int
     _buys: int
-    _cbox: list[int]
+    _character_box: list[int]
     _chance: tuple[int, tuple[Any, ...]]
-    _char_used: bool
+    _character_used: bool
     _character: list[int]
-    _chose_char: list[int]
+    _chosen_character: list[int]
     _coins: list[int]
     _companion: list[int]
     _cur: int
-    _dealt_arts: list[list[int]]
-    _dealt_chars: list[list[int]]
+    _dealt_artisans: list[list[int]]
+    _dealt_characters: list[list[int]]
     _deck: list[list[int]]
     _difficulty: str
-    _disc: list[list[int]]
+    _discards: list[list[int]]
     _discard_left: int
     _display: list[int]
     _end: dict[str, list[int]]
     _end_reason: LaFleurTermination | None  # None until the game ends
     _event: int
-    _evmods: dict[str, Any]
-    _fallure: list[list[int]]
+    _event_modifiers: dict[str, Any]
+    _feature_allure: list[list[int]]
     _features: list[list[int]]
     _final: bool
-    _first: int
-    _first0: int
+    _first_player: int
+    _first_player_round1: int
     _hand: list[list[int]]
     _hand_open: list[list[int]]
-    _indeck: list[bytearray]
-    _kept_arts: list[list[int]]
+    _in_deck: list[bytearray]
+    _kept_artisans: list[list[int]]
     _market: list[int]
-    _n: int
-    _np: int
+    _num_seats: int
+    _num_players: int
     _optional: bool
     _order: list[int]
     _pair_first: int
-    _pair_t: int
+    _pair_allure: int
     _party: list[list[int]]
     _pay_free: int
     _pay_need: tuple[int, ...]
     _pay_space: int
-    _pay_x: int
+    _pay_feature: int
     _phase: int
     _placed: list[list[bool]]
     _prestige: list[int]
@@ -99,21 +99,21 @@ class LaFleurStateProtocol:
     _revealed: bool
     _romancing: list[bool]
     _round: int
-    _slot: int
+    _ability_slot: int
     _solo: bool
     _swap_new: int
     _tasks: list[tuple[Any, ...]]
-    _ti: int
+    _turn_index: int
     _tilted: list[list[bool]]
     _trigger: list[int]
     _used_prestige: list[bool]
-    _vbottom: list[int]
+    _visitor_bottom: list[int]
     _visitors: list[int]
-    _vpawn: list[int]
-    _vrom: list[bool]
-    _vsearch: list[int]
+    _visitor_pawn: list[int]
+    _visitor_romance: list[bool]
+    _visitor_search: list[int]
     _waiting: bool
-    _who: int
+    _ability_player: int
 
     # -- the State interface the rules call --------------------------------------------
     def current_player(self) -> int:

@@ -105,7 +105,7 @@ _OWN_LEGALITY: Final[tuple[int, ...]] = tuple(
 class TurnsMixin(LaFleurStateProtocol):
     """Placements, locations and Garden Feature payments."""
 
-    _abil: dict[str, Any] | None  # the Artisan ability in use (set in LaFleurState.__init__)
+    _active_ability: dict[str, Any] | None  # the Artisan ability in use (set in LaFleurState.__init__)
 
     # -- modifiers ------------------------------------------------------------------------
     @staticmethod
@@ -115,7 +115,7 @@ class TurnsMixin(LaFleurStateProtocol):
 
     def _ev(self: LaFleurStateProtocol, key: str, default: int = 0) -> int:
         """Value of ``key`` in this round's Event modifiers."""
-        return int(self._evmods.get(key, default))
+        return int(self._event_modifiers.get(key, default))
 
     def _hire_cost(self: LaFleurStateProtocol, ab: dict[str, Any] | None) -> int:
         return min(HIRE_COST, self._ab("hire_cost", HIRE_COST, ab), self._ev("hire_cost", HIRE_COST))
@@ -145,7 +145,7 @@ class TurnsMixin(LaFleurStateProtocol):
     def _untilted(self: LaFleurStateProtocol, p: int) -> tuple[int, ...]:
         arts = [0] * 5
         tilted = self._tilted[p]
-        for i, a in enumerate(self._arts[p]):
+        for i, a in enumerate(self._artisans[p]):
             if not tilted[i]:
                 arts[ARTISAN_ALLURE[a]] += 1
         return tuple(arts)
@@ -193,8 +193,8 @@ class TurnsMixin(LaFleurStateProtocol):
                 return False
             coins = self._coins[p]
             return coins >= self._replace_cost(ab) or (
-                len(self._arts[p]) < MAX_ARTISANS and coins >= self._hire_cost(ab))
-        return -1 in self._vpawn  # special invitation
+                len(self._artisans[p]) < MAX_ARTISANS and coins >= self._hire_cost(ab))
+        return -1 in self._visitor_pawn  # special invitation
 
     # -- placing -----------------------------------------------------------------------------
     def _legal_place(self: LaFleurStateProtocol) -> list[Action]:
@@ -202,7 +202,7 @@ class TurnsMixin(LaFleurStateProtocol):
         out: list[Action] = []
         base = [self._can_place(p, loc, None) for loc in range(6)]
         placed = self._placed[p]
-        for i, a in enumerate(self._arts[p]):
+        for i, a in enumerate(self._artisans[p]):
             if placed[i]:
                 continue
             row = _PLACE[a]
@@ -215,13 +215,13 @@ class TurnsMixin(LaFleurStateProtocol):
     def _do_place(self: LaFleurStateProtocol, a: A.Place) -> None:
         p = self._cur
         x = INDEX[a.artisan][1]
-        slot = next(i for i, y in enumerate(self._arts[p]) if y == x and not self._placed[p][i])
+        slot = next(i for i, y in enumerate(self._artisans[p]) if y == x and not self._placed[p][i])
         loc = LOCATION_INDEX[a.location]
         self._placed[p][slot] = True
-        self._aloc[p][slot] = loc
+        self._artisan_locations[p][slot] = loc
         art = ARTISANS[x]
         ab = art.ability if art.location == loc else None
-        self._who, self._slot, self._abil = p, slot, ab
+        self._ability_player, self._ability_slot, self._active_ability = p, slot, ab
         if ab and "gain" in ab:  # runs once the location's action is done
             g = ab["gain"]
             self._tasks.append(("_t_step", p, ("gain", 0, g.get("coins", 0), g.get("flowers", 0), art.id)))
@@ -246,15 +246,15 @@ class TurnsMixin(LaFleurStateProtocol):
     def _legal_market(self: LaFleurStateProtocol) -> list[Action]:
         out: list[Action] = [
             A.BUY_FLOWER[space][x]
-            for space, x, _ in self._market_options(self._who, self._abil)
+            for space, x, _ in self._market_options(self._ability_player, self._active_ability)
         ]
         if self._optional:
             out.append(A.DONE)
         return out
 
     def _do_buy_flower(self: LaFleurStateProtocol, a: A.BuyFlower) -> None:
-        p = self._who
-        opts = {space: price for space, _, price in self._market_options(p, self._abil)}
+        p = self._ability_player
+        opts = {space: price for space, _, price in self._market_options(p, self._active_ability)}
         self._coins[p] -= opts[a.space]
         self._buys -= 1
         if self._buys > 0:
@@ -272,17 +272,17 @@ class TurnsMixin(LaFleurStateProtocol):
             self._draw(D_FLOWER, ("hand", p))
 
     def _t_market_again(self: LaFleurStateProtocol) -> None:
-        if self._market_options(self._who, self._abil):
+        if self._market_options(self._ability_player, self._active_ability):
             self._optional = True
-            self._ask(P_MARKET, self._who)
+            self._ask(P_MARKET, self._ability_player)
 
     # -- Garden Features -----------------------------------------------------------------------
     def _legal_feature(self: LaFleurStateProtocol) -> list[Action]:
-        p = self._who
+        p = self._ability_player
         out: list[Action] = []
-        if self._can_reveal(p, self._abil):
+        if self._can_reveal(p, self._active_ability):
             out.append(A.REVEAL)
-        free = self._ab("free_allure", 0, self._abil)
+        free = self._ab("free_allure", 0, self._active_ability)
         lays = self._layouts(p)
         arts = self._untilted(p)
         for i, x in enumerate(self._display):
@@ -292,23 +292,23 @@ class TurnsMixin(LaFleurStateProtocol):
         return out
 
     def _do_reveal(self: LaFleurStateProtocol, a: A.RevealFeature) -> None:
-        p = self._who
-        self._coins[p] -= self._reveal_cost(self._abil)
+        p = self._ability_player
+        self._coins[p] -= self._reveal_cost(self._active_ability)
         self._tasks.append(("_t_feature_again",))
         self._draw(D_FEATURE, ("display", self._display.index(-1)))
 
     def _t_feature_again(self: LaFleurStateProtocol) -> None:
-        self._ask(P_FEATURE, self._who)
+        self._ask(P_FEATURE, self._ability_player)
 
     def _do_buy_feature(self: LaFleurStateProtocol, a: A.BuyFeature) -> None:
         self._pay_space = a.space - 1
-        self._pay_x = self._display[self._pay_space]
-        self._pay_need = FEATURE_COUNTS[self._pay_x]
-        self._pay_free = self._ab("free_allure", 0, self._abil)
-        self._ask(P_PAY, self._who)
+        self._pay_feature = self._display[self._pay_space]
+        self._pay_need = FEATURE_COUNTS[self._pay_feature]
+        self._pay_free = self._ab("free_allure", 0, self._active_ability)
+        self._ask(P_PAY, self._ability_player)
 
     def _legal_pay(self: LaFleurStateProtocol) -> list[Action]:
-        p = self._who
+        p = self._ability_player
         need = self._pay_need
         hand = self._hand[p]
         lays = [FLOWER_LAYOUT[c] for c in hand]
@@ -325,7 +325,7 @@ class TurnsMixin(LaFleurStateProtocol):
         # Artisan's Allure type").
         each = self.game.rules_revision >= 3
         seen: set[int] = set()
-        for i, x in enumerate(self._arts[p]):
+        for i, x in enumerate(self._artisans[p]):
             t = ARTISAN_ALLURE[x]
             if tilted[i] or not need[t] or (t in seen and not each):
                 continue
@@ -378,20 +378,20 @@ class TurnsMixin(LaFleurStateProtocol):
         return False
 
     def _do_pay_artisan(self: LaFleurStateProtocol, a: A.PayArtisan) -> None:
-        p = self._who
+        p = self._ability_player
         x = INDEX[a.artisan][1]
-        slot = next(i for i, y in enumerate(self._arts[p]) if y == x and not self._tilted[p][i])
+        slot = next(i for i, y in enumerate(self._artisans[p]) if y == x and not self._tilted[p][i])
         self._tilted[p][slot] = True
         self._pay_need = _minus(self._pay_need, ARTISAN_ALLURE[x])
         self._after_pay()
 
     def _discard_flower(self: LaFleurStateProtocol, p: int, x: int) -> None:
         self._from_hand(p, x)
-        self._disc[D_FLOWER].append(x)
+        self._discards[D_FLOWER].append(x)
 
     def _do_pay_flower(self: LaFleurStateProtocol, a: A.PayFlower) -> None:
         x = INDEX[a.card][1]
-        self._discard_flower(self._who, x)
+        self._discard_flower(self._ability_player, x)
         if a.allure:
             self._pay_need = _minus(self._pay_need, ALLURE.index(a.allure))
         else:
@@ -399,13 +399,13 @@ class TurnsMixin(LaFleurStateProtocol):
         self._after_pay()
 
     def _do_pay_pair(self: LaFleurStateProtocol, a: A.PayPair) -> None:
-        self._pair_t = ALLURE.index(a.allure)
+        self._pair_allure = ALLURE.index(a.allure)
         self._pair_first = -1
-        self._ask(P_PAIR, self._who)
+        self._ask(P_PAIR, self._ability_player)
 
     def _legal_pair(self: LaFleurStateProtocol) -> list[Action]:
-        p = self._who
-        need = _minus(self._pay_need, self._pair_t)
+        p = self._ability_player
+        need = _minus(self._pay_need, self._pair_allure)
         hand = self._hand[p]
         lays = [FLOWER_LAYOUT[c] for c in hand]
         arts = self._untilted(p)
@@ -428,13 +428,13 @@ class TurnsMixin(LaFleurStateProtocol):
 
     def _do_pair_card(self: LaFleurStateProtocol, a: A.PairCard) -> None:
         x = INDEX[a.card][1]
-        self._discard_flower(self._who, x)
+        self._discard_flower(self._ability_player, x)
         if self._pair_first < 0:
             self._pair_first = x
-            self._ask(P_PAIR, self._who)
+            self._ask(P_PAIR, self._ability_player)
             return
-        self._pay_need = _minus(self._pay_need, self._pair_t)
-        self._pair_t = self._pair_first = -1
+        self._pay_need = _minus(self._pay_need, self._pair_allure)
+        self._pair_allure = self._pair_first = -1
         self._after_pay()
 
     def _do_pay_discount(self: LaFleurStateProtocol, a: A.PayDiscount) -> None:
@@ -444,11 +444,11 @@ class TurnsMixin(LaFleurStateProtocol):
 
     def _after_pay(self: LaFleurStateProtocol) -> None:
         if any(self._pay_need):
-            self._ask(P_PAY, self._who)
+            self._ask(P_PAY, self._ability_player)
             return
-        self._acquire(self._who, self._pay_x)
+        self._acquire(self._ability_player, self._pay_feature)
         self._display[self._pay_space] = -1
-        self._pay_x = self._pay_space = -1
+        self._pay_feature = self._pay_space = -1
 
     def _acquire(self: LaFleurStateProtocol, p: int, x: int) -> None:
         """Rulebook: "Purchasing a Garden Feature", UPDATE ALLURE TRACKER; then When Acquired."""
@@ -456,7 +456,7 @@ class TurnsMixin(LaFleurStateProtocol):
         counts = FEATURE_COUNTS[x]
         for t in range(5):
             self._allure[p][t] += counts[t]
-            self._fallure[p][t] += counts[t]
+            self._feature_allure[p][t] += counts[t]
         ab = FEATURES[x].ability
         if ab.timing == "when_acquired":
             self._apply_ability(p, ab, FEATURES[x].id)
@@ -466,27 +466,27 @@ class TurnsMixin(LaFleurStateProtocol):
 
     # -- Artisan Guild -------------------------------------------------------------------------
     def _legal_guild(self: LaFleurStateProtocol) -> list[Action]:
-        p = self._who
+        p = self._ability_player
         out: list[Action] = []
         coins = self._coins[p]
-        if len(self._arts[p]) < MAX_ARTISANS and coins >= self._hire_cost(self._abil):
+        if len(self._artisans[p]) < MAX_ARTISANS and coins >= self._hire_cost(self._active_ability):
             out.append(A.HIRE)
-        if coins >= self._replace_cost(self._abil):
+        if coins >= self._replace_cost(self._active_ability):
             out.append(A.REPLACE)
         return out
 
     def _do_hire(self: LaFleurStateProtocol, a: A.HireArtisan) -> None:
-        p = self._who
-        self._coins[p] -= self._hire_cost(self._abil)
+        p = self._ability_player
+        self._coins[p] -= self._hire_cost(self._active_ability)
         self._draw(D_ARTISAN, ("hire", p))
 
     def _do_replace(self: LaFleurStateProtocol, a: A.ReplaceArtisan) -> None:
-        p = self._who
-        self._coins[p] -= self._replace_cost(self._abil)
+        p = self._ability_player
+        self._coins[p] -= self._replace_cost(self._active_ability)
         self._draw(D_ARTISAN, ("replace", p))
 
     def _legal_swap(self: LaFleurStateProtocol) -> list[Action]:
-        out: list[Action] = [A.SWAP_ARTISAN[x] for x in self._arts[self._cur]]
+        out: list[Action] = [A.SWAP_ARTISAN[x] for x in self._artisans[self._cur]]
         out.append(A.SWAP_ARTISAN[-1])
         return out
 
@@ -504,24 +504,24 @@ class TurnsMixin(LaFleurStateProtocol):
         new = self._swap_new
         self._swap_new = -1
         if not a.artisan:
-            self._disc[D_ARTISAN].append(new)
+            self._discards[D_ARTISAN].append(new)
             return
         x = INDEX[a.artisan][1]
-        slot = self._arts[p].index(x)
-        self._arts[p][slot] = new
+        slot = self._artisans[p].index(x)
+        self._artisans[p][slot] = new
         if self.game.rules_revision >= 3:
             self._tilted[p][slot] = False
-        self._disc[D_ARTISAN].append(x)
+        self._discards[D_ARTISAN].append(x)
 
     # -- Special Invitation --------------------------------------------------------------------
     def _legal_invite(self: LaFleurStateProtocol) -> list[Action]:
-        p = self._who
+        p = self._ability_player
         out: list[Action] = []
         # "Each player may only have 1 Companion": no limit on romancing pawns (rules revision 2;
         # revision 1 allowed one a round, LaFleurGame.RULES_REVISIONS)
         can_romance = self._companion[p] < 0 and (self.game.rules_revision >= 2 or not self._romancing[p])
         for i, v in enumerate(self._visitors):
-            if self._vpawn[i] >= 0:
+            if self._visitor_pawn[i] >= 0:
                 continue
             out.append(A.INVITE[v][0])
             t = VISITOR_ALLURE[v]
@@ -530,10 +530,10 @@ class TurnsMixin(LaFleurStateProtocol):
         return out
 
     def _do_invite(self: LaFleurStateProtocol, a: A.Invite) -> None:
-        p = self._who
+        p = self._ability_player
         i = self._visitors.index(INDEX[a.visitor][1])
-        self._vpawn[i] = p
-        self._vrom[i] = a.romance
+        self._visitor_pawn[i] = p
+        self._visitor_romance[i] = a.romance
         if a.romance:
             self._romancing[p] = True
 
