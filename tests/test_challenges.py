@@ -9,7 +9,6 @@ but changes no rating, online or in a rebuild.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -24,23 +23,9 @@ from ladder.errors import ChallengeError, MatchNotFoundError
 from ladder.matches import claim_match, record_result
 from ladder.tournaments import plan_match
 
+pytestmark = pytest.mark.usefixtures("games")
+
 GS = f"{GAME}(players=2)"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def games() -> Iterator[None]:
-    with h.fixture_games():
-        yield
-
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def pool(ladder_db: str) -> Iterator[Any]:
-    yield from h.open_pool(h.empty_database(ladder_db))
 
 
 @pytest.mark.parametrize(

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
 import psycopg.errors
 import pytest
-import test_ladder_helpers as h
 from test_ladder_helpers import GAME, count, make_bots, make_result
 
 import ladder.matches as matches_mod
@@ -30,27 +29,7 @@ from ladder.matches import (
 from ladder.read import export_replay, replay_json, tournament_standings
 from ladder.tournaments import create_tournament, plan_match, plan_round_robin, tournament_status
 
-
-@pytest.fixture(scope="module", autouse=True)
-def games() -> Iterator[None]:
-    with h.fixture_games():
-        yield
-
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def migrated_url(ladder_db: str) -> str:
-    return h.empty_database(ladder_db)
-
-
-@pytest.fixture
-def pool(migrated_url: str) -> Iterator[Any]:
-    yield from h.open_pool(migrated_url)
-
+pytestmark = pytest.mark.usefixtures("games")
 
 
 def _duel(pool: Any, a: int, b: int, key: str) -> int:

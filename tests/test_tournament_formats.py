@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import time
 from collections import defaultdict
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -19,21 +18,7 @@ from ladder.errors import BotNotFoundError, TournamentClosedError, TournamentErr
 from ladder.tournament_tables import final_table
 from ladder.tournaments import create_tournament, plan_gauntlet, plan_round_robin, plan_tournament
 
-
-@pytest.fixture(scope="module", autouse=True)
-def games() -> Iterator[None]:
-    with h.fixture_games():
-        yield
-
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def pool(ladder_db: str) -> Iterator[Any]:
-    yield from h.open_pool(h.empty_database(ladder_db))
+pytestmark = pytest.mark.usefixtures("games")
 
 
 def _plan_rows(pool: Any, tid: int) -> list[tuple[int, str, str, list[int]]]:

@@ -20,25 +20,11 @@ from ladder.house import ensure_house_bot
 from ladder.tournaments import create_tournament, plan_tournament
 from ladder.web import create_app
 
+pytestmark = pytest.mark.usefixtures("games")
+
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
-
-
-@pytest.fixture(scope="module", autouse=True)
-def games() -> Iterator[None]:
-    with h.fixture_games():
-        yield
-
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def pool(ladder_db: str) -> Iterator[Any]:
-    yield from h.open_pool(h.empty_database(ladder_db))
 
 
 @pytest.fixture
