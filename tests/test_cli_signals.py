@@ -55,7 +55,7 @@ def test_sigterm_to_a_running_command_exits_143_and_runs_atexit(tmp_path: Path) 
                             stderr=subprocess.PIPE)
     try:
         wait_until(lambda: proc.poll() is not None or _catches_sigterm(proc.pid), 60.0,
-                   "the command to install its SIGTERM handler")
+                   what="the command to install its SIGTERM handler")
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
     finally:

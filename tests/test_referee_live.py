@@ -10,11 +10,11 @@ index when it ends.
 
 from __future__ import annotations
 
-import asyncio
 import json
-from typing import cast
+from typing import Any, cast
 
 import pytest
+from fixtures.waiting import async_wait_until
 
 from bots.reference import RandomBot
 from games.replay import iter_states
@@ -47,11 +47,11 @@ async def test_a_room_publishes_every_step_in_the_spectator_view(feed) -> None:
     replay = replay_of(events[-1].result)
     r = redis.Redis.from_url(url)
     try:
-        for _ in range(100):  # the feed drains in the background
+        def ended() -> list[dict[str, Any]] | None:  # the feed drains in the background
             entries = [json.loads(f[b"e"]) for _, f in r.xrange(live.stream_key(ns, 41))]
-            if entries and entries[-1].get("end"):
-                break
-            await asyncio.sleep(0.05)
+            return entries if entries and entries[-1].get("end") else None
+
+        entries = await async_wait_until(ended, 10, 0.05, what="the feed's end entry")
         assert not r.hexists(live.index_key(ns), "41")
     finally:
         r.delete(live.stream_key(ns, 41))
@@ -82,12 +82,12 @@ async def test_the_live_labels_are_the_viewers_spectator_labels(feed: tuple[str,
     replay = replay_of(events[-1].result)
     r = redis.Redis.from_url(url)
     try:
-        for _ in range(200):  # the feed drains in the background
+        def ended() -> list[dict[str, Any]] | None:  # the feed drains in the background
             stream = cast("list[tuple[bytes, dict[bytes, bytes]]]", r.xrange(live.stream_key(ns, 42)))
             entries = [json.loads(f[b"e"]) for _, f in stream]
-            if entries and entries[-1].get("end"):
-                break
-            await asyncio.sleep(0.05)
+            return entries if entries and entries[-1].get("end") else None
+
+        entries = await async_wait_until(ended, 20, 0.05, what="the feed's end entry")
     finally:
         r.delete(live.stream_key(ns, 42))
         r.close()

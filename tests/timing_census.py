@@ -4,7 +4,7 @@ Run ``python tests/timing_census.py`` (``-v`` lists each finding). It counts, by
 reading each ``tests/test_*.py`` with :mod:`ast`:
 
 * fixed sleeps in test bodies: ``time.sleep(c)`` / ``await asyncio.sleep(c)``
-  with a constant ``c``, written directly in a ``test_*`` function or a
+  with a constant ``c`` other than 0 (a yield to the event loop), written directly in a ``test_*`` function or a
   fixture (not in a function nested inside one: those are helper bots and
   servers whose pause *is* the behaviour under test, e.g. a bot thinking
   for 100 ms), and not in the body of a ``while`` loop (a polling interval
@@ -42,6 +42,11 @@ def _is_constant(node: ast.expr) -> bool:
     if isinstance(node, ast.UnaryOp):
         return _is_constant(node.operand)
     return isinstance(node, ast.Name) and node.id.isupper()
+
+
+def _is_zero(node: ast.expr) -> bool:
+    """``sleep(0)``: a yield to the event loop, not a wait."""
+    return isinstance(node, ast.Constant) and node.value == 0
 
 
 def _is_clock_call(node: ast.AST) -> bool:
@@ -149,7 +154,7 @@ def census(root: Path) -> dict[str, list[str]]:
             deltas = _delta_names(fn, timers)
             for node, in_while in _own_nodes(fn):
                 if (isinstance(node, ast.Call) and _is_sleep(node) and node.args
-                        and _is_constant(node.args[0]) and not in_while):
+                        and _is_constant(node.args[0]) and not _is_zero(node.args[0]) and not in_while):
                     found["sleeps"].append(f"{path.name}:{node.lineno}")
             for node, _ in _own_nodes(fn):
                 if isinstance(node, ast.Assert) and (
