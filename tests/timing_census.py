@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import sys
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 CLOCKS = {"monotonic", "perf_counter", "time"}
@@ -72,7 +73,7 @@ def _is_fixture(fn: ast.AST) -> bool:
     return False
 
 
-def _own_nodes(fn: ast.AST, in_while: bool = False):  # type: ignore[no-untyped-def]
+def _own_nodes(fn: ast.AST, in_while: bool = False) -> Iterator[tuple[ast.AST, bool]]:
     """Nodes of ``fn``'s own body (not of nested functions), with a flag for ``while`` bodies."""
     for child in ast.iter_child_nodes(fn):
         if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
