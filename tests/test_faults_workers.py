@@ -32,19 +32,11 @@ TC = {"base_ms": 0, "increment_ms": 0, "cap_ms": 5000, "margin_ms": 200}
 
 
 @pytest.fixture
-def pool(database_url: str) -> Iterator[Any]:
-    ladder_db.migrate(database_url)
-    p = ladder_db.make_pool(database_url, min_size=1, max_size=6)
-    yield p
-    p.close()
-
-
-@pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch, database_url: str) -> Iterator[list[int]]:
+def env(monkeypatch: pytest.MonkeyPatch, migrated_url: str) -> Iterator[list[int]]:
     """Point the task module at the test database; capture queued tasks instead of sending them."""
     import workers.tasks as tasks
 
-    monkeypatch.setenv("PARTERRE_DATABASE_URL", database_url)
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", migrated_url)
     monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", SERVICE_TOKEN)
     monkeypatch.setenv("PARTERRE_NO_SHOW_TIMEOUT_MS", "3000")
     monkeypatch.setenv("PARTERRE_RETRY_DELAY_S", "0")

@@ -15,7 +15,7 @@ reading each ``tests/test_*.py`` with :mod:`ast`:
 * two-sided windows: such asserts whose comparison bounds the delta from
   both sides (``lo <= took < hi``, or ``lo < took and took < hi``);
 * fixtures defined under the same name in more than one module (including
-  ``conftest.py``).
+  ``conftest.py``), and how many definitions those names have in all.
 """
 
 from __future__ import annotations
@@ -174,6 +174,8 @@ def main(argv: list[str]) -> int:
     found = census(Path(__file__).parent)
     for kind, items in found.items():
         print(f"{kind}: {len(items)}")
+        if kind == "fixtures":  # the definitions those names have in all
+            print(f"fixture_definitions: {sum(len(i.split(': ', 1)[1].split(', ')) for i in items)}")
         if "-v" in argv:
             for item in items:
                 print(f"  {item}")
