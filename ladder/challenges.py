@@ -323,14 +323,17 @@ class WaitingChallenge:
     expired: bool
 
 
-def waiting_challenges(pool: ConnectionPool, *, limit: int = 1000) -> list[WaitingChallenge]:
-    """Challenges still waiting for their bots, oldest first (index ``challenges_waiting``)."""
+def waiting_challenges(pool: ConnectionPool, *, limit: int = 1000,
+                       now: datetime | None = None) -> list[WaitingChallenge]:
+    """Challenges still waiting for their bots, oldest first (index ``challenges_waiting``); ``expired``
+    is judged at ``now`` (timezone-aware; default the database's ``now()``)."""
     with connection(pool) as conn:
         rows = conn.execute(
-            "SELECT c.match_id, m.game, array_agg(s.bot_id ORDER BY s.seat), c.expires_at <= now() "
+            "SELECT c.match_id, m.game, array_agg(s.bot_id ORDER BY s.seat), "
+            "c.expires_at <= coalesce(%s::timestamptz, now()) "
             "FROM challenges c JOIN matches m ON m.id = c.match_id JOIN seats s ON s.match_id = c.match_id "
             "WHERE c.status = 'waiting' GROUP BY c.match_id, m.game ORDER BY c.expires_at, c.match_id LIMIT %s",
-            (limit,),
+            (now, limit),
         ).fetchall()
     return [WaitingChallenge(int(m), g, tuple(int(b) for b in bots), bool(exp)) for m, g, bots, exp in rows]
 
@@ -357,8 +360,9 @@ def start_challenge(pool: ConnectionPool, match_id: int) -> bool:
     return run_transaction(pool, write)
 
 
-def expire_challenge(pool: ConnectionPool, match_id: int, reason: str) -> bool:
-    """End a waiting challenge whose time ran out: match and challenge ``expired``, with ``reason``.
+def expire_challenge(pool: ConnectionPool, match_id: int, reason: str, *, now: datetime | None = None) -> bool:
+    """End a waiting challenge whose time ran out: match and challenge ``expired``, with ``reason``;
+    its expiry is judged at ``now`` (timezone-aware; default the database's ``now()``).
 
     Returns:
         True if it was waiting past its expiry and is now expired; False otherwise.
@@ -367,8 +371,9 @@ def expire_challenge(pool: ConnectionPool, match_id: int, reason: str) -> bool:
     def write(conn: Any) -> bool:
         row = conn.execute(
             "UPDATE challenges SET status = 'expired', reason = %s "
-            "WHERE match_id = %s AND status = 'waiting' AND expires_at <= now() RETURNING match_id",
-            (str(reason)[:1000], match_id),
+            "WHERE match_id = %s AND status = 'waiting' AND expires_at <= coalesce(%s::timestamptz, now()) "
+            "RETURNING match_id",
+            (str(reason)[:1000], match_id, now),
         ).fetchone()
         if row is None:
             return False
@@ -415,7 +420,8 @@ def _cancel_challenge(pool: ConnectionPool, match_id: int, reason: str) -> bool:
 
 
 def dispatch_challenges(
-    pool: ConnectionPool, online: Callable[[str], set[int] | frozenset[int]] | Mapping[str, set[int]]
+    pool: ConnectionPool, online: Callable[[str], set[int] | frozenset[int]] | Mapping[str, set[int]],
+    *, now: datetime | None = None,
 ) -> tuple[list[int], list[int]]:
     """Start the waiting challenges whose bots are all connected; expire those out of time.
 
@@ -428,6 +434,8 @@ def dispatch_challenges(
         pool: ladder connection pool.
         online: game name -> ids of the bots connected to a referee for that
             game (a mapping, or a function of the game name).
+        now: the time expiries are judged at (timezone-aware); default the
+            database's ``now()``.
 
     Returns:
         ``(started match ids, expired match ids)``; the caller queues the started ones.
@@ -435,7 +443,7 @@ def dispatch_challenges(
     lookup = online if callable(online) else (lambda game: online.get(game, set()))
     started, expired = [], []
     cache: dict[str, set[int] | frozenset[int]] = {}
-    waiting = waiting_challenges(pool)
+    waiting = waiting_challenges(pool, now=now)
     names: dict[int, str] = {}
     if any(w.expired for w in waiting):
         with connection(pool) as conn:
@@ -458,7 +466,8 @@ def dispatch_challenges(
             wait_s = (info.expires_at - info.created_at).total_seconds()
             who = ", ".join(f"bot {names.get(b, b)} (id {b})" for b in missing)
             verb = "was" if len(missing) == 1 else "were"
-            if expire_challenge(pool, w.match_id, f"{who} {verb} not connected within {_seconds(wait_s)} s"):
+            if expire_challenge(pool, w.match_id, f"{who} {verb} not connected within {_seconds(wait_s)} s",
+                                now=now):
                 expired.append(w.match_id)
     return started, expired
 

@@ -14,6 +14,7 @@ before :func:`enter_tournament`.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from psycopg_pool import ConnectionPool
@@ -23,7 +24,7 @@ from ladder.errors import BotNotFoundError, TournamentClosedError, TournamentErr
 from ladder.tournaments import bots_needed
 
 
-def enter_tournament(pool: ConnectionPool, tournament_id: int, bot_id: int) -> None:
+def enter_tournament(pool: ConnectionPool, tournament_id: int, bot_id: int, *, now: datetime | None = None) -> None:
     """Enter a bot into a tournament whose entry window is open.
 
     Args:
@@ -31,6 +32,8 @@ def enter_tournament(pool: ConnectionPool, tournament_id: int, bot_id: int) -> N
         tournament_id: the tournament (status ``open``, deadline not passed).
         bot_id: the bot; it joins the end of the tournament's order (a
             gauntlet's pool).
+        now: the time the entry deadline is judged at (timezone-aware);
+            default the database's ``now()``.
 
     Raises:
         TournamentNotFoundError: no such tournament.
@@ -45,9 +48,9 @@ def enter_tournament(pool: ConnectionPool, tournament_id: int, bot_id: int) -> N
 
     def write(conn: Any) -> None:
         row = conn.execute(
-            "SELECT status, entry_deadline, entry_deadline <= now(), game, candidate_bot_id, name "
-            "FROM tournaments WHERE id = %s FOR UPDATE",
-            (tournament_id,),
+            "SELECT status, entry_deadline, entry_deadline <= coalesce(%s::timestamptz, now()), game, "
+            "candidate_bot_id, name FROM tournaments WHERE id = %s FOR UPDATE",
+            (now, tournament_id),
         ).fetchone()
         if row is None:
             raise TournamentNotFoundError(f"no tournament with id {tournament_id}")
@@ -95,13 +98,15 @@ def enter_tournament(pool: ConnectionPool, tournament_id: int, bot_id: int) -> N
     run_transaction(pool, write)
 
 
-def close_entries(pool: ConnectionPool, tournament_id: int) -> str:
+def close_entries(pool: ConnectionPool, tournament_id: int, *, now: datetime | None = None) -> str:
     """Close a tournament's entry window once its deadline has passed (idempotent).
 
     With enough entrants (the largest player count, a gauntlet's candidate
     included) the tournament becomes ``created``, ready to plan; otherwise
     ``cancelled`` with ``outcome`` saying why ("too few entrants: 1 bot
     entered, at least 2 needed"; a gauntlet whose candidate was revoked).
+    ``now`` is the time the deadline is judged at (timezone-aware); default
+    the database's ``now()``.
 
     Returns:
         The status afterwards: ``open`` (deadline not passed yet),
@@ -113,9 +118,9 @@ def close_entries(pool: ConnectionPool, tournament_id: int) -> str:
 
     def write(conn: Any) -> str:
         row = conn.execute(
-            "SELECT status, entry_deadline <= now(), format, player_counts, candidate_bot_id FROM tournaments "
-            "WHERE id = %s FOR UPDATE",
-            (tournament_id,),
+            "SELECT status, entry_deadline <= coalesce(%s::timestamptz, now()), format, player_counts, "
+            "candidate_bot_id FROM tournaments WHERE id = %s FOR UPDATE",
+            (now, tournament_id),
         ).fetchone()
         if row is None:
             raise TournamentNotFoundError(f"no tournament with id {tournament_id}")
@@ -153,8 +158,9 @@ def close_entries(pool: ConnectionPool, tournament_id: int) -> str:
     return run_transaction(pool, write)
 
 
-def close_due_entries(pool: ConnectionPool) -> tuple[list[int], list[int]]:
-    """Close every entry window past its deadline (the workers' beat calls this).
+def close_due_entries(pool: ConnectionPool, *, now: datetime | None = None) -> tuple[list[int], list[int]]:
+    """Close every entry window past its deadline (the workers' beat calls this); ``now`` is the
+    time deadlines are judged at (timezone-aware), default the database's ``now()``.
 
     Returns:
         ``(tournaments to plan, tournaments cancelled now)``. "To plan" also
@@ -164,14 +170,15 @@ def close_due_entries(pool: ConnectionPool) -> tuple[list[int], list[int]]:
     """
     with connection(pool) as conn:
         due = [int(r[0]) for r in conn.execute(
-            "SELECT id FROM tournaments WHERE status = 'open' AND entry_deadline <= now() ORDER BY id"
+            "SELECT id FROM tournaments WHERE status = 'open' AND entry_deadline <= coalesce(%s::timestamptz, now()) "
+            "ORDER BY id", (now,)
         ).fetchall()]
         stranded = [int(r[0]) for r in conn.execute(
             "SELECT id FROM tournaments WHERE status = 'created' AND entry_deadline IS NOT NULL ORDER BY id"
         ).fetchall()]
     ready, cancelled = list(stranded), []
     for tid in due:
-        status = close_entries(pool, tid)
+        status = close_entries(pool, tid, now=now)
         if status == "created":
             ready.append(tid)
         elif status == "cancelled":

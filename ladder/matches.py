@@ -106,6 +106,7 @@ def claim_match(
     lease_s: float = DEFAULT_LEASE_S,
     *,
     max_attempts: int | None = None,
+    now: datetime | None = None,
 ) -> MatchSpec | None:
     """Claim a match for one attempt: ``planned`` -> ``running``, ``attempt + 1``.
 
@@ -124,6 +125,8 @@ def claim_match(
         lease_s: seconds the claim lasts; longer than the longest match, or
             renewed with :func:`extend_lease`.
         max_attempts: attempt limit used when taking over an expired lease.
+        now: the time a lease is judged expired at (timezone-aware); default
+            the database's ``now()``.
 
     Returns:
         The :class:`MatchSpec` of the new attempt, or ``None`` when the match
@@ -136,9 +139,9 @@ def claim_match(
 
     def claim(conn: Any) -> MatchSpec | None:
         row = conn.execute(
-            "SELECT status, attempt, lease_until IS NOT NULL AND lease_until < now(), game, rated FROM matches "
-            "WHERE id = %s FOR UPDATE",
-            (match_id,),
+            "SELECT status, attempt, lease_until IS NOT NULL AND lease_until < coalesce(%s::timestamptz, now()), "
+            "game, rated FROM matches WHERE id = %s FOR UPDATE",
+            (now, match_id),
         ).fetchone()
         if row is None:
             raise MatchNotFoundError(f"no match with id {match_id}")
@@ -510,19 +513,22 @@ that no renewal came, not whether the worker died or could not reach the databas
 itself lost the database gives leases a whole lease of reachable time first: ``workers/tasks.py``)."""
 
 
-def requeue_expired(pool: ConnectionPool, *, max_attempts: int | None = None) -> dict[int, str]:
+def requeue_expired(pool: ConnectionPool, *, max_attempts: int | None = None,
+                    now: datetime | None = None) -> dict[int, str]:
     """The reaper: end running attempts whose lease expired, and plan their matches again.
 
     Each such attempt becomes ``infra_error`` (a dead worker is never the
     bots' fault: docs/architecture.md "Verdicts"); its match goes back to ``planned``, or to
     ``failed`` when ``max_attempts`` is given and reached (docs/faults.md F-10, F-14,
     F-15). Matches whose row is locked at that moment (a result being
-    recorded) are skipped.
+    recorded) are skipped. Leases are judged at ``now`` (timezone-aware;
+    default the database's ``now()``).
 
     Returns:
         ``{match_id: new status}`` of the matches changed.
     """
-    return _requeue(pool, "lease_until < now()", {}, LEASE_EXPIRED, max_attempts)
+    return _requeue(pool, "lease_until < coalesce(%(now)s::timestamptz, now())", {"now": now},
+                    LEASE_EXPIRED, max_attempts)
 
 
 def requeue_worker(

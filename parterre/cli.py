@@ -16,7 +16,8 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from parterre.commands import MODULES
 from parterre.commands.common import CliError, Parser
@@ -34,13 +35,32 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+@contextmanager
+def _sigterm_exits() -> Iterator[None]:
+    """While the command runs, SIGTERM exits through ``SystemExit(143)`` so that atexit handlers
+    run (they release the embedded PostgreSQL handle and stop the embedded Redis); the previous
+    handler is put back when the command returns, so a caller of :func:`main` (a test, a
+    program embedding the CLI) keeps its own. Off the main thread signals cannot be handled:
+    nothing is installed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``parterre``; returns the exit status."""
+    """Run ``parterre``; returns the exit status (0; 1 a failure at run time; 2 bad input; 130 on
+    Ctrl-C). A SIGTERM while the command runs raises ``SystemExit(143)``."""
     args = build_parser().parse_args(argv)
-    if threading.current_thread() is threading.main_thread():
-        # SIGTERM exits through SystemExit so that atexit handlers run (they release
-        # the embedded PostgreSQL handle and stop the embedded Redis).
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    with _sigterm_exits():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args) or 0)
     except CliError as exc:

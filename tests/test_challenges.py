@@ -8,8 +8,7 @@ but changes no rating, online or in a rebuild.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -24,23 +23,9 @@ from ladder.errors import ChallengeError, MatchNotFoundError
 from ladder.matches import claim_match, record_result
 from ladder.tournaments import plan_match
 
+pytestmark = pytest.mark.usefixtures("games")
+
 GS = f"{GAME}(players=2)"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def games() -> Iterator[None]:
-    with h.fixture_games():
-        yield
-
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def pool(ladder_db: str) -> Iterator[Any]:
-    yield from h.open_pool(h.empty_database(ladder_db))
 
 
 @pytest.mark.parametrize(
@@ -108,9 +93,9 @@ def test_a_challenge_waits_for_its_bots_then_runs(pool) -> None:
 def test_a_challenge_expires_naming_the_missing_bots(pool) -> None:
     a, b = make_bots(pool, 2, prefix="home")  # house- names are the house bots'
     mid = create_challenge(pool, game_string=GS, bot_ids=[a, b], rated=False, expires_after_s=0.5)
-    assert dispatch_challenges(pool, {GAME: {a}}) == ([], [])  # not yet expired
-    time.sleep(0.6)
-    assert dispatch_challenges(pool, {GAME: {a}}) == ([], [mid])
+    created = challenge_status(pool, mid).created_at
+    assert dispatch_challenges(pool, {GAME: {a}}, now=created + timedelta(seconds=0.49)) == ([], [])  # not yet
+    assert dispatch_challenges(pool, {GAME: {a}}, now=created + timedelta(seconds=0.5)) == ([], [mid])
     info = challenge_status(pool, mid)
     assert info.status == "expired"
     assert info.reason == f"bot home-1 (id {b}) was not connected within 0.5 s"
@@ -120,8 +105,7 @@ def test_a_challenge_expires_naming_the_missing_bots(pool) -> None:
     # too late: connecting now starts nothing
     assert dispatch_challenges(pool, {GAME: {a, b}}) == ([], [])
     both = create_challenge(pool, game_string=GS, bot_ids=[a, b], rated=True, expires_after_s=0.2)
-    time.sleep(0.3)
-    dispatch_challenges(pool, {})
+    dispatch_challenges(pool, {}, now=challenge_status(pool, both).created_at + timedelta(seconds=0.3))
     assert challenge_status(pool, both).reason == (
         f"bot home-0 (id {a}), bot home-1 (id {b}) were not connected within 0.2 s")
 

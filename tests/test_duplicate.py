@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import test_ladder_helpers as h
 from test_ladder_helpers import GAME, count, make_bots
 
 from ladder.errors import TournamentError, TournamentNotFoundError
@@ -21,21 +19,7 @@ from ladder.tournaments import (
     seed_commitment,
 )
 
-
-@pytest.fixture(scope="module", autouse=True)
-def games() -> Iterator[None]:
-    with h.fixture_games():
-        yield
-
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def pool(ladder_db: str) -> Iterator[Any]:
-    yield from h.open_pool(h.empty_database(ladder_db))
+pytestmark = pytest.mark.usefixtures("games")
 
 
 def _matches(pool: Any, tid: int) -> list[tuple[str, str, str, list[int]]]:

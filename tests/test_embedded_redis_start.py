@@ -26,6 +26,7 @@ import sys, time
 from pathlib import Path
 from parterre.embedded import EmbeddedRedis, Services
 home, go, hold, how = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+print("waiting", flush=True)
 while not go.exists():
     time.sleep(0.001)
 redis = EmbeddedRedis(home)
@@ -64,7 +65,7 @@ def _gone(pid: int, timeout_s: float = 10.0) -> bool:
 def test_processes_starting_at_once_share_one_server_and_the_last_one_stops_it(tmp_path: Path) -> None:
     home, go = tmp_path / "home", tmp_path / "go"
     procs = [_start(home, go, 1.0) for _ in range(4)]
-    time.sleep(1.0)  # every child imported and waiting
+    assert [p.stdout.readline().strip() for p in procs if p.stdout] == ["waiting"] * 4  # every child imported
     go.touch()
     outs = [p.communicate(timeout=60) for p in procs]
     assert all(p.returncode == 0 for p in procs), outs
@@ -80,13 +81,13 @@ def test_a_process_leaving_never_stops_the_server_under_one_attaching(tmp_path: 
         home, go = tmp_path / f"home{trial}", tmp_path / f"go{trial}"
         first = _start(home, go, 0.5)
         go.touch()
-        first_pid = first.stdout.readline().strip() if first.stdout else ""
+        first_pid = (first.stdout.readline(), first.stdout.readline())[1].strip() if first.stdout else ""
         time.sleep(0.5 + 0.004 * (trial - 2))  # around the moment the first leaves
         second = _start(home, go, 1.5, "ping")
         out, err = second.communicate(timeout=60)
         first.communicate(timeout=60)
         assert second.returncode == 0 and "ping True" in out, (trial, out, err)
-        assert all(_gone(int(pid)) for pid in {first_pid, out.split()[0]} if pid), trial
+        assert all(_gone(int(pid)) for pid in {first_pid, out.split()[1]} if pid), trial
 
 
 def test_a_process_closing_its_services_leaves_the_server_to_the_others(tmp_path: Path) -> None:
@@ -94,9 +95,10 @@ def test_a_process_closing_its_services_leaves_the_server_to_the_others(tmp_path
     home, go = tmp_path / "home", tmp_path / "go"
     go.touch()
     stays = _start(home, go, 2.0, "ping")
-    time.sleep(0.8)
+    assert stays.stdout is not None and stays.stdout.readline().strip() == "waiting"
+    stays_pid = int(stays.stdout.readline())  # the server's pid: it is attached
     closer = _start(home, go, 0.1, "close")
     assert closer.wait(60) == 0
     out, err = stays.communicate(timeout=60)
     assert stays.returncode == 0 and "ping True" in out, (out, err)
-    assert _gone(int(out.split()[0]))
+    assert _gone(stays_pid)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -28,26 +27,14 @@ from ladder.web import create_app
 from ladder.web.auth import ParticipantConfig
 from workers import directory
 
+pytestmark = pytest.mark.usefixtures("games")
+
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
 PASSWORD = "correct horse battery"
 GS = f"{GAME}(players=2)"
-
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def pool(ladder_db: str) -> Iterator[Any]:
-    with h.fixture_games():
-        h.empty_database(ladder_db)
-        with h.psycopg.connect(ladder_db, autocommit=True) as conn:
-            conn.execute("TRUNCATE accounts, auth_events, api_tokens, challenges, house_bots RESTART IDENTITY CASCADE")
-        yield from h.open_pool(ladder_db)
 
 
 _n = iter(range(1, 10**6))

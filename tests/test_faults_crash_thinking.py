@@ -32,6 +32,7 @@ from typing import Any
 import grpc
 import grpc.aio
 import pytest
+from fixtures.waiting import async_wait_until
 
 from bots.reference import RandomBot
 from bots.sdk import Bot, DecisionRequest, MatchInfo, MatchResult
@@ -242,7 +243,8 @@ async def test_f21_sdk_bot_thinking_when_the_referee_dies_is_not_charged(referee
     try:
         await kill_while_thinking(referee, lambda: thinker.thinking)
         result = await asyncio.wait_for(run_match(referee.address, 2, "seed-2"), 90)
-        await asyncio.sleep(0.3)  # the MatchEnded reaches the bot
+        # the MatchEnded reaches the bot
+        await async_wait_until(lambda: ("finished", MATCH_ID, 2) in thinker.events, 10, what="MatchEnded at the bot")
     finally:
         for bot in (opponent, thinker):
             bot.stop()

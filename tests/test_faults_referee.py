@@ -30,6 +30,7 @@ import grpc.aio
 import pytest
 from fixtures.toolchains import missing
 from fixtures.toy_game import register_toy
+from fixtures.waiting import async_wait_until as wait_for
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import REGISTRY
 
@@ -49,12 +50,6 @@ from referee.testing import SERVICE_TOKEN, Harness, replay_of
 register_toy()
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-async def wait_for(predicate, timeout_s=10.0, step_s=0.02):
-    async with asyncio.timeout(timeout_s):
-        while not predicate():
-            await asyncio.sleep(step_s)
 
 
 def hello(token: str, capacity: int = 1) -> pb.BotMessage:
@@ -134,8 +129,8 @@ async def test_f09_fifty_streams_forty_vanish_without_fin_and_are_found_within_2
             assert h.core.counters.sessions_killed + 0 >= 1  # the heartbeat (or keepalive) did it
             assert sorted(h.core.registry.by_bot) == [140 + i for i in range(10)]
             assert not h.core.rooms and not h.core.registry.orphans
-            await asyncio.sleep(0.5)
-            assert len(asyncio.all_tasks()) <= base_tasks + 2  # the 40 handlers and writers ended
+            await wait_for(lambda: len(asyncio.all_tasks()) <= base_tasks + 2)  # the 40 handlers and writers end
+            assert len(asyncio.all_tasks()) <= base_tasks + 2
             assert metrics.SESSIONS._value.get() == base_gauge  # the open-sessions gauge is back too
             # (gRPC multiplexes the child's 40 streams on one connection, so descriptors prove nothing here)
             assert me.num_fds() <= base_fds + 6

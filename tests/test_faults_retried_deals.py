@@ -28,7 +28,6 @@ from bots.misbehaving import SlowBot
 from bots.reference import RandomBot
 from bots.sdk import Bot, DecisionRequest
 from ladder import bots as ladder_bots
-from ladder import db as ladder_db
 from ladder import tournaments
 from ladder.read.replays import export_replay
 from referee.testing import SERVICE_TOKEN, ThreadedReferee
@@ -40,18 +39,10 @@ LONGEST = {"base_ms": 0, "increment_ms": 0, "cap_ms": 60_000, "margin_ms": 100}
 
 
 @pytest.fixture
-def pool(database_url: str) -> Iterator[Any]:
-    ladder_db.migrate(database_url)
-    p = ladder_db.make_pool(database_url, min_size=1, max_size=4)
-    yield p
-    p.close()
-
-
-@pytest.fixture
-def worker(monkeypatch: pytest.MonkeyPatch, database_url: str) -> Iterator[Any]:
+def worker(monkeypatch: pytest.MonkeyPatch, migrated_url: str) -> Iterator[Any]:
     import workers.tasks as tasks
 
-    monkeypatch.setenv("PARTERRE_DATABASE_URL", database_url)
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", migrated_url)
     monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", SERVICE_TOKEN)
     monkeypatch.setenv("PARTERRE_RETRY_DELAY_S", "0")
     monkeypatch.setenv("PARTERRE_REFEREE_DISCOVERY", "0")

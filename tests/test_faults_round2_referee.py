@@ -19,6 +19,7 @@ import grpc
 import grpc.aio
 import pytest
 from fixtures.toy_game import register_toy
+from fixtures.waiting import async_wait_until as wait_for
 
 from bots.reference import RandomBot
 from proto.parterre.v1 import referee_pb2 as pb
@@ -48,12 +49,6 @@ def connect(channel: grpc.aio.Channel) -> Any:
 async def first_kind(call: Any) -> str:
     msg = await call.read()
     return "eof" if msg is grpc.aio.EOF else str(msg.WhichOneof("kind"))
-
-
-async def wait_for(predicate: Any, timeout_s: float = 10.0) -> None:
-    async with asyncio.timeout(timeout_s):
-        while not predicate():
-            await asyncio.sleep(0.01)
 
 
 class QuickBot(RandomBot):
@@ -179,7 +174,7 @@ async def test_f24_open_streams_per_bot_are_capped():
             again = connect(channel)
             await again.write(hello("tok-b"))
             assert await first_kind(again) == "welcome"
-            assert len(h.core.registry.by_bot[2]) == 5
+            await wait_for(lambda: h.core is not None and len(h.core.registry.by_bot.get(2, ())) == 5)  # just after
             for call in [*calls[1:], other, again]:
                 call.cancel()
 
@@ -312,7 +307,8 @@ async def test_f27_a_write_that_fails_after_the_kill_is_read_not_lost(caplog, mo
         async with grpc.aio.insecure_channel(h.address) as channel:
             call = await _connect_then_kill(h, channel)
             await wait_for(lambda: h.core is not None and 2 not in h.core.registry.by_bot)
-            await asyncio.sleep(0.3)  # the writer has ended by now, one way or the other
+            # the writer ends, one way or the other
+            await wait_for(lambda: all(t.done() for t in _writer_tasks()), 10, 0.05)
             writers = _writer_tasks()
             assert writers and all(t.done() for t in writers)
             assert _unretrieved(writers) == []
@@ -320,7 +316,7 @@ async def test_f27_a_write_that_fails_after_the_kill_is_read_not_lost(caplog, mo
             call.cancel()
     for _ in range(3):
         gc.collect()
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0)  # the loop runs the callbacks the collection scheduled
     lost = [r for r in caplog.records if "never retrieved" in r.getMessage() and "cut by the end" in r.getMessage()]
     assert lost == []
 
@@ -361,14 +357,15 @@ async def test_f27_a_connect_cancelled_while_it_ends_takes_its_writer_with_it(ca
             await asyncio.sleep(0.1)  # the handler is now waiting for the held write
             assert not handler.done()
             handler.cancel()  # the server stops
-            await asyncio.sleep(0.3)
+            # the writer ends and the handler reads what it raised
+            await wait_for(lambda: bool(writers) and all(w.done() for w in writers) and not _unretrieved(writers), 10)
             assert len(writers) == 1 and writers[0].done(), "the writer was left running"
             assert _unretrieved(writers) == []
             del writers[:], session, handler
             call.cancel()
     for _ in range(3):
         gc.collect()
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0)  # the loop runs the callbacks the collection scheduled
     lost = [r for r in caplog.records if "never retrieved" in r.getMessage()]
     assert lost == [], [r.getMessage()[:300] for r in lost]
 
@@ -425,13 +422,13 @@ async def test_f27_killing_a_stream_mid_write_leaves_no_unretrieved_exception(ca
             session.kill(grpc.StatusCode.DEADLINE_EXCEEDED, pb.ERROR_CODE_PROTOCOL, "no message (heartbeat)")
             await wait_for(lambda: h.core is not None and 2 not in h.core.registry.by_bot)
             gc.collect()
-            await asyncio.sleep(0.2)
+            await wait_for(lambda: all(t.done() for t in _writer_tasks()), 10, 0.05)
             assert _unretrieved(_writer_tasks()) == []
             call.cancel()
     del session
     for _ in range(3):
         gc.collect()
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0)  # the loop runs the callbacks the collection scheduled
     lost = [r for r in caplog.records if "never retrieved" in r.getMessage()]
     assert lost == [], [r.getMessage()[:300] for r in lost]
     # the cancelled write may still be in flight in gRPC's core: no second write on the stream
@@ -476,7 +473,9 @@ async def test_a_client_killed_mid_write_is_a_disconnect_not_a_writer_failure(ca
             proc.send_signal(signal.SIGKILL)
             await proc.wait()
         await wait_for(lambda: h.core is not None and 2 not in h.core.registry.by_bot)
-        await asyncio.sleep(1.2)  # _serve waits up to 1 s for its writer
+        # _serve waits up to 1 s for its writer, then ends
+        await wait_for(lambda: (session.task is None or session.task.done())
+                       and all(t.done() for t in _writer_tasks()), 10, 0.05)
     failed = [r for r in caplog.records if r.levelno >= logging.ERROR and r.name.startswith("referee")]
     assert failed == [], [r.getMessage()[:300] for r in failed]
 

@@ -14,30 +14,18 @@ before the watchdog: tests/test_faults_stall.py.)
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from bots.misbehaving import DropBot
 from bots.reference import RandomBot
 from ladder import bots as ladder_bots
-from ladder import db as ladder_db
 from ladder import tournaments
 from referee.testing import SERVICE_TOKEN, ThreadedReferee
 
 TC = {"base_ms": 0, "increment_ms": 5000, "cap_ms": 5000, "margin_ms": 200}
 
 
-@pytest.fixture
-def pool(database_url: str) -> Iterator[Any]:
-    ladder_db.migrate(database_url)
-    p = ladder_db.make_pool(database_url, min_size=1, max_size=4)
-    yield p
-    p.close()
-
-
-def test_f27_the_referees_infra_error_reason_is_kept_in_the_attempt_row(pool, database_url, monkeypatch):
+def test_f27_the_referees_infra_error_reason_is_kept_in_the_attempt_row(pool, migrated_url, monkeypatch):
     import workers.tasks as tasks
     from referee.room import Room
 
@@ -52,7 +40,7 @@ def test_f27_the_referees_infra_error_reason_is_kept_in_the_attempt_row(pool, da
 
     fast_id, fast_token = ladder_bots.register_bot(pool, "fast-" + secrets.token_hex(3))
     slow_id, slow_token = ladder_bots.register_bot(pool, "slow-" + secrets.token_hex(3))
-    monkeypatch.setenv("PARTERRE_DATABASE_URL", database_url)
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", migrated_url)
     monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", SERVICE_TOKEN)
     monkeypatch.setenv("PARTERRE_RETRY_DELAY_S", "0")
     monkeypatch.setattr(tasks, "_pool", None)

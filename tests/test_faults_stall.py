@@ -12,12 +12,12 @@ the watchdog is left for what no bot controls (a seat whose relaying referee die
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
 import pytest
 from fixtures.toy_game import register_toy
+from fixtures.waiting import async_wait_until as wait_for
 
 from bots.misbehaving import DropBot, SlowBot
 from bots.reference import RandomBot
@@ -28,12 +28,6 @@ from referee.testing import Harness, replay_of
 register_toy()
 
 TOKENS = {"tok-a": 1, "tok-b": 2}
-
-
-async def wait_for(predicate: Any, timeout_s: float = 3.0) -> None:
-    async with asyncio.timeout(timeout_s):
-        while not predicate():
-            await asyncio.sleep(0.01)
 
 
 async def test_a_bot_that_sits_on_its_12th_decision_under_an_hour_bank_loses_on_time_before_the_watchdog():

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from fixtures.toy_game import register_toy
+from fixtures.waiting import wait_until
 
 from bots.misbehaving import SlowBot
 from bots.reference import RandomBot
@@ -31,19 +32,11 @@ TC = {"base_ms": 0, "increment_ms": 0, "cap_ms": 5000, "margin_ms": 200}
 
 
 @pytest.fixture
-def pool(database_url: str) -> Iterator[Any]:
-    ladder_db.migrate(database_url)
-    p = ladder_db.make_pool(database_url, min_size=1, max_size=6)
-    yield p
-    p.close()
-
-
-@pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch, database_url: str) -> Iterator[list[int]]:
+def env(monkeypatch: pytest.MonkeyPatch, migrated_url: str) -> Iterator[list[int]]:
     """Point the task module at the test database; capture queued tasks instead of sending them."""
     import workers.tasks as tasks
 
-    monkeypatch.setenv("PARTERRE_DATABASE_URL", database_url)
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", migrated_url)
     monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", SERVICE_TOKEN)
     monkeypatch.setenv("PARTERRE_NO_SHOW_TIMEOUT_MS", "3000")
     monkeypatch.setenv("PARTERRE_RETRY_DELAY_S", "0")
@@ -107,7 +100,8 @@ def test_f10_a_lost_worker_is_reaped_and_its_match_played_once(pool, env, monkey
     (a, ta), (b, tb) = two_bots(pool)
     mid = duel(pool, a, b)
     ladder_matches.claim_match(pool, mid, "ghost#0", lease_s=0.5)
-    time.sleep(1.0)
+    # the reaper runs once the lease is over by the database's clock (the one it judges leases by)
+    wait_until(lambda: row(pool, "SELECT lease_until < now() FROM matches WHERE id = %s", mid)[0], 10)
     assert tasks.reap()["expired"] == 1 and env == [mid]
     with ThreadedReferee({ta: a, tb: b}, bots={ta: RandomBot(seed=1), tb: RandomBot(seed=2)}) as ref:
         monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
@@ -133,14 +127,14 @@ def test_f10_a_worker_whose_claim_was_taken_over_stops_and_records_nothing(pool,
         out: list[str] = []
         worker = threading.Thread(target=lambda: out.append(tasks.run_match(mid)))
         worker.start()
-        time.sleep(1.0)
+        # the worker has claimed it more than 0.1 s ago and the referee is playing it
+        wait_until(lambda: mid in ref.core.rooms and row(
+            pool, "SELECT status = 'running' AND started_at < now() - interval '0.1 s' FROM matches WHERE id = %s",
+            mid)[0], 30, 0.05, what="match under way at the referee")
         assert ladder_matches.requeue_overdue(pool, 0.1) == {mid: "planned"}
         worker.join(20)
         assert out == ["superseded"]
-        deadline = time.monotonic() + 5
-        while ref.core.rooms and time.monotonic() < deadline:  # the referee ended that attempt
-            time.sleep(0.05)
-        assert not ref.core.rooms
+        wait_until(lambda: not ref.core.rooms, 5, 0.05, what="the referee to end that attempt")
     assert row(pool, "SELECT status FROM matches WHERE id = %s", mid)[0] == "planned"
     assert row(pool, "SELECT count(*) FROM rating_history")[0] == 0
 
@@ -282,7 +276,9 @@ def test_f01_a_silent_bot_through_the_worker_one_result_one_rating_update(pool, 
         nxt = duel(pool, a, c)
         t0 = time.monotonic()
         assert tasks.run_match(silent_match) == "finished"
-        assert 1.0 <= time.monotonic() - t0 < 5.0  # 1 s + margin, not the bot's pace
+        # the referee waited out the 1 s cap (not less); that it then ended the decision, rather than wait on
+        # the bot's pace, is the `timeout` verdict below
+        assert time.monotonic() - t0 >= 1.0
         assert tasks.run_match(silent_match) == "skipped"
         assert tasks.run_match(nxt) == "finished"
     with pool.connection() as conn:

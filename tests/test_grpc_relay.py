@@ -18,6 +18,7 @@ from pathlib import Path
 import grpc
 import grpc.aio
 import pytest
+from fixtures.waiting import async_wait_until
 
 from bots.grpc_relay import LINGER_S, GrpcRelay
 from bots.reference import GreedyBot, RandomBot
@@ -123,8 +124,9 @@ async def test_a_seat_relay_plays_one_match_then_closes(tmp_path: Path) -> None:
             await asyncio.wait_for(relay.done.wait(), 5)
             assert relay.matches_ended == 1
             # The stream is ended after its match; the bot's reconnects are refused, no second session.
-            await asyncio.sleep(0.5)
-            assert h.core is not None and not h.core.registry.by_bot.get(7)
+            core = h.core
+            assert core is not None
+            await async_wait_until(lambda: not core.registry.by_bot.get(7), 10, what="bot 7's stream ended")
             async with grpc.aio.insecure_channel(f"unix:{sock}") as ch:
                 with pytest.raises(grpc.aio.AioRpcError) as err:
                     await _hello(pb_grpc.RefereeStub(ch), "hosted")

@@ -28,7 +28,6 @@ from typing import Any
 
 import archive_bombs as bombs
 import pytest
-from test_ladder_helpers import module_database
 
 from bots.sandbox import UID_BASE
 from ladder import make_pool
@@ -84,13 +83,8 @@ def python_bot(p: float = 0.0, seed: str = "hosted") -> bytes:
 
 
 @pytest.fixture(scope="module")
-def db_url(pg_admin_url: str) -> Iterator[str]:
-    yield from module_database(pg_admin_url)
-
-
-@pytest.fixture(scope="module")
-def pool(db_url: str) -> Iterator[Any]:
-    p = make_pool(db_url, max_size=6)
+def pool(ladder_db: str) -> Iterator[Any]:
+    p = make_pool(ladder_db, max_size=6)
     yield p
     p.close()
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures.waiting import wait_until
 from test_hosted import BOTS, manifest, python_bot, targz
 from test_ladder_helpers import module_database
 
@@ -323,7 +324,11 @@ def test_sigterm_waits_for_the_match_in_progress_and_stops_an_idle_seat_at_once(
         ref.run(ref.harness.wait_sessions(1, timeout_s=20), timeout_s=25)  # type: ignore[union-attr]
         # the type: ignore below: Optional: set while the referee runs
         future = ref.submit(ref.harness.run_match(900, "floriferous(players=2)", [1, 2]))  # type: ignore[union-attr]
-        time.sleep(1.0)
+        assert ref.harness is not None and ref.harness.core is not None
+        core = ref.harness.core
+        # the seat is in the match: it has been played into (the referee's rooms, read on its loop)
+        wait_until(lambda: ref.call(lambda: 900 in core.rooms and len(core.rooms[900][0].steps) >= 2), 60,
+                   0.05, what="match 900 under way")
         assert not future.done()
         assert sandbox_pids(str(hosted_dir)), "the leftover oracle must see a running sandbox"
         seat.send_signal(signal.SIGTERM)
@@ -421,7 +426,10 @@ def test_each_slots_adapter_plays_its_own_match_and_a_slot_whose_match_ended_sto
         slot1.__enter__()
         ref.run(h.wait_sessions(bot_id, count=1, timeout_s=30), timeout_s=35)
         other = ref.submit(h.run_match(702, "floriferous(players=2)", [r2, bot_id]))  # slot 2's match, slow
-        time.sleep(1.0)
+        # the referee seats in seat order in one pass: once seat 0 (r2) has its stream, seat 1's was sought
+        core = h.core
+        wait_until(lambda: ref.call(lambda: 702 in core.rooms and core.rooms[702][0].seats[0].session is not None),
+                   30, 0.05, what="match 702's first seating pass")
         assert ref.run(sessions(), timeout_s=5) == [(701, [])], "slot 1's adapter must not take match 702"
         slot2.__enter__()
         ref.run(h.wait_sessions(bot_id, count=2, timeout_s=30), timeout_s=35)

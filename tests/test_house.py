@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import test_ladder_helpers as h
 from test_ladder_helpers import GAME, make_bots
 
 from ladder.bots import find_bot, revoke_bot, token_hash
@@ -23,16 +22,7 @@ from ladder.house import ensure_house_bot, house_bot_ids, list_house_bots
 from ladder.tournaments import plan_ladder_round
 from parterre.embedded import celery_url, redis_py_url
 
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def pool(ladder_db: str) -> Iterator[Any]:
-    with h.fixture_games():
-        yield from h.open_pool(h.empty_database(ladder_db))
+pytestmark = pytest.mark.usefixtures("games")
 
 
 @pytest.fixture

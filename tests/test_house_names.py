@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from test_ladder_helpers import module_database
 
 from ladder import make_pool
 from ladder.bots import register_bot, revoke_bot
@@ -29,13 +28,8 @@ PASSWORD = "correct horse battery"
 
 
 @pytest.fixture(scope="module")
-def db_url(pg_admin_url: str) -> Iterator[str]:
-    yield from module_database(pg_admin_url)
-
-
-@pytest.fixture(scope="module")
-def pool(db_url: str) -> Iterator[Any]:
-    p = make_pool(db_url, max_size=10)
+def pool(ladder_db: str) -> Iterator[Any]:
+    p = make_pool(ladder_db, max_size=10)
     yield p
     p.close()
 

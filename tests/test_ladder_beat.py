@@ -16,11 +16,9 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import test_ladder_helpers as h
 from test_ladder_helpers import GAME, count, make_bots, play
 
 from ladder import bots as ladder_bots
@@ -29,17 +27,7 @@ from ladder.tournaments import ladder_round_prefix, plan_ladder_round, plan_matc
 from parterre.embedded import celery_url
 from workers import directory
 
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def pool(ladder_db: str) -> Iterator[Any]:
-    with h.fixture_games():
-        h.empty_database(ladder_db)
-        yield from h.open_pool(ladder_db)
+pytestmark = pytest.mark.usefixtures("games")
 
 
 GS = f"{GAME}(players=2)"

@@ -8,26 +8,9 @@ from typing import Any
 
 import pytest
 import redis as redis_lib
-import test_ladder_helpers as h
 
 from ladder.bots import find_bot, issue_token, list_bots, publish_tokens, register_bot, revoke_bot, token_hash
 from ladder.errors import BotExistsError, BotNotFoundError, BotRevokedError, InvalidBotNameError
-
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def migrated_url(ladder_db: str) -> str:
-    return h.empty_database(ladder_db)
-
-
-@pytest.fixture
-def pool(migrated_url: str) -> Iterator[Any]:
-    yield from h.open_pool(migrated_url)
-
 
 
 @pytest.fixture

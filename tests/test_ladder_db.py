@@ -130,12 +130,6 @@ def test_pool_connections_autocommit(migrated_url: str) -> None:
         pool.close()
 
 
-@pytest.fixture
-def migrated_url(database_url: str) -> str:
-    migrate(database_url)
-    return database_url
-
-
 def test_url_helpers() -> None:
     assert redact_url("postgresql://u:pw@h:5432/db") == "postgresql://u:***@h:5432/db"
     assert redact_url("postgresql://u@h/db") == "postgresql://u@h/db"

@@ -1,9 +1,10 @@
 """Shared helpers of the ladder tests (no tests here).
 
-Each ladder test module declares its fixtures on top of these helpers:
-``games`` (module scope, autouse: :func:`fixture_games`), ``ladder_db``
-(module scope: :func:`module_database`), ``migrated_url``
-(:func:`empty_database`) and ``pool`` (:func:`open_pool`).
+tests/conftest.py builds the ladder fixtures on these helpers: ``games``
+(module scope: :func:`fixture_games`; a module asks for it with
+``pytestmark = pytest.mark.usefixtures("games")``), ``ladder_db`` (module
+scope: :func:`module_database`), ``migrated_url`` (:func:`empty_database`)
+and ``pool`` (:func:`open_pool`).
 
 Provides two tiny fixture games so the ladder tests do not depend on the
 real rules engines: ``ladder_fixture`` (2-4 players, options ``players`` and
@@ -83,9 +84,6 @@ def fixture_games() -> Iterator[None]:
         registry.unregister(DUEL)
 
 
-TABLES = "rating_history, ratings, replays, seats, match_attempts, matches, tournament_bots, tournaments, bots"
-
-
 def module_database(admin_url: str) -> Iterator[str]:
     """Generator for a module-scoped fixture: one migrated database per test module.
 
@@ -103,11 +101,17 @@ def module_database(admin_url: str) -> Iterator[str]:
 
 
 def empty_database(url: str) -> str:
-    """Empty every ladder table of a migrated database and restart its sequences; returns ``url``."""
+    """Empty every table of a migrated database (all but alembic's version) and restart every
+    sequence; returns ``url``."""
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("SET lock_timeout = '10s'")
-        conn.execute(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE")
-        conn.execute("ALTER SEQUENCE match_result_seq RESTART")
+        tables = [r[0] for r in conn.execute(
+            "SELECT quote_ident(tablename) FROM pg_tables WHERE schemaname = 'public'"
+            " AND tablename <> 'alembic_version' ORDER BY tablename")]
+        conn.execute(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
+        for (seq,) in conn.execute("SELECT quote_ident(sequencename) FROM pg_sequences"
+                                   " WHERE schemaname = 'public'").fetchall():
+            conn.execute(f"ALTER SEQUENCE {seq} RESTART")
     return url
 
 

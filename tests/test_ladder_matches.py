@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
 import psycopg.errors
 import pytest
-import test_ladder_helpers as h
 from test_ladder_helpers import GAME, count, make_bots, make_result
 
 import ladder.matches as matches_mod
@@ -30,27 +30,7 @@ from ladder.matches import (
 from ladder.read import export_replay, replay_json, tournament_standings
 from ladder.tournaments import create_tournament, plan_match, plan_round_robin, tournament_status
 
-
-@pytest.fixture(scope="module", autouse=True)
-def games() -> Iterator[None]:
-    with h.fixture_games():
-        yield
-
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def migrated_url(ladder_db: str) -> str:
-    return h.empty_database(ladder_db)
-
-
-@pytest.fixture
-def pool(migrated_url: str) -> Iterator[Any]:
-    yield from h.open_pool(migrated_url)
-
+pytestmark = pytest.mark.usefixtures("games")
 
 
 def _duel(pool: Any, a: int, b: int, key: str) -> int:
@@ -369,9 +349,9 @@ def test_expired_lease_is_requeued_by_the_reaper(pool: Any) -> None:
     m1, m2 = _duel(pool, a, b, "1"), _duel(pool, a, c, "2")
     assert claim_match(pool, m1, "w1", lease_s=0.05) is not None
     assert claim_match(pool, m2, "w1", lease_s=60) is not None
-    time.sleep(0.1)
-    assert requeue_expired(pool, max_attempts=3) == {m1: "planned"}
-    assert requeue_expired(pool, max_attempts=3) == {}
+    later = datetime.now(UTC) + timedelta(seconds=1)  # the 50 ms lease is over, the 60 s one is not
+    assert requeue_expired(pool, max_attempts=3, now=later) == {m1: "planned"}
+    assert requeue_expired(pool, max_attempts=3, now=later) == {}
     spec = claim_match(pool, m1, "w2")
     assert spec is not None and spec.attempt == 2
     with pool.connection() as conn:
@@ -383,13 +363,12 @@ def test_reaper_stops_at_the_limit_and_claims_take_over_expired_leases(pool: Any
     a, b, c = make_bots(pool, 3)
     m1, m2 = _duel(pool, a, b, "1"), _duel(pool, a, c, "2")
     assert claim_match(pool, m1, "w1", lease_s=0.01) is not None
-    time.sleep(0.05)
-    assert requeue_expired(pool, max_attempts=1) == {m1: "failed"}
+    later = datetime.now(UTC) + timedelta(seconds=1)  # a 10 ms lease has expired by then
+    assert requeue_expired(pool, max_attempts=1, now=later) == {m1: "failed"}
     # A claim finding an expired lease takes the match over as a new attempt.
     first = claim_match(pool, m2, "w1", lease_s=0.01)
     assert first is not None
-    time.sleep(0.05)
-    second = claim_match(pool, m2, "w2", lease_s=60)
+    second = claim_match(pool, m2, "w2", lease_s=60, now=datetime.now(UTC) + timedelta(seconds=1))
     assert second is not None and second.attempt == 2
     assert record_result(pool, m2, 1, make_result(first, [1, 2])) is False
     assert extend_lease(pool, m2, 1) is False
@@ -427,8 +406,7 @@ def test_f14_f15_worker_dies_after_six_of_ten(pool: Any, migrated_url: str) -> N
     pool.close()
     fresh = make_pool(migrated_url)
     try:
-        time.sleep(0.35)
-        requeued = requeue_expired(fresh, max_attempts=3)
+        requeued = requeue_expired(fresh, max_attempts=3, now=datetime.now(UTC) + timedelta(seconds=1))
         assert requeued == {s.match_id: "planned" for s in specs[6:]}
         for mid, (result, ranks) in recorded.items():
             record = export_replay(fresh, mid)

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import test_ladder_helpers as h
 from test_ladder_helpers import DUEL, GAME, count, make_bots, make_result, play
 
 from ladder.bots import revoke_bot
@@ -21,27 +19,7 @@ from ladder.ratings import rebuild_ratings
 from ladder.read import export_replay, leaderboard, recent_matches, tournament_standings
 from ladder.tournaments import create_tournament, plan_match, plan_round_robin
 
-
-@pytest.fixture(scope="module", autouse=True)
-def games() -> Iterator[None]:
-    with h.fixture_games():
-        yield
-
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def migrated_url(ladder_db: str) -> str:
-    return h.empty_database(ladder_db)
-
-
-@pytest.fixture
-def pool(migrated_url: str) -> Iterator[Any]:
-    yield from h.open_pool(migrated_url)
-
+pytestmark = pytest.mark.usefixtures("games")
 
 
 def _snapshot(pool: Any) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:

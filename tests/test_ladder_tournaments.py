@@ -5,11 +5,9 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import defaultdict
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import test_ladder_helpers as h
 from test_ladder_helpers import DUEL, GAME, count, make_bots
 
 from games.api import InvalidOptionError, UnknownGameError
@@ -24,27 +22,7 @@ from ladder.tournaments import (
     tournament_status,
 )
 
-
-@pytest.fixture(scope="module", autouse=True)
-def games() -> Iterator[None]:
-    with h.fixture_games():
-        yield
-
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def migrated_url(ladder_db: str) -> str:
-    return h.empty_database(ladder_db)
-
-
-@pytest.fixture
-def pool(migrated_url: str) -> Iterator[Any]:
-    yield from h.open_pool(migrated_url)
-
+pytestmark = pytest.mark.usefixtures("games")
 
 
 def _nothing_written(pool: Any) -> None:

@@ -17,6 +17,7 @@ import grpc
 import grpc.aio
 import pytest
 from fixtures.toy_game import register_toy
+from fixtures.waiting import async_wait_until as wait_for
 
 import workers.directory as directory
 from bots.misbehaving import SilentBot
@@ -31,12 +32,6 @@ from referee.testing import Harness, replay_of
 register_toy()
 
 TOKENS = {"tok-a": 1, "tok-b": 2, "tok-c": 3, "tok-d": 4}
-
-
-async def wait_for(predicate, timeout_s=10.0):
-    async with asyncio.timeout(timeout_s):
-        while not predicate():
-            await asyncio.sleep(0.02)
 
 
 @pytest.fixture

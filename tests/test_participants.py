@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 import redis as redis_lib
-from test_ladder_helpers import module_database
 from test_web_helpers import play_replay
 
 from ladder import accounts as acc
@@ -37,13 +36,8 @@ PASSWORD = "correct horse battery"
 
 
 @pytest.fixture(scope="module")
-def db_url(pg_admin_url: str) -> Iterator[str]:
-    yield from module_database(pg_admin_url)
-
-
-@pytest.fixture(scope="module")
-def pool(db_url: str) -> Iterator[Any]:
-    p = make_pool(db_url, max_size=6)
+def pool(ladder_db: str) -> Iterator[Any]:
+    p = make_pool(ladder_db, max_size=6)
     yield p
     p.close()
 

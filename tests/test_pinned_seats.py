@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from fixtures.toy_game import register_toy
+from fixtures.waiting import async_wait_until as wait_for
 
 from bots.reference import RandomBot
 from referee.testing import Harness
@@ -53,12 +54,6 @@ def recording(seed: int) -> QuickBot:
     return bot
 
 
-async def wait_for(predicate: Any, timeout_s: float = 10.0) -> None:
-    async with asyncio.timeout(timeout_s):
-        while not predicate():
-            await asyncio.sleep(0.02)
-
-
 @pytest.mark.parametrize("pinned", [True, False])
 async def test_a_pinned_stream_is_seated_in_its_match_and_in_no_other(pinned: bool) -> None:
     """Bot 1's only stream is pinned to match 921: match 922 finds no session of bot 1 (no-show,
@@ -84,6 +79,14 @@ async def test_a_pinned_stream_is_seated_in_its_match_and_in_no_other(pinned: bo
         assert started(bot1) == [922, 921]
 
 
+def seating_tried(h: Harness, match_id: int) -> bool:
+    """Whether the referee has made its first pass at seating ``match_id``: it seats in seat order, so
+    once seat 1 (the always-free bot 2) has its session, seat 0's stream has been chosen or found missing."""
+    assert h.core is not None
+    running = h.core.rooms.get(match_id)
+    return running is not None and running[0].seats[1].session is not None
+
+
 @pytest.mark.parametrize("pinned", [True, False])
 async def test_two_matches_of_one_bot_each_get_the_process_started_for_them(pinned: bool) -> None:
     """The race of the hosted ladder, step by step: match 932's request reaches the referee while
@@ -98,9 +101,9 @@ async def test_two_matches_of_one_bot_each_get_the_process_started_for_them(pinn
         await h.wait_sessions(2)
         await h.wait_sessions(1)
         second = asyncio.create_task(h.run_match(932, GAME, [1, 2], no_show_timeout_ms=8000))
-        await asyncio.sleep(0.5)
+        await wait_for(lambda: seating_tried(h, 932))
         first = asyncio.create_task(h.run_match(931, GAME, [1, 2], no_show_timeout_ms=8000))
-        await asyncio.sleep(0.5)
+        await wait_for(lambda: seating_tried(h, 931))
         h.start_bot(b, "tok-a", stop_after_matches=1, only_match_id=932 if pinned else 0)
         results = await asyncio.gather(first, second)
     for r in results:
@@ -148,7 +151,7 @@ async def test_a_match_takes_the_stream_pinned_to_it_before_an_unpinned_one() ->
         h.start_bot(pinned, "tok-a", stop_after_matches=1, only_match_id=961)
         await h.wait_sessions(1, count=2)
         first = asyncio.create_task(h.run_match(961, GAME, [1, 2], no_show_timeout_ms=3000))
-        await asyncio.sleep(0.2)
+        await wait_for(lambda: seating_tried(h, 961))
         second = asyncio.create_task(h.run_match(962, GAME, [1, 2], no_show_timeout_ms=3000))
         results = await asyncio.gather(first, second)
     assert [r.status for r in results] == ["finished", "finished"], results

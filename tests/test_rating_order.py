@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import heapq
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import test_ladder_helpers as h
 from test_ladder_helpers import GAME, make_bots, make_result
 
 from ladder import read
@@ -29,21 +27,7 @@ from ladder.matches import claim_match, record_failed_attempt, record_result
 from ladder.ratings import rebuild_ratings
 from ladder.tournaments import create_tournament, plan_match, plan_round_robin
 
-
-@pytest.fixture(scope="module", autouse=True)
-def games() -> Iterator[None]:
-    with h.fixture_games():
-        yield
-
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def pool(ladder_db: str) -> Iterator[Any]:
-    yield from h.open_pool(h.empty_database(ladder_db))
+pytestmark = pytest.mark.usefixtures("games")
 
 
 def _ranks_for(index: int, n: int) -> list[int]:

@@ -9,6 +9,7 @@ import grpc
 import pytest
 import redis
 from fixtures.toy_game import register_toy
+from fixtures.waiting import async_wait_until
 
 from bots.reference import RandomBot
 from bots.sdk import AuthenticationError, Bot
@@ -177,8 +178,8 @@ async def test_heartbeat_keeps_answering_bots_and_closes_dead_streams():
             await call.write(hello("tok-b"))  # then never reads nor answers a Ping
             await h.wait_sessions(2)
             assert h.core is not None
-            await asyncio.sleep(0.6)
-            assert 2 not in h.core.registry.by_bot
+            core = h.core
+            await async_wait_until(lambda: 2 not in core.registry.by_bot, 10, what="the silent stream closed")
             assert len(h.core.registry.by_bot[1]) == 1 and alive.stats.welcomes == 1
             assert h.core.counters.sessions_killed == 1
             call.cancel()

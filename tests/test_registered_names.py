@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from fixtures.toy_game import register_toy
 
 from bots.reference import RandomBot
 from bots.wire import MatchInfo
 from ladder import bots as ladder_bots
-from ladder import db as ladder_db
 from ladder import read, tournaments
 from referee.testing import SERVICE_TOKEN, ThreadedReferee
 
@@ -38,18 +35,10 @@ class Watcher(RandomBot):
         self.seen.append(match)
 
 
-@pytest.fixture
-def pool(database_url: str) -> Iterator[Any]:
-    ladder_db.migrate(database_url)
-    p = ladder_db.make_pool(database_url, min_size=1, max_size=4)
-    yield p
-    p.close()
-
-
-def test_an_announced_house_name_is_not_shown_to_opponents_or_in_the_replay(pool, database_url, monkeypatch):
+def test_an_announced_house_name_is_not_shown_to_opponents_or_in_the_replay(pool, migrated_url, monkeypatch):
     import workers.tasks as tasks
 
-    monkeypatch.setenv("PARTERRE_DATABASE_URL", database_url)
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", migrated_url)
     monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", SERVICE_TOKEN)
     monkeypatch.setenv("PARTERRE_NO_SHOW_TIMEOUT_MS", "5000")
     monkeypatch.setenv("PARTERRE_REFEREE_DISCOVERY", "0")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -235,16 +234,6 @@ def test_a_tampered_export_fails_parterre_replay_verify(real_replays: list[str],
 
 
 # -- the ladder: compact rows on write, old rows still load, the same export ---------------------------
-
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def pool(ladder_db: str) -> Iterator[Any]:
-    yield from h.open_pool(h.empty_database(ladder_db))
 
 
 def _play_recorded(pool: Any, game_string: str) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,26 +16,7 @@ from ladder.stats import store
 from ladder.tournaments import create_tournament, plan_round_robin
 from parterre.embedded import celery_url
 
-
-@pytest.fixture(scope="module", autouse=True)
-def games() -> Iterator[None]:
-    with h.fixture_games():
-        yield
-
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def pool(ladder_db: str) -> Iterator[Any]:
-    url = h.empty_database(ladder_db)
-    import psycopg
-
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("TRUNCATE ratings_bt_fits CASCADE")
-    yield from h.open_pool(url)
+pytestmark = pytest.mark.usefixtures("games")
 
 
 def _play_round_robin(pool: Any, bots: list[int], rounds: int, strong: int, weak: int) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from fixtures.toy_game import register_toy
+from fixtures.waiting import async_wait_until
 
 from bots.reference import RandomBot
 from bots.sdk import DecisionRequest, MatchInfo, MatchResult
@@ -315,10 +316,8 @@ async def test_a_child_flooding_stray_lines_cannot_fill_the_disk(tmp_path, monke
     (result,) = await _play(bot, "toy(players=2,turns=4)")
     assert _verdict(result, 1) == "normal"
     assert len(bot.log_paths) == 1
-    for _ in range(100):  # the child exits once the adapter closed its stdin; the exit is noted
-        if "exited with status" in bot.log_paths[0].read_text():
-            break
-        await asyncio.sleep(0.05)
+    # the child exits once the adapter closed its stdin; the exit is noted
+    await async_wait_until(lambda: "exited with status" in bot.log_paths[0].read_text(), 10, 0.05)
     text = bot.log_paths[0].read_text()
     logged = text.count("ignored a line sent while no decision was pending")
     assert logged == 50, logged
@@ -334,10 +333,7 @@ async def test_the_note_cap_counts_bytes_too(tmp_path):
                    max_notes=10_000, max_note_kb=16)
     (result,) = await _play(bot, "toy(players=2,turns=4)")
     assert _verdict(result, 1) == "normal"
-    for _ in range(100):
-        if "exited with status" in bot.log_paths[0].read_text():
-            break
-        await asyncio.sleep(0.05)
+    await async_wait_until(lambda: "exited with status" in bot.log_paths[0].read_text(), 10, 0.05)
     text = bot.log_paths[0].read_text()
     logged = text.count("ignored a line sent while no decision was pending")
     assert 0 < logged < 3000 and f"{3000 - logged} more lines ignored" in text

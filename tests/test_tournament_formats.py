@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import itertools
-import time
 from collections import defaultdict
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -19,21 +17,7 @@ from ladder.errors import BotNotFoundError, TournamentClosedError, TournamentErr
 from ladder.tournament_tables import final_table
 from ladder.tournaments import create_tournament, plan_gauntlet, plan_round_robin, plan_tournament
 
-
-@pytest.fixture(scope="module", autouse=True)
-def games() -> Iterator[None]:
-    with h.fixture_games():
-        yield
-
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def pool(ladder_db: str) -> Iterator[Any]:
-    yield from h.open_pool(h.empty_database(ladder_db))
+pytestmark = pytest.mark.usefixtures("games")
 
 
 def _plan_rows(pool: Any, tid: int) -> list[tuple[int, str, str, list[int]]]:
@@ -157,7 +141,7 @@ def test_duplicate_table_gives_each_deal_its_points(pool) -> None:
 def test_entries_until_the_deadline_then_it_is_planned(pool) -> None:
     cand, a, b, late = make_bots(pool, 4)
     tid = create_tournament(pool, name="open g", game=GAME, format="gauntlet", candidate_bot_id=cand,
-                            entry_deadline=_soon(1.0), organiser_id=5)
+                            entry_deadline=(deadline := _soon(600)), organiser_id=5)
     enter_tournament(pool, tid, a)
     enter_tournament(pool, tid, b)
     with pytest.raises(TournamentError, match="already entered"):
@@ -172,11 +156,12 @@ def test_entries_until_the_deadline_then_it_is_planned(pool) -> None:
         plan_tournament(pool, tid)
     assert close_entries(pool, tid) == "open"  # not yet
     assert close_due_entries(pool) == ([], [])
-    time.sleep(1.1)
+    assert close_entries(pool, tid, now=deadline - timedelta(milliseconds=1)) == "open"
+    after = deadline + timedelta(seconds=1)
     with pytest.raises(TournamentClosedError, match="closed its entries"):
-        enter_tournament(pool, tid, late)
-    assert close_due_entries(pool) == ([tid], [])
-    assert close_due_entries(pool) == ([tid], [])  # still to plan: planning is retried until done
+        enter_tournament(pool, tid, late, now=after)
+    assert close_due_entries(pool, now=after) == ([tid], [])
+    assert close_due_entries(pool, now=after) == ([tid], [])  # still to plan: planning is retried until done
     ids = plan_tournament(pool, tid)
     assert len(ids) == 2 * 2
     assert close_due_entries(pool) == ([], [])
@@ -192,13 +177,13 @@ def test_entries_until_the_deadline_then_it_is_planned(pool) -> None:
 def test_too_few_entrants_cancels_with_the_reason(pool) -> None:
     a, b, c = make_bots(pool, 3)
     tid = create_tournament(pool, name="lonely", game=GAME, format="round_robin", player_counts=(2, 3),
-                            bot_ids=[a], entry_deadline=_soon(0.5))
+                            bot_ids=[a], entry_deadline=(deadline := _soon(600)))
     enter_tournament(pool, tid, b)
     revoke_bot(pool, c)
     with pytest.raises(TournamentError, match="revoked"):
         enter_tournament(pool, tid, c)
-    time.sleep(0.6)
-    assert close_due_entries(pool) == ([], [tid])
+    after = deadline + timedelta(seconds=1)
+    assert close_due_entries(pool, now=after) == ([], [tid])
     table = final_table(pool, tid)
     assert table.status == "cancelled"
     assert table.outcome == "too few entrants: 2 bots entered, at least 3 needed"
@@ -231,8 +216,7 @@ def test_house_bots_enter_only_their_games(pool) -> None:
 def test_a_gauntlet_whose_candidate_was_revoked_is_cancelled(pool) -> None:
     cand, a = make_bots(pool, 2)
     tid = create_tournament(pool, name="g", game=GAME, format="gauntlet", candidate_bot_id=cand, bot_ids=[a],
-                            entry_deadline=_soon(0.3))
+                            entry_deadline=(deadline := _soon(600)))
     revoke_bot(pool, cand)
-    time.sleep(0.4)
-    assert close_due_entries(pool) == ([], [tid])
+    assert close_due_entries(pool, now=deadline + timedelta(seconds=1)) == ([], [tid])
     assert final_table(pool, tid).outcome == f"the candidate (bot id {cand}) was revoked"

@@ -19,7 +19,6 @@ from typing import Any
 
 import httpx
 import pytest
-from test_ladder_helpers import module_database
 
 from bench import bench_web_flood as flood  # the bench's attackers and memory watchdog
 from ladder import accounts as acc
@@ -34,14 +33,9 @@ ARGON2_MIB = 64
 
 
 @pytest.fixture(scope="module")
-def db_url(pg_admin_url: str) -> Iterator[str]:
-    yield from module_database(pg_admin_url)
-
-
-@pytest.fixture(scope="module")
-def site(db_url: str) -> Iterator[tuple[str, Any]]:
+def site(ladder_db: str) -> Iterator[tuple[str, Any]]:
     os.environ.setdefault("PARTERRE_SESSION_SECRET", "f" * 48)
-    pool = make_pool(db_url, max_size=12)
+    pool = make_pool(ladder_db, max_size=12)
     server = start_background(pool=pool)
     yield server.url, pool
     server.stop()
@@ -130,8 +124,8 @@ def test_a_burst_on_the_password_change_form_checks_at_most_the_budget(site: tup
 
 
 @pytest.fixture(scope="module")
-def web_process(db_url: str) -> Iterator[flood.WebProcess]:
-    web = flood.start_web(db_url, memory_bytes=512 * MIB)
+def web_process(ladder_db: str) -> Iterator[flood.WebProcess]:
+    web = flood.start_web(ladder_db, memory_bytes=512 * MIB)
     yield web
     web.stop()
 

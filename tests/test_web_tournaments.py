@@ -4,7 +4,6 @@ challenge state on the web site and its JSON API (issue 14; DESIGN §7)."""
 from __future__ import annotations
 
 import html
-import time
 import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -20,25 +19,11 @@ from ladder.house import ensure_house_bot
 from ladder.tournaments import create_tournament, plan_tournament
 from ladder.web import create_app
 
+pytestmark = pytest.mark.usefixtures("games")
+
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
-
-
-@pytest.fixture(scope="module", autouse=True)
-def games() -> Iterator[None]:
-    with h.fixture_games():
-        yield
-
-
-@pytest.fixture(scope="module")
-def ladder_db(pg_admin_url: str) -> Iterator[str]:
-    yield from h.module_database(pg_admin_url)
-
-
-@pytest.fixture
-def pool(ladder_db: str) -> Iterator[Any]:
-    yield from h.open_pool(h.empty_database(ladder_db))
 
 
 @pytest.fixture
@@ -98,13 +83,12 @@ def test_tournament_list_and_format_tables(client: TestClient, pool: Any) -> Non
 
 def test_cancelled_tournaments_and_challenges_show_why(client: TestClient, pool: Any) -> None:
     a, b = make_bots(pool, 2)
-    t = create_tournament(pool, name="lonely", game=GAME, entry_deadline=datetime.now(UTC) + timedelta(seconds=0.3))
-    time.sleep(0.4)
-    close_due_entries(pool)
+    deadline = datetime.now(UTC) + timedelta(seconds=600)
+    t = create_tournament(pool, name="lonely", game=GAME, entry_deadline=deadline)
+    close_due_entries(pool, now=deadline + timedelta(seconds=1))
     assert "too few entrants: 0 bots entered, at least 2 needed" in client.get(f"/tournaments/{t}").text
     m = create_challenge(pool, game_string=f"{GAME}(players=2)", bot_ids=[a, b], rated=False, expires_after_s=0.2)
     assert "waiting for every bot to connect" in client.get(f"/matches/{m}").text
-    time.sleep(0.3)
-    dispatch_challenges(pool, {GAME: {a}})
+    dispatch_challenges(pool, {GAME: {a}}, now=datetime.now(UTC) + timedelta(seconds=1))
     page = client.get(f"/matches/{m}").text
     assert "casual (never rated)" in page and "expired: bot bot-1" in page

@@ -17,20 +17,11 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from test_ladder_helpers import module_database
-
 from bots.reference import RandomBot
 from workers.app import PERIODIC_TASKS, app, periodic_queue
-
-
-@pytest.fixture(scope="module")
-def database_url(pg_admin_url: str) -> Iterator[str]:
-    yield from module_database(pg_admin_url)
 
 
 def _queue_of(name: str) -> str:
@@ -58,7 +49,7 @@ class SilentBot(RandomBot):
         return 0
 
 
-def test_s22_a_tick_runs_while_every_match_slot_is_held(database_url: str, redis_base_url: str,
+def test_s22_a_tick_runs_while_every_match_slot_is_held(migrated_url: str, redis_base_url: str,
                                                         tmp_path: Path) -> None:
     from ladder import bots as ladder_bots
     from ladder import db as ladder_db
@@ -67,14 +58,14 @@ def test_s22_a_tick_runs_while_every_match_slot_is_held(database_url: str, redis
     from parterre.embedded import celery_url
     from referee.testing import SERVICE_TOKEN, ThreadedReferee
 
-    pool = ladder_db.make_pool(database_url, min_size=1, max_size=2)
+    pool = ladder_db.make_pool(migrated_url, min_size=1, max_size=2)
     queue = f"parterre-ticks-{secrets.token_hex(4)}"
     (a, tok_a), (b, tok_b) = ladder_bots.register_bot(pool, "tick-a"), ladder_bots.register_bot(pool, "tick-b")
     referee = ThreadedReferee({tok_a: a, tok_b: b}, bots={tok_a: SilentBot(seed=1), tok_b: RandomBot(seed=2)})
     referee.start()
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("PARTERRE_")},
-        "PARTERRE_HOME": str(tmp_path), "PARTERRE_DATABASE_URL": database_url, "PARTERRE_REDIS_URL": redis_base_url,
+        "PARTERRE_HOME": str(tmp_path), "PARTERRE_DATABASE_URL": migrated_url, "PARTERRE_REDIS_URL": redis_base_url,
         "PARTERRE_SERVICE_TOKEN": SERVICE_TOKEN, "PARTERRE_QUEUE": queue, "PARTERRE_REFEREE_ADDRESS": referee.address,
         "PARTERRE_WORKER_REAP_S": "0",  # only the reap task sent below may reap
         "PYTHONUNBUFFERED": "1",

@@ -18,20 +18,11 @@ import pytest
 
 from bots.reference import GreedyBot, RandomBot
 from ladder import bots as ladder_bots
-from ladder import db as ladder_db
 from ladder import ratings, read, tournaments
 from parterre.embedded import celery_url
 from referee.testing import SERVICE_TOKEN, ThreadedReferee
 
 TC = {"base_ms": 0, "increment_ms": 2000, "cap_ms": 2000, "margin_ms": 200}
-
-
-@pytest.fixture
-def pool(database_url: str) -> Iterator[Any]:
-    ladder_db.migrate(database_url)
-    p = ladder_db.make_pool(database_url, min_size=1, max_size=4)
-    yield p
-    p.close()
 
 
 @pytest.fixture
@@ -43,11 +34,11 @@ def registered(pool: Any) -> dict[str, tuple[int, str]]:
 
 
 @pytest.fixture
-def worker_env(monkeypatch: pytest.MonkeyPatch, database_url: str) -> Iterator[list[tuple[int, float]]]:
+def worker_env(monkeypatch: pytest.MonkeyPatch, migrated_url: str) -> Iterator[list[tuple[int, float]]]:
     """Point the task module at the test database; capture re-queues instead of sending them."""
     import workers.tasks as tasks
 
-    monkeypatch.setenv("PARTERRE_DATABASE_URL", database_url)
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", migrated_url)
     monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", SERVICE_TOKEN)
     monkeypatch.setenv("PARTERRE_NO_SHOW_TIMEOUT_MS", "400")
     monkeypatch.setenv("PARTERRE_RETRY_DELAY_S", "0")
@@ -169,7 +160,7 @@ def test_visibility_timeout_exceeds_longest_match():
     assert app.conf.broker_transport_options["visibility_timeout"] > MAX_MATCH_DURATION_S
 
 
-def test_round_robin_through_a_real_celery_worker(pool, registered, live, database_url, redis_base_url, monkeypatch):
+def test_round_robin_through_a_real_celery_worker(pool, registered, live, migrated_url, redis_base_url, monkeypatch):
     """The whole chain: Celery (Redis broker) plans and runs a 2/3-player round-robin."""
     from celery.contrib.testing.worker import start_worker
 
@@ -177,7 +168,7 @@ def test_round_robin_through_a_real_celery_worker(pool, registered, live, databa
     from workers.app import app
 
     queue = f"parterre-test-{secrets.token_hex(4)}"
-    monkeypatch.setenv("PARTERRE_DATABASE_URL", database_url)
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", migrated_url)
     monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", SERVICE_TOKEN)
     monkeypatch.setattr(tasks, "_pool", None)
     old = (app.conf.broker_url, app.conf.task_default_queue)
