@@ -206,6 +206,8 @@ def test_a_tournament_without_a_window_takes_no_entries_and_autostart_closes_at_
 def test_house_bots_enter_only_their_games(pool) -> None:
     a, house = make_bots(pool, 2)
     with pool.connection() as conn:
+        # What ladder.house.ensure_house_bot writes: the operator's flag and the kind's games.
+        conn.execute("UPDATE bots SET house = true WHERE id = %s", (house,))
         conn.execute("INSERT INTO house_bots (bot_id, kind, games) VALUES (%s, 'random', %s)", (house, ["flowar"]))
     tid = create_tournament(pool, name="t", game=GAME, entry_deadline=_soon(60))
     enter_tournament(pool, tid, a)
