@@ -20,7 +20,6 @@ from test_participants import (  # noqa: F401 - fixtures are found by name
     app,
     bearer,
     client,
-    db_url,
     new_bot,
     pool,
     rds,

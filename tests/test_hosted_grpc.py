@@ -27,7 +27,7 @@ from workers import hosted
 pytestmark = needs_sandbox
 # test_hosted's database, app and settings fixtures, shared rather than copied
 app, cfg, client = test_hosted.app, test_hosted.cfg, test_hosted.client
-db_url, pool = test_hosted.db_url, test_hosted.pool
+pool = test_hosted.pool
 ROOT = Path(__file__).resolve().parent.parent
 
 

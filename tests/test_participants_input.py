@@ -20,7 +20,6 @@ from test_participants import (  # noqa: F401 - fixtures are found by name
     bearer,
     client,
     csrf_of,
-    db_url,
     login,
     new_bot,
     pool,

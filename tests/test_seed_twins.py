@@ -23,7 +23,6 @@ from test_participants import (  # noqa: F401 - fixtures are found by name
     app,
     bearer,
     client,
-    db_url,
     finished_match,
     new_bot,
     pool,
@@ -82,7 +81,7 @@ def _leaks(client: Any, mid: int, seed: str, replay_text: str) -> list[str]:
     return found
 
 
-def test_s20_a_finished_rotation_is_withheld_while_its_twin_runs(client: Any, pool: Any, db_url: str, tmp_path: Path,
+def test_s20_a_finished_rotation_is_withheld_while_its_twin_runs(client: Any, pool: Any, ladder_db: str, tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     _, tok = account(client)
     bots = [new_bot(client, tok)["id"], new_bot(client, tok)["id"]]
@@ -104,7 +103,7 @@ def test_s20_a_finished_rotation_is_withheld_while_its_twin_runs(client: Any, po
     export = read.export_replay(pool, first, hold_twins=True)
     assert "seed" not in export["match"] and export["replay"] is None and export["match"]["held"] is True
     assert seed not in json.dumps(export, default=str)
-    monkeypatch.setenv("PARTERRE_DATABASE_URL", db_url)
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", ladder_db)
     out = tmp_path / "export.json"
     assert cli_main(["replay", "export", str(first), "-o", str(out)]) == 0
     assert seed not in out.read_text() and json.loads(out.read_text())["replay"] is None
