@@ -23,7 +23,7 @@ from ladder import challenges, fair_play
 from ladder import owned_bots as ob
 from ladder.bots import register_bot
 from ladder.matches import claim_match, record_result
-from ladder.tournaments import plan_match, plan_tournament
+from ladder.tournaments import create_tournament, plan_match, plan_tournament
 from ladder.web import create_app
 from ladder.web.auth import ParticipantConfig
 from workers import directory
@@ -301,3 +301,19 @@ def test_a_rated_challenge_across_a_wide_rating_gap_is_casual(pool) -> None:
     assert spec is not None and record_result(pool, mid, spec.attempt, h.make_result(spec, [1, 2]))
     assert count(pool, "SELECT count(*) FROM rating_history WHERE match_id = %s", (mid,)) == 0
 
+
+
+
+def test_a_tournament_stays_rated_past_the_daily_cap(pool) -> None:
+    """A tournament between bots of two accounts (an organiser's, here made with the operator's
+    ``create_tournament``) is the organiser's responsibility: more meetings than the daily cap per pair
+    of accounts are all rated."""
+    alice, bob = account(pool), account(pool)
+    a, b = bot_of(pool, alice), bot_of(pool, bob)
+    tid = create_tournament(pool, name="derby", game=GAME, rounds=fair_play.MAX_RATED_PER_ACCOUNT_PAIR_DAY + 2,
+                            bot_ids=[a, b])
+    mids = plan_tournament(pool, tid)
+    assert len(mids) > fair_play.MAX_RATED_PER_ACCOUNT_PAIR_DAY
+    for mid in mids:
+        play(pool, mid, [1, 2])
+    assert rated_between(pool, a, b) == 2 * len(mids)
