@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from psycopg_pool import ConnectionPool
 
 from games.registry import load_game
+from ladder import elo, fair_play
 from ladder.db import run_transaction
 from ladder.errors import TournamentError
 from ladder.match_plans import TimeControl, _insert_matches, new_seed
@@ -40,8 +41,11 @@ def plan_ladder_round(
     match, ladder or not); order the rest by games
     played in this game (rated games, plus their pending matches), ties in a
     random order drawn from the round's key; cut that list into tables of the
-    game's seat count, never seating two bots of one account at a table
-    (:func:`tables_of`; a remainder waits for the next round); each table's
+    game's seat count, never seating two bots of one account at a table, two bots
+    more than :data:`ladder.fair_play.MAX_RATED_GAP` Elo apart in the game, or bots
+    of two accounts that already have :data:`ladder.fair_play.MAX_RATED_PER_ACCOUNT_PAIR_DAY`
+    rated matches without a tournament in the game in the last 24 hours
+    (:func:`tables_of`; a bot no table fits waits for a later round); each table's
     seats in a random order. Every match is a match without a tournament,
     with the plan key ``ladder:<game string>:r<round>:<sorted bot ids>``.
 
@@ -101,19 +105,26 @@ def plan_ladder_round(
                 (candidates,),
             ).fetchall()
         )
-        played = dict(
-            conn.execute(
-                "SELECT bot_id, games FROM ratings WHERE game = %s AND bot_id = ANY(%s::bigint[])",
-                (loaded.name, candidates),
-            ).fetchall()
-        )
+        played: dict[int, int] = {}
+        rating: dict[int, float] = {}
+        for b, games, r in conn.execute(
+            "SELECT bot_id, games, elo FROM ratings WHERE game = %s AND bot_id = ANY(%s::bigint[])",
+            (loaded.name, candidates),
+        ).fetchall():
+            played[int(b)], rating[int(b)] = int(games), float(r)
+        met = fair_play.ladder_pair_counts(conn, loaded.name, [a for a in live.values() if a is not None])
+
+        def fits(x: int, y: int) -> bool:
+            gap = abs(rating.get(x, elo.INITIAL_RATING) - rating.get(y, elo.INITIAL_RATING))
+            owners = frozenset((live[x], live[y]))
+            return gap <= fair_play.MAX_RATED_GAP and met.get(owners, 0) < fair_play.MAX_RATED_PER_ACCOUNT_PAIR_DAY
         rng = random.Random(prefix)
         eligible = [b for b in candidates if b in live and int(pending.get(b, 0)) < max_pending]
         keyed = [(int(played.get(b, 0)) + int(pending.get(b, 0)), rng.random(), b) for b in eligible]
         order = [b for *_, b in sorted(keyed)]
         n = loaded.num_players
         todo = []
-        for table in tables_of(order, n, live):
+        for table in tables_of(order, n, live, fits):
             seats = list(table)
             rng.shuffle(seats)
             seed, commitment = new_seed()
@@ -132,18 +143,26 @@ def plan_ladder_round(
     return run_transaction(pool, plan)
 
 
-def tables_of(order: Sequence[int], n: int, account: Mapping[int, int | None]) -> list[list[int]]:
+def tables_of(
+    order: Sequence[int],
+    n: int,
+    account: Mapping[int, int | None],
+    fits: Callable[[int, int], bool] | None = None,
+) -> list[list[int]]:
     """Cut ``order`` (bot ids, first = most due) into tables of ``n`` with no two bots of one account.
 
-    Each table takes, in order, the first bots left whose account is not at the table yet (bots of
-    no account, ``None``, never clash); bots left over wait for the next round. Two bots of one
-    account are never rated against each other (docs/participants.md "Fair play"), so the ladder
-    does not spend a table on them.
+    Each table starts with the first bot left and takes, in order, the next bots left whose account
+    is not at the table yet (bots of no account, ``None``, never clash) and that ``fits`` every bot
+    already seated; a first bot no table can be filled around waits for a later round, and so do the
+    bots left over. Two bots of one account are never rated against each other (docs/participants.md
+    "Fair play"), so the ladder does not spend a table on them.
 
     Args:
         order: bot ids, most due first.
         n: seats per table (>= 1).
         account: bot id -> account id (or None) for every bot of ``order``.
+        fits: whether two bots of different accounts may share a table (the rating gap and the
+            daily cap per pair of accounts, see :func:`plan_ladder_round`); ``None``: any two.
 
     Returns:
         The tables, each in ``order``'s order.
@@ -157,13 +176,16 @@ def tables_of(order: Sequence[int], n: int, account: Mapping[int, int | None]) -
             owner = account.get(bot)
             if owner is not None and owner in taken:
                 continue
+            if fits is not None and not all(fits(bot, other) for other in table):
+                continue
             table.append(bot)
             if owner is not None:
                 taken.add(owner)
             if len(table) == n:
                 break
         if len(table) < n:
-            break
+            left = left[1:]  # no table around the most due bot this round; the next ones may still play
+            continue
         tables.append(table)
         left = [b for b in left if b not in table]
     return tables

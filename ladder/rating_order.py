@@ -52,7 +52,9 @@ def apply_ready(conn: Any, game: str, k: float = elo.DEFAULT_K) -> list[int]:
     Call inside the transaction that records a result or ends a rated match
     for good, after the match row has its new status. Takes the game's lock.
     A held match whose seats share an account is made casual instead
-    (:func:`ladder.fair_play.unrate_same_account`): this is the only place Elo
+    (:func:`ladder.fair_play.unrate_same_account`), and so is a two-seat match
+    without a tournament between two accounts past their daily cap
+    (:func:`ladder.fair_play.unrate_farmed_pairs`): this is the only place Elo
     updates are applied, so no planner can get such a match rated.
 
     Args:
@@ -75,6 +77,8 @@ def apply_ready(conn: Any, game: str, k: float = elo.DEFAULT_K) -> list[int]:
     if not held:
         return []
     casual = fair_play.unrate_same_account(conn, held)  # the one gate every Elo update passes
+    held = [mid for mid in held if mid not in casual]
+    casual = fair_play.unrate_farmed_pairs(conn, game, held)
     held = [mid for mid in held if mid not in casual]
     if not held:
         return []

@@ -22,7 +22,7 @@ from ladder import challenges, fair_play
 from ladder import owned_bots as ob
 from ladder.bots import register_bot
 from ladder.matches import claim_match, record_result
-from ladder.tournaments import plan_match, plan_tournament
+from ladder.tournaments import create_tournament, plan_match, plan_tournament
 from ladder.web import create_app
 from ladder.web.auth import ParticipantConfig
 from workers import directory
@@ -60,13 +60,23 @@ def test_the_ladder_tick_never_pairs_two_bots_of_one_account(pool, ladder_db, mo
     """Both bots of one account online, with one stranger's: ten ticks of the continuous ladder play
     the stranger against each in turn and never the two siblings (they were paired and rated ten
     times in under two minutes)."""
-    import workers.periodic as periodic
-    import workers.tasks as tasks
-
     farmer, stranger = account(pool), account(pool)
     a1, a2 = bot_of(pool, farmer), bot_of(pool, farmer)
     s1 = bot_of(pool, stranger)
-    online = {b: directory.BotPresence(1, 1, (GAME,)) for b in (a1, a2, s1)}
+    ladder_ticks(pool, ladder_db, monkeypatch, [a1, a2, s1], 10)
+    tables = [set(t) for (t,) in h_tables(pool)]
+    assert len(tables) >= 5 and all(t != {a1, a2} for t in tables), tables
+    assert rated_between(pool, a1, a2) == 0
+    assert rated_between(pool, a1, s1) > 0 and rated_between(pool, a2, s1) > 0
+
+
+def ladder_ticks(pool: Any, ladder_db: str, monkeypatch: pytest.MonkeyPatch, bots: list[int], ticks: int) -> None:
+    """``bots`` online on one referee; ``ticks`` runs of ``parterre.ladder_tick``, 10 s of virtual time
+    apart, each match it queues played at once (the first seat wins)."""
+    import workers.periodic as periodic
+    import workers.tasks as tasks
+
+    online = {b: directory.BotPresence(1, 1, (GAME,)) for b in bots}
     monkeypatch.setenv("PARTERRE_DATABASE_URL", ladder_db)
     monkeypatch.setenv("PARTERRE_REDIS_URL", "redis://unused")
     monkeypatch.setenv("PARTERRE_LADDER_GAMES", GS)
@@ -77,7 +87,7 @@ def test_the_ladder_tick_never_pairs_two_bots_of_one_account(pool, ladder_db, mo
     queued: list[int] = []
     monkeypatch.setattr(tasks.run_match, "delay", queued.append)
     try:
-        for r in range(10):
+        for r in range(ticks):
             periodic.ladder_tick(now=1000.0 + 10 * r)
             for mid in sorted(set(queued)):
                 if count(pool, "SELECT count(*) FROM matches WHERE id = %s AND status = 'planned'", (mid,)):
@@ -86,10 +96,75 @@ def test_the_ladder_tick_never_pairs_two_bots_of_one_account(pool, ladder_db, mo
         if tasks._pool is not None:
             tasks._pool.close()
             tasks._pool = None
-    tables = [set(t) for (t,) in h_tables(pool)]
-    assert len(tables) >= 5 and all(t != {a1, a2} for t in tables), tables
-    assert rated_between(pool, a1, a2) == 0
-    assert rated_between(pool, a1, s1) > 0 and rated_between(pool, a2, s1) > 0
+
+
+def test_two_accounts_alone_on_the_ladder_are_rated_at_most_the_daily_cap(pool, ladder_db, monkeypatch) -> None:
+    """Alice's and Bob's bots are the only ones online: the ladder paired them 47 times (rated) in ten
+    minutes. Now, of 30 ticks, at most the daily cap per pair of accounts are played, all rated, and
+    the ladder then pairs no one."""
+    alice, bob = account(pool), account(pool)
+    a, b = bot_of(pool, alice), bot_of(pool, bob)
+    ladder_ticks(pool, ladder_db, monkeypatch, [a, b], fair_play.MAX_RATED_PER_ACCOUNT_PAIR_DAY + 10)
+    cap = fair_play.MAX_RATED_PER_ACCOUNT_PAIR_DAY
+    assert count(pool, "SELECT count(*) FROM matches") == cap
+    assert rated_between(pool, a, b) == 2 * cap  # two rating-history rows per rated match
+
+
+def test_the_ladder_never_pairs_two_accounts_across_the_rating_gap(pool, ladder_db, monkeypatch) -> None:
+    """Alice's strong bot and Bob's weak one, more than 400 Elo apart (reached by playing an operator's
+    bot), both online with nobody else: the ladder rated them against each other at a 450 gap. Now
+    it plans nothing for them."""
+    alice, bob = account(pool), account(pool)
+    strong, weak = bot_of(pool, alice), bot_of(pool, bob)
+    (sparring, _) = register_bot(pool, "sparring")
+    n = 0
+    while count(pool, "SELECT coalesce(max(elo) - min(elo), 0)::int FROM ratings WHERE game = %s "
+                      "AND bot_id IN (%s, %s)", (GAME, strong, weak)) <= fair_play.MAX_RATED_GAP:
+        n += 1
+        play(pool, plan_match(pool, game_string=GS, bot_ids=[strong, sparring], plan_key=f"s:{n}"), [1, 2])
+        play(pool, plan_match(pool, game_string=GS, bot_ids=[sparring, weak], plan_key=f"w:{n}"), [1, 2])
+    ladder_ticks(pool, ladder_db, monkeypatch, [strong, weak], 5)
+    assert rated_between(pool, strong, weak) == 0
+    assert count(pool, "SELECT count(*) FROM matches WHERE starts_with(plan_key, 'ladder:')") == 0
+
+
+def test_ladder_matches_then_a_burst_of_rated_challenges_past_the_cap_are_casual(pool, ladder_db, monkeypatch,
+                                                                                 client) -> None:
+    """Alice and Bob play the ladder up to the daily cap, then Alice fires 10 rated challenges at Bob's
+    bot at one instant: the challenge rule rates 3 of them at creation, but the rating gate makes
+    every one casual when its result is recorded, saying why."""
+    alice, bob = account(pool), account(pool)
+    a, b = bot_of(pool, alice), bot_of(pool, bob)
+    cap = fair_play.MAX_RATED_PER_ACCOUNT_PAIR_DAY
+    ladder_ticks(pool, ladder_db, monkeypatch, [a, b], cap)
+    assert rated_between(pool, a, b) == 2 * cap
+    auth = token(client, pool, alice)
+    barrier = threading.Barrier(10)
+    answers: list[dict[str, Any]] = []
+
+    def fire() -> None:
+        barrier.wait()
+        r = client.post("/api/challenges", json={"game": GS, "bots": [a, b], "rated": True}, headers=auth)
+        assert r.status_code == 201, r.text
+        answers.append(r.json())
+
+    threads = [threading.Thread(target=fire) for _ in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(answers) == 10 and sum(x["rated"] for x in answers) == fair_play.MAX_RATED_PER_ACCOUNT_PAIR
+    mids = sorted(x["match_id"] for x in answers)
+    challenges.dispatch_challenges(pool, {GAME: {a, b}})
+    assert count(pool, "SELECT count(*) FROM matches WHERE id = ANY(%s) AND status = 'planned'", (mids,)) == 10
+    for mid in mids:
+        play(pool, mid, [1, 2])
+    assert rated_between(pool, a, b) == 2 * cap
+    for x in answers:
+        info = challenges.challenge_status(pool, x["match_id"])
+        assert not info.rated and info.unrated_reason and "casual" in info.unrated_reason
+        if x["rated"]:
+            assert f"at most {cap} ladder matches and challenges" in info.unrated_reason
 
 
 def h_tables(pool: Any) -> list[tuple[list[int]]]:
@@ -212,3 +287,20 @@ def test_a_rated_challenge_across_a_wide_rating_gap_is_casual(pool) -> None:
     spec = claim_match(pool, mid, "w")
     assert spec is not None and record_result(pool, mid, spec.attempt, h.make_result(spec, [1, 2]))
     assert count(pool, "SELECT count(*) FROM rating_history WHERE match_id = %s", (mid,)) == 0
+
+
+
+
+def test_a_tournament_stays_rated_past_the_daily_cap(pool) -> None:
+    """A tournament between bots of two accounts (an organiser's, here made with the operator's
+    ``create_tournament``) is the organiser's responsibility: more meetings than the daily cap per pair
+    of accounts are all rated."""
+    alice, bob = account(pool), account(pool)
+    a, b = bot_of(pool, alice), bot_of(pool, bob)
+    tid = create_tournament(pool, name="derby", game=GAME, rounds=fair_play.MAX_RATED_PER_ACCOUNT_PAIR_DAY + 2,
+                            bot_ids=[a, b])
+    mids = plan_tournament(pool, tid)
+    assert len(mids) > fair_play.MAX_RATED_PER_ACCOUNT_PAIR_DAY
+    for mid in mids:
+        play(pool, mid, [1, 2])
+    assert rated_between(pool, a, b) == 2 * len(mids)
