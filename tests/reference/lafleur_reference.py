@@ -302,10 +302,10 @@ def _payment(obs: dict[str, Any], me: dict[str, Any], hand: list[str], arts: lis
             if good:
                 out.add(_j("pair_card", card=c))
         return out
-    seen_types: set[int] = set()
-    for card, t in _untilted(me):  # one option per type: alike Artisans are alike
-        if need[t] and t not in seen_types:
-            seen_types.add(t)
+    # "The player may simply declare that they are contributing the Artisan's Allure type": any untilted
+    # Artisan of an owed type (the tilt stays with its card, so alike Artisans differ: decision 10).
+    for card, t in _untilted(me):
+        if need[t]:
             other_arts = list(sorted_arts)
             other_arts.remove(t)
             if ok(less(need, t), hand, other_arts, free):
