@@ -22,7 +22,8 @@ Then, one after the other:
   length (``Transfer-Encoding: chunked``), to a path no route has (``/nope/hosted``) and then to
   an upload route (``/api/bots/1/versions``, no token);
 * **uploads**: ``--uploads`` parallel chunked 7 MiB bodies of junk to ``POST /api/bots/{id}/versions``
-  of a bot of the signed-up account, with its ``bot:manage`` token (each is refused 400).
+  of a bot of the signed-up account, with its ``bot:manage`` token (each is refused 400), then the
+  same bodies starting with gzip's magic bytes (read whole and inspected before they are refused).
 
 A prober asks ``/api/health`` every 0.2 s throughout (answers within 5 s, failures). It prints one
 line per flood (RSS before, peak, after) and exits 1 when the peak RSS went over the limit (the
@@ -243,7 +244,8 @@ def login_flood(url: str, username: str, passwords: list[str], timeout_s: float 
 
 def chunked_body(url: str, path: str, body_bytes: int, *, chunk: int = 64 * 1024, timeout_s: float = 10.0,
                  headers: str = "", prefix: bytes = b"") -> tuple[int, int]:
-    """POST ``body_bytes`` to ``path`` without a length (``Transfer-Encoding: chunked``), anonymous unless ``headers`` say otherwise.
+    """POST ``body_bytes`` to ``path`` without a length (``Transfer-Encoding: chunked``), anonymously
+    unless ``headers`` carry credentials.
 
     The body is ``prefix`` followed by ``a``s. Sends chunk after chunk until the body is sent, the
     server answers or closes, or a send waits ``timeout_s`` (the server stopped reading); then waits up
@@ -401,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
                 web.url, "/api/bots/1/versions", args.bodies)),
             run_flood(web, f"{args.uploads} 7 MiB uploads, own bot", lambda: upload_flood(
                 web.url, token, bot_id, args.uploads)),
+            run_flood(web, f"{args.uploads} 7 MiB gzip-looking uploads", lambda: upload_flood(
+                web.url, token, bot_id, args.uploads, prefix=b"\x1f\x8b")),
         ]
     finally:
         alive = web.alive()

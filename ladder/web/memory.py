@@ -1,21 +1,23 @@
-"""The web process's C heap: few malloc arenas, freed archives given back (docs/faults.md W-7).
+"""The web process's C heap after an upload: what a refused archive held is freed at once, few malloc
+arenas, free memory given back (docs/faults.md W-7).
 
-An upload is read and inspected in a thread of the threadpool (up to 40 threads). glibc gives each
-thread that allocates while another holds the heap lock an arena of its own (up to 8 per core), and a
-freed 8 MiB archive stays in its arena for the next allocation of that thread rather than going back
-to the system: 40 threads that each once held an archive keep 40 archives resident although at most
-:data:`ladder.web.submissions.UPLOADS_AT_ONCE` are alive at any moment. So the web process
+A refused upload's :class:`ladder.submissions.SubmissionError` carries a traceback whose frames hold
+the archive's bytes (up to 8 MiB) in their locals, and often a chained exception with more such
+frames; exception, traceback and frame form a reference cycle, which only the garbage collector frees,
+whenever it next runs: 40 parallel refused 7 MiB uploads kept 280 MiB resident. So the web process
 
-* limits glibc to :data:`ARENAS` arenas (``mallopt(M_ARENA_MAX, 2)``) at its start, before uvicorn
-  starts any thread (:func:`limit_arenas`): threads share them, and a freed archive is reused by the
-  next upload whichever thread reads it;
-* drops the frames of a refused upload's exception and of the exceptions it chained (each holds the
-  archive's bytes in a local; exception, traceback and frame form a cycle that only the garbage
-  collector would free, whenever it next runs) before it answers (:func:`without_frames`);
-* gives free memory at the top of the arenas back to the system after each upload
-  (``malloc_trim(0)``, :func:`trim`), so an upload burst leaves the RSS where it was.
+* drops those frames before it answers (:func:`without_frames`): the archive is freed when the
+  inspection ends, and at most :data:`ladder.web.submissions.UPLOADS_AT_ONCE` archives are alive;
+* limits glibc to :data:`ARENAS` malloc arenas (``mallopt(M_ARENA_MAX, 2)``) at its start, before
+  any thread (:func:`limit_arenas`). Uploads are read in the threadpool's threads (up to 40), and
+  glibc gives a thread that allocates while another holds the heap lock an arena of its own (up to 8
+  per core); memory freed in an arena stays with it for that arena's next allocations, so freed
+  archives spread over many arenas can stay resident together although few are alive at once;
+* gives the arenas' free memory back to the system after each upload (``malloc_trim(0)``,
+  :func:`trim`), so an upload burst leaves the RSS where it was.
 
-Elsewhere than glibc (musl, macOS) both are no-ops: ``mallopt`` and ``malloc_trim`` are glibc's.
+Elsewhere than glibc (musl, macOS) ``mallopt`` and ``malloc_trim`` do not exist and those two steps
+are skipped.
 """
 
 from __future__ import annotations
