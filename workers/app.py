@@ -41,7 +41,10 @@ app.conf.update(
     task_serializer="json",
     accept_content=["json"],
     broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S},
+    # a lost Redis is retried for as long as it takes, at start and after (docs/faults.md D-06)
+    broker_connection_retry=True,
     broker_connection_retry_on_startup=True,
+    broker_connection_max_retries=None,
     task_default_queue=worker_settings().queue,
     worker_hijack_root_logger=False,
     worker_send_task_events=False,
