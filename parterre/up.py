@@ -337,7 +337,7 @@ def run_up(cfg: UpConfig, *, services: embedded.Services | None = None, out: Any
         out: where the addresses are printed (default stdout).
 
     Returns:
-        0 after a requested stop; 1 when a child failed to start or exited on its own.
+        0 after a requested stop; 1 when a child failed to start or kept exiting (see ``Stack.supervise``).
 
     Raises:
         parterre.embedded.EmbeddedServiceError: an embedded server could not start.

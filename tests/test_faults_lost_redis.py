@@ -282,9 +282,14 @@ def test_d06_a_worker_rides_out_a_redis_outage_of_seconds_and_plays_a_match_queu
                          PARTERRE_REFEREE_ADDRESS=ref.control_address)
     log = tmp_path / "worker.log"
 
-    def status(match_id: int) -> str:
+    def one(sql: str, match_id: int) -> Any:
         with pool.connection() as conn:
-            return str(conn.execute("SELECT status FROM matches WHERE id = %s", (match_id,)).fetchone()[0])
+            row = conn.execute(sql, (match_id,)).fetchone()
+        assert row is not None
+        return row[0]
+
+    def status(match_id: int) -> str:
+        return str(one("SELECT status FROM matches WHERE id = %s", match_id))
 
     def until(predicate: Any, timeout_s: float, what: str) -> None:
         deadline = time.monotonic() + timeout_s
@@ -307,8 +312,7 @@ def test_d06_a_worker_rides_out_a_redis_outage_of_seconds_and_plays_a_match_queu
         match_id = tournaments.plan_round_robin(pool, tid)[0]
         app.send_task("parterre.run_match", args=(match_id,), queue=queue)
         until(lambda: status(match_id) == "finished", 120, f"match {match_id} played after the outage")
-        with pool.connection() as conn:
-            assert conn.execute("SELECT count(*) FROM replays WHERE match_id = %s", (match_id,)).fetchone()[0] == 1
+        assert one("SELECT count(*) FROM replays WHERE match_id = %s", match_id) == 1
         assert worker.poll() is None
         # the reconnect went cleanly: no bootstep of the worker failed on the closed connection (Celery's
         # gossip did, and the same AttributeError in a restarting step is the worker's "Unrecoverable error")
