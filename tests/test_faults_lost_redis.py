@@ -28,6 +28,7 @@ from typing import Any
 import grpc
 import pytest
 import redis
+from celery import Celery
 from fixtures.toy_game import register_toy
 
 from bots.reference import RandomBot
@@ -264,7 +265,6 @@ def test_d06_a_worker_rides_out_a_redis_outage_of_seconds_and_plays_a_match_queu
     from ladder import tournaments
     from parterre.embedded import celery_url
     from referee.testing import ThreadedReferee
-    from workers.app import app
 
     ladder_db.migrate(database_url)
     pool = ladder_db.make_pool(database_url, min_size=1, max_size=2)
@@ -305,12 +305,13 @@ def test_d06_a_worker_rides_out_a_redis_outage_of_seconds_and_plays_a_match_queu
         redis_server.kill()
         time.sleep(3.0)  # the fault: Redis is away for 3 s
         redis_server.start()  # empty: no persistence
-        app.conf.update(broker_url=celery_url(redis_server.url))
         tid = tournaments.create_tournament(pool, name="d6", game="floriferous", bot_ids=[a, b], player_counts=(2,),
                                             rounds=1, time_control={"base_ms": 0, "increment_ms": 0,
                                                                     "cap_ms": 5000, "margin_ms": 500})
         match_id = tournaments.plan_round_robin(pool, tid)[0]
-        app.send_task("parterre.run_match", args=(match_id,), queue=queue)
+        sender = Celery("d6", broker=celery_url(redis_server.url))  # the project's app keeps its broker
+        with sender.connection_for_write() as conn:
+            sender.send_task("parterre.run_match", args=(match_id,), queue=queue, connection=conn)
         until(lambda: status(match_id) == "finished", 120, f"match {match_id} played after the outage")
         assert one("SELECT count(*) FROM replays WHERE match_id = %s", match_id) == 1
         assert worker.poll() is None
