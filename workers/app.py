@@ -14,7 +14,10 @@ from typing import Any
 
 from celery import Celery
 
+from workers import broker
 from workers.settings import settings as worker_settings
+
+broker.install()  # a lost Redis is reconnected to, not fatal (docs/faults.md D-06)
 
 #: Longest a single match may run (seconds); the broker's visibility timeout must exceed it.
 MAX_MATCH_DURATION_S = worker_settings().max_match_duration_s
