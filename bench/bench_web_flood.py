@@ -3,6 +3,7 @@
 Usage::
 
     .venv/bin/python bench/bench_web_flood.py [--admin-url URL] [--logins 60] [--bodies 200]
+                                              [--uploads 150]
                                               [--memory-mib 512] [--no-limit]
 
 It creates a database on ``--admin-url`` (default ``PARTERRE_BENCH_DATABASE_URL`` or the
@@ -19,7 +20,10 @@ Then, one after the other:
   passwords (each argon2 check takes 64 MiB);
 * **bodies**: ``--bodies`` anonymous connections at once, each sending a 9 MiB body without a
   length (``Transfer-Encoding: chunked``), to a path no route has (``/nope/hosted``) and then to
-  an upload route (``/api/bots/1/versions``, no token).
+  an upload route (``/api/bots/1/versions``, no token);
+* **uploads**: ``--uploads`` parallel chunked 7 MiB bodies of junk to ``POST /api/bots/{id}/versions``
+  of a bot of the signed-up account, with its ``bot:manage`` token (each is refused 400), then the
+  same bodies starting with gzip's magic bytes (read whole and inspected before they are refused).
 
 A prober asks ``/api/health`` every 0.2 s throughout (answers within 5 s, failures). It prints one
 line per flood (RSS before, peak, after) and exits 1 when the peak RSS went over the limit (the
@@ -239,11 +243,13 @@ def login_flood(url: str, username: str, passwords: list[str], timeout_s: float 
 
 
 def chunked_body(url: str, path: str, body_bytes: int, *, chunk: int = 64 * 1024, timeout_s: float = 10.0,
-                 headers: str = "") -> tuple[int, int]:
-    """POST ``body_bytes`` to ``path`` without a length (``Transfer-Encoding: chunked``), anonymously.
+                 headers: str = "", prefix: bytes = b"") -> tuple[int, int]:
+    """POST ``body_bytes`` to ``path`` without a length (``Transfer-Encoding: chunked``), anonymously
+    unless ``headers`` carry credentials.
 
-    Sends chunk after chunk until the body is sent, the server answers or closes, or a send waits
-    ``timeout_s`` (the server stopped reading); then waits up to ``timeout_s`` for the status.
+    The body is ``prefix`` followed by ``a``s. Sends chunk after chunk until the body is sent, the
+    server answers or closes, or a send waits ``timeout_s`` (the server stopped reading); then waits up
+    to ``timeout_s`` for the status.
 
     Returns:
         (status, bytes of body sent); status -1 when no answer came.
@@ -258,6 +264,7 @@ def chunked_body(url: str, path: str, body_bytes: int, *, chunk: int = 64 * 1024
         sock.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
                      f"Transfer-Encoding: chunked\r\n{headers}\r\n".encode())
         piece = f"{chunk:x}\r\n".encode() + b"a" * chunk + b"\r\n"
+        first = f"{chunk:x}\r\n".encode() + prefix + b"a" * (chunk - len(prefix)) + b"\r\n"
         sock.setblocking(False)
         try:
             while sent < body_bytes:
@@ -267,7 +274,7 @@ def chunked_body(url: str, path: str, body_bytes: int, *, chunk: int = 64 * 1024
                 except BlockingIOError:
                     pass
                 sock.settimeout(timeout_s)
-                sock.sendall(piece)
+                sock.sendall(first if sent == 0 else piece)
                 sock.setblocking(False)
                 sent += chunk
             else:
@@ -289,6 +296,31 @@ def chunked_body(url: str, path: str, body_bytes: int, *, chunk: int = 64 * 1024
 def body_flood(url: str, path: str, n: int, body_bytes: int = 9 * MIB) -> Counter[int]:
     """``n`` anonymous chunked bodies of ``body_bytes`` to ``path`` at once; a count of the status codes."""
     return Counter(parallel(n, lambda _: chunked_body(url, path, body_bytes)[0]))
+
+
+def upload_token(url: str, username: str, password: str = PASSWORD) -> tuple[str, int]:
+    """An API token with scope ``bot:manage`` for ``username`` and a new bot of theirs:
+    (token, bot id), both through the API as any participant gets them."""
+    basic = base64.b64encode(f"{username}:{password}".encode()).decode()
+    req = urllib.request.Request(url + "/api/tokens", method="POST", data=b'{"scopes": ["bot:manage"]}',
+                                 headers={"content-type": "application/json", "authorization": "Basic " + basic})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        token = str(json.load(r)["token"])
+    req = urllib.request.Request(url + "/api/bots", method="POST",
+                                 data=json.dumps({"name": f"{username}-bot"}).encode(),
+                                 headers={"content-type": "application/json", "authorization": "Bearer " + token})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return token, int(json.load(r)["id"])
+
+
+def upload_flood(url: str, token: str, bot_id: int, n: int, body_bytes: int = 7 * MIB,
+                 timeout_s: float = 120.0, prefix: bytes = b"") -> Counter[int]:
+    """``n`` chunked ``POST /api/bots/{bot_id}/versions`` of ``body_bytes`` of junk (after ``prefix``,
+    e.g. gzip's magic bytes) at once, with the owner's Bearer token; a count of the status codes (each
+    is refused 400: not an archive, or not a readable one)."""
+    auth = f"Authorization: Bearer {token}\r\n"
+    return Counter(parallel(n, lambda _: chunked_body(url, f"/api/bots/{bot_id}/versions", body_bytes,
+                                                      timeout_s=timeout_s, headers=auth, prefix=prefix)[0]))
 
 
 @dataclass
@@ -351,6 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--admin-url", default=DEFAULT_ADMIN)
     ap.add_argument("--logins", type=int, default=60, help="parallel logins (default 60)")
     ap.add_argument("--bodies", type=int, default=200, help="parallel chunked bodies per path (default 200)")
+    ap.add_argument("--uploads", type=int, default=150, help="parallel 7 MiB junk uploads (default 150)")
     ap.add_argument("--memory-mib", type=int, default=512, help="the web's memory (default 512)")
     ap.add_argument("--no-limit", action="store_true", help="watch the memory but kill nothing")
     args = ap.parse_args(argv)
@@ -359,6 +392,8 @@ def main(argv: list[str] | None = None) -> int:
     web = start_web(url, memory_bytes=None if args.no_limit else limit)
     try:
         sign_up(web.url, "victim")
+        sign_up(web.url, "uploader")
+        token, bot_id = upload_token(web.url, "uploader")
         floods = [
             run_flood(web, f"{args.logins} parallel logins", lambda: login_flood(
                 web.url, "victim", [f"wrong-guess-{i:04d}" for i in range(args.logins)])),
@@ -366,6 +401,10 @@ def main(argv: list[str] | None = None) -> int:
                 web.url, "/nope/hosted", args.bodies)),
             run_flood(web, f"{args.bodies} chunked bodies, upload", lambda: body_flood(
                 web.url, "/api/bots/1/versions", args.bodies)),
+            run_flood(web, f"{args.uploads} 7 MiB uploads, own bot", lambda: upload_flood(
+                web.url, token, bot_id, args.uploads)),
+            run_flood(web, f"{args.uploads} 7 MiB gzip-looking uploads", lambda: upload_flood(
+                web.url, token, bot_id, args.uploads, prefix=b"\x1f\x8b")),
         ]
     finally:
         alive = web.alive()
@@ -378,7 +417,17 @@ def main(argv: list[str] | None = None) -> int:
     failed = peak > limit or web.killed or not alive or any(not f.alive or f.health_failed for f in floods)
     print(f"peak RSS {peak / MIB:.1f} MiB (limit {args.memory_mib}); process {'alive' if alive else 'DIED'}; "
           f"{'FAIL' if failed else 'ok'}")
-    return 1 if failed else 0
+    from bench.harness import Goal, Result, report
+
+    results = [Result(
+        Goal(f"web peak RSS: {f.name}", "MiB", float(args.memory_mib), higher_is_better=False,
+             source="docs/benchmarks.md"),
+        # a killed process or a silent /api/health misses the goal whatever the RSS it reached
+        [f.peak_rss / MIB if f.alive and not f.health_failed else float("inf")],
+        [f.baseline_rss / MIB], "MiB before the flood",
+        note=f"after {f.after_rss / MIB:.1f} MiB; /api/health {f.health_ok} ok, {f.health_failed} failed",
+    ) for f in floods]
+    return max(report(results, "the web under floods"), 1 if failed else 0)
 
 
 if __name__ == "__main__":

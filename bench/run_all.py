@@ -46,6 +46,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "web": (["bench/bench_web.py"], ["--requests", "300", "--repeats", "2", "--info-requests", "50"]),
     "sandbox": (["bench/bench_sandbox.py"], ["--decisions", "500", "--repeats", "3"]),
     "live_feed": (["bench/bench_live_feed.py"], ["--seconds", "2", "--repeats", "2"]),
+    "web_flood": (["bench/bench_web_flood.py"], ["--logins", "40", "--bodies", "100", "--uploads", "60"]),
 }
 """Name -> (script and arguments, extra arguments for ``--quick``)."""
 

@@ -34,7 +34,7 @@ import shlex
 import tomllib
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import IO, Any
 
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
@@ -173,6 +173,22 @@ def parse_manifest(text: str, files: dict[str, tuple[bytes, bool]] | None = None
     if not isinstance(games, list) or not all(isinstance(g, str) and g in game_names() for g in games):
         raise SubmissionError(f"{MANIFEST}: games must be a list of {', '.join(game_names())}")
     return Manifest(runtime=runtime, command=tuple(command), protocol=protocol, games=tuple(games))
+
+
+def read_archive_file(file: IO[bytes]) -> bytes:
+    """The archive in the seekable ``file`` (from its start; at most ``MAX_ARCHIVE_BYTES + 1`` bytes read)
+    for :func:`inspect_archive`. A body whose first bytes are neither ``.tar.gz`` nor ``.zip`` is refused
+    before the rest is read into memory.
+
+    Raises:
+        SubmissionError: not a .tar.gz or .zip archive.
+    """
+    file.seek(0)
+    head = file.read(4)
+    if head[:2] != b"\x1f\x8b" and head != b"PK\x03\x04":
+        raise SubmissionError("not a .tar.gz or .zip archive")
+    file.seek(0)
+    return file.read(MAX_ARCHIVE_BYTES + 1)
 
 
 def inspect_archive(data: bytes) -> Archive:

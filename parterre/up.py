@@ -21,8 +21,14 @@ Shutdown (SIGINT or SIGTERM): web, beat and workers get SIGTERM first (a
 worker finishes its running match), then the referee; whatever is still
 running after ``--grace`` seconds per step is killed with its whole process
 group (Celery's pool processes included). ``parterre up`` returns only when
-every child has exited: 0 after a requested stop, 1 when a child exited on
-its own (which stops the others).
+every child has exited: 0 after a requested stop, 1 when a child failed to
+start or kept exiting.
+
+Supervision: once the stack is up, a child that exits on its own (a worker
+that lost Redis, a crash) is logged with its role and exit status and started
+again after a backoff (1 s, doubling up to 30 s); the others keep running
+(docs/faults.md D-06). A child that exits more than ``MAX_RESTARTS`` times
+within ``RESTART_WINDOW_S`` seconds stops the stack, with a message naming it.
 
 The addresses are printed and written to ``$PARTERRE_HOME/run/up.json``
 (``referee``, ``web``, ``metrics``: role -> URL, ``pids``: role -> pid),
@@ -49,6 +55,16 @@ from parterre import settings as settings_mod
 
 READY_TIMEOUT_S = 120.0
 """How long a child may take to become ready (the machine may be slow and busy)."""
+
+
+MAX_RESTARTS = 5
+"""How many times one child is started again within :data:`RESTART_WINDOW_S` before the stack stops."""
+
+RESTART_WINDOW_S = 60.0
+"""The window (seconds) over which a child's restarts are counted."""
+
+RESTART_BACKOFF_S = (1.0, 30.0)
+"""The first wait before a restart and its cap (seconds); the wait doubles with each restart in the window."""
 
 
 class UpError(RuntimeError):
@@ -116,6 +132,12 @@ class Child:
     proc: subprocess.Popen[bytes]
     log_path: Path
     metrics_url: str | None = None
+    argv: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    restarts: list[float] = field(default_factory=list)
+    """Monotonic times of its restarts within the last :data:`RESTART_WINDOW_S`."""
+    restart_at: float | None = None
+    """When it is due to start again (monotonic seconds), while it waits out its backoff."""
 
     @property
     def pid(self) -> int:
@@ -149,14 +171,62 @@ class Stack:
             else:
                 child_env[key] = value
         log_path = self.log_dir / f"{role}.log"
-        with open(log_path, "ab") as log:
-            proc = subprocess.Popen(
-                [sys.executable, *argv], env=child_env, stdout=log, stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL, process_group=0, preexec_fn=_parent_death_signal(),
-            )
-        child = Child(role, proc, log_path, metrics_url)
+        child = Child(role, self._spawn(argv, child_env, log_path), log_path, metrics_url, list(argv), child_env)
         self.children.append(child)
         return child
+
+    @staticmethod
+    def _spawn(argv: list[str], env: dict[str, str], log_path: Path) -> subprocess.Popen[bytes]:
+        with open(log_path, "ab") as log:
+            return subprocess.Popen(
+                [sys.executable, *argv], env=env, stdout=log, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, process_group=0, preexec_fn=_parent_death_signal(),
+            )
+
+    def supervise(self, now: float, say: Any = None) -> bool:
+        """Start again each child that exited on its own; returns whether any pid changed.
+
+        Args:
+            now: the monotonic clock (seconds); passed in so that the backoff can be tested.
+            say: ``say(text)`` reports each exit and restart (default: standard error).
+
+        A child found exited is logged (role, exit status) and due again after
+        ``RESTART_BACKOFF_S[0] * 2**k`` seconds (capped at ``RESTART_BACKOFF_S[1]``), ``k`` its
+        restarts within the last :data:`RESTART_WINDOW_S`; its process group is killed first, so
+        no pool process of the old one is left.
+
+        Raises:
+            Interrupted: a stop was requested.
+            UpError: a child exited more than :data:`MAX_RESTARTS` times within
+                :data:`RESTART_WINDOW_S` (the stack is to stop).
+        """
+        if self.stop_requested.is_set():
+            raise Interrupted()
+        report = say or (lambda text: print(text, file=sys.stderr, flush=True))
+        changed = False
+        for child in self.children:
+            if child.restart_at is None:
+                code = child.proc.poll()
+                if code is None:
+                    continue
+                child.restarts = [t for t in child.restarts if now - t < RESTART_WINDOW_S]
+                if len(child.restarts) >= MAX_RESTARTS:
+                    raise UpError(f"{child.role} exited with status {code}, after {len(child.restarts)} restarts "
+                                  f"within {RESTART_WINDOW_S:.0f} s; stopping the stack; see {child.log_path}")
+                _signal_group(child, signal.SIGKILL, leader_only=False)
+                first, cap = RESTART_BACKOFF_S
+                wait = min(cap, first * 2 ** len(child.restarts))
+                child.restart_at = now + wait
+                report(f"parterre up: {child.role} (pid {child.pid}) exited with status {code}; restarting it in "
+                       f"{wait:.0f} s (restart {len(child.restarts) + 1} of at most {MAX_RESTARTS} within "
+                       f"{RESTART_WINDOW_S:.0f} s); see {child.log_path}")
+            if child.restart_at is not None and now >= child.restart_at:
+                child.restart_at = None
+                child.restarts.append(now)
+                child.proc = self._spawn(child.argv, child.env, child.log_path)
+                changed = True
+                report(f"parterre up: {child.role} started again (pid {child.pid})")
+        return changed
 
     def check_alive(self) -> None:
         """Raise :class:`Interrupted` when a stop was requested, :class:`UpError` when a child exited."""
@@ -232,12 +302,13 @@ def serve_web(host: str, port: int) -> None:
     """
     import uvicorn
 
-    from ladder.web import create_app
+    from ladder.web import create_app, memory
     from ladder.web.live import config_from_env
     from ladder.web.serving import uvicorn_options
     from parterre import logging as plog
 
     plog.configure("web")
+    memory.limit_arenas()  # before uvicorn starts a thread: uploads' freed archives go back (ladder/web/memory.py)
     # live matches: the referees' feed on $PARTERRE_REDIS_URL, relayed after $PARTERRE_LIVE_DELAY seconds
     app = create_app(os.environ["PARTERRE_DATABASE_URL"], live=config_from_env())
     uvicorn.run(app, host=host, port=port, log_config=None, access_log=False, **uvicorn_options())
@@ -267,7 +338,7 @@ def run_up(cfg: UpConfig, *, services: embedded.Services | None = None, out: Any
         out: where the addresses are printed (default stdout).
 
     Returns:
-        0 after a requested stop; 1 when a child failed to start or exited on its own.
+        0 after a requested stop; 1 when a child failed to start or kept exiting (see ``Stack.supervise``).
 
     Raises:
         parterre.embedded.EmbeddedServiceError: an embedded server could not start.
@@ -373,13 +444,19 @@ def run_up(cfg: UpConfig, *, services: embedded.Services | None = None, out: Any
             "embedded": services.embedded_names,
         }
         state_path = run_dir / "up.json"
-        tmp = state_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(state, indent=2))
-        tmp.replace(state_path)
+
+        def write_state() -> None:
+            state["pids"] = {c.role: c.pid for c in stack.children}
+            tmp = state_path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(state, indent=2))
+            tmp.replace(state_path)
+
+        write_state()
         say(f"logs in {stack.log_dir}; state in {state_path}. Ctrl-C stops everything.")
 
         while not stack.stop_requested.wait(0.5):
-            stack.check_alive()
+            if stack.supervise(time.monotonic(), say):
+                write_state()
     except Interrupted:
         pass
     except RuntimeError as exc:  # UpError, or the referee never became healthy

@@ -28,6 +28,7 @@ from typing import Any
 import grpc
 import pytest
 import redis
+from celery import Celery
 from fixtures.toy_game import register_toy
 
 from bots.reference import RandomBot
@@ -110,15 +111,17 @@ async def _until(predicate: Any, timeout_s: float, what: str) -> float:
     return time.monotonic() - t0
 
 
-def _start_worker(tmp: Path, database_url: str, redis_url: str) -> subprocess.Popen[bytes]:
+def _start_worker(tmp: Path, database_url: str, redis_url: str, *cli: str, **extra: str) -> subprocess.Popen[bytes]:
+    """``parterre worker`` (or ``parterre CLI...``) logging to ``tmp/<role>.log``."""
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("PARTERRE_")},
            "PYTHONPATH": str(ROOT), "PARTERRE_HOME": str(tmp), "PARTERRE_DATABASE_URL": database_url,
            "PARTERRE_REDIS_URL": redis_url, "PARTERRE_QUEUE": f"lost-redis-{secrets.token_hex(4)}",
            "PARTERRE_SERVICE_TOKEN": "lost-redis-" + secrets.token_hex(8), "PARTERRE_LADDER_GAMES": "",
-           "PARTERRE_ENGINES": "pure"}
-    log = open(tmp / "worker.log", "ab")  # noqa: SIM115
-    proc = subprocess.Popen([sys.executable, "-m", "parterre.cli", "worker", "--concurrency", "1", "--loglevel",
-                             "INFO"], env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+           "PARTERRE_ENGINES": "pure", **extra}
+    cli = cli or ("worker", "--concurrency", "1", "--loglevel", "INFO")
+    log = open(tmp / f"{cli[0]}.log", "ab")  # noqa: SIM115
+    proc = subprocess.Popen([sys.executable, "-m", "parterre.cli", *cli], env=env, cwd=ROOT, stdout=log,
+                            stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, start_new_session=True)
     log.close()
     return proc
@@ -247,4 +250,87 @@ def test_d01_the_beats_tokens_tick_publishes_the_lost_hash_from_the_database(
             token_cache._tick_pool[1].close()
             token_cache._tick_pool = None
         r.close()
+        pool.close()
+
+
+OUTAGES = 3
+"""Redis outages acted in the D-06 test, each followed by a match."""
+
+
+def test_d06_a_worker_rides_out_a_redis_outage_of_seconds_and_plays_a_match_queued_after_it(
+        database_url: str, redis_server: RedisServer, tmp_path: Path) -> None:
+    """Redis SIGKILLed, down 3 s, started again empty: the real ``parterre worker`` process is
+    still running, and a match queued after the restart is played to its end (docs/faults.md D-06).
+
+    Oracle: the process table (the worker's pid has not exited), the match row in PostgreSQL
+    (status ``finished``, with a replay), written by the worker after a real referee ran it, and
+    the worker's own log (no Celery bootstep failed while it reconnected).
+    """
+    from ladder import tournaments
+    from parterre.embedded import celery_url
+    from referee.testing import ThreadedReferee
+
+    ladder_db.migrate(database_url)
+    pool = ladder_db.make_pool(database_url, min_size=1, max_size=2)
+    (a, tok_a), (b, tok_b) = (ladder_bots.register_bot(pool, n) for n in ("d6-a", "d6-b"))
+    service_token = "d6-" + secrets.token_hex(8)
+    queue = f"d6-{secrets.token_hex(4)}"
+    ref = ThreadedReferee({tok_a: a, tok_b: b}, bots={tok_a: RandomBot(seed=1), tok_b: RandomBot(seed=2)},
+                          service_token=service_token, bot_options={"initial_backoff_s": 0.1})
+    ref.start()
+    worker = _start_worker(tmp_path, database_url, redis_server.url, PARTERRE_QUEUE=queue,
+                           PARTERRE_SERVICE_TOKEN=service_token, PARTERRE_REFEREE_ADDRESS=ref.control_address)
+    # beat, as under `parterre up`: ticks keep the worker consuming when Redis goes
+    beat = _start_worker(tmp_path, database_url, redis_server.url, "beat", "--reap-period", "0.5",
+                         "--loglevel", "WARNING", PARTERRE_QUEUE=queue, PARTERRE_SERVICE_TOKEN=service_token,
+                         PARTERRE_REFEREE_ADDRESS=ref.control_address)
+    log = tmp_path / "worker.log"
+
+    def one(sql: str, match_id: int) -> Any:
+        with pool.connection() as conn:
+            row = conn.execute(sql, (match_id,)).fetchone()
+        assert row is not None
+        return row[0]
+
+    def status(match_id: int) -> str:
+        return str(one("SELECT status FROM matches WHERE id = %s", match_id))
+
+    def until(predicate: Any, timeout_s: float, what: str) -> None:
+        deadline = time.monotonic() + timeout_s
+        while not predicate():
+            assert worker.poll() is None, f"the worker exited with status {worker.returncode}:\n" + \
+                log.read_text(errors="replace")[-6000:]
+            assert time.monotonic() < deadline, f"not within {timeout_s} s: {what}\n" + \
+                log.read_text(errors="replace")[-6000:]
+            time.sleep(0.1)
+
+    try:
+        until(lambda: log.read_text(errors="replace").count(" ready.") >= 2, 90, "the worker and its tick slot ready")
+        tid = tournaments.create_tournament(pool, name="d6", game="floriferous", bot_ids=[a, b], player_counts=(2,),
+                                            rounds=2, time_control={"base_ms": 0, "increment_ms": 0,
+                                                                    "cap_ms": 5000, "margin_ms": 500})
+        match_ids = tournaments.plan_round_robin(pool, tid)  # 2 rounds x 2 seatings of the pair
+        assert len(match_ids) >= OUTAGES
+        # the loss is caught at whatever step the worker is in (waiting, consuming a tick): act it more than once
+        for outage, match_id in enumerate(match_ids[:OUTAGES], 1):
+            redis_server.kill()
+            time.sleep(3.0)  # the fault: Redis is away for 3 s
+            redis_server.start()  # empty: no persistence
+            sender = Celery("d6", broker=celery_url(redis_server.url))  # the project's app keeps its broker
+            with sender.connection_for_write() as conn:
+                sender.send_task("parterre.run_match", args=(match_id,), queue=queue, connection=conn)
+            until(lambda m=match_id: status(m) == "finished", 120, f"match {match_id} played after outage {outage}")
+            assert one("SELECT count(*) FROM replays WHERE match_id = %s", match_id) == 1
+            assert worker.poll() is None
+            # the reconnect went cleanly: no bootstep of the worker failed on the closed connection (Celery's
+            # gossip did, and the same AttributeError in a restarting step is the worker's "Unrecoverable error")
+            failed = [line for line in log.read_text(errors="replace").splitlines()
+                      if '"logger": "celery.bootsteps"' in line or "Unrecoverable error" in line]
+            assert not failed, f"after outage {outage}:\n" + "\n".join(failed)[:4000]
+    finally:
+        for proc in (worker, beat):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+        ref.stop()
         pool.close()

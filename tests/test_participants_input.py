@@ -3,7 +3,8 @@
 
 S-25 a challenge form naming 100,000 bots (one query each, on the event loop: the whole site froze
 for 20 s); S-26 NUL bytes and unknown games gave 500s instead of a clear refusal; S-27 a retired
-bot got a new hosted version through the web form (the API refused it). Same app, database and
+bot got a new hosted version through the web form (the API refused it); W-8 the tournament form took
+any number of rounds and player counts (the API capped them). Same app, database and
 helpers as tests/test_participants.py.
 """
 
@@ -95,6 +96,56 @@ def test_s26_a_bad_tournament_name_or_game_is_a_clear_refusal(client: Any, pool:
             "rounds": "1", "entry_deadline": "2099-01-01T00:00:00Z", field: value}
     r = client.post("/my/tournaments", data=form, follow_redirects=False)
     assert r.status_code in (400, 422), (r.status_code, r.text[-300:])
+
+
+def _tournaments(pool: Any) -> int:
+    with pool.connection() as conn:
+        (n,) = conn.execute("SELECT count(*) FROM tournaments").fetchone()
+    return int(n)
+
+
+@pytest.mark.parametrize(("field", "value", "reason"), [
+    ("rounds", "1000000000", "rounds: Input should be less than or equal to 100"),
+    ("rounds", "100000", "rounds: Input should be less than or equal to 100"),  # 200,000 matches at the deadline
+    ("rounds", "0", "rounds: Input should be greater than or equal to 1"),
+    ("players", ",".join(str(1 + i % 4) for i in range(5000)), "players: List should have at most 4 items"),
+    ("players", "2,2", "players: Value error, player counts must be distinct"),
+    ("players", "5", "players: Input should be less than or equal to 4"),
+    ("players", "0", "players: Input should be greater than or equal to 1"),
+    ("candidate_bot_id", str(2**70), "candidate_bot_id: Input should be less than or equal to"),
+])
+def test_w8_the_tournament_form_refuses_what_the_api_refuses(client: Any, pool: Any, field: str, value: str,
+                                                             reason: str) -> None:
+    """An organiser's form took rounds=1000000000 (303) and 5,000 player counts while the API capped
+    rounds at 100; with an entry window and two entries, rounds=100000 planned 200,000 matches at the
+    deadline. The form now validates with the API's own model: 422 naming the field, nothing created."""
+    name, tok, bot = _organiser(client, pool)
+    login(client, name)
+    form = {"csrf": csrf_of(client, "/my/tournaments"), "name": "cup", "game": "floriferous", "players": "2",
+            "rounds": "1", "entry_deadline": "2099-01-01T00:00:00Z", field: value}
+    before = _tournaments(pool)
+    r = client.post("/my/tournaments", data=form, follow_redirects=False)
+    assert r.status_code == 422 and reason in r.text, (r.status_code, r.text[-400:])
+    assert _tournaments(pool) == before
+    api_field = {"players": "player_counts"}.get(field, field)
+    api_value: Any = [int(x) for x in value.split(",")] if field == "players" else int(value)
+    body: dict[str, Any] = {"name": "cup", "game": "floriferous", "player_counts": [2], "rounds": 1,
+                            "bot_ids": [bot], "entry_deadline": "2099-01-01T00:00:00Z", api_field: api_value}
+    assert client.post("/api/tournaments", json=body, headers=bearer(tok)).status_code == 422
+    assert _tournaments(pool) == before
+
+
+def test_w8_the_bounds_themselves_are_accepted_by_the_form(client: Any, pool: Any) -> None:
+    name, _, _ = _organiser(client, pool)
+    login(client, name)
+    form = {"csrf": csrf_of(client, "/my/tournaments"), "name": "cup", "game": "floriferous", "players": "2, 3,4",
+            "rounds": "100", "entry_deadline": "2099-01-01T00:00:00Z"}
+    r = client.post("/my/tournaments", data=form, follow_redirects=False)
+    assert r.status_code == 303, r.text[-400:]
+    with pool.connection() as conn:
+        row = conn.execute("SELECT rounds, player_counts FROM tournaments WHERE id = %s",
+                           (int(r.headers["location"].rsplit("/", 1)[1]),)).fetchone()
+    assert row[0] == 100 and list(row[1]) == [2, 3, 4]
 
 
 def _archive() -> bytes:

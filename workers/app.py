@@ -14,7 +14,10 @@ from typing import Any
 
 from celery import Celery
 
+from workers import broker
 from workers.settings import settings as worker_settings
+
+broker.install()  # a lost Redis is reconnected to, not fatal (docs/faults.md D-06)
 
 #: Longest a single match may run (seconds); the broker's visibility timeout must exceed it.
 MAX_MATCH_DURATION_S = worker_settings().max_match_duration_s
@@ -41,7 +44,10 @@ app.conf.update(
     task_serializer="json",
     accept_content=["json"],
     broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S},
+    # a lost Redis is retried for as long as it takes, at start and after (docs/faults.md D-06)
+    broker_connection_retry=True,
     broker_connection_retry_on_startup=True,
+    broker_connection_max_retries=None,
     task_default_queue=worker_settings().queue,
     worker_hijack_root_logger=False,
     worker_send_task_events=False,

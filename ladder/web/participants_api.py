@@ -12,12 +12,13 @@ they are made.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException, Path, Query, Request
 from psycopg_pool import ConnectionPool
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from games.api import GameError
 from ladder import accounts as acc
@@ -126,17 +127,46 @@ class ChallengeOut(BaseModel):
                                        "(docs/participants.md \"Fair play\")")
 
 
+MAX_ROUNDS = 100
+"""Rounds a tournament created on the site (API or form) may have: each round plays every combination
+of the entrants again, and all of them are planned at once when the entries close."""
+MAX_PLAYERS = 4
+"""Largest seat count of a tournament's matches (the flower games seat at most four)."""
+
+
 class TournamentIn(BaseModel):
+    """A tournament to create, from ``POST /api/tournaments`` or the ``/my/tournaments`` form (both
+    validate with this one model: 422 naming the field otherwise)."""
+
     name: str = Field(max_length=128)
     game: str = Field(max_length=64)
-    game_options: dict[str, Any] = Field(default_factory=dict)
+    game_options: dict[str, Any] = Field(default_factory=dict, max_length=16)
     format: str = Field("round_robin", max_length=32)
-    player_counts: list[int] = Field(default_factory=lambda: [2], max_length=4)
-    rounds: int = Field(1, ge=1, le=100)
+    player_counts: list[Annotated[int, Field(ge=1, le=MAX_PLAYERS)]] = Field(
+        default_factory=lambda: [2], min_length=1, max_length=MAX_PLAYERS,
+        description=f"distinct seat counts, each 1-{MAX_PLAYERS}")
+    rounds: int = Field(1, ge=1, le=MAX_ROUNDS)
     time_control: dict[str, int] | None = None
     bot_ids: list[Annotated[int, Field(ge=1, le=JSON_ID)]] = Field(default_factory=list, max_length=64)
     candidate_bot_id: int | None = Field(None, ge=1, le=JSON_ID)
-    entry_deadline: str | None = None
+    entry_deadline: str | None = Field(None, max_length=64)
+
+    @field_validator("player_counts")
+    @classmethod
+    def _distinct_counts(cls, counts: list[int]) -> list[int]:
+        if len(set(counts)) != len(counts):
+            raise ValueError(f"player counts must be distinct, got {counts}")
+        return counts
+
+
+def validation_message(exc: ValidationError, names: Mapping[str, str] | None = None) -> str:
+    """One line per refused field of ``exc`` (``field: reason``), the field under its name in ``names``
+    when given (a form's own field names)."""
+    out = []
+    for error in exc.errors(include_url=False, include_input=False):
+        field = str(error["loc"][0]) if error["loc"] else ""
+        out.append(f"{(names or {}).get(field, field)}: {error['msg']}")
+    return "; ".join(out)
 
 
 class EntryIn(BaseModel):

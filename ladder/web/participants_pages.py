@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import RedirectResponse, Response
+from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from games.api import GameError
@@ -21,7 +22,14 @@ from ladder import owned_bots as ob
 from ladder.errors import BotExistsError, BotLimitError, BotNotFoundError, LadderError
 from ladder.web import auth
 from ladder.web.owner import owner_matches, seat_view
-from ladder.web.participants_api import _deadline, check_challenge, check_tournament_bots
+from ladder.web.participants_api import (
+    MAX_PLAYERS,
+    TournamentIn,
+    _deadline,
+    check_challenge,
+    check_tournament_bots,
+    validation_message,
+)
 
 MAX_ID = 2**63 - 1
 Id = Annotated[int, Path(ge=1, le=MAX_ID)]
@@ -319,16 +327,24 @@ async def tournament_create(request: Request) -> Response:
     from ladder import tournaments
 
     try:
-        candidate = str(form.get("candidate_bot_id", "")).strip()
-        if candidate:
-            check_tournament_bots(request.app.state.pool, account, [int(candidate)])
+        body = TournamentIn.model_validate({
+            "name": str(form.get("name", "")), "game": str(form.get("game", "")),
+            "format": str(form.get("format", "round_robin")),
+            "player_counts": [x.strip() for x in str(form.get("players", "2")).split(",", MAX_PLAYERS)],
+            "rounds": str(form.get("rounds", "1")).strip(),
+            "candidate_bot_id": str(form.get("candidate_bot_id", "")).strip() or None,
+            "entry_deadline": str(form.get("entry_deadline", "")).strip() or None})
+    except ValidationError as exc:  # the API's own model, so the form and the API refuse alike
+        return _tournaments_page(request, account, 422, error=True,
+                                 message=validation_message(exc, {"player_counts": "players"}))
+    try:
+        if body.candidate_bot_id is not None:
+            check_tournament_bots(request.app.state.pool, account, [body.candidate_bot_id])
         tid = tournaments.create_tournament(
-            request.app.state.pool, name=str(form.get("name", "")), game=str(form.get("game", "")), game_options={},
-            format=str(form.get("format", "round_robin")),
-            player_counts=[int(x) for x in str(form.get("players", "2")).split(",")],
-            rounds=int(str(form.get("rounds", "1"))), time_control=None,
-            candidate_bot_id=int(candidate) if candidate else None,
-            entry_deadline=_deadline(str(form.get("entry_deadline", "")).strip() or None), organiser_id=account.id)
+            request.app.state.pool, name=body.name, game=body.game, game_options={}, format=body.format,
+            player_counts=body.player_counts, rounds=body.rounds, time_control=None,
+            candidate_bot_id=body.candidate_bot_id, entry_deadline=_deadline(body.entry_deadline),
+            organiser_id=account.id)
     except HTTPException as exc:
         return _tournaments_page(request, account, exc.status_code, message=str(exc.detail), error=True)
     except (LadderError, ValueError, TypeError, GameError) as exc:  # GameError: an unknown game

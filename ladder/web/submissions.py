@@ -36,7 +36,7 @@ from starlette.concurrency import run_in_threadpool
 from ladder import owned_bots as ob
 from ladder import submissions as sub
 from ladder.errors import BotNotFoundError
-from ladder.web import auth
+from ladder.web import auth, memory
 
 Id = Annotated[int, Path(ge=1, le=2**63 - 1)]
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -103,16 +103,31 @@ async def _spooled_body(request: Request) -> Any:
 
 
 async def store_version(request: Request, bot_id: int, archive: Any) -> sub.HostedVersion:
-    """Read ``archive`` (a file object at most ``MAX_ARCHIVE_BYTES`` long, closed here) and store it as a
-    new version, holding one of the process's :data:`UPLOADS_AT_ONCE` slots meanwhile.
+    """Read ``archive`` (a seekable file object at most ``MAX_ARCHIVE_BYTES`` long, closed here) and store
+    it as a new version, holding one of the process's :data:`UPLOADS_AT_ONCE` slots from the first byte
+    read into memory to the end of the inspection and the insert (one thread does all of it, then gives
+    the freed memory back: :mod:`ladder.web.memory`).
 
     Raises:
-        PendingLimitError, SubmissionError: as :func:`ladder.submissions.create_version`.
+        PendingLimitError, SubmissionError: as :func:`ladder.submissions.create_version` (a body that
+            does not start as an archive is refused before it is read: :func:`ladder.submissions.read_archive_file`).
     """
+    pool = request.app.state.pool
+
+    def read_and_store() -> sub.HostedVersion:
+        outcome: sub.HostedVersion | sub.SubmissionError
+        try:
+            outcome = sub.create_version(pool, bot_id, sub.read_archive_file(archive))
+        except sub.SubmissionError as exc:
+            outcome = memory.without_frames(exc)
+        memory.trim()
+        if isinstance(outcome, sub.SubmissionError):
+            raise outcome
+        return outcome
+
     try:
         async with _upload_slots(request):
-            data = await run_in_threadpool(archive.read, sub.MAX_ARCHIVE_BYTES + 1)
-            return await run_in_threadpool(sub.create_version, request.app.state.pool, bot_id, data)
+            return await run_in_threadpool(read_and_store)
     finally:
         archive.close()
 

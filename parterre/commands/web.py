@@ -18,8 +18,10 @@ if TYPE_CHECKING:
 
 def cmd_web(args: argparse.Namespace) -> int:
     """Migrate the database, then serve the web site until interrupted."""
+    from ladder.web import memory
     from parterre.up import serve_web
 
+    memory.limit_arenas()  # before the pool starts its threads (ladder/web/memory.py)
     services = common.services()
     pool = common.pool(services, migrate=True)
     try:
@@ -36,7 +38,10 @@ def cmd_web(args: argparse.Namespace) -> int:
 
 def _publish_tokens_if_lost(pool: ConnectionPool, services: Services) -> None:
     """Publish the bot tokens again from PostgreSQL when Redis lost them (``ladder.bots.ensure_published``);
-    an unreachable Redis is reported and does not keep the site from starting."""
+    an unreachable Redis is reported and does not keep the site from starting; without a Redis configured
+    there is nothing to publish to."""
+    if not services.redis_url:
+        return
     from redis.exceptions import RedisError
 
     from ladder.bots import ensure_published

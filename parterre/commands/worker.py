@@ -40,7 +40,11 @@ def cmd_worker(args: argparse.Namespace) -> int:
     app.conf.update(broker_url=embedded.celery_url(services.redis_url))
     from workers.app import periodic_queue
 
-    argv = ["worker", "--loglevel", args.loglevel, "--concurrency", str(args.concurrency)]
+    # Redis is a cache that may vanish: gossip, mingle and the heartbeat are Celery's worker-to-worker
+    # chatter over the broker, and gossip's stop on a lost connection ends the whole worker
+    # (docs/faults.md D-06); the workers need none of it (the claim in PostgreSQL is the truth)
+    argv = ["worker", "--loglevel", args.loglevel, "--concurrency", str(args.concurrency),
+            "--without-gossip", "--without-mingle", "--without-heartbeat"]
     if args.hostname:
         argv += ["--hostname", args.hostname]
     ticks = None
