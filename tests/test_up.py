@@ -199,7 +199,10 @@ def test_up_reports_a_child_that_cannot_start(stack_env, tmp_path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
-        env = {**stack_env, "PARTERRE_REFEREE_ADDRESS": f"127.0.0.1:{taken.getsockname()[1]}"}
+        # The referee tries a busy port again for PARTERRE_BIND_RETRY_S (90 s by default; docs/deploy.md
+        # "Ports"): one second here, then it exits and `up` must say so.
+        env = {**stack_env, "PARTERRE_REFEREE_ADDRESS": f"127.0.0.1:{taken.getsockname()[1]}",
+               "PARTERRE_BIND_RETRY_S": "1"}
         proc = subprocess.run(
             [sys.executable, "-m", "parterre.cli", "up", "--no-web", "--metrics-port", "0", "--grace", "5"],
             env=env, capture_output=True, text=True, timeout=150,

@@ -161,13 +161,13 @@ def test_chunked_anonymous_bodies_are_not_buffered(web_process: flood.WebProcess
 
 
 @pytest.mark.parametrize("prefix", [b"", b"\x1f\x8b"], ids=["junk", "gzip-magic-junk"])
-def test_parallel_authenticated_uploads_stay_within_the_upload_slots(db_url: str, site: tuple[str, Any],
+def test_parallel_authenticated_uploads_stay_within_the_upload_slots(ladder_db: str, site: tuple[str, Any],
                                                                      prefix: bytes) -> None:
     """150 parallel 7 MiB junk uploads to the attacker's own bot, each refused 400, took the web from
     103 to 1,148 MiB (1,187 after): every thread of the pool kept its freed archive in its own malloc
     arena. 40 of them (40 MiB over 96 before) now raise the RSS by at most a few archives' worth, and
     it stays so after; junk that starts as gzip is read whole and inspected, like an archive."""
-    web = flood.start_web(db_url, memory_bytes=512 * MIB)
+    web = flood.start_web(ladder_db, memory_bytes=512 * MIB)
     try:
         name = _sign_up(site[1])
         token, bot_id = flood.upload_token(web.url, name)
