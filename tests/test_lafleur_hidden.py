@@ -120,8 +120,8 @@ def _hand_leaks(variant: str, seed: int, counts: dict[str, int], hungry: bool = 
 
 
 # Seeds where a card once seen face-up is reshuffled into the Flower deck and
-# drawn face-down again (docs/faults.md F-20): in solo 94 and 102 the drawn card
-# is the opponent's face-down reward, hidden from the seat and the spectator; the
+# drawn face-down again (docs/faults.md F-20): solo 94 and 102 reach it with the
+# opponent's face-down reward cards, which the seat and the spectator must not see; the
 # "hungry" policy (Flower cards moved whenever possible) reshuffles the deck
 # in multiplayer games, where a card taken face-up, discarded, reshuffled and
 # drawn by another seat must stay out of the other seats' view.
