@@ -1,4 +1,4 @@
-"""The rules engines (DESIGN §1): pure rules, importing nothing of the server.
+"""The rules engines (docs/architecture.md, "games: the rules engines"): pure rules, importing nothing of the server.
 
 ``make install`` compiles their hot modules with mypyc where a C compiler is
 present (setup.py ``COMPILED``). ``PARTERRE_ENGINES=pure`` loads every module

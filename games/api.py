@@ -5,7 +5,7 @@ Modelled on OpenSpiel's Python game API (``open_spiel/python/games``): a
 :class:`State` owns ``legal_actions()`` and ``apply_action()`` and each game
 fills in small hooks (``_legal_actions``, ``_apply``, ``_view``, ...).
 
-Conventions (DESIGN §2):
+Conventions (docs/architecture.md, "games: the rules engines"):
 
 * A match is fully determined by the game name, its options, and the action
   history. Randomness is an explicit chance player (:data:`CHANCE`) whose
@@ -263,7 +263,7 @@ class Game(ABC):
     """True when every ``_full_state()`` of the game holds only dicts with str keys, lists, tuples,
     str, int (64-bit), bool and None (no float): :meth:`State.state_hash` then writes the canonical
     text with orjson, byte-identical to :func:`canonical_json` for such values and ~10x faster
-    (issue 19; tests/test_state_hash_fast.py checks both over random playthroughs)."""
+    (tests/test_state_hash_fast.py checks both over random playthroughs)."""
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         given = dict(options or {})

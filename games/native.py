@@ -1,4 +1,4 @@
-"""What lets an engine's state class run the same pure-Python or compiled by mypyc (issue 19).
+"""What lets an engine's state class run the same pure-Python or compiled by mypyc.
 
 A mypyc-compiled (native) class keeps the attributes it declares in C slots,
 outside ``__dict__``; only attributes set by a non-compiled base class (the

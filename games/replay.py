@@ -1,4 +1,4 @@
-"""Verify a replay by re-simulating it through the engine (DESIGN §6).
+"""Verify a replay by re-simulating it through the engine (docs/architecture.md, "Replay JSON").
 
 A replay (format ``parterre-replay/1``, see ``docs/architecture.md``) records
 every chance outcome and action with its seat, periodic state hashes, the final

@@ -1,7 +1,8 @@
-"""The engines' trusted fast path, shared by :mod:`games.api` and the states (issue 19).
+"""The engines' trusted fast path, shared by :mod:`games.api` and the states.
 
-Compiled with the engines where a C compiler is present (setup.py ``COMPILED``),
-so the identity scan runs natively from compiled states.
+See docs/architecture.md, "Engines: trusted actions and the compiled build". Compiled
+with the engines where a C compiler is present (setup.py ``COMPILED``), so the identity
+scan runs natively from compiled states.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def holds(actions: Sequence[Any] | None, action: object) -> bool:
 
 
 def below(rng: random.Random, n: int) -> int:
-    """``rng.randrange(n)`` for ``n >= 1``, the very same draw, without its Python frames (issue 19).
+    """``rng.randrange(n)`` for ``n >= 1``, the very same draw, without its Python frames.
 
     For :class:`random.Random` itself this is CPython's ``Random._randbelow_with_getrandbits``
     (``Lib/random.py``): ``k = n.bit_length()`` bits from ``getrandbits`` until the value is

@@ -1,4 +1,4 @@
-"""Settings, all read from the environment (DESIGN §8), with clear errors.
+"""Settings, all read from the environment (docs/settings.md), with clear errors.
 
 Every setting is an environment variable; command-line flags override them.
 
@@ -14,7 +14,7 @@ Every setting is an environment variable; command-line flags override them.
 ``PARTERRE_SERVICE_TOKEN``
     token workers present to ``MatchControl``; default: generated once into ``$PARTERRE_HOME/service-token``.
 ``PARTERRE_MATCH_ATTEMPTS``
-    attempts before a match is given up (DESIGN §4); default ``3``.
+    attempts before a match is given up (docs/architecture.md, "Exactly-once recording"); default ``3``.
 """
 
 from __future__ import annotations

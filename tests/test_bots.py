@@ -1,4 +1,4 @@
-"""The Python bot SDK, the reference bots and ``bots.cli`` (DESIGN §3)."""
+"""The Python bot SDK, the reference bots and ``bots.cli`` (docs/bots.md)."""
 
 from __future__ import annotations
 

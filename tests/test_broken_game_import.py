@@ -1,4 +1,4 @@
-"""A broken game module fails loudly (issue 13 §2: "a broken import must fail loudly").
+"""A broken game module fails loudly (the registry names the module and the cause).
 
 The site's helpers tell an unregistered game (a name only the database knows) from a registered one;
 a registered game whose module cannot be imported is an installation fault, not an unknown game,

@@ -1,4 +1,4 @@
-"""Challenges and casual matches (ladder.challenges; issue 14).
+"""Challenges and casual matches (ladder.challenges; docs/participants.md).
 
 Given registered bots, when a challenge is created, then its match waits
 (never claimed, never requeued) until every seated bot is connected, or

@@ -1,4 +1,4 @@
-"""The first hour of a bot author (issue 18 §3), tried as a new user would.
+"""The first hour of a bot author, tried as a new user would.
 
 - ``parterre bot run`` with a wrong token: one line on stderr, no traceback,
   a non-zero exit; with a good token: "connected as X, waiting for matches";

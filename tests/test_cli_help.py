@@ -1,4 +1,4 @@
-"""Every ``parterre`` command documents its options and shows their defaults (issue 18 §3).
+"""Every ``parterre`` command documents its options and shows their defaults.
 
 The whole parser tree (``parterre/cli.py`` and every ``parterre/commands/*``
 module) is walked: every argument and every subcommand has help text, and

@@ -1,4 +1,7 @@
-"""``parterre tournament create|enter|list|show``, ``bot list`` and ``challenge create|show|list`` (issue 14)."""
+"""``parterre tournament create|enter|list|show``, ``bot list`` and ``challenge create|show|list``.
+
+See docs/participants.md.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The mypyc-compiled engine modules against their pure-Python source (issue 19).
+"""The mypyc-compiled engine modules against their pure-Python source.
+
+See docs/architecture.md, "Engines: trusted actions and the compiled build".
 
 ``make install`` (with a C compiler; ``make compiled`` forces it, setup.py)
 compiles the modules named in setup.py's ``COMPILED``: the hot paths of all

@@ -9,7 +9,7 @@ tuple of game strings, or its bare name), random playouts check the contract of
   the same ``state_hash``; the same seed gives the same history;
 * observations are JSON-serialisable; an illegal action changes nothing;
   a terminal state refuses actions; ranks agree with scores;
-* observation invariance (FAULTS F-20): ``State.resample_hidden(rng)`` returns a
+* observation invariance (docs/faults.md F-20): ``State.resample_hidden(rng)`` returns a
   twin that differs only in hidden information (face-down cards, deck contents,
   other seats' hands); every observation and the acting seat's legal actions must
   be identical, while the state hash differs for at least some twins.
@@ -165,7 +165,7 @@ def test_same_seed_same_history(variant: str) -> None:
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_observations_ignore_hidden_information(variant: str) -> None:
-    """FAULTS F-20: resampling what a seat may not see changes nothing that seat is shown.
+    """docs/faults.md F-20: resampling what a seat may not see changes nothing that seat is shown.
 
     A game's ``resample_hidden(rng)`` resamples what nobody sees (face-down
     cards, deck contents) and every view must stay equal. Games with private
@@ -176,7 +176,7 @@ def test_observations_ignore_hidden_information(variant: str) -> None:
     game = load_game(variant)
     probe = game.new_initial_state()
     if not hasattr(probe, "resample_hidden"):
-        pytest.fail(f"{game.name}: the State must implement resample_hidden(rng) (FAULTS F-20)")
+        pytest.fail(f"{game.name}: the State must implement resample_hidden(rng) (docs/faults.md F-20)")
     per_seat = "seat" in inspect.signature(probe.resample_hidden).parameters
     seats: list[int | None] = [None, *range(game.num_players)] if per_seat else [None]
     differing = 0

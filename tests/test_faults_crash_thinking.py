@@ -1,4 +1,4 @@
-"""F-21 (issue 17, item 1): a referee SIGKILLed while a bot is still thinking is never
+"""docs/faults.md F-21: a referee SIGKILLed while a bot is still thinking is never
 charged to the bot, through the stdio adapter and through the Python SDK.
 
 Processes: a real referee process (``referee.server.serve`` in a subprocess, its

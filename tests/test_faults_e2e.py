@@ -1,6 +1,6 @@
 """Fault injection across processes: a tournament of 50 matches while a worker, a
-referee and PostgreSQL go down (the issue's fault-injection test; FAULTS F-08,
-F-10, F-13, F-14, F-15; DESIGN §4, §5, §8).
+referee and PostgreSQL go down (docs/faults.md F-08,
+F-10, F-13, F-14, F-15; docs/architecture.md, "Verdicts" and "Exactly-once recording").
 
 Processes, all real: a PostgreSQL cluster of this test's own (``initdb`` in a
 temporary directory, started and stopped with ``pg_ctl``: the machine's server
@@ -80,7 +80,7 @@ class TempPostgres:
                 self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
                 break
             except subprocess.CalledProcessError as exc:
-                # pgserver's initdb died once with SIGSEGV in a CI rehearsal (session 6), before any code of
+                # pgserver's initdb died once with SIGSEGV in a CI run, before any code of
                 # ours ran: a signal death is retried once on a fresh folder; an error exit is not.
                 if exc.returncode >= 0 or not tries_left:
                     raise
@@ -288,7 +288,7 @@ def test_a_tournament_survives_killed_workers_and_referees_and_a_database_restar
                 timeline.append((round(time.monotonic() - t_start, 1), done, what))
                 if what == "kill ref1" and ref_kills < 3:
                     # The kill must hit a match ref1 was running (F-08 a); a match it was still seating
-                    # moves to ref2 without an attempt (issue 17 item 2). Kill again until one was hit.
+                    # moves to ref2 without an attempt (docs/faults.md F-22). Kill again until one was hit.
                     ref_kills += 1
                     time.sleep(3.0)
                     if referee_errors(url) == 0 and done + 4 < len(match_ids):

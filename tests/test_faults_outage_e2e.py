@@ -1,4 +1,4 @@
-"""A referee outage and a killed worker, with real processes (issue 17 items 2 and 3;
+"""A referee outage and a killed worker, with real processes (docs/faults.md F-22 and F-23;
 docs/faults.md F-22, F-23).
 
 Everything is real: ``parterre referee`` and ``parterre worker`` processes (Celery

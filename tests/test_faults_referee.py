@@ -1,6 +1,6 @@
 """Faults and attacks at the referee's door: vanished streams, oversized and
 flooding messages, revoked tokens, the internal endpoint, TLS, secrets in logs
-(DESIGN §3, §4; FAULTS F-02, F-06, F-09; the issue's "Security" list).
+(docs/architecture.md, "The clock" and "Security"; docs/faults.md F-02, F-06, F-09).
 
 F-09's "vanish without a FIN or RST" is made by stopping the bots' process
 with SIGSTOP: its sockets stay open (the kernel keeps ACKing what fits in the
@@ -118,7 +118,7 @@ async def test_f09_fifty_streams_forty_vanish_without_fin_and_are_found_within_2
             await wait_for(lambda: len(h.core.registry) == 10, 40, 0.05)
             found_s = time.monotonic() - t0
             print(f"\n40 vanished streams found in {found_s:.1f} s")
-            # FAULTS F-09: within 20 s (the heartbeat closes a stream silent for 15 s, checked every 5 s);
+            # docs/faults.md F-09: within 20 s (the heartbeat closes a stream silent for 15 s, checked every 5 s);
             # 3 s of allowance for a loaded 2-core machine, whose event loop runs late
             assert found_s <= 23.0
             results = await asyncio.wait_for(asyncio.gather(*calls), 30)

@@ -546,7 +546,7 @@ async def test_the_sdk_tells_the_referee_how_many_matches_it_has_left() -> None:
 async def test_a_seat_whose_relaying_referee_died_gets_its_time_back(monkeypatch):
     """A relayed seat whose lending referee dies is dropped "infra" (its stream ended abruptly:
     ``Session.infra_lost``); the bot comes back through another referee. Its pending decision's
-    clock waits meanwhile: the bot gets the time it had when the referee died (DESIGN §4: the
+    clock waits meanwhile: the bot gets the time it had when the referee died (docs/architecture.md, "The clock": the
     infrastructure is never charged to a bot). Seen in CI's compose run: a referee killed and
     restarted in about a second, the bot back 7 ms before its deadline, charged ``timeout``.
     Here the relay's death is simulated on one referee (the session is marked infra-lost as

@@ -1,4 +1,4 @@
-"""F-27 (issue 17, item 7), the worker's side: an attempt the referee ends as
+"""docs/faults.md F-27, the worker's side: an attempt the referee ends as
 ``infra_error`` keeps the referee's own reason in ``match_attempts.error``
 (before: only "referee reported infra_error").
 

@@ -1,5 +1,5 @@
 """Workers under faults: leases, the reaper, a worker coming back, referee failover,
-a database that goes away (DESIGN §5; FAULTS F-08, F-10, F-13, F-14).
+a database that goes away (docs/architecture.md, "Exactly-once recording"; docs/faults.md F-08, F-10, F-13, F-14).
 
 Tasks are called directly (Celery's own machinery is exercised in
 tests/test_workers.py and, with SIGKILLs, in tests/test_faults_e2e.py); the
@@ -202,7 +202,7 @@ def test_reaper_requeues_overdue_and_lost_planned_matches(pool, env, monkeypatch
 
 def test_f08_failover_to_the_next_referee_and_no_referee_at_all(pool, env, monkeypatch):
     """Several referee addresses: an unreachable one is skipped (nothing was played there);
-    none reachable is not an attempt (issue 17 item 2, F-22): the claim is given back, unrated,
+    none reachable is not an attempt (docs/faults.md F-22): the claim is given back, unrated,
     no verdict, and the match queued again."""
     import workers.tasks as tasks
 

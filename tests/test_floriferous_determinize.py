@@ -1,4 +1,4 @@
-"""Determinization of Floriferous observations (games/floriferous/determinize.py, issue 20).
+"""Determinization of Floriferous observations (games/floriferous/determinize.py).
 
 Oracles: the observation and legal actions of the real state (a sampled state
 must give them back exactly), and the card list of ``cards.json`` read here

@@ -172,7 +172,8 @@ def test_total_cards_dealt(text: str, deals: int) -> None:
 
 
 def test_chance_is_explicit_and_uniform() -> None:
-    """DESIGN §2: bounty selection, starting player and every deal are chance actions."""
+    """Bounty selection, starting player and every deal are chance actions
+    (docs/architecture.md, "games: the rules engines")."""
     state = load_game("floriferous(players=3)").new_initial_state()
     outcomes = state.chance_outcomes()
     assert [a.label() for a, _ in outcomes][:1] == ["reveal Bounty B1 (Tulip, Ladybug, Butterfly)"]
@@ -279,7 +280,7 @@ def test_face_down_cards_are_hidden_until_taken() -> None:
 
 
 def test_observations_ignore_which_card_lies_face_down() -> None:
-    """FAULTS F-20: two states that differ only in a face-down card look the same."""
+    """docs/faults.md F-20: two states that differ only in a face-down card look the same."""
     twins = []
     for hidden in ("F11", "F13"):
         state = new_match("floriferous(players=2)", start_seat=0)

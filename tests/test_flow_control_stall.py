@@ -1,6 +1,6 @@
 """A bot that stops reading (HTTP/2 flow control holds the referee's writes) loses on time.
 
-Found by an attacker review (session 13): a bot that answered, kept its stream "alive" with a
+docs/faults.md S-25: a bot that answered, kept its stream "alive" with a
 Pong every 2 s, and then granted the referee no more flow-control window (SETTINGS
 ``INITIAL_WINDOW_SIZE=0``, no WINDOW_UPDATE) held the room inside the write of its next
 request, where the clock could not retire it: the match ended ``infra_error`` by the watchdog,

@@ -1,5 +1,5 @@
 """Flowar component data: counts, provenance, and the constraints of the worked examples
-(games/flowar/cards.json; shared/cards/flowar.md)."""
+(games/flowar/cards.json; games/flowar/standins.py)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def test_every_record_has_a_provenance() -> None:
             assert rec["provenance"] in C.PROVENANCES, (section, rec)
     for section in ("efficiency_tiles", "loans", "layoff", "torches", "exchange", "workers", "starting_coins"):
         assert raw[section]["provenance"] in C.PROVENANCES
-    # Printed values are "rulebook"; designed ones are "stand-in" (shared/cards/flowar.md).
+    # Printed values are "rulebook"; designed ones are "stand-in" (games/flowar/standins.py).
     assert {r["provenance"] for r in raw["flowers"] + raw["contracts"] + raw["taxus"]} == {"stand-in"}
     assert {r["provenance"] for r in raw["favors"]} == {"rulebook"}
     assert raw["favors"][1]["params"]["table_provenance"] == "stand-in"

@@ -1,4 +1,4 @@
-"""Determinization of Flowar observations (games/flowar/determinize.py, issue 20).
+"""Determinization of Flowar observations (games/flowar/determinize.py).
 
 Oracles: the observation and legal actions of the real state (a sampled state
 must give them back exactly, in the same order), and the component lists of

@@ -219,7 +219,7 @@ def test_favor_18_only_in_your_turn() -> None:
     those below your Player Board to activate the Kingdom Favor"; "Using a Kingdom Favor":
     "In your turn, you can only use one Kingdom Favor". A strike called in another seat's
     turn is paid for (or not) without Favor 18, however the Contracts lie; in its own turn
-    the seat may use it (test above). The engine offered it out of turn until session 13."""
+    the seat may use it (test above)."""
     st, seat = with_favor(18, strike_area=(0, 2, 0))
     others = [s for s in range(4) if s != seat]
     for other in others:  # every other seat could pay for its Human with Favor 18, if it were its turn

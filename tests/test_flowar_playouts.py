@@ -99,7 +99,7 @@ def test_clone_is_equal_and_independent() -> None:
 
 
 def test_hidden_contracts_can_be_resampled_without_changing_observations() -> None:
-    """FAULTS F-20: a seat's observation is the same when other seats' hidden cards change."""
+    """docs/faults.md F-20: a seat's observation is the same when other seats' hidden cards change."""
     changed = 0
     for seed in range(6):
         st = load_game("flowar(players=4)").new_initial_state()
@@ -121,7 +121,7 @@ def test_hidden_contracts_can_be_resampled_without_changing_observations() -> No
 
 
 def test_decision_points_stay_small() -> None:
-    """DESIGN §2: no decision offers more than a few hundred options."""
+    """docs/architecture.md, "games: the rules engines": no decision offers more than a few hundred options."""
     sizes: Counter[int] = Counter()
     for seed in range(4):
         st = load_game("flowar(players=4)").new_initial_state()

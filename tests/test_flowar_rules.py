@@ -132,7 +132,8 @@ def test_setup_contracts_are_hidden_until_everybody_chose() -> None:
 
 
 def test_chance_nodes_are_explicit() -> None:
-    """DESIGN §2: every draw is a chance node; probabilities are exact and sum to 1."""
+    """Every draw is a chance node; probabilities are exact and sum to 1
+    (docs/architecture.md, "games: the rules engines")."""
     st = load_game("flowar(players=4)").new_initial_state()
     rng = random.Random(1)
     seen = set()

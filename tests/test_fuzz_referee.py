@@ -1,4 +1,4 @@
-"""Fuzzing the bot stream (the issue's "fuzz test"; FAULTS F-04, F-05, F-06).
+"""Fuzzing the bot stream (docs/faults.md F-04, F-05, F-06).
 
 A match is running and waiting for seat 1's decision. On seat 0's stream a
 hypothesis strategy sends random ``BotMessage``s (any field, any value),

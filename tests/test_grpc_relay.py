@@ -1,4 +1,4 @@
-"""The relay of hosted gRPC bots (issue 15; ``bots.grpc_relay``), tried from its socket as a bot would.
+"""The relay of hosted gRPC bots (docs/hosted.md; ``bots.grpc_relay``), tried from its socket as a bot would.
 
 A real referee (``referee.testing.Harness``, MatchControl on the same port as the bot service, which is
 what a byte relay would expose) and a relay in front of it. Oracles: the referee's own registry (which

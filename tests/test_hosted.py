@@ -1,4 +1,4 @@
-"""Hosted bots end to end (issue 15): archives through the API, validation, the regression test.
+"""Hosted bots end to end (docs/hosted.md): archives through the API, validation, the regression test.
 
 The app runs in-process over a real, migrated PostgreSQL database; versions are
 decided by :func:`workers.hosted.process_version` — what ``parterre.hosted_tick``

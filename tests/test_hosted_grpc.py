@@ -1,4 +1,4 @@
-"""Hosted gRPC bots (issue 15; docs/hosted.md "gRPC bots"): uploaded, validated and tested through a referee.
+"""Hosted gRPC bots (docs/hosted.md "gRPC bots"): uploaded, validated and tested through a referee.
 
 Archives go through the API; :func:`workers.hosted.process_version` decides them as a worker does, with
 the real sandbox, the per-run relayed socket and the in-process referee of ``parterre.hosted_games``.

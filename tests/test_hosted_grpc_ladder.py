@@ -1,4 +1,4 @@
-"""Hosted gRPC bots in rated ladder matches (issue 15; docs/hosted.md "gRPC bots"), end to end.
+"""Hosted gRPC bots in rated ladder matches (docs/hosted.md "gRPC bots"), end to end.
 
 As ``test_hosted_ladder``: PostgreSQL, Redis, a ``parterre referee`` and a ``parterre worker`` (2 slots),
 archives uploaded through the API, validated on the worker (through its in-process referee), then paired

@@ -1,4 +1,4 @@
-"""Hosted bots in rated ladder matches (issue 15): API upload -> validation -> ladder -> ratings.
+"""Hosted bots in rated ladder matches (docs/hosted.md): API upload -> validation -> ladder -> ratings.
 
 The whole chain with real processes: PostgreSQL, Redis, a ``parterre referee``
 (checking tokens against the Redis hash, publishing presence), a ``parterre

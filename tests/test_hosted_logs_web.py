@@ -1,4 +1,4 @@
-"""The hosted bot's stderr of its rated matches on its owner's web pages (issue 15), tried as an attacker.
+"""The hosted bot's stderr of its rated matches on its owner's web pages (docs/hosted.md), tried as an attacker.
 
 ``/my/bots/{id}/hosted`` shows the newest rated-match logs of the bot and
 ``/my/bots/{id}/hosted/{n}`` those of version n: only to the owner's session

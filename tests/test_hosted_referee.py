@@ -1,4 +1,4 @@
-"""A hosted bot through the stdio adapter and a real referee (issue 15; DESIGN §10).
+"""A hosted bot through the stdio adapter and a real referee (docs/hosted.md).
 
 The sandbox keeper's command line (``workers.hosted.sandbox_command``) is given
 to the stdio adapter exactly as ``parterre connect --exec`` takes any command —

@@ -1,4 +1,4 @@
-"""A hosted seat connects only once its child has read its first line (bots/hosted_seat.py, issue 15).
+"""A hosted seat connects only once its child has read its first line (bots/hosted_seat.py).
 
 The referee asks a seat's first decision as soon as the seat is connected, so the adapter waits
 for its fresh child to read the ``hello`` line before connecting. Oracle: children whose start-up

@@ -1,4 +1,4 @@
-"""Hosted seats (issue 15): platform-held credentials, the per-slot limit, the adapter's drain.
+"""Hosted seats (docs/hosted.md): platform-held credentials, the per-slot limit, the adapter's drain.
 
 Oracles: the Redis hash the referee reads (HGET by the token's sha256 computed
 here with hashlib), the referee's verdicts, exit codes and ``/proc``.

@@ -1,5 +1,5 @@
 """House bots: registration and token rotation (ladder.house), the continuous ladder leaving them
-alone, and ``parterre house`` keeping them connected so a challenge between them is played (issue 14)."""
+alone, and ``parterre house`` keeping them connected so a challenge between them is played (docs/participants.md)."""
 
 from __future__ import annotations
 

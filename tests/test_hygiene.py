@@ -1,4 +1,4 @@
-"""Structure checks of issue 13 §3, read from the source with :mod:`ast`.
+"""Structure checks (docs/hygiene.md), read from the source with :mod:`ast`.
 
 - **No module over 600 lines** outside ``tests/`` and data. Data are the
   generated protobuf modules (``*_pb2.py``, ``*_pb2_grpc.py``, ``*_pb2.pyi``)
@@ -177,7 +177,7 @@ def test_a_hand_written_threaded_referee_is_found(tmp_path: Path) -> None:
     assert threaded_referees(tmp_path) == ["copy_lambda.py:6", "copy_method.py:5"]
 
 
-# -- every type: ignore says why (issue 13 §1) ------------------------------------------------------
+# -- every type: ignore says why --------------------------------------------------------------------
 
 def unexplained_ignores(root: Path) -> list[str]:
     """``path:line`` of each ``# type: ignore`` with no error code, or with no reason: a comment after it on

@@ -1,4 +1,5 @@
-"""No import cycle between modules, and only the imports DESIGN §1 allows, read from the source.
+"""No import cycle between modules, and only the imports docs/architecture.md "Packages and arrows"
+allows, read from the source.
 
 Every ``import`` and ``from ... import`` of every module is read with
 :mod:`ast` (function-local and ``TYPE_CHECKING`` imports included: a cycle
@@ -12,7 +13,7 @@ Both checks cover every module of every first-party package (:data:`ALLOWED`:
 ``games`` with ``games/floriferous``, ``games/lafleur`` and ``games/flowar``,
 ``proto``, ``referee``, ``workers``, ``ladder``, ``bots``, ``parterre``): the
 cycle check looks for a strongly connected component of more than one module
-in the whole graph (Tarjan); the arrows check follows DESIGN §1 ("arrows only
+in the whole graph (Tarjan); the arrows check follows docs/architecture.md, "Packages and arrows" ("arrows only
 point left-to-right": the rules never import the server, the server never
 imports the web site). :func:`test_every_python_file_is_scanned` makes sure no
 package or module is left out by the file walk.
@@ -37,7 +38,7 @@ ALLOWED: dict[str, set[str]] = {
     "bots": {"games", "proto"},
     "parterre": {"games", "proto", "referee", "workers", "ladder", "bots"},
 }
-"""DESIGN §1: the first-party packages each package may import (besides itself)."""
+"""docs/architecture.md, "Packages and arrows": the first-party packages each package may import (besides itself)."""
 
 SKIP_DIRS = {"node", "go", "cpp", "java", "__pycache__"}
 """Bot folders in other languages (``bots/node/`` ...) hold no Python modules of the project."""
@@ -167,7 +168,7 @@ def test_every_python_file_is_scanned() -> None:
 
 def test_cycle_finder_sees_a_type_checking_only_cycle(tmp_path: Path) -> None:
     """An import under ``if TYPE_CHECKING:`` (or inside a function) is an edge: the shape that hid
-    ``games.flowar.state`` <-> ``games.flowar.state_protocol`` before issue 13."""
+    ``games.flowar.state`` <-> ``games.flowar.state_protocol`` once."""
     path = tmp_path / "state_protocol.py"
     path.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from games.api import State\n"
                     "def f() -> None:\n    from games import registry\n")

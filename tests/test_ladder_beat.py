@@ -1,4 +1,6 @@
-"""The continuous ladder: pairing online bots, idempotent rounds, `parterre beat` (DESIGN §5; FAULTS F-12).
+"""The continuous ladder: pairing online bots, idempotent rounds, `parterre beat`.
+
+See ladder/README.md; docs/faults.md F-12.
 
 Given online bots (presence published by referees in Redis), when beat sends
 `parterre.ladder_tick`, then each round pairs the bots with the fewest games

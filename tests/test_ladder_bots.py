@@ -1,4 +1,4 @@
-"""Bot registration, tokens in Redis, revocation (ladder.bots). FAULTS F-6 (the ladder's half)."""
+"""Bot registration, tokens in Redis, revocation (ladder.bots). docs/faults.md F-06 (the ladder's half)."""
 
 from __future__ import annotations
 

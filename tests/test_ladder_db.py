@@ -28,10 +28,10 @@ TABLES = {
     "seats", "replays", "ratings", "rating_history",
     "bot_player_stats",  # 0002: per player-count aggregates for the web leaderboard
     "ratings_bt", "ratings_bt_fits",  # 0003: cached Bradley-Terry fits
-    "accounts", "api_tokens", "auth_events",  # 0004: participants (issue 14)
-    "challenges", "house_bots",  # 0005: challenges and house bots (issue 14)
-    "hosted_versions", "hosted_settings",  # 0006: hosted bots (issue 15)
-    "hosted_match_logs",  # 0007: hosted bots in rated matches (issue 15)
+    "accounts", "api_tokens", "auth_events",  # 0004: participants
+    "challenges", "house_bots",  # 0005: challenges and house bots
+    "hosted_versions", "hosted_settings",  # 0006: hosted bots
+    "hosted_match_logs",  # 0007: hosted bots in rated matches
 }
 
 

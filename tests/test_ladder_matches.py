@@ -1,4 +1,4 @@
-"""Claiming and recording matches (ladder.matches). FAULTS F-8, F-10, F-11, F-13, F-14, F-15, F-16, F-17."""
+"""Claiming and recording matches (ladder.matches). docs/faults.md F-08, F-10, F-11, F-13, F-14, F-15, F-16, F-17."""
 
 from __future__ import annotations
 

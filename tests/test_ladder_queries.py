@@ -1,6 +1,6 @@
 """Leaderboards, recent matches, replays, standings and rating rebuilds (ladder.read, ladder.ratings).
 
-DESIGN §6, FAULTS F-14.
+ladder/README.md, docs/faults.md F-14.
 """
 
 from __future__ import annotations

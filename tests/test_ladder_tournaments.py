@@ -1,4 +1,4 @@
-"""Tournaments and round-robin planning (ladder.tournaments). FAULTS F-12."""
+"""Tournaments and round-robin planning (ladder.tournaments). docs/faults.md F-12."""
 
 from __future__ import annotations
 

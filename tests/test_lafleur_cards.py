@@ -1,4 +1,4 @@
-"""La Fleur card data: counts, provenance, symmetry, named anchors, ability text (shared/cards/la-fleur.md, D)."""
+"""La Fleur card data: counts, provenance, symmetry, named anchors, ability text (games/lafleur/standins.py)."""
 
 from __future__ import annotations
 

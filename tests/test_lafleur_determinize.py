@@ -1,4 +1,4 @@
-"""Determinization of La Fleur observations (games/lafleur/determinize.py, issue 20).
+"""Determinization of La Fleur observations (games/lafleur/determinize.py).
 
 Oracles: the observation and legal actions of the real state (a sampled state
 must give them back exactly, in the same order), and the card list of

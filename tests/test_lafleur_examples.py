@@ -258,7 +258,7 @@ def _settle(s: LaFleurState, queues: dict[str, list[str]]) -> None:
 
 
 def test_end_game_scoring_example() -> None:
-    """Rulebook: "End-of-Game Scoring", END-GAME SCORING EXAMPLE, reached by play (issue 12, item 3).
+    """Rulebook: "End-of-Game Scoring", END-GAME SCORING EXAMPLE, reached by play.
 
     James (seat 0, Comtesse Solène: +1 Prestige per 4 Flower Allure, +1 Flower card
     per 3 Architecture, +1 Prestige with 3+ Game End Garden Features) buys Obelisk

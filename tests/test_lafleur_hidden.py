@@ -1,4 +1,6 @@
-"""Hidden information in La Fleur: hands, setup choices and decks never leak (DESIGN §2).
+"""Hidden information in La Fleur: hands, setup choices and decks never leak.
+
+See docs/architecture.md, "Hidden information".
 
 Complements tests/test_conformance.py (which resamples what no seat may see) with
 per-seat resampling: a seat's observation and legal actions are the same whatever
@@ -113,16 +115,16 @@ def _hand_leaks(variant: str, seed: int, counts: dict[str, int], hungry: bool = 
         counts["steps"] += 1
         if before["flower_discard"] and not now["flower_discard"] and now["flower_deck"] > before["flower_deck"]:
             counts["reshuffles"] += 1
-            # a card some viewer saw face-up goes back face-down: the path of issue #12
+            # a card some viewer saw face-up goes back face-down: the path a leak would take
             counts["reshuffled_seen"] += len(before["flower_discard"])
 
 
-# Seeds where a card once seen face-up was reshuffled into the Flower deck and
-# drawn face-down again (the leak of issue #12): solo 94 and 102 showed the
-# opponent's face-down reward cards to the seat and the spectator; the
+# Seeds where a card once seen face-up is reshuffled into the Flower deck and
+# drawn face-down again (docs/faults.md F-20): solo 94 and 102 reach it with the
+# opponent's face-down reward cards, which the seat and the spectator must not see; the
 # "hungry" policy (Flower cards moved whenever possible) reshuffles the deck
 # in multiplayer games, where a card taken face-up, discarded, reshuffled and
-# drawn by another seat appeared in that seat's hand.
+# drawn by another seat must stay out of the other seats' view.
 @pytest.mark.parametrize(("variant", "seeds", "hungry", "min_reshuffles"), [
     ("lafleur(players=1)", [94, 102, *range(12)], False, 2),
     ("lafleur(players=2)", range(6), True, 4),
@@ -148,7 +150,7 @@ def test_solo_opponent_hand_is_face_down() -> None:
 
 
 def test_decisions_stay_small() -> None:
-    """DESIGN §2: no decision offers more than a few hundred options."""
+    """docs/architecture.md, "games: the rules engines": no decision offers more than a few hundred options."""
     worst = 0
     for variant in LaFleurGame.VARIANTS:
         game = load_game(variant)

@@ -1,4 +1,4 @@
-"""Garden Party effects resolve in the order the player chooses (issue 12, item 2).
+"""Garden Party effects resolve in the order the player chooses (docs/rules/la-fleur.md).
 
 Rulebook: "Garden Party", VISITORS: each player "resolves the text on each of
 the Visitor cards in their play area (including their Companion if they have

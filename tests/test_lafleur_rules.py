@@ -537,7 +537,10 @@ def test_malformed_action_json(text: str) -> None:
 
 
 def test_chance_draws_are_the_cards_left_and_uniform() -> None:
-    """DESIGN §2: every draw is a chance node over the cards still in the deck; no order exists."""
+    """Every draw is a chance node over the cards still in the deck; no order exists.
+
+    See docs/architecture.md, "games: the rules engines".
+    """
     s = new_match("lafleur(players=2)", first=0)
     art = s.observation(0)["players"][0]["artisans"][0]["card"]
     s._coins[0] = 1

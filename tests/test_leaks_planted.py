@@ -4,8 +4,7 @@ Each test wraps an engine's observation (monkeypatch, nothing in games/ is
 changed) so that it shows one secret the rulebook hides — a face-down garden
 card, a card the crow placed face-down, another seat's dealt Contracts — and
 requires ``check_game`` to report a
-leak. La Fleur needs no planted leak while issue 12 item 1 is open: its
-resampling test fails on the real engine.
+leak. La Fleur has no planted leak here.
 """
 
 from __future__ import annotations

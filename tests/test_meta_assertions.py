@@ -1,4 +1,4 @@
-"""Every test can fail: each ``test_*`` function asserts something (issue 13 §2).
+"""Every test can fail: each ``test_*`` function asserts something.
 
 An AST check over ``tests/``: a test function passes when its body has an
 ``assert``, a ``pytest.raises`` / ``pytest.warns`` / ``pytest.fail``, a

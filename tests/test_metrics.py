@@ -1,4 +1,4 @@
-"""Metrics and structured logs, piece by piece (issue 9). The scrape of a running
+"""Metrics and structured logs, piece by piece (docs/deploy.md). The scrape of a running
 stack during a tournament is in ``tests/test_up.py``.
 
 * JSON log lines carry match id, attempt and bot id from ``extra=``, from the

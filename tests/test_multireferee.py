@@ -1,5 +1,5 @@
 """Several referees against one Redis: presence, discovery, relayed seats, and
-what happens when one referee dies (DESIGN §8; referee/README.md "Several referees").
+what happens when one referee dies (referee/README.md "Several referees").
 
 Two in-process referees (real gRPC over loopback, a real Redis for presence and
 relay requests, each test in its own key namespace); bots connected to either.

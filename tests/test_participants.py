@@ -1,6 +1,6 @@
-"""Participants (issue 14): accounts, API tokens, owned bots, rotation, owner's view — tried as an attacker.
+"""Participants (docs/participants.md): accounts, API tokens, owned bots, rotation, owner's view — tried as an attacker.
 
-Each ``test_s*`` is one item of the security list of issue 14 (docs/faults.md S-1...S-8).
+Each ``test_s*`` is one item of the participants' security list (docs/faults.md S-1...S-8).
 The app runs in-process (Starlette's TestClient) over a real, migrated PostgreSQL database;
 bot tokens are published to a per-test Redis hash, and the referee's refusal of a rotated
 token is checked against a real referee (``referee.testing.Harness``) reading that hash.

@@ -1,4 +1,4 @@
-"""Sign up, create a bot and read its token in a real headless browser (Debian's chromium via Playwright; issue 14).
+"""Sign up, create a bot and read its token in a real headless browser (Debian's chromium via Playwright).
 
 The token shown once on the page is checked against the database (its sha256 is the bot's
 ``token_hash``); it is not on the page any more after a reload. Skipped, with the reason,

@@ -1,4 +1,4 @@
-"""Challenges, gauntlet and duplicate tournaments with entry windows, run end to end (issue 14).
+"""Challenges, gauntlet and duplicate tournaments with entry windows, run end to end (docs/participants.md).
 
 Given a referee publishing presence in Redis with the house bots
 (``parterre.house``) and participants' bots connected, a real Celery worker

@@ -1,4 +1,6 @@
-"""A participant's whole journey through HTTP alone, against a stack started with ``parterre up`` (issue 14).
+"""A participant's whole journey through HTTP alone, against a stack started with ``parterre up``.
+
+See docs/participants.md.
 
 Sign up, get an API token, create a bot, connect it with its token (the SDK, through
 ``parterre bot run``), challenge a house bot to a rated match, see it finished in the

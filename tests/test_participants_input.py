@@ -1,5 +1,5 @@
 # ruff: noqa: F811 - the fixtures imported from test_participants are used as arguments by name
-"""Hostile input a participant can send, tried as an attacker review did (docs/faults.md S-25 to S-27).
+"""Hostile input a participant can send, tried as an attacker would (docs/faults.md S-25 to S-27).
 
 S-25 a challenge form naming 100,000 bots (one query each, on the event loop: the whole site froze
 for 20 s); S-26 NUL bytes and unknown games gave 500s instead of a clear refusal; S-27 a retired

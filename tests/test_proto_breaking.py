@@ -1,4 +1,4 @@
-"""``proto/breaking.sh`` can fail (issue 18 §1): a change that breaks the wire is caught, not waved through.
+"""``proto/breaking.sh`` can fail: a change that breaks the wire is caught, not waved through.
 
 The oracle is the protobuf wire format itself: changing a field's type from ``int32`` to ``string``
 changes its wire type (varint → length-delimited), so every deployed bot would misread it; ``buf

@@ -1,4 +1,6 @@
-"""Every registered game's observations and actions are exactly its protobuf messages (DESIGN §3).
+"""Every registered game's observations and actions are exactly its protobuf messages.
+
+See docs/architecture.md, "proto: the wire".
 
 One parametrised test over the registry (``games.registry``) instead of a copy
 per game. For each game the typed messages are the ones the referee sends

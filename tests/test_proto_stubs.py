@@ -1,4 +1,4 @@
-"""The committed protobuf stubs match their .proto files (DESIGN §3)."""
+"""The committed protobuf stubs match their .proto files (docs/architecture.md, "proto: the wire")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Ratings do not depend on the order in which matches finish (issue 17 item 6; docs/faults.md F-26).
+"""Ratings do not depend on the order in which matches finish (docs/faults.md F-26).
 
 One tournament plan (4 bots, 2 and 3 players, 2 rounds: 48 matches, the
 size of the issue's report) and one fixed result per planned match are played
@@ -8,7 +8,7 @@ different completion order: plan order, reversed, shuffled, the orders that
 with an attempt lost to an infrastructure error and replayed last. The
 published leaderboard (Elo, games, wins, draws, losses per tournament
 position) must be the same every time, bit for bit, and equal an independent
-recomputation: classic pairwise Elo (DESIGN §6: logistic, 400 points, K = 32
+recomputation: classic pairwise Elo (ladder/README.md: logistic, 400 points, K = 32
 split over the N - 1 opponents) applied match by match in plan order, written
 here from the formula. ``ratings rebuild`` then gives the same numbers again.
 """

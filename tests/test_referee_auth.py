@@ -1,5 +1,5 @@
 """Who is on the other end: tokens, impersonation, malformed streams, heartbeat
-(DESIGN §3, §4; FAULTS F-06, F-09)."""
+(docs/architecture.md, "Bot identity and tokens"; docs/faults.md F-06, F-09)."""
 
 from __future__ import annotations
 

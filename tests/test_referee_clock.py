@@ -1,4 +1,7 @@
-"""Time control and verdict ranking, pure (DESIGN §4; FAULTS F-01, F-03)."""
+"""Time control and verdict ranking, pure.
+
+See docs/architecture.md, "The clock" and "Verdicts"; docs/faults.md F-01, F-03.
+"""
 
 from __future__ import annotations
 

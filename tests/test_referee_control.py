@@ -1,5 +1,5 @@
 """``MatchControl.RunMatch`` as a worker sees it: the event stream's keepalive, a worker that
-goes away, and the games a match spec loads (DESIGN §3, §4; issue 19's per-match cost)."""
+goes away, and the games a match spec loads (docs/architecture.md, "Referee ↔ worker"; the per-match cost)."""
 
 from __future__ import annotations
 

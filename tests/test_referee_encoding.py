@@ -1,4 +1,4 @@
-"""Hello.observation_encoding (issue 19): one encoding of the observation on the wire.
+"""Hello.observation_encoding: one encoding of the observation on the wire.
 
 Oracles independent of the referee's encoder: the engine's own observation
 dict and legal actions at each step (re-simulated from the replay), the

@@ -1,5 +1,5 @@
 """Faults at the referee: clocks, illegal and stale answers, drops, no-shows,
-resignation, watchdog (DESIGN §4; FAULTS F-01, F-02, F-03, F-04, F-05, F-07).
+resignation, watchdog (docs/architecture.md, "Verdicts"; docs/faults.md F-01, F-02, F-03, F-04, F-05, F-07).
 
 Time controls are scaled down (a few hundred ms) to keep the suite fast; the
 exact boundary arithmetic is tested on the pure clock in test_referee_clock.py.

@@ -1,6 +1,6 @@
 """The referee with the real engines (Floriferous first, La Fleur and Flowar too):
 typed observations and actions on the wire, full matches, hidden information,
-fallback to the end (DESIGN §3, §4; FAULTS F-01, F-20)."""
+fallback to the end (docs/architecture.md, "Verdicts"; docs/faults.md F-01, F-20)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The referee plays whole matches: results, replays, hidden information, health
-(DESIGN §3, §4, §6; FAULTS F-20)."""
+(docs/architecture.md, "The clock", "Verdicts", "Replay JSON"; docs/faults.md F-20)."""
 
 from __future__ import annotations
 

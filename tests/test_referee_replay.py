@@ -1,4 +1,7 @@
-"""Replay JSON: the fast text assembly equals the canonical encoding; verification (DESIGN §6)."""
+"""Replay JSON: the fast text assembly equals the canonical encoding; verification.
+
+See docs/architecture.md, "Replay JSON".
+"""
 
 from __future__ import annotations
 

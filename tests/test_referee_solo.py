@@ -1,4 +1,4 @@
-"""Solo matches through the referee keep the rules' win/loss (issue 12: a lost solo game reported rank 1).
+"""Solo matches through the referee keep the rules' win/loss (a lost solo game is not rank 1).
 
 The oracle is the engine itself replayed from the recorded actions (``Outcome.ranks``:
 1 when the seat beat the automaton, 2 when the automaton won), not the referee's

@@ -1,4 +1,4 @@
-"""The DecisionRequest wire bytes written by hand (``GameCodec.decision_request``, issue 19).
+"""The DecisionRequest wire bytes written by hand (``GameCodec.decision_request``).
 
 Oracles independent of the hand encoder: protobuf's own serialiser (the bytes
 must equal the serialisation of the message built through the protobuf API,

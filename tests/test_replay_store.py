@@ -1,4 +1,4 @@
-"""Compact stored replays (issue 19, ladder.replay_store): real referee matches, exact round trips,
+"""Compact stored replays (ladder.replay_store): real referee matches, exact round trips,
 tampering, old rows, and the ladder's export.
 
 Oracles: the referee's own replay text (built by ``referee.replay.assemble`` and
@@ -115,7 +115,7 @@ def test_compact_rows_are_a_few_bytes_per_decision(real_replays: list[str]) -> N
         assert beyond / decisions <= 4.0, replay["game"]
         z = zstandard.ZstdCompressor(level=3)
         old_beyond = len(z.compress(text.encode())) - len(z.compress(header.encode()))
-        assert beyond * 5 < old_beyond  # the text form spends 30-60 bytes per decision (issue 19)
+        assert beyond * 5 < old_beyond  # the text form spends 30-60 bytes per decision
 
 
 def test_fallback_moves_of_a_retired_seat_round_trip() -> None:
@@ -281,7 +281,7 @@ def test_a_recorded_match_is_stored_compact_and_exports_as_an_old_row_does(pool:
     compact_export = _cli_export(pool, mid)
     cached = ReplayCache().get(pool, mid)
     assert cached is not None and cached[1] == text
-    # The same match as a row written before issue 19: zstd of the JSON text, format parterre-replay/1.
+    # The same match as a row in the older stored form: zstd of the JSON text, format parterre-replay/1.
     with pool.connection() as conn:
         conn.execute("UPDATE replays SET format = %s, data = %s WHERE match_id = %s",
                      (FULL_FORMAT, zstandard.ZstdCompressor(level=3).compress(text.encode()), mid))

@@ -1,4 +1,4 @@
-"""The hosted-bot sandbox, tried as a hostile submitter would (issue 15, "Security").
+"""The hosted-bot sandbox, tried as a hostile submitter would (docs/hosted.md).
 
 Each test runs a hostile bot through ``python -m bots.sandbox`` (the keeper the
 workers use), then checks: the verdict in the status file, that nothing leaked
@@ -181,7 +181,7 @@ def test_unbounded_memory(tmp_path: Path) -> None:
 
 def test_dev_is_not_a_place_to_hide_memory(tmp_path: Path) -> None:
     """/dev (bwrap's tmpfs of device nodes, /dev/shm inside it) is read-only: a tmpfs there would hold up
-    to half the machine's memory outside every limit (found by an attacker, session 5)."""
+    to half the machine's memory outside every limit."""
     status, out, _ = run_bot(tmp_path, """
         for p in ["/dev/shm/fill", "/dev/fill"]:
             try:

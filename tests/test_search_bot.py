@@ -1,4 +1,4 @@
-"""The search bot (bots/search.py, issue 20): legal answers from the observation alone, within its time.
+"""The search bot (bots/search.py): legal answers from the observation alone, within its time.
 
 Oracles: the rules engine's legal actions (the direct backend rejects any other), the clock,
 and the house and spec registries.

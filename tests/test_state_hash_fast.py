@@ -1,4 +1,4 @@
-"""State hashes through orjson (issue 19) are the hashes of the reference canonical JSON.
+"""State hashes through orjson are the hashes of the reference canonical JSON.
 
 Oracle: ``json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
 (``games.api.canonical_json``) of the same full state, and a walk of that

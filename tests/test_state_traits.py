@@ -1,6 +1,6 @@
 """Each game's state trait (``games/<game>/state_protocol.py``) is fully provided by the state class.
 
-The traits replaced ``typing.Protocol`` classes (issue 19: mypyc reads a trait's fields from
+The traits replaced ``typing.Protocol`` classes (mypyc reads a trait's fields from
 their slots). Inheriting a trait, the state class satisfies mypy even when it lacks a step (the
 trait's stub, which raises NotImplementedError, stands in) or never sets a declared field, so
 this checks what mypy checked before, on the live classes, compiled or pure:

@@ -1,4 +1,4 @@
-"""SPRT maths (ladder.stats.sprt, ladder.stats.scales): FAULTS F-19 and published reference values.
+"""SPRT maths (ladder.stats.sprt, ladder.stats.scales): docs/faults.md F-19 and published reference values.
 
 Where every expected number comes from:
 

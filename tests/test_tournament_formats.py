@@ -1,4 +1,4 @@
-"""Gauntlet planning, entry windows and the final tables per format (issue 14; DESIGN §5)."""
+"""Gauntlet planning, entry windows and the final tables per format (ladder/README.md; docs/participants.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``parterre tournament run --wait``: the final tally by status and an exit code that says whether
-every match finished (issue 17 item 3; docs/faults.md F-23).
+every match finished (docs/faults.md F-23).
 
 The CLI runs in-process against a real PostgreSQL and Redis; what the workers
 would do is done by a thread through the ladder's own functions (claim, record a

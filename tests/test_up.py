@@ -1,4 +1,4 @@
-"""``parterre up`` end to end (issue 9): the stack as child processes, a tournament through it,
+"""``parterre up`` end to end: the stack as child processes, a tournament through it,
 ``/metrics`` of the referee, the worker and the web site scraped before and after, JSON logs
 that name the match, and a clean Ctrl-C: every process it started is gone.
 
@@ -110,7 +110,7 @@ def test_up_runs_a_tournament_serves_metrics_and_stops_cleanly(up, stack_env, tm
     assert state["referee"] == stack_env["PARTERRE_REFEREE_ADDRESS"]
     descendants = {p.pid for p in psutil.Process(proc.pid).children(recursive=True)}
     assert set(state["pids"].values()) <= descendants
-    assert "house" in state["pids"]  # the house bots' process (issue 14)
+    assert "house" in state["pids"]  # the house bots' process
 
     before = {role: scrape(url) for role, url in metrics.items()}
     bots: list[subprocess.Popen[bytes]] = []

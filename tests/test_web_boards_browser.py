@@ -1,4 +1,4 @@
-"""La Fleur and Flowar boards in a real browser (issue 16): a full replay stepped through, checked against the engine.
+"""La Fleur and Flowar boards in a real browser: a full replay stepped through, checked against the engine.
 
 Given a La Fleur and a Flowar match played through the engines and recorded,
 when chromium steps through the whole replay with the keyboard, then at

@@ -1,4 +1,4 @@
-"""The bot page shows the most-played opponents per game; the JSON keeps them all (issue 19)."""
+"""The bot page shows the most-played opponents per game; the JSON keeps them all."""
 
 from __future__ import annotations
 

@@ -55,7 +55,7 @@ def play_replay(
         names: bot name per seat (recorded in the replay's ``players``).
         policies: ``greedy`` / ``random`` / ``first`` per seat.
         timeout_seat: a seat to treat as having timed out at its first
-            decision: it is ranked last (DESIGN §4) and its moves are played by
+            decision: it is ranked last (docs/architecture.md, "Verdicts") and its moves are played by
             the fallback policy (the first legal action), flagged ``fallback``.
 
     Returns:

@@ -1,4 +1,4 @@
-"""Step labels per viewer never name a card the view hides (issue 16, item 3).
+"""Step labels per viewer never name a card the view hides (docs/architecture.md, "Hidden information").
 
 Oracle: the spectator observation itself. For every step of random replays of
 all three games, every card a spectator label mentions — by id or by name,

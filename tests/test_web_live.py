@@ -1,4 +1,4 @@
-"""A live match watched in a browser (issue 16, item 4).
+"""A live match watched in a browser.
 
 Given a running match (claimed in the ladder) whose steps a referee-side
 feed (:class:`referee.live.LiveFeed`, the object a room publishes through)

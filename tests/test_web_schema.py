@@ -38,8 +38,8 @@ def fuzzed(pg_admin_url: str, request: pytest.FixtureRequest) -> Iterator[tuple[
             "tournament_id": [site.tournament_id],
             "match_id": [site.four_player, site.solo, site.timeout_match, site.toy, site.unfinished],
             "step": [-1, 0, 5, 40],
-            "token_id": [1, 2],  # the participants' routes (issue 14): refused without a token anyway
-            "number": [1, 2],  # hosted versions (issue 15): likewise
+            "token_id": [1, 2],  # the participants' routes: refused without a token anyway
+            "number": [1, 2],  # hosted versions: likewise
         }
         yield schemathesis.openapi.from_asgi("/openapi.json", create_app(pool=pool)), known
     finally:
@@ -54,9 +54,9 @@ def test_every_api_operation_is_described_and_read_only(fuzzed: tuple[Any, dict[
     schema, _ = fuzzed
     paths = {(op.method.upper(), op.path) for op in _operations(schema)}
     assert ("GET", "/api/leaderboard/{game}") in paths and ("GET", "/api/matches/{match_id}/steps/{step}") in paths
-    # The public API is read-only; the only writers are the participants' routes (Bearer/Basic, issue 14).
+    # The public API is read-only; the only writers are the participants' routes (Bearer/Basic).
     from ladder.web.participants_api import router as participants
-    from ladder.web.submissions import router as hosted  # hosted-bot uploads and settings (issue 15)
+    from ladder.web.submissions import router as hosted  # hosted-bot uploads and settings
 
     writers = {(m, r.path) for routes in (participants.routes, hosted.routes) for r in routes
                for m in getattr(r, "methods", ())}

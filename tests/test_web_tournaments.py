@@ -1,5 +1,5 @@
 """The tournament list, the per-format final tables on the tournament page, house bots and
-challenge state on the web site and its JSON API (issue 14; DESIGN §7)."""
+challenge state on the web site and its JSON API (docs/web.md; docs/participants.md)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Given a migrated database, registered bots connected to an in-process referee
 (real gRPC over loopback, in a background thread), when the Celery task
 functions run (directly, and through a real Celery worker on Redis), then every
-match is recorded exactly once (FAULTS F-11), infrastructure errors are never
+match is recorded exactly once (docs/faults.md F-11), infrastructure errors are never
 charged to a bot (F-08), and no-shows abort the attempt unrated (F-07).
 """
 
@@ -102,7 +102,7 @@ def test_run_match_twice_records_once(pool, registered, worker_env, live):
 
 
 def test_unreachable_referee_is_not_an_attempt_and_not_a_loss(pool, registered, worker_env, monkeypatch):
-    """F-08 (b), issue 17 item 2: no referee reachable -> not an attempt (attempt stays 0, no attempt
+    """docs/faults.md F-08 (b), F-22: no referee reachable -> not an attempt (attempt stays 0, no attempt
     row), unrated, no verdict, queued again after a backoff; at the operator's deadline it is failed."""
     from workers.tasks import run_match
 

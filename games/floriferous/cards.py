@@ -2,7 +2,7 @@
 
 Rulebook: Floriferous, "Contents", "Flower Cards", "Scoring Guide", "Desire
 Cards", "Completing Bounty Cards" and "The Pesky Guest". The card faces come
-from the public transcription in ``shared/cards/floriferous.md`` (provenance
+from the publicly known Floriferous card list (provenance
 ``public-transcription``); the five Sculpture cards carry no data beyond what
 the rulebook prints (provenance ``rulebook``).
 
@@ -46,7 +46,7 @@ DATA_FILE = Path(__file__).with_name("cards.json")
 """The card data file shipped inside the package."""
 
 PROVENANCES = ("rulebook", "public-transcription", "stand-in")
-"""Allowed ``provenance`` values of a card record (DESIGN §2)."""
+"""Allowed ``provenance`` values of a card record (docs/rules/floriferous.md)."""
 
 
 class CardType(str, Enum):

@@ -1,6 +1,6 @@
 """Scripted play: reach exact Floriferous positions by choosing every chance outcome.
 
-Because chance is explicit (DESIGN §2), a test or a tool can decide which card
+Because chance is explicit (docs/architecture.md, "games: the rules engines"), a test or a tool can decide which card
 each garden space receives and then play named picks. Used by the tests of the
 rulebook's examples; handy for building puzzles for bots.
 

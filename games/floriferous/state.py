@@ -282,7 +282,7 @@ class FloriferousState(StateHotPath, FloriferousStateProtocol, State):
 
     def resample_hidden(self, rng: random.Random) -> FloriferousState:
         """A twin with the same public information and other hidden cards, replayed from the history
-        :func:`games.floriferous.summary.resampled_history` gives (FAULTS F-20: every observation and
+        :func:`games.floriferous.summary.resampled_history` gives (docs/faults.md F-20: every observation and
         legal action equal this state's; the state hash differs when something was swapped); a clone
         when nothing is hidden in the garden."""
         history = summary.resampled_history(self, rng)

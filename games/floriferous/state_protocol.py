@@ -8,7 +8,8 @@ state's private representation (see ``FloriferousState.__init__`` for what each 
 means).
 
 It is a mypyc trait, not a :class:`typing.Protocol`, and the state class inherits it
-(issue 19): compiled code reads a field of a Protocol-typed ``self`` by name through
+(docs/architecture.md, "Engines: trusted actions and the compiled build"):
+compiled code reads a field of a Protocol-typed ``self`` by name through
 Python's generic attribute lookup, a field of a trait from its slot, which made random
 playouts about 1.3-1.6x faster. A step is declared here with a body that raises
 NotImplementedError; the state class comes before it in the method resolution order.

@@ -103,7 +103,7 @@ def resampled_history(st: FloriferousStateProtocol, rng: random.Random) -> list[
 
     Each hidden card is replaced, at the deal that placed it, by a card drawn
     with ``rng`` from its deck (cards never dealt in this match). Replaying the
-    result gives a twin with the same public information (FAULTS F-20).
+    result gives a twin with the same public information (docs/faults.md F-20).
 
     Returns:
         The actions of the new history, or None when nothing is hidden in the garden.

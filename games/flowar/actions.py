@@ -12,7 +12,7 @@ Setup"): :class:`DealFavor`, :class:`DrawEfficiency`, :class:`DrawFlower`,
 :class:`DrawContract`, :class:`DrawGuild`, :class:`DrawWorkers`,
 :class:`ChooseStartPlayer`, :class:`RevealTaxus`. Every other class is a
 decision of a seat. Combinatorial choices are sequences of small decisions
-(DESIGN §2): a delivery is :class:`Deliver` per Contract, then
+(docs/architecture.md, "games: the rules engines"): a delivery is :class:`Deliver` per Contract, then
 :class:`UseBasket`/:class:`Exchange`/:class:`Wildcard` per Basket.
 
 The engine uses interned instances (:func:`make`), so the hot path neither

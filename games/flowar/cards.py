@@ -5,7 +5,7 @@ Workers", "Loans", "End of the Game" and "Do You Dare to Face Taxus Alone?".
 No public component list exists: values the rulebook prints have provenance
 ``rulebook``; the rest (transport costs, Flower and Contract cards, Guild
 numbers, the Torch table up to five, Coin→MP rates, Favor 2's table, the 16
-Taxus cards) are ``stand-in`` records designed from ``shared/cards/flowar.md``.
+Taxus cards) are ``stand-in`` records designed from the publicly known Flowar card list.
 
 Every card has a string id (``F01``..``F50`` Flower, ``C01``..``C46`` Contract,
 ``T01``..``T16`` Taxus; Favors 1..20 and Guild Tiles 1..5 are numbers) and a
@@ -28,7 +28,7 @@ from typing import Any, Final
 DATA_FILE = Path(__file__).with_name("cards.json")
 """The component data file shipped inside the package."""
 PROVENANCES = ("rulebook", "public-transcription", "stand-in")
-"""Allowed ``provenance`` values of a record (DESIGN §2)."""
+"""Allowed ``provenance`` values of a record (docs/rules/flowar.md)."""
 
 COLOURS: tuple[str, ...] = ("blue", "white", "green", "purple", "yellow")
 """The five flower colours (Rulebook: "Game Setup", step 5), by colour code."""

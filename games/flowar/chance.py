@@ -1,6 +1,6 @@
 """Chance nodes of Flowar: their outcomes, probabilities, fast sampling and effects.
 
-DESIGN §2: every draw is a chance node whose outcomes are what remains. Decks
+docs/architecture.md, "games: the rules engines": every draw is a chance node whose outcomes are what remains. Decks
 are sorted lists (sets), so a draw is uniform over the cards left; the Worker
 bag and the Efficiency Tile supply are counts, so their draws are weighted
 (a Guild Tile's five Workers: the multivariate hypergeometric law). An empty
@@ -35,7 +35,7 @@ from games.flowar.state_protocol import FlowarStateProtocol
 from games.trusted import below
 
 
-@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
+@trait  # a mypyc trait: the compiled state class may mix several in (docs/architecture.md)
 class ChanceMixin(FlowarStateProtocol):
     """Outcomes, sampling and application of the chance actions."""
 

@@ -97,7 +97,7 @@ def transport_total(contracts: list[int], kingdom: int) -> int:
     return total
 
 
-@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
+@trait  # a mypyc trait: the compiled state class may mix several in (docs/architecture.md)
 class DeliveryMixin(FlowarStateProtocol):
     """Travel Petal deliveries; mixed into :class:`games.flowar.state.FlowarState`."""
 

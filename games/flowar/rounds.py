@@ -26,7 +26,7 @@ from games.flowar.phases import D_EXCH, D_STRIKE, P_OVER
 from games.flowar.state_protocol import FlowarStateProtocol
 
 
-@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
+@trait  # a mypyc trait: the compiled state class may mix several in (docs/architecture.md)
 class RoundsMixin(FlowarStateProtocol):
     """Turns in Guild order, strikes, passing, end of round and game."""
 

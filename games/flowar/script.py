@@ -1,6 +1,6 @@
 """Scripted play: reach exact Flowar positions (tests, puzzles for bots, tools).
 
-Because chance is explicit (DESIGN §2), a script can choose chance outcomes and
+Because chance is explicit (docs/architecture.md, "games: the rules engines"), a script can choose chance outcomes and
 decisions. Flowar's setup is long, so the rulebook-example tests start from a
 real position (the first turn of round 1, reached by :func:`first_turn`) and
 then :func:`arrange` the few things the example needs, moving cards out of

@@ -33,7 +33,7 @@ MARKET_SLOTS: Final = 9
 CONTRACT_SLOTS: Final = 4
 
 
-@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
+@trait  # a mypyc trait: the compiled state class may mix several in (docs/architecture.md)
 class SetupMixin(FlowarStateProtocol):
     """Setup and round-setup tasks."""
 

@@ -1,7 +1,7 @@
 """How the stand-in components of ``cards.json`` were designed, as code.
 
-No public component list of Flowar exists (``shared/cards/flowar.md``). This
-module writes ``cards.json`` from the rules of section B of that guide, as
+No public component list of Flowar exists. This module writes ``cards.json``
+from the rules of section B of the publicly known Flowar card list, as
 rebalanced by simulation (``docs/rules/flowar.md``), plus the values the
 rulebook prints. ``cards.json`` is the source of truth the engine loads; this
 module documents and reproduces it::
@@ -73,7 +73,7 @@ FAVOR_PARAMS: dict[int, dict[str, Any]] = {
 GUILDS = (("coins", 3, 5), ("take_contract", 1, 4), ("return_torch", 1, 3), ("take_flower", 1, 2), ("mp", 2, 1))
 NOTES = (
     "No public component list of Flowar is known. Values printed in the rulebook have provenance 'rulebook'; "
-    "everything else is a 'stand-in' designed from ../shared/cards/flowar.md section B. "
+    "everything else is a 'stand-in' designed from the publicly known Flowar card list, section B. "
     "Written by games/flowar/standins.py (its docstring states the design rules).",
     "Ids (F01, C01, T01, K1, K1a) are ours. Colours: blue, white, green, purple, yellow "
     "(Rulebook: 'Game Setup', step 5).",
@@ -85,7 +85,7 @@ NOTES = (
     "(-1 at 9+ Coins); 4 Baskets -1 (-2 at 10+ Coins). Colours rotate so that each colour appears 23-25 times and "
     "every 3-4 Basket Contract has 2+ colours.",
     "Taxus cards: the six kinds of the rulebook; the mix (4 market, 3 travel, 3 contracts, 1 torch-and-reveal, "
-    "2 loan, 3 torches) was rebalanced by simulation from shared/cards/flowar.md's proposal (4/3/4/2/1/2), under "
+    "2 loan, 3 torches) was rebalanced by simulation from the publicly known card list's proposal (4/3/4/2/1/2), under "
     "which Taxus scored about 52 MP against about 31 for the greedy reference bot; see docs/rules/flowar.md.",
     "Jan's turn (Rulebook: 'Turn Example'): C15 (K2a, 2 Baskets, 5 Coins, 0 MP) and C22 (K2b, 3 Baskets, 8 Coins, "
     "0 MP) pay 13 Coins; with a 5 Efficiency Tile, one fresh-only delivery and Favor 6 they give 15 MP.",

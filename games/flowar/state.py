@@ -15,7 +15,7 @@ seat's decision. Applying that input runs its handler, which may push more
 tasks, then the agenda resumes. A match is therefore: setup tasks, then four
 rounds of (round setup, turns in Guild order until all passed, end of round).
 
-**Chance is explicit** (DESIGN §2; :mod:`games.flowar.chance`). Decks are
+**Chance is explicit** (docs/architecture.md, "games: the rules engines"; :mod:`games.flowar.chance`). Decks are
 sorted lists of card indexes (sets: their order does not exist); a draw is
 uniform over what remains; the Worker bag and the Efficiency Tile supply are
 counts, drawn with probabilities proportional to them.
@@ -313,7 +313,7 @@ class FlowarState(StateHotPath, SetupMixin, RoundsMixin, ChanceMixin, TurnMixin,
         Each of them is swapped, in the history, for a Contract still in the
         deck (drawn with ``rng``) and the history is replayed; decisions that
         named a swapped card are renamed. Every observation of ``seat`` and every
-        legal action of ``seat`` equal this state's (FAULTS F-20). Returns a
+        legal action of ``seat`` equal this state's (docs/faults.md F-20). Returns a
         clone when nothing is hidden from ``seat``.
         """
         if not self._kept_hidden:

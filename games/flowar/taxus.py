@@ -1,4 +1,4 @@
-"""Taxus, the solo opponent, as rules inside the state (DESIGN §2).
+"""Taxus, the solo opponent, as rules inside the state (docs/architecture.md, "games: the rules engines").
 
 Rulebook: Flowar, "Do You Dare to Face Taxus Alone?": "Setup", "Round Setup",
 "Round Overview", "Taxus Cards", "End of the Round", "End of the Game".
@@ -54,7 +54,7 @@ def contract_transport(c: int) -> int:
     return max(MEANS_COST[2 * con.kingdom], MEANS_COST[2 * con.kingdom + 1])
 
 
-@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
+@trait  # a mypyc trait: the compiled state class may mix several in (docs/architecture.md)
 class TaxusMixin(FlowarStateProtocol):
     """The solo automaton; mixed into :class:`games.flowar.state.FlowarState`."""
 

@@ -152,11 +152,11 @@ def flower_classes(cards: list[int], used: dict[int, int] | None = None) -> dict
     return out
 
 
-@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
+@trait  # a mypyc trait: the compiled state class may mix several in (docs/architecture.md)
 class TurnMixin(FlowarStateProtocol):
     """The turn menu and everything reachable from it but deliveries."""
 
-    _fellowship_used: bool  # declared here too: mypyc must know its type in this base class (issue 19)
+    _fellowship_used: bool  # declared here too: mypyc must know its type in this base class (compiled build)
 
     # -- turn state --------------------------------------------------------------------------
     def _reset_turn(self: FlowarStateProtocol) -> None:

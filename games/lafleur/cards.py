@@ -4,7 +4,7 @@ Rulebook: La Fleur, "Game Components" (88 Flower, 55 Garden Feature, 35
 Visitor, 20 Artisan, 10 Character and 30 Event cards), "Allure Types",
 "Flower Market" (Flower card costs) and "Purchasing a Garden Feature".
 
-No public card list exists (``shared/cards/la-fleur.md``): every card the
+No public card list exists: every card the
 rulebook names carries its printed data with provenance ``rulebook`` (its
 ``stand_in_fields`` name what we designed), every other card is a
 ``stand-in``. Abilities are plain data (``timing``, ``condition``,
@@ -51,7 +51,7 @@ TIMINGS = ("when_acquired", "when_visited", "end_of_round", "game_end")
 EVENT_TIMINGS = ("immediate", "round", "end_of_round")
 """Event timings (Rulebook: "Start of Round", step 4)."""
 PROVENANCES = ("rulebook", "stand-in")
-"""Allowed ``provenance`` values (DESIGN §2; no public transcription exists)."""
+"""Allowed ``provenance`` values (docs/rules/la-fleur.md; no public transcription exists)."""
 
 PAIRS: tuple[tuple[int, int], ...] = tuple(combinations(range(5), 2))
 """Unordered pairs of distinct Allure types, indexed by ``layout - 10``."""

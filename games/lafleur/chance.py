@@ -1,9 +1,9 @@
 """La Fleur's chance actions, interned, and resampling of hidden cards through them.
 
-Every draw is a chance action (DESIGN §2): :data:`DRAW` and :data:`FIRST` hold
+Every draw is a chance action (docs/architecture.md, "games: the rules engines"): :data:`DRAW` and :data:`FIRST` hold
 one instance per outcome so the state's chance nodes hand out the same objects.
 :func:`resample` serves :meth:`games.lafleur.state.LaFleurState.resample_hidden`
-(the observation-invariance tests, FAULTS F-20): it reads the position through
+(the observation-invariance tests, docs/faults.md F-20): it reads the position through
 :class:`games.lafleur.state_protocol.LaFleurStateProtocol` only, so this module
 does not import the state (no import cycle).
 """

@@ -51,7 +51,7 @@ from games.lafleur.state_protocol import LaFleurStateProtocol
 from games.lafleur.termination import LaFleurTermination
 
 
-@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
+@trait  # a mypyc trait: the compiled state class may mix several in (docs/architecture.md)
 class PartyMixin(LaFleurStateProtocol):
     """Effects, Events, Garden Party, End of Round and end of game."""
 
@@ -337,7 +337,7 @@ class PartyMixin(LaFleurStateProtocol):
         self._t_order(p, tuple(items))
 
     def _t_order(self: LaFleurStateProtocol, p: int, items: tuple[tuple[str, int], ...]) -> None:
-        """Ask which of ``items`` to resolve next (one small decision, DESIGN §2); when every
+        """Ask which of ``items`` to resolve next (one small decision, docs/architecture.md); when every
         order gives the same (at most one item, or only fixed gains) resolve them as listed."""
         if len(items) <= 1 or all(self._order_free(it) for it in items):
             self._push([("_t_item", p, it) for it in items])

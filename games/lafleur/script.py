@@ -1,6 +1,6 @@
 """Scripted play: reach exact La Fleur positions.
 
-Because chance is explicit (DESIGN §2), a test or a tool decides which card
+Because chance is explicit (docs/architecture.md, "games: the rules engines"), a test or a tool decides which card
 each draw gives, then plays named decisions. Used by the tests of the
 rulebook's worked examples (hidden-card resampling is :mod:`games.lafleur.chance`).
 

@@ -48,7 +48,7 @@ def most_frequent_type(visitors: Sequence[int]) -> int:
     return min((t for t in range(5) if counts[t] == best), key=lambda t: first[t])
 
 
-@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
+@trait  # a mypyc trait: the compiled state class may mix several in (docs/architecture.md)
 class SoloMixin(LaFleurStateProtocol):
     """The solo opponent's turn, its round gain and the player's own turn in solo."""
 

@@ -5,8 +5,8 @@ Usage::
     .venv/bin/python -m games.lafleur.standins           # rewrite games/lafleur/cards.json
     .venv/bin/python -m games.lafleur.standins --check   # exit 1 if cards.json differs
 
-No public card list exists (``shared/cards/la-fleur.md``). This module follows
-that page's plan, symmetric across the five Allure types, with every card
+No public card list exists. This module follows
+a plan symmetric across the five Allure types, with every card
 the rulebook names carrying its printed data (provenance ``rulebook``; the
 fields we designed are listed in ``stand_in_fields``):
 
@@ -172,7 +172,7 @@ type gets about the same value (each type one weaker pick: Pergola, 8+ Coins, 2+
 first Garden Feature) sits on Architecture's 5-symbol card (Architecture x2,
 Paths x2, Water: no Flower, 1 Water), so that with Cascade (Flowers x2,
 Architecture) and Obelisk (Flowers x2) James can hold "4 Flower Allure" and
-"only 1 Water Allure" as the example says (issue 12, item 3); on Water's card
+"only 1 Water Allure" as the example says; on Water's card
 (Water x2, Flowers x2, Vistas) those three alone gave 6 Flower and 2 Water."""
 FEATURE_NAMES = [
     ("Parterre", "Parterre"), ("Fountain", "Fontaine"), ("Orangery", "Orangerie"), ("Labyrinth", "Labyrinthe"),
@@ -447,7 +447,7 @@ def events() -> list[Card]:
 
 # -- the file ----------------------------------------------------------------------------------
 NOTES = [
-    "No public card list for La Fleur exists (shared/cards/la-fleur.md). Records marked 'rulebook' carry data the "
+    "No public card list for La Fleur exists. Records marked 'rulebook' carry data the "
     "rulebook prints; 'stand_in_fields' names the fields of such a record that are ours. Every other record is a "
     "stand-in designed for this project.",
     "Card ids (F01, G01, V01, A01, C01, E01) are ours, not printed on the cards.",

@@ -101,7 +101,7 @@ _OWN_LEGALITY: Final[tuple[int, ...]] = tuple(
 """Per Artisan: its ability location when the ability can make that location playable, else -1."""
 
 
-@trait  # a mypyc trait: the compiled state class may mix several in (issue 19)
+@trait  # a mypyc trait: the compiled state class may mix several in (docs/architecture.md)
 class TurnsMixin(LaFleurStateProtocol):
     """Placements, locations and Garden Feature payments."""
 

@@ -1,4 +1,4 @@
-"""A hosted Python bot (tests of issue 15): the project's greedy strategy, random with probability P.
+"""A hosted Python bot (docs/hosted.md): the project's greedy strategy, random with probability P.
 
 P is the first argument (0 = the greedy bot itself). It uses the SDK the sandbox offers on
 PYTHONPATH=/sdk (``bots.strategies`` and ``games``) and speaks the stdio line protocol."""

@@ -1,4 +1,4 @@
-"""A hosted gRPC bot (tests of issue 15): the project's Python SDK and greedy strategy, over the relayed socket.
+"""A hosted gRPC bot (docs/hosted.md): the project's Python SDK and greedy strategy, over the relayed socket.
 
 It reads its address and token as every SDK does (``PARTERRE_REFEREE_ADDRESS``, ``PARTERRE_BOT_TOKEN``).
 The first argument is the mode:

@@ -1,4 +1,4 @@
-/* A hosted static bot (tests of issue 15): a random legal index, read from the line's "num_actions". */
+/* A hosted static bot (docs/hosted.md): a random legal index, read from the line's "num_actions". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

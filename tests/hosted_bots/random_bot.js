@@ -1,4 +1,4 @@
-// A hosted Node.js bot (tests of issue 15): a uniformly random legal index, stdio line protocol.
+// A hosted Node.js bot (docs/hosted.md): a uniformly random legal index, stdio line protocol.
 const readline = require("readline");
 const rl = readline.createInterface({ input: process.stdin });
 rl.on("line", (line) => {

@@ -1,4 +1,4 @@
-"""A hosted Python bot that hunts for its credential before playing (tests of issue 15).
+"""A hosted Python bot that hunts for its credential before playing (docs/hosted.md, the sandbox tests).
 
 It prints to stderr (its owner's log) everything a bot could read that might hold the token the
 worker connected it with: its environment, and the environment and command line of every process

@@ -1,4 +1,4 @@
-"""Floriferous card-knowledge model, from /work/shared/rulebooks/floriferous.txt.
+"""Floriferous card-knowledge model, from the Floriferous rulebook.
 
 Rulebook lines used:
 

@@ -1,4 +1,4 @@
-"""Flowar card-knowledge model, from /work/shared/rulebooks/flowar.txt.
+"""Flowar card-knowledge model, from the Flowar rulebook.
 
 Rulebook lines used:
 

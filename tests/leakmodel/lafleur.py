@@ -1,4 +1,4 @@
-"""La Fleur card-knowledge model, from /work/shared/rulebooks/la-fleur.txt.
+"""La Fleur card-knowledge model, from the La Fleur rulebook.
 
 Rulebook lines used:
 

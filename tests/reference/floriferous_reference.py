@@ -5,7 +5,7 @@ act take now", for the differential test (tests/test_floriferous_differential.py
 It reads only the deciding seat's observation (the public view documented in
 docs/rules/floriferous.md: rows, columns in visiting order, cells, pawns,
 Stones, the Crow Card) and never imports games.floriferous. Text quoted is
-/work/shared/rulebooks/floriferous.txt; where the rulebook leaves the form of a
+the Floriferous rulebook's; where the rulebook leaves the form of a
 decision open, the project's recorded decision (docs/rules/floriferous.md,
 "Ambiguities and decisions", numbers given) is followed and cited.
 

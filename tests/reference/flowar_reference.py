@@ -1,6 +1,6 @@
 """An independent, deliberately simple model of Flowar's decision rules (tests only).
 
-Written from the rulebook (``shared/rulebooks/flowar.txt``) and the decisions of
+Written from the Flowar rulebook and the decisions of
 ``docs/rules/flowar.md`` — not from ``games/flowar`` — so that a bug in the
 engine's legal-action generator is not also in this model. It reads only what a
 seat sees: its observation (the public ``FlowarObservation`` dict), the printed

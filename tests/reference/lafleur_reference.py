@@ -1,6 +1,6 @@
-"""A second, independent model of La Fleur's decision rules (issue 12: differential testing).
+"""A second, independent model of La Fleur's decision rules (differential testing).
 
-Written from the rulebook (``shared/rulebooks/la-fleur.txt``), the decisions in
+Written from the La Fleur rulebook, the decisions in
 ``docs/rules/la-fleur.md`` and the card data (``games/lafleur/cards.json``,
 read here as plain JSON), not from the engine: it shares no code with
 ``games/lafleur`` and is deliberately simple and slow (payment feasibility is
