@@ -144,7 +144,8 @@ class TournamentIn(BaseModel):
     format: str = Field("round_robin", max_length=32)
     player_counts: list[Annotated[int, Field(ge=1, le=MAX_PLAYERS)]] = Field(
         default_factory=lambda: [2], min_length=1, max_length=MAX_PLAYERS,
-        description=f"distinct seat counts, each 1-{MAX_PLAYERS}")
+        description=f"distinct seat counts, each 1-{MAX_PLAYERS}",
+        json_schema_extra={"uniqueItems": True})  # the schema says what _distinct_counts refuses
     rounds: int = Field(1, ge=1, le=MAX_ROUNDS)
     time_control: dict[str, int] | None = None
     bot_ids: list[Annotated[int, Field(ge=1, le=JSON_ID)]] = Field(default_factory=list, max_length=64)
