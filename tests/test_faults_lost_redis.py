@@ -180,7 +180,9 @@ async def test_d01_redis_emptied_or_restarted_keeps_every_bot_and_still_refuses_
             # a token truly revoked (in the database) is still refused, at once and on reconnection
             ladder_bots.revoke_bot(pool, c, redis=r)
             await _until(lambda: c not in h.core.registry.by_bot, 10, "revoked bot closed")
-            assert any(e.code == pb.ERROR_CODE_UNAUTHENTICATED for e in bots[c].stats.errors)
+            # the closing Error reaches the bot after the referee dropped the session: wait for it
+            await _until(lambda: any(e.code == pb.ERROR_CODE_UNAUTHENTICATED for e in bots[c].stats.errors), 10,
+                         "the revoked bot told why")
             with pytest.raises(AuthenticationError):
                 await asyncio.wait_for(RandomBot().arun(h.address, tok_c), 10)
             # and a revocation made while Redis was empty is not undone by the republish
