@@ -50,7 +50,8 @@ LONG_RUNNING = ("postgres", "redis", "referee", "referee-2", "worker", "worker-2
                 "bot-greedy", "bot-random", "house")
 DONE = ("finished", "failed", "aborted_no_show")
 FAULT_GAME = "flowar"
-FAULT_ROUNDS = 5  # 120 matches: 72 once ended before referee-1 was seen answering decisions
+FAULT_ROUNDS = 12  # 288 matches: a referee kill that ends no attempt (its rooms moved on) is tried again,
+# up to 5 times, and 120 matches (about 40 s) once ended before the retries were done
 FAULT_MATCHES = FAULT_ROUNDS * (4 * 3 // 2 * 2 + 4 * 3)
 """Matches of the fault tournament: rounds x (6 pairs x 2 seatings + 4 triples x 3 seatings)."""
 """The game of the kill phase: its matches have the most decisions (~4x Floriferous's), so a kill
