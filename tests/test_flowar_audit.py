@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from reference.flowar_play import favor_game as _favor_game  # tests/ is on sys.path
 
 from games.api import Action
 from games.flowar import actions as A
@@ -200,29 +201,6 @@ def test_taxus_starts_with_the_second_seats_coins() -> None:
             assert obs["players"][0]["coins"] == 10 and obs["taxus"]["coins"] == 11
             return
     raise AssertionError("no Guild choice")
-
-
-def _favor_game(game: str, seed: int, favors: tuple[int, ...]) -> Iterator[tuple[Any, Action]]:
-    """A game played by the greedy bot (70 %) and at random, whose Kingdom Favors are chosen by
-    play: each ``deal_favor`` chance node takes the first of ``favors`` still in the pool."""
-    from bots.strategies.flowar import greedy_choice
-
-    st = load_game(game).new_initial_state()
-    rng = random.Random(seed)
-    while not st.is_terminal():
-        if st.is_chance_node():
-            outs = st.legal_actions()
-            deal = [a for a in outs if isinstance(a, A.DealFavor) and a.favor in favors]
-            a = min(deal, key=lambda d: favors.index(d.favor)) if deal else st.sample_chance(rng)
-        else:
-            legal = st.legal_actions()
-            seat = st.current_player()
-            if rng.random() < 0.7:
-                a = legal[greedy_choice(st.observation(seat), [b.to_json() for b in legal], seat)]
-            else:
-                a = rng.choice(legal)
-        yield st, a
-        st.apply_action(a)
 
 
 def _back_to_menu(st: FlowarState, seat: int) -> FlowarState:
