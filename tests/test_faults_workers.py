@@ -9,6 +9,7 @@ referee is real (in-process, gRPC over loopback, in a background thread).
 from __future__ import annotations
 
 import secrets
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -366,3 +367,89 @@ def test_f22_a_match_that_started_and_then_lost_its_referee_is_an_attempt(pool, 
     assert row(pool, "SELECT status, attempt FROM matches WHERE id = %s", mid) == ("planned", 1)
     assert row(pool, "SELECT array_agg(status) FROM match_attempts WHERE match_id = %s", mid)[0] == ["infra_error"]
     assert row(pool, "SELECT count(*) FROM ratings")[0] == 0
+
+
+class _Blackhole:
+    """A TCP forwarder that can go silent: after :meth:`cut`, bytes in either direction are read and
+    dropped, and no connection is closed (no FIN, no RST), as when a node loses power or its
+    container's network namespace is torn down by ``kill -9``."""
+
+    def __init__(self, target: str) -> None:
+        host, port = target.rsplit(":", 1)
+        self.target = (host, int(port))
+        self.cut_event = threading.Event()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.address = f"127.0.0.1:{self.listener.getsockname()[1]}"
+        self.sockets: list[socket.socket] = [self.listener]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def cut(self) -> None:
+        self.cut_event.set()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target)
+            self.sockets += [client, upstream]
+            threading.Thread(target=self._pump, args=(client, upstream), daemon=True).start()
+            threading.Thread(target=self._pump, args=(upstream, client), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
+        while True:
+            try:
+                data = src.recv(65536)
+            except OSError:
+                return
+            if not data:
+                return
+            if not self.cut_event.is_set():
+                try:
+                    dst.sendall(data)
+                except OSError:
+                    return
+
+    def close(self) -> None:
+        for s in self.sockets:
+            s.close()
+
+
+def test_f08_a_referee_that_vanishes_without_closing_is_found_by_its_silence_not_the_match_deadline():
+    """The referee's host goes silent mid-match (no FIN, no RST: a killed container, a lost node).
+    The referee sends an event at least every progress interval (here 300 ms); the worker cancels a
+    call silent for 1.5 s: ``UNAVAILABLE`` after the match started, an :class:`InfraError` (an
+    attempt, no verdict), not a wait for the call's deadline (``max_duration_ms`` + 30 s = 90 s)."""
+    from workers.referee_client import InfraError, RefereeUnavailableError, run_match
+
+    bots = {"tok-a": SlowBot(delay_ms=300), "tok-b": SlowBot(delay_ms=300)}
+    with ThreadedReferee({"tok-a": 1, "tok-b": 2}, bots=bots, progress_interval_ms=300) as ref:
+        hole = _Blackhole(ref.address)
+        events: list[str] = []
+        errors: list[BaseException] = []
+
+        def call() -> None:
+            try:
+                run_match(hole.address, SERVICE_TOKEN, match_id=1, attempt=1, game_string="toy(players=2,turns=50)",
+                          seed="s", seat_bot_ids=[1, 2], time_control=TC, no_show_timeout_ms=3000,
+                          max_duration_ms=60_000, on_event=lambda ev: events.append(ev.WhichOneof("event")) or True,
+                          silence_ms=1500)
+            except BaseException as exc:  # the assertion below names it
+                errors.append(exc)
+
+        worker = threading.Thread(target=call)
+        worker.start()
+        try:
+            wait_until(lambda: "started" in events, 10, what="the match started")
+            hole.cut()
+            cut_at = time.monotonic()
+            worker.join(30)
+            found_s = time.monotonic() - cut_at
+        finally:
+            hole.close()
+    assert not worker.is_alive(), "the worker still waits on a referee that vanished"
+    assert len(errors) == 1 and isinstance(errors[0], InfraError), errors
+    assert not isinstance(errors[0], RefereeUnavailableError), "the match had started: it is an attempt"
+    assert "silent for 1.5 s" in str(errors[0]) and "referee" in str(errors[0]), errors[0]
+    assert found_s < 10, f"found after {found_s:.1f} s"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -73,33 +74,74 @@ class LeaseLostError(InfraError):
     """The worker's claim on the match was taken over while it ran; the call was cancelled."""
 
 
-_channels: dict[tuple[int, str, bytes | None], grpc.Channel] = {}
+KEEPALIVE_MS = 10_000
+"""HTTP/2 keepalive of the worker's channel: a ping every 10 s, 5 s (half) to answer. A referee
+whose host vanishes (killed container, lost node, cut network) sends no FIN or RST, and the call
+only listens; without pings the worker would wait for the call's deadline (the match's whole
+``max_duration_ms``). The referee permits pings every 5 s (``referee/server.py``)."""
+
+SILENCE_MS = 30_000
+"""A referee sends an event at least every progress interval (10 s by default) while a match runs
+or waits for its bots; a call that hears nothing for three intervals has lost its referee. The
+keepalive alone is not enough: gRPC's core paces its pings, and a silent peer was found only
+after about 70 s in a test with a 10 s ping."""
+
+
+class _SilenceWatchdog:
+    """Calls ``cancel`` when :meth:`heard` was not called for ``limit_s`` seconds (one thread per call)."""
+
+    def __init__(self, cancel: Callable[[], Any], limit_s: float) -> None:
+        self._cancel = cancel
+        self._limit_s = limit_s
+        self._last = time.monotonic()
+        self._done = threading.Event()
+        self.fired = False
+        threading.Thread(target=self._watch, name="referee-silence", daemon=True).start()
+
+    def heard(self) -> None:
+        self._last = time.monotonic()
+
+    def stop(self) -> None:
+        self._done.set()
+
+    def _watch(self) -> None:
+        check_s = min(1.0, self._limit_s / 4)
+        while not self._done.wait(check_s):
+            if time.monotonic() - self._last > self._limit_s:
+                self.fired = True
+                self._cancel()
+                return
+
+
+_channels: dict[tuple[int, str, bytes | None, int], grpc.Channel] = {}
 _channels_lock = threading.Lock()
 
 
-def _channel(address: str, tls_root_cert: bytes | None) -> grpc.Channel:
+def _channel(address: str, tls_root_cert: bytes | None, keepalive_ms: int = KEEPALIVE_MS) -> grpc.Channel:
     """The worker process's channel to ``address`` (one per process, reused by every match).
 
     Keyed by the process id too: a Celery prefork child never uses a channel
     its parent opened (gRPC channels do not survive ``fork``).
     """
-    key = (os.getpid(), address, tls_root_cert)
+    key = (os.getpid(), address, tls_root_cert, keepalive_ms)
+    options = [("grpc.keepalive_time_ms", keepalive_ms), ("grpc.keepalive_timeout_ms", max(1, keepalive_ms // 2)),
+               ("grpc.keepalive_permit_without_calls", 0), ("grpc.http2.max_pings_without_data", 0)]
     with _channels_lock:
         channel = _channels.get(key)
         if channel is None:
             if tls_root_cert is not None:
                 creds = grpc.ssl_channel_credentials(root_certificates=tls_root_cert)
-                channel = grpc.secure_channel(address, creds)
+                channel = grpc.secure_channel(address, creds, options=options)
             else:
-                channel = grpc.insecure_channel(address)
+                channel = grpc.insecure_channel(address, options=options)
             _channels[key] = channel
         return channel
 
 
-def _drop_channel(address: str, tls_root_cert: bytes | None) -> None:
+def _drop_channel(address: str, tls_root_cert: bytes | None, keepalive_ms: int = KEEPALIVE_MS) -> None:
     """Close and forget the channel to ``address`` (it failed to connect: the next match dials afresh)."""
     with _channels_lock:
-        channel = _channels.pop((os.getpid(), address, tls_root_cert), None)
+        channel = _channels.pop((os.getpid(), address, tls_root_cert, keepalive_ms), None)
     if channel is not None:
         channel.close()
 
@@ -119,6 +161,8 @@ def run_match(
     on_event: Callable[[Any], bool] | None = None,
     tls_root_cert: bytes | None = None,
     seat_bot_names: Sequence[str] = (),
+    keepalive_ms: int = KEEPALIVE_MS,
+    silence_ms: int = SILENCE_MS,
 ) -> MatchOutcome:
     """Run one match attempt on a referee and wait for its result.
 
@@ -133,6 +177,10 @@ def run_match(
             (the referee ends the match ``infra_error``) and raises :class:`LeaseLostError`.
         tls_root_cert: PEM root certificate when the endpoint uses TLS.
         seat_bot_names: the bots' registered names per seat, shown to opponents and in the replay.
+        keepalive_ms: the channel's ping interval (:data:`KEEPALIVE_MS`); a referee that answers
+            no ping within half of it is lost, and the call ends ``UNAVAILABLE``.
+        silence_ms: a referee that sends no event for this long is lost (:data:`SILENCE_MS`):
+            the call is cancelled, as ``UNAVAILABLE`` (an attempt once the match started).
 
     Raises:
         RefereeUnavailableError: no referee reachable (every address ``UNAVAILABLE``
@@ -164,8 +212,9 @@ def run_match(
     errors = []
     for addr in addresses:
         started = False  # the referee's `started` event: the bots are seated and the match is on
+        watchdog: _SilenceWatchdog | None = None
         try:
-            channel = _channel(addr, tls_root_cert)
+            channel = _channel(addr, tls_root_cert, keepalive_ms)
             # the generated gRPC module (proto/.../control_pb2_grpc.py) carries no annotations
             stub = control_pb2_grpc.MatchControlStub(channel)  # generated, unannotated: see untyped_calls_exclude
             responses = stub.RunMatch(
@@ -174,8 +223,10 @@ def run_match(
                 timeout=deadline_s,
                 wait_for_ready=False,
             )
+            watchdog = _SilenceWatchdog(responses.cancel, silence_ms / 1000.0)
             try:
                 for event in responses:
+                    watchdog.heard()
                     kind = event.WhichOneof("event")
                     started = started or kind in ("started", "result")
                     if kind == "result":
@@ -183,12 +234,17 @@ def run_match(
                     if on_event is not None and not on_event(event):
                         raise LeaseLostError(f"match {match_id} attempt {attempt}: claim lost; call cancelled")
             finally:
+                watchdog.stop()
                 responses.cancel()  # a no-op once the stream has ended; ends the call otherwise
         except grpc.RpcError as exc:
             code = exc.code() if hasattr(exc, "code") else None
             detail = f"referee {addr}: {code}: {getattr(exc, 'details', lambda: '')()}"
+            if watchdog is not None and watchdog.fired:
+                code = grpc.StatusCode.UNAVAILABLE
+                detail = f"referee {addr}: silent for {silence_ms / 1000:g} s (no event; the referee sends one " \
+                         f"at least every progress interval): lost"
             if code == grpc.StatusCode.UNAVAILABLE:
-                _drop_channel(addr, tls_root_cert)
+                _drop_channel(addr, tls_root_cert, keepalive_ms)
             if code == grpc.StatusCode.UNAVAILABLE and not started:
                 errors.append(detail)
                 continue  # not reached, or gone before the match started: nothing was played; try the next

@@ -52,6 +52,9 @@ class WorkerSettings(EnvSettings):
                                              description="first backoff while no referee answers (doubling)")
     referee_backoff_max_s: PositiveFloat = Field(15.0, alias="PARTERRE_REFEREE_BACKOFF_MAX_S",
                                                  description="longest backoff while no referee answers")
+    referee_silence_s: PositiveFloat = Field(30.0, alias="PARTERRE_REFEREE_SILENCE_S",
+                                             description="a referee silent this long in a match is lost (it "
+                                                         "sends an event at least every 10 s)")
     max_match_duration_s: PositiveInt = Field(1800, alias="PARTERRE_MAX_MATCH_DURATION_S",
                                               description="longest a match may run")
     visibility_timeout_s: PositiveInt | None = Field(None, alias="PARTERRE_VISIBILITY_TIMEOUT_S",

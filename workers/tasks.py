@@ -351,6 +351,7 @@ def _run_on_referee(cfg: WorkerSettings, spec: Any, addresses: list[str], keeper
         max_duration_ms=MAX_MATCH_DURATION_S * 1000,
         on_event=keeper,
         tls_root_cert=tls_ca,
+        silence_ms=int(cfg.referee_silence_s * 1000),
     )
 
 

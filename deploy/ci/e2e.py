@@ -12,7 +12,7 @@ postgres container or the HTTP APIs of the web site and Prometheus.
 4. checks Prometheus has every target up and the referee's decision-latency histogram has samples;
 4b. hosted bots (deploy/ci/e2e_hosted.py): a Python stdio bot uploaded through the web API is
    validated in a worker container's sandbox, becomes active and plays a rated ladder match;
-5. plays a 120-match tournament and, while it runs, kill -9s a worker container and a referee
+5. plays a 384-match tournament and, while it runs, kill -9s a worker container and a referee
    container (the kernel kills the container's whole process tree; Docker's restart policy
    brings it back); then checks every match finished exactly once, nothing was double-counted,
    no bot was charged, and the ratings equal ``parterre ratings rebuild``'s;
@@ -50,8 +50,9 @@ LONG_RUNNING = ("postgres", "redis", "referee", "referee-2", "worker", "worker-2
                 "bot-greedy", "bot-random", "house")
 DONE = ("finished", "failed", "aborted_no_show")
 FAULT_GAME = "flowar"
-FAULT_ROUNDS = 12  # 288 matches: a referee kill that ends no attempt (its rooms moved on) is tried again,
-# up to 5 times, and 120 matches (about 40 s) once ended before the retries were done
+FAULT_ROUNDS = 16  # 384 matches: a referee kill that ends no attempt (its rooms moved on) is tried again,
+# up to 5 times, and each kill waits up to 45 s for the attempt it ends (the worker finds the killed
+# referee by 30 s of silence); 120 matches (about 40 s) once ended before the retries were done
 FAULT_MATCHES = FAULT_ROUNDS * (4 * 3 // 2 * 2 + 4 * 3)
 """Matches of the fault tournament: rounds x (6 pairs x 2 seatings + 4 triples x 3 seatings)."""
 """The game of the kill phase: its matches have the most decisions (~4x Floriferous's), so a kill
@@ -407,8 +408,10 @@ def fault_tournament(stack: Stack, bots: list[str], report: dict[str, Any]) -> i
             before = hit(pattern)
             info = kill9(stack, service)
             kills[service] += 1
-            # the worker that lost its call, or the node that came back, ends the attempt
-            settle = time.monotonic() + 10
+            # the worker that lost its call ends the attempt: a killed container's network namespace
+            # goes without FIN or RST, so the worker finds it by the referee's silence
+            # (PARTERRE_REFEREE_SILENCE_S, 30 s)
+            settle = time.monotonic() + 45
             while hit(pattern) == before and time.monotonic() < settle:
                 time.sleep(0.5)
             ended = hit(pattern) - before
