@@ -17,7 +17,7 @@ referee, interleaved in each repeat (off, deployed, watched, off, ...):
   cluster_namespace)``), publishing to a real Redis at ``--redis-url``
   (a database of its own), nobody watching;
 * **watched**: as deployed, with every running match watched (the web's
-  interest key set for each room, as ``ladder.web.live`` sets it while a viewer
+  interest key set for each room, as ``web.live`` sets it while a viewer
   is connected).
 
 CPU per decision is this process's CPU time (``time.process_time``: every

@@ -1,7 +1,7 @@
 """Sandbox overhead (docs/hosted.md, "Measured"): start-up and per-decision latency of a stdio bot, sandboxed vs not.
 
 The same bot (``python3.11``: read a line, answer ``0``) runs twice per repeat,
-interleaved (plain, then in ``python -m bots.sandbox``, the keeper the
+interleaved (plain, then in ``python -m workers.hosting.sandbox``, the keeper the
 workers use): once to time the start-up (spawn to first answer), once to time
 ``--decisions`` round trips of a ~2 KB ``decision_request`` line (about the
 size of a Floriferous request). Each repeat's figure is the *difference*
@@ -50,8 +50,8 @@ REQUEST = (json.dumps({"type": "decision_request", "match_id": 1, "seq": 1, "num
 
 def _commands(bot_dir: Path) -> tuple[list[str], list[str]]:
     plain = ["python3.11", str(bot_dir / "bot.py")]
-    sandboxed = [sys.executable, "-m", "bots.sandbox", "--root", str(bot_dir), "--runtime", "python3.11", "--",
-                 "python3.11", "bot.py"]
+    sandboxed = [sys.executable, "-m", "workers.hosting.sandbox", "--root", str(bot_dir), "--runtime", "python3.11",
+                 "--", "python3.11", "bot.py"]
     return plain, sandboxed
 
 

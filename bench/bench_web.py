@@ -19,7 +19,7 @@ migrates it, and fills it with COPY:
   and scores become the match's), so the match page's viewer re-simulates a
   real game.
 
-Then it starts ``parterre web`` (``ladder.web.serve``) in a subprocess and
+Then it starts ``parterre web`` (``web.serve``) in a subprocess and
 sends sequential requests over one keep-alive connection:
 
 * **goals** (docs/benchmarks.md, ``bench.harness``): the leaderboard and the bot page
@@ -229,11 +229,11 @@ def _free_port() -> int:
 
 
 def start_server(url: str) -> tuple[subprocess.Popen[bytes], str]:
-    """``ladder.web.serve`` in a subprocess; returns it and its base URL once it answers."""
+    """``web.serve`` in a subprocess; returns it and its base URL once it answers."""
     import httpx
 
     port = _free_port()
-    code = (f"from ladder.web import serve; serve({url!r}, '127.0.0.1', {port}, migrate_schema=False, "
+    code = (f"from web import serve; serve({url!r}, '127.0.0.1', {port}, migrate_schema=False, "
             "log_level='warning')")
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
     base = f"http://127.0.0.1:{port}"

@@ -3,7 +3,7 @@ and the deal seeds.
 
 :func:`play_local` is the only loop that plays a match outside the referee. ``parterre regress``'s
 ``direct`` backend (``parterre/regress/direct.py``), the hosted bots' head-to-head validation and
-regression games of stdio bots (``bots/hosted_match.py``) and the engines' bench
+regression games of stdio bots (``workers/hosting/head_to_head.py``) and the engines' bench
 (``bench/bench_games.py``) all call it, so they agree on the deal (chance from one
 ``random.Random``), the seat order, what each seat is shown and how a fault ends the game.
 """
@@ -105,7 +105,7 @@ def play_local(game: Game, seats: Sequence[Seat], rng: random.Random) -> LocalRe
     Chance outcomes are drawn with ``state.sample_chance(rng)`` (the referee draws them from
     ``random.Random(seed)`` with the match seed: pass that to play the deal a referee would deal); each
     seat in turn gets a :class:`Decision` with the legal actions in the engine's order. There is no
-    clock here: a seat that keeps time (``bots.hosted_match``'s stdio children) answers ``timeout``
+    clock here: a seat that keeps time (``workers.hosting.head_to_head``'s stdio children) answers ``timeout``
     itself.
 
     A seat that answers a verdict of :data:`FAULT_VERDICTS`, or an index outside ``0..len(legal) - 1``

@@ -1,7 +1,7 @@
 """The ``parterre-stdio/1`` line protocol (docs/bots.md): the JSON lines a bot program reads on
 stdin and the answers it writes on stdout, without any process handling.
 
-:mod:`bots.stdio` runs the program and speaks this protocol to it; :mod:`bots.hosted_match`
+:mod:`bots.stdio` runs the program and speaks this protocol to it; :mod:`workers.hosting.head_to_head`
 speaks it to hosted bots in validation games. Lines are ASCII JSON with a fixed key order, so a
 shell script can cut the first fields out without a JSON parser.
 """

@@ -4,7 +4,7 @@ The engines' labels (``Action.label()``) are written for someone who sees
 everything. A label may be shown to a viewer only when every card the step's
 action names has appeared in that viewer's observation at that step or
 before; otherwise :func:`hidden_label` gives the step's kind with its cards
-withheld. Used by the web viewer (``ladder.web.labels``, per point of view) and
+withheld. Used by the web viewer (``web.labels``, per point of view) and
 by the referee's live feed (``referee.live``, spectator only), so both apply
 one rule.
 

@@ -34,7 +34,7 @@ from ladder.errors import BotLimitError, BotNotFoundError, InvalidBotNameError
 MAX_DESCRIPTION = 500
 MAX_BOTS_PER_ACCOUNT = 20
 """Bots one account may have, retired ones included (they keep their name, ratings and history):
-``PARTERRE_MAX_BOTS_PER_ACCOUNT`` in the web's settings (ladder/web/auth.py)."""
+``PARTERRE_MAX_BOTS_PER_ACCOUNT`` in the web's settings (web/auth.py)."""
 BOT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+\- ]{0,62}[A-Za-z0-9_.+\-]$|^[A-Za-z0-9]$")
 """Names of participants' bots: 1-64 of letters, digits, ``_ . + -`` and inner spaces (stricter than
 operator-registered bots, so a stranger's bot name can neither carry markup nor imitate another by

@@ -556,7 +556,7 @@ MATCH_LOGS_KEPT = 200
 bot playing the continuous ladder for months holds at most ~13 MB of logs in the database
 (``MATCH_LOGS_KEPT`` × :data:`MATCH_LOG_CHARS`), not one row per match forever. The owner's pages
 and ``GET /api/bots/{id}/hosted-logs`` show the newest 10 and 50. ``PARTERRE_HOSTED_LOGS_KEPT``
-(``workers.hosted.hosted_settings``) sets it for a worker."""
+(``workers.hosting.validation.hosted_settings``) sets it for a worker."""
 
 
 def save_match_log(pool: ConnectionPool, match_id: int, attempt: int, bot_id: int, version_id: int,

@@ -1,11 +1,11 @@
 """Validation and regression games of hosted bots through a real referee (docs/hosted.md "gRPC bots").
 
 ``python -m parterre.hosted_games`` takes the arguments of ``python -m
-bots.hosted_match`` and prints the same JSON line per deal, but plays every
+workers.hosting.head_to_head`` and prints the same JSON line per deal, but plays every
 game through an in-process referee (``referee.testing.Harness``: 127.0.0.1,
 a port of its own, a random service token, a static token store), so a bot
 that speaks gRPC is judged by the referee's own clock and verdicts — the
-ones its rated matches will get. The workers run it (``workers.hosted.play_deals``)
+ones its rated matches will get. The workers run it (``workers.hosting.validation.play_deals``)
 when a side is a gRPC bot; ``workers`` may not import ``referee`` (docs/architecture.md),
 ``parterre`` may.
 
@@ -16,14 +16,14 @@ Sides (``--a`` / ``--b``):
   previous, stdio version of a bot in a regression test;
 * ``grpc:[...]``: the sandbox keeper's command of a gRPC bot. A fresh socket folder under
   ``$PARTERRE_HOSTED_DIR/run`` is made for the run and given to the keeper (``--grpc-dir``);
-  :class:`bots.grpc_relay.GrpcRelay` listens there with the side's token and relays to this
+  :class:`workers.hosting.grpc_relay.GrpcRelay` listens there with the side's token and relays to this
   referee. The keeper is restarted after a game in which it faulted and exited.
 
 Each deal ``i`` (seed ``bots.local.deal_seed(run_seed, i)``) is played twice, A
 in seat 0 then B. A seat whose referee verdict is not ``normal`` is the side's
 fault (``timeout``, ``illegal_action``, ``crash``, ``disconnect``, ``resigned``,
 ``no_show``); a faulting side loses the game (rank 2, the other 1), as in
-``bots.hosted_match``. Time control: ``--deadline-ms`` per decision
+``workers.hosting.head_to_head``. Time control: ``--deadline-ms`` per decision
 (increment = cap, no bank) and a 50 ms margin; a side gets 20 s to connect
 before its first game (a sandbox's start-up).
 """
@@ -44,10 +44,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bots.grpc_relay import GrpcRelay
-from bots.hosted_match import identities
 from bots.local import deal_seed
-from bots.sandbox import GRPC_SOCKET
+from workers.hosting.grpc_relay import GrpcRelay
+from workers.hosting.head_to_head import identities
+from workers.hosting.sandbox import GRPC_SOCKET
 
 log = logging.getLogger(__name__)
 CONNECT_TIMEOUT_S = 20.0
@@ -156,7 +156,7 @@ async def play(ns: argparse.Namespace) -> None:
     from referee.testing import Harness
 
     tokens = {side: f"hosted-{side}-{secrets.token_hex(12)}" for side in "ab"}
-    # Ids and match ids as a rated match has them (bots.hosted_match.identities, or the worker's --players):
+    # Ids and match ids as a rated match has them (workers.hosting.head_to_head.identities, or the worker's --players):
     # the bot under test cannot tell these games from rated ones by them.
     who, first_match = identities(ns.run_seed)
     if ns.players:

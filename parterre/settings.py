@@ -135,7 +135,7 @@ def hosted_token_secret(home: Path) -> str:
 
     Returns:
         The secret, or "" when the variable is unset and the home cannot hold the file (a read-only
-        container): hosted bots are then validated but play no rated match (``workers.hosted`` logs it).
+        container): hosted bots are then validated but play no rated match (``workers.hosting.validation`` logs it).
     """
     value = os.environ.get("PARTERRE_HOSTED_TOKEN_SECRET")
     if value:
@@ -236,8 +236,8 @@ def referee_settings(env: Mapping[str, str] | None = None) -> RefereeServerSetti
 
 def markdown() -> str:
     """The table of every component's settings (docs/settings.md), rendered from their declarations."""
-    from ladder.web.settings import WebSettings
     from referee.settings import LiveSettings
+    from web.settings import WebSettings
     from workers.settings import WorkerSettings
 
     return markdown_table([CommonSettings, RefereeServerSettings, LiveSettings, WorkerSettings, WebSettings,

@@ -298,17 +298,17 @@ def serve_web(host: str, port: int) -> None:
 
     The database is ``$PARTERRE_DATABASE_URL`` (already migrated by ``parterre up``);
     ``/metrics`` is served on ``$PARTERRE_METRICS_PORT`` by the app itself
-    (``ladder/web/metrics.py``).
+    (``web/metrics.py``).
     """
     import uvicorn
 
-    from ladder.web import create_app, memory
-    from ladder.web.live import config_from_env
-    from ladder.web.serving import uvicorn_options
     from parterre import logging as plog
+    from web import create_app, memory
+    from web.live import config_from_env
+    from web.serving import uvicorn_options
 
     plog.configure("web")
-    memory.limit_arenas()  # before uvicorn starts a thread: uploads' freed archives go back (ladder/web/memory.py)
+    memory.limit_arenas()  # before uvicorn starts a thread: uploads' freed archives go back (web/memory.py)
     # live matches: the referees' feed on $PARTERRE_REDIS_URL, relayed after $PARTERRE_LIVE_DELAY seconds
     app = create_app(os.environ["PARTERRE_DATABASE_URL"], live=config_from_env())
     uvicorn.run(app, host=host, port=port, log_config=None, access_log=False, **uvicorn_options())

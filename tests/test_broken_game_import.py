@@ -14,8 +14,8 @@ import pytest
 
 from games import registry
 from ladder.read.common import game_info
-from ladder.web.filters import nav_games
-from ladder.web.viewer import engine_available
+from web.filters import nav_games
+from web.viewer import engine_available
 
 
 @pytest.fixture

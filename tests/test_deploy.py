@@ -252,9 +252,9 @@ def test_the_runtime_image_carries_the_hosted_bots_sandbox():
 def _defined_metric_names() -> set[str]:
     from prometheus_client import REGISTRY
 
-    import ladder.metrics  # registers the metrics
-    import ladder.web.metrics  # noqa: F401 - registers the metrics
+    import ladder.metrics  # noqa: F401 - registers the metrics
     import referee.metrics  # noqa: F401 - registers the metrics
+    import web.metrics  # noqa: F401 - registers the metrics
     import workers.metrics  # noqa: F401 - registers the metrics
 
     names = set()

@@ -23,8 +23,8 @@ from ladder import owned_bots as ob
 from ladder.bots import register_bot
 from ladder.matches import claim_match, record_result
 from ladder.tournaments import create_tournament, plan_match, plan_tournament
-from ladder.web import create_app
-from ladder.web.auth import ParticipantConfig
+from web import create_app
+from web.auth import ParticipantConfig
 from workers import directory
 
 pytestmark = pytest.mark.usefixtures("games")

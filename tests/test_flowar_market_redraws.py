@@ -29,9 +29,9 @@ import pytest
 from games.flowar.determinize import determinize
 from games.registry import load_game
 from games.replay import iter_states
-from ladder.web.labels import ALL, SPECTATOR, step_labels
 from proto.parterre.v1 import flowar_pb2
 from referee.codec import to_typed
+from web.labels import ALL, SPECTATOR, step_labels
 
 _CARDS = json.loads((Path(__file__).parent.parent / "games" / "flowar" / "cards.json").read_text(encoding="utf-8"))
 COLOUR = {f["id"]: f["colour"] for f in _CARDS["flowers"]}

@@ -1,4 +1,4 @@
-"""The relay of hosted gRPC bots (docs/hosted.md; ``bots.grpc_relay``), tried from its socket as a bot would.
+"""The relay of hosted gRPC bots (docs/hosted.md; ``workers.hosting.grpc_relay``), tried from its socket as a bot would.
 
 A real referee (``referee.testing.Harness``, MatchControl on the same port as the bot service, which is
 what a byte relay would expose) and a relay in front of it. Oracles: the referee's own registry (which
@@ -20,7 +20,6 @@ import grpc.aio
 import pytest
 from fixtures.waiting import async_wait_until
 
-from bots.grpc_relay import LINGER_S, GrpcRelay
 from bots.reference import GreedyBot, RandomBot
 from proto.parterre.v1 import control_pb2 as control_pb
 from proto.parterre.v1 import control_pb2_grpc as control_grpc
@@ -28,6 +27,7 @@ from proto.parterre.v1 import referee_pb2 as pb
 from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
 from referee.headers import SERVICE_TOKEN_HEADER
 from referee.testing import SERVICE_TOKEN, Harness
+from workers.hosting.grpc_relay import LINGER_S, GrpcRelay
 
 TOKENS = {"credential-of-7": 7, "tok-house": 2}
 GAME = "floriferous(players=2)"
@@ -168,7 +168,7 @@ async def _seat(tmp_path: Path, address: str, token: str, delay_ms: int) -> asyn
     sock_dir.mkdir(exist_ok=True)
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "PARTERRE_BOT_TOKEN": token}
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bots.hosted_seat", "--address", address, "--log-dir", str(tmp_path / "notes"),
+        sys.executable, "-m", "workers.hosting.seat", "--address", address, "--log-dir", str(tmp_path / "notes"),
         "--grpc-dir", str(sock_dir), "--", sys.executable, "-c", CHILD, f"unix:{sock_dir / 'referee.sock'}",
         str(delay_ms), env=env, cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
 

@@ -1,7 +1,7 @@
 """Hosted bots end to end (docs/hosted.md): archives through the API, validation, the regression test.
 
 The app runs in-process over a real, migrated PostgreSQL database; versions are
-decided by :func:`workers.hosted.process_version` — what ``parterre.hosted_tick``
+decided by :func:`workers.hosting.validation.process_version` — what ``parterre.hosted_tick``
 runs on a worker — with the real sandbox (bubblewrap). Oracles: the archive
 checks are tried with archives built by hand as an attacker would; the
 regression test's verdicts come from ``ladder.stats``' SPRT on games whose
@@ -29,12 +29,12 @@ from typing import Any
 import archive_bombs as bombs
 import pytest
 
-from bots.sandbox import UID_BASE
 from ladder import make_pool
 from ladder import submissions as sub
-from ladder.web import create_app
-from ladder.web.auth import ParticipantConfig
-from workers import hosted
+from web import create_app
+from web.auth import ParticipantConfig
+from workers.hosting import validation as hosted
+from workers.hosting.sandbox import UID_BASE
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -357,7 +357,7 @@ with open(sys.argv[1], "w") as fh:
 
 
 def test_validation_games_run_without_the_workers_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Attack: a program run by the validation's ``bots.hosted_match`` (not sandboxed here, so it reads
+    """Attack: a program run by the validation's ``workers.hosting.head_to_head`` (not sandboxed here, so it reads
     everything it inherits) looks for the worker's secrets. Oracle: the environment the program itself saw."""
     monkeypatch.setenv("PARTERRE_HOSTED_TOKEN_SECRET", "s" * 40)
     monkeypatch.setenv("PARTERRE_DATABASE_URL", "postgresql://parterre:hunter2@db/parterre")

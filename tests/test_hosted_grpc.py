@@ -1,6 +1,6 @@
 """Hosted gRPC bots (docs/hosted.md "gRPC bots"): uploaded, validated and tested through a referee.
 
-Archives go through the API; :func:`workers.hosted.process_version` decides them as a worker does, with
+Archives go through the API; :func:`workers.hosting.validation.process_version` decides them as a worker does, with
 the real sandbox, the per-run relayed socket and the in-process referee of ``parterre.hosted_games``.
 Oracles: the referee's verdicts (an illegal answer), the bot's own report of what it could reach
 (``hosted_bots/grpc_bot.py probe``, printed to the log its owner gets), listeners the test opens itself.
@@ -22,7 +22,7 @@ from fixtures.toolchains import missing
 from test_hosted import BOTS, manifest, needs_sandbox, no_sandbox_left, owner, python_bot, targz, upload
 
 from ladder import submissions as sub
-from workers import hosted
+from workers.hosting import validation as hosted
 
 pytestmark = needs_sandbox
 # test_hosted's database, app and settings fixtures, shared rather than copied

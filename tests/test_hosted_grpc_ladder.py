@@ -6,7 +6,7 @@ by ``parterre.ladder_tick`` with no process of theirs connected. Here three of t
 Python SDK bot (``hosted_bots/grpc_bot.py probe``: it tries the real referee's bot and control ports,
 PostgreSQL and Redis before playing), the Go bot of ``bots/go`` built static and the Node.js bot of
 ``bots/node`` with its ``node_modules``; the fourth is a stdio Python bot. Each rated seat of a gRPC
-bot is a ``bots.hosted_seat --grpc-dir`` relay on its own socket.
+bot is a ``workers.hosting.seat --grpc-dir`` relay on its own socket.
 
 Oracles: the referee's verdicts and the recorded seats, the leaderboard's games against the ``seats``
 table, Elo's zero sum, ``/proc`` for leftovers, and the bot's own report of what it reached.
@@ -32,10 +32,10 @@ from test_hosted_seats import nothing_left
 from ladder import db as ladder_db
 from ladder import read
 from ladder import submissions as sub
-from ladder.web import create_app
-from ladder.web.auth import ParticipantConfig
 from parterre.demo import free_port, wait_for_referee
 from parterre.embedded import celery_url
+from web import create_app
+from web.auth import ParticipantConfig
 
 pytestmark = test_hosted_ladder.pytestmark
 hosted_dir, go_bot = test_hosted_ladder.hosted_dir, test_hosted_grpc.go_bot
@@ -144,8 +144,8 @@ def test_grpc_bots_play_rated_ladder_matches(database_url: str, redis_base_url: 
         assert not list((hosted_dir / "run").glob("*/referee.sock")), "a seat's socket outlived its match"
 
         # The Python gRPC bot's own report from each rated seat: nothing but its relayed socket answered. (A seat
-        # process may play another slot's match of its bot and its own seat process none: see bots.grpc_relay,
-        # LINGER_S; such an idle one may be stopped before it reports.)
+        # process may play another slot's match of its bot and its own seat process none: see
+        # workers.hosting.grpc_relay, LINGER_S; such an idle one may be stopped before it reports.)
         logs = sorted((hosted_dir / "logs").glob(f"match-*-bot-{bots['python-grpc']}.log"))
         assert len(logs) == played["python-grpc"]
         tokens = [sub.hosted_token(secret, v.id, v.sha256) for v in versions.values() if v is not None]

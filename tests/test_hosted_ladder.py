@@ -41,10 +41,10 @@ from ladder import db as ladder_db
 from ladder import read
 from ladder import submissions as sub
 from ladder.bots import TOKENS_KEY
-from ladder.web import create_app
-from ladder.web.auth import ParticipantConfig
 from parterre.demo import free_port, wait_for_referee
 from parterre.embedded import celery_url
+from web import create_app
+from web.auth import ParticipantConfig
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -304,7 +304,7 @@ def test_python_node_and_static_bots_play_rated_ladder_matches(database_url: str
         res = upload(clients[0], owners["python"], bots["python"], archives["python"])
         assert res.status_code == 201
         sub.set_block_on_regression(pool, bots["python"], False)
-        from workers import hosted
+        from workers.hosting import validation as hosted
 
         cfg = hosted.hosted_settings({**env, "PARTERRE_HOSTED_MAX_GAMES": "2"})
         for name, value in env.items():

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from workers import hosted_logs
-from workers.hosted import hosted_settings
-from workers.hosted_logs import prune_logs, prune_logs_at_times
+from workers.hosting import logs as hosted_logs
+from workers.hosting.logs import prune_logs, prune_logs_at_times
+from workers.hosting.validation import hosted_settings
 
 DAY = 86400.0
 

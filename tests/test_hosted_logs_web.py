@@ -22,9 +22,9 @@ from test_ladder_helpers import module_database
 from ladder import make_pool
 from ladder import submissions as sub
 from ladder.match_plans import plan_match
-from ladder.web import create_app
-from ladder.web.auth import ParticipantConfig
-from ladder.web.submissions import PAGE_LOG_CHARS
+from web import create_app
+from web.auth import ParticipantConfig
+from web.submissions import PAGE_LOG_CHARS
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

@@ -1,10 +1,10 @@
-"""``python -m bots.hosted_match`` refuses a game string it cannot seat, in one line (exit 2)."""
+"""``python -m workers.hosting.head_to_head`` refuses a game string it cannot seat, in one line (exit 2)."""
 
 from __future__ import annotations
 
 import pytest
 
-from bots.hosted_match import main
+from workers.hosting.head_to_head import main
 
 
 @pytest.mark.parametrize(("game", "needle"), [

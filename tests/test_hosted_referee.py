@@ -1,8 +1,8 @@
 """A hosted bot through the stdio adapter and a real referee (docs/hosted.md).
 
-The sandbox keeper's command line (``workers.hosted.sandbox_command``) is given
+The sandbox keeper's command line (``workers.hosting.validation.sandbox_command``) is given
 to the stdio adapter exactly as ``parterre connect --exec`` takes any command —
-here the hosted seat's adapter (``bots.hosted_seat.HostedSeat``), which also
+here the hosted seat's adapter (``workers.hosting.seat.HostedSeat``), which also
 waits for the child to be ready before it connects, as a worker's hosted seat
 does (with the plain ``StdioBot`` the child's start-up was charged to the first
 decision: a timeout in the first match under load): the referee sees an
@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 from test_hosted import BOTS, no_sandbox_left
 
-from bots.hosted_seat import HostedSeat
 from bots.reference import RandomBot
 from referee.testing import Harness
-from workers.hosted import sandbox_command
+from workers.hosting.seat import HostedSeat
+from workers.hosting.validation import sandbox_command
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None or os.geteuid() != 0,
                                 reason="needs bubblewrap and root (the workers' setting)")

@@ -1,6 +1,6 @@
 """Run folders left by a worker killed with SIGKILL are swept, never one a live run still uses (docs/hosted.md).
 
-The worker is a real process running ``workers.hosted.play_deals`` with a gRPC
+The worker is a real process running ``workers.hosting.validation.play_deals`` with a gRPC
 side (its run folder under ``$PARTERRE_HOSTED_DIR/run``), killed with SIGKILL
 mid-run; another real process holds a second run folder all along. Oracles:
 the file system and ``/proc`` (which processes are alive), not the code's own
@@ -68,7 +68,7 @@ def _until(what: Callable[[], object], within_s: float = 30.0) -> None:
 WORKER = """
 import sys
 from pathlib import Path
-from workers import hosted
+from workers.hosting import validation as hosted
 deals = hosted.play_deals("floriferous(players=2)", sys.argv[2], "builtin:greedy", run_seed="killed", deals=1,
                           deadline_ms=200, hosted_dir=Path(sys.argv[1]))
 next(deals)
@@ -77,7 +77,7 @@ next(deals)
 LIVE = """
 import sys, time
 from pathlib import Path
-from workers.hosted_runs import make_run_dir
+from workers.hosting.run_dirs import make_run_dir
 run = make_run_dir(Path(sys.argv[1]) / "run", "live-")
 print(run.path, flush=True)
 time.sleep(120)
@@ -139,7 +139,7 @@ def test_a_sigkilled_workers_run_folder_is_swept_and_a_live_ones_is_kept(tmp_pat
 
 
 def test_a_folder_from_before_the_locks_is_removed_only_when_old(tmp_path: Path) -> None:
-    from workers.hosted_runs import UNLOCKED_AGE_S, sweep_runs
+    from workers.hosting.run_dirs import UNLOCKED_AGE_S, sweep_runs
 
     old = tmp_path / "games-old"
     old.mkdir()

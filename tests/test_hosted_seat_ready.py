@@ -1,4 +1,4 @@
-"""A hosted seat connects only once its child has read its first line (bots/hosted_seat.py).
+"""A hosted seat connects only once its child has read its first line (workers/hosting/seat.py).
 
 The referee asks a seat's first decision as soon as the seat is connected, so the adapter waits
 for its fresh child to read the ``hello`` line before connecting. Oracle: children whose start-up
@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from bots.hosted_seat import HELLO_LINE, HostedSeat
+from workers.hosting.seat import HELLO_LINE, HostedSeat
 
 
 def start(tmp_path: Path, source: str, wait_s: float = 10.0) -> tuple[float, str, str]:

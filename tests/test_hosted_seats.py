@@ -29,8 +29,8 @@ from ladder import bots as ladder_bots
 from ladder import make_pool
 from ladder import submissions as sub
 from ladder.tournaments import plan_match
-from workers import hosted
-from workers.hosted_seats import HostedSeats, seat_processes
+from workers.hosting import validation as hosted
+from workers.hosting.seats import HostedSeats, seat_processes
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "x" * 16 + secrets.token_hex(16)
@@ -81,7 +81,7 @@ def sandbox_pids(marker: str) -> list[int]:
     """Live processes of a sandbox uid whose mounts come from under ``marker`` (a test's own hosted dir):
     ``/proc/<pid>/mountinfo`` names the source of its ``/bot`` bind. Scoped so that other sessions'
     sandboxes on this shared machine do not count."""
-    from bots.sandbox import UID_BASE
+    from workers.hosting.sandbox import UID_BASE
 
     out = []
     for entry in os.listdir("/proc"):
@@ -298,7 +298,7 @@ def _seat(hosted_dir: Path, address: str, token: str) -> subprocess.Popen[bytes]
                                      {"wall_s": 120}, hosted_dir / "stderr.log")
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "PARTERRE_HOSTED_DIR": str(hosted_dir),
            "PARTERRE_BOT_TOKEN": token}
-    return subprocess.Popen([sys.executable, "-m", "bots.hosted_seat", "--address", address, "--log-dir",
+    return subprocess.Popen([sys.executable, "-m", "workers.hosting.seat", "--address", address, "--log-dir",
                              str(hosted_dir / "adapter"), "--", *command], env=env, cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
 

@@ -17,8 +17,8 @@ from ladder import make_pool
 from ladder.bots import register_bot, revoke_bot
 from ladder.errors import BotExistsError, InvalidBotNameError
 from ladder.house import ensure_house_bot, house_bot_ids, list_house_bots
-from ladder.web import create_app
-from ladder.web.auth import ParticipantConfig
+from web import create_app
+from web.auth import ParticipantConfig
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

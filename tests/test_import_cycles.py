@@ -11,7 +11,7 @@ edge: otherwise every package that re-exports its modules would be a cycle.
 
 Both checks cover every module of every first-party package (:data:`ALLOWED`:
 ``games`` with ``games/floriferous``, ``games/lafleur`` and ``games/flowar``,
-``proto``, ``referee``, ``workers``, ``ladder``, ``bots``, ``parterre``): the
+``proto``, ``referee``, ``workers``, ``ladder``, ``web``, ``bots``, ``parterre``): the
 cycle check looks for a strongly connected component of more than one module
 in the whole graph (Tarjan); the arrows check follows docs/architecture.md, "Packages and arrows" ("arrows only
 point left-to-right": the rules never import the server, the server never
@@ -33,10 +33,11 @@ ALLOWED: dict[str, set[str]] = {
     "games": set(),
     "proto": set(),
     "referee": {"games", "proto"},
-    "workers": {"games", "proto", "ladder"},
+    "workers": {"games", "proto", "ladder", "bots"},
     "ladder": {"games", "proto"},
+    "web": {"games", "proto", "ladder"},
     "bots": {"games", "proto"},
-    "parterre": {"games", "proto", "referee", "workers", "ladder", "bots"},
+    "parterre": {"games", "proto", "referee", "workers", "ladder", "web", "bots"},
 }
 """docs/architecture.md, "Packages and arrows": the first-party packages each package may import (besides itself)."""
 
@@ -139,6 +140,9 @@ def test_the_scan_sees_the_tree() -> None:
     assert "games.floriferous.phases" in GRAPH["games.floriferous.observation"]
     assert "games.lafleur.state_protocol" in GRAPH["games.lafleur.turns"]
     assert "games.flowar.state_protocol" in GRAPH["games.flowar.turn"]
+    assert {"web.app", "workers.hosting.seats", "workers.hosting.sandbox"} <= set(MODULES)
+    assert "ladder.db" in GRAPH["web.api"]
+    assert "workers.hosting.validation" in GRAPH["workers.hosting.seats"]
 
 
 def test_cycle_finder_finds_a_planted_cycle() -> None:

@@ -199,7 +199,7 @@ def test_recorded_results_count_ratings_and_replay_bytes_once(ladder_pool):
 
 def test_web_requests_are_labelled_by_route_template(database_url):
     from ladder import migrate
-    from ladder.web import create_app
+    from web import create_app
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -222,8 +222,8 @@ def test_web_requests_are_labelled_by_route_template(database_url):
 
 def test_web_app_serves_metrics_on_the_configured_port(database_url, monkeypatch):
     from ladder import migrate
-    from ladder.web import metrics as web_metrics
-    from ladder.web import start_background
+    from web import metrics as web_metrics
+    from web import start_background
 
     migrate(database_url)
     monkeypatch.setattr(web_metrics, "_served_port", None)

@@ -25,8 +25,8 @@ from ladder import accounts as acc
 from ladder import make_pool
 from ladder.matches import claim_match, record_result
 from ladder.tournaments import plan_match
-from ladder.web import create_app
-from ladder.web.auth import ParticipantConfig
+from web import create_app
+from web.auth import ParticipantConfig
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -155,7 +155,7 @@ def test_sign_up_token_bot_rotate_and_owner_view(client: TestClient, pool: Any, 
 
 
 def test_reason_in_words_for_each_fault() -> None:
-    from ladder.web.owner import reason_in_words
+    from web.owner import reason_in_words
 
     assert reason_in_words("illegal_action", "decision 4: index 9 not in 0..3") == (
         "illegal action on decision 4: it sent index 9, but there were 4 legal actions (0..3)")
@@ -615,7 +615,7 @@ def test_challenge_a_house_bot_and_see_it_waiting(client: TestClient, pool: Any)
 def remote_site(pool: Any, rds: tuple[Any, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The site served on a free port for ``parterre remote``: $PARTERRE_URL points at it, the
     password is $PARTERRE_PASSWORD, and no database or Redis setting is left (nothing but HTTP)."""
-    from ladder.web.app import start_background
+    from web.app import start_background
 
     monkeypatch.setenv("PARTERRE_SESSION_SECRET", "r" * 48)
     server = start_background(pool=pool)
@@ -767,8 +767,8 @@ async def test_referee_records_reasons_and_rejections_for_the_owner(kind: str) -
 
     from bots.misbehaving import DropBot, GarbageBot, IllegalBot
     from bots.reference import RandomBot
-    from ladder.web.owner import reason_in_words
     from referee.testing import Harness, replay_of
+    from web.owner import reason_in_words
 
     register_toy()
     faulty = {"drop": lambda: DropBot(at_decision=2, reconnect_after_s=None),

@@ -27,7 +27,7 @@ from test_participants import (  # noqa: F401 - fixtures are found by name
     rds,
 )
 
-from ladder.web.auth import ParticipantConfig, config_from_env
+from web.auth import ParticipantConfig, config_from_env
 
 SLOW = {"base_ms": 0, "increment_ms": 60000, "cap_ms": 60000, "margin_ms": 10000}
 

@@ -17,7 +17,7 @@ from fixtures.toolchains import in_ci, missing
 from test_ladder_helpers import module_database
 
 from ladder import make_pool
-from ladder.web.app import start_background
+from web.app import start_background
 
 if in_ci():  # a missing playwright is a collection error in CI, not a skip
     import playwright.sync_api as playwright_sync

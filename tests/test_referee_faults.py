@@ -136,7 +136,7 @@ async def test_the_retired_seat_gets_its_own_match_ended_reason():
 async def test_the_timeout_reason_states_the_allowance_and_the_margin_apart():
     """The reason said "no answer within 1100 ms" and the pages added "allowed (plus the margin)":
     the margin counted twice. It now names both parts: 150 ms allowed + 20 ms margin."""
-    from ladder.web.owner import reason_in_words
+    from web.owner import reason_in_words
 
     async with Harness(TOKENS) as h:
         slow, fast = SlowBot(extra_ms=100), RandomBot(seed=1)

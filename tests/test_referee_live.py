@@ -94,14 +94,14 @@ async def test_a_watched_room_publishes_every_step_in_the_spectator_view(feed) -
 
 async def test_the_live_labels_are_the_viewers_spectator_labels(feed: tuple[str, str]) -> None:
     """One rule for both (games.spectator): the feed's label of every step of a watched Flowar match is the
-    viewer's spectator step label (ladder/web/labels.py), the Flower cards a Market refill put back
+    viewer's spectator step label (web/labels.py), the Flower cards a Market refill put back
     ("Game Setup", step 5) included, which this match has. The one difference the batching allows: a
     card the viewer still hides at its step may be named when it is public by the end of the entry's
     batch (the entry's own observation shows it)."""
     import redis
 
     from games.spectator import hidden_label, named_cards, seen_cards
-    from ladder.web.labels import SPECTATOR, step_labels
+    from web.labels import SPECTATOR, step_labels
 
     url, ns = feed
     r = redis.Redis.from_url(url)
@@ -163,8 +163,8 @@ async def test_playing_now_shows_no_progress_ahead_of_the_delay(feed, pg_admin_u
     import redis
     from test_web_helpers import shared_site
 
-    from ladder.web import start_background
-    from ladder.web.live import LiveConfig
+    from web import start_background
+    from web.live import LiveConfig
 
     url, ns = feed
     delay, mid = 1.0, 987_001

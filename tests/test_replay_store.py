@@ -308,7 +308,7 @@ def test_a_tampered_compact_row_is_refused_on_load(pool: Any) -> None:
     # Through the site: a clear answer naming the cause, not a bare 500.
     from fastapi.testclient import TestClient
 
-    from ladder.web import create_app
+    from web import create_app
 
     with TestClient(create_app(pool=pool)) as client:
         for path in (f"/api/matches/{mid}/replay", f"/matches/{mid}"):

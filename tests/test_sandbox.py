@@ -1,6 +1,6 @@
 """The hosted-bot sandbox, tried as a hostile submitter would (docs/hosted.md).
 
-Each test runs a hostile bot through ``python -m bots.sandbox`` (the keeper the
+Each test runs a hostile bot through ``python -m workers.hosting.sandbox`` (the keeper the
 workers use), then checks: the verdict in the status file, that nothing leaked
 into the bot's output (it prints what it managed to get), that no process of
 the sandbox's uid is left, and that this process (the "worker") is intact.
@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from bots.sandbox import UID_BASE, uid_pids
+from workers.hosting.sandbox import UID_BASE, uid_pids
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None or os.geteuid() != 0,
                                 reason="needs bubblewrap and root (the workers' setting)")
@@ -69,8 +69,9 @@ def run_bot(tmp_path: Path, source: str, *limits: str, stdin: bytes = b"", timeo
     status, log = tmp_path / "status.json", tmp_path / "stderr.log"
     env = {**os.environ, "PARTERRE_DATABASE_URL": f"postgresql://x:{SECRET}@127.0.0.1/db", "PARTERRE_SECRET": SECRET}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bots.sandbox", "--root", str(bot), "--runtime", runtime, "--stderr-file", str(log),
-         "--status-file", str(status), *limits, "--", *(command or ["python3.11", "bot.py"])],
+        [sys.executable, "-m", "workers.hosting.sandbox", "--root", str(bot), "--runtime", runtime,
+         "--stderr-file", str(log), "--status-file", str(status), *limits, "--",
+         *(command or ["python3.11", "bot.py"])],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT, env=env)
     out, _ = proc.communicate(stdin, timeout=timeout)
     assert no_process_left(UID_BASE + proc.pid), "a process of the sandbox is left"
@@ -249,8 +250,8 @@ def test_stopped_from_outside_kills_the_tree(tmp_path: Path) -> None:
                                 "os.fork(); os.fork(); print('up', flush=True); time.sleep(3600)\n")
     (bot / "bot.py").chmod(0o644)
     status = tmp_path / "st.json"
-    proc = subprocess.Popen([sys.executable, "-m", "bots.sandbox", "--root", str(bot), "--runtime", "python3.11",
-                             "--status-file", str(status), "--", "python3.11", "bot.py"],
+    proc = subprocess.Popen([sys.executable, "-m", "workers.hosting.sandbox", "--root", str(bot),
+                             "--runtime", "python3.11", "--status-file", str(status), "--", "python3.11", "bot.py"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
     assert proc.stdout is not None
     proc.stdout.readline()

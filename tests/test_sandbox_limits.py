@@ -1,6 +1,6 @@
 """The sandbox's limits hold for the bot's whole process tree, tried as a hostile submitter would.
 
-Each bot runs under the keeper (``python -m bots.sandbox``, what the workers
+Each bot runs under the keeper (``python -m workers.hosting.sandbox``, what the workers
 run) three ways: as root (the keeper's own cgroup), as an unprivileged uid
 given a delegated cgroup (``--cgroup``, ``PARTERRE_SANDBOX_CGROUP``: made here
 by root and handed to the uid with ``chown``, as an operator would), and as an
@@ -92,8 +92,9 @@ def run(place: Path, uid: int, mode: str, source: str, *limits: str, cgroup: str
            "PYTHONPATH": str(ROOT)}
     drop = [] if mode == "root" else ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
     extra = ["--cgroup", cgroup] if cgroup else []
-    out = subprocess.run([*drop, sys.executable, "-m", "bots.sandbox", "--root", str(bot), "--runtime", "python3.11",
-                          "--status-file", str(status), *extra, *limits, "--", "python3.11", "bot.py"],
+    out = subprocess.run([*drop, sys.executable, "-m", "workers.hosting.sandbox", "--root", str(bot),
+                          "--runtime", "python3.11", "--status-file", str(status), *extra, *limits, "--",
+                          "python3.11", "bot.py"],
                          stdin=subprocess.DEVNULL, capture_output=True, cwd=ROOT, env=env, timeout=timeout)
     return json.loads(status.read_text()), out.stdout.decode(errors="replace") + out.stderr.decode(errors="replace")
 
@@ -165,7 +166,7 @@ def test_unprivileged_without_a_cgroup_is_refused_with_the_reason(place: Path, u
     assert status["verdict"] == "start_failed" and "PARTERRE_SANDBOX_CGROUP" in status["detail"], status
     assert "children" not in out
     check = subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-m",
-                            "bots.sandbox", "--check"], capture_output=True, text=True, cwd=ROOT,
+                            "workers.hosting.sandbox", "--check"], capture_output=True, text=True, cwd=ROOT,
                            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}, timeout=60)
     assert check.returncode == 1 and "PARTERRE_SANDBOX_CGROUP" in check.stdout, check
     status, out = run(place, uid, "unprivileged", "print('RAN')", "--per-process-limits")
@@ -233,7 +234,8 @@ def test_the_host_is_not_named(place: Path, uid: int, delegated: str, mode: str)
 
 WORKER_CHECK = """
 import json, sys
-from workers import hosted, hosted_seats
+from workers.hosting import seats as hosted_seats
+from workers.hosting import validation as hosted
 # The worker runs the check with its own interpreter; this machine's lies under a home the uid cannot reach,
 # so the system's one (the check needs the standard library only).
 sys.executable = "/usr/bin/python3.11"

@@ -4,7 +4,7 @@
 change uid or make cgroups; bwrap runs in an unprivileged user namespace (this
 machine allows them: ``user.max_user_namespaces`` > 0). The test starts the
 keeper exactly so — ``setpriv --reuid U --regid U --clear-groups python -m
-bots.sandbox --per-process-limits ...`` with a uid of no user and no cgroup (the
+workers.hosting.sandbox --per-process-limits ...`` with a uid of no user and no cgroup (the
 operator's acceptance of per-process limits; without it the keeper refuses:
 ``tests/test_sandbox_limits.py``) — and checks the same things as
 ``tests/test_sandbox.py``: verdicts, what the bot could reach, the process
@@ -34,7 +34,7 @@ from typing import Any
 import pytest
 from fixtures.toolchains import missing
 
-from bots.sandbox import uid_pids
+from workers.hosting.sandbox import uid_pids
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "parterre-secret-unpriv-77"
@@ -87,9 +87,9 @@ def run_bot(place: Path, uid: int, source: str, *limits: str, timeout: float = 6
     worker = subprocess.Popen(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "sleep", "120"])
     try:
         proc = subprocess.Popen(
-            ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-m", "bots.sandbox",
-             "--root", str(bot), "--runtime", runtime, "--status-file", str(status), "--per-process-limits",
-             *limits, "--",
+            ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-m",
+             "workers.hosting.sandbox", "--root", str(bot), "--runtime", runtime, "--status-file", str(status),
+             "--per-process-limits", *limits, "--",
              interpreter, name],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, cwd=ROOT, env=env)
         if stop_after_s is not None:
@@ -258,7 +258,7 @@ def test_tasks_of_the_uid_outside_the_keepers_pid_namespace_count(place: Path, u
                   "--clear-groups", sys.executable]
         env = {"PATH": "/usr/bin:/bin", "HOME": str(place), "PARTERRE_HOSTED_DIR": str(place / "hosted"),
                "PYTHONPATH": str(ROOT)}
-        probe = subprocess.run([*inside, "-c", f"from bots.sandbox import charged_tasks, uid_tasks; "
+        probe = subprocess.run([*inside, "-c", f"from workers.hosting.sandbox import charged_tasks, uid_tasks; "
                                 f"seen = uid_tasks({uid}); print(seen, charged_tasks(seen))"],
                                capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
         seen, charged = (int(x) for x in probe.stdout.split())
@@ -273,9 +273,9 @@ def test_tasks_of_the_uid_outside_the_keepers_pid_namespace_count(place: Path, u
             (bot / f"{name}.py").write_text(source)
             (bot / f"{name}.py").chmod(0o644)
             status = place / f"{name}.json"
-            out = subprocess.run([*inside, "-m", "bots.sandbox", "--root", str(bot), "--runtime", "python3.11",
-                                  "--status-file", str(status), "--per-process-limits", "--pids", "16", "--wall-s",
-                                  "20", "--",
+            out = subprocess.run([*inside, "-m", "workers.hosting.sandbox", "--root", str(bot),
+                                  "--runtime", "python3.11", "--status-file", str(status), "--per-process-limits",
+                                  "--pids", "16", "--wall-s", "20", "--",
                                   "python3.11", f"{name}.py"], stdin=subprocess.DEVNULL, capture_output=True,
                                  env=env, cwd=ROOT, timeout=60)
             verdict = json.loads(status.read_text())

@@ -32,8 +32,8 @@ from test_participants import (  # noqa: F401 - fixtures are found by name
 from ladder import read
 from ladder.matches import claim_match
 from ladder.tournaments import new_seed, plan_match
-from ladder.web.live import LiveConfig
 from parterre.cli import main as cli_main
+from web.live import LiveConfig
 
 GAME = "floriferous(players=2)"
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from ladder.web.settings import WebSettings
 from parterre.settings import CliSettings, CommonSettings, RefereeServerSettings
 from proto.env_settings import EnvSettings, SettingsError
 from referee.settings import LiveSettings
+from web.settings import WebSettings
 from workers.settings import WorkerSettings
 
 ROOT = Path(__file__).resolve().parent.parent

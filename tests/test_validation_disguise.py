@@ -1,7 +1,7 @@
 """A bot under validation cannot tell its games from rated ones by what it is told (docs/hosted.md).
 
 The bot is a real stdio child that writes every line it receives to a file,
-played by ``python -m bots.hosted_match`` (what the workers run for validation
+played by ``python -m workers.hosting.head_to_head`` (what the workers run for validation
 and the regression test). Oracle: the ``match_started`` example of a rated
 match in docs/bots.md (its keys and value types), and the identities and
 deadline passed to the runner.
@@ -16,7 +16,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from bots.hosted_match import identities, main
+from workers.hosting.head_to_head import identities, main
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 
 from games.lafleur.script import new_match
-from ladder.web.app import _environment
-from ladder.web.boards import board_panel
-from ladder.web.viewer import Frame
+from web.app import _environment
+from web.boards import board_panel
+from web.viewer import Frame
 
 DEALT = 3
 """Flower cards in each hand after setup (Rulebook: "Player Setup")."""

@@ -1,6 +1,6 @@
 """The web site in a real headless browser (Debian's chromium driven by Playwright).
 
-Given the site served by uvicorn (``ladder.web.start_background``) over a real
+Given the site served by uvicorn (``web.start_background``) over a real
 database seeded with real matches, when chromium loads each page type, then the
 pages render without script errors, a bot named ``<script>alert(1)</script>``
 shows as text and runs nothing, the rating plot is drawn, and the replay
@@ -25,7 +25,7 @@ import pytest
 from fixtures.toolchains import in_ci, missing
 from test_web_helpers import XSS_NAME, Site, shared_site
 
-from ladder.web import BackgroundServer, start_background
+from web import BackgroundServer, start_background
 
 if in_ci():  # a missing playwright is a collection error in CI, not a skip
     import playwright.sync_api as playwright_sync

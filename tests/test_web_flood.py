@@ -24,8 +24,8 @@ from bench import bench_web_flood as flood  # the bench's attackers and memory w
 from ladder import accounts as acc
 from ladder import make_pool, password_gate
 from ladder.owned_bots import MAX_BOTS_PER_ACCOUNT
-from ladder.web.app import start_background
-from ladder.web.serving import HeadTimeoutH11Protocol
+from web.app import start_background
+from web.serving import HeadTimeoutH11Protocol
 
 PASSWORD = "correct horse battery"
 MIB = 1 << 20

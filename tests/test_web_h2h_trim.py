@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ladder.read import HeadToHead
-from ladder.web.pages import H2H_SHOWN, top_opponents
+from web.pages import H2H_SHOWN, top_opponents
 
 
 def _row(game: str, opp: int, n: int) -> HeadToHead:

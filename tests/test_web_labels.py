@@ -20,7 +20,7 @@ import pytest
 from games.api import CHANCE
 from games.registry import load_game
 from games.replay import iter_states
-from ladder.web.labels import ALL, SPECTATOR, step_labels
+from web.labels import ALL, SPECTATOR, step_labels
 
 
 def _vocabulary(game: str) -> dict[str, set[str]]:

@@ -31,8 +31,8 @@ from games.registry import load_game
 from ladder import make_pool
 from ladder.matches import claim_match
 from ladder.tournaments import plan_match
-from ladder.web import start_background
-from ladder.web.live import LiveConfig, playing_now
+from web import start_background
+from web.live import LiveConfig, playing_now
 
 CHROMIUM = wb.CHROMIUM
 browser, page = wb.browser, wb.page  # the browser tests' fixtures

@@ -41,7 +41,7 @@ from games.registry import load_game
 from ladder import make_pool
 from ladder.matches import claim_match
 from ladder.tournaments import plan_match
-from ladder.web.live_hub import PER_CLIENT
+from web.live_hub import PER_CLIENT
 
 ROOT = Path(__file__).resolve().parent.parent
 NS = "flood"

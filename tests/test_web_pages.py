@@ -23,7 +23,7 @@ from test_web_helpers import XSS_NAME, XSS_VERSION, Site, shared_site
 from games.replay import iter_states, verify_replay
 from ladder import leaderboard, make_pool, replay_json
 from ladder.stats.store import bt_leaderboard, refresh_bradley_terry
-from ladder.web import create_app
+from web import create_app
 
 with warnings.catch_warnings():  # Starlette's TestClient recommends httpx2 over httpx; httpx works the same
     warnings.simplefilter("ignore")
@@ -500,7 +500,7 @@ def test_a_lost_database_gives_503_not_500(web_db: tuple[str, Any, Site]) -> Non
 
 def test_time_control_in_words() -> None:
     """The match page said "0.00 s bank + 0.00 s per decision, at most 1.00 s per decision" for 1000+100."""
-    from ladder.web.filters import time_control
+    from web.filters import time_control
 
     usual = {"base_ms": 0, "increment_ms": 0, "cap_ms": 1000, "margin_ms": 100}
     assert time_control(usual) == "1.00 s per decision + 0.10 s margin"

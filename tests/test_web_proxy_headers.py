@@ -1,6 +1,6 @@
 """X-Forwarded-For is honoured only from the proxies in PARTERRE_TRUSTED_PROXIES.
 
-The login and sign-up limits count by client address (``ladder.web.auth.client_address``);
+The login and sign-up limits count by client address (``web.auth.client_address``);
 uvicorn's own default trusts the header from 127.0.0.1, so any local process could choose
 the address it is counted under. The oracle is a real uvicorn server started with our options
 and a route that echoes the address Starlette sees.
@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from ladder.web.app import proxy_options
+from web.app import proxy_options
 
 
 async def _peer(request: Request) -> PlainTextResponse:

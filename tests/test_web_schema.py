@@ -23,7 +23,7 @@ from schemathesis import GenerationMode
 from test_web_helpers import Site, shared_site
 
 from ladder import make_pool
-from ladder.web import create_app
+from web import create_app
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +55,8 @@ def test_every_api_operation_is_described_and_read_only(fuzzed: tuple[Any, dict[
     paths = {(op.method.upper(), op.path) for op in _operations(schema)}
     assert ("GET", "/api/leaderboard/{game}") in paths and ("GET", "/api/matches/{match_id}/steps/{step}") in paths
     # The public API is read-only; the only writers are the participants' routes (Bearer/Basic).
-    from ladder.web.participants_api import router as participants
-    from ladder.web.submissions import router as hosted  # hosted-bot uploads and settings
+    from web.participants_api import router as participants
+    from web.submissions import router as hosted  # hosted-bot uploads and settings
 
     writers = {(m, r.path) for routes in (participants.routes, hosted.routes) for r in routes
                for m in getattr(r, "methods", ())}

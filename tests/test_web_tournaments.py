@@ -17,7 +17,7 @@ from ladder.challenges import create_challenge, dispatch_challenges
 from ladder.entries import close_due_entries, enter_tournament
 from ladder.house import ensure_house_bot
 from ladder.tournaments import create_tournament, plan_tournament
-from ladder.web import create_app
+from web import create_app
 
 pytestmark = pytest.mark.usefixtures("games")
 

@@ -32,8 +32,8 @@ def _broker_url() -> str:
     return url
 
 
-app = Celery("parterre", include=["workers.tasks", "workers.periodic", "workers.ratings_tasks", "workers.hosted",
-                                     "workers.token_cache"])
+app = Celery("parterre", include=["workers.tasks", "workers.periodic", "workers.ratings_tasks",
+                                     "workers.hosting.validation", "workers.token_cache"])
 app.conf.update(
     broker_url=_broker_url(),
     result_backend=None,
@@ -97,7 +97,7 @@ def configure_beat(
     * ``parterre.tokens_tick`` every ``PARTERRE_TOKENS_PERIOD_S`` (5 s): publish the bot tokens
       again from PostgreSQL when Redis lost them (``workers/token_cache.py``);
     * ``parterre.hosted_tick`` every ``PARTERRE_HOSTED_PERIOD_S`` (10 s): validate
-      and regression-test one new hosted bot version (``workers/periodic.py``, ``workers/hosted.py``).
+      and regression-test one new hosted bot version (``workers/periodic.py``, ``workers/hosting/validation.py``).
 
     Each message expires after one period: a tick that waited longer in the
     queue is dropped rather than run late (the next one plans anyway). The

@@ -20,9 +20,10 @@ from ladder import entries as ladder_entries
 from ladder import submissions as ladder_submissions
 from ladder import tournaments as ladder_tournaments
 from ladder.errors import DatabaseUnavailableError
-from workers import directory, hosted
+from workers import directory
 from workers.app import app
-from workers.hosted import process_version, sandbox_snapshot, token_secret
+from workers.hosting import validation as hosted
+from workers.hosting.validation import process_version, sandbox_snapshot, token_secret
 from workers.settings import WorkerSettings
 from workers.tasks import _settings, _worker_name, get_pool, plan_tournament, run_match
 
@@ -168,7 +169,7 @@ def hosted_tick() -> dict[str, Any]:
     Returns:
         ``{"version": id or None, "status": the new status, **sandbox_snapshot()}``; ``status: refused`` (and
         ``reason``), claiming nothing, when this worker cannot hold the sandbox's limits
-        (``workers.hosted.sandbox_refusal``).
+        (``workers.hosting.validation.sandbox_refusal``).
     """
 
     pool = get_pool()

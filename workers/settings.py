@@ -2,7 +2,7 @@
 
 :func:`settings` is what the tasks read; the values are checked when the object is made, so a bad
 value is one clear error naming the variable (:class:`proto.env_settings.SettingsError`).
-Hosted bots' settings are :func:`workers.hosted.hosted_settings`.
+Hosted bots' settings are :func:`workers.hosting.validation.hosted_settings`.
 """
 
 from __future__ import annotations

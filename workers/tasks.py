@@ -44,11 +44,13 @@ from ladder import matches as ladder_matches
 from ladder import referee_wait
 from ladder import tournaments as ladder_tournaments
 from ladder.errors import DatabaseUnavailableError
-from workers import directory, hosted, hosted_seats
+from workers import directory
 from workers import metrics as worker_metrics
 from workers.app import MAX_MATCH_DURATION_S, app
-from workers.hosted import SandboxCapacityError
-from workers.hosted_runs import sweep_runs
+from workers.hosting import seats as hosted_seats
+from workers.hosting import validation as hosted
+from workers.hosting.run_dirs import sweep_runs
+from workers.hosting.validation import SandboxCapacityError
 from workers.referee_client import InfraError, LeaseLostError, RefereeUnavailableError
 from workers.referee_client import run_match as referee_run_match
 from workers.settings import WorkerSettings
@@ -123,7 +125,7 @@ def _node_ready(sender: Any = None, **_: Any) -> None:
 
 
 def sweep_hosted_runs() -> list[str]:
-    """Remove the hosted run folders that dead workers left (``workers.hosted_runs.sweep_runs``; never one a
+    """Remove the hosted run folders that dead workers left (``workers.hosting.run_dirs.sweep_runs``; never one a
     live run holds). Run at a worker's start and by its reaper; returns the names removed."""
     try:
         return sweep_runs(hosted.hosted_settings()["dir"] / "run")

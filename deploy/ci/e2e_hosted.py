@@ -41,7 +41,7 @@ MARKER = "hosted-e2e-stderr <script>alert(1)</script>"
 BOT = f'''"""A hosted bot of the compose e2e: the SDK's greedy strategy over the stdio line protocol.
 
 Its imports (the SDK's engines) take part of a second on a loaded machine: the seat connects only
-once the bot has read its first line (bots/hosted_seat.py), so they are not charged to a decision."""
+once the bot has read its first line (workers/hosting/seat.py), so they are not charged to a decision."""
 import json
 import subprocess
 import sys

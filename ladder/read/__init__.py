@@ -1,6 +1,6 @@
 """The read model of the ladder: one implementation of every page, table and export.
 
-Shared by the web site (``ladder/web/``: routing and templates only) and the
+Shared by the web site (``web/``: routing and templates only) and the
 command line (``parterre leaderboard``, ``matches``, ``replay export``).
 Every function takes an open ``psycopg_pool.ConnectionPool`` (autocommit
 connections, :mod:`ladder.db`) and returns frozen dataclasses, which the JSON

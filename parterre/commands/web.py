@@ -18,10 +18,10 @@ if TYPE_CHECKING:
 
 def cmd_web(args: argparse.Namespace) -> int:
     """Migrate the database, then serve the web site until interrupted."""
-    from ladder.web import memory
     from parterre.up import serve_web
+    from web import memory
 
-    memory.limit_arenas()  # before the pool starts its threads (ladder/web/memory.py)
+    memory.limit_arenas()  # before the pool starts its threads (web/memory.py)
     services = common.services()
     pool = common.pool(services, migrate=True)
     try:

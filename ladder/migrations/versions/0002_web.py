@@ -1,4 +1,4 @@
-"""The web site's read paths: per-player-count statistics and a tournament index (ladder/web, docs/web.md).
+"""The web site's read paths: per-player-count statistics and a tournament index (web, docs/web.md).
 
 Revision ID: 0002
 Revises: 0001
