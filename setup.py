@@ -9,7 +9,7 @@ C compiler, and mypy importable by the build: ``make compiled`` runs
 environment, where mypy is a dev dependency), the modules in
 :data:`COMPILED` are also compiled to C extensions by mypyc. An extension
 module is imported in preference to the ``.py`` beside it; the ``.py`` stays
-the reference, and ``tests/test_compiled_engines.py`` plays the same random
+the reference, and ``tests/games/test_compiled_engines.py`` plays the same random
 games through both and compares every step.
 """
 

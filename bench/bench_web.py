@@ -92,7 +92,7 @@ class Template:
 
 def play_templates(per_count: int, seed: int) -> dict[int, list[Template]]:
     """Play ``per_count`` real Floriferous matches for 2, 3 and 4 players (random policies)."""
-    from test_web_helpers import play_replay
+    from fixtures.web_helpers import play_replay
 
     from ladder.matches import ZSTD_LEVEL
     from ladder.replay_store import pack

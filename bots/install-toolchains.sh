@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs and builds what the bots in other languages need, so that
-# tests/test_polyglot.py runs instead of skipping (docs/bots.md):
+# tests/bots/test_polyglot.py runs instead of skipping (docs/bots.md):
 #
 #   * Node.js and npm (Debian's nodejs/npm, only when `node`/`npm` is missing),
 #     then `npm ci` in bots/node from the committed package-lock.json;

@@ -263,7 +263,7 @@ class Game(ABC):
     """True when every ``_full_state()`` of the game holds only dicts with str keys, lists, tuples,
     str, int (64-bit), bool and None (no float): :meth:`State.state_hash` then writes the canonical
     text with orjson, byte-identical to :func:`canonical_json` for such values and ~10x faster
-    (tests/test_state_hash_fast.py checks both over random playthroughs)."""
+    (tests/games/test_state_hash_fast.py checks both over random playthroughs)."""
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         given = dict(options or {})

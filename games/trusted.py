@@ -33,7 +33,7 @@ def below(rng: random.Random, n: int) -> int:
     (``Lib/random.py``): ``k = n.bit_length()`` bits from ``getrandbits`` until the value is
     below ``n``, which is what ``randrange(n)`` returns. Any other class (a subclass may
     override ``random()`` or ``randrange()``) gets ``rng.randrange(n)``.
-    ``tests/test_engine_fastpaths.py`` checks the equality draw by draw.
+    ``tests/games/test_engine_fastpaths.py`` checks the equality draw by draw.
 
     Raises:
         ValueError: ``n < 1`` (as ``randrange``).

@@ -14,7 +14,7 @@ are rewritten to ``from proto.parterre.v1 import ...`` (the descriptors keep
 the file names ``parterre/v1/X.proto``). For each ``X.proto`` this writes ``X_pb2.py``, ``X_pb2.pyi`` and
 ``X_pb2_grpc.py`` with the ``protoc`` bundled in ``grpcio-tools`` (a dev
 dependency), so the output depends only on that package's version.
-``tests/test_proto_stubs.py`` regenerates into a temporary directory and fails
+``tests/proto/test_proto_stubs.py`` regenerates into a temporary directory and fails
 when the committed stubs differ.
 """
 

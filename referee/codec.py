@@ -29,7 +29,7 @@ all: :meth:`GameCodec.decision_request` writes its wire bytes directly
 the cached wire bytes of each ``LegalAction`` and the observation's JSON text,
 in field-number order as protobuf itself writes them; tests check that the
 bytes equal protobuf's serialisation of the same message built through its API
-(tests/test_referee_wire.py), for every decision of random playthroughs in each
+(tests/referee/test_referee_wire.py), for every decision of random playthroughs in each
 encoding. It is also how a reconnected seat's pending request is rebuilt. Building the message object, copying each
 cached ``LegalAction`` into its repeated field and serialising it again cost
 about as much as the observation itself.

@@ -123,15 +123,15 @@ def redis_prefix() -> str:
     return f"parterre-test-{secrets.token_hex(4)}:"
 
 
-# The ladder's shared fixtures (helpers in tests/test_ladder_helpers.py). Imported lazily: a
+# The ladder's shared fixtures (helpers in tests/fixtures/ladder_helpers.py). Imported lazily: a
 # test session that needs no database must not import the ladder or register its games.
 
 
 @pytest.fixture(scope="module")
 def games() -> Iterator[None]:
-    """The two fixture games of ``test_ladder_helpers`` registered for a module's tests; a module
+    """The two fixture games of ``fixtures.ladder_helpers`` registered for a module's tests; a module
     asks for them with ``pytestmark = pytest.mark.usefixtures("games")``."""
-    import test_ladder_helpers as h
+    import fixtures.ladder_helpers as h
 
     with h.fixture_games():
         yield
@@ -140,7 +140,7 @@ def games() -> Iterator[None]:
 @pytest.fixture(scope="module")
 def ladder_db(pg_admin_url: str) -> Iterator[str]:
     """One migrated database per test module (URL); :func:`migrated_url` empties it per test."""
-    import test_ladder_helpers as h
+    import fixtures.ladder_helpers as h
 
     yield from h.module_database(pg_admin_url)
 
@@ -148,7 +148,7 @@ def ladder_db(pg_admin_url: str) -> Iterator[str]:
 @pytest.fixture
 def migrated_url(ladder_db: str) -> str:
     """The module's migrated database with every table emptied and every sequence restarted."""
-    import test_ladder_helpers as h
+    import fixtures.ladder_helpers as h
 
     return h.empty_database(ladder_db)
 
@@ -156,6 +156,6 @@ def migrated_url(ladder_db: str) -> str:
 @pytest.fixture
 def pool(migrated_url: str) -> Iterator[Any]:
     """An open ``psycopg_pool`` pool (``ladder.make_pool``) on :func:`migrated_url`, closed after the test."""
-    import test_ladder_helpers as h
+    import fixtures.ladder_helpers as h
 
     yield from h.open_pool(migrated_url)

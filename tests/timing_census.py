@@ -1,7 +1,7 @@
 """Census of waiting and wall-clock habits in the test modules.
 
 Run ``python tests/timing_census.py`` (``-v`` lists each finding). It counts, by
-reading each ``tests/test_*.py`` with :mod:`ast`:
+reading each ``tests/<room>/test_*.py`` (and every ``conftest.py``) with :mod:`ast`:
 
 * fixed sleeps in test bodies: ``time.sleep(c)`` / ``await asyncio.sleep(c)``
   with a constant ``c`` other than 0 (a yield to the event loop), written directly in a ``test_*`` function or a
@@ -140,30 +140,31 @@ def _window(test: ast.expr, names: set[str]) -> bool:
 def census(root: Path) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {"sleeps": [], "wall_asserts": [], "windows": [], "fixtures": []}
     fixtures: dict[str, list[str]] = defaultdict(list)
-    for path in sorted(root.glob("*.py")):
+    for path in sorted(root.rglob("*.py")):
         if not (path.name.startswith("test_") or path.name == "conftest.py"):
             continue
+        name = path.relative_to(root).as_posix()
         tree = ast.parse(path.read_text(), str(path))
         timers = _timers(tree)
         for fn in ast.walk(tree):
             if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
             if _is_fixture(fn):
-                fixtures[fn.name].append(path.name)
+                fixtures[fn.name].append(name)
             if not (fn.name.startswith("test_") or _is_fixture(fn)):
                 continue
             deltas = _delta_names(fn, timers)
             for node, in_while in _own_nodes(fn):
                 if (isinstance(node, ast.Call) and _is_sleep(node) and node.args
                         and _is_constant(node.args[0]) and not _is_zero(node.args[0]) and not in_while):
-                    found["sleeps"].append(f"{path.name}:{node.lineno}")
+                    found["sleeps"].append(f"{name}:{node.lineno}")
             for node, _ in _own_nodes(fn):
                 if isinstance(node, ast.Assert) and (
                         _clock_delta(node.test)
                         or any(isinstance(x, ast.Name) and x.id in deltas for x in ast.walk(node.test))):
-                    found["wall_asserts"].append(f"{path.name}:{node.lineno}")
+                    found["wall_asserts"].append(f"{name}:{node.lineno}")
                     if _window(node.test, deltas):
-                        found["windows"].append(f"{path.name}:{node.lineno}")
+                        found["windows"].append(f"{name}:{node.lineno}")
     for name, where in sorted(fixtures.items()):
         if len(set(where)) > 1:
             found["fixtures"].append(f"{name}: {', '.join(sorted(set(where)))}")

@@ -2,7 +2,7 @@
 publish in Redis (referee/cluster.py; referee/README.md "Several referees").
 
 Workers do not import ``referee``; the key names below are the contract, and
-``tests/test_multireferee.py`` checks they equal ``referee.cluster``'s.
+``tests/referee/test_multireferee.py`` checks they equal ``referee.cluster``'s.
 
 * ``parterre:referees``: set of referee ids (``parterre`` is the namespace,
   ``PARTERRE_CLUSTER_NAMESPACE``);

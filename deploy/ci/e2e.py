@@ -182,8 +182,8 @@ def bring_up(stack: Stack, report: dict[str, Any]) -> None:
     report["image_mb"] = int(size) / 1e6
     log(f"image parterre:ci built in {report['build_s']:.0f} s ({cached} steps cached), {report['image_mb']:.0f} MB")
     print("e2e: Grafana is not started in CI: Debian does not package it and no image registry is reachable "
-          "(profile 'grafana' in deploy/ci/docker-compose.ci.yml); its dashboard is checked by tests/test_deploy.py",
-          flush=True)
+          "(profile 'grafana' in deploy/ci/docker-compose.ci.yml); its dashboard is checked by "
+          "tests/repository/test_deploy.py", flush=True)
     t0 = time.monotonic()
     # `up -d` returns once the services others wait on are healthy; meanwhile, and until every
     # service is, note when each one is first seen healthy (Docker keeps only 5 health results).

@@ -13,7 +13,7 @@ Run it where the headers are (Debian: ``linux-libc-dev``) and commit the result:
     python3 deploy/seccomp/make_worker_profile.py            # rewrites deploy/seccomp/worker.json
     python3 deploy/seccomp/make_worker_profile.py --check    # exit 1 when the file differs
 
-Standard library only. tests/test_deploy.py checks the committed file (and regenerates it where
+Standard library only. tests/repository/test_deploy.py checks the committed file (and regenerates it where
 the headers exist).
 """
 

@@ -2,7 +2,7 @@
 :mod:`~games.floriferous.summary` use: one trait, which the state class inherits.
 
 :class:`games.floriferous.state.FloriferousState` inherits it
-(``tests/test_state_traits.py`` checks that it provides every step and sets every
+(``tests/games/test_state_traits.py`` checks that it provides every step and sets every
 field), so they need not import the state module: no import cycle. Fields are the
 state's private representation (see ``FloriferousState.__init__`` for what each one
 means).

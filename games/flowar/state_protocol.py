@@ -7,7 +7,7 @@ mypy pattern for mixins: "Advanced uses of self-types", with a base class instea
 protocol), so every mixin is checked against the same declared fields. The state class
 inheriting the trait no longer proves to mypy that it provides every step (the trait's
 stub would satisfy it) nor that ``__init__`` sets every field:
-``tests/test_state_traits.py`` checks both on the live classes. A field or step a rule
+``tests/games/test_state_traits.py`` checks both on the live classes. A field or step a rule
 uses must be declared here; add it with its type when a rule needs a new one. Fields are
 the state's private representation (see ``FlowarState.__init__`` for what each one
 means).

@@ -7,7 +7,7 @@ mixin method and each helper function types its ``self``/state argument as
 types", with a base class instead of a protocol; Flowar uses the same pattern), so every
 mixin is checked against the same declared fields. The state class inheriting the trait
 no longer proves to mypy that it provides every step (the trait's stub would satisfy it)
-nor that ``__init__`` sets every field: ``tests/test_state_traits.py`` checks both on
+nor that ``__init__`` sets every field: ``tests/games/test_state_traits.py`` checks both on
 the live classes. A field or step a rule uses must be declared here: add it with its
 type when a rule needs a new one. Fields are the state's private representation (see
 ``LaFleurState.__init__`` for what each one means).

@@ -35,7 +35,7 @@ Three likelihoods:
 
 F-19's example (W=880, L=759, D=1863, elo0=0, elo1=5, alpha=beta=0.05) gives
 LLR 2.947 with :func:`llr_logistic` (H1 accepted) and 2.271 with
-:func:`llr_bayeselo` (continue); ``tests/test_stats_sprt.py`` pins both, and
+:func:`llr_bayeselo` (continue); ``tests/ladder/test_stats_sprt.py`` pins both, and
 checks the pentanomial GSPRT against fishtest results published with
 Stockfish's commits.
 """

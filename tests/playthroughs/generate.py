@@ -10,7 +10,7 @@ A playthrough is a fixed-seed random match written step by step (OpenSpiel's
 the spectator observation (canonical JSON), a digest of every seat's observation,
 a short state hash and the chosen action; chance steps are summarised on one
 line each (number of outcomes and the sampled one); at the end the returns and
-the outcome. ``tests/test_playthroughs.py`` regenerates them in memory and diffs.
+the outcome. ``tests/games/test_playthroughs.py`` regenerates them in memory and diffs.
 
 Variants are the ``VARIANTS`` of every registered game shipped in the ``games``
 package (test fixture games registered at run time are not covered).

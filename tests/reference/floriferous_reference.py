@@ -1,7 +1,7 @@
 """Reference decision rules of Floriferous, written from the rulebook alone.
 
 A deliberately simple, slow second model of "which decisions may the player to
-act take now", for the differential test (tests/test_floriferous_differential.py).
+act take now", for the differential test (tests/games/test_floriferous_differential.py).
 It reads only the deciding seat's observation (the public view documented in
 docs/rules/floriferous.md: rows, columns in visiting order, cells, pawns,
 Stones, the Crow Card) and never imports games.floriferous. Text quoted is

@@ -7,7 +7,7 @@ read here as plain JSON), not from the engine: it shares no code with
 a brute-force search). Given what the acting seat sees (its observation) and
 the public action stream of the match (which Artisan was placed last, how many
 Flower cards it bought there), :func:`legal_actions` lists the actions the
-rules allow, as canonical JSON strings; ``tests/test_lafleur_reference.py``
+rules allow, as canonical JSON strings; ``tests/games/test_lafleur_reference.py``
 compares them with the engine at every decision of seeded random games.
 
 Rules used, by decision (rulebook section; decision number in the docs):

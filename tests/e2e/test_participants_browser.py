@@ -1,0 +1,90 @@
+"""Sign up, create a bot and read its token in a real headless browser (Debian's chromium via Playwright).
+
+The token shown once on the page is checked against the database (its sha256 is the bot's
+``token_hash``); it is not on the page any more after a reload. Skipped, with the reason,
+when ``/usr/bin/chromium`` is absent (as tests/e2e/test_web_browser.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fixtures.ladder_helpers import module_database
+from fixtures.toolchains import in_ci, missing
+
+from ladder import make_pool
+from web.app import start_background
+
+if in_ci():  # a missing playwright is a collection error in CI, not a skip
+    import playwright.sync_api as playwright_sync
+else:
+    playwright_sync = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+expect = playwright_sync.expect
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _chromium_present() -> None:
+    """Skip (fail under CI) when Debian's chromium is absent."""
+    if not CHROMIUM.exists():
+        missing("Debian's chromium is not installed (/usr/bin/chromium); install it with: apt-get install -y chromium")
+
+
+@pytest.fixture(scope="module")
+def served(pg_admin_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    databases = module_database(pg_admin_url)
+    url = next(databases)
+    pool = make_pool(url, max_size=4)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PARTERRE_HOME", str(tmp_path_factory.mktemp("home")))  # the session secret is generated there
+    mp.delenv("PARTERRE_SESSION_SECRET", raising=False)
+    mp.delenv("PARTERRE_REDIS_URL", raising=False)
+    server = start_background(pool=pool)
+    try:
+        yield server.url, pool
+    finally:
+        server.stop()
+        mp.undo()
+        pool.close()
+        next(databases, None)
+
+
+def test_browser_signs_up_creates_a_bot_and_reads_its_token(served: tuple[str, Any]) -> None:
+    from playwright.sync_api import sync_playwright
+
+    base, pool = served
+    errors: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_context().new_page()
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("dialog", lambda d: (errors.append(d.message), d.dismiss()))
+            page.goto(base + "/signup")
+            page.fill("#username", "browser-user")
+            page.fill("#password", "a long browser password")
+            page.click("#submit")
+            page.wait_for_url(base + "/my/bots")
+            page.fill("#bot-name", "browser-bot")
+            page.check("input[name=games][value=floriferous]")
+            page.click("#create-bot")
+            token = page.locator("#bot-token").inner_text().strip()
+            assert len(token) == 43
+            with pool.connection() as conn:
+                row = conn.execute("SELECT b.token_hash, a.username, b.games FROM bots b JOIN accounts a "
+                                   "ON a.id = b.account_id WHERE b.name = 'browser-bot'").fetchone()
+            assert row == (hashlib.sha256(token.encode()).hexdigest(), "browser-user", ["floriferous"])
+            page.goto(base + "/my/bots")  # shown once: not there any more
+            assert token not in page.content()
+            expect(page.locator("text=browser-bot")).to_be_visible()
+            cookie = [c for c in page.context.cookies() if c["name"] == "parterre_session"][0]
+            assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
+        finally:
+            browser.close()
+    assert errors == []

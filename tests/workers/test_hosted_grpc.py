@@ -1,0 +1,220 @@
+"""Hosted gRPC bots (docs/hosted.md "gRPC bots"): uploaded, validated and tested through a referee.
+
+Archives go through the API; :func:`workers.hosting.validation.process_version` decides them as a worker does, with
+the real sandbox, the per-run relayed socket and the in-process referee of ``parterre.hosted_games``.
+Oracles: the referee's verdicts (an illegal answer), the bot's own report of what it could reach
+(``hosted_bots/grpc_bot.py probe``, printed to the log its owner gets), listeners the test opens itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import test_hosted
+from fixtures.toolchains import missing
+from test_hosted import BOTS, manifest, needs_sandbox, no_sandbox_left, owner, python_bot, targz, upload
+
+from ladder import submissions as sub
+from workers.hosting import validation as hosted
+
+pytestmark = needs_sandbox
+# test_hosted's database, app and settings fixtures, shared rather than copied
+app, cfg, client = test_hosted.app, test_hosted.cfg, test_hosted.client
+pool = test_hosted.pool
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def grpc_manifest(runtime: str, command: list[str]) -> bytes:
+    return manifest(runtime, command, ["floriferous"]).replace(b'protocol = "stdio"', b'protocol = "grpc"')
+
+
+def grpc_python_bot(*args: str) -> bytes:
+    return targz({"parterre-bot.toml": grpc_manifest("python3.11", ["python3.11", "grpc_bot.py", *args]),
+                  "grpc_bot.py": (BOTS / "grpc_bot.py").read_bytes()})
+
+
+def decide(pool: Any, cfg: dict[str, Any], client: Any, headers: dict[str, str], bot_id: int,
+           data: bytes) -> dict[str, Any]:
+    r = upload(client, headers, bot_id, data)
+    assert r.status_code == 201, r.text
+    hosted.process_version(pool, r.json()["id"], cfg)
+    assert no_sandbox_left()
+    # the run's folder (its sockets and logs) is gone with it
+    assert not list((cfg["dir"] / "run").glob("games-*")) and not list((cfg["dir"] / "run").glob("grpc-*"))
+    return dict(client.get(f"/api/bots/{bot_id}/versions/{r.json()['number']}", headers=headers).json())
+
+
+@pytest.fixture
+def listeners(cfg: dict[str, Any]) -> Iterator[tuple[int, str]]:
+    """A TCP listener on the host's loopback and another run's relay socket, both open to anyone."""
+    tcp = socket.create_server(("127.0.0.1", 0))
+    other = cfg["dir"] / "run" / "m99-a1-b99-other"
+    other.mkdir(parents=True)
+    other.chmod(0o755)
+    unix = socket.socket(socket.AF_UNIX)
+    unix.bind(str(other / "referee.sock"))
+    unix.listen()
+    os.chmod(other / "referee.sock", 0o777)
+    yield tcp.getsockname()[1], str(other / "referee.sock")
+    tcp.close()
+    unix.close()
+
+
+def test_a_python_grpc_bot_is_validated_and_reaches_nothing_but_the_referee(
+        client: Any, pool: Any, cfg: dict[str, Any], listeners: tuple[int, str]) -> None:
+    port, other_socket = listeners
+    targets = [f"127.0.0.1:{port}", "127.0.0.1:5432", "127.0.0.1:6379", "10.0.0.1:80", other_socket,
+               "/var/run/postgresql/.s.PGSQL.5432"]
+    headers, bot_id = owner(client)
+    v = decide(pool, cfg, client, headers, bot_id, grpc_python_bot("probe", *targets))
+    assert v["status"] == "active", (v["reason"], v["log"][-3000:])
+    assert len(v["validation"]["games"]) == 2 and all(g["fault"] is None for g in v["validation"]["games"])
+    log = v["log"]
+    assert "PROBE done" in log, log[-3000:]
+    assert "CONNECTED" not in log, log  # no TCP, no other Unix socket: not even a listener anyone may use
+    for target in targets:
+        assert f"PROBE {'unix' if target.startswith('/') else 'tcp'} {target} refused" in log, (target, log)
+    assert "PROBE control RunMatch UNIMPLEMENTED" in log and "PROBE health UNIMPLEMENTED" in log, log
+    assert "PROBE run-parterre ['referee.sock']" in log  # its own socket only
+    assert "PROBE token 'hosted' address unix:///run/parterre/referee.sock" in log  # a placeholder token
+    assert "hosted-a-" not in log  # the relay's credential for the run never reached it
+
+    # A stdio version after a gRPC one: the regression test plays one against the other through the referee.
+    cfg_short = {**cfg, "max_games": 12}
+    r = upload(client, headers, bot_id, python_bot())
+    assert hosted.process_version(pool, r.json()["id"], cfg_short) == "active"
+    v2 = client.get(f"/api/bots/{bot_id}/versions/2", headers=headers).json()
+    assert v2["regression"]["games"] == 12 and v2["regression"]["faults"] == 0, v2["regression"]
+    assert no_sandbox_left()
+
+
+def test_a_grpc_bot_that_answers_illegally_is_rejected_with_the_reason(client: Any, pool: Any,
+                                                                        cfg: dict[str, Any]) -> None:
+    headers, bot_id = owner(client)
+    assert decide(pool, cfg, client, headers, bot_id, grpc_python_bot("greedy"))["status"] == "active"
+    v = decide(pool, cfg, client, headers, bot_id, grpc_python_bot("illegal"))
+    assert v["status"] == "rejected", v
+    assert v["reason"].startswith("illegal_action: in a validation game of floriferous"), v["reason"]
+    # the type: ignore below: Optional: the bot has an active version here
+    assert sub.active_version(pool, bot_id).number == 1  # type: ignore[union-attr]
+    crash = targz({"parterre-bot.toml": grpc_manifest("python3.11", ["python3.11", "bot.py"]),
+                   "bot.py": b"import sys\nprint('no referee for me', file=sys.stderr)\nraise SystemExit(3)\n"})
+    v = decide(pool, cfg, client, headers, bot_id, crash)
+    assert v["status"] == "rejected" and v["reason"].startswith("no_show: in a validation game"), v
+    assert "no referee for me" in v["log"]
+    # the type: ignore below: Optional: the bot has an active version here
+    assert sub.active_version(pool, bot_id).number == 1  # type: ignore[union-attr]
+    # An honest gRPC resubmission: regression-tested against the active gRPC version, both relayed, then active.
+    r = upload(client, headers, bot_id, grpc_python_bot("greedy", "again"))
+    assert hosted.process_version(pool, r.json()["id"], {**cfg, "max_games": 12}) == "active"
+    reg = client.get(f"/api/bots/{bot_id}/versions/4", headers=headers).json()["regression"]
+    assert reg["games"] == 12 and reg["faults"] == 0 and reg["baseline"] == 1, reg
+    assert no_sandbox_left()
+
+
+@pytest.fixture(scope="module")
+def go_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``bots/go`` built as a static executable (``CGO_ENABLED=0``)."""
+    if shutil.which("go") is None or shutil.which("protoc") is None:
+        missing("needs Go and protoc (bots/install-toolchains.sh)")
+    build = tmp_path_factory.mktemp("go")
+    run = subprocess.run(["make", "-C", str(ROOT / "bots" / "go"), f"BUILD={build}"], capture_output=True,
+                         text=True, env={**os.environ, "CGO_ENABLED": "0"}, timeout=900)
+    if run.returncode != 0:
+        missing(f"the Go bot does not build here: {run.stderr[-500:]}")
+    return build / "parterre-go-bot"
+
+
+def test_a_static_go_grpc_bot_is_validated(client: Any, pool: Any, cfg: dict[str, Any], go_bot: Path) -> None:
+    headers, bot_id = owner(client)
+    archive = targz({"parterre-bot.toml": grpc_manifest("static", ["./bot"]), "bot": (go_bot.read_bytes(), 0o644)})
+    v = decide(pool, cfg, client, headers, bot_id, archive)
+    assert v["status"] == "active", (v["reason"], v["log"][-3000:])
+    assert "go-bot: match" in v["log"]  # it played through the referee (its own log lines)
+
+
+def node_grpc_archive() -> bytes:
+    """``bots/node`` (the Node.js gRPC bot) as an archive: its code, its installed ``node_modules`` (files only:
+    links are refused at upload) and the bot-facing ``.proto`` files it loads at run time."""
+    node_dir = ROOT / "bots" / "node"
+    if shutil.which("node") is None or not (node_dir / "node_modules" / "@grpc" / "grpc-js").is_dir():
+        missing("needs node and bots/node/node_modules (bots/install-toolchains.sh: npm ci)")
+    files: dict[str, bytes | tuple[bytes, int]] = {
+        "parterre-bot.toml": grpc_manifest("node", ["node", "bot.js", "--proto-root", "/bot/proto"])}
+    for name in ("bot.js", "strategy.js", "package.json"):
+        files[name] = (node_dir / name).read_bytes()
+    for path in sorted((node_dir / "node_modules").rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            files[str(path.relative_to(node_dir))] = path.read_bytes()
+    for path in sorted((ROOT / "proto" / "parterre" / "v1").glob("*.proto")):
+        if path.name != "control.proto":  # the workers' service: not the bot's business
+            files[f"proto/parterre/v1/{path.name}"] = path.read_bytes()
+    return targz(files)
+
+
+def test_a_node_grpc_bot_is_validated(client: Any, pool: Any, cfg: dict[str, Any]) -> None:
+    headers, bot_id = owner(client)
+    v = decide(pool, cfg, client, headers, bot_id, node_grpc_archive())
+    assert v["status"] == "active", (v["reason"], v["log"][-3000:])
+    assert "node-bot: match" in v["log"]  # it played through the referee (its own log lines)
+
+
+def _pids_with(text: str) -> list[int]:
+    """Processes whose command line contains ``text`` (read from /proc, not from the code under test)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if text in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def test_a_runner_killed_mid_game_leaves_no_run_folder(tmp_path: Path) -> None:
+    """The gRPC runner is SIGKILLed while it waits for its bot (no clean-up of its own can run): the
+    worker's generator still removes the run's folder with its socket, and reports the run as failed
+    rather than as zero deals played. The "bot" is a plain sleeper that never connects."""
+    import signal
+    import threading
+    import time
+
+    marker = f"sleeper-{os.getpid()}"
+    side = f'grpc:["python3", "-c", "import time; time.sleep(60)", "{marker}"]'
+    deals = hosted.play_deals("floriferous(players=2)", side, "builtin:greedy", run_seed="killed", deals=1,
+                              deadline_ms=200, hosted_dir=tmp_path)
+    killed: list[int] = []
+
+    def kill_runner() -> None:
+        end = time.monotonic() + 30
+        while time.monotonic() < end and not killed:
+            sockets = list((tmp_path / "run").glob("games-*/grpc-*/*"))
+            runners = [p for p in _pids_with(f"--run-dir {tmp_path}") if p != os.getpid()]  # this test's only
+            if sockets and runners and _pids_with(marker):
+                for pid in runners:
+                    os.kill(pid, signal.SIGKILL)
+                killed.extend(runners)
+            time.sleep(0.05)
+
+    started = time.monotonic()
+    killer = threading.Thread(target=kill_runner)
+    killer.start()
+    try:
+        with pytest.raises(hosted.RunnerError, match="after 0 of 1 deals"):  # died before its first deal: no pass
+            list(deals)
+    finally:
+        killer.join()
+        for pid in _pids_with(marker):
+            if pid != os.getpid():
+                os.kill(pid, signal.SIGKILL)
+    assert killed, "the runner never got as far as its socket"
+    assert time.monotonic() - started < 30  # the bot left running does not hold the worker's pipe open
+    assert list((tmp_path / "run").iterdir()) == []  # no games-* folder, no socket: the worker removed them
