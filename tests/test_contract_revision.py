@@ -232,3 +232,18 @@ def test_every_revision_in_the_code_is_in_the_docs_with_the_same_changes(revisio
     documented = documented_changes()
     (rev,) = [r for r in contract.CHANGES if r.number == revision]
     assert [plain(c) for c in documented[revision]] == list(rev.changes)
+
+
+@pytest.mark.parametrize(("path", "pattern"), [
+    ("bots/node/bot.js", r"const CONTRACT_REVISION = (\d+);"),
+    ("bots/go/main.go", r"const contractRevision = (\d+)"),
+    ("bots/cpp/bot.cc", r"constexpr unsigned kContractRevision = (\d+);"),
+    ("bots/java/src/org/parterre/bot/Bot.java", r"private static final int CONTRACT_REVISION = (\d+);"),
+])
+def test_every_example_bot_names_the_current_revision(path, pattern):
+    """The examples in other languages say which revision they were written against (and are
+    updated with each revision); that they send it in their Hello is in their source too."""
+    source = (ROOT / path).read_text()
+    m = re.search(pattern, source)
+    assert m is not None and int(m.group(1)) == contract.CONTRACT_REVISION, path
+    assert re.search(r"contract_revision|ContractRevision", source), path
