@@ -48,6 +48,7 @@ from bots.wire import (
     decode_action,
     decode_observation,
 )
+from proto.contract import CONTRACT_REVISION
 from proto.parterre.v1 import referee_pb2 as pb
 
 log = logging.getLogger(__name__)
@@ -187,6 +188,8 @@ class Bot:
         self.announce: Callable[[str], None] | None = None
         """Where one-line connection news goes for a human (``parterre bot run``
         prints it): "connected as X", each reconnect attempt. None = silent."""
+        self.contract_notices: list[str] = []
+        """What referees said about this bot's contract revision (``Welcome.notices``), each once."""
         self._address = ""
         self._async_choose = inspect.iscoroutinefunction(self.choose)
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -258,7 +261,7 @@ class Bot:
             token=token, bot_name=self.name, bot_version=self.version, games=list(self.games),
             max_concurrent_matches=self.max_concurrent_matches, instance_id=self.instance_id, max_matches=left,
             observation_encoding=ENCODINGS[self.observation_encoding], only_match_id=self._only_match_id,
-            only_attempt=self._only_attempt,
+            only_attempt=self._only_attempt, contract_revision=CONTRACT_REVISION,
         ))
 
     # -- running ----------------------------------------------------------------------
@@ -454,9 +457,20 @@ class Bot:
                 if self.announce is not None:
                     self.announce(f"connected as {shown(self.name)} (bot id {stats.bot_id}) to {self._address}, "
                                   f"waiting for matches")
+                self._contract_notices(msg.welcome)
             elif kind == "error":
                 stats.errors.append(msg.error)
                 self.on_error(msg.error)
+
+    def _contract_notices(self, welcome: Any) -> None:
+        """Print (``announce``) and log the referee's notices about the contract, each once per process."""
+        for notice in welcome.notices:
+            if notice in self.contract_notices:
+                continue
+            self.contract_notices.append(notice)
+            log.warning("referee: %s", notice)
+            if self.announce is not None:
+                self.announce(f"referee: {shown(notice)}")
 
     def _gone(self, info: MatchInfo, reason: str) -> None:
         """A match attempt ended without MatchEnded: tell the bot (``on_match_ended``, status ``gone``)."""

@@ -15,6 +15,7 @@ from enum import Enum
 from typing import Any
 
 from bots.sdk import DecisionRequest, MatchInfo, MatchResult, decode_action, decode_observation
+from proto.contract import DEPRECATED_STDIO_KEYS
 
 PROTOCOL = "parterre-stdio/1"
 """Version of the line protocol, sent in every ``match_started`` line."""
@@ -72,6 +73,21 @@ def match_started_line(info: MatchInfo) -> bytes:
     })
 
 
+def with_deprecated_keys(game: str, observation: Any) -> Any:
+    """``observation`` with each renamed player key also under its old name, for one contract
+    revision (:data:`proto.contract.DEPRECATED_STDIO_KEYS`; docs/bots.md, "Contract revisions"):
+    a stdio bot that still reads the old key keeps reading the same value."""
+    renamed = DEPRECATED_STDIO_KEYS.get(game.partition("(")[0])
+    if not renamed or not isinstance(observation, dict) or not isinstance(observation.get("players"), list):
+        return observation
+    for record in observation["players"]:
+        if isinstance(record, dict):
+            for old, new in renamed.items():
+                if new in record and old not in record:
+                    record[old] = record[new]
+    return observation
+
+
 def decision_request_line(request: DecisionRequest) -> bytes:
     """The ``decision_request`` line: ``type``, ``match_id``, ``seq``, ``num_actions`` come
     first, so that a shell script can cut them out without a JSON parser."""
@@ -79,7 +95,7 @@ def decision_request_line(request: DecisionRequest) -> bytes:
     return _line({
         "type": "decision_request", "match_id": raw.match_id, "seq": raw.seq, "num_actions": len(raw.legal_actions),
         "game": raw.game, "seat": raw.seat, "deadline_ms": raw.deadline_ms, "time_left_ms": raw.time_left_ms,
-        "attempt": raw.attempt, "observation": decode_observation(raw.observation),
+        "attempt": raw.attempt, "observation": with_deprecated_keys(raw.game, decode_observation(raw.observation)),
         "legal_actions": [{"index": i, "label": a.label, "action": decode_action(a)}
                           for i, a in enumerate(raw.legal_actions)],
     })

@@ -18,6 +18,7 @@ from typing import Any
 import grpc
 import grpc.aio
 
+from proto import contract
 from proto.parterre.v1 import referee_pb2 as pb
 from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
 from referee import metrics
@@ -96,10 +97,11 @@ class RefereeServicer(pb_grpc.RefereeServicer):
             max_matches=0 if relay_from else hello.max_matches,
             encoding=hello.observation_encoding, only_match_id=hello.only_match_id, only_attempt=hello.only_attempt,
         )
+        notices = [] if relay_from else contract.hello_answer(hello.contract_revision)[1]
         del hello  # the token is not kept beyond its digest
         open_streams[bot_id] = open_streams.get(bot_id, 0) + 1  # no await since the check: no race
         try:
-            await self._serve(context, session)
+            await self._serve(context, session, notices)
         finally:
             left = open_streams.get(bot_id, 1) - 1
             if left > 0:
@@ -107,8 +109,8 @@ class RefereeServicer(pb_grpc.RefereeServicer):
             else:
                 open_streams.pop(bot_id, None)
 
-    async def _serve(self, context: grpc.aio.ServicerContext, session: Session) -> None:
-        """The stream after its handshake: Welcome, then read until it ends."""
+    async def _serve(self, context: grpc.aio.ServicerContext, session: Session, notices: list[str]) -> None:
+        """The stream after its handshake: Welcome (with the contract ``notices``), then read until it ends."""
         core = self.core
         s = core.settings
         bot_id = session.bot_id
@@ -117,7 +119,8 @@ class RefereeServicer(pb_grpc.RefereeServicer):
             session.limiter = RateLimit(rate, rate)
         session.task = asyncio.current_task()
         session.last_seen = time.monotonic()
-        await context.write(pb.RefereeMessage(welcome=pb.Welcome(bot_id=bot_id, referee_id=core.referee_id)))
+        await context.write(pb.RefereeMessage(welcome=pb.Welcome(
+            bot_id=bot_id, referee_id=core.referee_id, contract_revision=contract.CONTRACT_REVISION, notices=notices)))
         core.counters.sessions_opened += 1
         metrics.SESSIONS.inc()
         writer = asyncio.create_task(session.write_loop())

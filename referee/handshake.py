@@ -18,6 +18,7 @@ import grpc
 import grpc.aio
 from google.protobuf.message import DecodeError
 
+from proto import contract
 from proto.parterre.v1 import referee_pb2 as pb
 from referee.core import RefereeCore
 from referee.headers import CLOSING_ERROR_HEADER, RELAY_BOT_HEADER, RELAY_FROM_HEADER
@@ -232,11 +233,15 @@ async def authenticate(core: RefereeCore, context: grpc.aio.ServicerContext, *,
     problem = version_problem(hello.bot_version)
     if problem:
         core.protocol_error(None, "bad_version", "")
-        await refuse(context, grpc.StatusCode.INVALID_ARGUMENT, pb.ERROR_CODE_PROTOCOL, problem)
+        await refuse(context, grpc.StatusCode.INVALID_ARGUMENT, pb.ERROR_CODE_HELLO_REFUSED, problem)
     problem = name_problem(hello.bot_name)
     if problem:
         core.protocol_error(None, "bad_name", "")
-        await refuse(context, grpc.StatusCode.INVALID_ARGUMENT, pb.ERROR_CODE_PROTOCOL, problem)
+        await refuse(context, grpc.StatusCode.INVALID_ARGUMENT, pb.ERROR_CODE_HELLO_REFUSED, problem)
+    refusal, _ = contract.hello_answer(hello.contract_revision)
+    if refusal:
+        core.protocol_error(None, "old_contract", "")
+        await refuse(context, grpc.StatusCode.INVALID_ARGUMENT, pb.ERROR_CODE_HELLO_REFUSED, refusal)
     if relay_bot is not None:
         return hello, int(relay_bot), relay_from
     if not hello.token:

@@ -35,6 +35,8 @@ DECISION_SECONDS = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
 )
 MATCHES_RUNNING = Gauge("parterre_referee_matches_running", "Match rooms currently open.")
+MATCHES_PLAYING = Gauge("parterre_referee_matches_playing",
+                        "Match rooms in play: every bot seated and the match started (a subset of the open rooms).")
 MATCHES_FINISHED = Counter(
     "parterre_referee_matches_finished_total", "Match attempts ended, by status.", ["game", "status"]
 )

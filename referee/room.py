@@ -126,6 +126,7 @@ class Room:
                 return self._finish(MatchStatus.ABORTED_NO_SHOW, "no_show: " + ", ".join(
                     f"seat {s.seat} (bot {s.bot_id})" for s in self.seats if s.verdict is Verdict.NO_SHOW))
             self._start()
+            metrics.MATCHES_PLAYING.inc()
             try:
                 async with asyncio.timeout(self.spec.max_duration_ms / 1000.0):
                     reason = await self._play()
@@ -134,6 +135,8 @@ class Room:
                                     f"watchdog: over max_duration_ms={self.spec.max_duration_ms}")
             except _InfraAbort:
                 return self._finish(MatchStatus.INFRA_ERROR, self.infra_reason)
+            finally:
+                metrics.MATCHES_PLAYING.dec()
             return self._finish(MatchStatus.FINISHED, reason)
         except asyncio.CancelledError:
             self._finish(MatchStatus.INFRA_ERROR, "aborted: match cancelled (worker gone or referee stopping)")

@@ -76,9 +76,8 @@ class LeaseLostError(InfraError):
 
 KEEPALIVE_MS = 10_000
 """HTTP/2 keepalive of the worker's channel: a ping every 10 s, 5 s (half) to answer. A referee
-whose host vanishes (killed container, lost node, cut network) sends no FIN or RST, and the call
-only listens; without pings the worker would wait for the call's deadline (the match's whole
-``max_duration_ms``). The referee permits pings every 5 s (``referee/server.py``)."""
+whose host vanishes (lost node, cut network) sends no FIN or RST, and the call only listens. The
+referee permits pings every 5 s (``referee/server.py``); :data:`SILENCE_MS` is what bounds the wait."""
 
 SILENCE_MS = 30_000
 """A referee sends an event at least every progress interval (10 s by default) while a match runs

@@ -36,6 +36,9 @@ struct Options {
   bool reconnect = true;
 };
 
+// The contract revision this bot was written against (docs/bots.md, "Contract revisions").
+constexpr unsigned kContractRevision = 2;
+
 // This process's random id, sent in every Hello (docs/bots.md, "Reconnecting"): a new stream with it
 // takes over the matches of this process's earlier stream at once, even a half-open one.
 const std::string& instance_id() {
@@ -107,6 +110,7 @@ Outcome play(const Options& o, std::mt19937& rng, int& ended) {
   h->set_bot_version(o.version);
   h->set_max_concurrent_matches(o.max_matches);
   h->set_instance_id(instance_id());
+  h->set_contract_revision(kContractRevision);
   if (!stream->Write(hello)) log_line(o, "could not send Hello");
 
   bool refused = false;
@@ -115,6 +119,7 @@ Outcome play(const Options& o, std::mt19937& rng, int& ended) {
     switch (msg.kind_case()) {
       case pv1::RefereeMessage::kWelcome:
         log_line(o, "connected as bot " + std::to_string(msg.welcome().bot_id()) + ", waiting for matches");
+        for (const auto& notice : msg.welcome().notices()) log_line(o, "referee: " + notice);
         break;
       case pv1::RefereeMessage::kDecisionRequest: {
         const auto& req = msg.decision_request();

@@ -45,6 +45,9 @@ type options struct {
 // stream with it takes over the matches of this process's earlier stream at once, even a half-open one.
 var instanceID = newInstanceID()
 
+// The contract revision this bot was written against (docs/bots.md, "Contract revisions").
+const contractRevision = 2
+
 func newInstanceID() string {
 	b := make([]byte, 8)
 	if _, err := crand.Read(b); err != nil {
@@ -114,7 +117,7 @@ func play(o options, rng *rand.Rand, ended *int, welcomed *bool) outcome {
 	}
 	hello := &pb.Hello{Token: o.token, BotName: o.name, BotVersion: o.version,
 		Games: []string{"floriferous", "lafleur", "flowar"}, MaxConcurrentMatches: int32(o.maxMatches),
-		InstanceId: instanceID}
+		InstanceId: instanceID, ContractRevision: contractRevision}
 	if err := stream.Send(&pb.BotMessage{Kind: &pb.BotMessage_Hello{Hello: hello}}); err != nil {
 		log.Printf("%s: cannot send Hello: %v", o.name, err)
 	}
@@ -150,6 +153,9 @@ func play(o options, rng *rand.Rand, ended *int, welcomed *bool) outcome {
 		case *pb.RefereeMessage_Welcome:
 			*welcomed = true
 			log.Printf("%s: connected to %s as bot %d", o.name, o.address, k.Welcome.GetBotId())
+			for _, notice := range k.Welcome.GetNotices() {
+				log.Printf("%s: referee: %s", o.name, notice)
+			}
 		case *pb.RefereeMessage_MatchStarted:
 			m := k.MatchStarted
 			log.Printf("%s: match %d started: %s, seat %d", o.name, m.GetMatchId(), m.GetGameString(), m.GetSeat())

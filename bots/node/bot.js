@@ -30,6 +30,8 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 // One random id for this process, sent in every Hello (docs/bots.md, "Reconnecting"): a new stream
 // with it takes over the matches of this process's earlier stream at once, even a half-open one.
 const INSTANCE_ID = randomBytes(8).toString('hex');
+// The contract revision this bot was written against (docs/bots.md, "Contract revisions").
+const CONTRACT_REVISION = 2;
 
 function fail(message) {
   process.stderr.write(`parterre-node-bot: ${message}\n`);
@@ -115,6 +117,7 @@ function play(pb, opts, state) {
         games: ['floriferous', 'lafleur', 'flowar'],
         max_concurrent_matches: opts.maxMatches,
         instance_id: INSTANCE_ID,
+        contract_revision: CONTRACT_REVISION,
       },
     });
     call.on('data', (msg) => {
@@ -130,6 +133,7 @@ function play(pb, opts, state) {
         case 'welcome':
           state.welcomed = true;
           log(opts.name, `connected to ${opts.address} as bot ${msg.welcome.bot_id}`);
+          for (const notice of msg.welcome.notices || []) log(opts.name, `referee: ${notice}`);
           break;
         case 'match_started':
           log(opts.name, `match ${msg.match_started.match_id} started: ${msg.match_started.game_string}, seat ${msg.match_started.seat}`);

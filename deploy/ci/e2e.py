@@ -51,8 +51,8 @@ LONG_RUNNING = ("postgres", "redis", "referee", "referee-2", "worker", "worker-2
 DONE = ("finished", "failed", "aborted_no_show")
 FAULT_GAME = "flowar"
 FAULT_ROUNDS = 16  # 384 matches: a referee kill that ends no attempt (its rooms moved on) is tried again,
-# up to 5 times, and each kill waits up to 45 s for the attempt it ends (the worker finds the killed
-# referee by 30 s of silence); 120 matches (about 40 s) once ended before the retries were done
+# up to 5 times, and each kill waits up to 45 s for the attempt it ends; 120 matches (about 40 s)
+# once ended before the retries were done
 FAULT_MATCHES = FAULT_ROUNDS * (4 * 3 // 2 * 2 + 4 * 3)
 """Matches of the fault tournament: rounds x (6 pairs x 2 seatings + 4 triples x 3 seatings)."""
 """The game of the kill phase: its matches have the most decisions (~4x Floriferous's), so a kill
@@ -356,17 +356,16 @@ def kill9(stack: Stack, service: str) -> dict[str, Any]:
     return {"service": service, "pid": pid, "restarts": after["RestartCount"]}
 
 
-def referee_metrics(metrics_url: str) -> tuple[float, float]:
-    """``(parterre_referee_matches_running, decisions answered so far)`` of one referee, from its /metrics
-    (``(0, 0)`` when it does not answer)."""
+def referee_playing(metrics_url: str) -> float:
+    """Rooms in play on one referee (``parterre_referee_matches_playing``: bots seated, match started),
+    from its /metrics (0 when it does not answer)."""
     try:
         with urllib.request.urlopen(metrics_url, timeout=3) as resp:  # our own loopback services
             text = resp.read().decode()
     except OSError:
-        return 0.0, 0.0
-    running = re.findall(r"^parterre_referee_matches_running(?:\{[^}]*\})? ([0-9.e+]+)$", text, re.M)
-    decisions = re.findall(r"^parterre_referee_decision_seconds_count(?:\{[^}]*\})? ([0-9.e+]+)$", text, re.M)
-    return sum(float(v) for v in running), sum(float(v) for v in decisions)
+        return 0.0
+    playing = re.findall(r"^parterre_referee_matches_playing(?:\{[^}]*\})? ([0-9.e+]+)$", text, re.M)
+    return sum(float(v) for v in playing)
 
 
 def fault_tournament(stack: Stack, bots: list[str], report: dict[str, Any]) -> int:
@@ -382,13 +381,9 @@ def fault_tournament(stack: Stack, bots: list[str], report: dict[str, Any]) -> i
 
     def referee_busy() -> bool:
         # A room still seating its bots moves to referee-2 without an attempt when referee-1 dies
-        # (docs/faults.md F-08 (b)), so the kill waits until referee-1 is answering decisions: a room in play.
-        running, before = referee_metrics("http://127.0.0.1:25101/metrics")
-        if running < 1:
-            return False
-        time.sleep(0.3)
-        running, after = referee_metrics("http://127.0.0.1:25101/metrics")
-        return running >= 1 and after > before
+        # (docs/faults.md F-08 (b)), and a bot referee-1 only lends to referee-2 comes back within the
+        # reconnection grace: the kill waits until referee-1 has a room in play.
+        return referee_playing("http://127.0.0.1:25101/metrics") >= 1
 
     def hit(pattern: str) -> int:
         return int(stack.sql(f"SELECT count(*) FROM match_attempts WHERE error LIKE '{pattern}'")[0][0])
@@ -408,9 +403,8 @@ def fault_tournament(stack: Stack, bots: list[str], report: dict[str, Any]) -> i
             before = hit(pattern)
             info = kill9(stack, service)
             kills[service] += 1
-            # the worker that lost its call ends the attempt: a killed container's network namespace
-            # goes without FIN or RST, so the worker finds it by the referee's silence
-            # (PARTERRE_REFEREE_SILENCE_S, 30 s)
+            # the worker that lost its call ends the attempt (at once: the kernel closes the killed
+            # process's sockets; a silent referee would take PARTERRE_REFEREE_SILENCE_S, 30 s)
             settle = time.monotonic() + 45
             while hit(pattern) == before and time.monotonic() < settle:
                 time.sleep(0.5)

@@ -527,3 +527,26 @@ async def test_metrics_count_refusals():
         assert h.core.counters.auth_failures == 5 and h.core.counters.undecodable == 1
     after = {key: _sample(key[0], **{"reason" if key[0] == auth else "kind": key[1]}) for key in expected}
     assert {key: after[key] - before[key] for key in expected} == expected
+
+
+async def test_the_playing_gauge_counts_rooms_in_play_not_rooms_seating():
+    """``parterre_referee_matches_playing`` counts the rooms whose bots are seated and whose match
+    started; a room still waiting for a bot is open (``matches_running``) but not in play. An
+    operator (and the compose run's referee kill) tells a referee holding live matches from one
+    holding only rooms that would move elsewhere without an attempt (docs/faults.md F-22)."""
+    from bots.misbehaving import SlowBot
+
+    running, playing = "parterre_referee_matches_running", "parterre_referee_matches_playing"
+    base = _sample(running), _sample(playing)
+    async with Harness({"tok-a": 1, "tok-b": 2}, control=True) as h:
+        h.start_bot(SlowBot(delay_ms=150), "tok-a")
+        await h.wait_sessions(1)
+        match = asyncio.create_task(h.run_match(880, "toy(players=2,turns=6)", [1, 2], cap_ms=2000,
+                                                no_show_timeout_ms=5000))
+        await wait_for(lambda: _sample(running) == base[0] + 1, what="the room open")
+        assert _sample(playing) == base[1], "a room waiting for bot 2 is not in play"
+        h.start_bot(SlowBot(delay_ms=150), "tok-b")
+        await wait_for(lambda: _sample(playing) == base[1] + 1, what="the room in play")
+        result = await match
+        assert result.status == "finished"
+    assert (_sample(running), _sample(playing)) == base

@@ -54,7 +54,7 @@ async def assert_refused(message: pb.BotMessage, field: str) -> None:
         assert code == grpc.StatusCode.INVALID_ARGUMENT
         (msg,) = got  # an Error, never a Welcome
         assert msg.WhichOneof("kind") == "error"
-        assert msg.error.code == pb.ERROR_CODE_PROTOCOL and field in msg.error.message
+        assert msg.error.code == pb.ERROR_CODE_HELLO_REFUSED and field in msg.error.message
         assert h.core is not None and len(h.core.registry) == 0
 
 

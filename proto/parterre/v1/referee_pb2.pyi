@@ -34,6 +34,7 @@ class ErrorCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_CODE_NOT_SEATED: _ClassVar[ErrorCode]
     ERROR_CODE_SHUTTING_DOWN: _ClassVar[ErrorCode]
     ERROR_CODE_UNAVAILABLE: _ClassVar[ErrorCode]
+    ERROR_CODE_HELLO_REFUSED: _ClassVar[ErrorCode]
 OBSERVATION_ENCODING_UNSPECIFIED: ObservationEncoding
 OBSERVATION_ENCODING_JSON: ObservationEncoding
 OBSERVATION_ENCODING_TYPED: ObservationEncoding
@@ -50,6 +51,7 @@ ERROR_CODE_PROTOCOL: ErrorCode
 ERROR_CODE_NOT_SEATED: ErrorCode
 ERROR_CODE_SHUTTING_DOWN: ErrorCode
 ERROR_CODE_UNAVAILABLE: ErrorCode
+ERROR_CODE_HELLO_REFUSED: ErrorCode
 
 class BotMessage(_message.Message):
     __slots__ = ("hello", "decision", "resign", "pong")
@@ -64,7 +66,7 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., resign: _Optional[_Union[Resign, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("token", "bot_name", "bot_version", "games", "max_concurrent_matches", "instance_id", "observation_encoding", "max_matches", "only_match_id", "only_attempt")
+    __slots__ = ("token", "bot_name", "bot_version", "games", "max_concurrent_matches", "instance_id", "observation_encoding", "max_matches", "only_match_id", "only_attempt", "contract_revision")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -75,6 +77,7 @@ class Hello(_message.Message):
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     ONLY_MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     ONLY_ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    CONTRACT_REVISION_FIELD_NUMBER: _ClassVar[int]
     token: str
     bot_name: str
     bot_version: str
@@ -85,7 +88,8 @@ class Hello(_message.Message):
     max_matches: int
     only_match_id: int
     only_attempt: int
-    def __init__(self, token: _Optional[str] = ..., bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_concurrent_matches: _Optional[int] = ..., instance_id: _Optional[str] = ..., observation_encoding: _Optional[_Union[ObservationEncoding, str]] = ..., max_matches: _Optional[int] = ..., only_match_id: _Optional[int] = ..., only_attempt: _Optional[int] = ...) -> None: ...
+    contract_revision: int
+    def __init__(self, token: _Optional[str] = ..., bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_concurrent_matches: _Optional[int] = ..., instance_id: _Optional[str] = ..., observation_encoding: _Optional[_Union[ObservationEncoding, str]] = ..., max_matches: _Optional[int] = ..., only_match_id: _Optional[int] = ..., only_attempt: _Optional[int] = ..., contract_revision: _Optional[int] = ...) -> None: ...
 
 class Decision(_message.Message):
     __slots__ = ("match_id", "seq", "action_index", "reported_time_ms", "attempt")
@@ -132,12 +136,16 @@ class RefereeMessage(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., decision_rejected: _Optional[_Union[DecisionRejected, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., error: _Optional[_Union[RefereeError, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("bot_id", "referee_id")
+    __slots__ = ("bot_id", "referee_id", "contract_revision", "notices")
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     REFEREE_ID_FIELD_NUMBER: _ClassVar[int]
+    CONTRACT_REVISION_FIELD_NUMBER: _ClassVar[int]
+    NOTICES_FIELD_NUMBER: _ClassVar[int]
     bot_id: int
     referee_id: str
-    def __init__(self, bot_id: _Optional[int] = ..., referee_id: _Optional[str] = ...) -> None: ...
+    contract_revision: int
+    notices: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, bot_id: _Optional[int] = ..., referee_id: _Optional[str] = ..., contract_revision: _Optional[int] = ..., notices: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class TimeControl(_message.Message):
     __slots__ = ("base_ms", "increment_ms", "cap_ms", "margin_ms")

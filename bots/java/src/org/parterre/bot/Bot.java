@@ -35,6 +35,8 @@ public final class Bot {
    * takes over the matches of this process's earlier stream at once, even a half-open one.
    */
   private static final String INSTANCE_ID = UUID.randomUUID().toString();
+  /** The contract revision this bot was written against (docs/bots.md, "Contract revisions"). */
+  private static final int CONTRACT_REVISION = 2;
 
   private Bot() {}
 
@@ -95,6 +97,7 @@ public final class Bot {
         switch (msg.getKindCase()) {
           case WELCOME:
             System.err.println(name + ": connected as bot " + msg.getWelcome().getBotId() + ", waiting for matches");
+            for (String notice : msg.getWelcome().getNoticesList()) System.err.println(name + ": referee: " + notice);
             break;
           case DECISION_REQUEST: {
             DecisionRequest req = msg.getDecisionRequest();
@@ -145,7 +148,8 @@ public final class Bot {
     });
     synchronized (out) {
       out[0].onNext(BotMessage.newBuilder().setHello(Hello.newBuilder().setToken(token).setBotName(name)
-          .setBotVersion(version).setMaxConcurrentMatches(maxMatches).setInstanceId(INSTANCE_ID)).build());
+          .setBotVersion(version).setMaxConcurrentMatches(maxMatches).setInstanceId(INSTANCE_ID)
+          .setContractRevision(CONTRACT_REVISION)).build());
     }
     done.await();
     channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
