@@ -25,8 +25,10 @@ def test_a_read_only_home_means_no_secret_not_a_crash(tmp_path: Path, monkeypatc
                                                       caplog: pytest.LogCaptureFixture) -> None:
     """The compose worker runs read-only with an empty variable: it must start (hosted bots then play
     no rated match), not die with PermissionError and restart in a loop."""
+    import logging
     import os
 
+    caplog.set_level(logging.WARNING, logger="parterre.settings")  # whatever level an earlier test left the root at
     monkeypatch.delenv("PARTERRE_HOSTED_TOKEN_SECRET", raising=False)
     home = tmp_path / "ro"
     home.mkdir()
