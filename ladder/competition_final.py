@@ -13,8 +13,8 @@ A batch is cut to the match budget left.
 
 After each batch the Bradley-Terry fit of the evaluation's counted matches (every seat played
 by its locked version, disqualified and withdrawn entrants' seats left out) gives an order and,
-for each neighbouring pair, ``z = (r_upper - r_lower) / se`` with ``se`` the standard error of
-the difference from the fit's observed information. The pair is **separated** when
+for each neighbouring pair, ``z``: the signed root of the likelihood-ratio statistic of the two
+being equal (:mod:`ladder.stats.bradley_terry`, ``z_next``). The pair is **separated** when
 ``z >= critical_z(B) = phi_inv(1 - 0.05 / (2 B))``, ``B`` the most batches the evaluation may
 play: each pair is looked at after every batch, and testing each look at 5 % / B (Bonferroni)
 keeps the chance of ever separating two equal bots under 5 % however many looks it takes.
@@ -91,9 +91,9 @@ def deal_key(competition_id: int, run: int, batch: int) -> str:
 
 
 def separations(result: BTFit, z: float) -> list[bool]:
-    """For each line of ``result`` but the last: whether it is separated from the next one down."""
-    lines = result.ratings
-    return [(a.elo - b.elo) / a.se_next >= z if a.se_next else False for a, b in zip(lines, lines[1:], strict=False)]
+    """For each line of ``result`` (a fit with ``information``) but the last: whether it is separated from
+    the next one down (its ``z_next`` reaches ``z``)."""
+    return [line.z_next is not None and line.z_next >= z for line in result.ratings[:-1]]
 
 
 def places(separated: Sequence[bool]) -> list[tuple[int, int]]:
@@ -147,12 +147,12 @@ def batch_tables(order: Sequence[int], separated: Sequence[bool], n: int, *, acc
 def estimate(result: BTFit, account: Mapping[int, int], n: int, z: float) -> dict[str, Any]:
     """The matches needed to separate each neighbouring pair of ``result`` (the season's fit).
 
-    Model: two bots ``d`` Elo apart (``t = d ln 10 / 400`` in the fit's units, expected score
-    ``p``) bring ``p (1 - p)`` of information on ``t`` per pairwise result; the expected z after
-    ``k`` results is ``t sqrt(k p (1 - p))``; it reaches ``z + phi_inv(POWER)`` at
-    ``k = ((z + phi_inv(POWER)) / t)^2 / (p (1 - p))``. A match of ``n`` seats seating both gives
-    ``1 / (n - 1)`` of a pairwise result; two bots of one account meet only through common
-    opponents (twice the variance: twice the matches).
+    Model: two bots ``d`` Elo apart score ``p = 1 / (1 + 10^(-d / 400))`` against each other;
+    after ``k`` pairwise results the expected likelihood-ratio statistic of "equal" is
+    ``2 k KL(p || 1/2)`` (``KL(p || 1/2) = ln 2 - H(p)``, in nats), so the expected ``z`` is
+    ``sqrt(2 k KL)`` and reaches ``z + phi_inv(POWER)`` at ``k = (z + phi_inv(POWER))^2 / (2 KL)``.
+    A match of ``n`` seats seating both gives ``1 / (n - 1)`` of a pairwise result; two bots of one
+    account meet only through common opponents (counted as twice the matches).
 
     Returns:
         ``{"pairs": [{"upper", "lower", "gap", "matches"}], "total_matches", "unknown", "model"}``;
@@ -164,9 +164,9 @@ def estimate(result: BTFit, account: Mapping[int, int], n: int, z: float) -> dic
         gap = a.elo - b.elo
         needed: int | None = None
         if gap >= 1.0:
-            t = gap * math.log(10.0) / 400.0
-            p = 1.0 / (1.0 + math.exp(-t))
-            results = (target / t) ** 2 / (p * (1.0 - p))
+            p = 1.0 / (1.0 + 10.0 ** (-gap / 400.0))
+            divergence = math.log(2.0) + p * math.log(p) + (1.0 - p) * math.log(1.0 - p)
+            results = target ** 2 / (2.0 * divergence)
             needed = math.ceil(results * (n - 1) * (2 if account[rated_bot(a)] == account[rated_bot(b)] else 1))
         pairs.append({"upper": rated_bot(a), "lower": rated_bot(b), "gap": round(gap, 1), "matches": needed})
     return {"pairs": pairs, "total_matches": sum(p["matches"] or 0 for p in pairs),
@@ -227,6 +227,8 @@ class FinalRow:
     """One line of a frozen final table; ``place_low == place_high`` unless the place is shared.
 
     Attributes:
+        low / high: the rating's 95 % interval (Wald); places are decided by ``z_next`` (the evidence
+            against the next place down), not by whether two intervals overlap.
         standing: ``placed``, ``disqualified`` or ``withdrawn`` (its bot was retired before the evaluation).
     """
 
@@ -238,6 +240,7 @@ class FinalRow:
     rating: float | None
     low: float | None
     high: float | None
+    z_next: float | None
     matches: int
     standing: str
 
@@ -275,7 +278,7 @@ def final_table(pool: ConnectionPool, competition_id: int) -> list[FinalRow]:
     with connection(pool) as conn:
         rows = conn.execute(
             "SELECT r.place_low, r.place_high, r.bot_id, b.name, coalesce(a.username, ''), r.rating, r.rating_low, "
-            "r.rating_high, r.matches, r.standing FROM competition_final_rows r "
+            "r.rating_high, r.z_next, r.matches, r.standing FROM competition_final_rows r "
             "JOIN competition_evaluations v ON v.id = r.evaluation_id AND v.status = 'finished' "
             "JOIN bots b ON b.id = r.bot_id LEFT JOIN accounts a ON a.id = b.account_id "
             "WHERE v.competition_id = %s ORDER BY r.place_low NULLS LAST, r.rating DESC NULLS LAST, r.bot_id",
@@ -474,8 +477,9 @@ def _freeze(conn: Any, eid: int, state: _State, separated: list[bool]) -> None:
     conn.execute("DELETE FROM competition_final_rows WHERE evaluation_id = %s", (eid,))
     for (low, high), row in zip(places(separated), rows, strict=True):
         conn.execute("INSERT INTO competition_final_rows (evaluation_id, bot_id, place_low, place_high, rating, "
-                     "rating_low, rating_high, matches, standing) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 'placed')",
-                     (eid, row.bot_id, low, high, row.rating, row.low, row.high, row.matches))
+                     "rating_low, rating_high, z_next, matches, standing) "
+                     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 'placed')",
+                     (eid, row.bot_id, low, high, row.rating, row.low, row.high, row.z_next, row.matches))
     for e in state.excluded:
         conn.execute("INSERT INTO competition_final_rows (evaluation_id, bot_id, matches, standing) "
                      "VALUES (%s, %s, %s, %s)",

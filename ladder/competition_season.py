@@ -9,11 +9,12 @@ meets whom is :func:`season_tables`:
 
 1. order the eligible bots by season matches played (planned ones included), fewest first,
    ties in a random order drawn from the round's key;
-2. when the bots do not divide into tables, the most-played ones sit the round out;
-3. each bot still unseated, in that order, heads a table and takes the unseated bot of
-   another account whose season rating is closest to the table's, each earlier meeting
-   with a bot of the table counting as :data:`REMATCH_ELO` more points of distance; a head
-   no table fits around waits for a later round.
+2. the most-played bots sit the round out until the others divide into tables and no
+   account holds more of them than there are tables (then every one of them can be seated);
+3. the first bot still unseated heads a table, which takes a bot of each account that must
+   be at it (one with as many bots left as tables left) and then the unseated bots of other
+   accounts whose season ratings are closest to the table's, each earlier meeting with a bot
+   of the table counting as :data:`REMATCH_ELO` more points of distance.
 
 Two bots of one account are never at one table (their seats would be casual anyway:
 :mod:`ladder.fair_play`). The player count of round ``r`` is the competition's
@@ -171,32 +172,38 @@ def season_tables(eligible: Sequence[int], n: int, *, games: Mapping[int, int], 
         rng: draws the order of bots with as many matches.
 
     Returns:
-        The tables, each head first.
+        The tables, each head first. Every bot that does not sit out is seated: ``k`` bots can fill
+        ``k / n`` tables of distinct accounts exactly when no account holds more than ``k / n`` of
+        them, so the most-played bots sit out until that holds, and each table first takes a bot
+        of every account that must be at it (one with as many bots left as tables left).
     """
     tiebreak = {b: rng.random() for b in sorted(eligible)}
-    order = sorted(eligible, key=lambda b: (games.get(b, 0), tiebreak[b]))
-    spare = len(order) % n
-    seated: set[int] = set()
-    playing = order[:len(order) - spare]
+    left = sorted(eligible, key=lambda b: (games.get(b, 0), tiebreak[b]))
+    while left:
+        counts = Counter(account[b] for b in left)
+        crowded = [a for a, c in counts.items() if c > len(left) // n]
+        if not crowded and len(left) % n == 0:
+            break
+        out = [b for b in left if account[b] in crowded] if crowded else left
+        left.remove(out[-1])  # the most-played: of an account with too many bots, else of all
+
+    def distance(b: int, table: list[int]) -> tuple[float, int, float]:
+        gap = sum(abs(rating[b] - rating[t]) + REMATCH_ELO * met.get(frozenset((b, t)), 0) for t in table)
+        return gap / len(table), games.get(b, 0), tiebreak[b]
+
     tables = []
-    for head in playing:
-        if head in seated:
-            continue
+    while left:
+        counts = Counter(account[b] for b in left)
+        due = {a for a, c in counts.items() if c == len(left) // n}
+        head = left[0] if len(due - {account[left[0]]}) < n else next(b for b in left if account[b] in due)
         table = [head]
+        for a in sorted(due - {account[head]}):
+            table.append(min((b for b in left if account[b] == a), key=lambda b: distance(b, table)))
         while len(table) < n:
             owners = {account[t] for t in table}
-            candidates = [b for b in playing if b not in seated and b not in table and account[b] not in owners]
-            if not candidates:
-                break
-
-            def distance(b: int, table: list[int] = table) -> tuple[float, int, float]:
-                gap = sum(abs(rating[b] - rating[t]) + REMATCH_ELO * met.get(frozenset((b, t)), 0) for t in table)
-                return gap / len(table), games.get(b, 0), tiebreak[b]
-
-            table.append(min(candidates, key=distance))
-        if len(table) == n:
-            tables.append(table)
-            seated.update(table)
+            table.append(min((b for b in left if account[b] not in owners), key=lambda b: distance(b, table)))
+        tables.append(table)
+        left = [b for b in left if b not in table]
     return tables
 
 
@@ -290,6 +297,8 @@ class TableRow:
         rating: Bradley-Terry rating (logistic Elo points, mean of the placed entrants 1500); None when
             disqualified.
         low / high: its 95 % interval (Wald, from the observed information).
+        z_next: evidence that it is stronger than the next entrant down (the likelihood-ratio ``z``
+            of :mod:`ladder.stats.bradley_terry`); None for the last and the disqualified.
         matches: counted matches it played (its disqualified opponents' seats left out).
         disqualified: the organiser disqualified it (its matches stay recorded, its seats leave the fit).
     """
@@ -301,6 +310,7 @@ class TableRow:
     rating: float | None
     low: float | None
     high: float | None
+    z_next: float | None
     matches: int
     disqualified: bool
 
@@ -348,8 +358,8 @@ def rows_of(result: BTFit, names: Mapping[int, tuple[str, str]], games: Mapping[
         bot = rated_bot(line)
         half = z * (line.se or 0.0)
         rows.append(TableRow(line.rank, bot, *names.get(bot, (str(bot), "")), line.elo, line.elo - half,
-                             line.elo + half, int(games.get(bot, 0)), False))
-    rows += [TableRow(None, b, *names.get(b, (str(b), "")), None, None, None, int(games.get(b, 0)), True)
+                             line.elo + half, line.z_next, int(games.get(bot, 0)), False))
+    rows += [TableRow(None, b, *names.get(b, (str(b), "")), None, None, None, None, int(games.get(b, 0)), True)
              for b in disqualified]
     return rows
 

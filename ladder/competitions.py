@@ -8,7 +8,7 @@ is not the caller's). Nothing is written when a call raises.
 * :func:`create_competition` (an organiser or an admin), :func:`get_competition`,
   :func:`list_competitions`, :func:`entrants`;
 * :func:`enter_competition` (an account enters one of its bots), and the daily cap on new
-  hosted versions of entrants (:func:`version_quota_refusal`, checked by
+  hosted versions of entrants (:func:`check_version_quota`, called by
   :func:`ladder.submissions.create_version`);
 * :func:`lock_versions` (at the deadline; the workers' tick, ``parterre competition lock``);
 * organiser tools: :func:`disqualify`, :func:`extend_deadline`, :func:`rerun` (the final
@@ -35,6 +35,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from games.registry import game_class
+from ladder.archive_read import SubmissionError
 from ladder.competition_final import MAX_BATCHES, MAX_BUDGET, Evaluation, recompute_final, rerun_in
 from ladder.competition_season import lock_entrants
 from ladder.db import connection, run_transaction
@@ -412,11 +413,20 @@ def enter_competition(pool: ConnectionPool, competition_id: int, bot_id: int, *,
     return run_transaction(pool, write)
 
 
-def version_quota_refusal(conn: Any, bot_id: int) -> str | None:
-    """Why a new hosted version of ``bot_id`` is refused now, or None: its account already uploaded
-    ``max_versions_per_day`` versions of its entrants in the last 24 hours (the database's clock) in a
-    competition whose entries are open. Called by :func:`ladder.submissions.create_version` inside its
-    transaction, under its lock per account, so a burst of uploads is counted one after the other."""
+class VersionQuotaError(SubmissionError):
+    """A new hosted version is refused: the bot is entered in a competition whose daily cap on new
+    versions its account has reached (:func:`check_version_quota`; the web answers 429)."""
+
+
+def check_version_quota(conn: Any, bot_id: int) -> None:
+    """Refuse a new hosted version of ``bot_id`` when its account already uploaded ``max_versions_per_day``
+    versions of its entrants in the last 24 hours (the database's clock, as the upload's) in a competition
+    whose entries are open. Called by :func:`ladder.submissions.create_version` inside its transaction,
+    under its lock per account, so a burst of uploads is counted one after the other.
+
+    Raises:
+        VersionQuotaError: the cap is reached; the message names the competition.
+    """
     row = conn.execute(
         "SELECT c.id, c.name, c.max_versions_per_day, (SELECT count(*) FROM hosted_versions h "
         " JOIN competition_entrants x ON x.bot_id = h.bot_id AND x.competition_id = c.id "
@@ -426,9 +436,9 @@ def version_quota_refusal(conn: Any, bot_id: int) -> str | None:
         "ORDER BY c.max_versions_per_day, c.id", (QUOTA_WINDOW_S, bot_id)).fetchall()
     for cid, name, cap, used in row:
         if used >= cap:
-            return (f"competition {cid} ({name}) allows {cap} new version(s) of its entrants per account in any "
-                    f"24 hours, and this account has uploaded {used}; upload again later")
-    return None
+            raise VersionQuotaError(f"competition {cid} ({name}) allows {cap} new version(s) of its entrants per "
+                                    f"account in any 24 hours, and this account has uploaded {used}; upload again "
+                                    "later")
 
 
 def lock_versions(pool: ConnectionPool, competition_id: int, *, now: datetime) -> list[Entrant]:

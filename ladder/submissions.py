@@ -46,7 +46,7 @@ from ladder.archive_read import MAX_HEADER_BYTES as MAX_HEADER_BYTES
 from ladder.archive_read import MAX_UNPACKED_BYTES as MAX_UNPACKED_BYTES
 from ladder.archive_read import SubmissionError as SubmissionError
 from ladder.archive_read import read_tar, read_zip
-from ladder.competitions import version_quota_refusal
+from ladder.competitions import check_version_quota
 from ladder.db import connection
 
 MAX_ARCHIVE_BYTES = 8 << 20
@@ -64,11 +64,6 @@ STATUSES = ("validating", "rejected", "testing", "active", "superseded", "failed
 
 class PendingLimitError(SubmissionError):
     """The owner already has :func:`max_pending` versions waiting for validation or their test (HTTP 429)."""
-
-
-class VersionQuotaError(SubmissionError):
-    """The bot is entered in a competition whose daily cap on new versions its account has reached
-    (:func:`ladder.competitions.version_quota_refusal`; HTTP 429)."""
 
 
 MAX_PENDING_ENV = "PARTERRE_HOSTED_MAX_PENDING"
@@ -277,8 +272,7 @@ def create_version(pool: ConnectionPool, bot_id: int, data: bytes, *, limit: int
 
     Raises:
         PendingLimitError: the owner has ``limit`` pending versions already (nothing is stored).
-        VersionQuotaError: a competition the bot is entered in caps new versions a day, and its
-            account has reached the cap (nothing is stored; docs/competitions.md).
+        ladder.competitions.VersionQuotaError: a competition's daily cap on new versions (nothing is stored).
         SubmissionError: the archive is refused (nothing is stored).
     """
 
@@ -298,9 +292,7 @@ def create_version(pool: ConnectionPool, bot_id: int, data: bytes, *, limit: int
         if pending >= limit:
             raise PendingLimitError(f"{pending} versions of this owner are still waiting for validation or their "
                                     f"test (at most {limit}, {MAX_PENDING_ENV}); upload again once one is decided")
-        quota = version_quota_refusal(conn, bot_id)
-        if quota is not None:
-            raise VersionQuotaError(quota)
+        check_version_quota(conn, bot_id)
         cur.execute("SELECT coalesce(max(number), 0) + 1 AS n FROM hosted_versions WHERE bot_id = %s", (bot_id,))
         number = cur.fetchone()["n"]  # type: ignore[index]  # fetchone() is Optional; max() always returns one row
         cur.execute(

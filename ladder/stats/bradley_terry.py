@@ -38,15 +38,19 @@ Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 13). Ratings are
 relative to the mean, so an interval says how well the bot is placed
 *among the others*.
 
-Information. On request (``information=True``) the fit also gives each
-rating's standard error and that of its difference with the next bot down
-the table, from the observed information of the penalised likelihood (the
-negative Hessian ``H`` at the maximum, prior included): ``Var(v . theta) =
-v' H^-1 v``, in Elo points squared. The Wald interval ``rating +- z se`` does
-not collapse on a handful of games the way the percentile bootstrap does (a
-2-0 start puts every bootstrap replicate on one side); the final evaluation
-of a competition (:mod:`ladder.competitions`) decides which neighbours are
-separated with it.
+Information and likelihood ratios. On request (``information=True``) the
+fit also gives each rating's standard error and that of its difference with
+the next bot down the table, from the observed information of the penalised
+likelihood (the negative Hessian ``H`` at the maximum, prior included):
+``Var(v . theta) = v' H^-1 v``, in Elo points squared; and, for each bot and
+the next one down, the signed root ``z`` of the likelihood-ratio statistic
+``2 (l_max - l_tied)``, ``l_tied`` the maximum with the two strengths tied
+(Wilks: about normal when they are equal). The final evaluation of a
+competition (:mod:`ladder.competition_final`) separates neighbours with
+``z``: unlike the percentile bootstrap it does not put every replicate on one
+side after a 2-0 start, and unlike the Wald ratio ``difference / se`` it
+keeps growing with one-sided results (the information ``p (1 - p)`` of a
+lopsided pair shrinks as its estimated gap grows: the Hauck-Donner effect).
 
 Pure Python; a few thousand matches and a few dozen bots fit in well under a
 second, 200 bootstrap replicates of a 100,000-match game in seconds.
@@ -115,6 +119,9 @@ class BTRating:
             rating is relative to the mean of the fit), None unless asked for.
         se_next: standard error of ``elo`` minus the next bot's, None for the last
             bot or unless asked for.
+        z_next: evidence that this bot is stronger than the next one down: the signed
+            root of the likelihood-ratio statistic of the two being equal (about
+            normal under equality), None for the last bot or unless asked for.
     """
 
     bot: Hashable
@@ -126,6 +133,7 @@ class BTRating:
     p_above_next: float | None
     se: float | None = None
     se_next: float | None = None
+    z_next: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,11 +278,30 @@ def _gradient_and_information(
     return grad, neg_h
 
 
+def _fold(grad: list[float], neg_h: list[list[float]], a: int, b: int) -> tuple[list[list[float]], list[float]]:
+    """The information and gradient of ``theta`` with ``theta_b`` tied to ``theta_a`` (``b`` folded into
+    ``a`` and dropped), in the argument order of :func:`_cholesky_solve`."""
+    g = list(grad)
+    g[a] += g[b]
+    h = [list(row) for row in neg_h]
+    for j in range(len(h)):
+        h[a][j] += h[b][j]
+    for row in h:
+        row[a] += row[b]
+    del g[b], h[b]
+    for row in h:
+        del row[b]
+    return h, g
+
+
 def _newton(
     wins: Sequence[float], pairs: dict[tuple[int, int], float], prior: float, start: Sequence[float] | None,
-    tol: float = 1e-10, max_iter: int = 100,
+    tol: float = 1e-10, max_iter: int = 100, tie: tuple[int, int] | None = None,
 ) -> tuple[list[float], int]:
     """Maximise the penalised log-likelihood by Newton-Raphson with backtracking.
+
+    With ``tie = (a, b)`` the maximum is taken under ``theta_a = theta_b`` (``start`` must
+    satisfy it): the gradient and Hessian are folded onto the shared parameter.
 
     The log-likelihood of log-strengths ``theta_i = ln gamma_i`` is
     ``sum_(i<j) N_ij (sbar_ij theta_i + (1 - sbar_ij) theta_j - ln(e^theta_i + e^theta_j))``
@@ -298,7 +325,11 @@ def _newton(
     while it < max_iter:
         it += 1
         grad, neg_h = _gradient_and_information(theta, wins, plist, prior)
-        step = _cholesky_solve(neg_h, grad)
+        if tie is None:
+            step = _cholesky_solve(neg_h, grad)
+        else:
+            step = _cholesky_solve(*_fold(grad, neg_h, *tie))
+            step.insert(tie[1], step[tie[0] - (tie[0] > tie[1])])
         t_step = 1.0
         while True:
             cand = [a + t_step * d for a, d in zip(theta, step, strict=True)]
@@ -333,6 +364,23 @@ def _standard_errors(
         v[a], v[b] = 1.0, -1.0
         se_next[a] = se_of(v)
     return se, se_next
+
+
+def _likelihood_ratios(
+    theta: Sequence[float], wins: Sequence[float], pairs: dict[tuple[int, int], float], prior: float,
+    order: Sequence[int],
+) -> dict[int, float]:
+    """For each bot of ``order`` but the last: the signed root of the likelihood-ratio statistic of
+    "equal to the next one down", ``sqrt(2 (l_max - l_tied))`` (>= 0: the order is the fit's)."""
+    plist = list(pairs.items())
+    top = _loglik(theta, wins, plist, prior)
+    out = {}
+    for a, b in zip(order, order[1:], strict=False):
+        start = list(theta)
+        start[a] = start[b] = (theta[a] + theta[b]) / 2.0
+        tied, _ = _newton(wins, pairs, prior, start, tol=1e-9, tie=(a, b))
+        out[a] = math.sqrt(max(0.0, 2.0 * (top - _loglik(tied, wins, plist, prior))))
+    return out
 
 
 def _to_elo(log_gamma: Sequence[float], anchor: float) -> list[float]:
@@ -442,6 +490,7 @@ def fit_bradley_terry(
 
     order = sorted(range(k), key=lambda i: (-elos[i], i))
     se, se_next = _standard_errors(log_gamma, wins, pairs, prior_games, order) if information else ({}, {})
+    z_next = _likelihood_ratios(log_gamma, wins, pairs, prior_games, order) if information else {}
     alpha = (1.0 - confidence) / 2.0
     lines = []
     for pos, i in enumerate(order):
@@ -455,5 +504,6 @@ def fit_bradley_terry(
             j = order[pos + 1]
             above = sum(1.0 if rep[i] > rep[j] else 0.5 if rep[i] == rep[j] else 0.0 for rep in replicates)
             p_next = above / len(replicates)
-        lines.append(BTRating(names[i], pos + 1, elos[i], low, high, games[i], p_next, se.get(i), se_next.get(i)))
+        lines.append(BTRating(names[i], pos + 1, elos[i], low, high, games[i], p_next, se.get(i), se_next.get(i),
+                               z_next.get(i)))
     return BTFit(tuple(lines), used, len(replicates), confidence, anchor, prior_games, iterations)

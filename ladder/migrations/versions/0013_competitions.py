@@ -20,7 +20,8 @@ Create Date: 2026-12-09
   one before it becomes ``superseded``): seed, parameters, the estimate made before it
   started, progress (batches, matches, pairs still overlapping) and why it stopped.
 * ``competition_final_rows``: the frozen table of a finished evaluation: place (a shared
-  place is a range), rating, interval, matches; disqualified entrants and bots retired before the
+  place is a range), rating, interval, evidence against the next place (``z_next``), matches;
+  disqualified entrants and bots retired before the
   evaluation (``withdrawn``) stay, without a place.
 * ``competition_events``: what the organiser did (extensions, disqualifications, re-runs).
 """
@@ -109,6 +110,7 @@ CREATE TABLE competition_final_rows (
     rating          double precision,
     rating_low      double precision,
     rating_high     double precision,
+    z_next          double precision,
     matches         int NOT NULL,
     standing        text NOT NULL CHECK (standing IN ('placed', 'disqualified', 'withdrawn')),
     PRIMARY KEY (evaluation_id, bot_id),
