@@ -126,3 +126,35 @@ def test_no_round_outside_the_season_nor_for_busy_or_offline_bots(pool: Any) -> 
             return {r[0] for r in conn.execute("SELECT bot_id FROM seats WHERE match_id = ANY(%s)", (ids,))}
         busy, idle = seated(first), seated(second)
     assert len(second) == 2 and not busy & idle and busy | idle == set(bots)
+
+
+def test_the_workers_tick_plays_the_season_locks_at_the_deadline_and_starts_the_evaluation(
+        pool: Any, migrated_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``parterre.competition_tick`` at times the test picks: in the season it plans one round per
+    period among the bots the referees see (twice in one period: one round), at the deadline it
+    locks the versions, at ``final_at`` it starts the final evaluation; each queues what it planned."""
+    import workers.tasks as tasks
+    from workers import directory, periodic
+
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", migrated_url)
+    monkeypatch.setenv("PARTERRE_REDIS_URL", "")
+    monkeypatch.setattr(tasks, "_pool", pool)
+    queued: list[int] = []
+    monkeypatch.setattr(tasks.run_match, "delay", queued.append)
+    c = competition(pool)
+    owners = [account(pool, f"acc{i}") for i in range(4)]
+    bots = [bot(pool, o) for o in owners]
+    for b, o in zip(bots, owners, strict=True):
+        comp.enter_competition(pool, c.id, b, account_id=o, now=T0)
+    monkeypatch.setattr(directory, "online_bots", lambda referees, game: bots if game == "floriferous" else [])
+    start = (T0 + HOUR).timestamp()
+    assert periodic.competition_tick(now=start, period_s=30) == {"season": 4, "locked": 0, "final": 0}
+    assert periodic.competition_tick(now=start + 1, period_s=30)["season"] == 4  # the same round, queued again
+    with pool.connection() as conn:
+        assert conn.execute("SELECT count(*) FROM matches WHERE competition_id = %s", (c.id,)).fetchone()[0] == 4
+    assert len(set(queued)) == 4
+    assert periodic.competition_tick(now=c.deadline_at.timestamp() + 1, period_s=30)["locked"] == 1
+    assert comp.get_competition(pool, c.id).locked_at is not None
+    assert periodic.competition_tick(now=c.deadline_at.timestamp() + 2, period_s=30)["locked"] == 0
+    out = periodic.competition_tick(now=c.final_at.timestamp(), period_s=30)
+    assert out["final"] == 6 and comp.get_competition(pool, c.id).evaluation == "running"
