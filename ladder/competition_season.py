@@ -24,6 +24,8 @@ The competition's leaderboard (:func:`season_table`) is a Bradley-Terry fit of i
 season matches only (:func:`ladder.stats.bradley_terry.fit_bradley_terry` with the observed
 information), every entrant rated, disqualified entrants' seats left out of every match.
 
+During the season an account may upload at most ``max_versions_per_day`` new hosted versions
+of its entrants in any 24 hours (:func:`check_version_quota`, Kaggle's daily submission cap).
 At the deadline the entrants' versions are locked (:func:`lock_entrants`): a hosted bot's
 version is the one active at ``deadline_at``, a connected bot's the version its last season
 match before the deadline announced. The final evaluation (:mod:`ladder.competition_final`)
@@ -41,6 +43,7 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
+from ladder.archive_read import SubmissionError
 from ladder.db import connection, run_transaction
 from ladder.errors import CompetitionNotFoundError
 from ladder.match_plans import game_string_for, plan_deal_in
@@ -53,6 +56,8 @@ close ratings first, but not the same opponent every round."""
 
 INTERVAL = 0.95
 """Coverage of the intervals the competition's tables show (Wald: rating +- 1.96 standard errors)."""
+QUOTA_WINDOW_S = 24 * 3600
+"""The window of a competition's ``max_versions_per_day`` (a day, sliding)."""
 
 
 def key_prefix(competition_id: int) -> str:
@@ -382,3 +387,44 @@ def lock_entrants(conn: Any, competition_id: int, deadline_at: datetime) -> None
         " AND m.status = 'finished' AND m.finished_at <= %s ORDER BY m.finished_at DESC, m.id DESC LIMIT 1) "
         "WHERE e.competition_id = %s AND e.locked_version_id IS NULL",
         (deadline_at, competition_id))
+
+
+class VersionQuotaError(SubmissionError):
+    """A new hosted version is refused: the bot is entered in a competition whose daily cap on new
+    versions its account has reached (:func:`check_version_quota`; the web answers 429)."""
+
+
+def check_version_quota(conn: Any, bot_id: int) -> None:
+    """Refuse a new hosted version of ``bot_id`` when its account already uploaded ``max_versions_per_day``
+    versions of its entrants in the last 24 hours (the database's clock, as the upload's) in a competition
+    whose entries are open. Called by :func:`ladder.submissions.create_version` inside its transaction,
+    under its lock per account, so a burst of uploads is counted one after the other.
+
+    Raises:
+        VersionQuotaError: the cap is reached; the message names the competition.
+    """
+    row = conn.execute(
+        "SELECT c.id, c.name, c.max_versions_per_day, (SELECT count(*) FROM hosted_versions h "
+        " JOIN competition_entrants x ON x.bot_id = h.bot_id AND x.competition_id = c.id "
+        " WHERE x.account_id = e.account_id AND h.created_at > now() - make_interval(secs => %s)) "
+        "FROM competition_entrants e JOIN competitions c ON c.id = e.competition_id "
+        "WHERE e.bot_id = %s AND c.opens_at <= now() AND now() < c.deadline_at "
+        "ORDER BY c.max_versions_per_day, c.id", (QUOTA_WINDOW_S, bot_id)).fetchall()
+    for cid, name, cap, used in row:
+        if used >= cap:
+            raise VersionQuotaError(f"competition {cid} ({name}) allows {cap} new version(s) of its entrants per "
+                                    f"account in any 24 hours, and this account has uploaded {used}; upload again "
+                                    "later")
+
+
+def pinned_sql(alias: str) -> str:
+    """SQL true when hosted version ``alias`` must keep its credential for a competition whose final table is
+    not frozen yet, although a newer version of its bot may be active: it is an entrant's locked version
+    (not disqualified), or, past the deadline and before the lock, a version made active by the deadline
+    (one of them is the one the lock takes). See :func:`ladder.submissions.sync_credentials` and
+    :func:`ladder.competitions.match_versions`."""
+    return (f"EXISTS (SELECT 1 FROM competition_entrants pe JOIN competitions pc ON pc.id = pe.competition_id "
+            f"WHERE pe.bot_id = {alias}.bot_id AND pe.disqualified_at IS NULL AND (pe.locked_version_id = {alias}.id "
+            f"OR (pc.locked_at IS NULL AND pc.deadline_at <= now() AND {alias}.decided_at <= pc.deadline_at)) "
+            "AND NOT EXISTS (SELECT 1 FROM competition_evaluations pv WHERE pv.competition_id = pc.id "
+            "AND pv.status = 'finished'))")

@@ -7,13 +7,15 @@ is not the caller's). Nothing is written when a call raises.
 
 * :func:`create_competition` (an organiser or an admin), :func:`get_competition`,
   :func:`list_competitions`, :func:`entrants`;
-* :func:`enter_competition` (an account enters one of its bots), and the daily cap on new
-  hosted versions of entrants (:func:`check_version_quota`, called by
-  :func:`ladder.submissions.create_version`);
+* :func:`enter_competition` (an account enters one of its bots); the daily cap on new hosted
+  versions of entrants is :func:`ladder.competition_season.check_version_quota`, which
+  :func:`ladder.submissions.create_version` calls;
 * :func:`lock_versions` (at the deadline; the workers' tick, ``parterre competition lock``);
 * organiser tools: :func:`disqualify`, :func:`extend_deadline`, :func:`rerun` (the final
   evaluation again, from its seed), each checked (:class:`CompetitionPermissionError`) and
   recorded (:func:`events`);
+* :func:`match_versions`: the hosted versions a match's seats play (a final evaluation's: the
+  locked ones);
 * the season (:mod:`ladder.competition_season`: ``plan_season_round``, ``season_table``) and
   the final evaluation (:mod:`ladder.competition_final`: ``start_evaluation``,
   ``advance_evaluation``, ``evaluation``, ``final_table``).
@@ -35,9 +37,10 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from games.registry import game_class
-from ladder.archive_read import SubmissionError
+from ladder import submissions
+from ladder.bots import held_sql
 from ladder.competition_final import MAX_BATCHES, MAX_BUDGET, Evaluation, recompute_final, rerun_in
-from ladder.competition_season import lock_entrants
+from ladder.competition_season import lock_entrants, pinned_sql
 from ladder.db import connection, run_transaction
 from ladder.errors import (
     BotNotFoundError,
@@ -48,6 +51,7 @@ from ladder.errors import (
     CompetitionPermissionError,
 )
 from ladder.match_plans import TimeControl, game_string_for
+from ladder.submissions import HostedVersion
 
 STATUSES = ("upcoming", "open", "locked", "evaluating", "final")
 """A competition's statuses, in the order they come (:meth:`Competition.status`)."""
@@ -63,8 +67,6 @@ DEFAULT_BUDGET = 2000
 """Matches the final evaluation may play unless the organiser says otherwise."""
 DEFAULT_MAX_BATCHES = 20
 """Batches the final evaluation may play unless the organiser says otherwise."""
-QUOTA_WINDOW_S = 24 * 3600
-"""The window of ``max_versions_per_day`` (a day, sliding)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,34 +415,6 @@ def enter_competition(pool: ConnectionPool, competition_id: int, bot_id: int, *,
     return run_transaction(pool, write)
 
 
-class VersionQuotaError(SubmissionError):
-    """A new hosted version is refused: the bot is entered in a competition whose daily cap on new
-    versions its account has reached (:func:`check_version_quota`; the web answers 429)."""
-
-
-def check_version_quota(conn: Any, bot_id: int) -> None:
-    """Refuse a new hosted version of ``bot_id`` when its account already uploaded ``max_versions_per_day``
-    versions of its entrants in the last 24 hours (the database's clock, as the upload's) in a competition
-    whose entries are open. Called by :func:`ladder.submissions.create_version` inside its transaction,
-    under its lock per account, so a burst of uploads is counted one after the other.
-
-    Raises:
-        VersionQuotaError: the cap is reached; the message names the competition.
-    """
-    row = conn.execute(
-        "SELECT c.id, c.name, c.max_versions_per_day, (SELECT count(*) FROM hosted_versions h "
-        " JOIN competition_entrants x ON x.bot_id = h.bot_id AND x.competition_id = c.id "
-        " WHERE x.account_id = e.account_id AND h.created_at > now() - make_interval(secs => %s)) "
-        "FROM competition_entrants e JOIN competitions c ON c.id = e.competition_id "
-        "WHERE e.bot_id = %s AND c.opens_at <= now() AND now() < c.deadline_at "
-        "ORDER BY c.max_versions_per_day, c.id", (QUOTA_WINDOW_S, bot_id)).fetchall()
-    for cid, name, cap, used in row:
-        if used >= cap:
-            raise VersionQuotaError(f"competition {cid} ({name}) allows {cap} new version(s) of its entrants per "
-                                    f"account in any 24 hours, and this account has uploaded {used}; upload again "
-                                    "later")
-
-
 def lock_versions(pool: ConnectionPool, competition_id: int, *, now: datetime) -> list[Entrant]:
     """Lock the entrants' versions once the deadline has passed (idempotent: a second call changes
     nothing). The rules are :func:`ladder.competition_season.lock_entrants`'s.
@@ -594,3 +568,28 @@ def rerun(pool: ConnectionPool, competition_id: int, *, actor_id: int | None, no
         return result
 
     return run_transaction(pool, write)
+
+
+def match_versions(pool: ConnectionPool, match_id: int, bot_ids: Sequence[int]) -> dict[int, HostedVersion]:
+    """The hosted versions that play the seats ``bot_ids`` of match ``match_id``: each bot's playing version
+    (:func:`ladder.submissions.playing_versions`), except in a competition's final evaluation, where an
+    entrant plays the version locked at the deadline (while its credential is live:
+    :func:`ladder.competition_season.pinned_sql`). The worker that runs a match starts these.
+
+    Returns:
+        ``{bot id: version}`` for the hosted seats; a seat without one is a connected bot.
+    """
+    versions = submissions.playing_versions(pool, list(bot_ids))
+    with connection(pool) as conn:
+        locked = conn.execute(
+            "SELECT e.bot_id, e.locked_version_id FROM matches m JOIN competition_entrants e "
+            "ON e.competition_id = m.competition_id JOIN hosted_versions h ON h.id = e.locked_version_id "
+            "JOIN bots b ON b.id = e.bot_id WHERE m.id = %s "
+            "AND starts_with(m.plan_key, 'competition:' || m.competition_id || ':e') AND e.bot_id = ANY(%s::bigint[]) "
+            "AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL AND b.revoked_at IS NULL "
+            f"AND NOT {held_sql('b')} AND {pinned_sql('h')}", (match_id, list(bot_ids))).fetchall()
+    for bot_id, version_id in locked:
+        version = submissions.get_version(pool, int(version_id))
+        if version is not None:
+            versions[int(bot_id)] = version
+    return versions

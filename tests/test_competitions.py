@@ -19,6 +19,7 @@ from games.api import InvalidOptionError, UnknownGameError
 from ladder import competitions as comp
 from ladder import submissions as sub
 from ladder.bots import revoke_bot
+from ladder.competition_season import VersionQuotaError
 from ladder.errors import (
     BotNotFoundError,
     CompetitionClosedError,
@@ -175,7 +176,7 @@ def test_the_daily_cap_on_new_versions_counts_an_accounts_entrants(pool: Any) ->
     comp.enter_competition(pool, c.id, entered, account_id=alice, now=now)
     sub.create_version(pool, entered, archive(label="1"))
     sub.create_version(pool, entered, archive(label="2"))
-    with pytest.raises(comp.VersionQuotaError, match="allows 2 new version"):
+    with pytest.raises(VersionQuotaError, match="allows 2 new version"):
         sub.create_version(pool, entered, archive(label="3"))
     assert count(pool, "SELECT count(*) FROM hosted_versions WHERE bot_id = %s", (entered,)) == 2
     for label in "abc":
@@ -251,3 +252,61 @@ def test_disqualifying_an_account_takes_all_its_entrants_and_it_cannot_enter_aga
         comp.disqualify(pool, c.id, actor_id=org, bot_id=a1, reason="again", now=T0)
     rows = {e.bot_id: e.disqualified_reason for e in comp.entrants(pool, c.id)}
     assert rows == {a1: "collusion", a2: "collusion", b1: None}
+
+
+def test_the_locked_hosted_version_keeps_its_credential_and_plays_the_final_evaluation(
+        pool: Any, redis_base_url: str) -> None:
+    """v1 was active at the deadline, v2 was made active after it. The referees' token hash keeps v1's
+    credential (and v2's) while the final evaluation runs, a final match seats v1 while any other
+    match seats v2, and once the table is frozen v1's credential is revoked."""
+    import hashlib
+    import secrets
+    from datetime import UTC, datetime
+
+    import redis
+
+    from ladder.competition_final import advance_evaluation, evaluation, start_evaluation
+    from ladder.tournaments import plan_match
+    from test_ladder_helpers import play
+
+    secret = secrets.token_hex(20)
+    r = redis.Redis.from_url(redis_base_url)
+    key = f"parterre-test-{secrets.token_hex(4)}:bot_tokens"
+
+    def live(version: sub.HostedVersion) -> bool:
+        digest = hashlib.sha256(sub.hosted_token(secret, version.id, version.sha256).encode()).hexdigest()
+        return r.hget(key, digest) is not None
+
+    real = datetime.now(UTC)  # credentials are judged by the database's clock
+    c = competition(pool, now=real - HOUR, opens_at=real - HOUR, deadline_at=real + HOUR,
+                    final_at=real + 2 * HOUR, entry_mode="hosted", final_max_batches=1)
+    alice, bob = account(pool, "alice"), account(pool, "bob")
+    a, b = bot(pool, alice, "ana"), bot(pool, bob, "bea")
+    v1, w1 = hosted_version(pool, a), hosted_version(pool, b)
+    for v in (v1, w1):
+        assert sub.activate_credential(pool, v.id, secret, r, key)
+    comp.enter_competition(pool, c.id, a, account_id=alice, now=real)
+    comp.enter_competition(pool, c.id, b, account_id=bob, now=real)
+    with pool.connection() as conn:  # the deadline passes (by the database's clock)
+        conn.execute("UPDATE competitions SET deadline_at = now(), final_at = now() "
+                     "WHERE id = %s", (c.id,))
+    v2 = hosted_version(pool, a)
+    assert sub.activate_credential(pool, v2.id, secret, r, key)
+    try:
+        assert live(v1) and live(v2)  # not locked yet: v1 may be the one the lock takes
+        locked = {e.bot_id: e.locked_version_id for e in comp.lock_versions(pool, c.id, now=real + 2 * HOUR)}
+        assert locked == {a: v1.id, b: w1.id}
+        sub.sync_credentials(pool, r, key)
+        assert live(v1) and live(v2)
+        _, batch = start_evaluation(pool, c.id, now=real + 2 * HOUR)
+        assert {k: v.id for k, v in comp.match_versions(pool, batch[0], [a, b]).items()} == {a: v1.id, b: w1.id}
+        other = plan_match(pool, game_string="floriferous(players=2)", bot_ids=[a, b], plan_key="casual:1")
+        assert {k: v.id for k, v in comp.match_versions(pool, other, [a, b]).items()} == {a: v2.id, b: w1.id}
+        for mid in batch:
+            play(pool, mid, [1, 2])
+        advance_evaluation(pool, c.id, now=real + 3 * HOUR)
+        assert evaluation(pool, c.id).status == "finished"
+        sub.sync_credentials(pool, r, key)
+        assert not live(v1) and live(v2) and live(w1)
+    finally:
+        r.delete(key, f"{key}:published")
