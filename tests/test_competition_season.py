@@ -158,3 +158,20 @@ def test_the_workers_tick_plays_the_season_locks_at_the_deadline_and_starts_the_
     assert periodic.competition_tick(now=c.deadline_at.timestamp() + 2, period_s=30)["locked"] == 0
     out = periodic.competition_tick(now=c.final_at.timestamp(), period_s=30)
     assert out["final"] == 6 and comp.get_competition(pool, c.id).evaluation == "running"
+
+
+def test_competition_matches_stay_rated_past_the_daily_cap_per_pair_of_accounts(pool: Any) -> None:
+    """Two accounts' entrants meet 22 times in a day of season rounds: every match is rated (the cap of 20
+    a day per pair of accounts is for the ladder and challenges, whose meetings the accounts choose)."""
+    c = competition(pool)
+    owners = [account(pool, f"acc{i}") for i in range(2)]
+    bots = [bot(pool, o) for o in owners]
+    for b, o in zip(bots, owners, strict=True):
+        comp.enter_competition(pool, c.id, b, account_id=o, now=T0)
+    for r in range(11):
+        for mid in plan_season_round(pool, c.id, round_no=r, online=bots, now=T0):
+            play(pool, mid, [1, 2])
+    with pool.connection() as conn:
+        rated = conn.execute("SELECT count(*) FILTER (WHERE rated), count(*) FROM matches").fetchone()
+        games = conn.execute("SELECT games FROM ratings WHERE bot_id = %s", (bots[0],)).fetchone()[0]
+    assert tuple(rated) == (22, 22) and games == 22

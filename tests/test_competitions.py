@@ -7,18 +7,22 @@ read back with SQL, and which of two uploaded versions was active when.
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 import threading
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+import redis
 from competition_helpers import HOUR, T0, account, archive, bot, competition, hosted_version, organiser
-from test_ladder_helpers import count
+from test_ladder_helpers import count, play
 
 from games.api import InvalidOptionError, UnknownGameError
 from ladder import competitions as comp
 from ladder import submissions as sub
 from ladder.bots import revoke_bot
+from ladder.competition_final import advance_evaluation, evaluation, start_evaluation
 from ladder.competition_season import VersionQuotaError
 from ladder.errors import (
     BotNotFoundError,
@@ -28,6 +32,7 @@ from ladder.errors import (
     CompetitionNotFoundError,
     CompetitionPermissionError,
 )
+from ladder.tournaments import plan_match
 
 
 def _nothing(pool: Any) -> None:
@@ -166,8 +171,6 @@ def test_the_daily_cap_on_new_versions_counts_an_accounts_entrants(pool: Any) ->
     """``max_versions_per_day`` 2: the entrant's account uploads two versions, the third is refused
     (nothing stored); a bot that is not entered is not capped. The cap holds while entries are open,
     by the database's clock, as uploads are."""
-    from datetime import UTC, datetime
-
     now = datetime.now(UTC)
     c = competition(pool, now=now - HOUR, opens_at=now - HOUR, deadline_at=now + HOUR, final_at=now + 2 * HOUR,
                     max_versions_per_day=2)
@@ -189,8 +192,6 @@ def test_the_daily_cap_on_new_versions_counts_an_accounts_entrants(pool: Any) ->
 def test_the_version_active_at_the_deadline_is_locked_not_a_later_upload(pool: Any) -> None:
     """v1 is active before the deadline; v2 is uploaded and made active after it: the lock keeps v1
     (its id, and "1", the label its seats record), and locking again changes nothing."""
-    from datetime import UTC, datetime
-
     real = datetime.now(UTC)  # versions are stamped by the database's clock
     c = competition(pool, now=real - HOUR, opens_at=real - HOUR, deadline_at=real + HOUR,
                     final_at=real + 2 * HOUR, entry_mode="hosted")
@@ -259,16 +260,6 @@ def test_the_locked_hosted_version_keeps_its_credential_and_plays_the_final_eval
     """v1 was active at the deadline, v2 was made active after it. The referees' token hash keeps v1's
     credential (and v2's) while the final evaluation runs, a final match seats v1 while any other
     match seats v2, and once the table is frozen v1's credential is revoked."""
-    import hashlib
-    import secrets
-    from datetime import UTC, datetime
-
-    import redis
-
-    from ladder.competition_final import advance_evaluation, evaluation, start_evaluation
-    from ladder.tournaments import plan_match
-    from test_ladder_helpers import play
-
     secret = secrets.token_hex(20)
     r = redis.Redis.from_url(redis_base_url)
     key = f"parterre-test-{secrets.token_hex(4)}:bot_tokens"
