@@ -18,9 +18,10 @@ being equal (:mod:`ladder.stats.bradley_terry`, ``z_next``). The pair is **separ
 ``z >= critical_z(B) = phi_inv(1 - 0.05 / (2 B))``, ``B`` the most batches the evaluation may
 play: each pair is looked at after every batch, and testing each look at 5 % / B (Bonferroni)
 keeps the chance of ever separating two equal bots under 5 % however many looks it takes.
-The evaluation stops when every neighbouring pair is separated, after ``B`` batches, or when
-no further table fits the budget. Places are then frozen: runs of neighbours not separated
-share their places (``place_low``-``place_high``), never a false order.
+The evaluation stops when every neighbouring pair is separated, after ``B`` batches, when no
+further table fits the budget, or when no table can seat the pairs left. Places are then
+frozen: runs of neighbours not separated share their places (``place_low``-``place_high``),
+never a false order.
 
 Before it starts the evaluation stores its **estimate** (:func:`estimate`): per neighbouring
 pair of the season's table, the matches seating both that would bring the expected ``z`` of
@@ -191,7 +192,8 @@ class Evaluation:
         batches / matches_planned / matches_played: progress; ``overlapping``: neighbouring pairs
             not separated after the last batch (None before the first refit).
         progress: one entry per refit: ``{"batch", "matches", "counted", "mismatched", "overlapping"}``.
-        stop_reason: ``separated``, ``batches``, ``budget`` or ``entrants`` (fewer than two to place).
+        stop_reason: ``separated``, ``batches``, ``budget``, ``no_table`` (no table can seat a pair left: two
+            bots of one account and no other opponent) or ``entrants`` (fewer than two to place).
         recomputed_at / recomputed_reason: the frozen table was recomputed (a disqualification).
     """
 
@@ -310,15 +312,19 @@ class _State:
     mismatched: int
 
 
-def _state(conn: Any, competition_id: int, prefix: str, season: bool) -> _State:
+def _state(conn: Any, competition_id: int, run: int | None) -> _State:
+    """The entrants placed (neither disqualified nor retired) and the fit of their matches: the season's
+    (``run`` None: the order the evaluation starts from), or those of evaluation run ``run`` that their
+    locked versions played."""
     entrants = load_entrants(conn, competition_id)
     placed = [e for e in entrants if not e.out and not e.retired]
     excluded = [e for e in entrants if e.out or e.retired]
-    if season:
+    if run is None:
         data = load_records(conn, competition_id, f"{key_prefix(competition_id)}s",
                             excluded=[e.bot_id for e in excluded])
     else:
-        data = load_records(conn, competition_id, prefix, excluded=[e.bot_id for e in excluded],
+        data = load_records(conn, competition_id, f"{key_prefix(competition_id)}e{run}:",
+                            excluded=[e.bot_id for e in excluded],
                             locked={e.bot_id: e.locked_version for e in entrants})
     result = fit(data.records, [e.bot_id for e in placed])
     return _State(placed, excluded, result, data.games, len(data.records), data.mismatched)
@@ -375,7 +381,7 @@ def _start(conn: Any, competition_id: int, now: datetime, seed: str | None, budg
         lock_entrants(conn, competition_id, deadline)
         conn.execute("UPDATE competitions SET locked_at = %s WHERE id = %s", (now, competition_id))
     z = critical_z(batches)
-    state = _state(conn, competition_id, "", season=True)
+    state = _state(conn, competition_id, None)
     account = {e.bot_id: e.account_id for e in state.placed}
     params = {"budget": limit, "max_batches": batches, "alpha": ALPHA, "critical_z": round(z, 4),
               "player_counts": list(counts), "interval": INTERVAL}
@@ -415,7 +421,7 @@ def advance_evaluation(pool: ConnectionPool, competition_id: int, *, now: dateti
             (competition_id, deal_key(competition_id, run, batch) + ":")).fetchone()[0]
         if playing:
             return []
-        state = _state(conn, competition_id, f"{key_prefix(competition_id)}e{run}:", season=False)
+        state = _state(conn, competition_id, run)
         z = float(conn.execute("SELECT (params->>'critical_z')::float FROM competition_evaluations WHERE id = %s",
                                (eid,)).fetchone()[0])
         separated = separations(state.result, z)
@@ -451,9 +457,9 @@ def _next_batch(conn: Any, competition_id: int, eid: int, state: _State, separat
         order = _order(state)
         tables = batch_tables(order, separated, n, account={e.bot_id: e.account_id for e in state.placed},
                               rating={rated_bot(line): line.elo for line in state.result.ratings})
-        tables = tables[:max(0, (int(params["budget"]) - int(planned)) // n)]
-        if not tables:
-            stop = "budget"
+        affordable = tables[:max(0, (int(params["budget"]) - int(planned)) // n)]
+        stop = "no_table" if not tables else "budget" if not affordable else None
+        tables = affordable
     if stop is not None:
         _freeze(conn, eid, state, separated)
         conn.execute("UPDATE competition_evaluations SET status = 'finished', stop_reason = %s, finished_at = %s "
@@ -475,7 +481,7 @@ def _freeze(conn: Any, eid: int, state: _State, separated: list[bool]) -> None:
         ([e.bot_id for e in state.placed + state.excluded],)).fetchall()}
     rows: list[TableRow] = rows_of(state.result, names, state.games, [])
     conn.execute("DELETE FROM competition_final_rows WHERE evaluation_id = %s", (eid,))
-    for (low, high), row in zip(places(separated), rows, strict=True):
+    for (low, high), row in zip(places(separated) if rows else [], rows, strict=True):
         conn.execute("INSERT INTO competition_final_rows (evaluation_id, bot_id, place_low, place_high, rating, "
                      "rating_low, rating_high, z_next, matches, standing) "
                      "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 'placed')",
@@ -499,7 +505,7 @@ def recompute_final(conn: Any, competition_id: int, reason: str, now: datetime) 
     if row is None:
         return False
     eid, run, z = int(row[0]), int(row[1]), float(row[2])
-    state = _state(conn, competition_id, f"{key_prefix(competition_id)}e{run}:", season=False)
+    state = _state(conn, competition_id, run)
     _freeze(conn, eid, state, separations(state.result, z))
     conn.execute("UPDATE competition_evaluations SET recomputed_at = %s, recomputed_reason = %s WHERE id = %s",
                  (now, reason, eid))

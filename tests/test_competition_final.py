@@ -9,7 +9,6 @@ against two copies of a random bot through the real referee and the workers' tas
 from __future__ import annotations
 
 import random
-import threading
 from collections import Counter
 from collections.abc import Iterator
 from datetime import timedelta
@@ -294,56 +293,76 @@ def worker(monkeypatch: pytest.MonkeyPatch, migrated_url: str, pool: Any) -> Ite
 
 
 def _run_queued(queued: list[int]) -> list[str]:
-    """Run every queued match with the workers' task, two at a time (the machine has two cores)."""
+    """Run every queued match with the workers' task, one after the other in id order: each random bot
+    then draws its moves in one order, and a run is the same run every time."""
     import workers.tasks as tasks
 
     outcomes: list[str] = []
     while queued:
-        batch, queued[:] = list(queued), []
-        for i in range(0, len(batch), 2):
-            threads = [threading.Thread(target=lambda m=m: outcomes.append(tasks.run_match(m))) for m in batch[i:i + 2]]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join(60)
+        batch, queued[:] = sorted(queued), []
+        outcomes += [tasks.run_match(match_id) for match_id in batch]
     return outcomes
+
+
+SEED = "5eed" * 16
+"""The end-to-end evaluation's seed: with the bots' own seeds, it makes the run reproducible (how often
+such a run separates what it should is measured on the model above, not here)."""
 
 
 def test_greedy_is_placed_alone_and_two_random_bots_share_a_place_end_to_end(pool: Any, worker: list[int],
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """Floriferous, three accounts: a greedy bot and two copies of a random bot, connected to the real
-    referee. A short season, then the workers' competition tick starts the final evaluation at
-    ``final_at`` and plays it batch by batch through ``parterre.run_match``: greedy ends first, alone;
-    the two random bots share places 2-3."""
+    referee. The final evaluation is played batch by batch through ``parterre.run_match``, the workers'
+    competition tick refitting after each batch and planning the next: greedy ends first, alone; the two
+    random bots share places 2-3."""
     from bots.reference import GreedyBot, RandomBot
     from ladder.owned_bots import create_bot
     from referee.testing import ThreadedReferee
     from workers import periodic
 
-    c = competition(pool, final_budget=44, final_max_batches=8,
-                    time_control={"cap_ms": 2000, "margin_ms": 200})
+    c = competition(pool, final_budget=60, final_max_batches=12, time_control={"cap_ms": 2000, "margin_ms": 200})
     owners = [account(pool, name) for name in ("gina", "rex", "rosa")]
     made = [create_bot(pool, o, name) for o, name in zip(owners, ("greedy", "random-a", "random-b"), strict=True)]
     bots = [b.id for b, _ in made]
     for b, o in zip(bots, owners, strict=True):
         comp.enter_competition(pool, c.id, b, account_id=o, now=T0)
-    players = [GreedyBot(seed=1, max_concurrent_matches=4), RandomBot(seed=2, max_concurrent_matches=4),
-               RandomBot(seed=3, max_concurrent_matches=4)]
+    players = [GreedyBot(seed=1), RandomBot(seed=2), RandomBot(seed=3)]
     with ThreadedReferee({token: b.id for b, token in made},
                          bots={token: p for (_, token), p in zip(made, players, strict=True)}) as ref:
         monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
-        for r in range(3):
-            worker += plan_season_round(pool, c.id, round_no=r, online=bots, now=T0 + r * timedelta(minutes=1))
-            assert set(_run_queued(worker)) == {"finished"}
+        ev, worker[:] = start_evaluation(pool, c.id, now=c.final_at, seed=SEED)
+        assert ev.estimate["unknown"] == 2  # no season: nothing to estimate from
         tick = c.final_at.timestamp()
         for _ in range(20):
+            assert set(_run_queued(worker)) == {"finished"}
+            tick += 30
             periodic.competition_tick(now=tick, period_s=30)
             if not worker:
                 break
-            assert set(_run_queued(worker)) == {"finished"}
-            tick += 30
     ev = evaluation(pool, c.id)
     assert ev is not None and ev.status == "finished", ev
     table = {r.bot_id: r.place for r in final_table(pool, c.id)}
     assert table == {bots[0]: "1", bots[1]: "2-3", bots[2]: "2-3"}, (ev.progress, table)
-    assert ev.matches_planned <= 44 and ev.estimate["pairs"]
+    assert ev.matches_played == ev.matches_planned <= 60
+
+
+def test_disqualifying_every_entrant_leaves_a_table_without_places(pool: Any) -> None:
+    org = organiser(pool)
+    c = competition(pool, org, final_budget=8, final_max_batches=1)
+    owners, bots = _field(pool, c, 2)
+    rng = random.Random(2)
+    _evaluate(pool, c, {bots[0]: 0.0, bots[1]: 0.0}, rng)
+    for o in owners:
+        comp.disqualify(pool, c.id, actor_id=org, account_id=o, reason="both", now=c.final_at + HOUR)
+    assert [(r.place, r.standing) for r in final_table(pool, c.id)] == [("-", "disqualified")] * 2
+
+
+def test_two_bots_of_one_account_alone_cannot_be_separated(pool: Any) -> None:
+    """Never at one table, and no other opponent: the evaluation stops at once, the two share 1-2."""
+    c = competition(pool, max_entrants_per_account=2)
+    alice = account(pool, "alice")
+    for b in (bot(pool, alice), bot(pool, alice)):
+        comp.enter_competition(pool, c.id, b, account_id=alice, now=T0)
+    ev, planned = start_evaluation(pool, c.id, now=c.final_at)
+    assert planned == [] and ev.status == "finished" and ev.stop_reason == "no_table"
+    assert [r.place for r in final_table(pool, c.id)] == ["1-2", "1-2"]
