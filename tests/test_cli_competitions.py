@@ -38,8 +38,10 @@ def test_competition_commands(cli_env: str, capsys: Any, monkeypatch: pytest.Mon
     pool = db.make_pool(cli_env)
     account(pool, "org", role="organiser")
     alice, bob = account(pool, "alice"), account(pool, "bob")
+    carol = account(pool, "carol")
     bot(pool, alice, "ana")
     bot(pool, bob, "bea")
+    bot(pool, carol, "cid")
     pool.close()
     description = tmp_path / "about.md"
     description.write_text("# Spring cup\n\nBest of the season.\n", encoding="utf-8")
@@ -57,6 +59,7 @@ def test_competition_commands(cli_env: str, capsys: Any, monkeypatch: pytest.Mon
     cid = int(out.strip())
     assert _run(capsys, "competition", "enter", str(cid), "ana")[0] == 0
     assert _run(capsys, "competition", "enter", str(cid), "bea")[0] == 0
+    assert _run(capsys, "competition", "enter", str(cid), "cid")[0] == 0
     code, _, err = _run(capsys, "competition", "enter", str(cid), "ana")
     assert code == 2 and "already entered" in err
     code, _, err = _run(capsys, "competition", "lock", str(cid))
@@ -65,12 +68,12 @@ def test_competition_commands(cli_env: str, capsys: Any, monkeypatch: pytest.Mon
     assert code == 2 and "starts at" in err
 
     code, out, _ = _run(capsys, "competition", "list")
-    assert code == 0 and out.split("\t")[:5] == [str(cid), "cup", "floriferous", "open", "2 bots"]
+    assert code == 0 and out.split("\t")[:5] == [str(cid), "cup", "floriferous", "open", "3 bots"]
     code, out, _ = _run(capsys, "competition", "show", str(cid))
     assert code == 0 and "competition" in out and "ana\talice\t-" in out and "season table (0 matches" in out
     shown = json.loads(_run(capsys, "competition", "show", str(cid), "--json")[1])
     assert shown["competition"]["description"] == "# Spring cup\n\nBest of the season.\n"
-    assert [e["name"] for e in shown["entrants"]] == ["ana", "bea"] and shown["evaluation"] is None
+    assert [e["name"] for e in shown["entrants"]] == ["ana", "bea", "cid"] and shown["evaluation"] is None
 
     later = (datetime.now(UTC) + timedelta(hours=3)).isoformat()
     code, out, err = _run(capsys, "competition", "extend", str(cid), "--deadline", "+2h")
@@ -98,9 +101,11 @@ def test_competition_commands(cli_env: str, capsys: Any, monkeypatch: pytest.Mon
     monkeypatch.setattr(tasks.run_match, "delay", queued.append)
     code, out, err = _run(capsys, "competition", "evaluate", str(cid))
     assert code == 0, err
-    assert "final evaluation run 1: finished (entrants)" in out and queued == []  # one entrant left: nothing to play
+    assert "final evaluation run 1: running" in out and "seed hidden until it ends" in out
+    assert "ana > cid: 0.0 Elo apart in the season, no season gap: expected to share a place" in out
+    assert "batch 1: 2 match(es) queued" in out and len(queued) == 2  # one table, both seat orders
     code, out, _ = _run(capsys, "competition", "show", str(cid))
-    assert "final table" in out and "\n1\tana\t" in out and "\n-\tbea\t" in out
+    assert "progress: 1 batch(es), 0/2 matches played" in out and "final table" not in out
     code, out, err = _run(capsys, "competition", "evaluate", str(cid), "--rerun", "--json")
     assert code == 0 and json.loads(out)["evaluation"]["run"] == 2, err
     code, _, err = _run(capsys, "competition", "evaluate", str(cid))

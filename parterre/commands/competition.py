@@ -134,7 +134,7 @@ def show_lines(c: Any, entrants: list[Any], season: Any, ev: Any, final: list[An
     if ev is None:
         return
     yield ""
-    yield from evaluation_lines(ev)
+    yield from evaluation_lines(ev, {e.bot_id: e.name for e in entrants})
     if final:
         yield ""
         yield "final table (a shared place: the results do not separate those bots)"
@@ -144,8 +144,8 @@ def show_lines(c: Any, entrants: list[Any], season: Any, ev: Any, final: list[An
                    f"{r.matches}\t{r.standing}")
 
 
-def evaluation_lines(ev: Any) -> Iterator[str]:
-    """The final evaluation's parameters, estimate and progress."""
+def evaluation_lines(ev: Any, names: dict[int, str]) -> Iterator[str]:
+    """The final evaluation's parameters, estimate and progress (``names``: bot id -> name)."""
     p = ev.params
     yield (f"final evaluation run {ev.run}: {ev.status}" + (f" ({ev.stop_reason})" if ev.stop_reason else "")
            + f"; seed {ev.seed or 'hidden until it ends'} (sha256 {ev.seed_commitment[:16]}...)")
@@ -155,7 +155,8 @@ def evaluation_lines(ev: Any) -> Iterator[str]:
     for pair in ev.estimate["pairs"]:
         need = (f"about {pair['matches']} matches" if pair["matches"] is not None
                 else "no season gap: expected to share a place")
-        yield f"    bot {pair['upper']} > bot {pair['lower']}: {pair['gap']} Elo apart in the season, {need}"
+        upper, lower = (names.get(pair[k], f"bot {pair[k]}") for k in ("upper", "lower"))
+        yield f"    {upper} > {lower}: {pair['gap']} Elo apart in the season, {need}"
     yield (f"    total about {ev.estimate['total_matches']} matches"
            + (f" ({ev.estimate['unknown']} pair(s) not estimated)" if ev.estimate["unknown"] else ""))
     overlapping = "-" if ev.overlapping is None else ev.overlapping
@@ -244,7 +245,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.json:
         common.print_json({"evaluation": ev.to_json(), "queued": planned})
     else:
-        for line in evaluation_lines(ev):
+        names = {e.bot_id: e.name for e in competitions.entrants(pool, args.competition_id)}
+        for line in evaluation_lines(ev, names):
             print(line)
         print(f"  batch 1: {len(planned)} match(es) queued; `parterre beat` plays the next batches")
     _queue(services, planned)
