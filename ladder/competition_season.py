@@ -391,7 +391,8 @@ def lock_entrants(conn: Any, competition_id: int, deadline_at: datetime) -> None
 
 class VersionQuotaError(SubmissionError):
     """A new hosted version is refused: the bot is entered in a competition whose daily cap on new
-    versions its account has reached (:func:`check_version_quota`; the web answers 429)."""
+    versions its account has reached (:func:`check_version_quota`); a :class:`SubmissionError`, so the upload
+    API refuses it as it refuses an archive (400, with the reason)."""
 
 
 def check_version_quota(conn: Any, bot_id: int) -> None:
