@@ -36,6 +36,14 @@ Tournaments (:mod:`ladder.tournaments`, :mod:`ladder.entries`, :mod:`ladder.tour
     tournament_id=None, seed=None) -> int``  (one match, idempotent on plan_key)
     ``tournament_status(pool, tournament_id) -> dict``; ``TimeControl``
 
+Competitions (:mod:`ladder.competitions`, :mod:`ladder.competition_season`, :mod:`ladder.competition_final`;
+docs/competitions.md; every call takes ``now``)
+    ``create_competition(pool, *, organiser_id, name, game, deadline_at, now, ...) -> Competition``;
+    ``get_competition``, ``list_competitions``, ``entrants``; ``enter_competition(pool, competition_id, bot_id, *,
+    account_id, now) -> Entrant``; ``lock_versions``; ``disqualify``, ``extend_deadline``, ``rerun``, ``events``;
+    ``match_versions(pool, match_id, bot_ids)``; ``plan_season_round``, ``season_table``;
+    ``start_evaluation``, ``advance_evaluation``, ``evaluation``, ``final_table``
+
 Challenges (:mod:`ladder.challenges`)
     ``create_challenge(pool, *, game_string, bot_ids, rated, time_control=None,
     challenger_id=None, expires_after_s=300.0) -> int`` (the match id)
@@ -67,7 +75,9 @@ Fair play (:mod:`ladder.fair_play`; docs/participants.md "Fair play")
 Errors (:mod:`ladder.errors`): ``LadderError`` and ``DatabaseUnavailableError``,
 ``BotExistsError``, ``InvalidBotNameError``, ``BotNotFoundError``, ``BotRevokedError``,
 ``TournamentError``, ``TournamentClosedError``, ``TournamentNotFoundError``,
-``MatchNotFoundError``, ``ResultError``, ``ChallengeError``. Errors of the rules engines
+``MatchNotFoundError``, ``ResultError``, ``ChallengeError``, ``CompetitionError``,
+``CompetitionClosedError``, ``CompetitionLimitError``, ``CompetitionNotFoundError``,
+``CompetitionPermissionError``. Errors of the rules engines
 (``games.api.UnknownGameError``, ``games.api.InvalidOptionError``) pass through unchanged.
 """
 

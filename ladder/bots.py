@@ -60,23 +60,34 @@ MAX_NAME_LENGTH = 64
 """Longest bot name (and version), in characters."""
 
 HOUSE_PREFIX = "house-"
-"""Start of the name key of every house bot (:mod:`ladder.house`), and of no other bot's."""
+"""Start of every house bot's name (:mod:`ladder.house`); no other bot's name reads as starting with its
+skeleton, ``house`` (``bot_name_skeleton``, migration 0012)."""
+
+READS_AS = ("names are compared by what they read as: case, spaces and punctuation aside, with look-alike "
+            "characters read as one (0 as o; 1, i and | as l; 3 as e; 5 and $ as s; rn as m; vv as w; Cyrillic "
+            "and Greek letters as the Latin ones they look like): docs/participants.md, \"Bot names\"")
+"""The rule, as said in every refusal of a name for it."""
 
 
-def name_error(exc: psycopg.errors.IntegrityError, name: str) -> Exception | None:
+def name_error(exc: psycopg.errors.IntegrityError, name: str, pool: ConnectionPool) -> Exception | None:
     """The error to raise for a bot row the database refused by its name, or ``None`` for another refusal.
 
-    Bot names are unique under ``bot_name_key(name)`` (migration 0010: NFKC, lower case, each run of
-    spaces and punctuation one ``-``, trimmed), and only a house bot's key may start with
-    :data:`HOUSE_PREFIX` (constraint ``bots_house_prefix``).
+    Bot names are unique under ``bot_name_skeleton(name)`` (migration 0012, :data:`READS_AS`) and under
+    ``bot_name_key(name)`` (migration 0010: NFKC, lower case, each run of spaces and punctuation one ``-``),
+    among all bots whatever their owner, and only a house bot's skeleton may start with ``house``
+    (constraint ``bots_house_prefix``). A clash names the registered bot's name.
     """
     constraint = str(exc.diag.constraint_name or "")
     if isinstance(exc, psycopg.errors.CheckViolation) and constraint == "bots_house_prefix":
-        return InvalidBotNameError(f"bot names starting with {HOUSE_PREFIX!r} (in any case or punctuation) "
-                                   f"are the house bots'; {name!r} cannot be registered")
+        return InvalidBotNameError(f"{name!r} reads as a name starting with {HOUSE_PREFIX!r}, and such names are "
+                                   f"the house bots'; {READS_AS}")
     if isinstance(exc, psycopg.errors.UniqueViolation) and "name" in constraint:
-        return BotExistsError(f"a bot named {name!r}, or one differing from it only in case, spaces or "
-                              "punctuation, is already registered")
+        with connection(pool) as conn:
+            row = conn.execute(
+                "SELECT name FROM bots WHERE NOT name_legacy AND (bot_name_skeleton(name) = bot_name_skeleton(%s) "
+                "OR bot_name_key(name) = bot_name_key(%s)) ORDER BY id LIMIT 1", (name, name)).fetchone()
+        taken = f"{row[0]!r}" if row is not None else "another bot's name"
+        return BotExistsError(f"{name!r} reads as {taken}, already registered; {READS_AS}")
     return None
 
 
@@ -166,10 +177,10 @@ def register_bot(
         ``(bot_id, token)``; the token is :func:`new_token` (43 characters).
 
     Raises:
-        InvalidBotNameError: bad name or version; a name in the house bots' namespace
-            (:data:`HOUSE_PREFIX`) for a bot that is not one.
-        BotExistsError: a bot with this name, or one equal to it under ``bot_name_key``
-            (case, spaces, punctuation, NFKC), exists (revoked ones included).
+        InvalidBotNameError: bad name or version; a name that reads as starting with
+            :data:`HOUSE_PREFIX` (:func:`name_error`) for a bot that is not a house bot.
+        BotExistsError: a bot whose name reads as this one (:func:`name_error`: case, spaces,
+            punctuation, look-alike characters) exists (revoked ones included).
     """
     _check_label("name", name)
     _check_label("version", version)
@@ -182,7 +193,7 @@ def register_bot(
                 (name, version, owner, digest, house),
             ).fetchone()
     except psycopg.errors.IntegrityError as exc:
-        refusal = name_error(exc, name)
+        refusal = name_error(exc, name, pool)
         if refusal is not None:
             raise refusal from None
         raise

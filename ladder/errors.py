@@ -67,3 +67,26 @@ class TournamentClosedError(TournamentError):
 class BotLimitError(LadderError, PermissionError):
     """The account already has as many bots as the site allows (``PARTERRE_MAX_BOTS_PER_ACCOUNT``,
     retired ones included); nothing was written. The web answers 409."""
+
+
+class CompetitionError(LadderError, ValueError):
+    """A competition cannot be created, entered or changed as asked (dates in the wrong order, a bad
+    limit, a bot of another game, a retired bot, one already entered...); nothing was written."""
+
+
+class CompetitionNotFoundError(LadderError, LookupError):
+    """No competition has this id."""
+
+
+class CompetitionClosedError(CompetitionError):
+    """Not now: the competition is not open for entries yet, its deadline has passed, or its final
+    evaluation has started (or has not, for what needs it); the message gives the time."""
+
+
+class CompetitionLimitError(CompetitionError):
+    """The account already has as many bots in the competition as it allows; nothing was written."""
+
+
+class CompetitionPermissionError(LadderError, PermissionError):
+    """The account may not do this: only an organiser (or an admin) creates a competition, and only
+    its organiser (or an admin) uses its organiser tools."""

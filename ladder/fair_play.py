@@ -20,8 +20,9 @@ turns a rated match into a casual one:
   is the whole point of the match. The continuous ladder never pairs bots further apart than
   that either (:func:`ladder.ladder_rounds.plan_ladder_round`).
 * **At most** :data:`MAX_RATED_PER_ACCOUNT_PAIR_DAY` **rated matches per pair of accounts per
-  game per day**, ladder and challenges together (matches without a tournament; an organiser's
-  tournament stays rated: its seating is the organiser's responsibility). The continuous ladder
+  game per day**, ladder and challenges together (matches without a tournament or competition; an
+  organiser's tournament stays rated: its seating is the organiser's responsibility, and a
+  competition's matchmaking chooses its tables, not the entrants: docs/competitions.md). The continuous ladder
   stops pairing two accounts that reached it (:func:`ladder_pair_counts`), and the rating gate
   (:func:`unrate_farmed_pairs`, called by :func:`ladder.rating_order.apply_ready`) makes casual
   a finished two-seat match between accounts that already have that many rated results in the
@@ -50,7 +51,7 @@ MAX_RATED_GAP = 400.0
 score about 0.91); a wider gap makes the challenge casual."""
 
 MAX_RATED_PER_ACCOUNT_PAIR_DAY = 20
-"""Most rated matches without a tournament (continuous ladder and challenges together) between
+"""Most rated matches without a tournament or competition (continuous ladder and challenges together) between
 bots of the same two accounts in one game in :data:`ACCOUNT_PAIR_WINDOW_S`. Twenty keeps a thin
 but honest ladder playing (two accounts alone online still meet twenty times a day) while
 bounding what a colluding pair can move a rating by; once reached the ladder pairs others or no
@@ -71,10 +72,11 @@ _PAIR_COUNT_SQL = (
     "JOIN seats s ON s.bot_id = x.id JOIN matches m ON m.id = s.match_id "
     "JOIN seats t ON t.match_id = m.id JOIN bots y ON y.id = t.bot_id "
     "WHERE x.account_id = ANY(%(accounts)s::bigint[]) AND y.account_id = ANY(%(accounts)s::bigint[]) "
-    "AND x.account_id < y.account_id AND m.game = %(game)s AND m.rated AND m.tournament_id IS NULL AND {when} "
+    "AND x.account_id < y.account_id AND m.game = %(game)s AND m.rated AND m.tournament_id IS NULL "
+    "AND m.competition_id IS NULL AND {when} "
     "GROUP BY x.account_id, y.account_id"
 )
-"""Rated matches without a tournament seating two of ``accounts``, per pair: from the accounts'
+"""Rated matches without a tournament or competition seating two of ``accounts``, per pair: from the accounts'
 bots (``bots_by_account``) through their seats (``seats_by_bot``) to the match (its key)."""
 
 
@@ -150,7 +152,7 @@ def challenge_unrated_reason(conn: Any, game: str, bot_ids: Sequence[int]) -> st
 
 
 def ladder_pair_counts(conn: Any, game: str, accounts: Iterable[int]) -> dict[frozenset[int], int]:
-    """Rated matches without a tournament in ``game`` per pair of ``accounts`` in the last 24 hours.
+    """Rated matches without a tournament or competition in ``game`` per pair of ``accounts`` in the last 24 hours.
 
     Counts matches waiting, planned, running or finished (made within :data:`ACCOUNT_PAIR_WINDOW_S`),
     so matches the ladder has planned but not played yet count as well.
@@ -177,7 +179,7 @@ def ladder_pair_counts(conn: Any, game: str, accounts: Iterable[int]) -> dict[fr
 def unrate_farmed_pairs(conn: Any, game: str, match_ids: Sequence[int]) -> set[int]:
     """Make casual each two-seat match of ``match_ids`` past the daily cap per pair of accounts; their ids.
 
-    A finished, not yet applied, rated match of ``game`` without a tournament whose two seats belong
+    A finished, not yet applied, rated match of ``game`` without a tournament or competition whose two seats belong
     to two accounts is made casual (``matches.rated`` and ``challenges.rated`` false,
     ``matches.unrated_reason`` :data:`PAIR_CAP_REASON`) when those accounts already have
     :data:`MAX_RATED_PER_ACCOUNT_PAIR_DAY` rated results in ``game`` applied within
@@ -195,6 +197,7 @@ def unrate_farmed_pairs(conn: Any, game: str, match_ids: Sequence[int]) -> set[i
     rows = conn.execute(
         "SELECT m.id, array_agg(b.account_id ORDER BY s.seat) FROM matches m JOIN seats s ON s.match_id = m.id "
         "JOIN bots b ON b.id = s.bot_id WHERE m.id = ANY(%s::bigint[]) AND m.tournament_id IS NULL "
+        "AND m.competition_id IS NULL "
         "GROUP BY m.id ORDER BY m.id",
         (list(match_ids),),
     ).fetchall()

@@ -4,8 +4,10 @@ A house bot is an ordinary bot (its ratings, matches and pages are like any
 other's) named ``house-<kind>`` (``house-random``, ``house-greedy``), marked by
 the flag ``bots.house`` (set here only, never by a name: migration 0010), with a
 ``house_bots`` row giving its kind and the games it plays. No other bot's name
-starts with ``house-`` under ``bot_name_key`` (the database refuses it), and a
-bot that holds the name of a house bot without the flag is never adopted. The process that
+reads as starting with ``house-`` (its skeleton, ``bot_name_skeleton``, starts
+with ``house``: ``housegreedy``, ``h0use-greedy``; the database refuses it,
+migration 0012), and a bot that holds the name of a house bot without the flag
+is never adopted. The process that
 keeps them connected (``parterre house``, started by ``parterre up`` and
 ``parterre demo``) calls :func:`ensure_house_bot` at start: it registers a
 missing house bot, or rotates the token of an existing one (the process has

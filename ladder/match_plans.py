@@ -216,6 +216,7 @@ def plan_duplicate_deal(
     tournament_id: int | None = None,
     time_control: TimeControl | Mapping[str, Any] | None = None,
     seed: str | None = None,
+    competition_id: int | None = None,
 ) -> list[list[int]]:
     """Plan one deal: each table in each of its cyclic seat rotations, all on one seed; idempotent.
 
@@ -236,6 +237,7 @@ def plan_duplicate_deal(
         tournament_id: tournament the matches belong to, or None.
         time_control: as for :func:`plan_match`.
         seed: the deal's seed (hex); fresh when None.
+        competition_id: the competition the matches are planned for (``matches.competition_id``), or None.
 
     Returns:
         Match ids per table, per rotation: ``ids[t][k]`` is table ``t`` in
@@ -245,6 +247,24 @@ def plan_duplicate_deal(
         games.api.UnknownGameError / games.api.InvalidOptionError: bad game string.
         TournamentError: no table, a table of the wrong size or with a repeated bot.
     """
+    return run_transaction(pool, lambda conn: plan_deal_in(
+        conn, game_string=game_string, tables=tables, deal_key=deal_key, tournament_id=tournament_id,
+        time_control=time_control, seed=seed, competition_id=competition_id))
+
+
+def plan_deal_in(
+    conn: Any,
+    *,
+    game_string: str,
+    tables: Sequence[Sequence[int]],
+    deal_key: str,
+    tournament_id: int | None = None,
+    time_control: TimeControl | Mapping[str, Any] | None = None,
+    seed: str | None = None,
+    competition_id: int | None = None,
+) -> list[list[int]]:
+    """:func:`plan_duplicate_deal` inside the caller's transaction ``conn`` (a planner that decides which
+    tables to deal under its own row lock plans them in the same transaction); same arguments and result."""
     loaded = load_game(game_string)
     if not tables:
         raise TournamentError("a deal needs at least one table")
@@ -256,32 +276,28 @@ def plan_duplicate_deal(
             raise TournamentError(f"a bot cannot hold two seats of one match: {t}")
     tc = TimeControl.parse(time_control)
     prefix = f"{deal_key}:"
-
-    def write(conn: Any) -> list[list[int]]:
-        if tournament_id is not None:
-            conn.execute("SELECT 1 FROM tournaments WHERE id = %s FOR UPDATE", (tournament_id,))
-        else:
-            conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (prefix,))
-        deal_seed = _seed_by_prefix(conn, tournament_id, [prefix]).get(prefix) or seed or new_seed()[0]
-        commitment = seed_commitment(deal_seed)
-        plan = []
-        for t in norm:
-            table_key = "-".join(str(b) for b in t)
-            for k, seats in enumerate(_rotations(t)):
-                plan.append((f"{prefix}{table_key}:rot{k}", loaded.game_string(), deal_seed, commitment, seats))
-        _insert_matches(conn, tournament_id, loaded.name, tc.to_json(), plan)
-        keys = [m[0] for m in plan]
-        found = dict(
-            conn.execute(
-                "SELECT plan_key, id FROM matches WHERE tournament_id IS NOT DISTINCT FROM %s "
-                "AND plan_key = ANY(%s::text[])",
-                (tournament_id, keys),
-            ).fetchall()
-        )
-        n = loaded.num_players
-        return [[int(found[keys[i * n + k]]) for k in range(n)] for i in range(len(norm))]
-
-    return run_transaction(pool, write)
+    if tournament_id is not None:
+        conn.execute("SELECT 1 FROM tournaments WHERE id = %s FOR UPDATE", (tournament_id,))
+    else:
+        conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (prefix,))
+    deal_seed = _seed_by_prefix(conn, tournament_id, [prefix]).get(prefix) or seed or new_seed()[0]
+    commitment = seed_commitment(deal_seed)
+    plan = []
+    for t in norm:
+        table_key = "-".join(str(b) for b in t)
+        for k, seats in enumerate(_rotations(t)):
+            plan.append((f"{prefix}{table_key}:rot{k}", loaded.game_string(), deal_seed, commitment, seats))
+    _insert_matches(conn, tournament_id, loaded.name, tc.to_json(), plan, competition_id=competition_id)
+    keys = [m[0] for m in plan]
+    found = dict(
+        conn.execute(
+            "SELECT plan_key, id FROM matches WHERE tournament_id IS NOT DISTINCT FROM %s "
+            "AND plan_key = ANY(%s::text[])",
+            (tournament_id, keys),
+        ).fetchall()
+    )
+    n = loaded.num_players
+    return [[int(found[keys[i * n + k]]) for k in range(n)] for i in range(len(norm))]
 
 
 def _insert_matches(
@@ -290,6 +306,8 @@ def _insert_matches(
     game: str,
     time_control: Mapping[str, Any],
     plan: Sequence[tuple[str, str, str, str, list[int]]],
+    *,
+    competition_id: int | None = None,
 ) -> dict[str, int]:
     """Insert planned matches and their seats in two statements; returns plan_key -> id of new rows."""
     conflict = (
@@ -298,11 +316,14 @@ def _insert_matches(
         else "ON CONFLICT (plan_key) WHERE tournament_id IS NULL DO NOTHING"
     )
     rows = conn.execute(
-        "INSERT INTO matches (tournament_id, plan_key, game, game_string, seed, seed_commitment, time_control) "
-        "SELECT %s, k, %s, g, s, c, %s FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[]) AS t(k, g, s, c) "
+        "INSERT INTO matches (tournament_id, competition_id, plan_key, game, game_string, seed, seed_commitment, "
+        "time_control) "
+        "SELECT %s, %s, k, %s, g, s, c, %s "
+        "FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[]) AS t(k, g, s, c) "
         f"{conflict} RETURNING id, plan_key",
         (
             tournament_id,
+            competition_id,
             game,
             Jsonb(dict(time_control)),
             [m[0] for m in plan],

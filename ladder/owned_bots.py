@@ -121,15 +121,15 @@ def create_bot(
     creations cannot pass ``max_bots`` together.
 
     Raises:
-        InvalidBotNameError: bad name, version, description or games; a name in the house bots'
-            namespace (``house-`` under ``bot_name_key``: migration 0010).
-        BotExistsError: the name is taken, or one equal to it under ``bot_name_key`` (case, spaces,
-            punctuation).
+        InvalidBotNameError: bad name, version, description or games; a name that reads as starting with
+            ``house-`` (``ladder.bots.name_error``).
+        BotExistsError: the name is taken, or one that reads as it (``ladder.bots.name_error``: case, spaces,
+            punctuation, look-alike characters), by any account or none.
         BotLimitError: the account has ``max_bots`` bots already (retired ones count).
     """
     _check_label("name", name)
     if not BOT_NAME_RE.fullmatch(name):
-        raise InvalidBotNameError("a bot name is 1-64 letters, digits, '_', '.', '+', '-' or inner spaces")
+        raise InvalidBotNameError("a bot name is 1-64 ASCII letters, digits, '_', '.', '+', '-' or inner spaces")
     _check_label("version", version)
     _check_description(description)
     wanted = check_games(games)
@@ -150,7 +150,7 @@ def create_bot(
                  accepts_challenges),
             ).fetchone()
     except psycopg.errors.IntegrityError as exc:
-        refusal = name_error(exc, name)
+        refusal = name_error(exc, name, pool)
         if refusal is not None:
             raise refusal from None
         raise

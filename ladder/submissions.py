@@ -46,6 +46,7 @@ from ladder.archive_read import MAX_HEADER_BYTES as MAX_HEADER_BYTES
 from ladder.archive_read import MAX_UNPACKED_BYTES as MAX_UNPACKED_BYTES
 from ladder.archive_read import SubmissionError as SubmissionError
 from ladder.archive_read import read_tar, read_zip
+from ladder.competition_season import check_version_quota, pinned_sql
 from ladder.db import connection
 
 MAX_ARCHIVE_BYTES = 8 << 20
@@ -271,6 +272,7 @@ def create_version(pool: ConnectionPool, bot_id: int, data: bytes, *, limit: int
 
     Raises:
         PendingLimitError: the owner has ``limit`` pending versions already (nothing is stored).
+        ladder.competition_season.VersionQuotaError: a competition's daily cap on new versions (nothing stored).
         SubmissionError: the archive is refused (nothing is stored).
     """
     archive = inspect_archive(data)
@@ -289,6 +291,7 @@ def create_version(pool: ConnectionPool, bot_id: int, data: bytes, *, limit: int
         if pending >= limit:
             raise PendingLimitError(f"{pending} versions of this owner are still waiting for validation or their "
                                     f"test (at most {limit}, {MAX_PENDING_ENV}); upload again once one is decided")
+        check_version_quota(conn, bot_id)
         cur.execute("SELECT coalesce(max(number), 0) + 1 AS n FROM hosted_versions WHERE bot_id = %s", (bot_id,))
         number = cur.fetchone()["n"]  # type: ignore[index]  # fetchone() is Optional; max() always returns one row
         cur.execute(
@@ -441,7 +444,8 @@ def token_hash(token: str) -> str:
 def sync_credentials(pool: ConnectionPool, redis: Any, key: str | None = None) -> dict[str, int]:
     """Make the referees' token hash agree with the versions: publish live credentials, revoke the others.
 
-    Live: an ``active`` version with a ``token_hash`` whose bot is not revoked. Every other version
+    Live: an ``active`` version with a ``token_hash`` whose bot is not revoked, or a version locked for
+    a competition's final evaluation (``ladder.competition_season.pinned_sql``). Every other version
     with a hash that is not yet revoked (superseded, failed, or its bot revoked) gets
     ``token_revoked_at`` and its field removed (``HDEL``). The ordinary token of a bot with a live
     credential is removed too (a bot is either hosted or connects from outside, docs/hosted.md), and
@@ -458,7 +462,8 @@ def sync_credentials(pool: ConnectionPool, redis: Any, key: str | None = None) -
     with connection(pool) as conn, conn.cursor() as cur:
         cur.execute("UPDATE hosted_versions h SET token_revoked_at = now() FROM bots b WHERE b.id = h.bot_id "
                     "AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL "
-                    "AND (h.status <> 'active' OR b.revoked_at IS NOT NULL) RETURNING h.token_hash")
+                    f"AND ((h.status <> 'active' AND NOT {pinned_sql('h')}) OR b.revoked_at IS NOT NULL) "
+                    "RETURNING h.token_hash")
         revoked = [r[0] for r in cur.fetchall()]
         cur.execute("SELECT token_hash FROM hosted_versions WHERE token_revoked_at IS NOT NULL")
         dead = [r[0] for r in cur.fetchall()]
@@ -468,7 +473,8 @@ def sync_credentials(pool: ConnectionPool, redis: Any, key: str | None = None) -
                     f"UNION SELECT b.token_hash FROM bots b WHERE {held_sql('b')}")
         dead += [r[0] for r in cur.fetchall()]
         cur.execute("SELECT h.token_hash, h.bot_id FROM hosted_versions h JOIN bots b ON b.id = h.bot_id "
-                    "WHERE h.status = 'active' AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL "
+                    f"WHERE (h.status = 'active' OR {pinned_sql('h')}) AND h.token_hash IS NOT NULL "
+                    "AND h.token_revoked_at IS NULL "
                     f"AND b.revoked_at IS NULL AND NOT {held_sql('b')}")
         live = {digest: str(bot_id) for digest, bot_id in cur.fetchall()}
         # A bot is either hosted or connects from outside: while its credential is live its ordinary token is

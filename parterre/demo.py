@@ -307,6 +307,7 @@ def _ensure_demo_bots(pool: ConnectionPool, redis_client: Any) -> dict[str, tupl
 def run_demo(
     *, rounds: int = 3, games: str = "floriferous,lafleur,flowar", web_port: int = 0, serve: bool = False,
     increment_ms: int = DEMO_TIME_CONTROL["increment_ms"], margin_ms: int = DEMO_TIME_CONTROL["margin_ms"],
+    search_think_ms: float = 450.0,
 ) -> int:
     """Run the demo; returns the exit status (0 when every tournament finished).
 
@@ -319,6 +320,8 @@ def run_demo(
             tournaments until Ctrl-C.
         increment_ms: time per decision (ms; also the cap; no bank), 2000 by default.
         margin_ms: the referee's margin (ms), 250 by default.
+        search_think_ms: the search bot's thinking time per decision (ms), 450 by default; most
+            of the demo's time is the search bot thinking.
     """
     import redis
 
@@ -327,6 +330,8 @@ def run_demo(
 
     if rounds < 1:
         raise ValueError("--rounds must be at least 1")
+    if not 0 < search_think_ms <= increment_ms:
+        raise ValueError(f"--search-think-ms {search_think_ms:g}: from above 0 to --increment-ms ({increment_ms})")
     from ladder.match_plans import check_time_control
 
     try:
@@ -363,7 +368,8 @@ def run_demo(
         console.print(f"  referee listening on {referee_address}")
         demo_bots = _ensure_demo_bots(pool, redis_client)
         for name, (_, token) in demo_bots.items():
-            children.start(f"bot-{name}", "bot", "run", DEMO_BOTS[name], "--name", name,
+            think = ["--think-ms", f"{search_think_ms:g}"] if DEMO_BOTS[name] == "search" else []
+            children.start(f"bot-{name}", "bot", "run", DEMO_BOTS[name], "--name", name, *think,
                            env={"PARTERRE_BOT_TOKEN": token, "PARTERRE_HOME": str(st.home / "bots")},
                            inherit=BOT_ENV)
         children.start("house", "house", "--address", referee_address)

@@ -80,7 +80,7 @@ class TokenRow(BaseModel):
 
 class BotIn(BaseModel):
     name: str = Field(min_length=1, max_length=64, pattern=ob.BOT_NAME_RE.pattern,
-                      description="1-64 letters, digits, '_', '.', '+', '-' or inner spaces")
+                      description="1-64 ASCII letters, digits, '_', '.', '+', '-' or inner spaces")
     description: str = Field("", max_length=ob.MAX_DESCRIPTION)
     games: list[str] = Field(default_factory=list, max_length=16)
     version: str = Field("1", max_length=128)

@@ -55,7 +55,7 @@ app.conf.update(
 
 
 PERIODIC_TASKS = frozenset({"parterre.ladder_tick", "parterre.reap", "parterre.challenge_tick",
-                            "parterre.tournament_tick", "parterre.tokens_tick"})
+                            "parterre.tournament_tick", "parterre.tokens_tick", "parterre.competition_tick"})
 """The short periodic ticks: sent to their own queue (:func:`periodic_queue`), never behind matches (S-22)."""
 
 PERIODIC_SUFFIX = ".periodic"
@@ -94,6 +94,9 @@ def configure_beat(
       start challenges whose bots are connected, expire the others in time;
     * ``parterre.tournament_tick`` every ``PARTERRE_TOURNAMENT_PERIOD_S`` (5 s):
       close entry windows past their deadline and run those tournaments;
+    * ``parterre.competition_tick`` every ``PARTERRE_COMPETITION_PERIOD_S`` (30 s): one season
+      round of each open competition, the lock of versions at a deadline, the final evaluation's
+      batches (docs/competitions.md);
     * ``parterre.tokens_tick`` every ``PARTERRE_TOKENS_PERIOD_S`` (5 s): publish the bot tokens
       again from PostgreSQL when Redis lost them (``workers/token_cache.py``);
     * ``parterre.hosted_tick`` every ``PARTERRE_HOSTED_PERIOD_S`` (10 s): validate
@@ -113,6 +116,7 @@ def configure_beat(
     tournament = float(tournament_period_s or cfg.tournament_period_s)
     hosted = cfg.hosted_period_s
     tokens = cfg.tokens_period_s
+    competition = cfg.competition_period_s
     schedule = {
         "parterre-ladder-tick": {"task": "parterre.ladder_tick", "schedule": ladder, "kwargs": {"period_s": ladder},
                                  "options": {"expires": ladder}},
@@ -122,6 +126,8 @@ def configure_beat(
         "parterre-tournament-tick": {"task": "parterre.tournament_tick", "schedule": tournament,
                                      "options": {"expires": tournament}},
         "parterre-tokens-tick": {"task": "parterre.tokens_tick", "schedule": tokens, "options": {"expires": tokens}},
+        "parterre-competition-tick": {"task": "parterre.competition_tick", "schedule": competition,
+                                      "kwargs": {"period_s": competition}, "options": {"expires": competition}},
         "parterre-hosted-tick": {"task": "parterre.hosted_tick", "schedule": hosted, "options": {"expires": hosted}},
     }
     app.conf.beat_schedule = schedule

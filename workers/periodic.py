@@ -1,6 +1,7 @@
 """The periodic tasks ``parterre beat`` sends: the continuous ladder's
-round, waiting challenges, tournaments whose entry window closed, and hosted versions
-waiting for validation or their regression test.
+round, waiting challenges, tournaments whose entry window closed, competitions (season
+rounds, locks, final batches), and hosted versions waiting for validation or their
+regression test.
 
 Each is idempotent (a redelivered or doubled tick plans nothing twice): the claims and
 unique keys in PostgreSQL decide. Matches they plan run through
@@ -11,11 +12,14 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 from psycopg_pool import ConnectionPool
 
 from ladder import challenges as ladder_challenges
+from ladder import competition_final, competition_season
+from ladder import competitions as ladder_competitions
 from ladder import entries as ladder_entries
 from ladder import submissions as ladder_submissions
 from ladder import tournaments as ladder_tournaments
@@ -156,6 +160,61 @@ def tournament_tick() -> dict[str, int]:
     if cancelled:
         log.info("tournaments %s cancelled at the end of their entry window", cancelled)
     return {"planned": len(planned), "cancelled": len(cancelled), "queued": queued}
+
+
+@app.task(name="parterre.competition_tick")
+def competition_tick(now: float | None = None, period_s: float | None = None) -> dict[str, int]:
+    """Move every competition along its schedule (docs/competitions.md), and queue what it plans.
+
+    At ``now`` each competition whose final table is not frozen gets, by its status: ``open``,
+    one season round (round ``floor(now / period)``, idempotent:
+    :func:`ladder.competition_season.plan_season_round`) among its entrants that are online
+    (connected to a live referee for its game, or hosted with a playing version); ``locked``,
+    the lock of its entrants' versions; ``evaluating``, the start of its final evaluation or,
+    once a batch has ended, the next batch or the frozen table
+    (:mod:`ladder.competition_final`). A competition that fails is logged and tried again at
+    the next tick; the others go on.
+
+    Args:
+        now: Unix time (tests); default the current time.
+        period_s: the beat's period (sent with each tick); default ``PARTERRE_COMPETITION_PERIOD_S``.
+
+    Returns:
+        ``{"season", "locked", "final"}``: matches queued for season rounds, competitions locked,
+        matches queued for final batches.
+    """
+    cfg = _settings()
+    now = time.time() if now is None else now
+    period = float(period_s) if period_s else cfg.competition_period_s
+    when = datetime.fromtimestamp(now, UTC)
+    referees = directory.read_referees(cfg.redis_url) if cfg.redis_url else []
+    pool = get_pool()
+    out = {"season": 0, "locked": 0, "final": 0}
+    for c in ladder_competitions.active_competitions(pool):
+        try:
+            status = c.status(when)
+            queued: list[int] = []
+            if status == "open":
+                online = set(directory.online_bots(referees, c.game)) | set(_hosted_players(pool, c.game))
+                queued = competition_season.plan_season_round(pool, c.id, round_no=int(now // period),
+                                                              online=online, now=when)
+                out["season"] += len(queued)
+            elif status == "locked" and c.locked_at is None:
+                ladder_competitions.lock_versions(pool, c.id, now=when)
+                out["locked"] += 1
+            elif status == "evaluating":
+                if c.evaluation is None:
+                    queued = competition_final.start_evaluation(pool, c.id, now=when)[1]
+                else:
+                    queued = competition_final.advance_evaluation(pool, c.id, now=when)
+                out["final"] += len(queued)
+            for match_id in queued:
+                run_match.delay(match_id)
+        except DatabaseUnavailableError:
+            raise
+        except Exception as exc:  # one bad competition must not stop the others; tried again next tick
+            log.warning("competition %s: tick failed: %s", c.id, exc)
+    return out
 
 
 @app.task(name="parterre.hosted_tick")

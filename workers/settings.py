@@ -81,6 +81,9 @@ class WorkerSettings(EnvSettings):
                                               description="beat: challenges' tick")
     tournament_period_s: PositiveFloat = Field(5.0, alias="PARTERRE_TOURNAMENT_PERIOD_S",
                                                description="beat: tournaments' tick")
+    competition_period_s: PositiveFloat = Field(30.0, alias="PARTERRE_COMPETITION_PERIOD_S",
+                                                description="beat: competitions' tick (one season round per "
+                                                            "period; locks; final batches)")
     hosted_period_s: PositiveFloat = Field(10.0, alias="PARTERRE_HOSTED_PERIOD_S",
                                            description="beat: hosted bots' validation tick")
     tokens_period_s: PositiveFloat = Field(5.0, alias="PARTERRE_TOKENS_PERIOD_S",

@@ -15,6 +15,7 @@ from parterre.commands import (
     beat,
     bot,
     challenge,
+    competition,
     connect,
     db,
     demo,
@@ -33,7 +34,7 @@ from parterre.commands import (
 )
 
 MODULES: tuple[ModuleType, ...] = (
-    demo, referee, beat, worker, house, bot, connect, challenge, tournament, leaderboard, matches, replay,
+    demo, referee, beat, worker, house, bot, connect, challenge, tournament, competition, leaderboard, matches, replay,
     ratings, regress, up, web, db, admin, remote,
 )
 """The command modules, in ``--help`` order."""

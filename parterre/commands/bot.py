@@ -51,9 +51,10 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     def announce(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
+    extra = {} if args.think_ms is None else {"think_ms": args.think_ms}
     try:
         run_bot(args.kind, address, token, name=args.name, max_matches=args.max_matches, seed=args.seed,
-                announce=announce)
+                announce=announce, **extra)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     except AuthenticationError as exc:
@@ -107,6 +108,8 @@ def register(sub: Subparsers) -> None:
     bn.add_argument("--name", help="name sent in Hello, for the referee's logs (default: the kind)")
     bn.add_argument("--max-matches", type=int, default=4, help="matches played at once")
     bn.add_argument("--seed", type=int, default=None, help="random seed of the bot (default: random)")
+    bn.add_argument("--think-ms", type=float, default=None,
+                    help="search: thinking time per decision, ms (default: 450; the deadline still bounds it)")
     bn.set_defaults(func=cmd_bot_run)
     bl = b.add_parser("list", help="list the bots (house bots marked)")
     bl.add_argument("--all", action="store_true", help="revoked bots too")

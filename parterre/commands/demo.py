@@ -13,7 +13,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     try:
         return run_demo(rounds=args.rounds, games=args.games, web_port=args.web_port, serve=args.serve,
-                        increment_ms=args.increment_ms, margin_ms=args.margin_ms)
+                        increment_ms=args.increment_ms, margin_ms=args.margin_ms,
+                        search_think_ms=args.search_think_ms)
     except ValueError as exc:
         raise CliError(str(exc)) from None
 
@@ -28,6 +29,8 @@ def register(sub: Subparsers) -> None:
     d.add_argument("--increment-ms", type=int, default=2000,
                    help="time per decision, ms (the cap is the same)")
     d.add_argument("--margin-ms", type=int, default=250, help="the referee's margin, ms")
+    d.add_argument("--search-think-ms", type=float, default=450.0,
+                   help="thinking time per decision of the search bot, ms (less: a quicker, weaker search)")
     d.add_argument("--web-port", type=int, default=0, help="port of the web site; 0 = a free port")
     d.add_argument("--serve", action="store_true",
                    help="keep the web site running after the tournaments (Ctrl-C stops)")

@@ -23,11 +23,11 @@ FORMAT_CHOICES = ("round-robin", "gauntlet", "duplicate")
 _DURATION = re.compile(r"^\+(\d+(?:\.\d+)?)([smhd]?)$")
 
 
-def parse_deadline(text: str, now: datetime | None = None) -> datetime:
+def parse_deadline(text: str, now: datetime | None = None, *, flag: str = "--entry-deadline") -> datetime:
     """``+90s``, ``+10m``, ``+2h``, ``+1d`` (``+N`` = seconds) from now, or an ISO-8601 time with a zone.
 
     Raises:
-        CliError: anything else, or an ISO time without a zone.
+        CliError: anything else, or an ISO time without a zone (the message names ``flag``).
     """
     m = _DURATION.match(text.strip())
     if m:
@@ -36,9 +36,9 @@ def parse_deadline(text: str, now: datetime | None = None) -> datetime:
     try:
         when = datetime.fromisoformat(text.strip())
     except ValueError:
-        raise CliError(f"--entry-deadline {text!r}: expected +DURATION (e.g. +10m) or an ISO-8601 time") from None
+        raise CliError(f"{flag} {text!r}: expected +DURATION (e.g. +10m) or an ISO-8601 time") from None
     if when.tzinfo is None:
-        raise CliError(f"--entry-deadline {text!r}: give a time zone (e.g. 2026-12-01T21:00+00:00)")
+        raise CliError(f"{flag} {text!r}: give a time zone (e.g. 2026-12-01T21:00+00:00)")
     return when
 
 

@@ -30,7 +30,8 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], subp
     env = {k: v for k, v in os.environ.items() if not k.startswith("PARTERRE_")}
     env["PARTERRE_HOME"] = str(home)
     env["PARTERRE_REFEREE_ADDRESS"] = "127.0.0.1:1"  # the demo picks its own port; this must not matter
-    proc = _run(["demo", "--rounds", "1", "--games", "floriferous"], env)
+    # the search bot thinks 40 ms, not 450: the same demo, about a minute sooner
+    proc = _run(["demo", "--rounds", "1", "--games", "floriferous", "--search-think-ms", "40"], env)
     return env, proc
 
 

@@ -43,8 +43,9 @@ STEP_S = 0.15
 
 
 def _play_and_publish(redis_url: str, ns: str, match_id: int, game_string: str, published: dict[str, Any],
-                      go: threading.Event | None = None) -> None:
-    """Play a match through the engine, publishing it through a LiveFeed as a room does, STEP_S apart.
+                      go: threading.Event | None = None, step_s: float = STEP_S) -> None:
+    """Play a match through the engine, publishing it through a LiveFeed as a room does, ``step_s`` apart
+    (a viewer's pace; a test that reads the stream afterwards needs none).
 
     The initial state is published at once; with ``go``, play starts when it is set (the browser is watching).
     """
@@ -64,7 +65,7 @@ def _play_and_publish(redis_url: str, ns: str, match_id: int, game_string: str, 
             action = state.sample_chance(rng) if p == CHANCE else rng.choice(state.legal_actions())
             state.apply_action(action)
             feed.step(state, p, action)
-            await asyncio.sleep(STEP_S)
+            await asyncio.sleep(step_s)
         outcome = state.outcome()
         published["playing_until"] = time.time()
         feed.end("finished", outcome.reason, outcome.scores, outcome.ranks)
@@ -175,7 +176,7 @@ def test_the_live_feed_is_spectator_only(redis_base_url: str, redis_prefix: str)
     gs = load_game("lafleur(players=2)").game_string()
     r = redis.Redis.from_url(redis_base_url)
     r.set(f"{ns}:live:watch:999001", "1", ex=120)  # watched (as the web marks it): every step is published
-    t = threading.Thread(target=_play_and_publish, args=(redis_base_url, ns, 999_001, gs, {}))
+    t = threading.Thread(target=_play_and_publish, args=(redis_base_url, ns, 999_001, gs, {}), kwargs={"step_s": 0.002})
     t.start()
     t.join(60)
     try:

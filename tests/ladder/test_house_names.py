@@ -11,6 +11,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
+import psycopg
 import pytest
 
 from ladder import make_pool
@@ -126,3 +127,119 @@ def test_a_burst_of_look_alike_registrations_has_one_winner(app: Any) -> None:
     for t in threads:
         t.join(60)
     assert sorted(codes) == [201] + [409] * (len(spellings) - 1)
+
+
+HOUSE_LOOK_ALIKES = ["housegreedy", "house_greedy", "h0use-greedy", "HOUSE-greedy", "HOUSEGREEDY", "Hous3_Greedy",
+                     "h0use greedy", "hou-se-greedy", "housefly"]
+"""Names that read as starting with ``house`` once case, spaces, punctuation and look-alike characters are put
+aside (docs/participants.md, "Bot names"); ``housefly`` too: the whole prefix is the house bots'."""
+
+
+@pytest.mark.parametrize("name", HOUSE_LOOK_ALIKES)
+def test_a_look_alike_of_a_house_name_is_refused_with_the_rule(app: Any, pool: Any, name: str) -> None:
+    """Before: ``housegreedy``, ``h0use-greedy``, ``Hous3_Greedy`` and ``housefly`` were 201 (their ``bot_name_key``
+    does not start with ``house-``). The house bot of that kind is made afterwards all the same."""
+    client, token = participant(app)
+    r = create(client, token, name)
+    assert r.status_code == 400, (name, r.text)
+    detail = r.json()["detail"]
+    assert "'house-'" in detail and "house bots'" in detail and "0 as o" in detail, detail
+    house_id, _ = ensure_house_bot(pool, "greedy", ["floriferous"])
+    assert house_id in house_bot_ids(pool)
+
+
+def test_a_cyrillic_or_greek_house_name_is_refused(app: Any, pool: Any) -> None:
+    """``hоuse-greedy`` with a Cyrillic ``о``: participants' names are ASCII (the API's pattern: 422); an operator
+    may register any script, and there the skeleton reads the Cyrillic and Greek look-alikes as Latin letters."""
+    client, token = participant(app)
+    r = create(client, token, "h\u043euse-greedy")
+    assert r.status_code == 422 and "pattern" in r.text, r.text
+    for name in ("h\u043euse-greedy", "\u041dOUSE-GREEDY", "\u0397\u039fUSE-search", "h\u03bfuse random"):
+        with pytest.raises(InvalidBotNameError, match="house bots'"):
+            register_bot(pool, name)
+
+
+def test_look_alikes_of_another_accounts_bot_are_refused_naming_it(app: Any, pool: Any) -> None:
+    """Before: every one of these was 201 (their ``bot_name_key`` differ from ``moonlit``)."""
+    client, token = participant(app)
+    assert create(client, token, "moonlit").status_code == 201
+    other, tok2 = participant(app)
+    for look_alike in ("rnoonlit", "m00nlit", "MOONL1T", "moon_lit", "rnoonIit", "m o o n l i t"):
+        r = create(other, tok2, look_alike)
+        assert r.status_code == 409, (look_alike, r.text)
+        assert "reads as 'moonlit'" in r.json()["detail"] and "rn as m" in r.json()["detail"], r.text
+    # the operator's registration in any script is held to the same rule
+    for look_alike in ("m\u043e\u043enlit", "\u039c\u039f\u039fNLIT", "Moonl|t"):
+        with pytest.raises(BotExistsError, match="reads as 'moonlit'"):
+            register_bot(pool, look_alike)
+
+
+def test_an_accounts_own_look_alike_is_refused_too(app: Any) -> None:
+    """Two bots of one owner whose names read alike could not be told apart by anyone else either."""
+    client, token = participant(app)
+    assert create(client, token, "Tide-Pool").status_code == 201
+    r = create(client, token, "tidep00l")
+    assert r.status_code == 409 and "reads as 'Tide-Pool'" in r.json()["detail"], r.text
+
+
+def test_a_burst_of_look_alikes_under_the_skeleton_has_one_winner(app: Any) -> None:
+    """Eight participants, eight spellings that differ under ``bot_name_key`` but read alike, at one instant:
+    exactly one wins (before: each of the eight keys was new, so all eight were 201)."""
+    spellings = ["night-owl", "nightowl", "n1ght-owl", "NIGHT0WL", "night_0wl", "nlght owl", "N1GHTOWL", "nightovvl"]
+    players = [participant(app) for _ in spellings]
+    barrier = threading.Barrier(len(spellings))
+    codes: list[int] = []
+
+    def go(i: int) -> None:
+        client, token = players[i]
+        barrier.wait()
+        codes.append(create(client, token, spellings[i]).status_code)
+
+    threads = [threading.Thread(target=go, args=(i,)) for i in range(len(spellings))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(codes) == [201] + [409] * (len(spellings) - 1)
+
+
+def test_distinct_names_still_pass_and_the_house_bots_register(app: Any, pool: Any) -> None:
+    """Names that do not read alike are still distinct, the house bots of every kind register (and register
+    again: a new token), and names merely containing ``house`` later on are fine."""
+    client, token = participant(app)
+    for name in ("moonlit", "moonlight", "sunrise", "sunrise-2", "sunrise-7", "comet", "the-house", "my_housebot",
+                 "housing", "Rose_Bud", "rose-bud-2", "bot-4", "bot-6", "greedy"):
+        assert create(client, token, name).status_code == 201, name
+    kinds = ("random", "greedy", "search", "expert")
+    first = {kind: ensure_house_bot(pool, kind, ["floriferous"])[0] for kind in kinds}
+    again = {kind: ensure_house_bot(pool, kind, ["floriferous"])[0] for kind in kinds}
+    assert first == again and set(first.values()) <= house_bot_ids(pool)
+    assert sorted(h.name for h in list_house_bots(pool)) == [f"house-{k}" for k in sorted(kinds)]
+
+
+def test_existing_look_alikes_are_kept_as_legacy_names(database_url: str) -> None:
+    """Rows registered before the skeleton rule that clash under it keep working (migration 0012): the first of a
+    group keeps the name in the index; later ones, and non-house names reading as ``house…``, become
+    ``name_legacy``; a new look-alike of either is refused, and the house bot of the squatted kind registers."""
+    from ladder.db import migrate
+
+    migrate(database_url, "0011")
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        for name in ("Rose_Bud", "r0se-bud", "ROSEBUD.", "housegreedy", "h0use-random", "comet"):
+            conn.execute("INSERT INTO bots (name, version, token_hash) VALUES (%s, '1', md5(%s) || md5(%s))",
+                         (name, name, name))
+    migrate(database_url)
+    with psycopg.connect(database_url) as conn:
+        legacy = dict(conn.execute("SELECT name, name_legacy FROM bots").fetchall())
+    assert legacy == {"Rose_Bud": False, "r0se-bud": True, "ROSEBUD.": True, "housegreedy": True,
+                      "h0use-random": True, "comet": False}
+    p = make_pool(database_url, max_size=2)
+    try:
+        with pytest.raises(BotExistsError, match="reads as 'Rose_Bud'"):
+            register_bot(p, "ro5ebud")
+        with pytest.raises(InvalidBotNameError, match="house bots'"):
+            register_bot(p, "house_greedy")
+        house_id, _ = ensure_house_bot(p, "greedy", ["floriferous"])
+        assert house_id in house_bot_ids(p)
+    finally:
+        p.close()

@@ -32,6 +32,8 @@ TABLES = {
     "challenges", "house_bots",  # 0005: challenges and house bots
     "hosted_versions", "hosted_settings",  # 0006: hosted bots
     "hosted_match_logs",  # 0007: hosted bots in rated matches
+    "competitions", "competition_entrants", "competition_evaluations", "competition_final_rows",
+    "competition_events",  # 0013: competitions
 }
 
 

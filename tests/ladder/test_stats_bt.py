@@ -67,6 +67,40 @@ def test_two_bots_closed_form():
     assert fit.rating("x").elo + fit.rating("y").elo == pytest.approx(2 * ANCHOR)
 
 
+def test_two_bots_standard_errors_and_likelihood_ratio_closed_form():
+    """The example above (50 pairwise results, score 0.7, a negligible prior): the information on
+    theta_x - theta_y is n p (1 - p) = 50 x 0.7 x 0.3 = 10.5, so its standard error is
+    (400 / ln 10) / sqrt(10.5) = 53.61 Elo; each rating is half the difference from the mean (26.81);
+    the likelihood ratio of "equal" is 2 n (ln 2 - H(0.7)), z = sqrt(100 x 0.08228) = 2.8685."""
+    matches = [MatchRecord(("x", "y"), (1, 2))] * 30 + [MatchRecord(("x", "y"), (2, 1))] * 10 + [
+        MatchRecord(("y", "x"), (1, 1))
+    ] * 10
+    top = fit_bradley_terry(matches, bootstrap=0, prior_games=1e-6, information=True).ratings[0]
+    assert top.se_next == pytest.approx(400 / math.log(10) / math.sqrt(10.5), rel=1e-6)
+    assert top.se == pytest.approx(top.se_next / 2, rel=1e-6)
+    divergence = math.log(2) + 0.7 * math.log(0.7) + 0.3 * math.log(0.3)
+    assert top.z_next == pytest.approx(math.sqrt(2 * 50 * divergence), rel=1e-6)
+    assert fit_bradley_terry(matches, bootstrap=0).ratings[0].z_next is None  # only on request
+
+
+def test_the_likelihood_ratio_keeps_growing_with_one_sided_results():
+    """Straight wins: the Wald ratio (gap / standard error) barely grows, since the information p (1 - p)
+    shrinks as the gap grows (Hauck and Donner 1977); the likelihood ratio keeps growing."""
+    lines = {k: fit_bradley_terry([MatchRecord(("w", "l"), (1, 2))] * k, bootstrap=0, information=True).ratings
+             for k in (6, 12, 24)}
+    wald = {k: (a.elo - b.elo) / a.se_next for k, (a, b) in lines.items()}
+    lr = {k: a.z_next for k, (a, _) in lines.items()}
+    assert wald[24] < 2.8 and wald[24] - wald[6] < 1.0
+    assert lr[6] < lr[12] < lr[24] and lr[24] > 5.0 and lr[24] > 1.8 * wald[24]
+
+
+def test_bots_without_matches_are_rated_at_the_prior():
+    fit = fit_bradley_terry([MatchRecord(("a", "b"), (1, 2))] * 3, bootstrap=0, bots=["idle", "a", "b"],
+                            information=True)
+    assert [r.bot for r in fit.ratings] == ["a", "idle", "b"]
+    assert fit.rating("idle").games == 0 and fit.rating("idle").se > fit.rating("a").se
+
+
 def test_a_bot_that_always_wins_stays_finite_thanks_to_the_virtual_draw():
     matches = [MatchRecord(("w", "l"), (1, 2))] * 20
     fit = fit_bradley_terry(matches, bootstrap=50)

@@ -4,11 +4,14 @@ Each bot runs under the keeper (``python -m workers.hosting.sandbox``, what the 
 run) three ways: as root (the keeper's own cgroup), as an unprivileged uid
 given a delegated cgroup (``--cgroup``, ``PARTERRE_SANDBOX_CGROUP``: made here
 by root and handed to the uid with ``chown``, as an operator would), and as an
-unprivileged uid with none (the keeper must refuse and say why). The
+unprivileged uid with none (the keeper must refuse and say why; with
+``--per-process-limits``, the compose and k8s workers' mode, it watches the tree's
+memory itself). The
 unprivileged keeper is started with ``setpriv --reuid U --regid U
 --clear-groups``, as in ``tests/workers/test_sandbox_unprivileged.py``. Oracles: the
 kernel (a nested ``unshare`` that fails or not, the OOM killer's victims as the
-bot sees them, the CPU time ``getrusage`` reports) and the limits passed.
+bot sees them, the CPU time ``getrusage`` reports, the processes left) and the
+limits passed against the memory the bot allocates.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures.waiting import wait_until
+
+from workers.hosting.host import uid_pids
 
 ROOT = Path(__file__).resolve().parents[2]
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -43,6 +49,8 @@ pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None or shutil.which("s
                                 reason="needs bubblewrap, setpriv, unshare, root and user namespaces")
 
 MODES = ("root", "unprivileged+cgroup")
+PER_PROCESS = "unprivileged+per-process"
+"""The compose and k8s worker: no cgroup, ``--per-process-limits`` (the operator's acceptance)."""
 
 
 @pytest.fixture
@@ -92,6 +100,8 @@ def run(place: Path, uid: int, mode: str, source: str, *limits: str, cgroup: str
            "PYTHONPATH": str(ROOT)}
     drop = [] if mode == "root" else ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
     extra = ["--cgroup", cgroup] if cgroup else []
+    if mode == PER_PROCESS:
+        extra.append("--per-process-limits")
     out = subprocess.run([*drop, sys.executable, "-m", "workers.hosting.sandbox", "--root", str(bot),
                           "--runtime", "python3.11", "--status-file", str(status), *extra, *limits, "--",
                           "python3.11", "bot.py"],
@@ -130,13 +140,16 @@ def test_a_nested_user_namespace_cannot_mount_a_tmpfs_past_the_memory_limit(plac
     assert 200 <= status["peak_memory_mb"] <= 256, status  # the cgroup's peak of the tree: honest
 
 
-FORKS = """
+def forks(mib: int) -> str:
+    """A bot that forks 8 children holding ``mib`` MiB each (every page written) for a second, then prints
+    their exit codes."""
+    return f"""
     import os, time
     kids = []
     for _ in range(8):
         pid = os.fork()
         if pid == 0:
-            block = bytearray(200 << 20)
+            block = bytearray({mib} << 20)
             for i in range(0, len(block), 4096):
                 block[i] = 1
             time.sleep(1)
@@ -147,15 +160,67 @@ FORKS = """
 """
 
 
-@pytest.mark.parametrize("mode", MODES)
+FORKS = forks(200)
+
+
+@pytest.mark.parametrize("mode", [*MODES, PER_PROCESS])
 def test_eight_children_of_200_mib_meet_one_256_mib_limit(place: Path, uid: int, delegated: str, mode: str) -> None:
     """Before: unprivileged, the limit was per process (RLIMIT_DATA): 8 x 200 MiB = 1600 MiB, verdict ``ok``; as
-    root the cgroup killed children but the bot exited 0 and the verdict was ``ok`` too."""
-    status, out = run(place, uid, mode, FORKS, "--memory-mb", "256", cgroup=delegated if mode != "root" else "")
+    root the cgroup killed children but the bot exited 0 and the verdict was ``ok`` too. With per-process limits
+    (no cgroup) it was still ``ok`` at 1,600 MiB: now the keeper's watch of the tree's memory kills the tree."""
+    status, out = run(place, uid, mode, FORKS, "--memory-mb", "256",
+                      cgroup=delegated if mode == "unprivileged+cgroup" else "")
+    assert status["verdict"] == "memory", (status, out)
+    if mode == PER_PROCESS:
+        # The whole tree killed while the children held their memory: the bot never saw them end.
+        assert "children" not in out and status["signal"] == 9, (status, out)
+        assert status["peak_memory_mb"] is None and "MiB" in status["detail"], status  # a sample, not a peak
+        wait_until(lambda: not uid_pids(uid), 10, what="the sandbox's processes gone")  # SIGKILLed: exiting
+        return
     codes = json.loads(out.split("children ")[1].splitlines()[0])
     assert sum(1 for c in codes if c == 0) * 200 <= 256, out  # at most one child held its 200 MiB to the end
-    assert status["verdict"] == "memory", (status, out)
     assert 200 <= status["peak_memory_mb"] <= 256, status
+
+
+@pytest.mark.parametrize("mode", [*MODES, PER_PROCESS])
+def test_eight_children_of_20_mib_stay_within_a_256_mib_limit(place: Path, uid: int, delegated: str,
+                                                             mode: str) -> None:
+    """The honest counterpart: 8 x 20 MiB (168 MiB with the interpreter the children share) under 256 MiB runs
+    to its end in every mode: the keeper's watch does not kill a tree within its limit."""
+    status, out = run(place, uid, mode, forks(20), "--memory-mb", "256",
+                      cgroup=delegated if mode == "unprivileged+cgroup" else "")
+    assert status["verdict"] == "ok", (status, out)
+    assert "children [0, 0, 0, 0, 0, 0, 0, 0]" in out, out
+
+
+SHARED = """
+    import os, time
+    block = bytearray(200 << 20)
+    for i in range(0, len(block), 4096):
+        block[i] = 1
+    kids = []
+    for _ in range(8):
+        pid = os.fork()
+        if pid == 0:
+            total = sum(block[i] for i in range(0, len(block), 4096))  # reads every page: shared, not copied
+            time.sleep(1)
+            os._exit(0 if total == len(block) // 4096 else 3)
+        kids.append(pid)
+    codes = [os.waitstatus_to_exitcode(os.waitpid(k, 0)[1]) for k in kids]
+    print("children", codes, flush=True)
+"""
+
+
+@pytest.mark.parametrize("mode", [*MODES, PER_PROCESS])
+def test_children_sharing_their_parents_memory_count_it_once(place: Path, uid: int, delegated: str,
+                                                            mode: str) -> None:
+    """A 200 MiB parent whose 8 children read all of it: 9 resident sets of 200 MiB (1,800 MiB summed), 200 MiB
+    of memory (the kernel's, as a cgroup charges each page once). Under 256 MiB it runs to its end in every
+    mode: without a cgroup the keeper counts each process's proportional share, not its resident set."""
+    status, out = run(place, uid, mode, SHARED, "--memory-mb", "256",
+                      cgroup=delegated if mode == "unprivileged+cgroup" else "")
+    assert status["verdict"] == "ok", (status, out)
+    assert "children [0, 0, 0, 0, 0, 0, 0, 0]" in out, out
 
 
 def test_unprivileged_without_a_cgroup_is_refused_with_the_reason(place: Path, uid: int) -> None:

@@ -25,6 +25,9 @@ sandbox, as root, and:
   processes/threads (run unprivileged, on the worker's own uid: its tasks at
   the start as the kernel counts them, plus the allowance), and each process's writable
   private memory (``RLIMIT_DATA``) with ``--per-process-limits``, Node.js included;
+* with ``--per-process-limits`` and no cgroup, watches the memory of the whole tree itself: every
+  :data:`TREE_SAMPLE_S` it sums the memory of each of the sandbox's processes (their proportional set
+  sizes: ``workers.hosting.host.tree_memory``) and kills the tree past ``memory_mb`` (verdict ``memory``);
 * forwards the bot's stdout to its own stdout and keeps at most ``stderr_kb``
   of its stderr in ``--stderr-file``; when stdout and stderr together pass
   ``output_mb`` the sandbox is killed;
@@ -57,7 +60,7 @@ from pathlib import Path
 
 from workers.hosting.cgroups import Cgroup
 from workers.hosting.host import charged_tasks as charged_tasks
-from workers.hosting.host import proc_files
+from workers.hosting.host import children_listed, proc_files, tree_memory
 from workers.hosting.host import uid_pids as uid_pids
 from workers.hosting.host import uid_tasks as uid_tasks
 
@@ -107,6 +110,17 @@ def sdk_lib_binds() -> list[str]:
         out += ["--ro-bind", str(source), f"/sdk-libs/{inside}"]
     return out
 
+
+TREE_SAMPLE_S = 0.05
+"""Without a cgroup, how often the keeper sums the tree's memory (:meth:`Keeper.watch_memory`): a tree that
+goes past its limit for less than this between two samples is not seen (docs/hosted.md). The interval grows
+to :data:`TREE_SAMPLE_SHARE` times the time a sample took, when longer."""
+TREE_SAMPLE_SHARE = 10
+"""The watch takes at most about 1/this of a core: a tree whose resident sets together pass the limit while
+their proportional sum does not (many children sharing a large parent) costs a page-table walk a sample."""
+NO_CHILDREN = ("no cgroup, and per-process limits need /proc/<pid>/task/<tid>/children to watch the tree's "
+               "memory (a kernel without CONFIG_PROC_CHILDREN)")
+"""Why per-process limits are refused where the keeper could not find the tree's processes."""
 
 HOSTNAME = "parterre-bot"
 """The sandbox's host name (its own UTS namespace): the worker's is not shown."""
@@ -281,12 +295,15 @@ class Keeper:
         self.uid = UID_BASE + os.getpid() if self.privileged else os.geteuid()
         self.stderr_file = stderr_file
         # The memory, pids and CPU bound of the whole tree. Without it the limits would be per process only:
-        # refused unless the operator accepted that (``per_process``; docs/hosted.md).
+        # refused unless the operator accepted that (``per_process``; docs/hosted.md), and then the keeper
+        # watches the tree's memory itself (:meth:`watch_memory`), which needs the kernel's child lists.
         self.cgroup, self.refusal = Cgroup.make(f"{os.getpid()}-{int(time.time() * 1000)}", limits.memory_mb,
                                                 limits.pids, limits.cpus, cgroup, self.privileged)
         if self.cgroup is None and per_process:
-            self.refusal = ""
+            self.refusal = "" if children_listed() else NO_CHILDREN
         self.stop_reason: str | None = None
+        self.stop_detail = ""
+        self.next_sample = 0.0
         self.proc: subprocess.Popen[bytes] | None = None
         self.nproc_base = 0
 
@@ -331,10 +348,25 @@ class Keeper:
                     os.kill(pid, signal.SIGKILL)
             time.sleep(0.05)
 
-    def _stop(self, reason: str) -> None:
+    def _stop(self, reason: str, detail: str = "") -> None:
         if self.stop_reason is None:
-            self.stop_reason = reason
+            self.stop_reason, self.stop_detail = reason, detail
         self.kill_tree()
+
+    def watch_memory(self) -> bool:
+        """Without a cgroup, the memory limit of the whole tree: at most every :data:`TREE_SAMPLE_S`, the memory
+        its processes hold together (:func:`workers.hosting.host.tree_memory`); past ``memory_mb``, the tree is
+        killed with verdict ``memory``, as a memory cgroup's OOM kill ends in. Returns whether it was."""
+        now = time.monotonic()
+        if self.cgroup is not None or self.proc is None or now < self.next_sample:
+            return False
+        held = tree_memory(self.proc.pid, self.limits.memory_mb << 20)
+        self.next_sample = now + max(TREE_SAMPLE_S, TREE_SAMPLE_SHARE * (time.monotonic() - now))
+        if held <= self.limits.memory_mb << 20:
+            return False
+        self._stop("memory", f"memory: the sandbox's processes held {held >> 20} MiB together (proportional set "
+                             f"size), over the {self.limits.memory_mb} MiB limit")
+        return True
 
     def run(self) -> Status:
         """Run the bot to its end; returns its :class:`Status` (never raises for what the bot does)."""
@@ -383,7 +415,9 @@ class Keeper:
                 if used is not None and used > self.limits.cpu_s:
                     self._stop("cpu_time")
                     break
-                for key, _ in sel.select(timeout=0.2):
+                if self.watch_memory():
+                    break
+                for key, _ in sel.select(timeout=0.2 if self.cgroup is not None else TREE_SAMPLE_S):
                     try:
                         data = os.read(key.fd, 1 << 16)
                     except BlockingIOError:
@@ -427,6 +461,8 @@ class Keeper:
                 self.kill_tree()
             elif time.monotonic() - started > self.limits.wall_s:
                 self._stop("wall_time")
+            else:
+                self.watch_memory()
             time.sleep(0.01)
 
     def _status(self, status: Status, started: float) -> Status:
@@ -450,7 +486,7 @@ class Keeper:
         # some kernels when the limit is met by the OOM killer rather than by reclaim.
         oom_kills, hits = self.cgroup.memory_hits() if self.cgroup is not None else (0, 0)
         if self.stop_reason is not None:
-            status.verdict = self.stop_reason
+            status.verdict, status.detail = self.stop_reason, self.stop_detail
         elif status.signal == signal.SIGXCPU or (status.signal == signal.SIGKILL and status.cpu_s >= self.limits.cpu_s):
             status.verdict = "cpu_time"
         elif oom_kills > 0 or (hits > 0 and status.signal == signal.SIGKILL):
@@ -479,7 +515,9 @@ def check(cgroup: str | None = None, per_process: bool = False) -> str:
     if group is not None:
         group.remove()
         return ""
-    return "" if per_process else reason
+    if per_process:
+        return "" if children_listed() else NO_CHILDREN
+    return reason
 
 
 def main(argv: list[str] | None = None) -> int:
