@@ -19,13 +19,11 @@ Decision protocol (docs/faults.md F-01, F-03, F-04, F-05):
   window; the clock keeps running meanwhile), ``resigned`` (always accepted).
   A faulting seat is retired: ranked last, its remaining decisions played by
   the fallback policy (first legal action). When at most one seat is left
-  playing the match ends at once (so in 2-player games the faulting bot
-  simply loses).
+  playing the match ends at once (in 2-player games the faulting bot loses).
 * A watchdog ends a match past ``max_duration_ms`` as ``infra_error``: the
-  clocks bound every decision and each seat's whole match to its share of
-  ``max_duration_ms`` (``referee.clock.seat_share_ms``: a bot that stalls or
-  thinks too long loses on time first), so a match that still overruns is the
-  referee's problem, never charged to a bot.
+  clocks bound every decision and each seat's whole match to its share of ``max_duration_ms``
+  (``referee.clock.seat_share_ms``: a bot that stalls or thinks too long loses on time first),
+  so a match that still overruns is the referee's problem, never charged to a bot.
 """
 
 from __future__ import annotations
@@ -53,9 +51,8 @@ log = logging.getLogger(__name__)
 
 
 def rejection_name(code: pb.RejectionCode) -> str:
-    """The short name of a rejection code ("LATE" for ``REJECTION_CODE_LATE``), as
-    stored in replays (``rejections[].code``) and metric labels since before the
-    enum values were prefixed (docs/bots.md "Renames")."""
+    """The short name of a rejection code ("LATE" for ``REJECTION_CODE_LATE``), as replays
+    (``rejections[].code``) and metric labels keep it (docs/bots.md "Renames")."""
     return pb.RejectionCode.Name(code).removeprefix("REJECTION_CODE_")
 
 
