@@ -256,10 +256,20 @@ def test_disqualifying_an_account_takes_all_its_entrants_and_it_cannot_enter_aga
 
 
 def test_the_locked_hosted_version_keeps_its_credential_and_plays_the_final_evaluation(
-        pool: Any, redis_base_url: str) -> None:
+        pool: Any, redis_base_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """v1 was active at the deadline, v2 was made active after it. The referees' token hash keeps v1's
     credential (and v2's) while the final evaluation runs, a final match seats v1 while any other
-    match seats v2, and once the table is frozen v1's credential is revoked."""
+    match seats v2 (the versions the worker starts: ``workers.hosting.seats.seats_for_match``), and
+    once the table is frozen v1's credential is revoked."""
+    import workers.hosting.seats as seats
+    from workers.hosting.validation import SECRET_ENV
+
+    started: dict[int, dict[int, int]] = {}
+
+    def record(_pool: Any, versions: dict[int, sub.HostedVersion], **kw: Any) -> None:
+        started[kw["match_id"]] = {k: v.id for k, v in versions.items()}
+
+    monkeypatch.setattr(seats, "HostedSeats", record)
     secret = secrets.token_hex(20)
     r = redis.Redis.from_url(redis_base_url)
     key = f"parterre-test-{secrets.token_hex(4)}:bot_tokens"
@@ -293,6 +303,11 @@ def test_the_locked_hosted_version_keeps_its_credential_and_plays_the_final_eval
         assert {k: v.id for k, v in comp.match_versions(pool, batch[0], [a, b]).items()} == {a: v1.id, b: w1.id}
         other = plan_match(pool, game_string="floriferous(players=2)", bot_ids=[a, b], plan_key="casual:1")
         assert {k: v.id for k, v in comp.match_versions(pool, other, [a, b]).items()} == {a: v2.id, b: w1.id}
+        monkeypatch.setenv(SECRET_ENV, secret)
+        for mid in (batch[0], other):
+            seats.seats_for_match(pool, [a, b], match_id=mid, attempt=1, control_addresses=["127.0.0.1:1"],
+                                  referees=[], drain_s=1.0)
+        assert started == {batch[0]: {a: v1.id, b: w1.id}, other: {a: v2.id, b: w1.id}}
         for mid in batch:
             play(pool, mid, [1, 2])
         advance_evaluation(pool, c.id, now=real + 3 * HOUR)

@@ -1,7 +1,8 @@
 """Hosted bots in rated matches: the worker that runs a match starts its hosted seats (docs/hosted.md, "Rated matches").
 
 When a match seats bots with an active hosted version
-(:func:`ladder.submissions.playing_versions`), ``parterre.run_match`` wraps
+(:func:`ladder.competitions.match_versions`: the playing version, or in a competition's final
+evaluation the one locked at its deadline), ``parterre.run_match`` wraps
 the referee call in :class:`HostedSeats`:
 
 1. refuse the match (an infrastructure error, never the bots' fault) when it
@@ -42,6 +43,7 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
+from ladder import competitions
 from ladder import submissions as sub
 from workers.hosting.logs import prune_logs_at_times
 from workers.hosting.run_dirs import RunDir, make_run_dir
@@ -230,7 +232,8 @@ def seats_for_match(pool: ConnectionPool, seat_bot_ids: list[int], *, match_id: 
         SandboxCapacityError: raised on entering, as :class:`HostedSeats`.
     """
     secret = token_secret()
-    versions = sub.playing_versions(pool, list(seat_bot_ids)) if secret else {}
+    # each bot's playing version, or in a competition's final evaluation the version locked at its deadline
+    versions = competitions.match_versions(pool, match_id, list(seat_bot_ids)) if secret else {}
     if not versions or secret is None:
         return contextlib.nullcontext()
     return HostedSeats(pool, versions, match_id=match_id, attempt=attempt,
