@@ -74,14 +74,41 @@ def cmd_bot_upload(args: argparse.Namespace) -> int:
             print(f"cannot read the version: {exc}")
             continue
         if version["status"] in EXIT:
-            reg = version.get("regression") or {}
-            if reg.get("games"):
-                print(f"regression test: {reg.get('verdict')} after {reg['games']} games, LLR {reg.get('llr')}, "
-                      f"Elo {reg.get('elo')} [{reg.get('elo_low')}, {reg.get('elo_high')}]")
-            print(f"{version['status']}{': ' + version['reason'] if version.get('reason') else ''}")
+            explain(version)
             return EXIT[version["status"]]
     print(f"no verdict within {args.timeout:.0f} s (status {version['status']})")
     return 3
+
+
+LOG_LINES = 20
+"""Lines of a refused version's stderr that ``--wait`` prints."""
+
+
+def explain(version: dict[str, Any]) -> None:
+    """Print a decided version's verdict: each validation game (the version's seat counted from 1, its
+    rank, a fault), the regression test, the verdict with its reason and, when the version is not
+    taken, the last :data:`LOG_LINES` lines of its stderr (the owner's view carries them)."""
+    for g in (version.get("validation") or {}).get("games", []):
+        if "seat" not in g:  # decided before validation named the seat
+            continue
+        fault = g.get("fault")
+        whose = "" if not fault else f"; {'your version' if fault.get('side') == 'a' else 'the house bot'}: " \
+            f"{fault.get('verdict')}{' (' + fault['detail'] + ')' if fault.get('detail') else ''}"
+        print(f"validation: {g['game']} (seed {str(g['seed'])[:12]}): your version in seat {g['seat'] + 1} of "
+              f"{len(g['ranks'])}, rank {g['rank']}{whose}")
+    reg = version.get("regression") or {}
+    if reg.get("games"):
+        print(f"regression test: {reg.get('verdict')} after {reg['games']} games, LLR {reg.get('llr')}, "
+              f"Elo {reg.get('elo')} [{reg.get('elo_low')}, {reg.get('elo_high')}]")
+    print(f"{version['status']}{': ' + version['reason'] if version.get('reason') else ''}")
+    log = version.get("log") or ""
+    if version["status"] in ("rejected", "failed_test") and log.strip():
+        lines = log.rstrip("\n").split("\n")
+        print(f"the version's stderr, last {min(LOG_LINES, len(lines))} of {len(lines)} lines:")
+        for line in lines[-LOG_LINES:]:
+            print(f"  {line}")
+    elif version["status"] in ("rejected", "failed_test"):
+        print("the version wrote nothing on stderr")
 
 
 def register(b: Any) -> None:

@@ -424,6 +424,9 @@ def test_a_crashing_version_is_rejected_and_the_previous_stays_active(client: Te
     v = _decide(pool, cfg, client, headers, bot_id, crash)
     assert v["status"] == "rejected" and v["reason"].startswith("crash (exit status 3): in a validation game"), v
     assert "I give up" in v["log"]
+    # the first game of a deal seats the uploaded version in seat 0; it left at its first line, lost that game
+    (first,) = v["validation"]["games"]
+    assert (first["seat"], first["rank"], first["ranks"], first["fault"]["side"]) == (0, 2, [2, 1], "a"), first
     # the type: ignore below: Optional: the bot has an active version here
     assert sub.active_version(pool, bot_id).number == 1  # type: ignore[union-attr]
     illegal = targz({"parterre-bot.toml": manifest("python3.11", ["python3.11", "bot.py"], ["floriferous"]),
@@ -512,12 +515,23 @@ def test_cli_upload_and_wait_exit_codes(app: Any, pool: Any, tmp_path: Path, cap
         assert cli_upload.cmd_bot_upload(ns) == 3
         assert "not a .tar.gz or .zip" in capsys.readouterr().out
         ns.path = str(folder)
+        games = [{"game": "floriferous", "seed": "ab" * 32, "ranks": [1, 2], "seat": 0, "rank": 1, "fault": None},
+                 {"game": "floriferous", "seed": "ab" * 32, "ranks": [1, 2], "seat": 1, "rank": 2,
+                  "fault": {"side": "a", "verdict": "timeout"}}]
+        log = "".join(f"line {i}\n" for i in range(1, 31))
         done = threading.Timer(0.5, lambda: sub.set_verdict(
             # the type: ignore below: Optional: v2 is the upload below
-            pool, sub.version_by_number(pool, bot_id, 2).id, "rejected", reason="timeout: x"))  # type: ignore[union-attr]
+            pool, sub.version_by_number(pool, bot_id, 2).id, "rejected", reason="timeout: x",  # type: ignore[union-attr]
+            log=log, validation={"games": games}))
         done.start()
         assert cli_upload.cmd_bot_upload(ns) == 2
-        assert "rejected: timeout: x" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert "rejected: timeout: x" in out
+        # each validation game names the version's seat from 1, and the refused version's stderr tail follows
+        assert "floriferous (seed abababababab): your version in seat 1 of 2, rank 1\n" in out
+        assert "your version in seat 2 of 2, rank 2; your version: timeout\n" in out
+        assert "the version's stderr, last 20 of 30 lines:\n  line 11\n" in out and out.rstrip().endswith("line 30")
+        assert "  line 10\n" not in out
     finally:
         server.should_exit = True
         thread.join(timeout=10)

@@ -358,8 +358,9 @@ def validate(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any],
         try:
             for deal in deals:
                 for k, fault in enumerate(deal["faults"]):
+                    # game k of a deal seats the uploaded version (side a) in seat k (wire numbering, from 0)
                     details["games"].append({"game": game, "seed": deal["seed"], "ranks": deal["ranks"][k],
-                                             "fault": fault})
+                                             "seat": k, "rank": deal["ranks"][k][k], "fault": fault})
                     if fault is not None and fault["side"] == "a":
                         deals.close()  # its processes are gone before the log is read
                         how = f" ({fault['detail']})" if fault.get("detail") else ""
