@@ -4,9 +4,11 @@ Usage::
 
     .venv/bin/python bench/bench_concurrency.py [--concurrency 200] [--delay-ms 100]
         [--seconds 10] [--repeats 3] [--cap-ms 1000] [--margin-ms 100]
+        [--redis-url redis://127.0.0.1:6379/14] [--no-feed]
 
 The referee (``referee.testing.Harness``, real gRPC on loopback) runs alone in
-this process; a child process holds the bots and the match driver (the
+this process, as deployed: its live feed publishes to a real Redis (``--redis-url``), as
+``referee.server.serve`` configures it (``--no-feed``: without it, not as deployed); a child process holds the bots and the match driver (the
 workers' role, ``MatchControl.RunMatch``), as in production. The child
 connects 20 bots, each playing up to ``concurrency / 10`` matches at once; every
 bot answers each request after ``--delay-ms`` (an asyncio sleep) with a random
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import subprocess
 import sys
@@ -40,7 +43,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.harness import Goal, Result, report  # noqa: E402 - after the sys.path setup above
+from bench.harness import Goal, Result, not_run, report  # noqa: E402 - after the sys.path setup above
 
 GAME_STRING = "floriferous(players=2)"
 BOTS = 20
@@ -120,10 +123,25 @@ async def child(address: str, concurrency: int, delay_s: float, seconds: float, 
 
 
 async def measure(concurrency: int, ns: argparse.Namespace) -> dict[str, Any]:
-    """The referee here, the child's bots and lanes against it; the child's stats plus referee CPU/decision."""
+    """The referee here, as deployed unless ``--no-feed`` (its live feed publishing to ``--redis-url``,
+    as ``referee.server.serve`` configures it), the child's bots and lanes against it; the child's stats
+    plus referee CPU/decision."""
+    import contextlib
+
+    from referee import live
     from referee.testing import Harness
 
-    async with Harness(TOKENS, progress_every=1_000_000) as h:
+    live.configure(None if ns.no_feed else ns.redis_url, "bench-concurrency")
+    try:
+        return await _measure(concurrency, ns, Harness)
+    finally:
+        live.configure(None)
+        with contextlib.suppress(Exception):
+            await live.shutdown()
+
+
+async def _measure(concurrency: int, ns: argparse.Namespace, harness: Any) -> dict[str, Any]:
+    async with harness(TOKENS, progress_every=1_000_000) as h:
         cpu0 = time.process_time()
         proc = await asyncio.create_subprocess_exec(
             sys.executable, __file__, "--child", h.address, "--concurrency", str(concurrency),
@@ -148,12 +166,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--cap-ms", type=int, default=1000)
     p.add_argument("--margin-ms", type=int, default=100)
+    p.add_argument("--redis-url", default=os.environ.get("PARTERRE_BENCH_REDIS_URL", "redis://127.0.0.1:6379/14"),
+                   help="the Redis the referee's live feed publishes to, as deployed (a database of its own)")
+    p.add_argument("--no-feed", action="store_true", help="the referee without its live feed (not as deployed)")
     p.add_argument("--child", metavar="ADDRESS", help=argparse.SUPPRESS)
     ns = p.parse_args(argv)
     if ns.child:
         print(json.dumps(asyncio.run(child(ns.child, ns.concurrency, ns.delay_ms / 1000, ns.seconds, ns.cap_ms,
                                            ns.margin_ms))))
         return 0
+    if not ns.no_feed:
+        from bench.bench_live_feed import _redis_ok
+
+        problem = _redis_ok(ns.redis_url)
+        if problem:
+            return not_run(f"no Redis at {ns.redis_url} ({problem}); start one, pass --redis-url or --no-feed")
     timeouts, base_timeouts, runs = [], [], []
     for _ in range(ns.repeats):
         base = asyncio.run(measure(1, ns))
@@ -174,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     return report([
         Result(Goal(f"referee: spurious timeouts, {ns.concurrency} matches", "timeouts", 0.0,
                     higher_is_better=False), timeouts, base_timeouts, "timeouts with 1 match at a time", note=note),
-    ], f"referee: {ns.concurrency} concurrent matches with {ns.delay_ms:.0f} ms bots")
+    ], f"referee{' without its live feed' if ns.no_feed else ' as deployed'}: {ns.concurrency} concurrent "
+       f"matches with {ns.delay_ms:.0f} ms bots")
 
 
 if __name__ == "__main__":
