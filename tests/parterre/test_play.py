@@ -150,3 +150,22 @@ def test_a_bad_spec_is_one_error_line_and_status_2(spec: str, capsys: pytest.Cap
 def test_the_bots_must_fill_the_seats(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "--game", "lafleur(players=3)", "--bot", "house:random", "--bot", "house:greedy"]) == 2
     assert "seats 3 players" in capsys.readouterr().err
+
+
+def test_a_grpc_bot_that_dies_is_judged_and_started_again_for_the_next_game(tmp_path: Path) -> None:
+    dies = _script(tmp_path, "dies.py", """\
+        import os
+        from bots.sdk import Bot
+
+        class Dies(Bot):
+            def choose(self, request):
+                os._exit(1)
+
+        Dies().run(os.environ["PARTERRE_REFEREE_ADDRESS"], os.environ["PARTERRE_BOT_TOKEN"])
+        """)
+    out = _play("--game", "lafleur(players=2)", "--bot", f"grpc:{sys.executable} {dies}", "--bot", "house:random",
+                "--replays", str(tmp_path / "r"))
+    # started again before game 2: a stream that broke mid-game each time, not a no-show in the second
+    assert {row["bot"]: row["verdicts"] for row in out["bots"]} == {"dies": {"disconnect": 2}, "random": {}}
+    for game in out["games"]:
+        _verify(game["replay"])
