@@ -41,6 +41,7 @@ import shutil
 import signal
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -90,15 +91,15 @@ class GrpcSide:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def make_side(spec: str, seed: str, log_dir: Path) -> Any:
-    """A built-in SDK bot or a :class:`bots.stdio.StdioBot` (``grpc:`` sides are made by :func:`play`)."""
-    if spec.startswith("exec:"):
-        from bots.stdio import StdioBot
+def house_bot(spec: str, seed: str) -> Any:
+    """An SDK bot of ``bots.cli.make_bot`` from ``KIND[:OPT=V,...]`` (e.g. ``search:think_ms=50``), seeded.
 
-        return StdioBot(json.loads(spec[5:]), log_dir=log_dir, name="stdio", stop_grace_s=1.0)
+    Raises:
+        ValueError: an unknown kind, or an option it does not take.
+    """
     from bots.cli import make_bot
 
-    kind, _, opts = spec.removeprefix("builtin:").partition(":")
+    kind, _, opts = spec.partition(":")
     options: dict[str, Any] = {"seed": seed}
     for item in filter(None, opts.split(",")):
         key, _, value = item.partition("=")
@@ -106,17 +107,35 @@ def make_side(spec: str, seed: str, log_dir: Path) -> Any:
     return make_bot(kind, **options)
 
 
-async def _connected(h: Any, bot_id: int, side: GrpcSide | None) -> None:
-    """Wait (up to :data:`CONNECT_TIMEOUT_S`) for a session of ``bot_id``; give up early when its keeper
-    exited (the referee then judges the no-show)."""
+def stdio_bot(command: list[str], log_dir: Path, name: str = "stdio") -> Any:
+    """A :class:`bots.stdio.StdioBot` running ``command``, its children's stderr in ``log_dir``."""
+    from bots.stdio import StdioBot
+
+    return StdioBot(command, log_dir=log_dir, name=name, stop_grace_s=1.0)
+
+
+def make_side(spec: str, seed: str, log_dir: Path) -> Any:
+    """A built-in SDK bot or a :class:`bots.stdio.StdioBot` (``grpc:`` sides are made by :func:`play`)."""
+    if spec.startswith("exec:"):
+        return stdio_bot(json.loads(spec[5:]), log_dir)
+    return house_bot(spec.removeprefix("builtin:"), seed)
+
+
+async def wait_connected(h: Any, bot_id: int, gone: Callable[[], bool]) -> None:
+    """Wait (up to :data:`CONNECT_TIMEOUT_S`) for a session of ``bot_id``; give up early once ``gone()``
+    (its process exited: the referee then judges the no-show)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + CONNECT_TIMEOUT_S
     while loop.time() < end:
         with contextlib.suppress(TimeoutError):
             await h.wait_sessions(bot_id, timeout_s=0.1)
             return
-        if side is not None and side.proc is not None and side.proc.returncode is not None:
+        if gone():
             return
+
+
+def _exited(side: GrpcSide | None) -> Callable[[], bool]:
+    return lambda: side is not None and side.proc is not None and side.proc.returncode is not None
 
 
 async def _play_deals(h: Any, ns: argparse.Namespace, ids: dict[str, int], grpc_sides: dict[str, GrpcSide]) -> None:
@@ -130,7 +149,7 @@ async def _play_deals(h: Any, ns: argparse.Namespace, ids: dict[str, int], grpc_
             for side in order:
                 if side in grpc_sides:
                     await grpc_sides[side].start()  # again, if it exited after a fault
-                await _connected(h, ids[side], grpc_sides.get(side))
+                await wait_connected(h, ids[side], _exited(grpc_sides.get(side)))
             match_id += 1
             result = await h.run_match(
                 match_id, ns.game, [ids[s] for s in order], base_ms=0, increment_ms=ns.deadline_ms,

@@ -22,6 +22,7 @@ from parterre.commands import (
     house,
     leaderboard,
     matches,
+    play,
     ratings,
     referee,
     regress,
@@ -34,7 +35,7 @@ from parterre.commands import (
 )
 
 MODULES: tuple[ModuleType, ...] = (
-    demo, referee, beat, worker, house, bot, connect, challenge, tournament, competition, leaderboard, matches, replay,
-    ratings, regress, up, web, db, admin, remote,
+    demo, play, referee, beat, worker, house, bot, connect, challenge, tournament, competition, leaderboard, matches,
+    replay, ratings, regress, up, web, db, admin, remote,
 )
 """The command modules, in ``--help`` order."""

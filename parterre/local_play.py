@@ -1,0 +1,238 @@
+"""``parterre play``: a match on this machine through the real referee, with no database, Redis or worker
+(docs/bots.md "From zero to your first local match").
+
+The referee runs in this process on 127.0.0.1 (``referee.testing.Harness``: a port of its own, a random
+service token, a static token store); every bot plays over the real wire, under the ladder's clock and
+verdicts. The bots are made as in hosted validation (``parterre.hosted_games``: ``house_bot``,
+``stdio_bot``, ``wait_connected``), so a bot is judged here as it will be there.
+
+Seats rotate like the ladder's seat rotations of a deal: with ``n`` bots, game ``g`` (from 0) is
+rotation ``g % n`` of deal ``g // n`` (seed ``bots.local.deal_seed(run_seed, g // n)``), and bot ``b``
+sits in seat ``(b + g) % n``; so ``n`` games seat every bot in every seat once, on one deal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import shlex
+import sys
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bots.local import deal_seed
+from parterre.hosted_games import house_bot, stdio_bot, wait_connected
+
+NO_SHOW_TIMEOUT_MS = 5000
+"""How long a game waits for a seat whose bot is not connected (it was waited for before the game)."""
+HOUSE_KINDS = ("random", "greedy", "search")
+SPEC_HELP = ("house:random|greedy|search[:OPT=V,...] (a reference bot, e.g. house:search:think_ms=50); "
+             "a path to an executable or a .py script speaking the stdio line protocol (a .py runs with "
+             "this Python); grpc:COMMAND, a program that connects itself with $PARTERRE_REFEREE_ADDRESS "
+             "and $PARTERRE_BOT_TOKEN (e.g. a bots.sdk bot)")
+
+
+class SpecError(ValueError):
+    """A bot spec that names no bot (:data:`SPEC_HELP`)."""
+
+
+@dataclass
+class Entrant:
+    """One bot of the run: its spec, its label in the table, how it is started, and its results.
+
+    Attributes:
+        kind: ``house``, ``stdio`` or ``grpc``. argv: the house bot's ``KIND[:OPT=V,...]`` as one item,
+        or the command. label: its name in the table (unique in the run).
+    """
+
+    spec: str
+    kind: str
+    argv: list[str]
+    label: str
+    ranks: list[int] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
+    faults: Counter[str] = field(default_factory=Counter)
+    logs: list[Path] = field(default_factory=list)
+    bot: Any = None
+    proc: asyncio.subprocess.Process | None = None
+    task: asyncio.Task[Any] | None = None
+
+    def row(self) -> dict[str, Any]:
+        """The table's row: games, wins (rank 1), average rank and score, verdicts other than normal."""
+        n = len(self.ranks)
+        return {"bot": self.label, "spec": self.spec, "games": n, "wins": self.ranks.count(1),
+                "avg_rank": round(sum(self.ranks) / n, 3) if n else None,
+                "avg_score": round(sum(self.scores) / n, 3) if n else None,
+                "verdicts": dict(sorted(self.faults.items())), "logs": [str(p) for p in self.logs]}
+
+
+def parse_bot(spec: str) -> Entrant:
+    """The entrant of one ``--bot`` spec (:data:`SPEC_HELP`).
+
+    Raises:
+        SpecError: not a house kind, no such file, not executable, or an empty ``grpc:`` command.
+    """
+    if spec.startswith("house:"):
+        kind = spec[6:].partition(":")[0]
+        if kind not in HOUSE_KINDS:
+            raise SpecError(f"--bot {spec!r}: the house bots are {', '.join(HOUSE_KINDS)}")
+        try:  # the options are checked now, not when the referee is up
+            house_bot(spec[6:], "check")
+        except ValueError as exc:
+            raise SpecError(f"--bot {spec!r}: {exc}") from None
+        return Entrant(spec, "house", [spec[6:]], kind)
+    if spec.startswith("grpc:"):
+        try:
+            argv = shlex.split(spec[5:])
+        except ValueError as exc:
+            raise SpecError(f"--bot {spec!r}: {exc}") from None
+        if not argv:
+            raise SpecError(f"--bot {spec!r}: no command after grpc:")
+        script = next((a for a in argv[1:] if a.endswith(".py")), argv[0])
+        return Entrant(spec, "grpc", argv, Path(script).stem)
+    path = Path(spec)
+    if not path.is_file():
+        raise SpecError(f"--bot {spec!r}: no such file (a bot is house:KIND, a path, or grpc:COMMAND)")
+    if path.suffix == ".py":
+        return Entrant(spec, "stdio", [sys.executable, str(path.resolve())], path.stem)
+    if not os.access(path, os.X_OK):
+        raise SpecError(f"--bot {spec!r}: not executable (chmod +x it, or give a .py script)")
+    return Entrant(spec, "stdio", [str(path.resolve())], path.stem)
+
+
+def unique_labels(entrants: list[Entrant]) -> None:
+    """Number the labels that repeat (``greedy``, ``greedy#2``)."""
+    seen: Counter[str] = Counter()
+    for e in entrants:
+        seen[e.label] += 1
+        if seen[e.label] > 1:
+            e.label = f"{e.label}#{seen[e.label]}"
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One played game: its number (from 1), seed, status, per seat (bot label, rank, score, verdict),
+    and the replay file."""
+
+    number: int
+    seed: str
+    status: str
+    seats: list[dict[str, Any]]
+    replay: Path
+
+    def line(self) -> str:
+        """The one-line result printed after the game."""
+        seats = ", ".join(f"{s['bot']} #{s['rank']} {s['score']:g}" + ("" if s["verdict"] == "normal" else
+                                                                       f" ({s['verdict'] or 'no verdict'})")
+                          for s in sorted(self.seats, key=lambda s: s["rank"]))
+        status = "" if self.status == "finished" else f" [{self.status}]"
+        return f"game {self.number}: {seats}{status}  -> {self.replay}"
+
+
+def seating(n: int, game: int) -> list[int]:
+    """Entrant index per seat in game ``game`` (from 0): bot ``b`` sits in seat ``(b + game) % n``."""
+    return [(seat - game) % n for seat in range(n)]
+
+
+async def _start_grpc(e: Entrant, address: str, token: str, log_dir: Path) -> None:
+    if e.proc is not None and e.proc.returncode is None:
+        return
+    log = log_dir / f"{e.label}.log"
+    if log not in e.logs:
+        e.logs.append(log)
+    env = {**os.environ, "PARTERRE_REFEREE_ADDRESS": address, "PARTERRE_BOT_TOKEN": token}
+    with log.open("ab") as fh:  # the child keeps its own descriptor
+        e.proc = await asyncio.create_subprocess_exec(*e.argv, stdin=asyncio.subprocess.DEVNULL, stdout=fh,
+                                                      stderr=fh, env=env, start_new_session=True)
+
+
+async def _stop_grpc(e: Entrant) -> None:
+    if e.proc is None or e.proc.returncode is not None:
+        return
+    e.proc.terminate()
+    try:
+        await asyncio.wait_for(e.proc.wait(), 5)
+    except TimeoutError:
+        e.proc.kill()
+        await e.proc.wait()
+
+
+def _gone(e: Entrant) -> Callable[[], bool]:
+    if e.kind == "grpc":
+        return lambda: e.proc is not None and e.proc.returncode is not None
+    return lambda: e.task is not None and e.task.done()
+
+
+async def play(game: str, entrants: list[Entrant], *, games: int, run_seed: str, time_control: dict[str, int],
+               max_duration_ms: int, replays: Path, on_game: Callable[[GameRecord], None]) -> list[GameRecord]:
+    """Play ``games`` games of ``game`` (one seat per entrant, seats rotating) and write each replay.
+
+    Each replay is written to ``replays/game-NNN.json`` in the shape of ``parterre replay export`` (match,
+    seats, replay), and the bots' logs go to ``replays/logs/``. ``on_game`` is called after each game.
+    """
+    from referee.testing import Harness
+
+    log_dir = replays / "logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    tokens = {f"local-{i}-{secrets.token_hex(12)}": i + 1 for i in range(len(entrants))}
+    by_id = {bot_id: token for token, bot_id in tokens.items()}
+    records: list[GameRecord] = []
+    async with Harness(tokens, service_token=secrets.token_hex(16)) as h:
+        try:
+            for i, e in enumerate(entrants):
+                if e.kind == "house":
+                    e.bot = house_bot(e.argv[0], f"{run_seed}:{i}")
+                elif e.kind == "stdio":
+                    e.bot = stdio_bot(e.argv, log_dir / e.label, name=e.label)
+                if e.bot is not None:
+                    e.task = h.start_bot(e.bot, by_id[i + 1], initial_backoff_s=0.05)
+            n = len(entrants)
+            for g in range(games):
+                order = seating(n, g)
+                for i in order:
+                    e = entrants[i]
+                    if e.kind == "grpc":  # again, if it exited
+                        await _start_grpc(e, h.address, by_id[i + 1], log_dir)
+                    await wait_connected(h, i + 1, _gone(e))
+                seed = deal_seed(run_seed, g // n)
+                result = await h.run_match(g + 1, game, [i + 1 for i in order], seed=seed,
+                                           no_show_timeout_ms=NO_SHOW_TIMEOUT_MS, max_duration_ms=max_duration_ms,
+                                           **time_control)
+                records.append(_record(g + 1, game, seed, time_control, entrants, order, result, replays))
+                on_game(records[-1])
+        finally:
+            for e in entrants:
+                if e.kind == "grpc":
+                    await _stop_grpc(e)
+    for e in entrants:
+        if e.kind == "stdio":
+            e.logs.extend(p for p in e.bot.log_paths if p not in e.logs)
+    return records
+
+
+def _record(number: int, game: str, seed: str, time_control: dict[str, int], entrants: list[Entrant],
+            order: list[int], result: Any, replays: Path) -> GameRecord:
+    """Count the game in its entrants' results and write its replay file."""
+    seats = []
+    for s in sorted(result.seats, key=lambda s: s.seat):
+        e = entrants[order[s.seat]]
+        seats.append({"seat": s.seat, "bot_id": order[s.seat] + 1, "name": e.label, "version": "local",
+                      "rank": s.rank, "score": s.score, "verdict": s.verdict, "time_used_ms": s.time_used_ms,
+                      "decisions": s.decisions})
+        e.ranks.append(s.rank)
+        e.scores.append(s.score)
+        if s.verdict != "normal":
+            e.faults[s.verdict or result.status] += 1
+    path = replays / f"game-{number:03d}.json"
+    export = {"match": {"id": number, "game_string": game, "seed": seed, "time_control": time_control,
+                        "status": result.status, "reason": result.reason},
+              "seats": seats, "replay": json.loads(result.replay_json) if result.replay_json else None}
+    path.write_text(json.dumps(export, indent=1), encoding="utf-8")
+    return GameRecord(number, seed, result.status,
+                      [{"seat": s["seat"], "bot": s["name"], "rank": s["rank"], "score": s["score"],
+                        "verdict": s["verdict"]} for s in seats], path)
