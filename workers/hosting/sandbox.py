@@ -76,7 +76,8 @@ VERDICTS = ("ok", "exit", "wall_time", "cpu_time", "memory", "output_limit", "st
 ``start_failed``: bwrap could not start the command."""
 
 PROJECT = Path(__file__).resolve().parents[2]
-SDK_PARTS = ("games", "bots/strategies", "bots/sdk.py", "bots/wire.py", "proto/__init__.py", "proto/parterre")
+SDK_PARTS = ("games", "bots/strategies", "bots/sdk.py", "bots/wire.py", "proto/__init__.py", "proto/contract.py",
+             "proto/parterre")
 """The project's Python SDK offered to ``python3.11`` bots on ``PYTHONPATH=/sdk``: the rules engines
 (``import games``, pure Python, with ``mypy_extensions``), the reference strategies
 (``from bots.strategies import strategy_for``) and the wire SDK (``from bots.sdk import Bot``, with the
