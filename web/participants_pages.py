@@ -237,8 +237,11 @@ async def my_bot_settings(request: Request, pool: Pool, account: auth.SessionAcc
 
 @router.post("/my/bots/{bot_id}/token")
 async def my_bot_rotate(request: Request, pool: Pool, account: auth.SessionAccount, bot_id: Id) -> Response:
-    await _form(request)
+    form = await _form(request)
     _owned_or_404(pool, account, bot_id)
+    if form.get("confirm") != "rotate":
+        return _bot_page(request, account, bot_id, 422, error=True,
+                         message="token not rotated: tick the box to confirm that the old token stops working")
     cfg = auth.config(request)
     try:
         token = ob.rotate_token(pool, account.id, bot_id, redis=cfg.redis, key=cfg.tokens_key)
@@ -249,8 +252,12 @@ async def my_bot_rotate(request: Request, pool: Pool, account: auth.SessionAccou
 
 @router.post("/my/bots/{bot_id}/retire")
 async def my_bot_retire(request: Request, pool: Pool, account: auth.SessionAccount, bot_id: Id) -> Response:
-    await _form(request)
+    form = await _form(request)
     _owned_or_404(pool, account, bot_id)
+    bot = ob.owned_bot(pool, account.id, bot_id)
+    if str(form.get("confirm", "")).strip() != bot.name:
+        return _bot_page(request, account, bot_id, 422, error=True,
+                         message=f"bot not retired: type its name, {bot.name}, to confirm")
     cfg = auth.config(request)
     ob.retire_bot(pool, account.id, bot_id, redis=cfg.redis, key=cfg.tokens_key)
     return _see_other(f"/my/bots/{bot_id}")

@@ -30,8 +30,8 @@ def _hands(observation: dict[str, object], seat: int | None) -> list[str]:
     """The text of each Château's Hand line on the rendered board."""
     panel = board_panel("lafleur", _frame(observation, seat), ["alpha", "beta"], False)
     html = _environment().get_template(panel.template).render(ctx=panel.context)
-    return [re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", line)).strip()
-            for line in re.findall(r'<p><span class="lbl">Hand</span>(.*?)</p>', html, re.S)]
+    hand_lines = r'<p><span class="lbl">Hand \(<span data-count="cards_in_hand">\d+</span>\)</span>(.*?)</p>'
+    return [re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", line)).strip() for line in re.findall(hand_lines, html, re.S)]
 
 
 def test_the_spectator_board_counts_the_face_down_hands() -> None:

@@ -127,6 +127,7 @@ def board_context(frame: Frame, seat_names: Sequence[str], all_hands: bool) -> d
             "wilting": [flower(f) for f in p.get("wilting", [])],
             "delivered": [{"kingdom": KINGDOMS[k].name, "n": d} for k, d in enumerate(p.get("delivered", []))],
             "below": sum(p.get("below", [])),
+            "below_contracts": [contract(c) for k in p.get("below_contracts", []) for c in k.get("contracts", [])],
             "board_used": p.get("board_used", []), "hired": bool(p.get("hired")), "passed": bool(p.get("passed")),
         })
     tx = obs.get("taxus") or {}
@@ -137,7 +138,7 @@ def board_context(frame: Frame, seat_names: Sequence[str], all_hands: bool) -> d
             "loans": tx.get("loans", 0), "guild": tx.get("guild", 0), "pile": tx.get("pile", 0),
             "deck": tx.get("deck", 0), "passed": bool(tx.get("passed")),
             "last_card": taxus_card(tx["last_card"]) if tx.get("last_card") else None,
-            "discard": len(tx.get("discard", [])), "seat": taxus_seat,
+            "discard": [taxus_card(c) for c in tx.get("discard", [])], "seat": taxus_seat,
         }
     kingdoms = [
         {
@@ -176,7 +177,12 @@ def board_context(frame: Frame, seat_names: Sequence[str], all_hands: bool) -> d
         "contract_rows": [[contract(c) if c else None for c in obs.get("contract_grid", [])[i:i + 2]]
                           for i in range(0, len(obs.get("contract_grid", [])), 2)],
         "decks": {k: obs.get(k, 0) for k in ("flower_deck", "flower_discard", "contract_deck", "contract_discard",
-                                              "efficiency_supply", "favor_pool")},
+                                              "unchosen_contracts", "efficiency_supply", "favor_pool",
+                                              "torch_supply")},
+        "discards": {"flowers": [flower(f) for f in obs.get("flower_discard_cards", [])],
+                     "contracts": [contract(c) for c in obs.get("contract_discard_cards", [])]},
+        "redraws": [{**flower(r["card"]), "round": r.get("round", 0), "slot": r.get("slot", 0)}
+                    for r in obs.get("market_redraws", [])],
         "guilds": guilds,
         "players": players,
         "taxus": taxus,

@@ -110,6 +110,7 @@ def board_context(frame: Frame, seat_names: Sequence[str], all_hands: bool) -> d
             "visitors": [card(v) for v in p.get("visitors", [])],
             "companion": card(p["companion"]) if p.get("companion") else None,
             "hand": hand,
+            "hand_count": int(own.get("cards_in_hand", 0)),
             "hand_hidden": max(0, int(own.get("cards_in_hand", 0)) - len(hand)),
             "used_prestige": bool(p.get("used_prestige")),
             "romancing": bool(p.get("romancing")),
@@ -121,7 +122,8 @@ def board_context(frame: Frame, seat_names: Sequence[str], all_hands: bool) -> d
         visitors.append({**card(v["card"]), "pawn": pawn, "pawn_name": who, "romance": bool(v.get("romance")),
                          "overflow": bool(v.get("overflow"))})
     decks = [
-        {"name": name, "left": obs.get(f"{key}_deck", 0), "discard": obs.get(f"{key}_discard", [])}
+        {"key": key, "name": name, "left": obs.get(f"{key}_deck", 0),
+         "discard": [card(c) for c in obs.get(f"{key}_discard", [])]}
         for key, name in (("flower", "Flower"), ("feature", "Garden Feature"), ("visitor", "Visitor"),
                           ("artisan", "Artisan"), ("event", "Event"))
     ]
@@ -145,7 +147,7 @@ def board_context(frame: Frame, seat_names: Sequence[str], all_hands: bool) -> d
         "visitors": visitors,
         "visitor_deck_bottom": [card(v) for v in obs.get("visitor_deck_bottom", [])],
         "decks": decks,
-        "last_discards": {d["name"]: card(d["discard"][-1]) for d in decks if d["discard"]},
+        "last_discards": {d["name"]: d["discard"][-1] for d in decks if d["discard"]},
         "players": players,
         "purchase": card(purchase["feature"]) if purchase.get("feature") else None,
         "purchase_remaining": {k: v for k, v in (purchase.get("remaining") or {}).items() if v},
