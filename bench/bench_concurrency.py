@@ -8,8 +8,9 @@ Usage::
 
 The referee (``referee.testing.Harness``, real gRPC on loopback) runs alone in
 this process, as deployed: its live feed publishes to a real Redis (``--redis-url``), as
-``referee.server.serve`` configures it (``--no-feed``: without it, not as deployed); a child process holds the bots and the match driver (the
-workers' role, ``MatchControl.RunMatch``), as in production. The child
+``referee.server.serve`` configures it (``--no-feed``: without it, not as deployed); a child
+process holds the bots and the match driver (the workers' role, ``MatchControl.RunMatch``), as
+in production. The child
 connects 20 bots, each playing up to ``concurrency / 10`` matches at once; every
 bot answers each request after ``--delay-ms`` (an asyncio sleep) with a random
 legal index. ``concurrency`` lanes play 2-player Floriferous matches back to
