@@ -233,7 +233,7 @@ def table(pool: ConnectionPool, competition_id: int) -> TableOut:
                             name=r.name, account=r.account, rating=r.rating, low=r.low, high=r.high,
                             z_next=r.z_next, matches=r.matches, standing=r.standing)  # type: ignore[arg-type]
                 for r in final.final_table(pool, competition_id)]
-        counted = sum(int(p.get("counted", 0)) for p in ev.progress)
+        counted = int(ev.progress[-1]["counted"]) if ev.progress else 0  # each refit's count is cumulative
         return TableOut(competition_id=competition_id, kind="final", rows=rows, matches=counted, params=ev.params,
                         stop_reason=ev.stop_reason, recomputed_reason=ev.recomputed_reason)
     s = season.season_table(pool, competition_id)
