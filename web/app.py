@@ -68,6 +68,8 @@ Read-only JSON API of the Parterre ladder: the same data as the web pages.
 * `GET /api/matches/{match_id}` — seats, results, seed, replay steps
 * `GET /api/matches/{match_id}/replay` — the replay JSON (`parterre-replay/1`) as stored
 * `GET /api/matches/{match_id}/steps/{step}` — the rebuilt state after a step
+* `GET /api/competitions`, `/api/competitions/{competition_id}` (`/table`, `/evaluation`) — competitions,
+  their season or final table (shared places as ranges) and final evaluation
 
 Elo is in rating points, times in milliseconds. Two ratings per bot: the
 online Elo (`elo`, a running estimate without an interval) and the

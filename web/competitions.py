@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import asdict
 from datetime import datetime, timedelta
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -229,9 +230,7 @@ def table(pool: ConnectionPool, competition_id: int) -> TableOut:
     """The frozen final table once the evaluation has finished, else the season's table."""
     ev = final.evaluation(pool, competition_id)
     if ev is not None and ev.status == "finished":
-        rows = [TableRowOut(place=r.place, place_low=r.place_low, place_high=r.place_high, bot_id=r.bot_id,
-                            name=r.name, account=r.account, rating=r.rating, low=r.low, high=r.high,
-                            z_next=r.z_next, matches=r.matches, standing=r.standing)  # type: ignore[arg-type]
+        rows = [TableRowOut.model_validate({"place": r.place, **asdict(r)})  # standing: checked against the Literal
                 for r in final.final_table(pool, competition_id)]
         counted = int(ev.progress[-1]["counted"]) if ev.progress else 0  # each refit's count is cumulative
         return TableOut(competition_id=competition_id, kind="final", rows=rows, matches=counted, params=ev.params,
