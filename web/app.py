@@ -37,6 +37,7 @@ from ladder.password_gate import PasswordCheckBusyError
 from ladder.read import NotFound, ReplayCache
 from ladder.replay_store import StoredReplayError
 from web import filters
+from web.deps import wall_clock
 from web.labels import LabelCache
 from web.limits import BodyLimit
 from web.live import LiveConfig, config_from_env
@@ -67,6 +68,8 @@ Read-only JSON API of the Parterre ladder: the same data as the web pages.
 * `GET /api/matches/{match_id}` — seats, results, seed, replay steps
 * `GET /api/matches/{match_id}/replay` — the replay JSON (`parterre-replay/1`) as stored
 * `GET /api/matches/{match_id}/steps/{step}` — the rebuilt state after a step
+* `GET /api/competitions`, `/api/competitions/{competition_id}` (`/table`, `/evaluation`) — competitions,
+  their season or final table (shared places as ranges) and final evaluation
 
 Elo is in rating points, times in milliseconds. Two ratings per bot: the
 online Elo (`elo`, a running estimate without an interval) and the
@@ -214,7 +217,7 @@ def create_app(
     """
     if (database_url is None) == (pool is None):
         raise ValueError("give exactly one of database_url and pool")
-    from web import api, pages, participants
+    from web import api, competitions, pages, participants
     from web import live as live_routes
     from web import tournaments as tournament_routes
 
@@ -239,6 +242,7 @@ def create_app(
         redoc_url=None,
     )
     app.state.pool = pool
+    app.state.clock = wall_clock  # web/deps.py: the time competitions' schedules are judged at
     app.state.replays = ReplayCache(replay_cache_size)
     app.state.labels = LabelCache(2 * replay_cache_size)
     app.state.live = live
@@ -246,8 +250,10 @@ def create_app(
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(tournament_routes.api_router)  # before api.router: /api/tournaments/{id}/table
     app.include_router(api.router)
+    app.include_router(competitions.api_router)
     app.include_router(tournament_routes.page_router)
     app.include_router(pages.router)
+    app.include_router(competitions.page_router)
     app.include_router(live_routes.router)
     participants.install(app)  # accounts, tokens, owned bots, owner's view (web/participants.py)
     _install_error_handlers(app)

@@ -1,5 +1,8 @@
 """The app's connection pool as a FastAPI dependency: a route takes ``pool: Pool``.
 
+The clock is a dependency too (``now: Now``): ``app.state.clock`` (the wall clock in UTC; tests
+set a virtual one), read where the ladder takes ``now`` (competitions' schedules).
+
 The pool is the one :func:`web.app.create_app` was given or opened (``app.state.pool``).
 A helper that already holds the request reads it with :func:`app_pool`. Who is asking
 is a dependency too: ``web/auth.py`` (``SessionAccount`` for pages, ``ApiCaller`` and its
@@ -8,6 +11,8 @@ scoped forms for the API).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -27,3 +32,22 @@ async def _pool(request: Request) -> ConnectionPool:
 
 Pool = Annotated[ConnectionPool, Depends(_pool)]
 """A route parameter: the app's connection pool."""
+
+
+def wall_clock() -> datetime:
+    """The current time, UTC (the app's clock unless a test sets ``app.state.clock``)."""
+    return datetime.now(UTC)
+
+
+def app_now(request: Request) -> datetime:
+    """The time by the clock of the app serving ``request``."""
+    clock: Callable[[], datetime] = request.app.state.clock
+    return clock()
+
+
+async def _now(request: Request) -> datetime:
+    return app_now(request)
+
+
+Now = Annotated[datetime, Depends(_now)]
+"""A route parameter: the time by the app's clock (``app.state.clock``)."""

@@ -157,7 +157,10 @@ def nav_games() -> list[tuple[str, str]]:
 
 def install(env: Environment) -> None:
     """Register the filters and globals on a Jinja2 environment."""
+    from web.markdown import render as markdown
+
     env.filters.update(
+        markdown=markdown,
         elo=elo, pct=pct, num=num, half=half, seconds=seconds, millis=millis, time_control=time_control,
         duration=duration, when=when, iso=iso,
         verdict=verdict, status=status,

@@ -33,6 +33,7 @@ def fuzzed(pg_admin_url: str, request: pytest.FixtureRequest) -> Iterator[tuple[
     pool = make_pool(site.database_url, max_size=4)
     try:
         known = {
+            "competition_id": [_a_competition(pool)],
             "game": ["floriferous", "toy"],
             "bot_id": sorted(site.bots.values()),
             "tournament_id": [site.tournament_id],
@@ -46,6 +47,23 @@ def fuzzed(pg_admin_url: str, request: pytest.FixtureRequest) -> Iterator[tuple[
         pool.close()
 
 
+def _a_competition(pool: Any) -> int:
+    """A competition open for entries on the shared database (made once: the first module to need it)."""
+    from datetime import UTC, datetime, timedelta
+
+    from ladder import competitions
+
+    found = competitions.list_competitions(pool, limit=1)
+    if found:
+        return found[0].id
+    with pool.connection() as conn:
+        org = int(conn.execute("INSERT INTO accounts (username, password_hash, role) VALUES "
+                               "('schema-organiser', 'x', 'organiser') RETURNING id").fetchone()[0])
+    now = datetime.now(UTC)
+    return competitions.create_competition(pool, organiser_id=org, name="schema cup", game="floriferous", now=now,
+                                           deadline_at=now + timedelta(days=365), description="**fuzzed**").id
+
+
 def _operations(schema: Any) -> list[Any]:
     return [result.ok() for result in schema.get_all_operations()]
 
@@ -54,14 +72,20 @@ def test_every_api_operation_is_described_and_read_only(fuzzed: tuple[Any, dict[
     schema, _ = fuzzed
     paths = {(op.method.upper(), op.path) for op in _operations(schema)}
     assert ("GET", "/api/leaderboard/{game}") in paths and ("GET", "/api/matches/{match_id}/steps/{step}") in paths
-    # The public API is read-only; the only writers are the participants' routes (Bearer/Basic).
+    # The public API is read-only; the only writers are the participants' and competitions' routes (Bearer/Basic).
+    from web.competitions import api_router as competitions  # organisers' and entrants' writes
     from web.participants_api import router as participants
     from web.submissions import router as hosted  # hosted-bot uploads and settings
 
-    writers = {(m, r.path) for routes in (participants.routes, hosted.routes) for r in routes
+    writers = {(m, r.path) for routes in (participants.routes, hosted.routes, competitions.routes) for r in routes
                for m in getattr(r, "methods", ())}
     assert {(m, p) for m, p in paths if m != "GET"} <= writers
     assert ("POST", "/api/accounts") in paths and ("POST", "/api/bots/{bot_id}/token") in paths
+    assert {("GET", "/api/competitions/{competition_id}/table"),
+            ("GET", "/api/competitions/{competition_id}/evaluation"),
+            ("POST", "/api/competitions"), ("POST", "/api/competitions/{competition_id}/entries"),
+            ("POST", "/api/competitions/{competition_id}/disqualify"),
+            ("POST", "/api/competitions/{competition_id}/extend")} <= paths
 
 
 def test_api_conforms_to_its_openapi_and_never_fails(fuzzed: tuple[Any, dict[str, list[Any]]]) -> None:
