@@ -31,7 +31,7 @@ demo: install
 	$(BIN)/parterre demo
 
 test: install
-	$(BIN)/python -m pytest -q -m "not faults_e2e"
+	$(BIN)/python -m pytest -q -m "not faults_e2e" --durations=20
 
 # The fault-injection end-to-end runs (about 3 minutes): a stage of .ci/run of its own, so that
 # `make test` stays under 20 minutes on the 2-core machine.
