@@ -93,7 +93,7 @@ def _cover(need: tuple[int, ...], counts: tuple[int, ...], deferred: int, wild: 
            memo: dict[tuple[tuple[int, ...], tuple[int, ...], int], bool]) -> bool:
     """:func:`_step`, memoised in ``memo`` for one query (``wild`` and ``free`` are fixed within it).
 
-    Issue 19: a memo per query rather than a process-wide cache. Caching
+    A memo per query rather than a process-wide cache. Caching
     :func:`payable` and :func:`_payable` in 200,000-entry LRU caches hit 27 %
     and 40 % of calls in random 4-player playouts, and the collector's full
     passes over the caches took about 12 % of the time; a bounded cache of

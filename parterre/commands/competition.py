@@ -285,8 +285,24 @@ def cmd_extend(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_dataset(args: argparse.Namespace) -> int:
+    """Write a finished competition's dataset (docs/competitions.md, "The results archive")."""
+    from pathlib import Path
+
+    from ladder.competition_dataset import write_dataset
+
+    try:
+        manifest = write_dataset(_pool(), args.competition_id, Path(args.output), now=_now())
+    except ERRORS as exc:
+        raise CliError(str(exc)) from None
+    size = sum(f["bytes"] for f in manifest["files"])
+    print(f"competition {args.competition_id}: {len(manifest['files'])} matches, {size:,} bytes compressed, in "
+          f"{args.output} (check it: parterre replay verify {args.output})")
+    return 0
+
+
 def register(sub: Subparsers) -> None:
-    """Add ``competition create|list|show|enter|lock|evaluate|disqualify|extend``."""
+    """Add ``competition create|list|show|enter|lock|evaluate|disqualify|extend|dataset``."""
     from ladder.competitions import DEFAULT_BUDGET, DEFAULT_MAX_BATCHES
 
     t = sub.add_parser("competition", help="competitions: a season until a deadline, then a final evaluation"
@@ -356,3 +372,7 @@ def register(sub: Subparsers) -> None:
     ex.add_argument("--final", metavar="WHEN",
                     help="the new start of the final evaluation (default: moved by as much as the deadline)")
     ex.set_defaults(func=cmd_extend)
+    ds = t.add_parser("dataset", help="write a finished competition's matches and manifest to a new folder")
+    ds.add_argument("competition_id", type=int, help="the competition's id")
+    ds.add_argument("-o", "--output", required=True, help="a folder that does not exist yet (or is empty)")
+    ds.set_defaults(func=cmd_dataset)

@@ -33,9 +33,14 @@ def cmd_replay_export(args: argparse.Namespace) -> int:
 
 
 def cmd_replay_verify(args: argparse.Namespace) -> int:
-    """Re-simulate an exported replay; 0 when every hash, score and rank agrees, else 1."""
+    """Re-simulate an exported replay, or every replay of a dataset folder; 0 when every hash, score and
+    rank agrees (and, for a dataset, every file is there with its checksum), else 1."""
+    from pathlib import Path
+
     from games.replay import verify_replay
 
+    if Path(args.file).is_dir():
+        return _verify_dataset(Path(args.file))
     try:
         with open(args.file, encoding="utf-8") as fh:
             data = json.load(fh)
@@ -113,6 +118,32 @@ def check_result_ranks(replay: dict[str, Any], export: dict[str, Any], report: A
                         f"{outcome['scores'][seat]}")
 
 
+def _verify_dataset(folder: Any) -> int:
+    """``replay verify FOLDER``: a competition's dataset (``ladder.competition_dataset``), file by file."""
+    from games.replay import verify_replay
+    from ladder.competition_dataset import read_dataset
+
+    try:
+        manifest, files = read_dataset(folder)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    failed = 0
+    for path, record, problem in files:
+        if record is not None and not problem:
+            replay = record.get("replay")
+            if not isinstance(replay, dict):
+                problem = "holds no replay"
+            else:
+                report = verify_replay(replay)
+                check_result_ranks(replay, record, report)
+                problem = "; ".join(report.problems) if not report.ok else ""
+        failed += bool(problem)
+        print(f"{'FAILED' if problem else 'OK'}: {path}{': ' + problem if problem else ''}")
+    print(f"{'OK' if not failed else 'FAILED'}: {len(files) - failed} of {len(files)} files of {folder} "
+          f"verified ({len(manifest['files'])} in its manifest)")
+    return 1 if failed else 0
+
+
 def register(sub: Subparsers) -> None:
     """Add ``replay export`` and ``replay verify``."""
     rp = sub.add_parser("replay", help="export and verify replays").add_subparsers(dest="r_cmd", required=True)
@@ -124,5 +155,6 @@ def register(sub: Subparsers) -> None:
                           "of the deal) is unfinished: not for publishing (docs/faults.md S-20)")
     re_.set_defaults(func=cmd_replay_export)
     rv = rp.add_parser("verify", help="re-simulate an exported replay and check its hashes and scores")
-    rv.add_argument("file", help="a replay JSON file (from replay export or the web site)")
+    rv.add_argument("file", help="a replay JSON file (from replay export or the web site), or a competition's "
+                                 "dataset folder (competition dataset)")
     rv.set_defaults(func=cmd_replay_verify)

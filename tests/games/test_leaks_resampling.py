@@ -89,7 +89,7 @@ FLORIFEROUS: list[Config] = [
     ("floriferous(players=1)", greedy(floriferous_bot.greedy_choice), list(range(2))),
     ("floriferous(players=3)", greedy(floriferous_bot.greedy_choice), list(range(1)))]
 LAFLEUR: list[Config] = [
-    # Issue 12 item 1: greedy 3-player seed 512 and greedy solo games (1, 4) show a reshuffled
+    # Greedy 3-player seed 512 and greedy solo games (1, 4) show a reshuffled
     # Flower card drawn face-down in another seat's hand.
     ("lafleur(players=3)", lafleur_greedy, [512]), ("lafleur(players=1)", lafleur_greedy, [1, 4]),
     ("lafleur(players=1)", CYCLE_FLOWERS, list(range(8))), ("lafleur(players=2)", CYCLE_FLOWERS, list(range(3))),

@@ -120,7 +120,7 @@ async def test_f01_late_answer_after_a_two_player_match_ended_gets_an_explicit_r
 
 
 async def test_the_retired_seat_gets_its_own_match_ended_reason():
-    """Issue 18: the seat that timed out is told so, not "opponents retired" like the winner."""
+    """The seat that timed out is told so, not "opponents retired" like the winner."""
     async with Harness(TOKENS) as h:
         slow, fast = SlowBot(extra_ms=100), RandomBot(seed=1)
         h.start_bot(slow, "tok-b")

@@ -159,6 +159,21 @@ def test_the_docs_cite_the_repository_and_the_rulebooks_only() -> None:
     assert not found, "\n".join(found)
 
 
+def test_code_and_tests_cite_the_repository_and_the_rulebooks_only() -> None:
+    """The same rule for every tracked source file (code, tests, templates, scripts, deployment)."""
+    listed = subprocess.run(["git", "ls-files", "*.py", "*.html", "*.js", "*.sh", "*.yml", "*.yaml", "*.toml",
+                             "*.proto", "*.go", "*.cc", "*.java", "Makefile", ".ci/run"],
+                            cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    this = Path(__file__).resolve()
+    found = [
+        f"{name}:{number}: {line.strip()[:120]}"
+        for name in listed if (ROOT / name).resolve() != this and (ROOT / name).is_file()
+        for number, line in enumerate((ROOT / name).read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+        if OUTSIDE_CITATION.search(line)
+    ]
+    assert len(listed) > 300 and not found, "\n".join(found)
+
+
 def test_the_site_builds_strictly(tmp_path: Path) -> None:
     mkdocs = shutil.which("mkdocs", path=str(Path(sys.executable).parent))
     assert mkdocs, "mkdocs is not installed: pip install -e '.[dev]'"

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 MAX_LINES = 600
-"""Issue 13 §3: "No module over ~600 lines unless it is data"."""
+"""docs/hygiene.md: no module over ~600 lines unless it is data."""
 
 SKIP_DIRS = {"node_modules", "__pycache__", "build", "dist"}
 """Folders never scanned (besides hidden ones such as ``.venv``): other tools' trees."""

@@ -656,7 +656,7 @@ def test_parterre_remote_commands_over_http(remote_site: None, monkeypatch: pyte
 
 def test_parterre_remote_challenge_takes_bot_names_and_refuses_unknown_ones_in_one_line(
         pool: Any, remote_site: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 18 §3: ``remote challenge --bots NAME,...`` was a ValueError traceback. A name is one of the
+    """``remote challenge --bots NAME,...`` was a ValueError traceback. A name is one of the
     caller's bots or a bot on the game's leaderboard; an unknown name is one line on stderr, exit 2."""
     from ladder.house import ensure_house_bot
     from parterre.cli import main

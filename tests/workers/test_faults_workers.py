@@ -316,7 +316,7 @@ def test_f08_infra_errors_back_off_and_stop_at_the_attempt_limit(pool, env, monk
 
 
 def test_f22_no_referee_backs_off_exponentially_and_the_match_plays_once_one_is_back(pool, env, monkeypatch):
-    """Issue 17 item 2: five claims that find no referee are five backoffs (exponential, with
+    """Five claims that find no referee are five backoffs (exponential, with
     jitter, capped), not attempts; when a referee answers, the match plays as attempt 1 and its
     waiting is cleared."""
     import workers.tasks as tasks
