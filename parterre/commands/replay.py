@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from parterre.commands import common
 from parterre.commands.common import CliError, Subparsers
+
+if TYPE_CHECKING:
+    from games.replay import VerifyReport
 
 
 def cmd_replay_export(args: argparse.Namespace) -> int:
@@ -34,20 +37,8 @@ def cmd_replay_export(args: argparse.Namespace) -> int:
 
 def cmd_replay_verify(args: argparse.Namespace) -> int:
     """Re-simulate an exported replay; 0 when every hash, score and rank agrees, else 1."""
-    from games.replay import verify_replay
-
-    try:
-        with open(args.file, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise CliError(f"cannot read {args.file}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise CliError(f"{args.file} is not JSON: {exc}") from None
-    replay = data.get("replay", data) if isinstance(data, dict) else data
-    if not isinstance(replay, dict):
-        raise CliError(f"{args.file} does not hold a replay object")
-    report = verify_replay(replay)
-    check_result_ranks(replay, data if isinstance(data, dict) else {}, report)
+    data, replay = read_replay_file(args.file)
+    report = verify_file(data, replay)
     scored = ", outcome checked" if isinstance(replay.get("outcome"), dict) else ""
     print(
         f"{'OK' if report.ok else 'FAILED'}: {report.steps} steps re-simulated, "
@@ -56,6 +47,36 @@ def cmd_replay_verify(args: argparse.Namespace) -> int:
     for problem in report.problems:
         print(f"  - {problem}")
     return 0 if report.ok else 1
+
+
+def read_replay_file(path: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(file object, replay)`` of a replay file: a full export (its ``replay`` member) or a bare replay.
+
+    Raises:
+        CliError: unreadable, not JSON, or no replay object in it.
+    """
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{path} is not JSON: {exc}") from None
+    replay = data.get("replay", data) if isinstance(data, dict) else data
+    if not isinstance(replay, dict):
+        raise CliError(f"{path} does not hold a replay object")
+    return (data if isinstance(data, dict) else {}), replay
+
+
+def verify_file(data: dict[str, Any], replay: dict[str, Any]) -> VerifyReport:
+    """The check of ``parterre replay verify``: re-simulation, hashes, outcome, and the seat rows of ``data``.
+
+    """
+    from games.replay import verify_replay
+
+    report = verify_replay(replay)
+    check_result_ranks(replay, data, report)
+    return report
 
 
 def _revision_note(replay: dict[str, Any]) -> str:
