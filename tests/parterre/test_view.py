@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures.waiting import wait_until
 
 from games.registry import load_game
 
@@ -151,3 +152,25 @@ def test_a_file_that_fails_replay_verify_is_refused_before_serving(replay_file: 
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1 and str(bad) in proc.stderr, proc.stderr
+
+
+def test_a_bare_replay_opens_in_the_browser_at_the_printed_address(replay_file: Path, tmp_path: Path) -> None:
+    """A replay as the site's download holds it (no export wrapper); ``$BROWSER`` is what ``webbrowser`` runs."""
+    bare = tmp_path / "match.json"
+    bare.write_text(json.dumps(json.loads(replay_file.read_text())["replay"]))
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\necho "$1" > {opened}\n')
+    browser.chmod(0o755)
+    proc = subprocess.Popen([sys.executable, "-m", "parterre.cli", "view", str(bare)],
+                            env={**_env(1, 1), "BROWSER": str(browser)}, cwd=ROOT, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None
+        found = re.search(r"http://127\.0\.0\.1:\d+/matches/\d+", proc.stdout.readline())
+        assert found
+        assert wait_until(lambda: opened.is_file() and opened.read_text().strip(), 30) == found.group(0)
+        assert "seat 1:" in _get(found.group(0))
+    finally:
+        proc.terminate()
+        proc.wait(30)
