@@ -8,6 +8,7 @@ Unknown ids give 404, malformed ones 422.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
@@ -16,7 +17,7 @@ from fastapi.responses import Response
 from ladder import read as q
 from ladder.db import connection
 from web.deps import Pool, app_pool
-from web.labels import ALL, SPECTATOR
+from web.labels import ALL, SPECTATOR, LabelCache
 from web.viewer import Frame, ViewerUnavailable, frame_at
 
 MAX_ID = 2**63 - 1
@@ -115,11 +116,18 @@ def with_view_labels(request: Request, page: q.MatchPage, view: str | int) -> q.
     cached = request.app.state.replays.get(app_pool(request), page.id)
     if cached is None:  # pragma: no cover - has_replay was true
         return page
+    return view_labels(page, cached[0], view, request.app.state.labels)
+
+
+def view_labels(page: q.MatchPage, replay: Mapping[str, Any], view: str | int, labels: LabelCache) -> q.MatchPage:
+    """``page`` (whose replay is ``replay``) with its step labels as ``view`` may read them."""
+    if not page.steps or view == ALL:
+        return page
     try:
-        labels = request.app.state.labels.get(page.id, cached[0], view)
+        shown = labels.get(page.id, replay, view)
     except Exception:  # a replay that does not re-simulate: withhold every label
-        labels = ["(hidden: the replay does not re-simulate here)"] * len(page.steps)
-    steps = [dataclasses.replace(s, label=labels[s.i]) for s in page.steps]
+        shown = ["(hidden: the replay does not re-simulate here)"] * len(page.steps)
+    steps = [dataclasses.replace(s, label=shown[s.i]) for s in page.steps]
     return dataclasses.replace(page, steps=steps)
 
 
@@ -159,9 +167,7 @@ def api_replay(request: Request, match_id: MatchId) -> Response:
 def load_frame(
     request: Request, match_id: int, step: int, all_hands: bool, seat: int | None = None
 ) -> tuple[q.MatchPage, Frame]:
-    """The match and its rebuilt state after ``step`` as its view shows it (:func:`view_of`).
-
-    The frame's ``label`` is the view's label of the step (:mod:`web.labels`).
+    """The match and its rebuilt state after ``step`` as its view shows it (:func:`replay_frame`).
 
     Raises:
         NotFound: unknown match, no replay, or step out of range.
@@ -172,18 +178,31 @@ def load_frame(
     cached = request.app.state.replays.get(pool, match_id) if page.has_replay else None
     if cached is None:
         raise q.NotFound(f"match {match_id} has no replay (unknown, or not finished)")
+    return page, replay_frame(page, cached[0], step, all_hands, seat, request.app.state.labels)
+
+
+def replay_frame(page: q.MatchPage, replay: Mapping[str, Any], step: int, all_hands: bool, seat: int | None,
+                 labels: LabelCache) -> Frame:
+    """The state after ``step`` of ``page``'s replay ``replay`` as its view (:func:`view_of`) shows it.
+
+    The frame's ``label`` is the view's label of the step (:mod:`web.labels`).
+
+    Raises:
+        NotFound: step out of range.
+        ViewerUnavailable: the engine is missing or the replay does not re-simulate.
+    """
     view = view_of(page, all_hands, seat)
     try:
-        frame = frame_at(cached[0], step, all_hands=view == ALL, seat=view if isinstance(view, int) else None)
+        frame = frame_at(replay, step, all_hands=view == ALL, seat=view if isinstance(view, int) else None)
     except IndexError as exc:
         raise q.NotFound(str(exc)) from None
     if step >= 0 and view != ALL:
         try:
-            label = request.app.state.labels.get(match_id, cached[0], view)[step]
+            label = labels.get(page.id, replay, view)[step]
         except Exception as exc:  # same failure as the frame's own rebuild
             raise ViewerUnavailable(f"the replay does not re-simulate: {exc}") from exc
         frame = dataclasses.replace(frame, label=label)
-    return page, frame
+    return frame
 
 
 @router.get(

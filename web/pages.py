@@ -39,7 +39,7 @@ from web.filters import query
 from web.live import playing_now
 from web.outcome import outcome_cards
 from web.plot import rating_plot
-from web.viewer import START, ViewerUnavailable, engine_available
+from web.viewer import START, Frame, ViewerUnavailable, engine_available
 
 router = APIRouter(include_in_schema=False)
 
@@ -160,7 +160,17 @@ def _board(request: Request, match_id: int, step: int, all_hands: bool, seat: in
     try:
         page, frame = load_frame(request, match_id, step, all_hands, seat)
     except ViewerUnavailable as exc:
-        return {"frame": None, "panel": None, "problem": str(exc), "names": [], "all_hands": False}
+        return unavailable_board(exc)
+    return board_context(page, frame, all_hands, seat)
+
+
+def unavailable_board(problem: ViewerUnavailable) -> dict[str, Any]:
+    """Context of the board panel when the replay cannot be shown (``problem`` says why)."""
+    return {"frame": None, "panel": None, "problem": str(problem), "names": [], "all_hands": False}
+
+
+def board_context(page: q.MatchPage, frame: Frame, all_hands: bool, seat: int | None) -> dict[str, Any]:
+    """Context of the board panel (``_board.html``) of ``frame``, a step of ``page``'s replay."""
     names = [s.name for s in page.seats]
     shown_all = view_of(page, all_hands, seat) == "all"
     panel = board_panel(page.game, frame, names, shown_all)
@@ -189,24 +199,26 @@ def match(
 ) -> HTMLResponse:
     page = q.match_page(pool, match_id, request.app.state.replays)
     view = view_of(page, all, seat)
-    challenge = _challenge(request, match_id)
     board = None
     if page.has_replay:
         step = min(step, len(page.steps) - 1)
         board = _board(request, match_id, step, all, seat)
         if engine_available(page.game):
             page = with_view_labels(request, page, view)
-    return render(
-        request,
-        "match.html",
-        {"m": page, "board": board, "step": step, "all_hands": view == "all",
-         "view": view, "challenge": challenge, "view_q": _view_query(view),
-         "live": request.app.state.live is not None and page.status == "running"
-                 and not q.twins_open(pool, match_id),
-         "live_delay": request.app.state.live.delay_s if request.app.state.live is not None else 0,
-         "engine": engine_available(page.game),
-         "outcome": outcome_cards(page.game, page.outcome, [s.name for s in page.seats])},
-    )
+    live = request.app.state.live
+    return render(request, "match.html", match_context(
+        page, step, board, view, challenge=_challenge(request, match_id),
+        live=live is not None and page.status == "running" and not q.twins_open(pool, match_id),
+        live_delay=live.delay_s if live is not None else 0))
+
+
+def match_context(page: q.MatchPage, step: int, board: dict[str, Any] | None, view: str | int, *,
+                  challenge: Any = None, live: bool = False, live_delay: float = 0) -> dict[str, Any]:
+    """Context of ``match.html``: the match, its viewer at ``step`` from ``view``, its board panel's context."""
+    return {"m": page, "board": board, "step": step, "all_hands": view == "all",
+            "view": view, "challenge": challenge, "view_q": _view_query(view),
+            "live": live, "live_delay": live_delay, "engine": engine_available(page.game),
+            "outcome": outcome_cards(page.game, page.outcome, [s.name for s in page.seats])}
 
 
 def _view_query(view: str | int) -> str:

@@ -14,7 +14,7 @@ Modules:
     :mod:`~ladder.read.tournaments`   ``tournaments_list``, ``tournament_page``
     :mod:`~ladder.read.bots`          ``bot_page``
     :mod:`~ladder.read.replays`       ``match_page``, ``ReplayCache``, ``export_replay``, ``twins_open``,
-                                      ``replay_json``
+                                      ``replay_json``, ``replay_file_page`` (a replay file, no database)
     :mod:`~ladder.read.home`          ``games_summary``, ``home_page``
 
 Conventions: Elo in rating points; times in milliseconds (``*_ms``); a *win*
@@ -84,7 +84,9 @@ from ladder.read.replays import (
     StepInfo,
     export_replay,
     match_page,
+    replay_file_page,
     replay_json,
+    replay_steps,
     twins_open,
 )
 from ladder.read.standings import (
@@ -158,7 +160,9 @@ __all__ = [
     "match_page",
     "player_counts",
     "recent_matches",
+    "replay_file_page",
     "replay_json",
+    "replay_steps",
     "seats_of",
     "standings_and_crosstable",
     "tournament_page",

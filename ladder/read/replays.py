@@ -195,23 +195,68 @@ def match_page(pool: ConnectionPool, match_id: int, replays: ReplayCache) -> Mat
     verified = None if seed is None else hashlib.sha256(seed.encode("ascii")).hexdigest() == commitment
     cached = replays.get(pool, match_id) if status == "finished" and not held else None
     replay, raw = (cached[0], cached[2]) if cached else (None, None)
-    steps: list[StepInfo] = []
-    outcome = None
-    if replay is not None:
-        for i, st in enumerate(replay.get("steps", [])):
-            steps.append(
-                StepInfo(
-                    i=i, player=int(st.get("player", -1)), label=str(st.get("label", "")),
-                    time_ms=st.get("time_ms"), fallback=bool(st.get("fallback", False)),
-                )
-            )
-        outcome = replay.get("outcome")
+    steps = replay_steps(replay) if replay is not None else []
+    outcome = replay.get("outcome") if replay is not None else None
     return MatchPage(
         id=mid, game=game, long_name=game_info(game)[0], game_string=gs, players=len(seats), tournament_id=tid,
         tournament=tname, status=status, attempt=attempt, time_control=dict(tc), created_at=created,
         started_at=started, finished_at=finished, seed_commitment=commitment, seed=seed, seed_verified=verified,
         seats=seats, attempts=attempts, outcome=outcome, has_replay=replay is not None, replay_bytes=raw,
         steps=steps, held=held, unrated_reason=unrated,
+    )
+
+
+def replay_steps(replay: dict[str, Any]) -> list[StepInfo]:
+    """The step list of a replay, as listed beside the viewer."""
+    return [
+        StepInfo(i=i, player=int(st.get("player", -1)), label=str(st.get("label", "")),
+                 time_ms=st.get("time_ms"), fallback=bool(st.get("fallback", False)))
+        for i, st in enumerate(replay.get("steps", []))
+    ]
+
+
+def replay_file_page(replay: dict[str, Any], seat_rows: list[dict[str, Any]] | None, written_at: datetime,
+                     match_id: int = 1) -> MatchPage:
+    """The match page of a replay file alone, with no database (``parterre view``, docs/bots.md).
+
+    The seats come from the file's seat rows when it is a full export (``parterre replay export``,
+    ``parterre play``), else from the replay's players, verdicts and outcome. A replay file is the
+    whole record of a played game, so its seed and steps are shown.
+
+    Args:
+        replay: a ``parterre-replay/1`` dict.
+        seat_rows: the export's ``seats`` rows, or None.
+        written_at: when the file was written; the match's time when the replay has none.
+        match_id: the number the page shows the match under.
+    """
+    outcome = replay.get("outcome") if isinstance(replay.get("outcome"), dict) else None
+    verdicts = list(replay.get("verdicts") or [])
+    ranks = list(replay.get("result_ranks") or [])
+    scores = list(outcome.get("scores") or []) if outcome else []
+    rows = {int(r["seat"]): r for r in seat_rows or [] if isinstance(r, dict) and isinstance(r.get("seat"), int)}
+    seats = []
+    for p in sorted(replay.get("players") or [], key=lambda p: int(p["seat"])):
+        seat = int(p["seat"])
+        row = rows.get(seat, {})
+        seats.append(SeatResult(
+            seat=seat, bot_id=int(p.get("bot_id", seat + 1)), name=str(row.get("name", p.get("name", ""))),
+            version=str(row.get("version", p.get("version", ""))),
+            rank=row.get("rank", ranks[seat] if seat < len(ranks) else None),
+            score=row.get("score", scores[seat] if seat < len(scores) else None),
+            verdict=row.get("verdict", verdicts[seat] if seat < len(verdicts) else None),
+            time_used_ms=row.get("time_used_ms"), decisions=row.get("decisions")))
+    seed = replay.get("seed")
+    commitment = str(replay.get("seed_commitment") or "")
+    verified = None if seed is None else hashlib.sha256(str(seed).encode("ascii")).hexdigest() == commitment
+    started, ended = (datetime.fromisoformat(replay[k]) if replay.get(k) else None for k in ("started_at", "ended_at"))
+    game = str(replay.get("game", ""))
+    return MatchPage(
+        id=match_id, game=game, long_name=game_info(game)[0], game_string=str(replay.get("game_string", game)),
+        players=len(seats), tournament_id=None, tournament=None, status=str(replay.get("status") or "finished"),
+        attempt=int(replay.get("attempt") or 1), time_control=dict(replay.get("time_control") or {}),
+        created_at=started or ended or written_at, started_at=started, finished_at=ended, seed_commitment=commitment,
+        seed=seed, seed_verified=verified,
+        seats=seats, attempts=[], outcome=outcome, has_replay=True, replay_bytes=None, steps=replay_steps(replay),
     )
 
 

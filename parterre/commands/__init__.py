@@ -30,12 +30,13 @@ from parterre.commands import (
     replay,
     tournament,
     up,
+    view,
     web,
     worker,
 )
 
 MODULES: tuple[ModuleType, ...] = (
-    demo, play, referee, beat, worker, house, bot, connect, challenge, tournament, competition, leaderboard, matches,
-    replay, ratings, regress, up, web, db, admin, remote,
+    demo, play, view, referee, beat, worker, house, bot, connect, challenge, tournament, competition, leaderboard,
+    matches, replay, ratings, regress, up, web, db, admin, remote,
 )
 """The command modules, in ``--help`` order."""

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from parterre.commands import common
 from parterre.commands.common import CliError, Subparsers
+
+if TYPE_CHECKING:
+    from games.replay import VerifyReport
 
 
 def cmd_replay_export(args: argparse.Namespace) -> int:
@@ -37,22 +40,10 @@ def cmd_replay_verify(args: argparse.Namespace) -> int:
     rank agrees (and, for a dataset, every file is there with its checksum), else 1."""
     from pathlib import Path
 
-    from games.replay import verify_replay
-
     if Path(args.file).is_dir():
         return _verify_dataset(Path(args.file))
-    try:
-        with open(args.file, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise CliError(f"cannot read {args.file}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise CliError(f"{args.file} is not JSON: {exc}") from None
-    replay = data.get("replay", data) if isinstance(data, dict) else data
-    if not isinstance(replay, dict):
-        raise CliError(f"{args.file} does not hold a replay object")
-    report = verify_replay(replay)
-    check_result_ranks(replay, data if isinstance(data, dict) else {}, report)
+    data, replay = read_replay_file(args.file)
+    report = verify_file(data, replay)
     scored = ", outcome checked" if isinstance(replay.get("outcome"), dict) else ""
     print(
         f"{'OK' if report.ok else 'FAILED'}: {report.steps} steps re-simulated, "
@@ -61,6 +52,36 @@ def cmd_replay_verify(args: argparse.Namespace) -> int:
     for problem in report.problems:
         print(f"  - {problem}")
     return 0 if report.ok else 1
+
+
+def read_replay_file(path: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(file object, replay)`` of a replay file: a full export (its ``replay`` member) or a bare replay.
+
+    Raises:
+        CliError: unreadable, not JSON, or no replay object in it.
+    """
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{path} is not JSON: {exc}") from None
+    replay = data.get("replay", data) if isinstance(data, dict) else data
+    if not isinstance(replay, dict):
+        raise CliError(f"{path} does not hold a replay object")
+    return (data if isinstance(data, dict) else {}), replay
+
+
+def verify_file(data: dict[str, Any], replay: dict[str, Any]) -> VerifyReport:
+    """The check of ``parterre replay verify``: re-simulation, hashes, outcome, and the seat rows of ``data``.
+
+    """
+    from games.replay import verify_replay
+
+    report = verify_replay(replay)
+    check_result_ranks(replay, data, report)
+    return report
 
 
 def _revision_note(replay: dict[str, Any]) -> str:
@@ -120,7 +141,6 @@ def check_result_ranks(replay: dict[str, Any], export: dict[str, Any], report: A
 
 def _verify_dataset(folder: Any) -> int:
     """``replay verify FOLDER``: a competition's dataset (``ladder.competition_dataset``), file by file."""
-    from games.replay import verify_replay
     from ladder.competition_dataset import read_dataset
 
     try:
@@ -134,8 +154,7 @@ def _verify_dataset(folder: Any) -> int:
             if not isinstance(replay, dict):
                 problem = "holds no replay"
             else:
-                report = verify_replay(replay)
-                check_result_ranks(replay, record, report)
+                report = verify_file(record, replay)
                 problem = "; ".join(report.problems) if not report.ok else ""
         failed += bool(problem)
         print(f"{'FAILED' if problem else 'OK'}: {path}{': ' + problem if problem else ''}")
