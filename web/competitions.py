@@ -15,6 +15,11 @@ Every refusal of the ladder is a 4xx with its reason (:func:`refusal`).
 
 from __future__ import annotations
 
+import io
+import pathlib
+import tarfile
+import tempfile
+import threading
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import asdict
@@ -289,6 +294,38 @@ def api_table(pool: Pool, competition_id: CompetitionId) -> TableOut:
 def api_evaluation(pool: Pool, competition_id: CompetitionId) -> EvaluationOut | None:
     _ladder(lambda: comp.get_competition(pool, competition_id))
     return _evaluation_out(final.evaluation(pool, competition_id))
+
+
+_DATASET_BUILDS = threading.BoundedSemaphore(1)
+"""Datasets one web process writes at once (each is every match of a competition, read and compressed)."""
+
+
+@api_router.get("/competitions/{competition_id}/dataset", response_class=Response,
+                responses={200: {"content": {"application/x-tar": {}},
+                                 "description": "a tar of manifest.json and matches/<id>.json.zst"},
+                           503: {"description": "another dataset is being written; try again"}},
+                summary="The finished competition's dataset (docs/competitions.md \"The results archive\")")
+def api_dataset(pool: Pool, now: Now, competition_id: CompetitionId) -> Response:
+    from ladder.competition_dataset import write_dataset
+
+    c = _ladder(lambda: comp.get_competition(pool, competition_id))
+    if c.status(now) != "final":  # not yet: a conflict with the competition's state, not a bad request
+        raise HTTPException(409, f"competition {competition_id} is {c.status(now)}: its dataset is written once "
+                                 "the final table is frozen")
+    if not _DATASET_BUILDS.acquire(blocking=False):
+        raise HTTPException(503, "another dataset is being written; try again in a few seconds",
+                            headers={"Retry-After": "5"})
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = pathlib.Path(tmp) / f"competition-{competition_id}"
+            _ladder(lambda: write_dataset(pool, competition_id, folder, now=now))
+            out = io.BytesIO()
+            with tarfile.open(fileobj=out, mode="w") as tar:
+                tar.add(folder, arcname=folder.name)
+    finally:
+        _DATASET_BUILDS.release()
+    return Response(out.getvalue(), media_type="application/x-tar",
+                    headers={"Content-Disposition": f'attachment; filename="competition-{competition_id}.tar"'})
 
 
 @api_router.post("/competitions", status_code=201, response_model=CompetitionOut,

@@ -310,11 +310,13 @@ such a run separates what it should is measured on the model above, not here).""
 
 
 def test_greedy_is_placed_alone_and_two_random_bots_share_a_place_end_to_end(pool: Any, worker: list[int],
-                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                            monkeypatch: pytest.MonkeyPatch,
+                                                                            tmp_path: Any) -> None:
     """Floriferous, three accounts: a greedy bot and two copies of a random bot, connected to the real
     referee. The final evaluation is played batch by batch through ``parterre.run_match``, the workers'
     competition tick refitting after each batch and planning the next: greedy ends first, alone; the two
-    random bots share places 2-3."""
+    random bots share places 2-3. Its dataset (``parterre competition dataset``) then verifies file by
+    file with ``parterre replay verify``, and a changed or missing file fails it."""
     from bots.reference import GreedyBot, RandomBot
     from ladder.owned_bots import create_bot
     from referee.testing import ThreadedReferee
@@ -344,6 +346,46 @@ def test_greedy_is_placed_alone_and_two_random_bots_share_a_place_end_to_end(poo
     table = {r.bot_id: r.place for r in final_table(pool, c.id)}
     assert table == {bots[0]: "1", bots[1]: "2-3", bots[2]: "2-3"}, (ev.progress, table)
     assert ev.matches_played == ev.matches_planned <= 60
+    _check_the_dataset(pool, c.id, tmp_path, ev.matches_played, now=c.final_at + timedelta(hours=1))
+
+
+def _check_the_dataset(pool: Any, competition_id: int, tmp_path: Any, matches: int, *, now: Any) -> None:
+    import hashlib
+    import json
+    import subprocess
+    import sys
+
+    import zstandard
+
+    from ladder.competition_dataset import write_dataset
+
+    folder = tmp_path / "dataset"
+    manifest = write_dataset(pool, competition_id, folder, now=now)
+    assert len(manifest["files"]) == matches and manifest["final_table"][0]["place"] == "1"
+    assert {f["rules_revision"] for f in manifest["files"]} == {1}
+
+    def verify() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "parterre.cli", "replay", "verify", str(folder)],
+                              capture_output=True, text=True, timeout=300)
+
+    ok = verify()
+    assert ok.returncode == 0 and sum(line.startswith("OK: matches/") for line in ok.stdout.splitlines()) == matches
+    with pytest.raises(comp.CompetitionError, match="not an empty folder"):
+        write_dataset(pool, competition_id, folder, now=now)
+    first = folder / manifest["files"][0]["path"]
+    record = json.loads(zstandard.ZstdDecompressor().decompress(first.read_bytes()))
+    record["replay"]["outcome"]["scores"][0] += 1  # a result changed, its checksum made to match
+    data = zstandard.ZstdCompressor().compress(json.dumps(record).encode())
+    first.write_bytes(data)
+    manifest["files"][0].update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    bad = verify()
+    assert bad.returncode == 1 and f"FAILED: {manifest['files'][0]['path']}: " in bad.stdout, bad.stdout[-2000:]
+    (folder / manifest["files"][1]["path"]).unlink()
+    (folder / "matches" / "extra.json.zst").write_bytes(b"x")
+    worse = verify()
+    assert f"FAILED: {manifest['files'][1]['path']}: missing" in worse.stdout
+    assert "FAILED: matches/extra.json.zst: not listed in the manifest" in worse.stdout
 
 
 def test_disqualifying_every_entrant_leaves_a_table_without_places(pool: Any) -> None:

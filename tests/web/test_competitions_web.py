@@ -269,6 +269,8 @@ def test_the_table_shows_the_frozen_final_table_with_shared_places(client: TestC
     _season(pool, c, bots, strength, rng, 3)
     season = client.get(f"/api/competitions/{c.id}/table").json()
     assert season["kind"] == "season" and season["params"] is None and season["matches"] > 0
+    early = client.get(f"/api/competitions/{c.id}/dataset")
+    assert early.status_code == 409 and "once the final table is frozen" in early.json()["detail"]
     assert sorted(r["bot_id"] for r in season["rows"]) == sorted(bots)
     assert client.get(f"/api/competitions/{c.id}/evaluation").json() is None
     _evaluate(pool, c, strength, rng)
@@ -288,6 +290,25 @@ def test_the_table_shows_the_frozen_final_table_with_shared_places(client: TestC
     assert client.get(f"/api/competitions/{c.id}").json()["status"] == "final"
     page = client.get(f"/competitions/{c.id}").text
     assert page.count('<td class="place">2-3</td>') == 2 and "Final table" in page
+    # the dataset: a tar of the manifest and one compressed record per finished match, checksums as listed
+    import hashlib
+    import io
+    import json
+    import tarfile
+
+    got_tar = client.get(f"/api/competitions/{c.id}/dataset")
+    assert got_tar.status_code == 200 and got_tar.headers["content-type"] == "application/x-tar"
+    with tarfile.open(fileobj=io.BytesIO(got_tar.content)) as tar:
+        # the type: ignore below: Optional: extractfile gives a file for every regular member
+        members = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}  # type: ignore[union-attr]
+    manifest = json.loads(members.pop(f"competition-{c.id}/manifest.json"))
+    with pool.connection() as conn:
+        finished = conn.execute("SELECT count(*) FROM matches WHERE competition_id = %s AND status = 'finished'",
+                                (c.id,)).fetchone()[0]
+    assert len(manifest["files"]) == len(members) == finished > 0
+    assert all(hashlib.sha256(members[f"competition-{c.id}/{f['path']}"]).hexdigest() == f["sha256"]
+               for f in manifest["files"])
+    assert [r["place"] for r in manifest["final_table"]] == ["1", "2-3", "2-3", "4"]
 
 
 def test_the_seed_is_never_shown_while_the_evaluation_runs(client: TestClient, pool: Any, clock: Clock) -> None:
