@@ -44,6 +44,8 @@ from web.viewer import START, Frame, ViewerUnavailable, engine_available
 router = APIRouter(include_in_schema=False)
 
 StepQuery = Annotated[int, Query(ge=-1, le=MAX_STEP)]
+AtQuery = Annotated[int | None, Query(ge=0, le=MAX_STEP + 1)]
+"""The jump box's ``?at=``: steps counted from 1 as on the page, 0 the start (``?step=``: from 0, -1 the start)."""
 
 
 def render(request: Request, template: str, context: dict[str, Any], status_code: int = 200) -> HTMLResponse:
@@ -196,7 +198,10 @@ def match(
     step: StepQuery = START,
     all: Annotated[bool, Query()] = False,  # the public query parameter is ?all=
     seat: Seat = None,
+    at: AtQuery = None,
 ) -> HTMLResponse:
+    if at is not None:  # the jump box without JavaScript: the step as the page counts it (docs/web.md "Numbering")
+        step = at - 1
     page = q.match_page(pool, match_id, request.app.state.replays)
     view = view_of(page, all, seat)
     board = None

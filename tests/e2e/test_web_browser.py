@@ -183,9 +183,40 @@ def test_replay_viewer_steps_with_the_keyboard(page: Any, served: tuple[Backgrou
     assert _caption(page) == f"start / {total}"
     page.click('#steps li[data-step="30"] a')
     expect(FRAME(page)).to_have_attribute("data-step", "30")
-    page.fill("#jump", "60")
+    page.fill("#jump", "61")  # the page counts steps from 1: step 61 is the wire's step 60
     page.press("#jump", "Enter")
     expect(FRAME(page)).to_have_attribute("data-step", "60")
+    assert page.errors == []
+
+
+def _heading_step(page: Any) -> int:
+    """The step number of the board's heading, ``step N / total`` (0 at ``start / total``)."""
+    m = re.fullmatch(r"(?:step (\d+)|start) / \d+", _caption(page))
+    assert m, _caption(page)
+    return int(m.group(1) or 0)
+
+
+def test_the_step_box_counts_steps_as_the_heading_does(page: Any, served: tuple[BackgroundServer, Site]) -> None:
+    """docs/web.md "Numbering": steps from 1 on the page; the box and the heading agree, first to last."""
+    server, site = served
+    page.goto(server.url + f"/matches/{site.four_player}")
+    total = int(page.get_attribute("#viewer", "data-steps") or 0)
+    assert page.input_value("#jump") == "0" and _heading_step(page) == 0  # the start
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#board .step-no")).to_have_text(f"step 1 / {total}")
+    assert page.input_value("#jump") == "1"
+    page.keyboard.press("End")
+    expect(page.locator("#board .step-no")).to_have_text(f"step {total} / {total}")
+    assert page.input_value("#jump") == str(_heading_step(page)) == str(total)
+    page.goto(server.url + f"/matches/{site.four_player}?step={total - 1}")  # the last step, loaded by the server
+    assert page.input_value("#jump") == str(_heading_step(page)) == str(total)
+    with page.context.new_page() as plain:  # the jump form without JavaScript
+        plain.route("**/static/viewer.js", lambda route: route.abort())
+        plain.goto(server.url + f"/matches/{site.four_player}")
+        plain.fill("#jump", "1")
+        plain.press("#jump", "Enter")
+        plain.wait_for_url(re.compile(r".*at=1"))
+        assert plain.inner_text("#board .step-no") == f"step 1 / {total}" and plain.input_value("#jump") == "1"
     assert page.errors == []
 
 

@@ -64,7 +64,7 @@
       board.innerHTML = html;           // server-rendered, autoescaped fragment
       step = s;
       viewer.dataset.step = String(s);
-      jump.value = String(s);
+      jump.value = String(s + 1);  // the page counts steps from 1 (0: the start), as the heading does
       var current = list.querySelector("li.current");
       if (current) { current.classList.remove("current"); }
       var li = list.querySelector('li[data-step="' + s + '"]');
@@ -128,7 +128,7 @@
     ev.preventDefault();
     stop();
     var v = parseInt(jump.value, 10);
-    if (!isNaN(v)) { show(v); }
+    if (!isNaN(v)) { show(v - 1); }
   });
   list.addEventListener("click", function (ev) {
     var li = ev.target.closest("li[data-step]");
