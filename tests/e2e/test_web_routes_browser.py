@@ -34,6 +34,7 @@ from test_hosted import PASSWORD, python_bot
 
 from ladder import make_pool
 from ladder.challenges import create_challenge
+from ladder.competitions import enter_competition as comp_enter
 from ladder.tournaments import plan_match
 from web import create_app, start_background
 
@@ -70,9 +71,10 @@ def html_routes() -> list[str]:
 class Owner:
     """What the owner's pages need: an account signed in, its bot, a hosted version, a match, a challenge."""
 
-    def __init__(self, username: str, bot_id: int, version: int, match_id: int, challenge_id: int) -> None:
+    def __init__(self, username: str, bot_id: int, version: int, match_id: int, challenge_id: int,
+                 competition_id: int) -> None:
         self.username, self.bot_id, self.version = username, bot_id, version
-        self.match_id, self.challenge_id = match_id, challenge_id
+        self.match_id, self.challenge_id, self.competition_id = match_id, challenge_id, competition_id
 
 
 def paths(site: Site, owner: Owner) -> dict[str, list[str]]:
@@ -90,6 +92,7 @@ def paths(site: Site, owner: Owner) -> dict[str, list[str]]:
         "/my/matches/{match_id}": [f"/my/matches/{owner.match_id}?bot_id={owner.bot_id}"],
         "/my/bots/{bot_id}/hosted": [f"/my/bots/{owner.bot_id}/hosted"],
         "/my/bots/{bot_id}/hosted/{number}": [f"/my/bots/{owner.bot_id}/hosted/{owner.version}"],
+        "/competitions/{competition_id}": [f"/competitions/{owner.competition_id}"],
     }
 
 
@@ -141,6 +144,14 @@ def owner(served: tuple[str, Any, Site], browser: Any) -> Iterator[tuple[Any, Ow
     account_id = int(api.get(base + "/api/account", headers=bearer).json()["id"])
     challenge_id = create_challenge(pool, game_string="floriferous(players=2)",  # the seeded bots have no owner
                                     bot_ids=[bot_id, site.bots["greedy-alpha"]], rated=False, challenger_id=account_id)
+    from datetime import UTC, datetime
+
+    from fixtures.competition_helpers import competition
+
+    cup = competition(pool, now=datetime.now(UTC), name="phone cup with a long name for a narrow screen",
+                      description="# Rules\n\nAn_unbroken_word_that_is_far_too_long_for_a_phone_screen_to_hold_x "
+                                  "and a table:\n\n| a | b | c | d |\n|---|---|---|---|\n| 1 | 2 | 3 | 4 |")
+    comp_enter(pool, cup.id, bot_id, account_id=account_id, now=datetime.now(UTC))
     page = context.new_page()
     page.goto(base + "/login")
     page.fill("#username", name)
@@ -149,7 +160,7 @@ def owner(served: tuple[str, Any, Site], browser: Any) -> Iterator[tuple[Any, Ow
     page.wait_for_url(re.compile(r".*/my/bots$"))
     page.close()
     try:
-        yield context, Owner(name, bot_id, version, match_id, challenge_id)
+        yield context, Owner(name, bot_id, version, match_id, challenge_id, cup.id)
     finally:
         context.close()
 

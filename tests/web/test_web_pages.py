@@ -150,12 +150,22 @@ def test_bad_query_values_on_pages_are_422_pages(client: TestClient, site: Site)
     assert client.get(f"/matches/{site.four_player}?step=100000").status_code == 200  # clamped to the last step
 
 
-def test_the_site_is_read_only(client: TestClient, site: Site) -> None:
-    app = client.app
-    for route in app.routes:  # type: ignore[attr-defined]  # TestClient.app is typed as an ASGI app; here a FastAPI one
-        methods = getattr(route, "methods", None)
-        if methods is not None:
-            assert methods <= {"GET", "HEAD"}, (route.path, methods)
+def test_the_public_site_is_read_only_and_every_write_needs_a_caller(client: TestClient, site: Site) -> None:
+    """The public pages and API answer GET/HEAD only; no route that writes (participants, tournaments,
+    competitions) answers 2xx to an anonymous request without a body (sign-up, the one anonymous write, wants
+    its form; the others a caller first). The routes are read from the app, those of included routers too
+    (FastAPI nests them: ``app.routes`` alone lists two)."""
+    from fastapi.routing import iter_route_contexts
+
+    # the type: ignore below: TestClient.app is typed as an ASGI app; here a FastAPI one
+    contexts = list(iter_route_contexts(client.app.routes))  # type: ignore[attr-defined]
+    writes = [(m, ctx.path) for ctx in contexts for m in sorted(getattr(ctx.route, "methods", None) or ())
+              if m not in ("GET", "HEAD")]
+    assert len(contexts) > 20 and len(writes) > 10
+    for method, path in writes:
+        concrete = re.sub(r"\{[^}]+\}", "1", path)
+        got = client.request(method, concrete, follow_redirects=False)
+        assert got.status_code in (303, 400, 401, 403, 404, 405, 422), (method, path, got.status_code)
     for path in ["/", "/leaderboard/floriferous", f"/bots/{site.bots['greedy-alpha']}", "/api/leaderboard/floriferous",
                  f"/api/matches/{site.four_player}", f"/api/matches/{site.four_player}/replay"]:
         for method in ("POST", "PUT", "PATCH", "DELETE"):
