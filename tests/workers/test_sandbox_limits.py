@@ -88,8 +88,9 @@ def delegated(uid: int) -> Iterator[str]:
 
 
 def run(place: Path, uid: int, mode: str, source: str, *limits: str, cgroup: str = "",
-        timeout: float = 120) -> tuple[dict[str, Any], str]:
-    """Run ``source`` as ``bot.py`` under a keeper in ``mode``; returns (status, stdout)."""
+        timeout: float = 120, stderr_file: Path | None = None) -> tuple[dict[str, Any], str]:
+    """Run ``source`` as ``bot.py`` under a keeper in ``mode``; returns (status, stdout). With ``stderr_file``
+    the bot's stderr goes there (as the workers keep it for the owner)."""
     bot = place / "bot"
     bot.mkdir(mode=0o755, exist_ok=True)
     (bot / "bot.py").write_text(textwrap.dedent(source))
@@ -102,6 +103,10 @@ def run(place: Path, uid: int, mode: str, source: str, *limits: str, cgroup: str
     extra = ["--cgroup", cgroup] if cgroup else []
     if mode == PER_PROCESS:
         extra.append("--per-process-limits")
+    if stderr_file is not None:
+        stderr_file.touch(mode=0o666)
+        stderr_file.chmod(0o666)  # the keeper may run as the unprivileged uid
+        extra += ["--stderr-file", str(stderr_file)]
     out = subprocess.run([*drop, sys.executable, "-m", "workers.hosting.sandbox", "--root", str(bot),
                           "--runtime", "python3.11", "--status-file", str(status), *extra, *limits, "--",
                           "python3.11", "bot.py"],
@@ -168,9 +173,12 @@ def test_eight_children_of_200_mib_meet_one_256_mib_limit(place: Path, uid: int,
     """Before: unprivileged, the limit was per process (RLIMIT_DATA): 8 x 200 MiB = 1600 MiB, verdict ``ok``; as
     root the cgroup killed children but the bot exited 0 and the verdict was ``ok`` too. With per-process limits
     (no cgroup) it was still ``ok`` at 1,600 MiB: now the keeper's watch of the tree's memory kills the tree."""
+    log = place / "bot-stderr.log"
     status, out = run(place, uid, mode, FORKS, "--memory-mb", "256",
-                      cgroup=delegated if mode == "unprivileged+cgroup" else "")
+                      cgroup=delegated if mode == "unprivileged+cgroup" else "", stderr_file=log)
     assert status["verdict"] == "memory", (status, out)
+    # the owner's log says which limit ended the bot, not only that its process was killed
+    assert log.read_text().rstrip().splitlines()[-1].startswith("[sandbox] memory (its limit: 256 MiB of memory)")
     if mode == PER_PROCESS:
         # The whole tree killed while the children held their memory: the bot never saw them end.
         assert "children" not in out and status["signal"] == 9, (status, out)

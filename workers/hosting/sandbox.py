@@ -500,7 +500,19 @@ class Keeper:
             status.verdict = "exit"
         if self.cgroup is not None:
             self.cgroup.remove()
+        self._say_why(status)
         return status
+
+    def _say_why(self, status: Status) -> None:
+        """A limit that ended the bot is written at the end of its stderr log, which its owner reads: a
+        rejected version says ``[sandbox] memory: ...``, not only that its process was killed."""
+        if self.stderr_file is None or status.verdict in ("ok", "exit"):
+            return
+        limit = {"memory": f"{self.limits.memory_mb} MiB of memory", "cpu_time": f"{self.limits.cpu_s} CPU-seconds",
+                 "wall_time": f"{self.limits.wall_s} s", "output_limit": f"{self.limits.output_mb} MiB of output"}
+        words = f" (its limit: {limit[status.verdict]})" if status.verdict in limit else ""
+        with open(self.stderr_file, "a", encoding="utf-8") as fh:
+            fh.write(f"\n[sandbox] {status.verdict}{words}{': ' + status.detail if status.detail else ''}\n")
 
 
 def check(cgroup: str | None = None, per_process: bool = False) -> str:
