@@ -32,6 +32,8 @@ from ladder.errors import CompetitionError
 
 FORMAT = "parterre-dataset/1"
 MANIFEST = "manifest.json"
+MAX_RECORD_BYTES = 1 << 28
+"""The largest record a file may decompress to (256 MiB); a file declaring more is refused unread."""
 
 
 def _entry_json(record: dict[str, Any]) -> bytes:
@@ -88,8 +90,8 @@ def read_dataset(folder: Path) -> tuple[dict[str, Any], list[tuple[str, dict[str
     """
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{folder / MANIFEST}: {exc}") from None
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: not JSON, or bytes that are not UTF-8
+        raise ValueError(f"{folder / MANIFEST}: {type(exc).__name__}: {str(exc)[:200]}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or not isinstance(manifest.get("files"),
                                                                                               list):
         raise ValueError(f"{folder / MANIFEST} is not a {FORMAT} manifest")
@@ -97,10 +99,17 @@ def read_dataset(folder: Path) -> tuple[dict[str, Any], list[tuple[str, dict[str
     listed = set()
     decompressor = zstandard.ZstdDecompressor()
     for entry in manifest["files"]:
+        if not isinstance(entry, dict):
+            out.append((repr(entry)[:60], None, "a manifest entry that is not an object"))
+            continue
         path = str(entry.get("path", ""))
         listed.add(path)
-        target = (folder / path).resolve()
-        if not target.is_relative_to(folder.resolve()) or not target.is_file():
+        try:
+            target = (folder / path).resolve()
+            there = target.is_relative_to(folder.resolve()) and target.is_file()
+        except (OSError, ValueError):  # a NUL byte, a loop of links
+            there = False
+        if not there:
             out.append((path, None, "missing"))
             continue
         data = target.read_bytes()
@@ -108,9 +117,18 @@ def read_dataset(folder: Path) -> tuple[dict[str, Any], list[tuple[str, dict[str
             out.append((path, None, "its checksum or size differs from the manifest's"))
             continue
         try:
-            record = json.loads(decompressor.decompress(data, max_output_size=1 << 28))
-        except (zstandard.ZstdError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-            out.append((path, None, f"not a compressed JSON record: {exc}"))
+            # a frame declares its size: past the cap it is refused unread (max_output_size bounds only frames
+            # that do not declare it); a frame that does not declare it is read up to the cap and no further
+            declared = zstandard.frame_content_size(data)
+            if declared > MAX_RECORD_BYTES:
+                raise ValueError(f"it declares {declared:,} bytes, over {MAX_RECORD_BYTES:,}")
+            with decompressor.stream_reader(data) as reader:
+                raw = reader.read(MAX_RECORD_BYTES + 1)
+            if len(raw) > MAX_RECORD_BYTES:
+                raise ValueError(f"it holds over {MAX_RECORD_BYTES:,} bytes")
+            record = json.loads(raw)
+        except (zstandard.ZstdError, ValueError, RecursionError) as exc:  # ValueError: JSON, UTF-8, the cap
+            out.append((path, None, f"not a compressed JSON record: {type(exc).__name__}: {str(exc)[:200]}"))
             continue
         out.append((path, record if isinstance(record, dict) else None, "" if isinstance(record, dict)
                     else "not a JSON object"))

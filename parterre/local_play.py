@@ -64,10 +64,11 @@ class Entrant:
 
     def row(self) -> dict[str, Any]:
         """The table's row: games, wins (rank 1), average rank and score, verdicts other than normal."""
-        n = len(self.ranks)
+        ranked = [(r, s) for r, s in zip(self.ranks, self.scores, strict=True) if r > 0]  # 0: an aborted game
+        n, k = len(self.ranks), len(ranked)
         return {"bot": self.label, "spec": self.spec, "games": n, "wins": self.ranks.count(1),
-                "avg_rank": round(sum(self.ranks) / n, 3) if n else None,
-                "avg_score": round(sum(self.scores) / n, 3) if n else None,
+                "avg_rank": round(sum(r for r, _ in ranked) / k, 3) if k else None,
+                "avg_score": round(sum(s for _, s in ranked) / k, 3) if k else None,
                 "verdicts": dict(sorted(self.faults.items())), "logs": [str(p) for p in self.logs]}
 
 
@@ -130,8 +131,9 @@ class GameRecord:
         seats = ", ".join(f"{s['bot']} #{s['rank']} {s['score']:g}" + ("" if s["verdict"] == "normal" else
                                                                        f" ({s['verdict'] or 'no verdict'})")
                           for s in sorted(self.seats, key=lambda s: s["rank"]))
-        status = "" if self.status == "finished" else f" [{self.status}]"
-        return f"game {self.number}: {seats}{status}  -> {self.replay}"
+        if self.status != "finished":
+            return f"game {self.number}: {seats} [{self.status}: not played, no replay]"
+        return f"game {self.number}: {seats}  -> {self.replay}"
 
 
 def seating(n: int, game: int) -> list[int]:
@@ -145,7 +147,9 @@ async def _start_grpc(e: Entrant, address: str, token: str, log_dir: Path) -> No
     log = log_dir / f"{e.label}.log"
     if log not in e.logs:
         e.logs.append(log)
-    env = {**os.environ, "PARTERRE_REFEREE_ADDRESS": address, "PARTERRE_BOT_TOKEN": token}
+    # the project's own Python (and its `parterre`) first on PATH: `grpc:python3 mybot.py` then imports the SDK
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    env = {**os.environ, "PATH": path, "PARTERRE_REFEREE_ADDRESS": address, "PARTERRE_BOT_TOKEN": token}
     with log.open("ab") as fh:  # the child keeps its own descriptor
         e.proc = await asyncio.create_subprocess_exec(*e.argv, stdin=asyncio.subprocess.DEVNULL, stdout=fh,
                                                       stderr=fh, env=env, start_new_session=True)
@@ -199,6 +203,10 @@ async def play(game: str, entrants: list[Entrant], *, games: int, run_seed: str,
                     if e.kind == "grpc":  # again, if it exited
                         await _start_grpc(e, h.address, by_id[i + 1], log_dir)
                     await wait_connected(h, i + 1, _gone(e))
+                    if e.kind == "grpc" and e.proc is not None and e.proc.returncode is not None:
+                        print(f"{e.label}: its program exited with status {e.proc.returncode} before connecting "
+                              f"(its log: {log_dir / (e.label + '.log')}); its seat is a no-show",
+                              file=sys.stderr, flush=True)
                 seed = deal_seed(run_seed, g // n)
                 result = await h.run_match(g + 1, game, [i + 1 for i in order], seed=seed,
                                            no_show_timeout_ms=NO_SHOW_TIMEOUT_MS, max_duration_ms=max_duration_ms,
@@ -229,10 +237,11 @@ def _record(number: int, game: str, seed: str, time_control: dict[str, int], ent
         if s.verdict != "normal":
             e.faults[s.verdict or result.status] += 1
     path = replays / f"game-{number:03d}.json"
-    export = {"match": {"id": number, "game_string": game, "seed": seed, "time_control": time_control,
-                        "status": result.status, "reason": result.reason},
-              "seats": seats, "replay": json.loads(result.replay_json) if result.replay_json else None}
-    path.write_text(json.dumps(export, indent=1), encoding="utf-8")
+    if result.status == "finished":  # an aborted game (a no-show) was not played: nothing to replay or verify
+        export = {"match": {"id": number, "game_string": game, "seed": seed, "time_control": time_control,
+                            "status": result.status, "reason": result.reason},
+                  "seats": seats, "replay": json.loads(result.replay_json) if result.replay_json else None}
+        path.write_text(json.dumps(export, indent=1), encoding="utf-8")
     return GameRecord(number, seed, result.status,
                       [{"seat": s["seat"], "bot": s["name"], "rank": s["rank"], "score": s["score"],
                         "verdict": s["verdict"]} for s in seats], path)

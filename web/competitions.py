@@ -29,7 +29,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from psycopg_pool import ConnectionPool
-from pydantic import AwareDatetime, BaseModel, Field, ValidationError, field_validator
+from pydantic import AfterValidator, AwareDatetime, BaseModel, Field, ValidationError, field_validator
 
 from games.api import GameError
 from games.registry import game_names
@@ -45,6 +45,7 @@ from ladder.errors import (
     CompetitionLimitError,
     CompetitionNotFoundError,
     CompetitionPermissionError,
+    TournamentError,
 )
 from web import auth
 from web.deps import Now, Pool, app_now, app_pool
@@ -83,11 +84,28 @@ def _ladder(call: Callable[[], T]) -> T:
     try:
         return call()
     except (CompetitionError, CompetitionNotFoundError, CompetitionPermissionError, BotNotFoundError,
-            GameError) as exc:
+            GameError, TournamentError) as exc:  # TournamentError: a game string the planner refuses
         raise refusal(exc) from None
 
 
 # -- the models -----------------------------------------------------------------------------------
+
+
+def _in_range(when: datetime) -> datetime:
+    """A time the database stores (a year in UTC from 2000 to 9000; further out it cannot be read back)."""
+    from datetime import UTC
+
+    try:
+        year = when.astimezone(UTC).year
+    except OverflowError:  # past year 9999 or before year 1 in UTC
+        year = 0
+    if not 2000 <= year <= 9000:
+        raise ValueError("a time from the year 2000 to 9000")
+    return when
+
+
+When = Annotated[AwareDatetime, AfterValidator(_in_range)]
+"""A time with its zone, within the years the schedule may use."""
 
 
 class CompetitionIn(BaseModel):
@@ -100,9 +118,9 @@ class CompetitionIn(BaseModel):
         default_factory=lambda: [2], min_length=1, max_length=MAX_PLAYERS - 1,
         description=f"distinct seat counts, each 2-{MAX_PLAYERS}", json_schema_extra={"uniqueItems": True})
     time_control: dict[str, int] | None = Field(None, max_length=4)
-    opens_at: AwareDatetime | None = Field(None, description="default: now")
-    deadline_at: AwareDatetime
-    final_at: AwareDatetime | None = Field(None, description="default: the deadline")
+    opens_at: When | None = Field(None, description="default: now")
+    deadline_at: When
+    final_at: When | None = Field(None, description="default: the deadline")
     entry_mode: Literal["hosted", "any"] = "hosted"
     max_entrants_per_account: int = Field(1, ge=1, le=comp.MAX_ENTRANTS_PER_ACCOUNT)
     max_versions_per_day: int = Field(5, ge=1, le=comp.MAX_VERSIONS_PER_DAY)
@@ -132,8 +150,8 @@ class DisqualifyIn(BaseModel):
 
 
 class ExtendIn(BaseModel):
-    deadline_at: AwareDatetime
-    final_at: AwareDatetime | None = Field(None, description="default: moves by as much as the deadline")
+    deadline_at: When
+    final_at: When | None = Field(None, description="default: moves by as much as the deadline")
 
 
 class CompetitionOut(BaseModel):
@@ -461,7 +479,7 @@ def _form_int(form: Any, name: str) -> int | None:
     text = str(form.get(name, "")).strip()
     if not text:
         return None
-    if not text.isdigit() or not 1 <= int(text) <= JSON_ID:
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= JSON_ID:
         raise HTTPException(422, f"{name}: a whole number, got {text[:20]!r}")
     return int(text)
 

@@ -21,6 +21,7 @@ from fastapi import FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from ladder import read as q
 from web.api import MatchId, Seat, replay_frame, view_labels, view_of
@@ -77,4 +78,6 @@ def create_local_app(page: q.MatchPage, replay: dict[str, Any]) -> FastAPI:
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     _install_error_handlers(app)
     app.add_middleware(_ResponseHeaders)
+    # only this machine's names: a page elsewhere that rebinds its own name to 127.0.0.1 reads nothing
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost"])
     return app

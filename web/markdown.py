@@ -9,12 +9,17 @@ does not escape it twice; everything in it came out of the renderer's own escapi
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 _MD = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
 
 
+@lru_cache(maxsize=256)
 def render(text: str) -> Markup:
-    """The HTML of ``text`` (CommonMark, raw HTML escaped)."""
+    """The HTML of ``text`` (CommonMark, raw HTML escaped), rendered once per text and process: some
+    texts within the length bound take the renderer about a second (20,000 characters of ``![``), and a
+    page is viewed again and again."""
     return Markup(_MD.render(text))  # the renderer escaped every raw tag (html=False)

@@ -18,21 +18,24 @@ from parterre.commands.common import CliError, Subparsers
 def cmd_play(args: argparse.Namespace) -> int:
     """Play the games, print one line per game and the table; 0 whatever the bots did."""
     from games.api import GameError
-    from games.registry import load_game
+    from games.registry import load_game, parse_game_string
     from parterre import local_play as lp
     from workers.settings import settings as worker_settings
 
     try:
-        players = load_game(args.game).num_players
-    except GameError as exc:
-        raise CliError(f"--game {args.game!r}: {exc}") from None
-    try:
         entrants = [lp.parse_bot(spec) for spec in args.bot]
     except lp.SpecError as exc:
         raise CliError(str(exc)) from None
+    try:
+        name, options = parse_game_string(args.game)
+        if "players" not in options:  # one seat per --bot
+            args.game = load_game(name, {**options, "players": len(entrants)}).game_string()
+        players = load_game(args.game).num_players
+    except GameError as exc:
+        raise CliError(f"--game {args.game!r}: {exc}") from None
     if len(entrants) != players:
         raise CliError(f"--game {args.game!r} seats {players} players: give --bot {players} times, "
-                       f"not {len(entrants)}")
+                       f"not {len(entrants)} (or leave players out of --game: one seat per --bot)")
     lp.unique_labels(entrants)
     if args.games is not None and args.games < 1:
         raise CliError("--games must be at least 1")
@@ -41,10 +44,12 @@ def cmd_play(args: argparse.Namespace) -> int:
     tc = common.parse_time_control(args.time_control) if args.time_control else cfg.ladder_time_control_ms
     run_seed = args.seed or secrets.token_hex(8)
     replays = Path(args.replays) if args.replays else Path(tempfile.mkdtemp(prefix="parterre-play-"))
+    if any(replays.glob("game-*.json")):
+        raise CliError(f"--replays {replays} holds the games of an earlier run: give a new or an empty folder")
     replays.mkdir(parents=True, exist_ok=True)
     out = sys.stderr if args.json else sys.stdout
     print(f"{args.game}: {games} game(s), run seed {run_seed} (--seed {run_seed} replays these deals), "
-          f"time control {tc}", file=out, flush=True)
+          f"time control {_tc_words(tc)}", file=out, flush=True)
     records = asyncio.run(lp.play(
         args.game, entrants, games=games, run_seed=run_seed, time_control=tc,
         max_duration_ms=cfg.max_match_duration_s * 1000, replays=replays,
@@ -57,11 +62,21 @@ def cmd_play(args: argparse.Namespace) -> int:
                            "bots": rows})
     else:
         _table(args.game, rows)
-        print(f"replays: {replays} (check one: parterre replay verify {replays}/game-001.json)")
+        played = [r for r in records if r.status == "finished"]
+        hint = f" (check one: parterre replay verify {played[0].replay}; look at it: parterre view " \
+               f"{played[0].replay})" if played else " (no game was played to its end: no replay to check)"
+        print(f"replays: {replays}{hint}")
         for row in rows:
             for log in row["logs"]:
                 print(f"log of {row['bot']}: {log}")
     return 1 if any(r.status == "infra_error" for r in records) else 0
+
+
+def _tc_words(tc: dict[str, int]) -> str:
+    """``1000 ms per decision + 100 ms margin`` (and the bank and increment when there are)."""
+    bank = f"{tc['base_ms']} ms bank + {tc['increment_ms']} ms per decision, " if tc.get("base_ms") else ""
+    cap = f"at most {tc['cap_ms']} ms per decision" if tc.get("cap_ms") else "no cap per decision"
+    return f"{bank}{cap} + {tc.get('margin_ms', 0)} ms margin"
 
 
 def _table(game: str, rows: list[dict[str, Any]]) -> None:

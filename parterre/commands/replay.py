@@ -154,8 +154,11 @@ def _verify_dataset(folder: Any) -> int:
             if not isinstance(replay, dict):
                 problem = "holds no replay"
             else:
-                report = verify_file(record, replay)
-                problem = "; ".join(report.problems) if not report.ok else ""
+                try:
+                    report = verify_file(record, replay)
+                    problem = "; ".join(report.problems) if not report.ok else ""
+                except (AttributeError, KeyError, TypeError, ValueError, IndexError, RecursionError) as exc:
+                    problem = f"a malformed record ({type(exc).__name__}: {str(exc)[:200]})"
         failed += bool(problem)
         print(f"{'FAILED' if problem else 'OK'}: {path}{': ' + problem if problem else ''}")
     print(f"{'OK' if not failed else 'FAILED'}: {len(files) - failed} of {len(files)} files of {folder} "

@@ -14,6 +14,7 @@ import re
 import socket
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -130,6 +131,11 @@ def test_the_viewer_serves_every_step_and_each_view_shows_the_engines_observatio
                 shown = set(re.findall(r'data-card="([^"]+)"', board))
                 assert shown == expected[k + 1][v], (k, query, expected[k + 1][v] ^ shown)
         assert '<span class="badge seat-view">seat 2' in _get(f"{url}/board?step={len(steps) - 1}&seat=1")
+        # another name for this address (a page whose own name was rebound to 127.0.0.1) is refused
+        foreign = urllib.request.Request(url, headers={"Host": "attacker.example"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(foreign, timeout=30)
+        assert refused.value.code == 400
     finally:
         proc.terminate()
         proc.wait(30)

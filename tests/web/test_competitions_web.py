@@ -127,6 +127,9 @@ def test_create_list_and_detail_answer_what_the_ladder_holds(client: TestClient,
     ({"description": "x" * (comp.MAX_TEXT + 1)}, 422, "description"),
     ({"rules": "a\x00b"}, 400, "control characters"),
     ({"time_control": {"cap_ms": -5}}, 400, ""),
+    ({"game_options": {"players": 3}}, 400, "players"),  # the seat counts are player_counts (was a 500)
+    ({"deadline_at": "9999-12-31T23:59:59-14:00"}, 422, "year"),  # year 10000 in UTC (was a 500)
+    ({"opens_at": "0001-01-01T00:00:00+14:00"}, 422, "year"),
 ])
 def test_each_bad_competition_is_refused_with_its_reason_and_nothing_written(
         client: TestClient, pool: Any, changes: dict[str, Any], status: int, words: str) -> None:
@@ -386,6 +389,9 @@ def test_pages_enter_create_and_disqualify_with_a_confirmation(client: TestClien
                        follow_redirects=False)
     assert done.status_code == 303 and comp.entrants(pool, cid)[0].disqualified_reason == "bad"
     assert client.post(f"/competitions/{cid}/extend", data={"deadline_at": "soon", "csrf": csrf}).status_code == 422
+    for digits in ("\u00b2", "\u0661\u0662"):  # a superscript two (int() refuses it: was a 500), Arabic-Indic 12
+        odd = client.post(f"/competitions/{cid}/disqualify", data={"bot_id": digits, "reason": "x", "csrf": csrf})
+        assert odd.status_code == 422, (digits, odd.status_code)
     client.post(f"/competitions/{cid}/extend", data={"deadline_at": (T0 + 30 * HOUR).isoformat(), "csrf": csrf})
     assert comp.get_competition(pool, cid).deadline_at == T0 + 30 * HOUR
     assert client.post(f"/competitions/{cid}/extend", data={"deadline_at": (T0 + 40 * HOUR).isoformat()}
