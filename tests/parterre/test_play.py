@@ -169,3 +169,29 @@ def test_a_grpc_bot_that_dies_is_judged_and_started_again_for_the_next_game(tmp_
     assert {row["bot"]: row["verdicts"] for row in out["bots"]} == {"dies": {"disconnect": 2}, "random": {}}
     for game in out["games"]:
         _verify(game["replay"])
+
+
+def test_a_game_without_a_player_count_seats_one_player_per_bot_and_a_used_folder_is_refused(tmp_path: Path) -> None:
+    """``--game floriferous`` with two bots is a 2-player game (the default count is the game's, 4, which two
+    bots could not fill); a replays folder that holds an earlier run's games is refused, not mixed."""
+    out = _play("--game", "floriferous", "--bot", "house:random", "--bot", "house:greedy", "--games", "1",
+                "--replays", str(tmp_path / "r"))
+    (game,) = out["games"]
+    assert out["game"].startswith("floriferous(") and "players=2" in out["game"] and len(game["seats"]) == 2, out
+    _verify(game["replay"])
+    again = _parterre("play", "--game", "floriferous", "--bot", "house:random", "--bot", "house:greedy",
+                      "--replays", str(tmp_path / "r"))
+    assert again.returncode == 2 and "holds the games of an earlier run" in again.stderr, again.stderr
+
+
+def test_a_grpc_program_that_exits_before_connecting_is_named_and_its_no_show_writes_no_replay(
+        tmp_path: Path) -> None:
+    """A ``grpc:`` program that fails at once (here: exits 3) is reported with its status and its log; the
+    game it did not show up to is aborted, writes no replay and counts in no average."""
+    proc = _parterre("play", "--json", "--game", "floriferous(players=2)", "--bot", "grpc:sh -c 'exit 3'", "--bot",
+                     "house:random", "--games", "1", "--replays", str(tmp_path / "r"))
+    assert proc.returncode == 0 and "its program exited with status 3 before connecting" in proc.stderr, proc.stderr
+    out = json.loads(proc.stdout)
+    (game,) = out["games"]
+    assert game["status"] == "aborted_no_show" and not Path(game["replay"]).exists(), game
+    assert all(b["avg_rank"] is None for b in out["bots"]), out["bots"]
