@@ -34,6 +34,7 @@ import random
 import socket
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from celery.signals import celeryd_init, worker_process_init, worker_ready
@@ -308,15 +309,30 @@ def _play_and_record(pool: ConnectionPool, cfg: WorkerSettings, spec: Any, addre
     worker_metrics.MATCH_ATTEMPTS.labels(outcome.status).inc()
     if outcome.status != "finished":
         return _retry(pool, spec, outcome.status, outcome.error_text(), cfg)
-    for delay in (0.5, 1, 2, 4, 8, 15):
+    return _record(pool, spec, outcome, ctx)
+
+
+RECORD_WAIT_S = 120.0
+"""How long a worker holding a result tries to record it while the database is unreachable."""
+
+
+def _record(pool: ConnectionPool, spec: Any, outcome: Any, ctx: dict[str, Any],
+            sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic) -> str:
+    """Record a finished attempt's result, trying again while the database is unreachable: at most 2 s
+    apart, so that the first try after an outage comes well within the whole lease of reachable time the
+    reaper gives a claim (docs/faults.md D-02); the result arrived, so no referee event renews the lease
+    meanwhile. Past :data:`RECORD_WAIT_S` the lease runs out and the reaper plays the match again."""
+    deadline, delay = clock() + RECORD_WAIT_S, 0.5
+    while True:
         try:
-            recorded = ladder_matches.record_result(pool, match_id, spec.attempt, outcome.as_result())
+            recorded = ladder_matches.record_result(pool, spec.match_id, spec.attempt, outcome.as_result())
             return "finished" if recorded else "skipped"
         except DatabaseUnavailableError as exc:
-            # The lease expires and the reaper runs the match again if the database stays down.
-            log.warning("match %s: database unavailable while recording: %s", match_id, exc, extra=ctx)
-            time.sleep(delay)
-    return "unrecorded"
+            log.warning("match %s: database unavailable while recording: %s", spec.match_id, exc, extra=ctx)
+        if clock() + delay > deadline:
+            return "unrecorded"
+        sleep(delay)
+        delay = min(2.0, delay * 2)
 
 
 def _wait_for_referee(pool: ConnectionPool, spec: Any, error: str, cfg: WorkerSettings) -> str:

@@ -453,3 +453,35 @@ def test_f08_a_referee_that_vanishes_without_closing_is_found_by_its_silence_not
     assert not isinstance(errors[0], RefereeUnavailableError), "the match had started: it is an attempt"
     assert "silent for 1.5 s" in str(errors[0]) and "referee" in str(errors[0]), errors[0]
     assert found_s < 10, f"found after {found_s:.1f} s"
+
+
+def test_d02_a_result_held_through_an_outage_is_tried_at_most_2_s_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The result arrived, then the database went away: no referee event renews the lease any more, and
+    the reaper gives a claim a whole lease (6 s in the outage test) of reachable time. The tries were 0.5,
+    1, 2, 4, 8 and 15 s apart, so a try could come 15 s after the outage, after the reaper had expired the
+    live worker's claim. Now at most 2 s apart, for RECORD_WAIT_S in all (a virtual clock)."""
+    import workers.tasks as tasks
+    from ladder.errors import DatabaseUnavailableError
+
+    now = [0.0]
+    slept: list[float] = []
+    down_until = 20.0  # a 20 s outage from the moment the result arrived
+
+    def record(pool: Any, match_id: int, attempt: int, result: Any) -> bool:
+        if now[0] < down_until:
+            raise DatabaseUnavailableError("cut")
+        return True
+
+    def sleep(s: float) -> None:
+        slept.append(s)
+        now[0] += s
+
+    monkeypatch.setattr(tasks.ladder_matches, "record_result", record)
+    spec = type("Spec", (), {"match_id": 7, "attempt": 1})()
+    outcome = type("Outcome", (), {"as_result": lambda self: {}})()
+    assert tasks._record(None, spec, outcome, {}, sleep=sleep, clock=lambda: now[0]) == "finished"
+    assert max(slept) <= 2.0 and now[0] - down_until <= 2.0, slept
+    now[0], slept[:] = 0.0, []
+    down_until = 10_000.0  # never back: give up once RECORD_WAIT_S has passed, the lease runs out
+    assert tasks._record(None, spec, outcome, {}, sleep=sleep, clock=lambda: now[0]) == "unrecorded"
+    assert tasks.RECORD_WAIT_S - 2.0 <= now[0] <= tasks.RECORD_WAIT_S
