@@ -51,7 +51,7 @@ LONG_RUNNING = ("postgres", "redis", "referee", "referee-2", "worker", "worker-2
 DONE = ("finished", "failed", "aborted_no_show")
 FAULT_GAME = "flowar"
 FAULT_ROUNDS = 16  # 384 matches: a referee kill that ends no attempt (its rooms moved on) is tried again,
-# up to 5 times, and each kill waits up to 45 s for the attempt it ends; 120 matches (about 40 s)
+# up to 8 times, and each kill waits up to 15 s for the attempt it ends; 120 matches (about 40 s)
 # once ended before the retries were done
 FAULT_MATCHES = FAULT_ROUNDS * (4 * 3 // 2 * 2 + 4 * 3)
 """Matches of the fault tournament: rounds x (6 pairs x 2 seatings + 4 triples x 3 seatings)."""
@@ -341,10 +341,20 @@ def hosted(stack: Stack, report: dict[str, Any]) -> None:
 # -- faults ---------------------------------------------------------------------------------
 
 
-def kill9(stack: Stack, service: str) -> dict[str, Any]:
-    """SIGKILL the container's init process from the host: the kernel kills its whole PID namespace."""
+def kill9(stack: Stack, service: str, busy: Any = None) -> dict[str, Any] | None:
+    """SIGKILL the container's init process from the host: the kernel kills its whole PID namespace.
+
+    With ``busy``, the kill lands within a poll of ``busy()`` being true, checked again after the
+    container's pid is read (``docker inspect`` takes a few hundred ms, longer than the tail of a
+    match); None when it stayed false for 5 s (nothing killed)."""
     before = stack.inspect(service)
     pid = before["State"]["Pid"]
+    if busy is not None:
+        end = time.monotonic() + 5
+        while not busy():
+            if time.monotonic() > end:
+                return None
+            time.sleep(0.02)
     os.kill(pid, 9)
 
     def restarted() -> bool:
@@ -390,7 +400,7 @@ def fault_tournament(stack: Stack, bots: list[str], report: dict[str, Any]) -> i
 
     # (matches done first, service, busy now?, error pattern of the attempts a kill ends). A match
     # lasts about a second, so a match seen in play may end before the kill lands: a kill that
-    # ended no attempt is tried again (at most 5 kills of each).
+    # ended no attempt is tried again (at most 8 kills of each).
     faults = [(3, "worker", worker_busy, "%worker-1@ci#%"), (10, "referee", referee_busy, "%referee%")]
     kills = {"worker": 0, "referee": 0}
     timeline = []
@@ -399,20 +409,23 @@ def fault_tournament(stack: Stack, bots: list[str], report: dict[str, Any]) -> i
         st = tournament_status(stack, tid)
         done = sum(st.get(s, 0) for s in DONE)
         if faults and done >= faults[0][0] and done < total - 4 and faults[0][2]():
-            _, service, _, pattern = fault = faults.pop(0)
+            _, service, busy, pattern = fault = faults.pop(0)
             before = hit(pattern)
-            info = kill9(stack, service)
+            info = kill9(stack, service, busy)
+            if info is None:  # what it was to hit ended before the kill: try again
+                faults.insert(0, fault)
+                continue
             kills[service] += 1
             # the worker that lost its call ends the attempt (at once: the kernel closes the killed
-            # process's sockets; a silent referee would take PARTERRE_REFEREE_SILENCE_S, 30 s)
-            settle = time.monotonic() + 45
+            # process's sockets on the host network)
+            settle = time.monotonic() + 15
             while hit(pattern) == before and time.monotonic() < settle:
                 time.sleep(0.5)
             ended = hit(pattern) - before
             timeline.append(f"{time.monotonic() - t0:.0f} s, {done} done, {st.get('running', 0)} running: "
                             f"kill -9 {service} (pid {info['pid']}), restarted by Docker; {ended} attempts ended")
             log(timeline[-1])
-            if ended == 0 and kills[service] < 5:
+            if ended == 0 and kills[service] < 8:
                 faults.insert(0, fault)
         if sum(st.values()) == total and done == total:
             break
