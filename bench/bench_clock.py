@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_referee import _bidi_server, _floor_request, _identity  # noqa: E402 - after sys.path
+from bench.bench_referee import _FloorRooms as _Floor  # noqa: E402 - after sys.path
 from bench.harness import Goal, Result, not_run, report  # noqa: E402 - after the sys.path setup above
 
 GAME_STRING = "floriferous(players=2)"
@@ -162,35 +163,12 @@ async def child(mode: str, address: str, concurrency: int, seconds: float, think
 
 # -- the servers ---------------------------------------------------------------------------------
 
-class _FloorRooms:
-    """The floor's rooms: pairs of streams; each room alternates a request and times each answer."""
+class _FloorRooms(_Floor):
+    """The floor's rooms (``bench/bench_referee.py``'s), each answer timed from the write to its read."""
 
     def __init__(self) -> None:
-        self.streams: dict[int, dict[int, Any]] = {}
-        self.futures: dict[int, asyncio.Future[Any]] = {}
+        super().__init__()
         self.charged: dict[str, float] = {}
-        self.rooms: list[asyncio.Task[None]] = []
-
-    async def handler(self, request_iterator: Any, context: Any) -> None:
-        import grpc.aio
-
-        from proto.parterre.v1 import referee_pb2 as pb
-
-        first = await context.read()
-        if not isinstance(first, pb.BotMessage):
-            return
-        pair, side = divmod(first.pong.nonce, 2)
-        slot = self.streams.setdefault(pair, {})
-        slot[side] = context
-        if len(slot) == 2:
-            self.rooms.append(asyncio.create_task(self.room(pair)))
-        while True:
-            msg = await context.read()
-            if msg is grpc.aio.EOF:
-                return
-            fut = self.futures.get(pair)
-            if fut is not None and not fut.done():
-                fut.set_result(time.monotonic())
 
     async def room(self, pair: int) -> None:
         from proto.parterre.v1 import referee_pb2 as pb
