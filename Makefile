@@ -8,7 +8,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install demo test test-faults lint bench compiled protos clean
+.PHONY: install demo test test-faults test-long lint bench compiled protos clean
 
 $(BIN)/.installed: pyproject.toml setup.py
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is required (set PYTHON=python3.11)")'
@@ -31,12 +31,17 @@ demo: install
 	$(BIN)/parterre demo
 
 test: install
-	$(BIN)/python -m pytest -q -m "not faults_e2e" --durations=20
+	$(BIN)/python -m pytest -q -m "not faults_e2e and not long_e2e" --durations=20
 
 # The fault-injection end-to-end runs (about 3 minutes): a stage of .ci/run of its own, so that
 # `make test` stays under 20 minutes on the 2-core machine.
 test-faults: install
 	$(BIN)/python -m pytest -q -m faults_e2e
+
+# End-to-end runs of minutes against `parterre up` whose clock the tests cannot move (a competition from
+# creation to its frozen final table): a stage of .ci/run of its own, like test-faults.
+test-long: install
+	$(BIN)/python -m pytest -q -m long_e2e
 
 lint: install
 	@status=0; \
