@@ -1,0 +1,225 @@
+"""Leagues gated by the house bots (docs/ladder.md "Leagues"): promotions decided from recorded
+matches, against a lower bound computed here by an independent method (bisection on the one-sided
+score test), in order only, never for house bots, once per promotion under parallel ticks."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from datetime import UTC, datetime, timedelta
+from statistics import NormalDist
+from typing import Any
+
+import pytest
+from fixtures.ladder_helpers import GAME, count, make_bots, play
+
+from ladder.bots import revoke_bot
+from ladder.db import connection
+from ladder.house import ensure_house_bot
+from ladder.leagues import MIN_GAMES, bot_leagues, leagues_by_bot, promote, wilson_lower_bound
+from ladder.tournaments import plan_match
+
+pytestmark = pytest.mark.usefixtures("games")
+
+DUO = f"{GAME}(players=2)"
+TRIO = f"{GAME}(players=3)"
+_keys = itertools.count()
+
+
+def score_test_lower_bound(points: float, n: int, confidence: float = 0.95) -> float:
+    """The smallest share p the one-sided score test does not reject, found by bisection on
+    (s - p)² = z² p (1 - p) / n for p <= s: the definition of the bound, not its closed form."""
+    z = NormalDist().inv_cdf(confidence)
+    s = points / n
+    lo, hi = 0.0, s
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if (s - mid) ** 2 > z * z * mid * (1 - mid) / n:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def record(pool: Any, bot: int, boss: int, wins: int, losses: int = 0, draws: int = 0) -> None:
+    """Plan and record rated 2-seat matches of ``bot`` against ``boss`` (seats alternating)."""
+    results = ["w"] * wins + ["l"] * losses + ["d"] * draws
+    for i, r in enumerate(results):
+        seats = [bot, boss] if i % 2 == 0 else [boss, bot]
+        mid = plan_match(pool, game_string=DUO, bot_ids=seats, plan_key=f"test:{next(_keys)}")
+        mine = {"w": 1, "l": 2, "d": 1}[r]
+        theirs = {"w": 2, "l": 1, "d": 1}[r]
+        play(pool, mid, [mine, theirs] if seats[0] == bot else [theirs, mine])
+
+
+def promotions(pool: Any) -> list[tuple[Any, ...]]:
+    with pool.connection() as conn:
+        return [tuple(r) for r in conn.execute(
+            "SELECT bot_id, game, league, boss_id, games, wins, draws, score, lower_bound, promoted_at "
+            "FROM league_promotions ORDER BY bot_id, promoted_at, "
+            "array_position(ARRAY['bronze', 'silver', 'gold'], league)").fetchall()]
+
+
+def later(days: int = 1) -> datetime:
+    """A virtual date after every match recorded by the test."""
+    return datetime.now(UTC) + timedelta(days=days)
+
+
+@pytest.mark.parametrize(("points", "n"), [(14, 20), (13, 20), (27.5, 41), (20, 20), (0, 20), (10, 20), (1, 1)])
+def test_the_wilson_bound_is_the_score_tests_boundary(points: float, n: int) -> None:
+    assert wilson_lower_bound(points, n) == pytest.approx(score_test_lower_bound(points, n), abs=1e-9)
+
+
+def test_a_bot_is_promoted_to_bronze_once_its_record_against_house_random_proves_it(pool) -> None:
+    (bot,) = make_bots(pool, 1)
+    rnd, _ = ensure_house_bot(pool, "random", [GAME])
+    record(pool, bot, rnd, wins=MIN_GAMES - 1)  # every game won, one game short of the minimum
+    assert score_test_lower_bound(MIN_GAMES - 1, MIN_GAMES - 1) > 0.5
+    assert promote(pool, now=later()) == [] and promotions(pool) == []
+    record(pool, bot, rnd, wins=0, losses=13)  # 19 of 32: bound below one half
+    assert score_test_lower_bound(19, 32) < 0.5
+    assert promote(pool, now=later()) == []
+    record(pool, bot, rnd, wins=6)  # 25 of 38
+    assert score_test_lower_bound(25, 38) > 0.5
+    assert promote(pool, now=datetime.now(UTC) - timedelta(days=1)) == []  # a date before the matches
+    when = later(3)
+    (new,) = promote(pool, now=when)
+    assert (new.bot_id, new.league, new.boss_id) == (bot, "bronze", rnd)
+    ((b, game, league, boss, n, w, d, s, lb, at),) = promotions(pool)
+    assert (b, game, league, boss, n, w, d, at) == (bot, GAME, "bronze", rnd, 38, 25, 0, when)
+    assert s == pytest.approx(25 / 38) and lb == pytest.approx(score_test_lower_bound(25, 38), abs=1e-9)
+    assert promote(pool, now=later(5)) == []  # idempotent: the first date and evidence stay
+    assert promotions(pool)[0][-1] == when
+    with connection(pool) as conn:
+        assert leagues_by_bot(conn, GAME, [bot]) == {bot: "bronze"}
+
+
+def test_draws_count_half_and_casual_matches_do_not_count(pool) -> None:
+    (bot,) = make_bots(pool, 1)
+    rnd, _ = ensure_house_bot(pool, "random", [GAME])
+    record(pool, bot, rnd, wins=5, draws=30)  # 20 points of 35
+    assert score_test_lower_bound(20, 35) < 0.5
+    assert promote(pool, now=later()) == []
+    mid = plan_match(pool, game_string=DUO, bot_ids=[bot, rnd], plan_key="casual")
+    with pool.connection() as conn:
+        conn.execute("UPDATE matches SET rated = false WHERE id = %s", (mid,))
+    play(pool, mid, [1, 2])
+    with connection(pool) as conn:
+        (league,) = bot_leagues(conn, bot, [GAME])
+    assert league.next_gate is not None
+    ev = league.next_gate.evidence
+    assert (ev.games, ev.wins, ev.draws) == (35, 5, 30)  # the casual win is not evidence
+    assert ev.score == pytest.approx(20 / 35) and ev.lower_bound == pytest.approx(score_test_lower_bound(20, 35))
+
+
+def test_gates_are_passed_in_order_only(pool) -> None:
+    (bot,) = make_bots(pool, 1)
+    rnd, _ = ensure_house_bot(pool, "random", [GAME])
+    greedy, _ = ensure_house_bot(pool, "greedy", [GAME])
+    search, _ = ensure_house_bot(pool, "search", [GAME])
+    record(pool, bot, greedy, wins=30)
+    record(pool, bot, search, wins=30)
+    record(pool, bot, rnd, wins=10, losses=10)
+    assert promote(pool, now=later()) == []  # crushing Silver's and Gold's bosses does not skip Bronze
+    record(pool, bot, rnd, wins=20)
+    when = later(2)
+    new = promote(pool, now=when)
+    assert [(p.league, p.boss_id) for p in new] == [("bronze", rnd), ("silver", greedy), ("gold", search)]
+    assert [(r[2], r[-1]) for r in promotions(pool)] == [("bronze", when), ("silver", when), ("gold", when)]
+    with connection(pool) as conn:
+        (league,) = bot_leagues(conn, bot, [GAME])
+    assert league.league == "gold" and league.next_gate is None and league.note is None
+    assert [p.league for p in league.promotions] == ["bronze", "silver", "gold"]
+
+
+def test_house_bots_are_never_promoted_and_have_no_league(pool) -> None:
+    rnd, _ = ensure_house_bot(pool, "random", [GAME])
+    greedy, _ = ensure_house_bot(pool, "greedy", [GAME])
+    record(pool, greedy, rnd, wins=40)
+    assert promote(pool, now=later()) == [] and promotions(pool) == []
+    with connection(pool) as conn:
+        assert bot_leagues(conn, greedy, [GAME]) == []
+
+
+def test_a_game_the_search_bot_does_not_play_has_no_gold_gate(pool) -> None:
+    (bot,) = make_bots(pool, 1)
+    rnd, _ = ensure_house_bot(pool, "random", [GAME])
+    greedy, _ = ensure_house_bot(pool, "greedy", [GAME])
+    ensure_house_bot(pool, "search", ["flowar"])
+    record(pool, bot, rnd, wins=25)
+    record(pool, bot, greedy, wins=25)
+    assert [p.league for p in promote(pool, now=later())] == ["bronze", "silver"]
+    with connection(pool) as conn:
+        (league,) = bot_leagues(conn, bot, [GAME])
+    assert league.league == "silver" and league.leagues == ["wood", "bronze", "silver"]
+    assert league.next_gate is None and league.note is not None and "Gold" in league.note
+
+
+def test_a_retired_bot_keeps_its_promotions_and_is_promoted_no_further(pool) -> None:
+    (bot,) = make_bots(pool, 1)
+    rnd, _ = ensure_house_bot(pool, "random", [GAME])
+    greedy, _ = ensure_house_bot(pool, "greedy", [GAME])
+    record(pool, bot, rnd, wins=25)
+    assert len(promote(pool, now=later())) == 1
+    record(pool, bot, greedy, wins=25)
+    revoke_bot(pool, bot)
+    assert promote(pool, now=later(2)) == []
+    assert [r[2] for r in promotions(pool)] == ["bronze"]
+
+
+def test_a_multiplayer_match_is_one_result_against_the_boss(pool) -> None:
+    a, other = make_bots(pool, 2)
+    rnd, _ = ensure_house_bot(pool, "random", [GAME])
+    for i in range(MIN_GAMES):
+        mid = plan_match(pool, game_string=TRIO, bot_ids=[a, rnd, other], plan_key=f"trio:{i}")
+        play(pool, mid, [2, 3, 1])  # a above the boss, below the other bot
+    new = promote(pool, now=later())
+    assert sorted((p.bot_id, p.evidence.games, p.evidence.wins) for p in new) == [(a, MIN_GAMES, MIN_GAMES),
+                                                                                 (other, MIN_GAMES, MIN_GAMES)]
+
+
+def test_parallel_runs_store_each_promotion_once(pool) -> None:
+    bots = make_bots(pool, 3)
+    rnd, _ = ensure_house_bot(pool, "random", [GAME])
+    greedy, _ = ensure_house_bot(pool, "greedy", [GAME])
+    for b in bots:
+        record(pool, b, rnd, wins=22)
+        record(pool, b, greedy, wins=22)
+    barrier = threading.Barrier(6)
+    stored: list[int] = []
+    errors: list[BaseException] = []
+
+    def tick(i: int) -> None:
+        try:
+            barrier.wait()
+            stored.append(len(promote(pool, now=later(1) + timedelta(seconds=i))))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=tick, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    rows = promotions(pool)
+    assert sorted((r[0], r[2]) for r in rows) == sorted((b, lg) for b in bots for lg in ("bronze", "silver"))
+    assert sum(stored) == len(rows) == 6  # each promotion reported by the one run that stored it
+    assert count(pool, "SELECT count(DISTINCT (bot_id, game, league)) FROM league_promotions") == 6
+
+
+def test_the_league_tick_promotes_at_its_virtual_date(pool, migrated_url, monkeypatch) -> None:
+    import workers.tasks as tasks
+    from workers import periodic
+
+    monkeypatch.setenv("PARTERRE_DATABASE_URL", migrated_url)
+    monkeypatch.setattr(tasks, "_pool", pool)
+    (bot,) = make_bots(pool, 1)
+    rnd, _ = ensure_house_bot(pool, "random", [GAME])
+    record(pool, bot, rnd, wins=21)
+    past = (datetime.now(UTC) - timedelta(hours=1)).timestamp()
+    assert periodic.league_tick(now=past) == {"promoted": 0}
+    when = later(7).replace(microsecond=0)
+    assert periodic.league_tick(now=when.timestamp()) == {"promoted": 1}
+    assert periodic.league_tick(now=when.timestamp() + 10) == {"promoted": 0}
+    assert [(r[0], r[2], r[-1]) for r in promotions(pool)] == [(bot, "bronze", when)]
