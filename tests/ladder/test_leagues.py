@@ -16,8 +16,9 @@ from fixtures.ladder_helpers import GAME, count, make_bots, play
 from ladder.bots import revoke_bot
 from ladder.db import connection
 from ladder.house import ensure_house_bot
+from ladder.ladder_rounds import BOSS_EVERY, BOSS_MAX_PENDING
 from ladder.leagues import MIN_GAMES, bot_leagues, leagues_by_bot, promote, wilson_lower_bound
-from ladder.tournaments import plan_match
+from ladder.tournaments import plan_ladder_round, plan_match
 
 pytestmark = pytest.mark.usefixtures("games")
 
@@ -223,3 +224,52 @@ def test_the_league_tick_promotes_at_its_virtual_date(pool, migrated_url, monkey
     assert periodic.league_tick(now=when.timestamp()) == {"promoted": 1}
     assert periodic.league_tick(now=when.timestamp() + 10) == {"promoted": 0}
     assert [(r[0], r[2], r[-1]) for r in promotions(pool)] == [(bot, "bronze", when)]
+
+
+def ladder_tables(pool: Any, rounds: range, bots: list[int], **kw: Any) -> list[frozenset[int]]:
+    """The tables of ``rounds`` of the continuous ladder with ``bots`` online (nothing played between)."""
+    out = []
+    for r in rounds:
+        ids = plan_ladder_round(pool, game_string=DUO, round_no=r, bot_ids=bots, **kw)
+        with pool.connection() as conn:
+            out += [frozenset(t) for (t,) in conn.execute(
+                "SELECT array_agg(bot_id) FROM seats WHERE match_id = ANY(%s) GROUP BY match_id", (ids,))]
+    return out
+
+
+def test_the_ladder_gives_each_bot_games_against_its_next_boss(pool) -> None:
+    wood = make_bots(pool, 4)
+    (climber, top) = make_bots(pool, 2, prefix="up")
+    rnd, _ = ensure_house_bot(pool, "random", [GAME])
+    greedy, _ = ensure_house_bot(pool, "greedy", [GAME])
+    record(pool, climber, rnd, wins=25)
+    record(pool, top, rnd, wins=25)
+    record(pool, top, greedy, wins=25)
+    promote(pool, now=later())
+    with connection(pool) as conn:
+        assert leagues_by_bot(conn, GAME, [*wood, climber, top]) == {
+            **dict.fromkeys(wood, "wood"), climber: "bronze", top: "silver"}
+    tables = ladder_tables(pool, range(100, 100 + BOSS_EVERY), [*wood, climber, top, rnd, greedy], max_pending=100)
+    for bot in wood:  # within BOSS_EVERY rounds every bot meets its next boss, and no other
+        assert frozenset((bot, rnd)) in tables and frozenset((bot, greedy)) not in tables
+    assert frozenset((climber, greedy)) in tables and frozenset((climber, rnd)) not in tables
+    assert not any(top in t and t & {rnd, greedy} for t in tables)  # no gate above Silver in this game
+    assert frozenset((rnd, greedy)) not in tables
+
+
+def test_a_boss_gets_at_most_its_share_of_matches_per_round(pool) -> None:
+    wood = make_bots(pool, 3 * BOSS_MAX_PENDING + 3)
+    rnd, _ = ensure_house_bot(pool, "random", [GAME])
+    tables = ladder_tables(pool, range(7, 10), [*wood, rnd], max_pending=100)
+    assert sum(rnd in t for t in tables) == BOSS_MAX_PENDING  # the cap counts its pending matches
+    with pool.connection() as conn:
+        conn.execute("UPDATE matches SET status = 'expired'")
+    assert sum(rnd in t for t in ladder_tables(pool, range(10, 11), [*wood, rnd], max_pending=100)) >= 1
+
+
+def test_the_boss_of_a_bot_offline_or_revoked_is_not_seated(pool) -> None:
+    a, b = make_bots(pool, 2)
+    rnd, _ = ensure_house_bot(pool, "random", [GAME])
+    assert all(rnd not in t for t in ladder_tables(pool, range(0, 3), [a, b], max_pending=100))
+    revoke_bot(pool, rnd)
+    assert all(rnd not in t for t in ladder_tables(pool, range(3, 6), [a, b, rnd], max_pending=100))
