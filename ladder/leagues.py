@@ -44,8 +44,10 @@ __all__ = [
     "bot_leagues",
     "game_gates",
     "head_to_head",
+    "league_badges",
     "league_of",
     "leagues_by_bot",
+    "next_bosses",
     "promote",
     "wilson_lower_bound",
 ]
@@ -240,6 +242,16 @@ def leagues_by_bot(conn: Any, game: str, bot_ids: Sequence[int]) -> dict[int, st
     ids = sorted({int(b) for b in bot_ids})
     promoted = _promoted(conn, game, ids)
     return {b: league_of(promoted.get(b, ())) for b in ids}
+
+
+def league_badges(conn: Any, game: str, bot_ids: Sequence[int]) -> dict[int, str | None]:
+    """The league of each of ``bot_ids`` in ``game``, None for a house bot (it has no league)."""
+    ids = sorted({int(b) for b in bot_ids})
+    if not ids:
+        return {}
+    house = {int(r[0]) for r in conn.execute(
+        "SELECT id FROM bots WHERE id = ANY(%s::bigint[]) AND house", (ids,)).fetchall()}
+    return {b: None if b in house else lg for b, lg in leagues_by_bot(conn, game, ids).items()}
 
 
 def next_bosses(conn: Any, game: str, bot_ids: Sequence[int]) -> dict[int, int]:

@@ -4,14 +4,13 @@ score test), in order only, never for house bots, once per promotion under paral
 
 from __future__ import annotations
 
-import itertools
 import threading
 from datetime import UTC, datetime, timedelta
 from statistics import NormalDist
 from typing import Any
 
 import pytest
-from fixtures.ladder_helpers import GAME, count, make_bots, play
+from fixtures.ladder_helpers import GAME, count, make_bots, play, record_duel
 
 from ladder.bots import revoke_bot
 from ladder.db import connection
@@ -24,7 +23,6 @@ pytestmark = pytest.mark.usefixtures("games")
 
 DUO = f"{GAME}(players=2)"
 TRIO = f"{GAME}(players=3)"
-_keys = itertools.count()
 
 
 def score_test_lower_bound(points: float, n: int, confidence: float = 0.95) -> float:
@@ -44,13 +42,7 @@ def score_test_lower_bound(points: float, n: int, confidence: float = 0.95) -> f
 
 def record(pool: Any, bot: int, boss: int, wins: int, losses: int = 0, draws: int = 0) -> None:
     """Plan and record rated 2-seat matches of ``bot`` against ``boss`` (seats alternating)."""
-    results = ["w"] * wins + ["l"] * losses + ["d"] * draws
-    for i, r in enumerate(results):
-        seats = [bot, boss] if i % 2 == 0 else [boss, bot]
-        mid = plan_match(pool, game_string=DUO, bot_ids=seats, plan_key=f"test:{next(_keys)}")
-        mine = {"w": 1, "l": 2, "d": 1}[r]
-        theirs = {"w": 2, "l": 1, "d": 1}[r]
-        play(pool, mid, [mine, theirs] if seats[0] == bot else [theirs, mine])
+    record_duel(pool, DUO, bot, boss, wins=wins, losses=losses, draws=draws)
 
 
 def promotions(pool: Any) -> list[tuple[Any, ...]]:
