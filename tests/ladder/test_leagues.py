@@ -265,3 +265,11 @@ def test_the_boss_of_a_bot_offline_or_revoked_is_not_seated(pool) -> None:
     assert all(rnd not in t for t in ladder_tables(pool, range(0, 3), [a, b], max_pending=100))
     revoke_bot(pool, rnd)
     assert all(rnd not in t for t in ladder_tables(pool, range(3, 6), [a, b, rnd], max_pending=100))
+
+
+def test_a_bot_no_table_fits_plays_its_boss_in_any_round(pool) -> None:
+    (lone,) = make_bots(pool, 1)
+    rnd, _ = ensure_house_bot(pool, "random", [GAME])
+    rounds = [r for r in range(1, 10) if (r + lone) % BOSS_EVERY != 0][:2]
+    for r in rounds:  # rounds it is not due for its boss: nobody else online, so it plays the boss
+        assert ladder_tables(pool, range(r, r + 1), [lone, rnd], max_pending=100) == [frozenset((lone, rnd))]

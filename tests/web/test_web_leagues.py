@@ -121,6 +121,8 @@ def test_the_bot_page_and_its_json_show_leagues_with_their_evidence(client: Test
     assert (fresh["league"], fresh["promotions"], fresh["next_gate"]["boss_name"]) == ("wood", [], "house-random")
     assert fresh["next_gate"]["evidence"]["games"] == 0
     assert client.get(f"/api/bots/{rnd}").json()["leagues"] == []  # a house bot has no league
+    house_page = client.get(f"/bots/{rnd}")
+    assert house_page.status_code == 200 and not any(t == "div" for t, _, _ in parse(house_page.text).found)
 
 
 def test_the_leaderboard_shows_each_bots_league(client: TestClient, pool: Any) -> None:
