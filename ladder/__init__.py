@@ -65,6 +65,11 @@ Reading (:mod:`ladder.read`, shared by the web site and the CLI; its own docstri
     ``export_replay(pool, match_id) -> dict``; ``replay_json(pool, match_id) -> str | None``
     ``tournament_standings(pool, tournament_id) -> list[StandingEntry]``
 
+Leagues (:mod:`ladder.leagues`; docs/ladder.md "Leagues")
+    ``promote(pool, *, now, games=None) -> list[Promotion]`` (idempotent; ``parterre.league_tick``);
+    ``bot_leagues(conn, bot_id, games)``, ``leagues_by_bot(conn, game, bot_ids)``, ``next_bosses``;
+    ``wilson_lower_bound(score, games)``; ``LEAGUES``, ``BOSSES``, ``MIN_GAMES``
+
 Rebuilding ratings (:mod:`ladder.ratings`)
     ``rebuild_ratings(pool, game=None, *, k=32.0) -> dict``
 

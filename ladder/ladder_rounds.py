@@ -1,4 +1,5 @@
-"""The continuous ladder's rounds: pairing online bots, fewest games first (docs/faults.md F-12)."""
+"""The continuous ladder's rounds: pairing online bots, fewest games first (docs/faults.md F-12), and
+each bot with the boss of its next league gate now and then (docs/ladder.md "Leagues")."""
 
 from __future__ import annotations
 
@@ -8,10 +9,16 @@ from typing import Any
 from psycopg_pool import ConnectionPool
 
 from games.registry import load_game
-from ladder import elo, fair_play
+from ladder import elo, fair_play, leagues
 from ladder.db import run_transaction
 from ladder.errors import TournamentError
 from ladder.match_plans import TimeControl, _insert_matches, new_seed
+
+BOSS_EVERY = 3
+"""A bot whose next league boss is online plays it in one round of this many (docs/ladder.md "Leagues")."""
+
+BOSS_MAX_PENDING = 8
+"""Most planned or running matches the ladder gives one boss (a house bot plays 8 at once)."""
 
 LADDER_KEY_PREFIX = "ladder:"
 """Plan keys of continuous-ladder matches start with this (matches without a tournament)."""
@@ -36,7 +43,8 @@ def plan_ladder_round(
     Pairing, fewest games first: of ``bot_ids`` (the bots online
     now), drop revoked bots, bots registered for other games only (``bots.games``, set
     by their owner; empty: every game), house bots (:mod:`ladder.house`: they are there
-    to be challenged and to fill gauntlets, not to play each other forever)
+    to be challenged, to fill gauntlets and to keep the leagues' gates, not to play each other
+    forever; a house bot is seated only as a league boss, below)
     and bots with ``max_pending`` or more planned or running matches (any
     match, ladder or not); order the rest by games
     played in this game (rated games, plus their pending matches), ties in a
@@ -46,8 +54,17 @@ def plan_ladder_round(
     of two accounts that already have :data:`ladder.fair_play.MAX_RATED_PER_ACCOUNT_PAIR_DAY`
     rated matches without a tournament in the game in the last 24 hours
     (:func:`tables_of`; a bot no table fits waits for a later round); each table's
-    seats in a random order. Every match is a match without a tournament,
-    with the plan key ``ladder:<game string>:r<round>:<sorted bot ids>``.
+    seats in a random order.
+
+    League bosses (docs/ladder.md "Leagues"), in a game of two seats: a bot whose next gate's
+    boss (:func:`ladder.leagues.next_bosses`) is among ``bot_ids`` and not revoked plays that
+    boss instead of a bot this round when ``(round_no + bot id) % BOSS_EVERY == 0``, and also
+    when no table fits it this round; the boss is seated whatever the rating gap (a boss beaten
+    by everyone sinks far below the bots that still have to pass it) and until it has
+    :data:`BOSS_MAX_PENDING` planned or running matches. House bots never meet each other.
+
+    Every match is a match without a tournament, with the plan key
+    ``ladder:<game string>:r<round>:<sorted bot ids>``.
 
     Two schedulers planning the same round (two ``parterre beat`` processes)
     make one set of matches: the transaction takes an advisory lock on the
@@ -123,8 +140,33 @@ def plan_ladder_round(
         keyed = [(int(played.get(b, 0)) + int(pending.get(b, 0)), rng.random(), b) for b in eligible]
         order = [b for *_, b in sorted(keyed)]
         n = loaded.num_players
+        boss_of: dict[int, int] = {}
+        if n == 2 and order:
+            nxt = leagues.next_bosses(conn, loaded.name, order)
+            online = {int(r[0]) for r in conn.execute(
+                "SELECT id FROM bots WHERE id = ANY(%s::bigint[]) AND house AND revoked_at IS NULL",
+                (sorted(set(nxt.values()) & set(candidates)),)).fetchall()}
+            boss_of = {b: x for b, x in nxt.items() if x in online}
+        load = {x: int(pending.get(x, 0)) for x in boss_of.values()}
+        tables: list[list[int]] = []
+
+        def against_boss(bot: int) -> bool:
+            boss = boss_of.get(bot)
+            if boss is None or load[boss] >= BOSS_MAX_PENDING:
+                return False
+            load[boss] += 1
+            tables.append([bot, boss])
+            return True
+
+        due = {b for b in order if (round_no + b) % BOSS_EVERY == 0 and against_boss(b)}
+        rest = [b for b in order if b not in due]
+        tables.extend(tables_of(rest, n, live, fits))
+        seated = {b for t in tables for b in t}
+        for b in rest:
+            if b not in seated:
+                against_boss(b)
         todo = []
-        for table in tables_of(order, n, live, fits):
+        for table in tables:
             seats = list(table)
             rng.shuffle(seats)
             seed, commitment = new_seed()

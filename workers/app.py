@@ -55,7 +55,8 @@ app.conf.update(
 
 
 PERIODIC_TASKS = frozenset({"parterre.ladder_tick", "parterre.reap", "parterre.challenge_tick",
-                            "parterre.tournament_tick", "parterre.tokens_tick", "parterre.competition_tick"})
+                            "parterre.tournament_tick", "parterre.tokens_tick", "parterre.competition_tick",
+                            "parterre.league_tick"})
 """The short periodic ticks: sent to their own queue (:func:`periodic_queue`), never behind matches (S-22)."""
 
 PERIODIC_SUFFIX = ".periodic"
@@ -88,6 +89,8 @@ def configure_beat(
 
     * ``parterre.ladder_tick`` every ``PARTERRE_LADDER_PERIOD_S`` (10 s): one
       round of the continuous ladder per period;
+    * ``parterre.league_tick`` at the same period: the leagues' promotions due
+      (docs/ladder.md "Leagues");
     * ``parterre.reap`` every ``PARTERRE_REAP_PERIOD_S`` (15 s): requeue what
       lost workers left behind;
     * ``parterre.challenge_tick`` every ``PARTERRE_CHALLENGE_PERIOD_S`` (1 s):
@@ -120,6 +123,7 @@ def configure_beat(
     schedule = {
         "parterre-ladder-tick": {"task": "parterre.ladder_tick", "schedule": ladder, "kwargs": {"period_s": ladder},
                                  "options": {"expires": ladder}},
+        "parterre-league-tick": {"task": "parterre.league_tick", "schedule": ladder, "options": {"expires": ladder}},
         "parterre-reap": {"task": "parterre.reap", "schedule": reap, "options": {"expires": reap}},
         "parterre-challenge-tick": {"task": "parterre.challenge_tick", "schedule": challenge,
                                     "options": {"expires": challenge}},

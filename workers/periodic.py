@@ -1,5 +1,5 @@
 """The periodic tasks ``parterre beat`` sends: the continuous ladder's
-round, waiting challenges, tournaments whose entry window closed, competitions (season
+round, the leagues' promotions, waiting challenges, tournaments whose entry window closed, competitions (season
 rounds, locks, final batches), and hosted versions waiting for validation or their
 regression test.
 
@@ -21,6 +21,7 @@ from ladder import challenges as ladder_challenges
 from ladder import competition_final, competition_season
 from ladder import competitions as ladder_competitions
 from ladder import entries as ladder_entries
+from ladder import leagues as ladder_leagues
 from ladder import submissions as ladder_submissions
 from ladder import tournaments as ladder_tournaments
 from ladder.errors import DatabaseUnavailableError
@@ -95,6 +96,30 @@ def ladder_tick(now: float | None = None, period_s: float | None = None) -> dict
             run_match.delay(match_id)
         out[game_string] = len(ids)
     return out
+
+
+@app.task(name="parterre.league_tick")
+def league_tick(now: float | None = None) -> dict[str, int]:
+    """Store the league promotions due at ``now`` (docs/ladder.md "Leagues").
+
+    Sent by ``parterre beat`` with the ladder's round (every ``PARTERRE_LADDER_PERIOD_S``):
+    a bot whose rated results against the boss of its next gate prove it stronger is promoted
+    (:func:`ladder.leagues.promote`). Idempotent: a doubled or redelivered tick stores each
+    promotion once.
+
+    Args:
+        now: Unix time (tests); default the current time.
+
+    Returns:
+        ``{"promoted": promotions stored by this tick}``.
+    """
+    now = time.time() if now is None else now
+    new = ladder_leagues.promote(get_pool(), now=datetime.fromtimestamp(now, UTC))
+    for p in new:
+        log.info("league: bot %s promoted to %s in %s (%d games against %s, %.0f %% scored, lower bound %.0f %%)",
+                 p.bot_id, p.league, p.game, p.evidence.games, p.boss_name, 100 * p.evidence.score,
+                 100 * p.evidence.lower_bound)
+    return {"promoted": len(new)}
 
 
 def _hosted_players(pool: ConnectionPool, game: str) -> list[int]:

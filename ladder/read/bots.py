@@ -1,4 +1,5 @@
-"""The bot page: ratings with their history, per-seat-count statistics, verdicts, head-to-head, recent matches.
+"""The bot page: ratings with their history, leagues, per-seat-count statistics, verdicts, head-to-head, recent
+matches.
 
 Indexes: ``rating_history_by_bot``, ``seats_by_bot``, ``bot_player_stats_by_bot``
 (migration 0002); the bench (``bench/bench_web.py``) prints the plans.
@@ -13,6 +14,7 @@ from datetime import datetime
 from psycopg_pool import ConnectionPool
 
 from ladder.db import connection
+from ladder.leagues import BotLeague, bot_leagues
 from ladder.read.common import NotFound, game_info
 from ladder.read.leaderboards import NO_BT
 from ladder.read.matches import MATCH_COLUMNS, SEAT_COLUMNS, MatchListItem, match_items, seat_map
@@ -109,6 +111,9 @@ class BotPage:
         verdicts: count of seats per referee verdict (every verdict listed, zeros included).
         recent: most recent matches first (by match id); ``older_before`` is the
             ``before`` value of the next page, or None at the end.
+        leagues: its league in each game it is rated in (docs/ladder.md "Leagues"): the gates
+            passed, with date and evidence, and the next gate with the evidence so far; empty
+            for a house bot.
     """
 
     id: int
@@ -122,6 +127,7 @@ class BotPage:
     head_to_head: list[HeadToHead]
     recent: list[MatchListItem]
     older_before: int | None
+    leagues: list[BotLeague]
 
 
 def _thin(points: list[RatingPoint], most: int) -> list[RatingPoint]:
@@ -261,11 +267,12 @@ def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, re
             HeadToHead(game, oid, name, ver, int(n), int(w), int(d), int(lo), (w + d / 2) / n)
             for game, oid, name, ver, n, w, d, lo in h2h_rows
         ]
+        leagues = bot_leagues(conn, bot_id, [r.game for r in ratings])
         more = len(recent_rows) > recent
         matches = match_items(conn, recent_rows[:recent], seats)
         ids = [m.id for m in matches]
     return BotPage(
         id=bot[0], name=bot[1], version=bot[2], created_at=bot[3], revoked=revoked, ratings=ratings,
         by_players=by_players, verdicts=verdicts, head_to_head=h2h, recent=matches,
-        older_before=ids[-1] if more and ids else None,
+        older_before=ids[-1] if more and ids else None, leagues=leagues,
     )

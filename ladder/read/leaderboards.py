@@ -18,6 +18,7 @@ from typing import Any
 from psycopg_pool import ConnectionPool
 
 from ladder.db import connection
+from ladder.leagues import league_badges
 from ladder.read.common import NotFound, game_exists, game_info
 
 
@@ -84,6 +85,8 @@ class LeaderboardEntry:
         win_rate: wins / games (0 when no games).
         avg_score: mean game score (the game's own points) per match.
         last_played: finish time of the bot's last match in this view.
+        league: its league in this game (``wood``, ``bronze``, ``silver``, ``gold``; docs/ladder.md
+            "Leagues"), None for a house bot.
     """
 
     rank: int
@@ -102,6 +105,7 @@ class LeaderboardEntry:
     win_rate: float
     avg_score: float
     last_played: datetime | None
+    league: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,14 +213,14 @@ FROM ranked ORDER BY {{order}} LIMIT %(limit)s OFFSET %(offset)s
 """A player-count view, from ``bot_player_stats`` (migration 0002; primary key prefix ``(game, players)``)."""
 
 
-def _entry(rank: int, row: tuple[Any, ...], bt: dict[int, BtRow]) -> LeaderboardEntry:
+def _entry(rank: int, row: tuple[Any, ...], bt: dict[int, BtRow], leagues: dict[int, str | None]) -> LeaderboardEntry:
     """A :class:`LeaderboardEntry` from the first eleven columns of :data:`_RATING_COLUMNS` order."""
     bid, name, ver, e, g, w, d, lo, wr, avg, lp = row[:11]
     bt_elo, low, high, bt_rank = bt.get(bid, NO_BT)
     return LeaderboardEntry(
         rank=rank, bot_id=int(bid), name=name, version=ver, elo=None if e is None else float(e), bt_elo=bt_elo,
         bt_low=low, bt_high=high, bt_rank=bt_rank, games=int(g), wins=int(w), draws=int(d), losses=int(lo),
-        win_rate=float(wr), avg_score=float(avg), last_played=lp,
+        win_rate=float(wr), avg_score=float(avg), last_played=lp, league=leagues.get(int(bid)),
     )
 
 
@@ -246,7 +250,8 @@ def leaderboard(
     with connection(pool) as conn:
         rows = conn.execute(sql, params).fetchall()
         bt = bt_intervals(conn, game, [r[0] for r in rows])
-    return [_entry(i, row, bt) for i, row in enumerate(rows, start=1)]
+        leagues = league_badges(conn, game, [r[0] for r in rows])
+    return [_entry(i, row, bt, leagues) for i, row in enumerate(rows, start=1)]
 
 
 def leaderboard_page(
@@ -293,6 +298,7 @@ def leaderboard_page(
         total = int(rows[0][12]) if rows else leaderboard_total(conn, game, players)
         bt = bt_intervals(conn, game, [r[0] for r in rows])
         has_bt = bt_available(conn, game)
+        leagues = league_badges(conn, game, [r[0] for r in rows])
 
     def rank_at(i: int, row: tuple[Any, ...]) -> int:
         if row[11] is not None:
@@ -300,7 +306,7 @@ def leaderboard_page(
         assert rank_of is not None, "only rank-ordered queries leave the rank to rank_of"
         return rank_of(i, total)
 
-    entries = [_entry(rank_at(i, row), row, bt) for i, row in enumerate(rows)]
+    entries = [_entry(rank_at(i, row), row, bt, leagues) for i, row in enumerate(rows)]
     return LeaderboardPage(
         game=game, long_name=long_name, players=players, player_counts=list(range(lo, hi + 1)), sort=sort,
         order=order, page=page, per_page=per_page, total=total, pages=max(1, -(-total // per_page)),

@@ -96,6 +96,21 @@ def paths(site: Site, owner: Owner) -> dict[str, list[str]]:
     }
 
 
+def leagues(pool: Any, site: Site) -> None:
+    """House bots keeping Floriferous' gates and a promotion of greedy-alpha, so the bot page shows a
+    league with a gate passed (its evidence) and the next gate, and the leaderboard its badges."""
+    from datetime import UTC, datetime
+
+    from ladder.house import ensure_house_bot
+
+    rnd, _ = ensure_house_bot(pool, "random", ["floriferous"])
+    ensure_house_bot(pool, "greedy", ["floriferous"])
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO league_promotions (bot_id, game, league, boss_id, promoted_at, games, wins, draws, "
+                     "score, lower_bound) VALUES (%s, 'floriferous', 'bronze', %s, %s, 41, 27, 2, 0.683, 0.55)",
+                     (site.bots["greedy-alpha"], rnd, datetime(2026, 12, 7, tzinfo=UTC)))
+
+
 @pytest.fixture(scope="module")
 def served(pg_admin_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any, Site]]:
     """The site over its own seeded database, with sign-up open (the owner's account comes through the API)."""
@@ -107,6 +122,7 @@ def served(pg_admin_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
     mp.delenv("PARTERRE_SESSION_SECRET", raising=False)
     mp.delenv("PARTERRE_REDIS_URL", raising=False)
     site = seed_site(pool)
+    leagues(pool, site)
     server = start_background(pool=pool)
     try:
         yield server.url, pool, site

@@ -58,13 +58,24 @@ def test_house_bots_are_registered_once_and_re_tokened_at_each_start(pool, redis
 
 
 def test_the_continuous_ladder_does_not_pair_house_bots(pool) -> None:
+    """House bots that keep no league gate of the game are not paired; those that do are seated only
+    against the bots whose next gate they keep (tests/ladder/test_leagues.py), never with each other."""
     a, b = make_bots(pool, 2)
-    r, _ = ensure_house_bot(pool, "random", [GAME])
-    g, _ = ensure_house_bot(pool, "greedy", [GAME])
+    r, _ = ensure_house_bot(pool, "random", ["flowar"])
+    g, _ = ensure_house_bot(pool, "greedy", ["flowar"])
     ids = plan_ladder_round(pool, game_string=f"{GAME}(players=2)", round_no=1, bot_ids=[a, b, r, g])
     with pool.connection() as conn:
         seated = {int(x[0]) for x in conn.execute("SELECT bot_id FROM seats WHERE match_id = ANY(%s)", (ids,))}
     assert len(ids) == 1 and seated == {a, b}
+    ensure_house_bot(pool, "random", [GAME])
+    ensure_house_bot(pool, "greedy", [GAME])
+    for round_no in range(2, 8):
+        ids = plan_ladder_round(pool, game_string=f"{GAME}(players=2)", round_no=round_no, bot_ids=[a, b, r, g],
+                                max_pending=100)
+        with pool.connection() as conn:
+            tables = conn.execute("SELECT array_agg(bot_id ORDER BY bot_id) FROM seats WHERE match_id = ANY(%s) "
+                                  "GROUP BY match_id", (ids,)).fetchall()
+        assert tables and all(len({r, g} & set(t)) <= 1 for (t,) in tables)
 
 
 def test_parterre_house_keeps_them_connected_and_they_play_a_challenge(database_url, redis_base_url, monkeypatch,

@@ -34,6 +34,7 @@ TABLES = {
     "hosted_match_logs",  # 0007: hosted bots in rated matches
     "competitions", "competition_entrants", "competition_evaluations", "competition_final_rows",
     "competition_events",  # 0013: competitions
+    "league_promotions",  # 0014: leagues
 }
 
 
