@@ -134,12 +134,15 @@ class DocPage:
     """A docs file rendered for the site.
 
     Attributes:
-        title: the text of its first level-1 heading (the file's name without one).
-        html: the body (escaped by the renderer: raw HTML in the file is text).
+        title: the text of its first level-1 heading (the file's name without one); the page shows it
+            as its own ``<h1>`` (id ``title_id``), above the example replays and the table of contents.
+        title_id: that heading's id.
+        html: the rest of the file (escaped by the renderer: raw HTML in the file is text).
         toc: ``(id, text)`` of each level-2 heading, in order.
     """
 
     title: str
+    title_id: str
     html: Markup
     toc: tuple[tuple[str, str], ...]
 
@@ -155,7 +158,7 @@ def doc_page(source: str) -> DocPage:
     env: dict[str, Any] = {}
     tokens = _MD.parse(text, env)
     seen: dict[str, int] = {}
-    title = ""
+    title, title_id, title_at = "", "", -1
     toc: list[tuple[str, str]] = []
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open":
@@ -163,14 +166,17 @@ def doc_page(source: str) -> DocPage:
             words = _plain(inline)
             ident = slugify(words, seen)
             tok.attrSet("id", ident)
-            if tok.tag == "h1" and not title:
-                title = words
+            if tok.tag == "h1" and title_at < 0:
+                title, title_id, title_at = words, ident, i
             elif tok.tag == "h2":
                 toc.append((ident, words))
         if tok.type == "inline" and tok.children:
             tok.children = _rewrite_inline(tok.children, source)
+    if title_at >= 0:
+        del tokens[title_at:title_at + 3]  # heading_open, inline, heading_close: the template shows the title
     html = _MD.renderer.render(tokens, _MD.options, env)
-    return DocPage(title=title or source, html=Markup(html), toc=tuple(toc))  # escaped by the renderer
+    return DocPage(title=title or source, title_id=title_id or "top", html=Markup(html),  # escaped by the renderer
+                   toc=tuple(toc))
 
 
 def _render(request: Request, template: str, context: dict[str, Any], status_code: int = 200) -> HTMLResponse:

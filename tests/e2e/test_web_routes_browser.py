@@ -93,6 +93,8 @@ def paths(site: Site, owner: Owner) -> dict[str, list[str]]:
         "/my/bots/{bot_id}/hosted": [f"/my/bots/{owner.bot_id}/hosted"],
         "/my/bots/{bot_id}/hosted/{number}": [f"/my/bots/{owner.bot_id}/hosted/{owner.version}"],
         "/competitions/{competition_id}": [f"/competitions/{owner.competition_id}"],
+        "/rules/{game}": ["/rules/floriferous", "/rules/la-fleur", "/rules/flowar"],
+        "/docs/{name}": ["/docs/bots", "/docs/write-a-bot"],
     }
 
 

@@ -59,7 +59,7 @@ def client(web_db: tuple[Any, Site]) -> Iterator[TestClient]:
 
 
 class _Page(HTMLParser):
-    """Links, ids, headings (inside the article) and asset addresses of a page."""
+    """Links, ids, headings (the page's title and those inside the article) and asset addresses of a page."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -82,7 +82,7 @@ class _Page(HTMLParser):
             self.assets.append(a["href"])
         if tag == "article":
             self._in_article += 1
-        if self._in_article and re.fullmatch(r"h[1-6]", tag):
+        if (self._in_article and re.fullmatch(r"h[1-6]", tag)) or tag == "h1":
             self._heading = []
 
     def handle_endtag(self, tag: str) -> None:
