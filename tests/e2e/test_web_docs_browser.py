@@ -4,12 +4,15 @@ The API page (/docs/api) draws Swagger UI from the site's own files under the si
 the oracle is the browser's network log (every request goes to the site itself) and console (no
 policy violation, no script error), and the operations drawn are those of the site's ``/openapi.json``.
 "Try it out" on ``GET /api/games`` gets the same answer as a direct request. At 390 px, once Swagger UI has
-drawn, the page still does not scroll sideways.
+drawn, the page still does not scroll sideways. On the owner's page of a new bot, the referee's address
+is the one the environment gives the site (``PARTERRE_PUBLIC_REFEREE``), the connect command holds the
+token just shown, and its Copy button puts exactly that command on the clipboard.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -17,6 +20,7 @@ from typing import Any
 import pytest
 import test_web_browser as wb
 from fixtures.web_helpers import Site, shared_site
+from test_hosted import PASSWORD
 
 from web import BackgroundServer, start_background
 
@@ -24,14 +28,32 @@ browser = wb.browser
 _chromium_present = wb._chromium_present
 
 
+REFEREE = "play.parterre.test:50443"
+
+
 @pytest.fixture(scope="module")
-def served(pg_admin_url: str, request: pytest.FixtureRequest) -> Iterator[tuple[BackgroundServer, Site]]:
+def served(pg_admin_url: str, request: pytest.FixtureRequest,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[BackgroundServer, Site]]:
+    """The site over the shared seeded database, told its referee's public address by the environment."""
     site = shared_site(pg_admin_url, request.config)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PARTERRE_HOME", str(tmp_path_factory.mktemp("home")))
+    mp.delenv("PARTERRE_SESSION_SECRET", raising=False)
+    mp.delenv("PARTERRE_REDIS_URL", raising=False)
+    mp.setenv("PARTERRE_PUBLIC_REFEREE", REFEREE)
     server = start_background(site.database_url)
     try:
         yield server, site
     finally:
         server.stop()
+        mp.undo()
+
+
+def _past(page: Any, width: int) -> list[str]:
+    """The elements that reach past ``width`` (what a failed width check names)."""
+    return list(page.evaluate(
+        "w => [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > w)"
+        ".map(e => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)", width))
 
 
 @pytest.mark.parametrize("width", [1400, 390])
@@ -62,7 +84,7 @@ def test_the_api_page_draws_every_operation_from_the_site_alone(browser: Any, se
             drawn.add((method, path))
         assert drawn == operations
         scroll = page.evaluate("document.documentElement.scrollWidth")
-        assert scroll <= width, f"/docs/api is {scroll} px wide at {width} px once Swagger UI has drawn"
+        assert scroll <= width, f"/docs/api is {scroll} px wide at {width} px once drawn: {_past(page, width)}"
         if width == 1400:
             # Try it out: GET /api/games from the page
             block = page.locator("#operations-default-games_api_games_get, .opblock-get:has([data-path='/api/games'])")
@@ -94,7 +116,39 @@ def test_a_rules_page_in_the_browser_follows_its_table_of_contents(browser: Any,
         ident = (first.get_attribute("href") or "")[1:]
         first.click()
         assert page.evaluate(f"document.getElementById({ident!r}).getBoundingClientRect().top") < 100
-        assert page.evaluate("document.documentElement.scrollWidth") <= 390
-        wb._shot(page, "rules-flowar-390.png")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, _past(page, 390)
     finally:
         context.close()
+
+
+def test_a_new_bot_shows_the_referee_and_its_connect_command_copies(browser: Any,
+                                                                     served: tuple[BackgroundServer, Site]) -> None:
+    server, _site = served
+    context = browser.new_context(viewport={"width": 390, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    name = f"door{secrets.token_hex(4)}"
+    try:
+        assert context.request.post(server.url + "/api/accounts",
+                                    data={"username": name, "password": PASSWORD}).status == 201
+        page.goto(server.url + "/login")
+        page.fill("#username", name)
+        page.fill("#password", PASSWORD)
+        page.click("#submit")
+        page.wait_for_url(server.url + "/my/bots")
+        page.fill("#bot-name", f"{name}-bot")
+        page.click("#create-bot")
+        token = page.locator("#bot-token").inner_text().strip()
+        assert page.locator("#referee-address").inner_text() == REFEREE
+        command = page.locator("#connect-command").inner_text().strip()
+        assert command == f'parterre connect --address {REFEREE} --token {token} --exec "python3 my_bot.py"'
+        page.click("button[data-copy='connect-command']")
+        page.wait_for_function("document.querySelector(\"button[data-copy='connect-command']\").textContent"
+                               " === 'Copied'")
+        assert page.evaluate("navigator.clipboard.readText()") == command
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, _past(page, 390)
+    finally:
+        context.close()
+    assert errors == []

@@ -11,5 +11,6 @@
     validatorUrl: null,
     presets: [window.SwaggerUIBundle.presets.apis],
     layout: "BaseLayout",
+    onComplete: function () { box.removeAttribute("data-drawing"); },  // drawn (the browser tests wait for it)
   });
 })();
