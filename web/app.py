@@ -217,7 +217,7 @@ def create_app(
     """
     if (database_url is None) == (pool is None):
         raise ValueError("give exactly one of database_url and pool")
-    from web import api, competitions, pages, participants
+    from web import api, competitions, pages, participants, site_docs
     from web import live as live_routes
     from web import tournaments as tournament_routes
 
@@ -238,7 +238,7 @@ def create_app(
         version="1",
         description=API_DESCRIPTION,
         lifespan=lifespan,
-        docs_url=None,  # Swagger UI loads its assets from a CDN; the description is /openapi.json
+        docs_url=None,  # FastAPI's page loads Swagger UI from a CDN with an inline script: ours is /docs/api
         redoc_url=None,
     )
     app.state.pool = pool
@@ -247,6 +247,8 @@ def create_app(
     app.state.labels = LabelCache(2 * replay_cache_size)
     app.state.live = live
     app.state.templates = Jinja2Templates(env=_environment())
+    # Swagger UI's files from the fastapi-offline package (web/site_docs.py), mounted before /static that holds it
+    app.mount(site_docs.SWAGGER_STATIC, StaticFiles(directory=str(site_docs.swagger_static())), name="swagger-ui")
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(tournament_routes.api_router)  # before api.router: /api/tournaments/{id}/table
     app.include_router(api.router)
@@ -254,6 +256,7 @@ def create_app(
     app.include_router(tournament_routes.page_router)
     app.include_router(pages.router)
     app.include_router(competitions.page_router)
+    app.include_router(site_docs.router)  # rules pages, bot guide, API reference
     app.include_router(live_routes.router)
     participants.install(app)  # accounts, tokens, owned bots, owner's view (web/participants.py)
     _install_error_handlers(app)

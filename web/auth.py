@@ -44,6 +44,7 @@ from ladder.bots import TOKENS_KEY
 from ladder.challenges import DEFAULT_MAX_OPEN
 from ladder.owned_bots import MAX_BOTS_PER_ACCOUNT
 from web.deps import app_pool
+from web.settings import DEFAULT_PUBLIC_REFEREE
 from web.settings import settings as web_settings
 
 SESSION_COOKIE = "parterre_session"
@@ -90,6 +91,8 @@ class ParticipantConfig:
             (``PARTERRE_MAX_OPEN_CHALLENGES``, default 2; S-22).
         max_bots: most bots one account may have, retired ones included
             (``PARTERRE_MAX_BOTS_PER_ACCOUNT``, default :data:`ladder.owned_bots.MAX_BOTS_PER_ACCOUNT`).
+        public_referee: the referee's ``host:port`` as bots reach it, shown on the owner's bot pages with
+            the connect command (``PARTERRE_PUBLIC_REFEREE``).
     """
 
     signup: str = "open"
@@ -98,16 +101,18 @@ class ParticipantConfig:
     secure_cookies: bool = False
     max_open_challenges: int = DEFAULT_MAX_OPEN
     max_bots: int = MAX_BOTS_PER_ACCOUNT
+    public_referee: str = DEFAULT_PUBLIC_REFEREE
     extra: dict[str, Any] = field(default_factory=dict)
 
 
 def config_from_env(env: dict[str, str] | None = None) -> ParticipantConfig:
     """Read ``PARTERRE_SIGNUP``, ``PARTERRE_SECURE_COOKIES``, ``PARTERRE_REDIS_URL``,
-    ``PARTERRE_MAX_OPEN_CHALLENGES``, ``PARTERRE_MAX_BOTS_PER_ACCOUNT``.
+    ``PARTERRE_MAX_OPEN_CHALLENGES``, ``PARTERRE_MAX_BOTS_PER_ACCOUNT``, ``PARTERRE_PUBLIC_REFEREE``.
 
     Raises:
-        ValueError: ``PARTERRE_SIGNUP`` is not open/approval/closed, or
-            ``PARTERRE_MAX_OPEN_CHALLENGES`` / ``PARTERRE_MAX_BOTS_PER_ACCOUNT`` is not a whole number >= 1.
+        ValueError: ``PARTERRE_SIGNUP`` is not open/approval/closed,
+            ``PARTERRE_MAX_OPEN_CHALLENGES`` / ``PARTERRE_MAX_BOTS_PER_ACCOUNT`` is not a whole number >= 1,
+            or ``PARTERRE_PUBLIC_REFEREE`` is not ``host:port``.
     """
     cfg = web_settings(env)
     redis_client = None
@@ -119,7 +124,8 @@ def config_from_env(env: dict[str, str] | None = None) -> ParticipantConfig:
             url = "unix://" + url[len("redis+socket://"):]
         redis_client = redis.Redis.from_url(url)
     return ParticipantConfig(signup=cfg.signup, redis=redis_client, secure_cookies=cfg.secure_cookies,
-                             max_open_challenges=cfg.max_open_challenges, max_bots=cfg.max_bots_per_account)
+                             max_open_challenges=cfg.max_open_challenges, max_bots=cfg.max_bots_per_account,
+                             public_referee=cfg.public_referee)
 
 
 def config(request: Request) -> ParticipantConfig:

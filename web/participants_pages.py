@@ -173,6 +173,7 @@ def _bots_page(request: Request, account: acc.Account, status: int = 200, **ctx:
     ctx.setdefault("new_token", "")
     ctx.setdefault("new_bot", None)
     return _render(request, "me/bots.html", status, account=account, games=game_names(),
+                   referee=auth.config(request).public_referee,
                    bots=ob.list_owned_bots(app_pool(request), account.id), **ctx)
 
 
@@ -205,6 +206,7 @@ def _bot_page(request: Request, account: acc.Account, bot_id: int, status: int =
         raise HTTPException(404, str(exc)) from None
     ctx.setdefault("new_token", "")
     return _render(request, "me/bot.html", status, account=account, bot=bot, games=game_names(),
+                   referee=auth.config(request).public_referee,
                    versions=[asdict(v) for v in ob.bot_versions(pool, bot_id)],
                    matches=owner_matches(pool, account.id, bot_id), **ctx)
 

@@ -9,14 +9,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar, Literal
 
-from pydantic import Field, NonNegativeFloat, PositiveInt
+from pydantic import Field, NonNegativeFloat, PositiveInt, field_validator
 
 from ladder.challenges import DEFAULT_MAX_OPEN
 from ladder.owned_bots import MAX_BOTS_PER_ACCOUNT
 from proto.env_settings import EnvSettings, SettingsError
 from web.live_hub import PER_CLIENT, TOTAL
 
-__all__ = ["SettingsError", "WebSettings", "settings"]
+__all__ = ["DEFAULT_PUBLIC_REFEREE", "SettingsError", "WebSettings", "settings"]
+
+DEFAULT_PUBLIC_REFEREE = "127.0.0.1:50051"
+"""The referee's own default address (``parterre referee``, ``parterre up``): right for a site on one machine."""
 
 
 class WebSettings(EnvSettings):
@@ -52,6 +55,17 @@ class WebSettings(EnvSettings):
                                              description="open connections beyond which a request is 503")
     trusted_proxies: str = Field("", alias="PARTERRE_TRUSTED_PROXIES",
                                  description="proxies whose `X-Forwarded-For` is honoured (`,`-separated, or `*`)")
+    public_referee: str = Field(DEFAULT_PUBLIC_REFEREE, alias="PARTERRE_PUBLIC_REFEREE",
+                                description="the referee's `host:port` as bots reach it: shown on the owner's bot "
+                                            "pages with the connect command")
+
+    @field_validator("public_referee")
+    @classmethod
+    def _host_port(cls, value: str) -> str:
+        host, sep, port = value.strip().rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536 or any(c.isspace() for c in host):
+            raise ValueError("expected host:port, e.g. play.example.org:50051")
+        return value.strip()
 
 
 def settings(env: Mapping[str, str] | None = None) -> WebSettings:

@@ -14,7 +14,8 @@ Modules:
     :mod:`~ladder.read.tournaments`   ``tournaments_list``, ``tournament_page``
     :mod:`~ladder.read.bots`          ``bot_page``
     :mod:`~ladder.read.replays`       ``match_page``, ``ReplayCache``, ``export_replay``, ``twins_open``,
-                                      ``replay_json``, ``replay_file_page`` (a replay file, no database)
+                                      ``replay_json``, ``replay_file_page`` (a replay file, no database),
+                                      ``example_replays`` (the rules pages' replays)
     :mod:`~ladder.read.home`          ``games_summary``, ``home_page``
 
 Conventions: Elo in rating points; times in milliseconds (``*_ms``); a *win*
@@ -82,6 +83,7 @@ from ladder.read.replays import (
     MatchPage,
     ReplayCache,
     StepInfo,
+    example_replays,
     export_replay,
     match_page,
     replay_file_page,
@@ -147,6 +149,7 @@ __all__ = [
     "decompress_replay",
     "export_replay",
     "game_exists",
+    "example_replays",
     "game_info",
     "games_summary",
     "home_page",

@@ -26,7 +26,7 @@ from psycopg_pool import ConnectionPool
 from ladder.db import connection
 from ladder.errors import MatchNotFoundError
 from ladder.read.common import NotFound, decompress_replay, game_info
-from ladder.read.matches import SeatResult, seats_of
+from ladder.read.matches import MATCH_COLUMNS, MatchListItem, SeatResult, match_items, seats_of
 
 OPEN_STATUSES = ("waiting", "planned", "running")
 """Statuses of a match that is not over yet (``finished``, ``failed``, ``aborted_no_show`` and ``expired`` are)."""
@@ -36,6 +36,20 @@ TWIN_OPEN_SQL = (
     f"AND tw.status IN ({', '.join(repr(s) for s in OPEN_STATUSES)}))"
 )
 """SQL (format ``m=`` the alias of the match): another match on the same seed is not over yet (S-20)."""
+
+
+def example_replays(pool: ConnectionPool, game: str, limit: int = 5) -> list[MatchListItem]:
+    """The most recently finished matches of ``game`` whose replay the site shows: stored, and not held
+    while another match on its deal is unfinished (:data:`TWIN_OPEN_SQL`, S-20). The rules pages link them."""
+    with connection(pool) as conn:
+        rows = conn.execute(
+            f"SELECT {MATCH_COLUMNS} FROM matches m LEFT JOIN tournaments t ON t.id = m.tournament_id "
+            "WHERE m.game = %s AND m.status = 'finished' AND m.finished_at IS NOT NULL "
+            "AND EXISTS (SELECT 1 FROM replays r WHERE r.match_id = m.id) "
+            f"AND NOT {TWIN_OPEN_SQL.format(m='m')} ORDER BY m.finished_at DESC, m.id DESC LIMIT %s",
+            (game, limit),
+        ).fetchall()
+        return match_items(conn, rows)
 
 
 def twins_open(pool: ConnectionPool, match_id: int) -> bool:
