@@ -197,7 +197,8 @@ async def test_a_child_that_exits_between_decisions_resigns_at_once(tmp_path, fa
     assert next(s.decisions for s in first.seats if s.bot_id == 1) == 0
 
 
-@pytest.mark.parametrize("garbage", ["banana", "1.0", "99", "-1", "99999999999", '{"index": 0}'])
+@pytest.mark.parametrize("garbage", ["banana", "1.0", "99", "-1", "99999999999", '{"index": "0"}',
+                                     '{"index": 0, "debug": 1}'])
 async def test_garbage_or_an_index_out_of_range_is_an_illegal_action(tmp_path, faulty, garbage):
     bot = StdioBot(faulty("say", garbage), log_dir=tmp_path, stop_grace_s=0.3)
     first, second = await _play(bot, "toy(players=2,turns=4)", matches=2)
