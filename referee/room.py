@@ -294,6 +294,8 @@ class Room:
             seat.decisions += 1
             self.decisions += 1
             self._record(seat.seat, legal[index], round(elapsed_ms), False)  # whole ms (the compact stored replay)
+            if pending.debug:
+                seat.note_debug(len(self.steps) - 1, pending.debug)
             if self.decisions % self.progress_every == 0:
                 progress = control_pb.Progress(step=len(self.steps), decisions=self.decisions)
                 self.emit(control_pb.MatchEvent(progress=progress))
@@ -348,12 +350,14 @@ class Room:
                 p.cut_write()
 
     # -- events from sessions and timers ------------------------------------------------
-    def on_decision(self, seat: Seat, seq: int, index: int | None, received_at: float, attempt: int = 0) -> None:
+    def on_decision(self, seat: Seat, seq: int, index: int | None, received_at: float, attempt: int = 0,
+                    debug: str = "") -> None:
         """A Decision from ``seat``'s session (see module docstring for the rules).
 
         ``attempt`` is ``Decision.attempt`` (0 = not given): an answer meant for
         another attempt of this match (one that died with a referee) is rejected
-        ``STALE`` and never applied, whatever its seq (docs/faults.md F-21).
+        ``STALE`` and never applied, whatever its seq (docs/faults.md F-21). ``debug`` (``Decision.debug``)
+        is kept for the seat's owner only when the answer is applied (:meth:`Seat.note_debug`).
         """
         p = self.pending
         if attempt and attempt != self.spec.attempt:
@@ -361,6 +365,7 @@ class Room:
                          f"decision {seq} answers attempt {attempt}; this is attempt {self.spec.attempt}")
             return
         if p is not None and p.seat is seat and p.seq == seq and p.sent_at is not None and not p.future.done():
+            p.debug = debug
             p.resolve(ANSWER, index, received_at)
             return
         if seq < 1 or seq > self.seq or (p is not None and p.seq == seq and p.sent_at is None):
@@ -551,6 +556,7 @@ class Room:
             seats=[control_pb.SeatResult(
                 seat=s.seat, bot_id=s.bot_id, rank=ranks[s.seat], score=scores[s.seat], verdict=s.verdict.value,
                 time_used_ms=int(round(s.clock.used_ms)), decisions=s.decisions,
+                debug_notes=[control_pb.DebugNote(step=i, text=t) for i, t in s.debug_notes],
             ) for s in self.seats],
         )
         metrics.MATCHES_FINISHED.labels(self.game_name, status.value).inc()
