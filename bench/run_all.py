@@ -48,6 +48,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "live_feed": (["bench/bench_live_feed.py"], ["--seconds", "2", "--repeats", "2"]),
     "web_flood": (["bench/bench_web_flood.py"], ["--logins", "40", "--bodies", "100", "--uploads", "60"]),
     "clock": (["bench/bench_clock.py"], ["--seconds", "3", "--repeats", "2"]),
+    "whole_path": (["bench/bench_whole_path.py"], ["--matches", "6", "--repeats", "2"]),
 }
 """Name -> (script and arguments, extra arguments for ``--quick``)."""
 

@@ -181,6 +181,10 @@ class _Slot:
     connection: int = 0
 
 
+RESIGN_REASONS_KEPT = 256
+"""How many matches' resignation reasons :attr:`StdioBot.resign_reasons` keeps (the newest)."""
+
+
 class StdioBot(Bot):
     """A bot whose decisions come from child processes over stdin/stdout.
 
@@ -202,6 +206,8 @@ class StdioBot(Bot):
     Attributes:
         log_paths: log file of every child started, in order.
         match_pids: match id -> pid of the child that played it (tests, logs).
+        resign_reasons: match id -> why the adapter resigned it (a child that exited, with its log), for a
+            local result table; the referee only hears ``Resign``.
     """
 
     name = "stdio"
@@ -224,6 +230,7 @@ class StdioBot(Bot):
         self.max_note_bytes = (_setting(NOTES_KB_ENV, NOTES_KB) if max_note_kb is None else max_note_kb) << 10
         self.log_paths: list[Path] = []
         self.match_pids: dict[int, int] = {}
+        self.resign_reasons: dict[int, str] = {}
         self._stamp = time.strftime("%Y%m%d-%H%M%S")
         self._children: list[_Child] = []
         self._idle: list[_Child] = []
@@ -382,7 +389,7 @@ class StdioBot(Bot):
         if slot is not None and not slot.ended:
             log.warning("%s: child %d (pid %d) %s during match %d; resigning it", self.name, child.number,
                         child.pid, how, slot.info.match_id)
-            self._resign(slot)
+            self._resign(slot, f"its program {how} during the match (its log: {child.log_path})")
         if child.stopping or self._closing:
             return
         if child.answers == 0:
@@ -430,7 +437,10 @@ class StdioBot(Bot):
         await self._replace()
 
     # -- matches ------------------------------------------------------------------------
-    def _resign(self, slot: _Slot) -> None:
+    def _resign(self, slot: _Slot, why: str) -> None:
+        self.resign_reasons.setdefault(slot.info.match_id, why)
+        while len(self.resign_reasons) > RESIGN_REASONS_KEPT:  # an adapter may play for months
+            del self.resign_reasons[next(iter(self.resign_reasons))]
         if slot.answer is not None and not slot.answer.done():
             slot.answer.set_result(Answer.RESIGN)  # the pending choose() sends the Resign
         elif not slot.resigned:
@@ -457,7 +467,7 @@ class StdioBot(Bot):
             child = self._idle.pop(0) if self._idle else await self._start_child()
         except StdioError as exc:
             log.error("%s: %s; resigning match %d", self.name, exc, slot.info.match_id)
-            self._resign(slot)
+            self._resign(slot, str(exc))
             slot.ready.set_result(None)
             return
         if slot.ended:  # the match ended while a child was being started

@@ -57,6 +57,7 @@ class Entrant:
     ranks: list[int] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
     faults: Counter[str] = field(default_factory=Counter)
+    reasons: list[str] = field(default_factory=list)
     logs: list[Path] = field(default_factory=list)
     bot: Any = None
     proc: asyncio.subprocess.Process | None = None
@@ -69,7 +70,8 @@ class Entrant:
         return {"bot": self.label, "spec": self.spec, "games": n, "wins": self.ranks.count(1),
                 "avg_rank": round(sum(r for r, _ in ranked) / k, 3) if k else None,
                 "avg_score": round(sum(s for _, s in ranked) / k, 3) if k else None,
-                "verdicts": dict(sorted(self.faults.items())), "logs": [str(p) for p in self.logs]}
+                "verdicts": dict(sorted(self.faults.items())), "reasons": list(self.reasons),
+                "logs": [str(p) for p in self.logs]}
 
 
 def parse_bot(spec: str) -> Entrant:
@@ -117,22 +119,28 @@ def unique_labels(entrants: list[Entrant]) -> None:
 
 @dataclass(frozen=True)
 class GameRecord:
-    """One played game: its number (from 1), seed, status, per seat (bot label, rank, score, verdict),
-    and the replay file."""
+    """One played game: its number (from 1), seed, status, per seat (bot label, rank, score, verdict and,
+    for a verdict other than normal, its reason), and the replay file."""
 
     number: int
     seed: str
     status: str
     seats: list[dict[str, Any]]
     replay: Path
+    reason: str = ""
 
     def line(self) -> str:
         """The one-line result printed after the game."""
-        seats = ", ".join(f"{s['bot']} #{s['rank']} {s['score']:g}" + ("" if s["verdict"] == "normal" else
-                                                                       f" ({s['verdict'] or 'no verdict'})")
+        def fault(s: dict[str, Any]) -> str:
+            if s["verdict"] == "normal":
+                return ""
+            why = s.get("reason") or ""
+            return f" ({s['verdict'] or 'no verdict'}{': ' + why if why and why != s['verdict'] else ''})"
+
+        seats = ", ".join(f"{s['bot']} #{s['rank']} {s['score']:g}{fault(s)}"
                           for s in sorted(self.seats, key=lambda s: s["rank"]))
         if self.status != "finished":
-            return f"game {self.number}: {seats} [{self.status}: not played, no replay]"
+            return f"game {self.number}: {seats} [{self.status}: {self.reason or 'not played'}; no replay]"
         return f"game {self.number}: {seats}  -> {self.replay}"
 
 
@@ -225,23 +233,34 @@ async def play(game: str, entrants: list[Entrant], *, games: int, run_seed: str,
 
 def _record(number: int, game: str, seed: str, time_control: dict[str, int], entrants: list[Entrant],
             order: list[int], result: Any, replays: Path) -> GameRecord:
-    """Count the game in its entrants' results and write its replay file."""
+    """Count the game in its entrants' results and write its replay file.
+
+    A seat's reason is the referee's (the replay's ``fault_reasons``: a timeout names its decision and
+    the allowance); a stdio bot's resignation the adapter made for it says why (its program exited).
+    """
+    replay = json.loads(result.replay_json) if result.replay_json else None
+    referee_reasons = (replay or {}).get("fault_reasons") or []
     seats = []
     for s in sorted(result.seats, key=lambda s: s.seat):
         e = entrants[order[s.seat]]
+        reason = referee_reasons[s.seat] if s.seat < len(referee_reasons) else ""
+        if s.verdict == "resigned" and e.kind == "stdio" and e.bot is not None:
+            reason = e.bot.resign_reasons.get(number, reason)
         seats.append({"seat": s.seat, "bot_id": order[s.seat] + 1, "name": e.label, "version": "local",
                       "rank": s.rank, "score": s.score, "verdict": s.verdict, "time_used_ms": s.time_used_ms,
-                      "decisions": s.decisions})
+                      "decisions": s.decisions, "reason": "" if s.verdict == "normal" else reason})
         e.ranks.append(s.rank)
         e.scores.append(s.score)
         if s.verdict != "normal":
             e.faults[s.verdict or result.status] += 1
+            e.reasons.append(f"game {number}: {s.verdict or result.status}"
+                             + (f": {seats[-1]['reason']}" if seats[-1]["reason"] else ""))
     path = replays / f"game-{number:03d}.json"
     if result.status == "finished":  # an aborted game (a no-show) was not played: nothing to replay or verify
         export = {"match": {"id": number, "game_string": game, "seed": seed, "time_control": time_control,
                             "status": result.status, "reason": result.reason},
-                  "seats": seats, "replay": json.loads(result.replay_json) if result.replay_json else None}
+                  "seats": seats, "replay": replay}
         path.write_text(json.dumps(export, indent=1), encoding="utf-8")
     return GameRecord(number, seed, result.status,
                       [{"seat": s["seat"], "bot": s["name"], "rank": s["rank"], "score": s["score"],
-                        "verdict": s["verdict"]} for s in seats], path)
+                        "verdict": s["verdict"], "reason": s["reason"]} for s in seats], path, result.reason)

@@ -62,6 +62,11 @@ def cmd_play(args: argparse.Namespace) -> int:
                            "bots": rows})
     else:
         _table(args.game, rows)
+        for row in rows:  # why each verdict other than normal (the first few)
+            for why in row["reasons"][:REASONS_SHOWN]:
+                print(f"{row['bot']}, {why}")
+            if len(row["reasons"]) > REASONS_SHOWN:
+                print(f"{row['bot']}: {len(row['reasons']) - REASONS_SHOWN} more (--json lists them all)")
         played = [r for r in records if r.status == "finished"]
         hint = f" (check one: parterre replay verify {played[0].replay}; look at it: parterre view " \
                f"{played[0].replay})" if played else " (no game was played to its end: no replay to check)"
@@ -70,6 +75,10 @@ def cmd_play(args: argparse.Namespace) -> int:
             for log in row["logs"]:
                 print(f"log of {row['bot']}: {log}")
     return 1 if any(r.status == "infra_error" for r in records) else 0
+
+
+REASONS_SHOWN = 3
+"""Reasons printed under the table per bot; ``--json`` gives them all."""
 
 
 def _tc_words(tc: dict[str, int]) -> str:

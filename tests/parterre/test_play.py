@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -24,6 +25,7 @@ UNREACHABLE = {"PARTERRE_DATABASE_URL": "postgresql://127.0.0.1:1/x", "PARTERRE_
 
 SDK_BOT = """\
 import os
+import re
 from bots.sdk import Bot
 
 class Last(Bot):
@@ -128,6 +130,16 @@ def test_a_crash_and_a_timeout_are_results_not_errors(tmp_path: Path) -> None:
     ranks = {s["bot"]: s["rank"] for s in out["games"][0]["seats"]}
     assert ranks["random"] == 1 and ranks["crasher"] == ranks["sleeper"] == 2  # the faulting seats share the last rank
     _verify(out["games"][0]["replay"])
+    # each verdict says why: the crash is the program's exit (with its log), the timeout names its decision
+    # and the allowance the time control gives (150 ms + 20 ms margin), as the referee recorded it
+    reasons = {s["bot"]: s["reason"] for s in out["games"][0]["seats"]}
+    assert "exited with status 3" in reasons["crasher"] and ".log" in reasons["crasher"], reasons
+    assert re.search(r"decision \d+", reasons["sleeper"]) and "150 ms + 20 ms margin" in reasons["sleeper"], reasons
+    assert reasons["random"] == ""
+    replay = json.loads(Path(out["games"][0]["replay"]).read_text())["replay"]
+    sleeper_seat = next(s["seat"] for s in out["games"][0]["seats"] if s["bot"] == "sleeper")
+    assert replay["fault_reasons"][sleeper_seat] == reasons["sleeper"]
+    assert {row["bot"]: len(row["reasons"]) for row in out["bots"]} == {"crasher": 1, "sleeper": 1, "random": 0}
 
 
 def test_the_table_is_printed(tmp_path: Path) -> None:
