@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from games.api import Action
 from proto.contract import DEBUG_MAX_SEAT_BYTES, cap_debug
+from proto.parterre.v1 import control_pb2 as control_pb
 from referee.clock import Allowance, SeatClock, seat_share_ms
 from referee.match_spec import MatchSpec
 from referee.sessions import Session
@@ -95,9 +96,10 @@ class Pending:
         """``time.monotonic()`` value after which an answer is late."""
         return self.start() + self.limit_s
 
-    def resolve(self, kind: int, index: int | None = None, at: float = 0.0) -> None:
-        """Resolve once; later calls are ignored."""
+    def resolve(self, kind: int, index: int | None = None, at: float = 0.0, debug: str = "") -> None:
+        """Resolve once (``debug``: the answer's ``Decision.debug``); later calls are ignored."""
         if not self.future.done():
+            self.debug = debug
             self.future.set_result((kind, index, at))
 
     async def send_on(self, session: Session) -> None:
@@ -167,9 +169,10 @@ class Seat:
         self.room.on_decision(self, seq, index, received_at, attempt, debug)
 
     def note_debug(self, step: int, text: str) -> None:
-        """Keep the debug text of the decision that made ``step`` (docs/bots.md, "Debug text"): cut to
-        ``DEBUG_MAX_BYTES``; past ``DEBUG_MAX_SEAT_BYTES`` of this seat's notes one note says so,
-        then nothing more is kept. Only the seat's owner ever sees it (never the replay or the live feed)."""
+        """Keep the debug text of the applied decision that made ``step`` (docs/bots.md, "Debug text"):
+        cut to ``DEBUG_MAX_BYTES``; past ``DEBUG_MAX_SEAT_BYTES`` of this seat's notes one note says so,
+        then nothing more is kept; an answer that is not applied (late, illegal) keeps none. Only the
+        seat's owner ever sees it (``SeatResult.debug_notes``; never the replay or the live feed)."""
         if not text or self.debug_bytes > DEBUG_MAX_SEAT_BYTES:
             return
         text = cap_debug(text)
@@ -179,6 +182,13 @@ class Seat:
             size = DEBUG_MAX_SEAT_BYTES + 1  # nothing after this one
         self.debug_bytes += size
         self.debug_notes.append((step, text))
+
+    def result(self, rank: int, score: float) -> control_pb.SeatResult:
+        """This seat's part of the ``MatchResult``, its debug notes included."""
+        return control_pb.SeatResult(
+            seat=self.seat, bot_id=self.bot_id, rank=rank, score=score, verdict=self.verdict.value,
+            time_used_ms=int(round(self.clock.used_ms)), decisions=self.decisions,
+            debug_notes=[control_pb.DebugNote(step=i, text=t) for i, t in self.debug_notes])
 
     def move_to(self, session: Session) -> bool:
         return self.room.move_seat(self, session)
