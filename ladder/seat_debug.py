@@ -2,7 +2,7 @@
 
 docs/bots.md, "Debug text": the referee hands each seat's notes to the worker in
 ``SeatResult.debug_notes`` (never inside ``replay_json``); :func:`store` writes them in
-``record_result``'s transaction to ``seat_debug`` (migration 0014), one row per seat that has
+``record_result``'s transaction to ``seat_debug`` (migration 0015), one row per seat that has
 any, as a zstd frame of the JSON list ``[[step, text], ...]``. :func:`notes_for_seat` is the
 one reader; its only caller is the owner's seat view (``web/owner.py``), after it has checked
 that the seat's bot is the caller's. The replay, its export, the dataset and the live feed

@@ -1,7 +1,7 @@
 """A seat's own debug text per decision, kept apart from the replay (docs/bots.md, "Debug text").
 
-Revision ID: 0014
-Revises: 0013
+Revision ID: 0015
+Revises: 0014
 Create Date: 2026-12-07
 
 * ``seat_debug``: one row per seat of a finished match whose bot sent debug text
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from alembic import op
 
-revision = "0014"
-down_revision = "0013"
+revision = "0015"
+down_revision = "0014"
 branch_labels = None
 depends_on = None
 
