@@ -8,6 +8,7 @@ Example::
         name = "first"
 
         def choose(self, request):
+            request.debug("no idea, first one")   # optional: shown only to the bot's owner
             return 0                      # index into request.legal_actions
 
     FirstBot().run("127.0.0.1:50051", token="...")   # blocks; reconnects with backoff
@@ -48,7 +49,7 @@ from bots.wire import (
     decode_action,
     decode_observation,
 )
-from proto.contract import CONTRACT_REVISION
+from proto.contract import CONTRACT_REVISION, cap_debug
 from proto.parterre.v1 import referee_pb2 as pb
 
 log = logging.getLogger(__name__)
@@ -249,7 +250,7 @@ class Bot:
                 log.error("%s: choose returned %r, not an int; the referee will judge it illegal", self.name, index)
                 index = None
         return pb.BotMessage(decision={"match_id": request.raw.match_id, "seq": request.raw.seq, "action_index": index,
-                                       "attempt": request.raw.attempt})
+                                       "attempt": request.raw.attempt, "debug": cap_debug(request.debug_text)})
 
     def hello(self, token: str) -> pb.BotMessage:
         """The Hello message sent first on every connection. With ``stop_after_matches`` (:meth:`arun`)

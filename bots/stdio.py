@@ -75,7 +75,7 @@ from bots.stdio_lines import (
     decision_request_line,
     match_ended_line,
     match_started_line,
-    parse_answer,
+    parse_answer_debug,
 )
 from proto.parterre.v1 import referee_pb2 as pb
 
@@ -174,6 +174,8 @@ class _Slot:
     child: _Child | None = None
     pending_seq: int | None = None
     answer: asyncio.Future[int | Answer] | None = None
+    debug: str = ""
+    """The debug text of the answer just read (``{"index": N, "debug": "..."}``)."""
     ended: bool = False
     resigned: bool = False
     connection: int = 0
@@ -359,7 +361,7 @@ class StdioBot(Bot):
                            "that request no longer exists")
                 continue
             if slot.answer is not None and not slot.answer.done():
-                answer = parse_answer(text)
+                answer, slot.debug = parse_answer_debug(text)
                 if isinstance(answer, int):
                     child.answers += 1
                     self._failed_starts = 0
@@ -521,6 +523,9 @@ class StdioBot(Bot):
         answer = await asyncio.shield(slot.answer)
         slot.answer = None
         slot.pending_seq = None
+        if slot.debug:  # {"index": N, "debug": "..."}: sent with the Decision (docs/bots.md, "Debug text")
+            request.debug(slot.debug)
+            slot.debug = ""
         if answer is Answer.RESIGN:
             slot.resigned = True
         return answer

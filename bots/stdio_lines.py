@@ -15,7 +15,7 @@ from enum import Enum
 from typing import Any
 
 from bots.sdk import DecisionRequest, MatchInfo, MatchResult, decode_action, decode_observation
-from proto.contract import DEPRECATED_STDIO_KEYS
+from proto.contract import DEPRECATED_STDIO_KEYS, cap_debug
 
 PROTOCOL = "parterre-stdio/1"
 """Version of the line protocol, sent in every ``match_started`` line."""
@@ -39,7 +39,7 @@ class Answer(Enum):
 
 
 def parse_answer(line: str) -> int | Answer:
-    """Read one line of a child's stdout as an answer.
+    """Read one line of a child's stdout as an answer (its debug text left out: :func:`parse_answer_debug`).
 
     Returns:
         The index (any int32, even out of range: the referee judges it),
@@ -49,7 +49,37 @@ def parse_answer(line: str) -> int | Answer:
         >>> parse_answer(" 3 "), parse_answer("resign"), parse_answer("3.0")
         (3, <Answer.RESIGN: 'resign'>, <Answer.GARBAGE: 'garbage'>)
     """
+    return parse_answer_debug(line)[0]
+
+
+def parse_answer_debug(line: str) -> tuple[int | Answer, str]:
+    """Read one line of a child's stdout as an answer and its debug text.
+
+    An answer is the index in decimal, ``resign``, or (contract revision 3) a JSON object
+    ``{"index": N, "debug": "..."}`` whose ``debug`` (a string, optional) is the decision's debug
+    text, cut to ``proto.contract.DEBUG_MAX_BYTES`` (docs/bots.md, "Debug text"). An object
+    without an integer ``index``, or whose ``debug`` is not a string, is garbage.
+
+    Examples:
+        >>> parse_answer_debug('{"index": 2, "debug": "most Stones"}')
+        (2, 'most Stones')
+        >>> parse_answer_debug('{"index": 2, "debug": 7}'), parse_answer_debug("4")
+        ((<Answer.GARBAGE: 'garbage'>, ''), (4, ''))
+    """
     text = line.strip()
+    if text.startswith("{"):
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            return Answer.GARBAGE, ""
+        index, debug = (obj.get("index"), obj.get("debug", "")) if isinstance(obj, dict) else (None, None)
+        if type(index) is not int or index not in _INT32 or not isinstance(debug, str):
+            return Answer.GARBAGE, ""
+        return index, cap_debug(debug)
+    return _plain_answer(text), ""
+
+
+def _plain_answer(text: str) -> int | Answer:
     if text.lower() == "resign":
         return Answer.RESIGN
     if _INDEX.fullmatch(text):

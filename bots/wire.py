@@ -145,7 +145,7 @@ class DecisionRequest:
         received_at: ``time.monotonic()`` when it was read.
     """
 
-    __slots__ = ("raw", "match", "received_at", "connection", "_obs", "_legal", "_typed")
+    __slots__ = ("raw", "match", "received_at", "connection", "_obs", "_legal", "_typed", "debug_text")
 
     def __init__(self, raw: pb.DecisionRequest, match: MatchInfo | None, received_at: float,
                  connection: int = 0) -> None:
@@ -156,6 +156,8 @@ class DecisionRequest:
         self._obs: dict[str, Any] | None = None
         self._legal: list[dict[str, Any]] | None = None
         self._typed: Any = None
+        self.debug_text = ""
+        """What :meth:`debug` gathered for this decision (sent in ``Decision.debug``)."""
 
     @property
     def match_id(self) -> int:
@@ -239,6 +241,13 @@ class DecisionRequest:
     def labels(self) -> list[str]:
         """Short human labels of the legal actions, in index order."""
         return [a.label for a in self.raw.legal_actions]
+
+    def debug(self, text: str) -> None:
+        """Add ``text`` to this decision's debug text (one line per call), sent with the answer in
+        ``Decision.debug`` and shown only to the bot's owner, beside the step this decision made
+        (docs/bots.md, "Debug text"). At most ``proto.contract.DEBUG_MAX_BYTES`` bytes of UTF-8
+        are sent: a longer text is cut and ends with ``…[cut]``."""
+        self.debug_text = f"{self.debug_text}\n{text}" if self.debug_text else str(text)
 
 
 @dataclass

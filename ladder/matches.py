@@ -44,7 +44,7 @@ from typing import Any
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
-from ladder import elo, fair_play, rating_order, replay_store
+from ladder import elo, fair_play, rating_order, replay_store, seat_debug
 from ladder import metrics as ladder_metrics
 from ladder.db import connection, run_transaction
 from ladder.errors import MatchNotFoundError, ResultError
@@ -240,6 +240,7 @@ class _SeatResult:
     verdict: str
     time_used_ms: int | None
     decisions: int | None
+    debug_notes: list[tuple[int, str]]
 
 
 def _opt_int(value: Any, what: str) -> int | None:
@@ -288,6 +289,7 @@ def _parse_result(result: Mapping[str, Any]) -> tuple[list[_SeatResult], str, di
                 verdict,
                 _opt_int(s.get("time_used_ms"), "time_used_ms"),
                 _opt_int(s.get("decisions"), "decisions"),
+                seat_debug.parse_notes(s.get("debug_notes"), seat),
             )
         )
     seats.sort(key=lambda x: x.seat)
@@ -332,9 +334,10 @@ def record_result(
         match_id: the match.
         attempt: the attempt number the caller claimed.
         result: ``{"status": "finished", "seats": [{"seat", "bot_id", "rank",
-            "score", "verdict", "time_used_ms", "decisions"}], "replay_json": str}``
-            (the referee's ``MatchResult``); ranks are after the referee's
-            verdicts (a faulting seat is last), 1 = best, ties share a rank.
+            "score", "verdict", "time_used_ms", "decisions", "debug_notes"}], "replay_json": str}``
+            (the referee's ``MatchResult``; ``debug_notes``, optional, ``[[step, text], ...]``, the
+            seat's own debug text, stored apart from the replay: :mod:`ladder.seat_debug`); ranks are
+            after the referee's verdicts (a faulting seat is last), 1 = best, ties share a rank.
         k: Elo K-factor (the ladder uses :data:`ladder.elo.DEFAULT_K`).
 
     Returns:
@@ -379,6 +382,7 @@ def record_result(
             [(s.rank, s.score, s.verdict, s.time_used_ms, s.decisions, match_id, s.seat) for s in seats],
         )
         _record_seat_details(conn, match_id, replay)
+        seat_debug.store(conn, match_id, {s.seat: s.debug_notes for s in seats})  # apart from the replay
         conn.execute(
             "INSERT INTO replays (match_id, format, data, raw_bytes) VALUES (%s, %s, %s, %s)",
             (match_id, replay_format, blob, len(raw)),

@@ -120,7 +120,8 @@ def unique_labels(entrants: list[Entrant]) -> None:
 @dataclass(frozen=True)
 class GameRecord:
     """One played game: its number (from 1), seed, status, per seat (bot label, rank, score, verdict and,
-    for a verdict other than normal, its reason), and the replay file."""
+    for a verdict other than normal, its reason), the replay file and the bots' debug-text file (None:
+    no bot sent any)."""
 
     number: int
     seed: str
@@ -128,6 +129,7 @@ class GameRecord:
     seats: list[dict[str, Any]]
     replay: Path
     reason: str = ""
+    debug: Path | None = None
 
     def line(self) -> str:
         """The one-line result printed after the game."""
@@ -141,7 +143,53 @@ class GameRecord:
                           for s in sorted(self.seats, key=lambda s: s["rank"]))
         if self.status != "finished":
             return f"game {self.number}: {seats} [{self.status}: {self.reason or 'not played'}; no replay]"
-        return f"game {self.number}: {seats}  -> {self.replay}"
+        notes = f" (debug text: {self.debug})" if self.debug is not None else ""
+        return f"game {self.number}: {seats}  -> {self.replay}{notes}"
+
+
+def debug_path(replay: Path) -> Path:
+    """The debug-text file beside a replay file: ``game-001.json`` -> ``game-001.debug.jsonl``."""
+    return replay.with_name(replay.name.removesuffix(".json") + ".debug.jsonl")
+
+
+def write_debug(replay: Path, notes: list[tuple[int, int, str, str]]) -> Path | None:
+    """Write the bots' debug text of one game (``(step, seat, bot, text)`` per decision that sent some;
+    docs/bots.md, "Debug text") beside its replay, one JSON object a line in step order; none, no file.
+    Kept out of the replay file itself, as the ladder keeps it out of the public replay: the replay can
+    be shared, the bots' notes stay with their author."""
+    if not notes:
+        return None
+    path = debug_path(replay)
+    lines = [json.dumps({"step": step, "seat": seat, "bot": bot, "text": text}, ensure_ascii=False)
+             for step, seat, bot, text in sorted(notes)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def read_debug(path: Path, replay: dict[str, Any]) -> dict[int, tuple[int, str]]:
+    """``{step: (seat, text)}`` of a debug-text file written by :func:`write_debug` for ``replay``.
+
+    Raises:
+        ValueError: a line that is not such a note, or a note whose step is not that seat's decision
+            in ``replay`` (the file belongs to another replay).
+    """
+    steps = replay.get("steps") or []
+    notes: dict[int, tuple[int, str]] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            note = json.loads(line)
+            step, seat, text = note["step"], note["seat"], note["text"]
+        except (ValueError, TypeError, KeyError):
+            raise ValueError(f"{path}, line {number}: not a debug note (step, seat, text)") from None
+        if type(step) is not int or type(seat) is not int or not isinstance(text, str):
+            raise ValueError(f"{path}, line {number}: not a debug note (step, seat, text)")
+        if not 0 <= step < len(steps) or steps[step].get("player") != seat:
+            raise ValueError(f"{path}, line {number}: step {step} is not a decision of seat {seat} in this "
+                             "replay (is it the debug file of another game?)")
+        notes[step] = (seat, text)
+    return notes
 
 
 def seating(n: int, game: int) -> list[int]:
@@ -185,7 +233,9 @@ async def play(game: str, entrants: list[Entrant], *, games: int, run_seed: str,
     """Play ``games`` games of ``game`` (one seat per entrant, seats rotating) and write each replay.
 
     Each replay is written to ``replays/game-NNN.json`` in the shape of ``parterre replay export`` (match,
-    seats, replay), and the bots' logs go to ``replays/logs/``. ``on_game`` is called after each game.
+    seats, replay), the bots' debug text of that game, if any, beside it (:func:`write_debug`,
+    ``game-NNN.debug.jsonl``), and the bots' logs go to ``replays/logs/``. ``on_game`` is called after each
+    game.
     """
     from referee.testing import Harness
 
@@ -256,11 +306,15 @@ def _record(number: int, game: str, seed: str, time_control: dict[str, int], ent
             e.reasons.append(f"game {number}: {s.verdict or result.status}"
                              + (f": {seats[-1]['reason']}" if seats[-1]["reason"] else ""))
     path = replays / f"game-{number:03d}.json"
+    debug = None
     if result.status == "finished":  # an aborted game (a no-show) was not played: nothing to replay or verify
         export = {"match": {"id": number, "game_string": game, "seed": seed, "time_control": time_control,
                             "status": result.status, "reason": result.reason},
                   "seats": seats, "replay": replay}
         path.write_text(json.dumps(export, indent=1), encoding="utf-8")
+        debug = write_debug(path, [(n.step, s.seat, entrants[order[s.seat]].label, n.text)
+                           for s in result.seats for n in s.debug_notes])
     return GameRecord(number, seed, result.status,
                       [{"seat": s["seat"], "bot": s["name"], "rank": s["rank"], "score": s["score"],
-                        "verdict": s["verdict"], "reason": s["reason"]} for s in seats], path, result.reason)
+                        "verdict": s["verdict"], "reason": s["reason"]} for s in seats], path, result.reason,
+                      debug)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-CONTRACT_REVISION = 2
+CONTRACT_REVISION = 3
 """The revision this code speaks."""
 
 OLDEST_SUPPORTED = 1
@@ -47,12 +47,44 @@ CHANGES: tuple[Revision, ...] = (
         "La Fleur: the player key hand_size is cards_in_hand (the stdio adapter sends both "
         "until revision 3)",
     )),
+    Revision(3, "2026-12-07", (
+        "Decision.debug (6): optional debug text per decision, shown only to the bot's owner (the "
+        "owner's seat view) and in local play; at most 1,000 bytes of UTF-8, longer is cut and ends "
+        "with \"…[cut]\"; stdio bots may answer {\"index\": N, \"debug\": \"...\"}",
+        "La Fleur: the stdio adapter still sends hand_size beside cards_in_hand, until revision 4",
+    )),
 )
 """Every released revision, oldest first; the last is :data:`CONTRACT_REVISION`."""
 
+DEBUG_MAX_BYTES = 1000
+"""The most of one decision's ``Decision.debug`` that is kept, in bytes of UTF-8 (the marker
+included); see :func:`cap_debug`."""
+
+DEBUG_CUT_MARKER = "\u2026[cut]"
+"""The end of a debug text that was cut to :data:`DEBUG_MAX_BYTES`."""
+
+DEBUG_MAX_SEAT_BYTES = 100_000
+"""The most debug text the referee keeps of one seat in one match attempt (the notes' bytes
+summed); the decisions after that keep one note saying so, then nothing."""
+
+
+def cap_debug(text: str) -> str:
+    """``text`` cut to at most :data:`DEBUG_MAX_BYTES` bytes of UTF-8: itself when it fits,
+    else its longest prefix that ends on a character boundary and leaves room for
+    :data:`DEBUG_CUT_MARKER`, followed by the marker. Characters UTF-8 cannot encode (lone
+    surrogates) become ``?``. The SDK and the stdio adapter cut before sending, the referee
+    again on receipt (docs/bots.md, "Debug text")."""
+    data = text.encode("utf-8", "replace")
+    if len(data) <= DEBUG_MAX_BYTES:
+        return data.decode("utf-8")
+    room = DEBUG_MAX_BYTES - len(DEBUG_CUT_MARKER.encode("utf-8"))
+    return data[:room].decode("utf-8", "ignore") + DEBUG_CUT_MARKER
+
+
 DEPRECATED_STDIO_KEYS: dict[str, dict[str, str]] = {"lafleur": {"hand_size": "cards_in_hand"}}
 """Per game, ``old key -> new key`` of each ``observation.players[*]`` record that the stdio
-adapter still sends under its old name too, until the next revision removes it."""
+adapter still sends under its old name too, until a later revision removes it (revision 3 added
+``Decision.debug`` only and kept ``hand_size``: it goes in revision 4)."""
 
 
 def hello_answer(revision: int) -> tuple[str | None, list[str]]:

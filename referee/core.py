@@ -243,7 +243,7 @@ class RefereeCore:
             if binding is not None and binding.started:
                 try:
                     binding.on_decision(d.seq, d.action_index if d.HasField("action_index") else None, now,
-                                        d.attempt)
+                                        d.attempt, d.debug)
                 except Exception:  # a referee bug must never be charged to the bot's stream
                     log.exception("match %s: handling a decision failed", d.match_id,
                                   extra={"match_id": d.match_id, "bot_id": session.bot_id})

@@ -294,6 +294,7 @@ class Room:
             seat.decisions += 1
             self.decisions += 1
             self._record(seat.seat, legal[index], round(elapsed_ms), False)  # whole ms (the compact stored replay)
+            seat.note_debug(len(self.steps) - 1, pending.debug)  # the owner's only: never the replay or live feed
             if self.decisions % self.progress_every == 0:
                 progress = control_pb.Progress(step=len(self.steps), decisions=self.decisions)
                 self.emit(control_pb.MatchEvent(progress=progress))
@@ -348,12 +349,13 @@ class Room:
                 p.cut_write()
 
     # -- events from sessions and timers ------------------------------------------------
-    def on_decision(self, seat: Seat, seq: int, index: int | None, received_at: float, attempt: int = 0) -> None:
+    def on_decision(self, seat: Seat, seq: int, index: int | None, received_at: float, attempt: int = 0,
+                    debug: str = "") -> None:
         """A Decision from ``seat``'s session (see module docstring for the rules).
 
         ``attempt`` is ``Decision.attempt`` (0 = not given): an answer meant for
         another attempt of this match (one that died with a referee) is rejected
-        ``STALE`` and never applied, whatever its seq (docs/faults.md F-21).
+        ``STALE`` and never applied, whatever its seq (docs/faults.md F-21). ``debug``: :meth:`Seat.note_debug`.
         """
         p = self.pending
         if attempt and attempt != self.spec.attempt:
@@ -361,7 +363,7 @@ class Room:
                          f"decision {seq} answers attempt {attempt}; this is attempt {self.spec.attempt}")
             return
         if p is not None and p.seat is seat and p.seq == seq and p.sent_at is not None and not p.future.done():
-            p.resolve(ANSWER, index, received_at)
+            p.resolve(ANSWER, index, received_at, debug)
             return
         if seq < 1 or seq > self.seq or (p is not None and p.seq == seq and p.sent_at is None):
             code, why = pb.REJECTION_CODE_UNKNOWN_SEQ, f"decision {seq} has not been requested"
@@ -548,10 +550,7 @@ class Room:
         self.result = control_pb.MatchResult(
             status=status.value, match_id=self.spec.match_id, attempt=self.spec.attempt, reason=reason,
             referee_id=self.referee_id, replay_json=replay,
-            seats=[control_pb.SeatResult(
-                seat=s.seat, bot_id=s.bot_id, rank=ranks[s.seat], score=scores[s.seat], verdict=s.verdict.value,
-                time_used_ms=int(round(s.clock.used_ms)), decisions=s.decisions,
-            ) for s in self.seats],
+            seats=[s.result(ranks[s.seat], scores[s.seat]) for s in self.seats],
         )
         metrics.MATCHES_FINISHED.labels(self.game_name, status.value).inc()
         for verdict in verdicts:

@@ -13,6 +13,8 @@ import time
 from typing import Any, Protocol
 
 from games.api import Action
+from proto.contract import DEBUG_MAX_SEAT_BYTES, cap_debug
+from proto.parterre.v1 import control_pb2 as control_pb
 from referee.clock import Allowance, SeatClock, seat_share_ms
 from referee.match_spec import MatchSpec
 from referee.sessions import Session
@@ -25,7 +27,8 @@ class Room(Protocol):
     spec: MatchSpec
     loop: asyncio.AbstractEventLoop
 
-    def on_decision(self, seat: Seat, seq: int, index: int | None, received_at: float, attempt: int = 0) -> None:
+    def on_decision(self, seat: Seat, seq: int, index: int | None, received_at: float, attempt: int = 0,
+                    debug: str = "") -> None:
         """A Decision from ``seat``'s session."""
 
     def retire(self, seat: Seat, verdict: Verdict, reason: str) -> None:
@@ -51,7 +54,7 @@ class Pending:
     """
 
     __slots__ = ("seat", "seq", "allowance", "legal", "msg", "future", "queued_at", "sent_at", "limit_s", "writer",
-                 "cut")
+                 "cut", "debug")
 
     def __init__(self, room: Room, seat: Seat, seq: int, allowance: Allowance, legal: list[Action],
                  msg: bytes) -> None:
@@ -68,6 +71,8 @@ class Pending:
         """The room's task while it is in the request's write (``Session.send_now``): a bot that
         stops reading holds it there by HTTP/2 flow control, and ``Room._on_timer`` cuts it out."""
         self.cut = False
+        self.debug = ""
+        """``Decision.debug`` of the answer that resolved it (kept only if the answer is applied)."""
 
     def mark_sent(self) -> None:
         """Start the clock: the writer hands the request to the transport now."""
@@ -91,9 +96,10 @@ class Pending:
         """``time.monotonic()`` value after which an answer is late."""
         return self.start() + self.limit_s
 
-    def resolve(self, kind: int, index: int | None = None, at: float = 0.0) -> None:
-        """Resolve once; later calls are ignored."""
+    def resolve(self, kind: int, index: int | None = None, at: float = 0.0, debug: str = "") -> None:
+        """Resolve once (``debug``: the answer's ``Decision.debug``); later calls are ignored."""
         if not self.future.done():
+            self.debug = debug
             self.future.set_result((kind, index, at))
 
     async def send_on(self, session: Session) -> None:
@@ -126,7 +132,7 @@ class Seat:
     __slots__ = (
         "room", "seat", "bot_id", "match_id", "session", "clock", "verdict", "fault_reason",
         "drop_kind", "infra_drop", "grace", "answered", "late", "decisions", "name", "version", "started",
-        "dropped", "rejections",
+        "dropped", "rejections", "debug_notes", "debug_bytes",
     )
 
     def __init__(self, room: Room, seat: int, bot_id: int) -> None:
@@ -150,6 +156,8 @@ class Seat:
         self.started = False
         self.dropped = (0.0, 0)  # (time.monotonic(), steps played) when the stream was lost
         self.rejections: list[dict[str, object]] = []  # DecisionRejected sent to this seat (replay)
+        self.debug_notes: list[tuple[int, str]] = []  # (step, Decision.debug): the owner's only, never the replay
+        self.debug_bytes = 0
 
     # -- sessions.SeatBinding ------------------------------------------------------
     @property
@@ -157,8 +165,30 @@ class Seat:
         """The match attempt this seat belongs to."""
         return self.room.spec.attempt
 
-    def on_decision(self, seq: int, index: int | None, received_at: float, attempt: int = 0) -> None:
-        self.room.on_decision(self, seq, index, received_at, attempt)
+    def on_decision(self, seq: int, index: int | None, received_at: float, attempt: int = 0, debug: str = "") -> None:
+        self.room.on_decision(self, seq, index, received_at, attempt, debug)
+
+    def note_debug(self, step: int, text: str) -> None:
+        """Keep the debug text of the applied decision that made ``step`` (docs/bots.md, "Debug text"):
+        cut to ``DEBUG_MAX_BYTES``; past ``DEBUG_MAX_SEAT_BYTES`` of this seat's notes one note says so,
+        then nothing more is kept; an answer that is not applied (late, illegal) keeps none. Only the
+        seat's owner ever sees it (``SeatResult.debug_notes``; never the replay or the live feed)."""
+        if not text or self.debug_bytes > DEBUG_MAX_SEAT_BYTES:
+            return
+        text = cap_debug(text)
+        size = len(text.encode("utf-8"))
+        if self.debug_bytes + size > DEBUG_MAX_SEAT_BYTES:
+            text = f"[debug text over {DEBUG_MAX_SEAT_BYTES} bytes in this match: the rest is not kept]"
+            size = DEBUG_MAX_SEAT_BYTES + 1  # nothing after this one
+        self.debug_bytes += size
+        self.debug_notes.append((step, text))
+
+    def result(self, rank: int, score: float) -> control_pb.SeatResult:
+        """This seat's part of the ``MatchResult``, its debug notes included."""
+        return control_pb.SeatResult(
+            seat=self.seat, bot_id=self.bot_id, rank=rank, score=score, verdict=self.verdict.value,
+            time_used_ms=int(round(self.clock.used_ms)), decisions=self.decisions,
+            debug_notes=[control_pb.DebugNote(step=i, text=t) for i, t in self.debug_notes])
 
     def move_to(self, session: Session) -> bool:
         return self.room.move_seat(self, session)

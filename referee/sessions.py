@@ -54,8 +54,9 @@ class SeatBinding(Protocol):
     def attempt(self) -> int:
         """The match attempt the seat belongs to."""
 
-    def on_decision(self, seq: int, index: int | None, received_at: float, attempt: int = 0) -> None:
-        """A Decision for this seat arrived (``index`` None when unset; ``attempt`` 0 when not given)."""
+    def on_decision(self, seq: int, index: int | None, received_at: float, attempt: int = 0, debug: str = "") -> None:
+        """A Decision for this seat arrived (``index`` None when unset; ``attempt`` 0 when not given;
+        ``debug`` its ``Decision.debug``, empty when none)."""
 
     def move_to(self, session: Session) -> bool:
         """Move the seat (and its pending request) to ``session`` of the same bot; False if it cannot."""

@@ -9,7 +9,10 @@ Every other address of the site answers 404 here.
 
 A replay file is the whole record of a played game, so the viewer offers every
 seat's view and "all hands", as the site does once a match is over
-(docs/bots.md "From zero to your first local match").
+(docs/bots.md "From zero to your first local match"). The bots' own debug text
+(``parterre play``'s ``game-NNN.debug.jsonl`` beside the replay, docs/bots.md
+"Debug text") is shown in the board panel of the step it belongs to: the local
+author owns every bot of the file; the site never shows it there.
 """
 
 from __future__ import annotations
@@ -31,8 +34,11 @@ from web.pages import StepQuery, board_context, match_context, render, unavailab
 from web.viewer import START, ViewerUnavailable, engine_available
 
 
-def create_local_app(page: q.MatchPage, replay: dict[str, Any]) -> FastAPI:
-    """The viewer of one replay: ``page`` is its match page, ``replay`` the ``parterre-replay/1`` dict."""
+def create_local_app(page: q.MatchPage, replay: dict[str, Any],
+                     debug: dict[int, tuple[int, str]] | None = None) -> FastAPI:
+    """The viewer of one replay: ``page`` is its match page, ``replay`` the ``parterre-replay/1`` dict,
+    ``debug`` the bots' own debug text by step, ``{step: (seat, text)}`` (``parterre play``'s
+    ``game-NNN.debug.jsonl``), shown in the board panel of its step."""
     app = FastAPI(title="Parterre replay viewer", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.templates = Jinja2Templates(env=_environment())
     app.state.live = None
@@ -44,7 +50,9 @@ def create_local_app(page: q.MatchPage, replay: dict[str, Any]) -> FastAPI:
             frame = replay_frame(page, replay, step, all_hands, seat, labels)
         except ViewerUnavailable as exc:
             return unavailable_board(exc)
-        return board_context(page, frame, all_hands, seat)
+        context = board_context(page, frame, all_hands, seat)
+        context["debug"] = (debug or {}).get(frame.step)
+        return context
 
     def known(match_id: int) -> None:
         if match_id != page.id:

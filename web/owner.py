@@ -6,6 +6,10 @@ Every query here takes the caller's account id and checks ownership in SQL;
 a match or bot that is not the caller's is :class:`~ladder.read.common.NotFound`,
 exactly like one that does not exist, so ids cannot be probed.
 
+The seat view also shows the seat's own debug text (``Decision.debug``, docs/bots.md "Debug
+text") beside the step each decision made: read from ``seat_debug`` for the caller's own seat
+only, never from the replay.
+
 Reasons in words (:func:`reason_in_words`) come from the referee's fault
 reason (replay ``fault_reasons``, copied to ``seats.fault_reason``):
 ``timeout`` says the time used against the time allowed for that decision,
@@ -27,6 +31,7 @@ from pydantic import BaseModel
 
 from games.api import GameError
 from games.replay import ReplayError, iter_states
+from ladder import seat_debug
 from ladder.db import connection
 from ladder.read import NotFound, ReplayCache
 from web.labels import step_labels
@@ -136,6 +141,8 @@ class SeatStep(BaseModel):
     time_ms: float | None
     fallback: bool
     observation: dict[str, Any]
+    debug: str | None = None
+    """This seat's own debug text of the decision that made this step (docs/bots.md, "Debug text")."""
 
 
 class SeatView(BaseModel):
@@ -177,6 +184,8 @@ def seat_view(pool: ConnectionPool, replays: ReplayCache, account_id: int, match
             "JOIN bots b ON b.id = s.bot_id WHERE s.match_id = %s AND b.account_id = %s "
             "AND (%s::bigint IS NULL OR s.bot_id = %s) ORDER BY s.seat",
             (match_id, account_id, bot_id, bot_id)).fetchall()
+        # the seat's own debug text: read only here, after the SQL above found the caller's own seat
+        notes = seat_debug.notes_for_seat(conn, match_id, rows[0]["seat"]) if rows else {}
     if not rows:
         raise NotFound(f"you have no seat in match {match_id}")
     own = _OwnSeat(rows[0]["seat"], rows[0]["bot_id"], rows[0]["name"], rows[0]["bot_version"],
@@ -194,7 +203,8 @@ def seat_view(pool: ConnectionPool, replays: ReplayCache, account_id: int, match
             player = rec.get("player") if i >= 0 else None
             steps.append(SeatStep(step=i, player=player, mine=player == own.seat, label=labels[i] if i >= 0 else "",
                                   time_ms=rec.get("time_ms"), fallback=bool(rec.get("fallback", False)),
-                                  observation=state.observation(own.seat)))
+                                  observation=state.observation(own.seat),
+                                  debug=notes.get(i) if player == own.seat else None))
     except (GameError, ReplayError, KeyError, TypeError, ValueError) as exc:
         raise NotFound(f"the replay of match {match_id} cannot be rebuilt here: {exc}") from None
     rejections = replay.get("rejections") or []

@@ -177,7 +177,7 @@ def board_context(page: q.MatchPage, frame: Frame, all_hands: bool, seat: int | 
     shown_all = view_of(page, all_hands, seat) == "all"
     panel = board_panel(page.game, frame, names, shown_all)
     return {"frame": frame, "panel": panel, "problem": None, "names": names, "all_hands": shown_all,
-            "match": page}
+            "match": page, "debug": None}  # debug: a bot's own text, only in local play (web/local_view.py)
 
 
 def _challenge(request: Request, match_id: int) -> Any:

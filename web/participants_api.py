@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, HTTPException, Path, Query, Request
+from fastapi import APIRouter, Body, HTTPException, Path, Query, Request, Response
 from psycopg_pool import ConnectionPool
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
@@ -311,9 +311,11 @@ def api_versions(pool: Pool, bot_id: Id) -> list[dict[str, Any]]:
 
 @router.get("/matches/{match_id}/seat-view", response_model=SeatView,
             summary="A finished match seen from the caller's own seat: observation(seat) after every step")
-def api_seat_view(request: Request, pool: Pool, caller: auth.ApiCaller, match_id: Id,
+def api_seat_view(request: Request, response: Response, pool: Pool, caller: auth.ApiCaller, match_id: Id,
                   bot_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None) -> SeatView:
-    return seat_view(pool, request.app.state.replays, caller.account.id, match_id, bot_id)
+    view = seat_view(pool, request.app.state.replays, caller.account.id, match_id, bot_id)
+    response.headers["cache-control"] = "no-store"  # the seat's own observations and debug text: no shared cache
+    return view
 
 
 def check_challenge(pool: ConnectionPool, account_id: int, game_string: str, bot_ids: list[int]) -> str:

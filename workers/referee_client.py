@@ -32,7 +32,8 @@ class MatchOutcome:
 
     Attributes:
         status: ``finished``, ``aborted_no_show`` or ``infra_error``.
-        seats: per seat dicts {seat, bot_id, rank, score, verdict, time_used_ms, decisions}.
+        seats: per seat dicts {seat, bot_id, rank, score, verdict, time_used_ms, decisions, debug_notes}
+            (``debug_notes``: ``[[step, text], ...]``, the seat's own debug text, never in the replay).
         replay_json: the replay text (``parterre-replay/1``).
         reason: the referee's reason for the ending (``MatchResult.reason``),
             e.g. ``"watchdog: over max_duration_ms=..."`` for an ``infra_error``.
@@ -262,6 +263,7 @@ def _outcome(res: Any) -> MatchOutcome:
             "verdict": s.verdict,
             "time_used_ms": s.time_used_ms,
             "decisions": s.decisions,
+            "debug_notes": [[n.step, n.text] for n in s.debug_notes],  # the owner's only (ladder.seat_debug)
         }
         for s in res.seats
     ]

@@ -37,7 +37,7 @@ struct Options {
 };
 
 // The contract revision this bot was written against (docs/bots.md, "Contract revisions").
-constexpr unsigned kContractRevision = 2;
+constexpr unsigned kContractRevision = 3;
 
 // This process's random id, sent in every Hello (docs/bots.md, "Reconnecting"): a new stream with it
 // takes over the matches of this process's earlier stream at once, even a half-open one.

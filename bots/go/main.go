@@ -46,7 +46,7 @@ type options struct {
 var instanceID = newInstanceID()
 
 // The contract revision this bot was written against (docs/bots.md, "Contract revisions").
-const contractRevision = 2
+const contractRevision = 3
 
 func newInstanceID() string {
 	b := make([]byte, 8)

@@ -31,7 +31,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 // with it takes over the matches of this process's earlier stream at once, even a half-open one.
 const INSTANCE_ID = randomBytes(8).toString('hex');
 // The contract revision this bot was written against (docs/bots.md, "Contract revisions").
-const CONTRACT_REVISION = 2;
+const CONTRACT_REVISION = 3;
 
 function fail(message) {
   process.stderr.write(`parterre-node-bot: ${message}\n`);

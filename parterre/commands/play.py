@@ -58,7 +58,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.json:
         common.print_json({"game": args.game, "seed": run_seed, "time_control": tc, "replays": str(replays),
                            "games": [{"game": r.number, "seed": r.seed, "status": r.status, "seats": r.seats,
-                                      "replay": str(r.replay)} for r in records],
+                                      "replay": str(r.replay),
+                                      "debug": None if r.debug is None else str(r.debug)} for r in records],
                            "bots": rows})
     else:
         _table(args.game, rows)

@@ -109,3 +109,8 @@ async def test_example_bot_plays_its_game(game):
                    for i in range(4)]
     for r in results:
         assert r.status == "finished" and [s.verdict for s in r.seats] == ["normal", "normal"], r.reason
+    if game == "floriferous":  # its example writes debug text with each decision (docs/bots.md, "Debug text")
+        for i, r in enumerate(results):
+            mine, theirs = r.seats[i % 2], r.seats[1 - i % 2]
+            assert len(mine.debug_notes) == mine.decisions > 0 and not theirs.debug_notes
+            assert all(n.text.startswith("best score ") for n in mine.debug_notes)

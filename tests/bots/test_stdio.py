@@ -32,6 +32,7 @@ from bots.stdio_lines import (
     match_ended_line,
     match_started_line,
     parse_answer,
+    parse_answer_debug,
 )
 from games.registry import game_class, game_names
 from proto.parterre.v1 import control_pb2 as control_pb
@@ -101,11 +102,23 @@ def _request(n: int) -> DecisionRequest:
 
 @pytest.mark.parametrize(("line", "answer"), [
     ("3", 3), (" 3 \r", 3), ("+2", 2), ("0", 0), ("-1", -1), ("99", 99), ("RESIGN", Answer.RESIGN),
-    ("3.0", Answer.GARBAGE), ("three", Answer.GARBAGE), ('{"index": 1}', Answer.GARBAGE), ("1_000", Answer.GARBAGE),
+    ("3.0", Answer.GARBAGE), ("three", Answer.GARBAGE), ('{"index": 1}', 1), ("1_000", Answer.GARBAGE),
     ("2147483648", Answer.GARBAGE), ("0x1", Answer.GARBAGE), ("٣", Answer.GARBAGE),
+    ('{"index": 1, "debug": "why"}', 1), ('{"index": true}', Answer.GARBAGE), ('{"index": "1"}', Answer.GARBAGE),
+    ('{"index": 1.0}', Answer.GARBAGE), ('{"debug": "no index"}', Answer.GARBAGE), ("[1]", Answer.GARBAGE),
+    ('{"index": 1, "debug": 5}', Answer.GARBAGE), ('{"index": 2147483648}', Answer.GARBAGE),
+    ('{"index": 1', Answer.GARBAGE),
 ])
 def test_parse_answer(line, answer):
     assert parse_answer(line) == answer
+
+
+def test_a_json_answer_carries_its_debug_text_cut_to_the_contract_cap():
+    assert parse_answer_debug('{"index": 0, "debug": "Stones: 2\\nrow 3"}') == (0, "Stones: 2\nrow 3")
+    assert parse_answer_debug("5") == (5, "")
+    index, text = parse_answer_debug(json.dumps({"index": 3, "debug": "é" * 5000}))
+    assert index == 3 and len(text.encode()) <= 1000 and text.endswith("…[cut]")
+    assert text.removesuffix("…[cut]") == "é" * ((1000 - len("…[cut]".encode())) // 2)
 
 
 def test_lines_are_one_ascii_json_object_with_the_documented_keys():
@@ -184,7 +197,8 @@ async def test_a_child_that_exits_between_decisions_resigns_at_once(tmp_path, fa
     assert next(s.decisions for s in first.seats if s.bot_id == 1) == 0
 
 
-@pytest.mark.parametrize("garbage", ["banana", "1.0", "99", "-1", "99999999999", '{"index": 0}'])
+@pytest.mark.parametrize("garbage", ["banana", "1.0", "99", "-1", "99999999999", '{"index": "0"}',
+                                     '{"index": 0, "debug": 1}'])
 async def test_garbage_or_an_index_out_of_range_is_an_illegal_action(tmp_path, faulty, garbage):
     bot = StdioBot(faulty("say", garbage), log_dir=tmp_path, stop_grace_s=0.3)
     first, second = await _play(bot, "toy(players=2,turns=4)", matches=2)

@@ -162,7 +162,8 @@ def owner(served: tuple[str, Any, Site], browser: Any) -> Iterator[tuple[Any, Ow
     names = {bid: n for n, bid in site.bots.items()} | {bot_id: "phone-bot-with-a-rather-long-name-for-a-phone"}
     match_id = plan_match(pool, game_string="floriferous(players=2)", bot_ids=[bot_id, site.bots["greedy-beta"]],
                           plan_key="web:phone:owner")
-    play_match(pool, match_id, names, {})
+    play_match(pool, match_id, names, {}, debug_text="my_debug_text_with_an_unbroken_word_far_too_long_for_a_phone_x"
+                                                      " and\na second line")
     account_id = int(api.get(base + "/api/account", headers=bearer).json()["id"])
     challenge_id = create_challenge(pool, game_string="floriferous(players=2)",  # the seeded bots have no owner
                                     bot_ids=[bot_id, site.bots["greedy-alpha"]], rated=False, challenger_id=account_id)

@@ -316,7 +316,9 @@ def test_greedy_is_placed_alone_and_two_random_bots_share_a_place_end_to_end(poo
     referee. The final evaluation is played batch by batch through ``parterre.run_match``, the workers'
     competition tick refitting after each batch and planning the next: greedy ends first, alone; the two
     random bots share places 2-3. Its dataset (``parterre competition dataset``) then verifies file by
-    file with ``parterre replay verify``, and a changed or missing file fails it."""
+    file with ``parterre replay verify``, and a changed or missing file fails it. Every bot writes debug
+    text with each answer (docs/bots.md, "Debug text"): the workers store it for the owners, and not a
+    byte of it is in the dataset."""
     from bots.reference import GreedyBot, RandomBot
     from ladder.owned_bots import create_bot
     from referee.testing import ThreadedReferee
@@ -328,7 +330,7 @@ def test_greedy_is_placed_alone_and_two_random_bots_share_a_place_end_to_end(poo
     bots = [b.id for b, _ in made]
     for b, o in zip(bots, owners, strict=True):
         comp.enter_competition(pool, c.id, b, account_id=o, now=T0)
-    players = [GreedyBot(seed=1), RandomBot(seed=2), RandomBot(seed=3)]
+    players = [_noting(GreedyBot)(seed=1), _noting(RandomBot)(seed=2), _noting(RandomBot)(seed=3)]
     with ThreadedReferee({token: b.id for b, token in made},
                          bots={token: p for (_, token), p in zip(made, players, strict=True)}) as ref:
         monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.address)
@@ -347,6 +349,22 @@ def test_greedy_is_placed_alone_and_two_random_bots_share_a_place_end_to_end(poo
     assert table == {bots[0]: "1", bots[1]: "2-3", bots[2]: "2-3"}, (ev.progress, table)
     assert ev.matches_played == ev.matches_planned <= 60
     _check_the_dataset(pool, c.id, tmp_path, ev.matches_played, now=c.final_at + timedelta(hours=1))
+
+
+def _noting(cls: Any) -> Any:
+    """``cls`` whose every answer also carries a debug text with :data:`DEBUG_SECRET` in it (its choice unchanged)."""
+
+    class Noting(cls):  # type: ignore[misc]  # a class made at run time
+        def choose(self, request: Any) -> int:
+            index: int = super().choose(request)
+            request.debug(f"{DEBUG_SECRET} seq {request.seq} chose {index}")
+            return index
+
+    return Noting
+
+
+DEBUG_SECRET = "DEBUG-SECRET-7f3a"
+"""What every bot of the end-to-end evaluation writes in its debug text: the owners' only."""
 
 
 def _check_the_dataset(pool: Any, competition_id: int, tmp_path: Any, matches: int, *, now: Any) -> None:
@@ -370,6 +388,16 @@ def _check_the_dataset(pool: Any, competition_id: int, tmp_path: Any, matches: i
 
     ok = verify()
     assert ok.returncode == 0 and sum(line.startswith("OK: matches/") for line in ok.stdout.splitlines()) == matches
+    # the bots' debug text was stored (a row per seat of every match), and none of it is in the dataset
+    with pool.connection() as conn:
+        stored = conn.execute("SELECT count(*) FROM seat_debug d JOIN matches m ON m.id = d.match_id "
+                              "WHERE m.competition_id = %s", (competition_id,)).fetchone()[0]
+    assert stored == 2 * matches
+    for path in folder.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            text = zstandard.ZstdDecompressor().decompress(data) if path.suffix == ".zst" else data
+            assert DEBUG_SECRET.encode() not in text, path
     with pytest.raises(comp.CompetitionError, match="not an empty folder"):
         write_dataset(pool, competition_id, folder, now=now)
     first = folder / manifest["files"][0]["path"]

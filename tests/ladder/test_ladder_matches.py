@@ -174,6 +174,11 @@ def test_unclaimed_match_refuses_results(pool: Any) -> None:
         lambda r: r.update(replay_json=json.dumps({"match_id": -1})),
         lambda r: r.update(status="infra_error"),
         lambda r: r.pop("replay_json"),
+        lambda r: r["seats"][0].update(debug_notes="a text, not notes"),
+        lambda r: r["seats"][0].update(debug_notes=[[3, "ok"], [4]]),
+        lambda r: r["seats"][0].update(debug_notes=[[-1, "before the first step"]]),
+        lambda r: r["seats"][0].update(debug_notes=[[True, "a bool is no step"]]),
+        lambda r: r["seats"][1].update(debug_notes=[[2, b"bytes"]]),
     ],
 )
 def test_malformed_results_write_nothing(pool: Any, mutate: Callable[[dict[str, Any]], None]) -> None:
@@ -189,8 +194,30 @@ def test_malformed_results_write_nothing(pool: Any, mutate: Callable[[dict[str, 
     assert count(pool, "SELECT count(*) FROM ratings") == 0
     assert count(pool, "SELECT count(*) FROM seats WHERE rank IS NOT NULL") == 0
     assert count(pool, "SELECT count(*) FROM matches WHERE status = 'running'") == 1
+    assert count(pool, "SELECT count(*) FROM seat_debug") == 0
     # The attempt can still record a good result.
     assert record_result(pool, mid, spec.attempt, make_result(spec, [1, 2])) is True
+
+
+def test_a_seats_debug_notes_are_stored_apart_from_the_replay_cut_to_the_cap(pool: Any) -> None:
+    """docs/bots.md, "Debug text": ``debug_notes`` go to ``seat_debug`` (one row per seat that has any),
+    each text cut to 1,000 bytes again; the stored replay and its export hold none of it."""
+    from ladder.seat_debug import notes_for_seat
+
+    a, b = make_bots(pool, 2)
+    mid = _duel(pool, a, b, "debug")
+    spec = claim_match(pool, mid, "w1")
+    assert spec is not None
+    result = make_result(spec, [1, 2])
+    result["seats"][1]["debug_notes"] = [[1, "NOTE-one"], [3, "NOTE-" + "ü" * 900], [5, ""]]
+    assert record_result(pool, mid, spec.attempt, result) is True
+    with pool.connection() as conn:
+        assert notes_for_seat(conn, mid, 0) == {}
+        kept = notes_for_seat(conn, mid, 1)
+        assert count(pool, "SELECT count(*) FROM seat_debug WHERE match_id = %s", (mid,)) == 1
+    assert sorted(kept) == [1, 3] and kept[1] == "NOTE-one"
+    assert len(kept[3].encode()) <= 1000 and kept[3].startswith("NOTE-üü") and kept[3].endswith("…[cut]")
+    assert "NOTE-" not in (replay_json(pool, mid) or "") and "NOTE-" not in json.dumps(export_replay(pool, mid))
 
 
 def _wait_for_lock_waiters(url: str, n: int, timeout_s: float = 10.0,

@@ -207,3 +207,56 @@ def test_a_grpc_program_that_exits_before_connecting_is_named_and_its_no_show_wr
     (game,) = out["games"]
     assert game["status"] == "aborted_no_show" and not Path(game["replay"]).exists(), game
     assert all(b["avg_rank"] is None for b in out["bots"]), out["bots"]
+
+
+SDK_DEBUG_BOT = """\
+import os
+from bots.sdk import Bot
+
+class Noting(Bot):
+    name = "noting"
+
+    def choose(self, request):
+        request.debug(f"sdk seq {request.seq}: {len(request.legal_actions)} actions, took the last <b>")
+        return len(request.legal_actions) - 1
+
+Noting().run(os.environ["PARTERRE_REFEREE_ADDRESS"], os.environ["PARTERRE_BOT_TOKEN"])
+"""
+
+STDIO_DEBUG_BOT = """\
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "decision_request":
+        print(json.dumps({"index": 0, "debug": f"stdio seq {message['seq']} " + "é" * 2000}), flush=True)
+"""
+
+
+def test_the_bots_debug_text_is_written_beside_the_replay_never_in_it(tmp_path: Path) -> None:
+    """docs/bots.md, "Debug text": an SDK bot's ``request.debug`` and a stdio bot's ``{"index", "debug"}``
+    land in ``game-NNN.debug.jsonl``, each at a step that is that bot's own decision in the replay (the
+    replay file is the oracle: its seats and players), the stdio bot's 4,000-byte text cut to 1,000 bytes;
+    a house bot that sends none has no line; the replay file holds none of it and still verifies."""
+    sdk = _script(tmp_path, "sdk_noting.py", SDK_DEBUG_BOT)
+    stdio = _script(tmp_path, "stdio_noting.py", STDIO_DEBUG_BOT)
+    out = _play("--game", "floriferous(players=3)", "--bot", f"grpc:{sys.executable} {sdk}", "--bot", str(stdio),
+                "--bot", "house:greedy", "--games", "1", "--replays", str(tmp_path / "replays"))
+    (game,) = out["games"]
+    assert game["status"] == "finished" and game["debug"] == str(tmp_path / "replays" / "game-001.debug.jsonl")
+    text = Path(game["replay"]).read_text(encoding="utf-8")
+    assert "sdk seq" not in text and "stdio seq" not in text and "debug" not in text
+    replay = json.loads(text)["replay"]
+    seat_of = {s["name"]: s["seat"] for s in json.loads(text)["seats"]}
+    notes = [json.loads(line) for line in Path(game["debug"]).read_text(encoding="utf-8").splitlines()]
+    by_bot: dict[str, list[dict[str, Any]]] = {}
+    for note in notes:
+        by_bot.setdefault(note["bot"], []).append(note)
+        assert note["seat"] == seat_of[note["bot"]] and replay["steps"][note["step"]]["player"] == note["seat"]
+    assert set(by_bot) == {"sdk_noting", "stdio_noting"}
+    for bot, prefix in (("sdk_noting", "sdk seq "), ("stdio_noting", "stdio seq ")):
+        own = [s["i"] for s in replay["steps"] if s["player"] == seat_of[bot]]
+        assert [n["step"] for n in by_bot[bot]] == own  # every decision of the bot, in order
+        assert all(n["text"].startswith(prefix) for n in by_bot[bot])
+    assert all(len(n["text"].encode()) <= 1000 and n["text"].endswith("…[cut]") for n in by_bot["stdio_noting"])
+    assert all(n["text"].endswith("took the last <b>") for n in by_bot["sdk_noting"])
+    _verify(game["replay"])

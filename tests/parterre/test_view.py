@@ -180,3 +180,57 @@ def test_a_bare_replay_opens_in_the_browser_at_the_printed_address(replay_file: 
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+STDIO_DEBUG_BOT = """\
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "decision_request":
+        print(json.dumps({"index": 0, "debug": f"seq {message['seq']}: first of {message['num_actions']} <i>"}),
+              flush=True)
+"""
+
+
+def test_the_bots_debug_text_from_parterre_play_is_shown_at_its_step(tmp_path: Path) -> None:
+    """``parterre play`` writes a stdio bot's debug text beside the replay (``game-001.debug.jsonl``);
+    ``parterre view`` shows each note, escaped, in the board panel of the step it belongs to (the file's
+    own notes are the oracle) and nothing at the other seat's steps; a debug file that does not belong to
+    the replay is refused before serving."""
+    bot = tmp_path / "noting.py"
+    bot.write_text(STDIO_DEBUG_BOT)
+    folder = tmp_path / "replays"
+    proc = subprocess.run(
+        [sys.executable, "-m", "parterre.cli", "play", "--game", GAME, "--bot", str(bot), "--bot", "house:random",
+         "--games", "1", "--seed", "view-debug", "--replays", str(folder)],
+        env=_env(1, 1), cwd=ROOT, text=True, capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    replay_path, notes_path = folder / "game-001.json", folder / "game-001.debug.jsonl"
+    notes = {n["step"]: n for n in map(json.loads, notes_path.read_text().splitlines())}
+    steps = json.loads(replay_path.read_text())["replay"]["steps"]
+    others = [s["i"] for s in steps if s["player"] >= 0 and s["i"] not in notes]
+    assert notes and others
+    view = subprocess.Popen([sys.executable, "-m", "parterre.cli", "view", str(replay_path), "--no-browser",
+                             "--port", "0"], env=_env(1, 1), cwd=ROOT, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert view.stdout is not None
+        line = view.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:\d+/matches/1\b", line)
+        assert found and f"debug text of {len(notes)} decisions" in line, line
+        url = found.group(0)
+        for step, note in list(notes.items())[:5]:
+            board = _get(f"{url}/board?step={step}")
+            assert html.escape(note["text"], quote=False) + "</pre>" in board and "<i>" not in board, step
+            assert "debug text of noting" in board
+        for step in others[:5]:
+            assert "debug-text" not in _get(f"{url}/board?step={step}")
+    finally:
+        view.terminate()
+        view.wait(30)
+    # the debug file of another game (its steps are not this bot's decisions here) is refused
+    wrong = {**next(iter(notes.values())), "step": others[0]}
+    notes_path.write_text(json.dumps(wrong) + "\n")
+    proc = subprocess.run([sys.executable, "-m", "parterre.cli", "view", str(replay_path), "--no-browser", "--port",
+                           "0"], env=_env(1, 1), cwd=ROOT, text=True, capture_output=True, timeout=60)
+    assert proc.returncode == 2 and "is not a decision of seat" in proc.stderr, proc.stderr

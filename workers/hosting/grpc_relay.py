@@ -50,7 +50,7 @@ from proto.parterre.v1 import referee_pb2_grpc as pb_grpc
 log = logging.getLogger(__name__)
 
 MAX_BOT_MESSAGE = 1 << 20
-"""Largest message a bot may send through the relay (a decision is a few bytes)."""
+"""Largest message a bot may send through the relay (a decision is a few bytes, about 1 KB with its debug text)."""
 
 LINGER_S = 1.0
 """After its last match, how long a seat's stream stays open for a match the referee seats on it at once."""

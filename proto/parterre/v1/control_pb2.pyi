@@ -56,7 +56,7 @@ class Progress(_message.Message):
     def __init__(self, step: _Optional[int] = ..., decisions: _Optional[int] = ...) -> None: ...
 
 class SeatResult(_message.Message):
-    __slots__ = ("seat", "bot_id", "rank", "score", "verdict", "time_used_ms", "decisions")
+    __slots__ = ("seat", "bot_id", "rank", "score", "verdict", "time_used_ms", "decisions", "debug_notes")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     RANK_FIELD_NUMBER: _ClassVar[int]
@@ -64,6 +64,7 @@ class SeatResult(_message.Message):
     VERDICT_FIELD_NUMBER: _ClassVar[int]
     TIME_USED_MS_FIELD_NUMBER: _ClassVar[int]
     DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    DEBUG_NOTES_FIELD_NUMBER: _ClassVar[int]
     seat: int
     bot_id: int
     rank: int
@@ -71,7 +72,16 @@ class SeatResult(_message.Message):
     verdict: str
     time_used_ms: int
     decisions: int
-    def __init__(self, seat: _Optional[int] = ..., bot_id: _Optional[int] = ..., rank: _Optional[int] = ..., score: _Optional[float] = ..., verdict: _Optional[str] = ..., time_used_ms: _Optional[int] = ..., decisions: _Optional[int] = ...) -> None: ...
+    debug_notes: _containers.RepeatedCompositeFieldContainer[DebugNote]
+    def __init__(self, seat: _Optional[int] = ..., bot_id: _Optional[int] = ..., rank: _Optional[int] = ..., score: _Optional[float] = ..., verdict: _Optional[str] = ..., time_used_ms: _Optional[int] = ..., decisions: _Optional[int] = ..., debug_notes: _Optional[_Iterable[_Union[DebugNote, _Mapping]]] = ...) -> None: ...
+
+class DebugNote(_message.Message):
+    __slots__ = ("step", "text")
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    step: int
+    text: str
+    def __init__(self, step: _Optional[int] = ..., text: _Optional[str] = ...) -> None: ...
 
 class MatchResult(_message.Message):
     __slots__ = ("status", "seats", "replay_json", "match_id", "attempt", "reason", "referee_id")

@@ -92,18 +92,20 @@ class Hello(_message.Message):
     def __init__(self, token: _Optional[str] = ..., bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_concurrent_matches: _Optional[int] = ..., instance_id: _Optional[str] = ..., observation_encoding: _Optional[_Union[ObservationEncoding, str]] = ..., max_matches: _Optional[int] = ..., only_match_id: _Optional[int] = ..., only_attempt: _Optional[int] = ..., contract_revision: _Optional[int] = ...) -> None: ...
 
 class Decision(_message.Message):
-    __slots__ = ("match_id", "seq", "action_index", "reported_time_ms", "attempt")
+    __slots__ = ("match_id", "seq", "action_index", "reported_time_ms", "attempt", "debug")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     ACTION_INDEX_FIELD_NUMBER: _ClassVar[int]
     REPORTED_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    DEBUG_FIELD_NUMBER: _ClassVar[int]
     match_id: int
     seq: int
     action_index: int
     reported_time_ms: int
     attempt: int
-    def __init__(self, match_id: _Optional[int] = ..., seq: _Optional[int] = ..., action_index: _Optional[int] = ..., reported_time_ms: _Optional[int] = ..., attempt: _Optional[int] = ...) -> None: ...
+    debug: str
+    def __init__(self, match_id: _Optional[int] = ..., seq: _Optional[int] = ..., action_index: _Optional[int] = ..., reported_time_ms: _Optional[int] = ..., attempt: _Optional[int] = ..., debug: _Optional[str] = ...) -> None: ...
 
 class Resign(_message.Message):
     __slots__ = ("match_id",)

@@ -36,7 +36,7 @@ public final class Bot {
    */
   private static final String INSTANCE_ID = UUID.randomUUID().toString();
   /** The contract revision this bot was written against (docs/bots.md, "Contract revisions"). */
-  private static final int CONTRACT_REVISION = 2;
+  private static final int CONTRACT_REVISION = 3;
 
   private Bot() {}
 
