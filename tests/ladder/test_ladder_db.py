@@ -35,6 +35,7 @@ TABLES = {
     "competitions", "competition_entrants", "competition_evaluations", "competition_final_rows",
     "competition_events",  # 0013: competitions
     "league_promotions",  # 0014: leagues
+    "seat_debug",  # 0015: bots' debug text per decision, apart from the replay
 }
 
 
