@@ -5,7 +5,8 @@ The same templates, static files and viewer functions as the site's match page
 match page built from the file alone (:func:`ladder.read.replay_file_page`). Routes:
 ``/`` (redirects to the match), ``/matches/{id}`` (the viewer), ``/matches/{id}/board``
 (the board panel of one step) and ``/matches/{id}/replay.json`` (the file's replay).
-Every other address of the site answers 404 here.
+Every other address of the site answers 404 here, so the pages link to none of them (the
+templates' ``local_viewer``: no site navigation, bot names without links).
 
 A replay file is the whole record of a played game, so the viewer offers every
 seat's view and "all hands", as the site does once a match is over
@@ -41,6 +42,7 @@ def create_local_app(page: q.MatchPage, replay: dict[str, Any],
     ``game-NNN.debug.jsonl``), shown in the board panel of its step."""
     app = FastAPI(title="Parterre replay viewer", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.templates = Jinja2Templates(env=_environment())
+    app.state.templates.env.globals["local_viewer"] = True  # no links to the site's other pages: none is here
     app.state.live = None
     labels = LabelCache(8)
     replay_text = json.dumps(replay, indent=1)

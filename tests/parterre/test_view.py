@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -116,6 +117,14 @@ def test_the_viewer_serves_every_step_and_each_view_shows_the_engines_observatio
         url = found.group(0)
 
         page = _get(url + "?all=1")
+        # every link on the page leads somewhere this viewer serves (it serves one file, not the site)
+        for href in sorted(set(re.findall(r'href="([^"#]*)', page)) - {""}):
+            target = urllib.parse.urljoin(url, html.unescape(href))
+            assert target.startswith(url.rsplit("/matches/", 1)[0]), target
+            try:
+                _get(target)
+            except urllib.error.HTTPError as exc:
+                raise AssertionError(f"{href} on the viewer's page answers {exc.code}") from None
         listed = dict(re.findall(r'<li data-step="(-?\d+)"[^>]*>(.*?)</li>', page, re.S))
         assert sorted(int(i) for i in listed) == list(range(-1, len(steps)))
         for i, step in enumerate(steps):  # all hands: every step under its recorded label
