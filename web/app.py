@@ -217,7 +217,7 @@ def create_app(
     """
     if (database_url is None) == (pool is None):
         raise ValueError("give exactly one of database_url and pool")
-    from web import api, competitions, pages, participants, site_docs
+    from web import api, competitions, featured, pages, participants, site_docs
     from web import live as live_routes
     from web import tournaments as tournament_routes
 
@@ -258,6 +258,7 @@ def create_app(
     app.include_router(competitions.page_router)
     app.include_router(site_docs.router)  # rules pages, bot guide, API reference
     app.include_router(live_routes.router)
+    app.include_router(featured.router)  # /tv
     participants.install(app)  # accounts, tokens, owned bots, owner's view (web/participants.py)
     _install_error_handlers(app)
     app.add_middleware(GZipMiddleware, minimum_size=2048)

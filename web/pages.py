@@ -199,6 +199,7 @@ def match(
     all: Annotated[bool, Query()] = False,  # the public query parameter is ?all=
     seat: Seat = None,
     at: AtQuery = None,
+    tv: Annotated[bool, Query()] = False,  # opened from /tv: back to /tv when the match ends (web/featured.py)
 ) -> HTMLResponse:
     if at is not None:  # the jump box without JavaScript: the step as the page counts it (docs/web.md "Numbering")
         step = at - 1
@@ -211,18 +212,24 @@ def match(
         if engine_available(page.game):
             page = with_view_labels(request, page, view)
     live = request.app.state.live
+    held = page.status == "running" and q.twins_open(pool, match_id)
     return render(request, "match.html", match_context(
         page, step, board, view, challenge=_challenge(request, match_id),
-        live=live is not None and page.status == "running" and not q.twins_open(pool, match_id),
-        live_delay=live.delay_s if live is not None else 0))
+        live=live is not None and page.status == "running" and not held,
+        live_delay=live.delay_s if live is not None else 0, held=held, tv=tv))
 
 
 def match_context(page: q.MatchPage, step: int, board: dict[str, Any] | None, view: str | int, *,
-                  challenge: Any = None, live: bool = False, live_delay: float = 0) -> dict[str, Any]:
-    """Context of ``match.html``: the match, its viewer at ``step`` from ``view``, its board panel's context."""
+                  challenge: Any = None, live: bool = False, live_delay: float = 0, held: bool = False,
+                  tv: bool = False) -> dict[str, Any]:
+    """Context of ``match.html``: the match, its viewer at ``step`` from ``view``, its board panel's context.
+
+    ``held``: a running match whose deal is held (a seat rotation with a twin still to play): no live view,
+    and the page says why. ``tv``: opened from ``/tv``, which the live view goes back to at the end.
+    """
     return {"m": page, "board": board, "step": step, "all_hands": view == "all",
             "view": view, "challenge": challenge, "view_q": _view_query(view),
-            "live": live, "live_delay": live_delay, "engine": engine_available(page.game),
+            "live": live, "live_delay": live_delay, "held": held, "tv": tv, "engine": engine_available(page.game),
             "outcome": outcome_cards(page.game, page.outcome, [s.name for s in page.seats])}
 
 

@@ -11,6 +11,12 @@
   var status = document.getElementById("live-status");
   var result = document.getElementById("live-result");
   var source = new EventSource("/matches/" + live.dataset.match + "/live");
+  // opened from /tv (web/featured.py): back to /tv, and its next featured match, once this one is over
+  function next(seconds) {
+    if (live.dataset.tv !== "1") { return; }
+    status.textContent += " · the next featured match in " + seconds + " s";
+    window.setTimeout(function () { window.location.assign("/tv"); }, seconds * 1000);
+  }
 
   source.addEventListener("open", function () { status.textContent = "live"; });
   function addStep(s) {
@@ -55,6 +61,7 @@
     result.textContent = "Match over (" + d.status + "): " + d.reason + " · ranks " + d.ranks.join(", ") +
       " · scores " + d.scores.join(", ") + ". Reload the page for the full replay once it is recorded.";
     live.dataset.ended = "1";
+    next(8);
   });
   source.addEventListener("unavailable", function () {
     // the server ended the stream; EventSource reconnects after the "retry:" the server gave
@@ -63,5 +70,6 @@
   source.addEventListener("gone", function () {
     source.close();
     status.textContent = "no live feed for this match";
+    next(3);
   });
 }());
