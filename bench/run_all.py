@@ -49,6 +49,8 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "web_flood": (["bench/bench_web_flood.py"], ["--logins", "40", "--bodies", "100", "--uploads", "60"]),
     "clock": (["bench/bench_clock.py"], ["--seconds", "3", "--repeats", "2"]),
     "whole_path": (["bench/bench_whole_path.py"], ["--matches", "6", "--repeats", "2"]),
+    "competition_final": (["bench/bench_competition_final.py"], ["--entrants", "16", "--tiers", "4", "--budget", "400",
+                                                                 "--season-s", "30"]),
 }
 """Name -> (script and arguments, extra arguments for ``--quick``)."""
 
