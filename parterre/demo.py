@@ -58,6 +58,24 @@ class Supervised(Protocol):
         """Raise when a child exited (or a stop was requested)."""
 
 
+DEMO_LIVE_DELAY_S = 3
+"""The demo's live delay, seconds (the service's default is 30: docs/web.md)."""
+WEB_READY_S = 60.0
+"""How long the demo waits for its web site to answer before printing its address anyway."""
+
+
+def _wait_for_port(port: int) -> None:
+    """Wait until 127.0.0.1:``port`` accepts a connection (the address is printed once it does), at most
+    :data:`WEB_READY_S` seconds."""
+    deadline = time.monotonic() + WEB_READY_S
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            sock.settimeout(0.5)
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+
+
 BOT_ENV = ("PATH", "LANG", "LC_ALL", "HOME", "TZ", "VIRTUAL_ENV", "PYTHONPATH", "PARTERRE_REFEREE_ADDRESS",
            "PARTERRE_LOG_FORMAT", "PARTERRE_ENGINES")
 """The demo's variables a bot process inherits: what ``parterre bot run`` needs to find Python and the
@@ -378,8 +396,12 @@ def run_demo(
         console.print(f"  {len(demo_bots)} bots, the house bots (house-random, house-greedy, house-search) "
                       f"and a Celery worker started (logs in {children.log_dir})")
         port = web_port or free_port()
-        children.start("web", "web", "--port", str(port))
-        console.print(f"  web site: http://127.0.0.1:{port}/ (watch the ladder live)")
+        # one viewer on this machine: the live view DEMO_LIVE_DELAY_S behind the table, not the service's 30 s
+        # (a demo match lasts 10-20 s); an operator's own PARTERRE_LIVE_DELAY is kept
+        children.start("web", "web", "--port", str(port),
+                       env={"PARTERRE_LIVE_DELAY": os.environ.get("PARTERRE_LIVE_DELAY", str(DEMO_LIVE_DELAY_S))})
+        _wait_for_port(port)
+        console.print(f"  web site: http://127.0.0.1:{port}/ (watch the ladder live: http://127.0.0.1:{port}/tv)")
 
         os.environ.update({"PARTERRE_REDIS_URL": services.redis_url, "PARTERRE_QUEUE": env["PARTERRE_QUEUE"]})
         from workers.app import app

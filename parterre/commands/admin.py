@@ -32,7 +32,8 @@ def _account(pool: ConnectionPool, username: str) -> Any:
 
     account = acc.get_account(pool, username)
     if account is None:
-        raise CliError(f"no account {username!r}")
+        raise CliError(f"no account {username!r}: it must exist first (signed up on the site's /signup page "
+                       f"or with `parterre remote signup {username}`)")
     return account
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import secrets
 import sys
 import tempfile
@@ -69,13 +70,27 @@ def cmd_play(args: argparse.Namespace) -> int:
             if len(row["reasons"]) > REASONS_SHOWN:
                 print(f"{row['bot']}: {len(row['reasons']) - REASONS_SHOWN} more (--json lists them all)")
         played = [r for r in records if r.status == "finished"]
-        hint = f" (check one: parterre replay verify {played[0].replay}; look at it: parterre view " \
+        me = _command_name()
+        hint = f" (check one: {me} replay verify {played[0].replay}; look at it: {me} view " \
                f"{played[0].replay})" if played else " (no game was played to its end: no replay to check)"
         print(f"replays: {replays}{hint}")
         for row in rows:
             for log in row["logs"]:
                 print(f"log of {row['bot']}: {log}")
     return 1 if any(r.status == "infra_error" for r in records) else 0
+
+
+def _command_name() -> str:
+    """How to run ``parterre`` again from here: ``parterre`` when that is on PATH, else the path this run was
+    started by (``.venv/bin/parterre`` after ``make install``, which does not put it on PATH)."""
+    import shutil
+
+    started = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    on_path = shutil.which("parterre")
+    if (on_path and os.path.abspath(on_path) == started) or os.path.basename(started) != "parterre":
+        return "parterre"
+    relative = os.path.relpath(started)
+    return started if relative.startswith("..") else relative
 
 
 REASONS_SHOWN = 3
