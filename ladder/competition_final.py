@@ -5,7 +5,8 @@ The rules are in docs/competitions.md ("The final evaluation"); this module is t
 From ``final_at`` the locked versions (:func:`ladder.competition_season.lock_entrants`) play
 **batches**. Batch ``b`` is one duplicate deal (:func:`ladder.match_plans.plan_deal_in`): its
 seed is ``sha256("<evaluation seed>:batch:<b>")``, every table plays it in every cyclic seat
-rotation, and its player count is ``player_counts[(b - 1) mod len]``. Its tables are built
+rotation, and its player count is ``player_counts[(b - 1) mod len]``, or the next count in the list
+when that one cannot seat a pair left (too few entrants of distinct accounts). Its tables are built
 around the **neighbouring pairs not yet separated** in the current order, top of the table
 first (:func:`batch_tables`): a pair of two accounts sits at one table; two bots of one account
 never share a table, so each sits at its own table with the same opponents, on the same deal.
@@ -192,8 +193,9 @@ class Evaluation:
         batches / matches_planned / matches_played: progress; ``overlapping``: neighbouring pairs
             not separated after the last batch (None before the first refit).
         progress: one entry per refit: ``{"batch", "matches", "counted", "mismatched", "overlapping"}``.
-        stop_reason: ``separated``, ``batches``, ``budget``, ``no_table`` (no table can seat a pair left: two
-            bots of one account and no other opponent) or ``entrants`` (fewer than two to place).
+        stop_reason: ``separated``, ``batches``, ``budget``, ``no_table`` (no table of any of the player counts
+            can seat a pair left, e.g. two bots of one account and no other opponent) or ``entrants`` (fewer
+            than two to place).
         recomputed_at / recomputed_reason: the frozen table was recomputed (a disqualification).
     """
 
@@ -453,10 +455,14 @@ def _next_batch(conn: Any, competition_id: int, eid: int, state: _State, separat
     elif batch >= int(params["max_batches"]):
         stop = "batches"
     else:
-        n = int(counts[batch % len(counts)])
         order = _order(state)
-        tables = batch_tables(order, separated, n, account={e.bot_id: e.account_id for e in state.placed},
-                              rating={rated_bot(line): line.elo for line in state.result.ratings})
+        account = {e.bot_id: e.account_id for e in state.placed}
+        rating = {rated_bot(line): line.elo for line in state.result.ratings}
+        for k in range(len(counts)):  # the batch's count, or the next one in the list that can seat a pair
+            n = int(counts[(batch + k) % len(counts)])
+            tables = batch_tables(order, separated, n, account=account, rating=rating)
+            if tables:
+                break
         affordable = tables[:max(0, (int(params["budget"]) - int(planned)) // n)]
         stop = "no_table" if not tables else "budget" if not affordable else None
         tables = affordable

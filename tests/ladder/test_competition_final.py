@@ -436,3 +436,26 @@ def test_two_bots_of_one_account_alone_cannot_be_separated(pool: Any) -> None:
     ev, planned = start_evaluation(pool, c.id, now=c.final_at)
     assert planned == [] and ev.status == "finished" and ev.stop_reason == "no_table"
     assert [r.place for r in final_table(pool, c.id)] == ["1-2", "1-2"]
+
+
+def test_a_player_count_that_cannot_seat_a_pair_gives_way_to_the_next_count(pool: Any) -> None:
+    """Two entrants in a competition played at 3 and then 2 seats: a 3-seat table cannot be filled, so
+    each batch is played at 2 seats (the next count in the list) instead of stopping with no_table."""
+    c = competition(pool, player_counts=[3, 2], final_budget=12, final_max_batches=3)
+    _, bots = _field(pool, c, 2)
+    strength = {bots[0]: 0.0, bots[1]: 0.0}
+    ev, first = start_evaluation(pool, c.id, now=c.final_at)
+    assert ev.status == "running" and len(first) == 2  # one 2-seat table, both seat orders
+    with pool.connection() as conn:
+        seats = conn.execute("SELECT count(*) FROM seats WHERE match_id = ANY(%s) GROUP BY match_id",
+                             (first,)).fetchall()
+    assert [n for (n,) in seats] == [2, 2]
+    rng = random.Random(4)
+    for mid in first:
+        _play(pool, mid, strength, rng)
+    now = c.final_at
+    while batch := advance_evaluation(pool, c.id, now=(now := now + timedelta(minutes=1))):
+        for mid in batch:
+            _play(pool, mid, strength, rng)
+    done = evaluation(pool, c.id)
+    assert done is not None and done.stop_reason == "batches" and done.batches == 3
