@@ -21,8 +21,11 @@ play: each pair is looked at after every batch, and testing each look at 5 % / B
 keeps the chance of ever separating two equal bots under 5 % however many looks it takes.
 The evaluation stops when every neighbouring pair is separated, after ``B`` batches, when no
 further table fits the budget, or when no table can seat the pairs left. Places are then
-frozen: runs of neighbours not separated share their places (``place_low``-``place_high``),
-never a false order.
+frozen (:func:`places`): an entrant is placed above another when a separated neighbouring pair
+lies between them, or when the two are apart on their own evidence (:func:`pairs_apart`, Wald z
+from the fit's covariance, at :func:`pair_critical_z`: Bonferroni over every pair and every
+look); an entrant's places run from 1 + those above it to ``n`` less those below it
+(``place_low``-``place_high``), never a false order.
 
 Before it starts the evaluation stores its **estimate** (:func:`estimate`): per neighbouring
 pair of the season's table, the matches seating both that would bring the expected ``z`` of
@@ -61,7 +64,7 @@ from ladder.competition_season import (
 from ladder.db import connection, run_transaction
 from ladder.errors import CompetitionClosedError, CompetitionError, CompetitionNotFoundError
 from ladder.match_plans import game_string_for, new_seed, plan_deal_in, seed_commitment
-from ladder.stats.bradley_terry import BTFit
+from ladder.stats.bradley_terry import BTFit, se_between
 from ladder.stats.scales import phi_inv
 
 ALPHA = 0.05
@@ -92,22 +95,53 @@ def deal_key(competition_id: int, run: int, batch: int) -> str:
 # -- the pure parts: places, tables, the estimate -------------------------------------------------
 
 
+def pair_critical_z(max_batches: int, entrants: int) -> float:
+    """The z two entrants must reach to be placed apart on their own evidence, neighbours or not:
+    ``phi_inv(1 - ALPHA / (2 B K))`` with ``K = n (n - 1) / 2`` pairs and ``B`` looks (Bonferroni over
+    every pair and every batch: the chance that any two equal entrants are ever placed apart stays under
+    ``ALPHA``)."""
+    pairs = max(1, entrants * (entrants - 1) // 2)
+    return phi_inv(1.0 - ALPHA / (2.0 * max(1, max_batches) * pairs))
+
+
+def pairs_apart(result: BTFit, z: float) -> set[tuple[int, int]]:
+    """Positions ``(a, b)`` of ``result.ratings``, ``a`` above ``b``, whose rating difference over its
+    standard error (Wald, from the fit's covariance) reaches ``z``; empty for a fit without covariance."""
+    if not result.covariance:
+        return set()
+    lines = result.ratings
+    out = set()
+    for a in range(len(lines)):
+        for b in range(a + 1, len(lines)):
+            se = se_between(result, a, b)
+            if se > 0.0 and (lines[a].elo - lines[b].elo) / se >= z:
+                out.add((a, b))
+    return out
+
+
 def separations(result: BTFit, z: float) -> list[bool]:
     """For each line of ``result`` (a fit with ``information``) but the last: whether it is separated from
     the next one down (its ``z_next`` reaches ``z``)."""
     return [line.z_next is not None and line.z_next >= z for line in result.ratings[:-1]]
 
 
-def places(separated: Sequence[bool]) -> list[tuple[int, int]]:
-    """``(place_low, place_high)`` of each line: a run of lines joined by pairs not separated shares
-    the places it spans (``[True, False]`` -> ``[(1, 1), (2, 3), (2, 3)]``)."""
-    out: list[tuple[int, int]] = []
-    start = 0
-    for i in range(len(separated) + 1):
-        if i == len(separated) or separated[i]:
-            out += [(start + 1, i + 1)] * (i + 1 - start)
-            start = i + 1
-    return out
+def places(separated: Sequence[bool], apart: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """``(place_low, place_high)`` of each line. Line ``a`` is placed above line ``b`` (``a < b``) when a
+    neighbouring pair between them is separated, or ``(a, b)`` is in ``apart`` (placed apart on their own
+    evidence, :func:`pairs_apart`); a line's best place is 1 + the lines placed above it, its worst the
+    number of lines less those placed below it. With ``apart`` empty, a run of lines joined by pairs not
+    separated shares the places it spans (``[True, False]`` -> ``[(1, 1), (2, 3), (2, 3)]``)."""
+    n = len(separated) + 1
+    cut = [0]  # separated neighbouring pairs above each line
+    for s in separated:
+        cut.append(cut[-1] + (1 if s else 0))
+    extra = set(apart)
+
+    def above(a: int, b: int) -> bool:
+        return cut[b] > cut[a] or (a, b) in extra
+
+    return [(1 + sum(above(a, i) for a in range(i)), n - sum(above(i, b) for b in range(i + 1, n)))
+            for i in range(n)]
 
 
 def batch_tables(order: Sequence[int], separated: Sequence[bool], n: int, *, account: Mapping[int, int],
@@ -314,7 +348,7 @@ class _State:
     mismatched: int
 
 
-def _state(conn: Any, competition_id: int, run: int | None) -> _State:
+def _state(conn: Any, competition_id: int, run: int | None, *, covariance: bool = False) -> _State:
     """The entrants placed (neither disqualified nor retired) and the fit of their matches: the season's
     (``run`` None: the order the evaluation starts from), or those of evaluation run ``run`` that their
     locked versions played."""
@@ -328,7 +362,7 @@ def _state(conn: Any, competition_id: int, run: int | None) -> _State:
         data = load_records(conn, competition_id, f"{key_prefix(competition_id)}e{run}:",
                             excluded=[e.bot_id for e in excluded],
                             locked={e.bot_id: e.locked_version for e in entrants})
-    result = fit(data.records, [e.bot_id for e in placed])
+    result = fit(data.records, [e.bot_id for e in placed], covariance=covariance)
     return _State(placed, excluded, result, data.games, len(data.records), data.mismatched)
 
 
@@ -467,7 +501,8 @@ def _next_batch(conn: Any, competition_id: int, eid: int, state: _State, separat
         stop = "no_table" if not tables else "budget" if not affordable else None
         tables = affordable
     if stop is not None:
-        _freeze(conn, eid, state, separated)
+        _freeze(conn, eid, _state(conn, competition_id, run, covariance=True), separated,
+                int(params["max_batches"]))
         conn.execute("UPDATE competition_evaluations SET status = 'finished', stop_reason = %s, finished_at = %s "
                      "WHERE id = %s", (stop, now, eid))
         return []
@@ -480,14 +515,16 @@ def _next_batch(conn: Any, competition_id: int, eid: int, state: _State, separat
     return new
 
 
-def _freeze(conn: Any, eid: int, state: _State, separated: list[bool]) -> None:
-    """Write the final table of evaluation ``eid`` from ``state`` (replacing any written before)."""
+def _freeze(conn: Any, eid: int, state: _State, separated: list[bool], max_batches: int) -> None:
+    """Write the final table of evaluation ``eid`` from ``state`` (a fit with its covariance; replacing any
+    written before): places from the separated neighbours and from every pair apart on its own evidence."""
     names = {int(b): (n, "") for b, n in conn.execute(
         "SELECT id, name FROM bots WHERE id = ANY(%s::bigint[])",
         ([e.bot_id for e in state.placed + state.excluded],)).fetchall()}
     rows: list[TableRow] = rows_of(state.result, names, state.games, [])
     conn.execute("DELETE FROM competition_final_rows WHERE evaluation_id = %s", (eid,))
-    for (low, high), row in zip(places(separated) if rows else [], rows, strict=True):
+    apart = sorted(pairs_apart(state.result, pair_critical_z(max_batches, len(state.result.ratings))))
+    for (low, high), row in zip(places(separated, apart) if rows else [], rows, strict=True):
         conn.execute("INSERT INTO competition_final_rows (evaluation_id, bot_id, place_low, place_high, rating, "
                      "rating_low, rating_high, z_next, matches, standing) "
                      "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 'placed')",
@@ -506,13 +543,14 @@ def recompute_final(conn: Any, competition_id: int, reason: str, now: datetime) 
     Returns:
         Whether a finished evaluation was recomputed.
     """
-    row = conn.execute("SELECT id, run, (params->>'critical_z')::float FROM competition_evaluations "
-                       "WHERE competition_id = %s AND status = 'finished'", (competition_id,)).fetchone()
+    row = conn.execute("SELECT id, run, (params->>'critical_z')::float, (params->>'max_batches')::int "
+                       "FROM competition_evaluations WHERE competition_id = %s AND status = 'finished'",
+                       (competition_id,)).fetchone()
     if row is None:
         return False
-    eid, run, z = int(row[0]), int(row[1]), float(row[2])
-    state = _state(conn, competition_id, run)
-    _freeze(conn, eid, state, separations(state.result, z))
+    eid, run, z, batches = int(row[0]), int(row[1]), float(row[2]), int(row[3])
+    state = _state(conn, competition_id, run, covariance=True)
+    _freeze(conn, eid, state, separations(state.result, z), batches)
     conn.execute("UPDATE competition_evaluations SET recomputed_at = %s, recomputed_reason = %s WHERE id = %s",
                  (now, reason, eid))
     return True

@@ -149,10 +149,10 @@ def load_records(conn: Any, competition_id: int, prefix: str, *, excluded: Itera
     return Records(records, games, mismatched)
 
 
-def fit(records: Sequence[MatchRecord], bots: Sequence[int]) -> BTFit:
+def fit(records: Sequence[MatchRecord], bots: Sequence[int], *, covariance: bool = False) -> BTFit:
     """The competition's Bradley-Terry fit: every bot of ``bots`` rated (in that order for ties), point
-    estimates with the observed information (no bootstrap)."""
-    return fit_bradley_terry(records, bootstrap=0, bots=list(bots), information=True)
+    estimates with the observed information (no bootstrap); ``covariance`` for the final table's pairs."""
+    return fit_bradley_terry(records, bootstrap=0, bots=list(bots), information=True, covariance=covariance)
 
 
 def rated_bot(line: BTRating) -> int:

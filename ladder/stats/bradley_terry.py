@@ -149,6 +149,9 @@ class BTFit:
         prior_games: virtual draws per bot.
         iterations: Newton iterations of the full-data fit.
         model: :data:`MODEL`.
+        covariance: when asked for, the ratings' covariance (Elo points squared, from the observed
+            information), rows and columns in the order of ``ratings``; empty otherwise. The variance of a
+            difference is ``c[i][i] + c[j][j] - 2 c[i][j]`` (:func:`se_between`).
     """
 
     ratings: tuple[BTRating, ...]
@@ -159,6 +162,7 @@ class BTFit:
     prior_games: float
     iterations: int
     model: str = MODEL
+    covariance: tuple[tuple[float, ...], ...] = ()
 
     def rating(self, bot: Hashable) -> BTRating:
         """The line of ``bot``.
@@ -366,6 +370,32 @@ def _standard_errors(
     return se, se_next
 
 
+def _covariance(theta: Sequence[float], wins: Sequence[float], pairs: dict[tuple[int, int], float], prior: float
+                ) -> list[list[float]]:
+    """The inverse of the observed information in Elo points squared: with ``H = L L'``, entry ``(i, j)`` is
+    the dot product of columns ``i`` and ``j`` of ``L^-1`` (one forward substitution per column)."""
+    k = len(theta)
+    _, neg_h = _gradient_and_information(theta, wins, list(pairs.items()), prior)
+    low = _cholesky(neg_h)
+    scale = (1.0 / _LOG10_OVER_400) ** 2
+    columns = [_forward(low, [1.0 if r == c else 0.0 for r in range(k)]) for c in range(k)]
+    return [[scale * sum(a * b for a, b in zip(columns[i], columns[j], strict=True)) for j in range(k)]
+            for i in range(k)]
+
+
+def se_between(fit: BTFit, a: int, b: int) -> float:
+    """Standard error (Elo points) of the difference of the ratings at positions ``a`` and ``b`` of
+    ``fit.ratings`` (a fit made with ``covariance=True``).
+
+    Raises:
+        ValueError: the fit has no covariance.
+    """
+    c = fit.covariance
+    if not c:
+        raise ValueError("the fit was made without covariance=True")
+    return math.sqrt(max(0.0, c[a][a] + c[b][b] - 2.0 * c[a][b]))
+
+
 def _likelihood_ratios(
     theta: Sequence[float], wins: Sequence[float], pairs: dict[tuple[int, int], float], prior: float,
     order: Sequence[int],
@@ -418,6 +448,7 @@ def fit_bradley_terry(
     anchor: float = ANCHOR,
     bots: Sequence[Hashable] = (),
     information: bool = False,
+    covariance: bool = False,
 ) -> BTFit:
     """Fit Bradley-Terry ratings to finished matches, with bootstrap intervals.
 
@@ -434,6 +465,8 @@ def fit_bradley_terry(
             rating, with its wide interval); they come first in the order that
             breaks ties between equal ratings.
         information: also give each line's ``se`` and ``se_next`` (see the module doc).
+        covariance: also give the ratings' covariance (``BTFit.covariance``; cubic in the bots: asked for
+            where every pair is compared, not for every table).
 
     Returns:
         The fit; bots are ``bots`` and those that appear in ``matches``.
@@ -506,4 +539,8 @@ def fit_bradley_terry(
             p_next = above / len(replicates)
         lines.append(BTRating(names[i], pos + 1, elos[i], low, high, games[i], p_next, se.get(i), se_next.get(i),
                                z_next.get(i)))
-    return BTFit(tuple(lines), used, len(replicates), confidence, anchor, prior_games, iterations)
+    cov: tuple[tuple[float, ...], ...] = ()
+    if covariance:
+        full = _covariance(log_gamma, wins, pairs, prior_games)
+        cov = tuple(tuple(full[i][j] for j in order) for i in order)
+    return BTFit(tuple(lines), used, len(replicates), confidence, anchor, prior_games, iterations, covariance=cov)

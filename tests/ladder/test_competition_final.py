@@ -27,13 +27,15 @@ from ladder.competition_final import (
     estimate,
     evaluation,
     final_table,
+    pair_critical_z,
+    pairs_apart,
     places,
     separations,
     start_evaluation,
 )
 from ladder.competition_season import fit, plan_season_round, rated_bot
 from ladder.matches import claim_match, record_result
-from ladder.stats.bradley_terry import MatchRecord
+from ladder.stats.bradley_terry import MatchRecord, se_between
 
 # -- the pure parts -------------------------------------------------------------------------------
 
@@ -459,3 +461,53 @@ def test_a_player_count_that_cannot_seat_a_pair_gives_way_to_the_next_count(pool
             _play(pool, mid, strength, rng)
     done = evaluation(pool, c.id)
     assert done is not None and done.stop_reason == "batches" and done.batches == 3
+
+
+def test_places_count_every_pair_placed_apart_not_only_neighbours() -> None:
+    """A line's best place is 1 + the lines placed above it, its worst the count less those placed below
+    (worked by hand): four lines, no neighbour separated, only the first and the last apart."""
+    assert places([False, False, False], [(0, 3)]) == [(1, 3), (1, 4), (1, 4), (2, 4)]
+    assert places([True, False], []) == places([True, False])  # neighbours alone: runs, as before
+    assert places([False, False, False], [(0, 2), (0, 3), (1, 3)]) == [(1, 2), (1, 3), (2, 4), (3, 4)]
+
+
+def test_tiers_of_equal_entrants_are_placed_apart_though_the_neighbour_rule_shares_them() -> None:
+    """Five tiers of three equal entrants, 40 Elo apart (a model decides results; 100 games between every
+    two). Equal entrants interleave across each tier boundary, so the neighbour rule alone does not place
+    the top tier above the bottom one; counted pair by pair (corrected for every pair and every look), it
+    is, in each of four deals of the results, and no entrant is ever placed above a stronger one (the
+    model is the oracle)."""
+    tiers, size, gap = 5, 3, 40.0
+    strength = {b: gap * (tiers - 1) - gap * ((b - 1) // size) for b in range(1, tiers * size + 1)}
+    bots = sorted(strength)
+    top = [b for b in bots if strength[b] == gap * (tiers - 1)]
+    bottom = [b for b in bots if strength[b] == 0.0]
+    for seed in (11, 12, 13, 14):
+        rng = random.Random(seed)
+        records = [MatchRecord((a, b), tuple(_model_result(strength, [a, b], rng)))
+                   for _ in range(100) for a in bots for b in bots if a < b]
+        result = fit(records, bots, covariance=True)
+        order = [rated_bot(line) for line in result.ratings]
+        separated = separations(result, critical_z(20))
+        before = dict(zip(order, places(separated), strict=True))
+        after = dict(zip(order, places(separated, sorted(pairs_apart(result, pair_critical_z(20, len(bots))))),
+                         strict=True))
+        assert not max(before[b][1] for b in top) < min(before[b][0] for b in bottom), (seed, before)
+        assert max(after[b][1] for b in top) < min(after[b][0] for b in bottom), (seed, after)
+        for a in bots:
+            for b in bots:
+                if after[a][1] < after[b][0]:
+                    assert strength[a] > strength[b], (seed, a, b, after)
+
+
+def test_the_covariance_gives_the_neighbours_standard_errors() -> None:
+    """The pairwise standard error from the covariance equals ``se_next``, computed from the information
+    by another route (one triangular solve per neighbouring pair)."""
+    rng = random.Random(3)
+    strength = {1: 100.0, 2: 50.0, 3: 0.0, 4: -60.0}
+    records = [MatchRecord((a, b), tuple(_model_result(strength, [a, b], rng)))
+               for _ in range(30) for a in strength for b in strength if a < b]
+    result = fit(records, sorted(strength), covariance=True)
+    for pos, line in enumerate(result.ratings[:-1]):
+        assert line.se_next is not None and abs(se_between(result, pos, pos + 1) - line.se_next) < 1e-6
+    assert all(abs(result.covariance[i][j] - result.covariance[j][i]) < 1e-9 for i in range(4) for j in range(4))
