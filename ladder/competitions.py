@@ -506,7 +506,8 @@ def extend_deadline(pool: ConnectionPool, competition_id: int, *, actor_id: int 
     Raises:
         CompetitionNotFoundError, CompetitionPermissionError.
         CompetitionClosedError: the final evaluation has started (or is due: ``now >= final_at``).
-        CompetitionError: the new deadline is not later than the current one, or passed, or after ``final_at``.
+        CompetitionError: the new deadline is not later than the current one, or passed, or after ``final_at``; or
+            ``final_at``, moved by as much as the deadline, would pass the year 9999.
     """
     deadline = _when("deadline_at", deadline_at)
 
@@ -521,7 +522,11 @@ def extend_deadline(pool: ConnectionPool, competition_id: int, *, actor_id: int 
                                    f"{c.deadline_at.isoformat()}")
         if deadline <= now:
             raise CompetitionError(f"the new deadline {deadline.isoformat()} has already passed")
-        final = _when("final_at", final_at) if final_at is not None else c.final_at + (deadline - c.deadline_at)
+        try:
+            final = _when("final_at", final_at) if final_at is not None else c.final_at + (deadline - c.deadline_at)
+        except OverflowError:  # moved past the year 9999, the last a datetime holds
+            raise CompetitionError(f"moving the final evaluation ({c.final_at.isoformat()}) as far as the deadline "
+                                   "takes it past the year 9999; give final_at") from None
         if final < deadline:
             raise CompetitionError(f"the final evaluation ({final.isoformat()}) cannot start before the deadline "
                                    f"({deadline.isoformat()})")

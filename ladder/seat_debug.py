@@ -30,7 +30,10 @@ JSON's escapes and the step numbers, generously) — a larger frame is refused, 
 
 def parse_notes(raw: Any, seat: int) -> list[tuple[int, str]]:
     """A result seat's ``debug_notes`` (absent or ``[]``: none) as ``[(step, text)]``, each text cut
-    to :data:`~proto.contract.DEBUG_MAX_BYTES` again (the ladder does not trust the wire).
+    to :data:`~proto.contract.DEBUG_MAX_BYTES` again and the seat's notes held to
+    :data:`~proto.contract.DEBUG_MAX_SEAT_BYTES` as the referee holds them (the note that would go
+    beyond says so in the referee's words (``referee.seat.Seat.note_debug``), later ones are dropped):
+    the ladder does not trust the wire.
 
     Raises:
         ResultError: not a list of ``[step, text]`` pairs with int steps and str texts.
@@ -40,14 +43,22 @@ def parse_notes(raw: Any, seat: int) -> list[tuple[int, str]]:
     if not isinstance(raw, Sequence) or isinstance(raw, (str, bytes)):
         raise ResultError(f"seat {seat}: debug_notes must be a list of [step, text]")
     notes = []
+    kept = 0
     for item in raw:
         if not isinstance(item, Sequence) or isinstance(item, (str, bytes)) or len(item) != 2:
             raise ResultError(f"seat {seat}: a debug note must be [step, text], got {item!r:.80}")
         step, text = item
         if isinstance(step, bool) or not isinstance(step, int) or step < 0 or not isinstance(text, str):
             raise ResultError(f"seat {seat}: a debug note must be [step >= 0, text], got {item!r:.80}")
-        if text:
-            notes.append((step, cap_debug(text)))
+        if not text or kept > DEBUG_MAX_SEAT_BYTES:
+            continue  # every item is still checked above: a malformed one anywhere refuses the result
+        text = cap_debug(text)
+        size = len(text.encode("utf-8"))
+        if kept + size > DEBUG_MAX_SEAT_BYTES:
+            text = f"[debug text over {DEBUG_MAX_SEAT_BYTES} bytes in this match: the rest is not kept]"
+            size = DEBUG_MAX_SEAT_BYTES + 1  # nothing after this one
+        kept += size
+        notes.append((step, text))
     return notes
 
 
@@ -72,6 +83,9 @@ def notes_for_seat(conn: Any, match_id: int, seat: int) -> dict[int, str]:
                        (match_id, seat)).fetchone()
     if row is None:
         return {}
-    data = row[0] if not isinstance(row, Mapping) else row["data"]
-    raw = zstandard.ZstdDecompressor().decompress(bytes(data), max_output_size=MAX_RAW_BYTES)
+    data = bytes(row[0] if not isinstance(row, Mapping) else row["data"])
+    # max_output_size bounds only a frame that does not declare its size; one that declares more is refused unread
+    if zstandard.frame_content_size(data) > MAX_RAW_BYTES:
+        raise ValueError(f"seat_debug of match {match_id} seat {seat} declares over {MAX_RAW_BYTES} bytes")
+    raw = zstandard.ZstdDecompressor().decompress(data, max_output_size=MAX_RAW_BYTES)
     return {int(step): str(text) for step, text in json.loads(raw)}

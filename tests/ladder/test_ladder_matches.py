@@ -220,6 +220,31 @@ def test_a_seats_debug_notes_are_stored_apart_from_the_replay_cut_to_the_cap(poo
     assert "NOTE-" not in (replay_json(pool, mid) or "") and "NOTE-" not in json.dumps(export_replay(pool, mid))
 
 
+def test_a_seats_debug_notes_stop_at_the_seat_cap_whatever_the_worker_hands_over(pool: Any) -> None:
+    """docs/bots.md, "Debug text": of one seat in one match at most 100,000 bytes of notes are kept, the
+    note that would go beyond says so, and later ones are not kept. The referee does it; the ladder, which
+    does not trust the wire, holds a result to the same cap: 3,000 notes of 1,000 bytes (3 MB) handed
+    over for one seat store 100 full notes and the marker, and the stored frame stays within what
+    ``notes_for_seat`` reads."""
+    from ladder.seat_debug import MAX_RAW_BYTES, notes_for_seat
+    from proto.contract import DEBUG_MAX_SEAT_BYTES
+
+    a, b = make_bots(pool, 2)
+    mid = _duel(pool, a, b, "debug-flood")
+    spec = claim_match(pool, mid, "w1")
+    assert spec is not None
+    result = make_result(spec, [1, 2])
+    result["seats"][0]["debug_notes"] = [[i, "x" * 1000] for i in range(3000)]
+    assert record_result(pool, mid, spec.attempt, result) is True
+    with pool.connection() as conn:
+        kept = notes_for_seat(conn, mid, 0)
+        (raw_bytes,) = conn.execute("SELECT raw_bytes FROM seat_debug WHERE match_id = %s", (mid,)).fetchone()
+    assert sorted(kept) == list(range(101))  # 100 notes of 1,000 bytes fill the cap; the 101st says so
+    assert all(kept[i] == "x" * 1000 for i in range(100))
+    assert kept[100] == f"[debug text over {DEBUG_MAX_SEAT_BYTES} bytes in this match: the rest is not kept]"
+    assert raw_bytes <= MAX_RAW_BYTES
+
+
 def _wait_for_lock_waiters(url: str, n: int, timeout_s: float = 10.0,
                            finished: Callable[[], int] = lambda: 0) -> None:
     """Wait until ``n`` other backends of this database wait on a lock, counting as one each job

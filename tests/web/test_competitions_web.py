@@ -236,6 +236,21 @@ def test_organiser_disqualifies_and_extends(client: TestClient, pool: Any, clock
     assert late.status_code == 409
 
 
+def test_a_deadline_moved_far_out_cannot_push_the_final_past_the_calendar(client: TestClient, pool: Any) -> None:
+    """A final evaluation set in the year 9000 and a deadline moved by thousands of years: moving the final
+    by as much leaves the calendar (Python's datetime ends in the year 9999), so the extension is refused
+    with its reason (400), not answered 500, and nothing moves."""
+    org = organiser(pool)
+    c = competition(pool, org, final_at=datetime(9000, 6, 1, tzinfo=UTC))
+    r = client.post(f"/api/competitions/{c.id}/extend", json={"deadline_at": "8999-01-01T00:00:00+00:00"},
+                    headers=token(pool, org))
+    assert r.status_code == 400, r.text
+    assert "final_at" in r.json()["detail"]
+    held = comp.get_competition(pool, c.id)
+    assert (held.deadline_at, held.final_at) == (c.deadline_at, c.final_at)
+    assert comp.events(pool, c.id) == []
+
+
 def test_a_burst_of_parallel_entries_lets_exactly_the_allowed_number_in(pool: Any) -> None:
     """Twelve bots of one account entered at once through the served app (real HTTP, threads): the
     competition allows three per account, so three answers are 201 and nine 409."""
