@@ -9,7 +9,8 @@ Promotion rule: a bot passes a gate when its rated head-to-head results against 
 the game (every finished, rated match whose Elo update was applied and that seated both, one
 result per match: ranked above the boss = a win, level = a draw, counting half) number at least
 :data:`MIN_GAMES` and the one-sided :data:`CONFIDENCE` Wilson score lower bound of its score
-share is above one half (:func:`wilson_lower_bound`). Gates are passed in order only, never
+share is above one half (:func:`wilson_lower_bound`); a match counts only when each decision could take
+at least the ladder's 1,000 ms (:data:`GATE_MIN_DECISION_MS`). Gates are passed in order only, never
 revoked; a retired (revoked) bot keeps its promotions and is promoted no further; house bots
 are never promoted.
 
@@ -29,6 +30,7 @@ from typing import Any
 from psycopg_pool import ConnectionPool
 
 from ladder.db import run_transaction
+from ladder.match_plans import DEFAULT_CAP_MS
 from ladder.stats.scales import phi_inv
 
 __all__ = [
@@ -184,6 +186,11 @@ def game_gates(conn: Any, game: str) -> list[Gate]:
     return [Gate(league, *by_kind[kind]) for league, kind in BOSSES.items() if kind in by_kind]
 
 
+GATE_MIN_DECISION_MS = DEFAULT_CAP_MS
+"""A match counts towards a gate only when each decision could take at least this long (the ladder's
+time control, 1,000 ms): a boss that thinks (house-search) plays weaker when rushed, and a challenger
+who chooses a 100 ms time control must not pass Gold against a boss held to a millisecond of search."""
+
 _H2H_SQL = (
     "SELECT me.bot_id, count(*), count(*) FILTER (WHERE me.rank < boss.rank), "
     "count(*) FILTER (WHERE me.rank = boss.rank) "
@@ -193,6 +200,9 @@ _H2H_SQL = (
     "AND m.rating_seq IS NOT NULL AND me.rank IS NOT NULL AND boss.rank IS NOT NULL "
     "AND (%(bots)s::bigint[] IS NULL OR me.bot_id = ANY(%(bots)s::bigint[])) "
     "AND (%(now)s::timestamptz IS NULL OR m.finished_at <= %(now)s::timestamptz) "
+    # the boss had a decision's full time: its allowance per decision, the cap or (without one) the increment
+    "AND CASE WHEN coalesce((m.time_control->>'cap_ms')::int, 0) > 0 THEN (m.time_control->>'cap_ms')::int "
+    "ELSE coalesce((m.time_control->>'increment_ms')::int, 0) END >= %(min_ms)s "
     "GROUP BY me.bot_id"
 )
 
@@ -209,7 +219,8 @@ def head_to_head(conn: Any, game: str, boss_id: int, bot_ids: Iterable[int] | No
         now: only matches finished at or before it (None: all).
     """
     bots = None if bot_ids is None else sorted({int(b) for b in bot_ids})
-    rows = conn.execute(_H2H_SQL, {"boss": boss_id, "game": game, "bots": bots, "now": now}).fetchall()
+    rows = conn.execute(_H2H_SQL, {"boss": boss_id, "game": game, "bots": bots, "now": now,
+                                   "min_ms": GATE_MIN_DECISION_MS}).fetchall()
     return {int(b): Evidence.of(int(n), int(w), int(d)) for b, n, w, d in rows}
 
 

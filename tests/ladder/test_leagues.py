@@ -273,3 +273,19 @@ def test_a_bot_no_table_fits_plays_its_boss_in_any_round(pool) -> None:
     rounds = [r for r in range(1, 10) if (r + lone) % BOSS_EVERY != 0][:2]
     for r in rounds:  # rounds it is not due for its boss: nobody else online, so it plays the boss
         assert ladder_tables(pool, range(r, r + 1), [lone, rnd], max_pending=100) == [frozenset((lone, rnd))]
+
+
+def test_gate_matches_count_only_at_a_decisions_full_time(pool) -> None:
+    """Thirty wins against house-search at 100 ms a decision (a boss that thinks, rushed to a millisecond
+    of search) pass no gate; the same record at the ladder's time control (1,000 ms a decision) passes
+    Gold (Bronze and Silver first, each earned at the ladder's time control)."""
+    (bot,) = make_bots(pool, 1)
+    bosses = {kind: ensure_house_bot(pool, kind, [GAME])[0] for kind in ("random", "greedy", "search")}
+    rushed = {"base_ms": 0, "increment_ms": 0, "cap_ms": 100, "margin_ms": 100}
+    for kind in ("random", "greedy", "search"):
+        record_duel(pool, DUO, bot, bosses[kind], wins=30, key=f"rushed-{kind}", time_control=rushed)
+    assert promote(pool, now=later()) == []
+    for kind in ("random", "greedy", "search"):
+        record_duel(pool, DUO, bot, bosses[kind], wins=30, key=f"full-{kind}")
+    assert [p.league for p in promote(pool, now=later(2))] == ["bronze", "silver", "gold"]
+    assert {r[2]: r[4] for r in promotions(pool)} == {"bronze": 30, "silver": 30, "gold": 30}  # rushed not counted
