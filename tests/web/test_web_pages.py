@@ -151,10 +151,10 @@ def test_bad_query_values_on_pages_are_422_pages(client: TestClient, site: Site)
 
 
 def test_the_public_site_is_read_only_and_every_write_needs_a_caller(client: TestClient, site: Site) -> None:
-    """The public pages and API answer GET only (no route declares more than GET/HEAD); no route that writes (participants, tournaments,
-    competitions) answers 2xx to an anonymous request without a body (sign-up, the one anonymous write, wants
-    its form; the others a caller first). The routes are read from the app, those of included routers too
-    (FastAPI nests them: ``app.routes`` alone lists two)."""
+    """The public pages and API answer GET only (no route declares more than GET/HEAD); no route that
+    writes (participants, tournaments, competitions) answers 2xx to an anonymous request without a body
+    (sign-up, the one anonymous write, wants its form; the others a caller first). The routes are read from
+    the app, those of included routers too (FastAPI nests them: ``app.routes`` alone lists two)."""
     from fastapi.routing import iter_route_contexts
 
     # the type: ignore below: TestClient.app is typed as an ASGI app; here a FastAPI one
