@@ -41,6 +41,7 @@ from typing import Any
 import pytest
 import zstandard
 from test_hosted import BOTS, manifest
+from test_participants_http_e2e import _wait
 
 from parterre.commands.remote import RemoteError, call
 from parterre.demo import free_port
@@ -96,16 +97,6 @@ def stack(database_url: str, redis_base_url: str, tmp_path: Path) -> Iterator[tu
             proc.wait()
         for child in psutil.Process().children(recursive=True):
             child.kill()
-
-
-def _wait(what: str, probe: Any, timeout_s: float) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        got = probe()
-        if got:
-            return got
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(1.0)
 
 
 def _status(call_it: Any) -> int:
