@@ -10,6 +10,13 @@ hash and has no database code. Revoking a bot deletes its field (docs/faults.md 
 A bot is either hosted or connects from outside (docs/hosted.md): while it has a
 live hosted credential (:data:`HOSTED_LIVE_SQL`), its ordinary token is not
 published, so no unsandboxed program can take the hosted bot's rated seats.
+
+A single-token change (register, rotate, revoke) writes Redis inside the PostgreSQL transaction,
+just before its commit: when Redis cannot be reached the transaction rolls back, the caller gets
+the ``RedisError`` (the web answers 503) and nothing changed — no bot stored whose token was never
+shown, no revocation on record while the token still works. A commit that fails after the Redis
+write fails closed: the new digest in Redis belongs to no bot or to a token nobody was shown, and
+the next full publication (:func:`publish_tokens`) rewrites the hash from PostgreSQL.
 """
 
 from __future__ import annotations
@@ -186,21 +193,23 @@ def register_bot(
     _check_label("version", version)
     token = new_token()
     digest = token_hash(token)
+    if redis is not None:
+        ensure_published(pool, redis, key)
     try:
-        with connection(pool) as conn:
+        with connection(pool) as conn, conn.transaction():
             row = conn.execute(
                 "INSERT INTO bots (name, version, owner, token_hash, house) VALUES (%s, %s, %s, %s, %s) RETURNING id",
                 (name, version, owner, digest, house),
             ).fetchone()
+            assert row is not None
+            bot_id = int(row[0])
+            if redis is not None:  # before the commit: with Redis down nothing is stored (module docstring)
+                redis.hset(key, digest, str(bot_id))
     except psycopg.errors.IntegrityError as exc:
         refusal = name_error(exc, name, pool)
         if refusal is not None:
             raise refusal from None
         raise
-    assert row is not None
-    bot_id = int(row[0])
-    if redis is not None and ensure_published(pool, redis, key) is None:
-        redis.hset(key, digest, str(bot_id))
     return bot_id, token
 
 
@@ -262,21 +271,22 @@ def revoke_bot(pool: ConnectionPool, bot: int | str, *, redis: Any = None, key: 
         BotNotFoundError: no such bot.
     """
     where, params = _where(bot)
-    with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
+    if redis is not None:
+        ensure_published(pool, redis, key)
+    with connection(pool) as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
         row = cur.execute(
             f"UPDATE bots SET revoked_at = coalesce(revoked_at, now()) WHERE {where} "
             f"RETURNING {_BOT_COLUMNS}, token_hash",
             params,
         ).fetchone()
-    if row is None:
-        raise BotNotFoundError(f"no bot {bot!r}")
-    with connection(pool) as conn:  # the platform-held credentials of its hosted versions too
-        hosted = conn.execute("UPDATE hosted_versions SET token_revoked_at = coalesce(token_revoked_at, now()) "
-                              "WHERE bot_id = %s AND token_hash IS NOT NULL RETURNING token_hash",
-                              (row["id"],)).fetchall()
-    if redis is not None:
-        ensure_published(pool, redis, key)
-        redis.hdel(key, row["token_hash"], *[h[0] for h in hosted])
+        if row is None:
+            raise BotNotFoundError(f"no bot {bot!r}")
+        # the platform-held credentials of its hosted versions too
+        hosted = cur.execute("UPDATE hosted_versions SET token_revoked_at = coalesce(token_revoked_at, now()) "
+                             "WHERE bot_id = %s AND token_hash IS NOT NULL RETURNING token_hash",
+                             (row["id"],)).fetchall()
+        if redis is not None:  # before the commit: with Redis down the bot stays as it was (module docstring)
+            redis.hdel(key, row["token_hash"], *[h["token_hash"] for h in hosted])
     return _bot(row)
 
 
@@ -303,6 +313,8 @@ def issue_token(pool: ConnectionPool, bot: int | str, *, redis: Any = None, key:
     token = new_token()
     digest = token_hash(token)
     where, params = _where(bot)
+    if redis is not None:
+        ensure_published(pool, redis, key)
     with connection(pool) as conn, conn.transaction():
         row = conn.execute(f"SELECT id, token_hash, revoked_at FROM bots WHERE {where} FOR UPDATE", params).fetchone()
         if row is None:
@@ -314,12 +326,12 @@ def issue_token(pool: ConnectionPool, bot: int | str, *, redis: Any = None, key:
         hosted = conn.execute(f"{HOSTED_LIVE_SQL} AND h.bot_id = %s", (bot_id,)).fetchone() is not None
         hosted = hosted or conn.execute(f"SELECT 1 FROM bots b WHERE b.id = %s AND {held_sql('b')}",
                                         (bot_id,)).fetchone() is not None  # held: published when re-enabled
-    if redis is not None and ensure_published(pool, redis, key) is None:
-        pipe = redis.pipeline(transaction=True)
-        pipe.hdel(key, old)
-        if not hosted:
-            pipe.hset(key, digest, str(bot_id))
-        pipe.execute()
+        if redis is not None:  # before the commit: with Redis down the old token stays (module docstring)
+            pipe = redis.pipeline(transaction=True)
+            pipe.hdel(key, old)
+            if not hosted:
+                pipe.hset(key, digest, str(bot_id))
+            pipe.execute()
     return token
 
 

@@ -27,7 +27,16 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from games.registry import game_names
-from ladder.bots import TOKENS_KEY, _check_label, issue_token, name_error, new_token, revoke_bot, token_hash
+from ladder.bots import (
+    TOKENS_KEY,
+    _check_label,
+    ensure_published,
+    issue_token,
+    name_error,
+    new_token,
+    revoke_bot,
+    token_hash,
+)
 from ladder.db import connection
 from ladder.errors import BotLimitError, BotNotFoundError, InvalidBotNameError
 
@@ -134,6 +143,8 @@ def create_bot(
     _check_description(description)
     wanted = check_games(games)
     token = new_token()
+    if redis is not None:
+        ensure_published(pool, redis, key)
     try:
         with connection(pool) as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
             cur.execute("SELECT id FROM accounts WHERE id = %s FOR UPDATE", (account_id,))
@@ -149,14 +160,14 @@ def create_bot(
                 (name, version, account_id, token_hash(token), account_id, description, list(wanted),
                  accepts_challenges),
             ).fetchone()
+            assert row is not None
+            if redis is not None:  # before the commit: with Redis down nothing is stored (ladder.bots)
+                redis.hset(key, token_hash(token), str(row["id"]))
     except psycopg.errors.IntegrityError as exc:
         refusal = name_error(exc, name, pool)
         if refusal is not None:
             raise refusal from None
         raise
-    assert row is not None
-    if redis is not None:
-        redis.hset(key, token_hash(token), str(row["id"]))
     return _bot(row), token
 
 

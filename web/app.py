@@ -28,6 +28,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from psycopg_pool import ConnectionPool
+from redis.exceptions import RedisError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
@@ -173,6 +174,12 @@ def _install_error_handlers(app: FastAPI) -> None:
         response = error_response(request, 503, str(exc))
         response.headers["retry-after"] = str(exc.retry_after_s)
         return response
+
+    @app.exception_handler(RedisError)
+    async def cache_down(request: Request, exc: RedisError) -> Response:
+        log.warning("redis unavailable at %s: %s", request.url.path, exc)
+        return error_response(request, 503, "the site's cache (Redis) is unavailable; "
+                                            "try again shortly")
 
     @app.exception_handler(DatabaseUnavailableError)
     async def database_down(request: Request, exc: DatabaseUnavailableError) -> Response:
