@@ -15,8 +15,10 @@ Every refusal of the ladder is a 4xx with its reason (:func:`refusal`).
 
 from __future__ import annotations
 
-import io
+import hashlib
+import os
 import pathlib
+import stat
 import tarfile
 import tempfile
 import threading
@@ -27,7 +29,7 @@ from datetime import datetime, timedelta
 from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from psycopg_pool import ConnectionPool
 from pydantic import AfterValidator, AwareDatetime, BaseModel, Field, ValidationError, field_validator
 
@@ -318,32 +320,70 @@ _DATASET_BUILDS = threading.BoundedSemaphore(1)
 """Datasets one web process writes at once (each is every match of a competition, read and compressed)."""
 
 
-@api_router.get("/competitions/{competition_id}/dataset", response_class=Response,
-                responses={200: {"content": {"application/x-tar": {}},
-                                 "description": "a tar of manifest.json and matches/<id>.json.zst"},
-                           503: {"description": "another dataset is being written; try again"}},
-                summary="The finished competition's dataset (docs/competitions.md \"The results archive\")")
-def api_dataset(pool: Pool, now: Now, competition_id: CompetitionId) -> Response:
+def _private_temp_folder() -> pathlib.Path:
+    """``<temp>/parterre-datasets-<uid>``, this user's alone (mode 700): the datasets are a cache, rebuilt
+    when missing, and the temporary folder is writable where the rest of the file system is read-only
+    (docker-compose.yml). A folder there of another owner, or that others may write, is refused."""
+    folder = pathlib.Path(tempfile.gettempdir()) / f"parterre-datasets-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    st = folder.lstat()
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+        raise RuntimeError(f"{folder} is not a folder of this user's alone; remove it")
+    return folder
+
+
+def _dataset_tar(pool: ConnectionPool, folder: pathlib.Path, competition_id: int, now: datetime) -> pathlib.Path:
+    """The final competition's dataset as a tar in ``folder``, written once per final table.
+
+    The file is named by the final table's fingerprint: a disqualification after the freeze
+    recomputes the table (``ladder.competition_final.recompute_final``), and the next download
+    writes a new tar and removes the old one. The tar is written next to its final name and renamed
+    into place, so a reader never sees half a file; parallel first downloads in one process are one
+    write (:data:`_DATASET_BUILDS`), the others answered 503 with ``Retry-After``.
+    """
     from ladder.competition_dataset import write_dataset
 
-    c = _ladder(lambda: comp.get_competition(pool, competition_id))
-    if c.status(now) != "final":  # not yet: a conflict with the competition's state, not a bad request
-        raise HTTPException(409, f"competition {competition_id} is {c.status(now)}: its dataset is written once "
-                                 "the final table is frozen")
+    rows = final.final_table(pool, competition_id)
+    fingerprint = hashlib.sha256(repr([(r.place, r.bot_id, r.rating, r.low, r.high, r.matches, r.standing)
+                                       for r in rows]).encode()).hexdigest()[:16]
+    path = folder / f"competition-{competition_id}-{fingerprint}.tar"
+    if path.exists():
+        return path
     if not _DATASET_BUILDS.acquire(blocking=False):
         raise HTTPException(503, "another dataset is being written; try again in a few seconds",
                             headers={"Retry-After": "5"})
     try:
-        with tempfile.TemporaryDirectory() as tmp:
-            folder = pathlib.Path(tmp) / f"competition-{competition_id}"
-            _ladder(lambda: write_dataset(pool, competition_id, folder, now=now))
-            out = io.BytesIO()
-            with tarfile.open(fileobj=out, mode="w") as tar:
-                tar.add(folder, arcname=folder.name)
+        if path.exists():  # written while this request waited for the database
+            return path
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=folder, prefix=".writing-") as tmp:
+            source = pathlib.Path(tmp) / f"competition-{competition_id}"
+            _ladder(lambda: write_dataset(pool, competition_id, source, now=now))
+            part = pathlib.Path(tmp) / "dataset.tar"
+            with tarfile.open(part, mode="w") as tar:
+                tar.add(source, arcname=source.name)
+            os.replace(part, path)
+        for old in folder.glob(f"competition-{competition_id}-*.tar"):
+            if old != path:
+                old.unlink(missing_ok=True)
     finally:
         _DATASET_BUILDS.release()
-    return Response(out.getvalue(), media_type="application/x-tar",
-                    headers={"Content-Disposition": f'attachment; filename="competition-{competition_id}.tar"'})
+    return path
+
+
+@api_router.get("/competitions/{competition_id}/dataset", response_class=FileResponse,
+                responses={200: {"content": {"application/x-tar": {}},
+                                 "description": "a tar of manifest.json and matches/<id>.json.zst"},
+                           503: {"description": "another dataset is being written; try again"}},
+                summary="The finished competition's dataset (docs/competitions.md \"The results archive\")")
+def api_dataset(request: Request, pool: Pool, now: Now, competition_id: CompetitionId) -> FileResponse:
+    c = _ladder(lambda: comp.get_competition(pool, competition_id))
+    if c.status(now) != "final":  # not yet: a conflict with the competition's state, not a bad request
+        raise HTTPException(409, f"competition {competition_id} is {c.status(now)}: its dataset is written once "
+                                 "the final table is frozen")
+    folder = request.app.state.dataset_dir or _private_temp_folder()
+    path = _dataset_tar(pool, pathlib.Path(folder), competition_id, now)
+    return FileResponse(path, media_type="application/x-tar", filename=f"competition-{competition_id}.tar")
 
 
 @api_router.post("/competitions", status_code=201, response_model=CompetitionOut,

@@ -9,6 +9,7 @@ one (``app.state.clock``) moved by the tests.
 
 from __future__ import annotations
 
+import pathlib
 import random
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -48,11 +49,12 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def app(pool: Any, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> Any:
+def app(pool: Any, clock: Clock, monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> Any:
     monkeypatch.setenv("PARTERRE_SESSION_SECRET", "s" * 48)
     a = create_app(pool=pool)
     a.state.participants = ParticipantConfig(signup="open")
     a.state.clock = clock
+    a.state.dataset_dir = tmp_path / "datasets"
     return a
 
 
@@ -275,7 +277,7 @@ def test_a_burst_of_parallel_entries_lets_exactly_the_allowed_number_in(pool: An
     assert len(comp.entrants(pool, c.id)) == 3
 
 
-def test_the_table_shows_the_frozen_final_table_with_shared_places(client: TestClient, pool: Any,
+def test_the_table_shows_the_frozen_final_table_with_shared_places(app: Any, client: TestClient, pool: Any,
                                                                   clock: Clock) -> None:
     """A strong bot, two equal ones, a weak one (a model decides the results, as in
     tests/ladder/test_competition_final.py): the API's final table is the ladder's, 1, 2-3, 2-3, 4."""
@@ -327,6 +329,19 @@ def test_the_table_shows_the_frozen_final_table_with_shared_places(client: TestC
     assert all(hashlib.sha256(members[f"competition-{c.id}/{f['path']}"]).hexdigest() == f["sha256"]
                for f in manifest["files"])
     assert [r["place"] for r in manifest["final_table"]] == ["1", "2-3", "2-3", "4"]
+    # written once: a second download is the same file (same written_at), read from disk, not rebuilt
+    clock.now += HOUR
+    assert client.get(f"/api/competitions/{c.id}/dataset").content == got_tar.content
+    # a disqualification after the freeze recomputes the final table: the next download is a new dataset
+    comp.disqualify(pool, c.id, actor_id=org, reason="a late finding", now=clock.now, bot_id=bots[0])
+    again = client.get(f"/api/competitions/{c.id}/dataset")
+    with tarfile.open(fileobj=io.BytesIO(again.content)) as tar:
+        member = tar.extractfile(f"competition-{c.id}/manifest.json")
+        assert member is not None
+        table_after = json.loads(member.read())["final_table"]
+    assert bots[0] not in [r["bot_id"] for r in table_after if r["standing"] != "disqualified"]
+    assert table_after != manifest["final_table"]
+    assert len(list((app.state.dataset_dir).glob(f"competition-{c.id}-*.tar"))) == 1
 
 
 def test_the_seed_is_never_shown_while_the_evaluation_runs(client: TestClient, pool: Any, clock: Clock) -> None:
