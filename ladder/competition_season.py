@@ -35,7 +35,8 @@ counts only matches played by the locked versions.
 from __future__ import annotations
 
 import random
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -153,6 +154,50 @@ def fit(records: Sequence[MatchRecord], bots: Sequence[int], *, covariance: bool
     """The competition's Bradley-Terry fit: every bot of ``bots`` rated (in that order for ties), point
     estimates with the observed information (no bootstrap); ``covariance`` for the final table's pairs."""
     return fit_bradley_terry(records, bootstrap=0, bots=list(bots), information=True, covariance=covariance)
+
+
+class FitMemo:
+    """The season fits last computed, by their data: a table view costs its database reads, not a fit.
+
+    A competition of 64 entrants takes about 0.8 s of CPU to fit, and anyone may look at its table,
+    so each fit is kept by its exact input (the records and the bots rated) and computed once however
+    many readers ask at once: the first computes, the others wait for it. A finished match or a
+    disqualification changes the input and thus the key. At most ``size`` fits are kept.
+    """
+
+    def __init__(self, size: int = 8) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._fits: OrderedDict[tuple[Any, ...], BTFit] = OrderedDict()
+        self._computing: dict[tuple[Any, ...], threading.Lock] = {}
+        self.computed = 0
+        """Fits computed so far (the rest were served from memory)."""
+
+    def get(self, records: Sequence[MatchRecord], bots: Sequence[int]) -> BTFit:
+        key = (tuple(bots), tuple(records))
+        with self._lock:
+            if key in self._fits:
+                self._fits.move_to_end(key)
+                return self._fits[key]
+            computing = self._computing.setdefault(key, threading.Lock())
+        with computing:
+            with self._lock:
+                if key in self._fits:
+                    return self._fits[key]
+            try:
+                result = fit(records, bots)
+            finally:
+                with self._lock:
+                    self._computing.pop(key, None)
+            with self._lock:
+                self._fits[key] = result
+                self.computed += 1
+                while len(self._fits) > self.size:
+                    self._fits.popitem(last=False)
+        return result
+
+
+_SEASON_FITS = FitMemo()
 
 
 def rated_bot(line: BTRating) -> int:
@@ -343,7 +388,7 @@ def season_table(pool: ConnectionPool, competition_id: int) -> SeasonTable:
         out = {e.bot_id for e in entrants if e.out}
         data = load_records(conn, competition_id, f"{key_prefix(competition_id)}s", excluded=out)
         names = _names(conn, [e.bot_id for e in entrants])
-    result = fit(data.records, [e.bot_id for e in entrants if not e.out])
+    result = _SEASON_FITS.get(data.records, [e.bot_id for e in entrants if not e.out])
     return SeasonTable(competition_id, tuple(rows_of(result, names, data.games, sorted(out))), len(data.records),
                        result.model)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
@@ -108,6 +109,18 @@ def test_rounds_on_the_database_rotate_seats_on_one_deal_and_keep_the_spread(poo
     assert table.matches == sum(played.values()) // 2
     assert {row.bot_id: row.matches for row in table.rows} == dict(played)
     assert table.rows[0].rating > table.rows[-1].rating and all(r.low < r.rating < r.high for r in table.rows)
+    # anyone may read the table: a burst of readers costs one fit, and a new result is a new fit
+    from ladder import competition_season as cs
+
+    before = cs._SEASON_FITS.computed
+    with ThreadPoolExecutor(16) as readers:
+        burst = list(readers.map(lambda _: season_table(pool, c.id), range(16)))
+    assert all(t == table for t in burst)
+    assert cs._SEASON_FITS.computed == before  # the same data: the fit made above
+    extra = plan_season_round(pool, c.id, round_no=9, online=bots, now=T0 + 9 * timedelta(minutes=5))
+    play(pool, extra[0], [1, 2])
+    after = season_table(pool, c.id)
+    assert after.matches == table.matches + 1 and cs._SEASON_FITS.computed == before + 1
 
 
 def test_no_round_outside_the_season_nor_for_busy_or_offline_bots(pool: Any) -> None:
