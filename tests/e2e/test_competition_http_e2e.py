@@ -25,9 +25,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import secrets
-import signal
 import subprocess
 import sys
 import tarfile
@@ -40,19 +37,17 @@ from typing import Any
 
 import pytest
 import zstandard
+from fixtures.up_stack import running_up, up_env
 from test_hosted import BOTS, manifest
 from test_participants_http_e2e import _wait
 
 from parterre.commands.remote import RemoteError, call
-from parterre.demo import free_port
-from parterre.embedded import celery_url
 
 psutil = pytest.importorskip("psutil")
 
 pytestmark = [pytest.mark.e2e, pytest.mark.long_e2e]
 
 PASSWORD = "a long enough password"
-START_TIMEOUT_S = 150.0
 SEASON_S = 75  # entries open this long: validation of the hosted bot, then season rounds every 2 s
 LOCKED_S = 60  # from the deadline to the final evaluation: time to validate a second version
 TICK_S = "2"
@@ -61,42 +56,10 @@ TICK_S = "2"
 @pytest.fixture
 def stack(database_url: str, redis_base_url: str, tmp_path: Path) -> Iterator[tuple[dict[str, Any], dict[str, str]]]:
     """``parterre up`` with the beat's competition and hosted ticks every 2 s; its state file and environment."""
-    home = tmp_path / "home"
-    home.mkdir()
-    os.chmod(home, 0o755)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PARTERRE_", "PROMETHEUS_"))}
-    env.update({
-        "PARTERRE_HOME": str(home), "PARTERRE_DATABASE_URL": database_url,
-        "PARTERRE_REDIS_URL": celery_url(redis_base_url),
-        "PARTERRE_REFEREE_ADDRESS": f"127.0.0.1:{free_port()}",
-        "PARTERRE_SERVICE_TOKEN": secrets.token_urlsafe(16),
-        "PARTERRE_QUEUE": f"parterre-competition-test-{secrets.token_hex(4)}",
-        "PARTERRE_RETRY_DELAY_S": "1",
-        "PARTERRE_COMPETITION_PERIOD_S": TICK_S, "PARTERRE_HOSTED_PERIOD_S": TICK_S,
-    })
-    out = tmp_path / "up.out"
-    state_path = home / "run" / "up.json"
-    with open(out, "w") as fh:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "parterre.cli", "up", "--web-port", "0", "--metrics-port", "0",
-             "--concurrency", "2", "--grace", "10", "--no-house"],
-            env=env, stdout=fh, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not state_path.exists():
-            assert proc.poll() is None, "parterre up exited:\n" + out.read_text()[-4000:]
-            assert time.monotonic() < deadline, "parterre up not ready:\n" + out.read_text()[-4000:]
-            time.sleep(0.3)
-        yield json.loads(state_path.read_text()), env
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        for child in psutil.Process().children(recursive=True):
-            child.kill()
+    env = up_env(database_url, redis_base_url, tmp_path / "home", "parterre-competition-test",
+                 PARTERRE_COMPETITION_PERIOD_S=TICK_S, PARTERRE_HOSTED_PERIOD_S=TICK_S)
+    with running_up(env, tmp_path / "up.out", "--no-house") as (_, state):
+        yield state, env
 
 
 def _status(call_it: Any) -> int:

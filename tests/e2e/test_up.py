@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import signal
 import subprocess
 import sys
@@ -23,16 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures.up_stack import running_up, up_env
 from prometheus_client.parser import text_string_to_metric_families
-
-from parterre.demo import free_port
-from parterre.embedded import celery_url
 
 psutil = pytest.importorskip("psutil")
 
 pytestmark = pytest.mark.e2e
 
-START_TIMEOUT_S = 150.0
 
 
 def _cli(args: list[str], env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess[str]:
@@ -55,46 +51,15 @@ def total(samples: dict[tuple[str, tuple[tuple[str, str], ...]], float], name: s
 
 @pytest.fixture
 def stack_env(database_url: str, redis_base_url: str, tmp_path: Path) -> dict[str, str]:
-    home = tmp_path / "home"
-    home.mkdir()
-    os.chmod(home, 0o755)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PARTERRE_", "PROMETHEUS_"))}
-    env.update({
-        "PARTERRE_HOME": str(home),
-        "PARTERRE_DATABASE_URL": database_url,
-        "PARTERRE_REDIS_URL": celery_url(redis_base_url),
-        "PARTERRE_REFEREE_ADDRESS": f"127.0.0.1:{free_port()}",
-        "PARTERRE_SERVICE_TOKEN": secrets.token_urlsafe(16),
-        "PARTERRE_QUEUE": f"parterre-up-test-{secrets.token_hex(4)}",
-        "PARTERRE_RETRY_DELAY_S": "1",
-    })
-    return env
+    return up_env(database_url, redis_base_url, tmp_path / "home", "parterre-up-test")
 
 
 @pytest.fixture
 def up(stack_env: dict[str, str], tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], dict[str, Any], Path]]:
     """``parterre up`` running, with its state file (addresses, pids) once it is ready."""
     out = tmp_path / "up.out"
-    state_path = Path(stack_env["PARTERRE_HOME"]) / "run" / "up.json"
-    with open(out, "w") as fh:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "parterre.cli", "up", "--web-port", "0", "--metrics-port", "0",
-             "--concurrency", "2", "--grace", "10"],
-            env=stack_env, stdout=fh, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-        )
-    try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not state_path.exists():
-            assert proc.poll() is None, "parterre up exited:\n" + out.read_text()[-4000:]
-            assert time.monotonic() < deadline, "parterre up not ready:\n" + out.read_text()[-4000:]
-            time.sleep(0.3)
-        yield proc, json.loads(state_path.read_text()), out
-    finally:
-        if proc.poll() is None:  # the test failed before its own Ctrl-C
-            os.killpg(proc.pid, signal.SIGKILL)
-            for child in psutil.Process().children(recursive=True):
-                child.kill()
-            proc.wait()
+    with running_up(stack_env, out) as (proc, state):
+        yield proc, state, out
 
 
 def _register(name: str, env: dict[str, str]) -> str:
