@@ -19,8 +19,8 @@ import (
 //	             never stops the bot.
 //
 // The text reads, e.g., "greedy: best of 7 actions, score 5 (most Stones), 2
-// tied; chose take row 3 (Pink Mum)" or "random: 1 of 7 actions (nothing
-// offers deliver a Contract); chose ...".
+// tied; chose take row 3: Pink Tulip (Beetle) +1 stone" or "random: 1 of 7
+// actions (nothing offers deliver a Contract); chose ...".
 func Choose(req *pb.DecisionRequest, rng *rand.Rand) (int, string) {
 	actions := req.GetLegalActions()
 	n := len(actions)

@@ -48,7 +48,7 @@ const SCORES = {
  * @returns {{index: number, debug: string}} an index into request.legal_actions, and the
  *   Decision's debug text: the bot's own notes on this decision, shown only to its owner
  *   (docs/bots.md, "Debug text"), e.g. "greedy: best of 7 actions, score 5 (most Stones),
- *   2 tied; chose take row 3 (Pink Mum)".
+ *   2 tied; chose take row 3: Pink Tulip (Beetle) +1 stone".
  */
 export function choose(request, rng = Math.random) {
   const actions = request.legal_actions || [];

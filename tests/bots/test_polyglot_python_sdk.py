@@ -115,5 +115,5 @@ async def test_example_bot_plays_its_game(game):
         mine, theirs = r.seats[i % 2], r.seats[1 - i % 2]
         assert len(mine.debug_notes) == mine.decisions > 0 and not theirs.debug_notes
         steps = replay_of(r)["steps"]
-        assert all(n.text.startswith("best score ") and n.text.endswith(f"; chose {steps[n.step]['label']}")
+        assert all(n.text.startswith("best of ") and n.text.endswith(f"; chose {steps[n.step]['label']}")
                    and steps[n.step]["player"] == i % 2 for n in mine.debug_notes)

@@ -1,8 +1,9 @@
 // The Java Parterre bot: one Referee.Connect stream over Debian's gRPC-Java
 // (libgrpc-java, Netty transport) and protobuf-java; a uniformly random legal
 // action for every DecisionRequest of any game (docs/bots.md section 1), with
-// a debug text saying so ("random: 1 of 7 actions; chose take row 3 (Pink
-// Mum)": the bot's own notes, shown only to its owner; "Debug text").
+// a debug text saying so ("random: 1 of 7 actions; chose take row 3: Pink
+// Tulip (Beetle) +1 stone": the bot's own notes, shown only to its owner;
+// "Debug text").
 //
 //   java -cp build/classes:$(make -s classpath) org.parterre.bot.Bot [--address HOST:PORT] [--token=T]
 //        [--name N] [--version V] [--max-matches N] [--stop-after N] [--seed S]
