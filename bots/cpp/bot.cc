@@ -1,5 +1,8 @@
 // The C++ Parterre bot: one Referee.Connect stream, a uniformly random legal
-// action for every DecisionRequest of any game (docs/bots.md section 1).
+// action for every DecisionRequest of any game (docs/bots.md section 1), with
+// a debug text saying so ("random: 1 of 7 actions; chose take row 3: Pink
+// Tulip (Beetle) +1 stone": the bot's own notes, shown only to its owner;
+// "Debug text").
 //
 //   parterre-cpp-bot [--address HOST:PORT] [--token=T] [--name N] [--version V]
 //                    [--max-matches N] [--stop-after N] [--seed S] [--no-reconnect]
@@ -129,7 +132,12 @@ Outcome play(const Options& o, std::mt19937& rng, int& ended) {
         d->set_seq(req.seq());
         if (req.legal_actions_size() > 0) {
           std::uniform_int_distribution<int> pick(0, req.legal_actions_size() - 1);
-          d->set_action_index(req.legal_actions(pick(rng)).index());
+          const auto& action = req.legal_actions(pick(rng));
+          d->set_action_index(action.index());
+          // This decision's notes, kept beside its step for the bot's owner only (docs/bots.md,
+          // "Debug text"); the referee keeps at most 1,000 bytes of UTF-8 of it.
+          d->set_debug("random: 1 of " + std::to_string(req.legal_actions_size()) + " actions; chose " +
+                       action.label());
         }
         stream->Write(answer);
         break;

@@ -1,7 +1,8 @@
 // Command parterre-go-bot is a Parterre bot in Go (docs/bots.md, "Go").
 //
-// One Referee.Connect stream: Hello, then an index for every DecisionRequest,
-// a Pong for every Ping, and a reconnect with backoff when the stream ends.
+// One Referee.Connect stream: Hello, then an index and a debug text (why it
+// chose: docs/bots.md, "Debug text") for every DecisionRequest, a Pong for
+// every Ping, and a reconnect with backoff when the stream ends.
 // Matches interleave on the one stream; a decision takes microseconds, so one
 // goroutine serves them all.
 //
@@ -145,8 +146,11 @@ func play(o options, rng *rand.Rand, ended *int, welcomed *bool) outcome {
 		switch k := msg.GetKind().(type) {
 		case *pb.RefereeMessage_DecisionRequest:
 			req := k.DecisionRequest
-			index := int32(Choose(req, rng))
-			d := &pb.Decision{MatchId: req.GetMatchId(), Seq: req.GetSeq(), ActionIndex: &index}
+			i, debug := Choose(req, rng)
+			index := int32(i)
+			// Debug: this decision's notes, kept beside its step for the bot's owner only
+			// (docs/bots.md, "Debug text"); the referee keeps at most 1,000 bytes of UTF-8 of it.
+			d := &pb.Decision{MatchId: req.GetMatchId(), Seq: req.GetSeq(), ActionIndex: &index, Debug: debug}
 			_ = stream.Send(&pb.BotMessage{Kind: &pb.BotMessage_Decision{Decision: d}}) // a broken stream shows in Recv
 		case *pb.RefereeMessage_Ping:
 			_ = stream.Send(&pb.BotMessage{Kind: &pb.BotMessage_Pong{Pong: &pb.Pong{Nonce: k.Ping.GetNonce()}}})

@@ -1,13 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"math/rand"
 
 	pb "github.com/parterre/parterre/proto/parterre/v1"
 )
 
-// Choose returns an index into req.LegalActions: simple heuristics on the typed
-// actions, random among equals.
+// Choose returns an index into req.LegalActions and the Decision's debug text
+// (why it chose: the bot's own notes, shown only to its owner; docs/bots.md,
+// "Debug text"). Simple heuristics on the typed actions, random among equals.
 //
 //	floriferous: the `take` with the most Stones (a face-up card before a
 //	             face-down one), else random.
@@ -15,30 +17,47 @@ import (
 //	flowar:      deliver a Contract when offered, else random.
 //	other games: a uniform random legal index, so a new game on the ladder
 //	             never stops the bot.
-func Choose(req *pb.DecisionRequest, rng *rand.Rand) int {
-	n := len(req.GetLegalActions())
+//
+// The text reads, e.g., "greedy: best of 7 actions, score 5 (most Stones), 2
+// tied; chose take row 3: Pink Tulip (Beetle) +1 stone" or "random: 1 of 7
+// actions (nothing offers deliver a Contract); chose ...".
+func Choose(req *pb.DecisionRequest, rng *rand.Rand) (int, string) {
+	actions := req.GetLegalActions()
+	n := len(actions)
 	if n == 0 {
-		return 0 // the referee never sends an empty list
+		return 0, "" // the referee never sends an empty list
 	}
-	var score func(*pb.LegalAction) int
-	switch req.GetGame() {
-	case "floriferous":
-		score = floriferousScore
-	case "lafleur":
-		score = laFleurScore
-	case "flowar":
-		score = flowarScore
-	}
-	if score != nil {
-		if best := bestIndices(req.GetLegalActions(), score); len(best) > 0 {
-			return best[rng.Intn(len(best))]
+	rule, known := rules[req.GetGame()]
+	if known {
+		if best, top := bestIndices(actions, rule.score); len(best) > 0 {
+			i := best[rng.Intn(len(best))]
+			return i, fmt.Sprintf("greedy: best of %d actions, score %d (%s), %d tied; chose %s",
+				n, top, rule.prefers, len(best), actions[i].GetLabel())
 		}
 	}
-	return rng.Intn(n)
+	why := req.GetGame() + " is a game this bot does not know"
+	if known {
+		why = "nothing offers " + rule.prefers
+	}
+	i := rng.Intn(n)
+	return i, fmt.Sprintf("random: 1 of %d actions (%s); chose %s", n, why, actions[i].GetLabel())
 }
 
-// bestIndices lists the indices with the highest score (a negative score is no candidate).
-func bestIndices(actions []*pb.LegalAction, score func(*pb.LegalAction) int) []int {
+// rule is one game's heuristic: the score of an action (negative: no
+// candidate) and what the score prefers, in words.
+type rule struct {
+	score   func(*pb.LegalAction) int
+	prefers string
+}
+
+var rules = map[string]rule{
+	"floriferous": {floriferousScore, "most Stones"},
+	"lafleur":     {laFleurScore, "a Garden Feature or a Visitor"},
+	"flowar":      {flowarScore, "deliver a Contract"},
+}
+
+// bestIndices lists the indices with the highest score, and that score (a negative score is no candidate).
+func bestIndices(actions []*pb.LegalAction, score func(*pb.LegalAction) int) ([]int, int) {
 	var best []int
 	top := -1
 	for i, a := range actions {
@@ -53,7 +72,7 @@ func bestIndices(actions []*pb.LegalAction, score func(*pb.LegalAction) int) []i
 			best = append(best, i)
 		}
 	}
-	return best
+	return best, top
 }
 
 func floriferousScore(a *pb.LegalAction) int {

@@ -2,9 +2,9 @@
 // parterre-node-bot: a Parterre bot in Node.js (docs/bots.md, "Node.js").
 //
 // Loads the repository's .proto files at run time (@grpc/proto-loader), keeps
-// one Referee.Connect stream open: Hello, then an index for every
-// DecisionRequest, a Pong for every Ping, and a reconnect with backoff when
-// the stream ends.
+// one Referee.Connect stream open: Hello, then an index and a debug text (why
+// it chose: docs/bots.md, "Debug text") for every DecisionRequest, a Pong for
+// every Ping, and a reconnect with backoff when the stream ends.
 //
 //   node bot.js --token T [--address HOST:PORT] [--name NAME] [--version V]
 //               [--max-matches N] [--stop-after N] [--seed S] [--no-reconnect]
@@ -124,7 +124,10 @@ function play(pb, opts, state) {
       switch (msg.kind) {
         case 'decision_request': {
           const req = msg.decision_request;
-          call.write({ decision: { match_id: req.match_id, seq: req.seq, action_index: choose(req, state.rng) } });
+          const { index, debug } = choose(req, state.rng);
+          // debug: this decision's notes, kept beside its step for the bot's owner only (docs/bots.md,
+          // "Debug text"); the referee keeps at most 1,000 bytes of UTF-8 of it.
+          call.write({ decision: { match_id: req.match_id, seq: req.seq, action_index: index, debug } });
           break;
         }
         case 'ping':

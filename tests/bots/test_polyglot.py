@@ -8,6 +8,14 @@ round-robin in every registered game (every pair, plus one match with as many
 of them as the game seats), then every match finishes ``normal`` for every
 seat, and the Node and Go bots also play a game they do not know.
 
+Each example in another language is welcomed without a contract notice (it
+names the referee's own contract revision) and sends a debug text with every
+decision (docs/bots.md, "Debug text"): the referee must hand back one note per
+decision of that seat, at the step the decision made, saying in the example's
+own words how many legal actions there were and which it chose. The oracle is
+the rules engine, replaying the match: the number of legal actions at that
+step and the label of the action the replay records there.
+
 Skips only when Node.js, the Go, C++ or Java toolchain is absent, and fails instead
 under ``CI=true`` (``fixtures.toolchains``); ``bash
 bots/install-toolchains.sh`` installs both. A present toolchain whose build
@@ -19,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -32,7 +41,9 @@ from fixtures.toy_game import register_toy
 
 from bots.reference import RandomBot
 from games.registry import game_class, game_names
-from referee.testing import Harness
+from games.replay import replay_game
+from proto.parterre.v1 import control_pb2 as control_pb
+from referee.testing import Harness, replay_of
 
 register_toy()
 
@@ -49,6 +60,14 @@ REAL_GAMES = [g for g in game_names() if game_class(g).__module__.startswith("ga
 BOTS = {"python": 1, "node": 2, "go": 3, "cpp": 5, "java": 6, "stdio": 4}
 TOKENS = {f"tok-{name}": bot_id for name, bot_id in BOTS.items()}
 TC = {"base_ms": 0, "increment_ms": 0, "cap_ms": 3000, "margin_ms": 250}
+
+# The debug text of each example (docs/bots.md, "Debug text"): the Node.js and Go bots say why
+# they chose (their heuristic's best score, or why they fell back to a random action), the C++
+# and Java bots that they chose at random; every text ends with the chosen action's label.
+GREEDY = re.compile(r"greedy: best of (?P<n>\d+) actions, score \d+ \([^()]+\), (?P<tied>\d+) tied; "
+                    r"chose (?P<label>.+)")
+RANDOM = re.compile(r"random: 1 of (?P<n>\d+) actions(?: \([^()]+\))?; chose (?P<label>.+)")
+DEBUG_FORMS = {"node": (GREEDY, RANDOM), "go": (GREEDY, RANDOM), "cpp": (RANDOM,), "java": (RANDOM,)}
 
 
 def _missing(tools: list[str]) -> list[str]:
@@ -155,6 +174,45 @@ def processes(tmp_path: Path) -> Iterator[Processes]:
     procs.kill()
 
 
+def _debug_problems(result: control_pb.MatchResult, seat: int, name: str) -> list[str]:
+    """What is wrong with the debug notes the referee kept of ``seat``, played by the ``name`` bot.
+
+    An example of :data:`DEBUG_FORMS` must have exactly one note per decision, at the step that
+    decision made, in one of its forms, naming as many actions as the engine lists as legal before
+    that step and the label of the action the replay records there; any other bot (it sends no
+    debug text) must have none.
+    """
+    notes = {n.step: n.text for n in result.seats[seat].debug_notes}
+    where = f"{name} (seat {seat}) in match {result.match_id}"
+    if name not in DEBUG_FORMS:
+        return [f"{where}: notes {sorted(notes.items())[:3]} from a bot that sends none"] if notes else []
+    replay = replay_of(result)
+    game = replay_game(replay)
+    state = game.new_initial_state()
+    problems = []
+    for step in replay["steps"]:
+        if step["player"] == seat and not step["fallback"]:
+            text = notes.pop(step["i"], None)
+            m = None if text is None else next(filter(None, (f.fullmatch(text) for f in DEBUG_FORMS[name])), None)
+            legal = len(state.legal_actions())
+            if text is None:
+                problems.append(f"{where}, step {step['i']}: no note beside this decision")
+            elif m is None:
+                problems.append(f"{where}, step {step['i']}: note {text!r} is not in the example's form")
+            elif (int(m["n"]), m["label"]) != (legal, step["label"]) or int(m.groupdict().get("tied") or 1) > legal:
+                problems.append(f"{where}, step {step['i']}: note {text!r}, but the engine lists {legal} legal "
+                                f"actions and the replay records {step['label']!r}")
+        state.apply_action(game.action_from_json(step["action"]))
+    if notes:
+        problems.append(f"{where}: notes at steps that are not its decisions: {sorted(notes)}")
+    return problems
+
+
+def _welcomed_without_notice(log: str) -> bool:
+    """The bot logged its Welcome and no contract notice (each example logs every notice as ``referee: ...``)."""
+    return "connected" in log and "referee: " not in log
+
+
 def _schedule(game: str) -> list[list[str]]:
     """Every pair of bots once, plus one match with all of them (when the game seats that many)."""
     info = game_class(game).INFO
@@ -166,7 +224,7 @@ def _schedule(game: str) -> list[list[str]]:
     return matches
 
 
-async def test_round_robin_in_every_game_between_python_node_go_cpp_java_and_stdio_bots(
+async def test_round_robin_in_every_game_between_python_node_go_cpp_java_and_stdio_bots_with_their_debug_text(
         node_bot, go_bot, cpp_bot, java_bot, processes):
     schedule = {game: _schedule(game) for game in REAL_GAMES}
     per_bot = {name: sum(name in seats for m in schedule.values() for seats in m) for name in BOTS}
@@ -209,6 +267,11 @@ async def test_round_robin_in_every_game_between_python_node_go_cpp_java_and_std
                                                        processes.procs)
     assert {g for g, _ in results} == set(REAL_GAMES)
     assert codes == {"node": 0, "go": 0, "cpp": 0, "java": 0, "stdio": 0}, {n: processes.log(n)[-2000:] for n in codes}
+    debug = [p for (_, seats), r in results.items() for seat, name in enumerate(seats)
+             for p in _debug_problems(r, seat, name)]
+    assert not debug, "\n".join(debug[:20]) + f"\n({len(debug)} in all)"
+    noticed = [n for n in DEBUG_FORMS if not _welcomed_without_notice(processes.log(n))]
+    assert not noticed, {n: processes.log(n)[:2000] for n in noticed}  # its Hello names an older or newer revision
 
 
 async def test_node_and_go_bots_play_a_game_they_do_not_know(node_bot, go_bot, processes):
@@ -224,6 +287,11 @@ async def test_node_and_go_bots_play_a_game_they_do_not_know(node_bot, go_bot, p
         codes = await processes.wait(30)
     assert all(r.status == "finished" and [s.verdict for s in r.seats] == ["normal"] * 2 for r in results), results
     assert codes == {"node": 0, "go": 0}
+    names = {bot_id: name for name, bot_id in BOTS.items()}
+    debug = [p for r, seats in zip(results, ([2, 3], [3, 2]), strict=True) for seat, bot_id in enumerate(seats)
+             for p in _debug_problems(r, seat, names[bot_id])]
+    assert not debug, "\n".join(debug[:20])
+    assert all(RANDOM.fullmatch(n.text) for r in results for s in r.seats for n in s.debug_notes)  # no heuristic
 
 
 def test_node_bot_unit_tests(node_bot):

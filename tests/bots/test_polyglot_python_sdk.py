@@ -4,7 +4,9 @@ Given ``bots/python`` (the ``parterre-bot`` distribution), when its wheel is
 built offline, then it holds the SDK and the wire stubs and requires only
 grpcio and protobuf, and the SDK imports from it without the server's
 packages. Given the per-game example bots, when each plays its game against
-the random bot, then every seat finishes ``normal``.
+the random bot, then every seat finishes ``normal`` and the referee keeps the
+example's debug text beside each of its decisions, naming the action the
+replay records at that step (docs/bots.md, "Debug text").
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import pytest
 
 from bots.reference import RandomBot
 from games.registry import game_class, game_names
-from referee.testing import Harness
+from referee.testing import Harness, replay_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SDK_DIR = ROOT / "bots" / "python"
@@ -109,8 +111,9 @@ async def test_example_bot_plays_its_game(game):
                    for i in range(4)]
     for r in results:
         assert r.status == "finished" and [s.verdict for s in r.seats] == ["normal", "normal"], r.reason
-    if game == "floriferous":  # its example writes debug text with each decision (docs/bots.md, "Debug text")
-        for i, r in enumerate(results):
-            mine, theirs = r.seats[i % 2], r.seats[1 - i % 2]
-            assert len(mine.debug_notes) == mine.decisions > 0 and not theirs.debug_notes
-            assert all(n.text.startswith("best score ") for n in mine.debug_notes)
+    for i, r in enumerate(results):  # each example writes debug text with each decision (docs/bots.md, "Debug text")
+        mine, theirs = r.seats[i % 2], r.seats[1 - i % 2]
+        assert len(mine.debug_notes) == mine.decisions > 0 and not theirs.debug_notes
+        steps = replay_of(r)["steps"]
+        assert all(n.text.startswith("best of ") and n.text.endswith(f"; chose {steps[n.step]['label']}")
+                   and steps[n.step]["player"] == i % 2 for n in mine.debug_notes)

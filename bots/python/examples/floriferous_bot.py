@@ -39,7 +39,7 @@ class FloriferousBot(Bot):
         best = max(scores)
         index = self.rng.choice([i for i, s in enumerate(scores) if s == best])
         # shown only to this bot's owner, beside the step (docs/bots.md, "Debug text")
-        request.debug(f"best score {best:g} of {len(scores)} actions; chose {request.labels[index]}")
+        request.debug(f"best of {len(scores)} actions, score {best:g}; chose {request.labels[index]}")
         return index
 
     def on_match_ended(self, result: MatchResult) -> None:

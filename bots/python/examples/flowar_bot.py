@@ -42,7 +42,10 @@ class FlowarBot(Bot):
 
         scores = [score(a) for a in request.legal_actions]
         best = max(scores)
-        return self.rng.choice([i for i, s in enumerate(scores) if s == best])
+        index = self.rng.choice([i for i, s in enumerate(scores) if s == best])
+        # shown only to this bot's owner, beside the step (docs/bots.md, "Debug text")
+        request.debug(f"best of {len(scores)} actions, score {best:g}; chose {request.labels[index]}")
+        return index
 
     def on_match_ended(self, result: MatchResult) -> None:
         logging.info("match %d: rank %s, %s (%s)", result.match_id, result.rank, result.verdict, result.reason)

@@ -1,6 +1,9 @@
 // The Java Parterre bot: one Referee.Connect stream over Debian's gRPC-Java
 // (libgrpc-java, Netty transport) and protobuf-java; a uniformly random legal
-// action for every DecisionRequest of any game (docs/bots.md section 1).
+// action for every DecisionRequest of any game (docs/bots.md section 1), with
+// a debug text saying so ("random: 1 of 7 actions; chose take row 3: Pink
+// Tulip (Beetle) +1 stone": the bot's own notes, shown only to its owner;
+// "Debug text").
 //
 //   java -cp build/classes:$(make -s classpath) org.parterre.bot.Bot [--address HOST:PORT] [--token=T]
 //        [--name N] [--version V] [--max-matches N] [--stop-after N] [--seed S]
@@ -25,6 +28,7 @@ import org.parterre.v1.Decision;
 import org.parterre.v1.DecisionRequest;
 import org.parterre.v1.ErrorCode;
 import org.parterre.v1.Hello;
+import org.parterre.v1.LegalAction;
 import org.parterre.v1.Pong;
 import org.parterre.v1.RefereeGrpc;
 import org.parterre.v1.RefereeMessage;
@@ -103,7 +107,11 @@ public final class Bot {
             DecisionRequest req = msg.getDecisionRequest();
             Decision.Builder d = Decision.newBuilder().setMatchId(req.getMatchId()).setSeq(req.getSeq());
             if (req.getLegalActionsCount() > 0) {
-              d.setActionIndex(req.getLegalActions(rng.nextInt(req.getLegalActionsCount())).getIndex());
+              LegalAction action = req.getLegalActions(rng.nextInt(req.getLegalActionsCount()));
+              d.setActionIndex(action.getIndex());
+              // This decision's notes, kept beside its step for the bot's owner only (docs/bots.md,
+              // "Debug text"); the referee keeps at most 1,000 bytes of UTF-8 of it.
+              d.setDebug("random: 1 of " + req.getLegalActionsCount() + " actions; chose " + action.getLabel());
             }
             synchronized (out) {
               out[0].onNext(BotMessage.newBuilder().setDecision(d).build());
