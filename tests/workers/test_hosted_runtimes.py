@@ -261,3 +261,36 @@ def test_a_worker_claims_only_versions_of_the_runtimes_it_has(client: Any, pool:
     assert sub.claim_next(pool, "every-runtime", runtimes=sandbox.RUNTIMES) == ids["java"]
     for vid in ids.values():  # leave nothing waiting for the module's other tests
         sub.set_verdict(pool, vid, "rejected", reason="test")
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv to drop to another uid")
+def test_the_jvm_runs_in_an_unprivileged_workers_sandbox_with_per_process_limits(place: Path, tmp_path: Path) -> None:
+    """The image's worker (uid 10001, no cgroup, ``--per-process-limits``): memory is ``RLIMIT_DATA`` per process,
+    which counts what the JVM commits, not the address space it reserves. The JVM starts, answers, and its heap
+    running out still ends it with the JVM's own reason (exit status 3), not a hang."""
+    require("java")
+    uid = 61000 + os.getpid() % 4000
+    bot, hosted_dir = place / "bot", place / "hosted"
+    bot.mkdir(mode=0o755)
+    hosted_dir.mkdir()
+    os.chown(hosted_dir, uid, uid)
+    (bot / "bot.jar").write_bytes(java_jar(tmp_path))
+    (bot / "bot.jar").chmod(0o644)
+    for mode, verdict, code in (("", "ok", 0), ("heap", "exit", 3)):
+        status = hosted_dir / "status.json"
+        log = hosted_dir / "stderr.log"
+        done = subprocess.run(
+            ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-m",
+             "workers.hosting.sandbox", "--root", str(bot), "--runtime", "java", "--per-process-limits",
+             "--stderr-file", str(log), "--status-file", str(status), "--", "java", "-jar", "bot.jar", "7", mode],
+            input=REQUEST, capture_output=True, cwd=ROOT, timeout=120,
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "PARTERRE_HOSTED_DIR": str(hosted_dir)})
+        got = json.loads(status.read_text())
+        said = log.read_text(errors="replace")
+        assert (got["verdict"], got["exit_code"]) == (verdict, code), (got, said, done.stderr[-2000:])
+        if mode == "heap":
+            assert "Terminating due to java.lang.OutOfMemoryError: Java heap space" in said, said
+            assert done.stdout == b""
+        else:
+            assert re.fullmatch(rb"[0-2]\n", done.stdout), done.stdout
+        log.unlink()
