@@ -458,6 +458,8 @@ class Keeper:
         if self.refusal:
             if self.cgroup is not None:
                 self.cgroup.remove()
+            for fd in self.data_fds.values():
+                os.close(fd)
             return Status(verdict="start_failed", detail=f"refused: {self.refusal}")
         self.nproc_base = 0 if self.privileged else charged_tasks(uid_tasks(self.uid))
         try:
