@@ -3,7 +3,7 @@
 An owner uploads a version of a bot as an archive (``.tar.gz`` or ``.zip``)
 with ``parterre-bot.toml`` at its root::
 
-    runtime = "python3.11"          # or "node", or "static"
+    runtime = "python3.11"          # or "python3.11-numpy", "node", "static", "java"
     command = ["python3.11", "bot.py"]
     protocol = "stdio"              # the line protocol of docs/bots.md, or "grpc" (docs/hosted.md)
     games = ["floriferous"]         # optional: the games it plays (validated in each)
@@ -32,6 +32,7 @@ import hashlib
 import posixpath
 import shlex
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import IO, Any
@@ -54,7 +55,8 @@ MAX_ARCHIVE_BYTES = 8 << 20
 MAX_MANIFEST_BYTES = 16 << 10
 """Largest ``parterre-bot.toml`` (16 KiB; checked before ``tomllib`` parses it: a 16 MiB array took 125 s)."""
 MANIFEST = "parterre-bot.toml"
-RUNTIMES = {"python3.11": ("python3.11", "python3"), "node": ("node",), "static": ()}
+RUNTIMES = {"python3.11": ("python3.11", "python3"), "python3.11-numpy": ("python3.11", "python3"), "node": ("node",),
+            "static": (), "java": ("java",)}
 """Runtime -> the programs its command may start (``static``: a file of the archive)."""
 PROTOCOLS = ("stdio", "grpc")
 """Protocols a hosted bot may speak: the stdio line protocol, or gRPC through the per-match relayed socket
@@ -394,17 +396,23 @@ def seat_identities(pool: ConnectionPool, bot_id: int) -> tuple[dict[str, Any], 
     return own, opponent, int(newest[0] if newest else 0) + 1
 
 
-def claim_next(pool: ConnectionPool, worker: str, lease_s: float = 900.0) -> int | None:
+def claim_next(pool: ConnectionPool, worker: str, lease_s: float = 900.0,
+               runtimes: Sequence[str] | None = None) -> int | None:
     """Take the oldest version waiting for validation or its test whose lease is free; returns its id.
 
     Two workers never hold one version at once (``FOR UPDATE SKIP LOCKED`` and the lease); a version
-    whose worker died is taken again when its lease runs out (its test starts over)."""
+    whose worker died is taken again when its lease runs out (its test starts over). ``runtimes``: only
+    versions whose manifest names one of them (the runtimes installed on the worker; None: any), so a
+    worker never takes a version it could not run and leaves it to one that can."""
     with connection(pool) as conn, conn.cursor() as cur:
         cur.execute(
             "UPDATE hosted_versions SET worker = %s, lease_until = now() + make_interval(secs => %s) "
             "WHERE id = (SELECT id FROM hosted_versions WHERE status IN ('validating', 'testing') "
-            "AND (lease_until IS NULL OR lease_until < now()) ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) "
-            "RETURNING id", (worker, lease_s))
+            "AND (lease_until IS NULL OR lease_until < now()) "
+            "AND (%s::text[] IS NULL OR manifest->>'runtime' = ANY(%s::text[])) "
+            "ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) "
+            "RETURNING id", (worker, lease_s, None if runtimes is None else list(runtimes),
+                             None if runtimes is None else list(runtimes)))
         row = cur.fetchone()
     return int(row[0]) if row else None
 

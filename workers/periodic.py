@@ -253,7 +253,8 @@ def hosted_tick() -> dict[str, Any]:
     Returns:
         ``{"version": id or None, "status": the new status, **sandbox_snapshot()}``; ``status: refused`` (and
         ``reason``), claiming nothing, when this worker cannot hold the sandbox's limits
-        (``workers.hosting.validation.sandbox_refusal``).
+        (``workers.hosting.validation.sandbox_refusal``). Only versions of the runtimes installed here are
+        claimed (``workers.hosting.validation.offered_runtimes``).
     """
 
     pool = get_pool()
@@ -268,6 +269,6 @@ def hosted_tick() -> dict[str, Any]:
     refusal = hosted.sandbox_refusal()
     if refusal:  # a worker that cannot hold the limits takes no version: another worker may
         return {"version": None, "status": "refused", "reason": refusal, **sandbox_snapshot()}
-    version_id = ladder_submissions.claim_next(pool, _worker_name())
+    version_id = ladder_submissions.claim_next(pool, _worker_name(), runtimes=hosted.offered_runtimes())
     status = process_version(pool, version_id) if version_id is not None else "idle"
     return {"version": version_id, "status": status, **sandbox_snapshot()}

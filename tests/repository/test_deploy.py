@@ -241,11 +241,16 @@ def test_dockerfile_is_multi_stage_and_runs_as_non_root():
 
 def test_the_runtime_image_carries_the_hosted_bots_sandbox():
     """The workers run hosted bots in bubblewrap with the system's /usr (docs/hosted.md): the final stage
-    installs bwrap, Debian's python3.11 and Node.js, and keeps the unpacked bots on the writable /tmp."""
+    installs bwrap and the Debian package of every runtime the sandbox offers (Debian's python3.11 and numpy,
+    Node.js, the JVM), and keeps the unpacked bots on the writable /tmp."""
+    from workers.hosting.sandbox import RUNTIME_PACKAGES, RUNTIMES
+
     text = DOCKERFILE.read_text()
     final = text[text.rindex("\nFROM "):]
     installs = " ".join(ln for ln in final.replace("\\\n", " ").splitlines() if "apt-get install" in ln).split()
-    assert {"bubblewrap", "python3.11", "nodejs"} <= set(installs), installs
+    assert {"bubblewrap", "python3.11", "python3-numpy", "nodejs", "openjdk-17-jre-headless"} <= set(installs), installs
+    assert set(RUNTIME_PACKAGES) == set(RUNTIMES) - {"static"}
+    assert set(RUNTIME_PACKAGES.values()) <= set(installs), installs
     assert "PARTERRE_HOSTED_DIR=/tmp/" in final  # the root file system is read-only (compose, k8s)
 
 

@@ -180,7 +180,7 @@ HOSTILE = {
     "absolute path": (targz({"parterre-bot.toml": GOOD_TOML, "/etc/passwd": b"x"}), "absolute"),
     "symlink outside": (targz({"parterre-bot.toml": GOOD_TOML}, links={"bot.py": "/etc/shadow"}), "links"),
     "hard link outside": (targz({"parterre-bot.toml": GOOD_TOML}, hardlinks={"bot.py": "/etc/shadow"}), "links"),
-    "bad runtime": (targz({"parterre-bot.toml": manifest("java", ["java", "Bot"])}), "runtime 'java'"),
+    "bad runtime": (targz({"parterre-bot.toml": manifest("ruby", ["ruby", "bot.rb"])}), "runtime 'ruby'"),
     "command not the runtime": (targz({"parterre-bot.toml": manifest("python3.11", ["/bin/sh", "-c", "id"])}),
                                 "not '/bin/sh'"),
     "static outside the archive": (targz({"parterre-bot.toml": manifest("static", ["/usr/bin/curl"])}),

@@ -261,6 +261,25 @@ def sandbox_refusal(cfg: dict[str, Any] | None = None) -> str:
     return _refusals[key]
 
 
+_runtimes_said = False
+
+
+def offered_runtimes() -> list[str]:
+    """The runtimes installed on this worker (``workers.hosting.sandbox.runtime_missing``): ``parterre.hosted_tick``
+    claims only versions of these (another worker may run the rest), and the keeper refuses the others
+    (``start_failed``, "refused: runtime ... is not installed"), rather than a missing ``java`` looking like the
+    bot's crash. Each missing runtime is logged once per process."""
+    global _runtimes_said
+    from workers.hosting.sandbox import RUNTIMES, runtime_missing
+
+    missing = {r: runtime_missing(r) for r in RUNTIMES}
+    if not _runtimes_said and any(missing.values()):
+        _runtimes_said = True
+        for why in filter(None, missing.values()):
+            log.warning("%s: its versions are left to other workers (docs/hosted.md, \"Runtimes\")", why)
+    return [r for r in RUNTIMES if not missing[r]]
+
+
 class RunnerError(RuntimeError):
     """The games' runner (``workers.hosting.head_to_head`` / ``parterre.hosted_games``) ended before every deal asked
     for was played, or with a non-zero status (killed, out of memory, a crash of ours): the deals it did
