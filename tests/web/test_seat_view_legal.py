@@ -125,14 +125,21 @@ def oracle(replay: dict[str, Any], seat: int) -> dict[int, tuple[list[str], int]
 _LI = re.compile(r'<li value="(\d+)"( class="chosen" aria-current="true")?>(.*?)</li>', re.S)
 
 
+def _one(pattern: str, text: str) -> str:
+    """The first group of ``pattern``'s match in ``text`` (which must match)."""
+    m = re.search(pattern, text, re.S)
+    assert m is not None, pattern
+    return m[1]
+
+
 def page_moves(text: str) -> dict[int, dict[str, Any]]:
     """Each move block of a seat-view page: its step, the listed legal actions (index -> label), the
     chosen index, the count line, and its debug text, read from the page's markup."""
     moves: dict[int, dict[str, Any]] = {}
     for block in text.split('<li class="decision')[1:]:
         block = block.split("</li>\n</ol>")[0] if "</li>\n</ol>" in block else block
-        step = int(re.search(r'id="step-(-?\d+)"', block)[1])  # type: ignore[index]
-        legal_html = re.search(r'<ol class="legal" start="0">(.*?)</ol>', block, re.S)[1]  # type: ignore[index]
+        step = int(_one(r'id="step-(-?\d+)"', block))
+        legal_html = _one(r'<ol class="legal" start="0">(.*?)</ol>', block)
         listed: dict[int, str] = {}
         chosen = []
         for m in _LI.finditer(legal_html):
