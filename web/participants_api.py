@@ -310,10 +310,12 @@ def api_versions(pool: Pool, bot_id: Id) -> list[dict[str, Any]]:
 
 
 @router.get("/matches/{match_id}/seat-view", response_model=SeatView,
-            summary="A finished match seen from the caller's own seat: observation(seat) after every step")
+            summary="A finished match seen from the caller's own seat: observation(seat) after every step, "
+                    "and the legal actions offered at each of its own steps")
 def api_seat_view(request: Request, response: Response, pool: Pool, caller: auth.ApiCaller, match_id: Id,
                   bot_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None) -> SeatView:
-    view = seat_view(pool, request.app.state.replays, caller.account.id, match_id, bot_id)
+    view = seat_view(pool, request.app.state.replays, caller.account.id, match_id, bot_id,
+                     labels=request.app.state.labels)
     response.headers["cache-control"] = "no-store"  # the seat's own observations and debug text: no shared cache
     return view
 

@@ -23,7 +23,7 @@ from ladder import owned_bots as ob
 from ladder.errors import BotExistsError, BotLimitError, BotNotFoundError, LadderError
 from web import auth
 from web.deps import Pool, app_pool
-from web.owner import owner_matches, seat_view
+from web.owner import owner_matches, seat_decisions, seat_view
 from web.participants_api import (
     MAX_PLAYERS,
     TournamentIn,
@@ -268,8 +268,11 @@ async def my_bot_retire(request: Request, pool: Pool, account: auth.SessionAccou
 @router.get("/my/matches/{match_id}")
 def my_seat_view(request: Request, pool: Pool, account: auth.SessionAccount, match_id: Id,
                  bot_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None) -> Response:
-    view = seat_view(pool, request.app.state.replays, account.id, match_id, bot_id)
-    return _render(request, "me/seat_view.html", view=view)
+    # no observations: the page draws each board the seat saw from the public board route, when opened
+    view = seat_view(pool, request.app.state.replays, account.id, match_id, bot_id, observations=False,
+                     labels=request.app.state.labels)
+    decisions, after = seat_decisions(view)
+    return _render(request, "me/seat_view.html", view=view, decisions=decisions, after=after)
 
 
 @router.get("/my/challenge")

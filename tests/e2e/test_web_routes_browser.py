@@ -53,6 +53,7 @@ SKIPPED = {
     "/static/": "static files (style sheet, scripts, icon)",
     "/openapi.json": "the API's description (JSON)",
     "/matches/{match_id}/replay.json": "a replay download (JSON)",
+    "/my/bots/{bot_id}/hosted/{number}/games/{kind}/{n}.json": "a hosted version's game's replay download (JSON)",
     "/matches/{match_id}/live": "a server-sent event stream the match page reads",
     "/matches/{match_id}/board": "the board fragment the match page swaps in; laid out inside the match page",
 }
