@@ -736,7 +736,7 @@ def test_pages_challenge_tournament_and_seat_view(client: TestClient, pool: Any)
     assert "decision 2 (after step 3): STALE" in view and "my move" in view
     csrf = csrf_of(client, "/my/challenge")
     r = client.post("/my/challenge", data={"csrf": csrf, "game": "floriferous", "mine": str(mine["id"]),
-                                           "opponents": str(house_id), "rated": "1"}, follow_redirects=False)
+                                           "opponent": str(house_id), "rated": "1"}, follow_redirects=False)
     assert r.status_code == 303, r.text
     # Participants see no creation form and are refused; organisers create, anyone enters their own bot.
     assert "needs the organiser role" in client.get("/my/tournaments").text
