@@ -13,7 +13,7 @@ results, fetched).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
@@ -97,8 +97,8 @@ def read_draft(params: Any) -> Draft:
                 and raw != str(spec.default):
             variants[spec.name] = raw
     dropped = set(_ids(params.getlist("drop")))
-    opponents = [b for b in dict.fromkeys(_ids(params.getlist("opponent"))) if b not in dropped]
-    return Draft(game, players, variants, opponents[:MAX_CHALLENGE_BOTS])
+    given = [*params.getlist("opponent"), *str(params.get("opponents", "")).split(",")]  # opponents: the older form
+    return Draft(game, players, variants, [b for b in _ids([str(v).strip() for v in given]) if b not in dropped])
 
 
 def _draft_page(request: Request, pool: Any, account: Any, draft: Draft, params: Mapping[str, Any],
@@ -121,7 +121,9 @@ def _draft_page(request: Request, pool: Any, account: Any, draft: Draft, params:
 
 @router.get("/my/challenge")
 def challenge_page(request: Request, pool: Pool, account: auth.SessionAccount) -> Response:
-    return _draft_page(request, pool, account, read_draft(request.query_params), request.query_params)
+    draft = read_draft(request.query_params)
+    draft.opponents = list(dict.fromkeys(draft.opponents))[:MAX_CHALLENGE_BOTS]  # a bot picked twice is one pick
+    return _draft_page(request, pool, account, draft, request.query_params)
 
 
 @router.post("/my/challenge")
@@ -129,6 +131,9 @@ async def challenge_post(request: Request, pool: Pool, account: auth.SessionAcco
     form = await _form(request)
     draft = read_draft(form)
     mine = str(form.get("mine", ""))
+    if len(draft.opponents) >= MAX_CHALLENGE_BOTS:  # before any query (the API's own limit, S-25)
+        return _draft_page(request, pool, account, replace(draft, opponents=[]), form, 422, error=True,
+                           message=f"a challenge seats 1 to {MAX_CHALLENGE_BOTS} bots, not {1 + len(draft.opponents)}")
     try:
         body = ChallengeIn.model_validate({
             "game": draft.game_string(), "bots": [mine, *draft.opponents], "rated": form.get("rated") == "1",
@@ -137,9 +142,9 @@ async def challenge_post(request: Request, pool: Pool, account: auth.SessionAcco
     except ValidationError as exc:
         return _draft_page(request, pool, account, draft, form, 422, error=True,
                            message=validation_message(exc, {"bots": "your bot and the opponents"}))
-    except HTTPException as exc:
-        return _draft_page(request, pool, account, draft, form, exc.status_code, message=str(exc.detail),
-                           error=True)
+    except HTTPException as exc:  # a refused challenge (the API's 400) is a refused form: 422
+        return _draft_page(request, pool, account, draft, form, 422 if exc.status_code == 400 else exc.status_code,
+                           message=str(exc.detail), error=True)
     return RedirectResponse(f"/my/challenges?sent={made.match_id}", status_code=303)
 
 

@@ -36,6 +36,7 @@ TABLES = {
     "competition_events",  # 0013: competitions
     "league_promotions",  # 0014: leagues
     "seat_debug",  # 0015: bots' debug text per decision, apart from the replay
+    "challenge_answers",  # 0017: owners' answers to challenges (policy ask)
 }
 
 
