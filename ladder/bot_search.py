@@ -29,7 +29,7 @@ class FoundBot:
     Attributes:
         owner: the owning account's username; None for a bot of no account (the house's, the operator's).
         house: a house bot (always accepts challenges).
-        games: games it plays (empty = any).
+        games: games it plays (empty = any; a house bot's, the games the house plays it in).
         challenge_policy: ``accept``, ``ask`` or ``none`` (``accept`` for a house bot).
         challenge_games: games it may be challenged in (None = all of ``games``).
         ratings: game -> (Elo, rated games played) for each game it has a rating in.
@@ -57,13 +57,15 @@ class FoundBot:
 
 
 _SELECT = """
-    SELECT b.id, b.name, b.account_id, a.username AS owner, b.house, b.games, b.challenge_policy, b.challenge_games,
+    SELECT b.id, b.name, b.account_id, a.username AS owner, b.house, coalesce(h.games, b.games) AS games,
+           b.challenge_policy, b.challenge_games,
            coalesce((SELECT json_object_agg(r.game, json_build_array(r.elo, r.games)) FROM ratings r
                      WHERE r.bot_id = b.id), '{}'::json) AS ratings
-    FROM bots b LEFT JOIN accounts a ON a.id = b.account_id
+    FROM bots b LEFT JOIN accounts a ON a.id = b.account_id LEFT JOIN house_bots h ON h.bot_id = b.id
     WHERE b.revoked_at IS NULL AND (b.account_id IS NULL OR a.status = 'active')
 """
-"""The live bots of active accounts or of none, as :func:`_found` reads them."""
+"""The live bots of active accounts or of none, as :func:`_found` reads them (a house bot's games are
+those it plays, ``house_bots.games``)."""
 
 
 def _found(r: dict[str, Any]) -> FoundBot:
@@ -105,7 +107,8 @@ def search_bots(pool: ConnectionPool, query: str, *, game: str | None = None,
         raise ValueError(f"limit must be in 1..{MAX_RESULTS}, got {limit}")
     sql = _SELECT + """
           AND b.name ILIKE %(like)s
-          AND (%(game)s::text IS NULL OR cardinality(b.games) = 0 OR %(game)s = ANY(b.games))
+          AND (%(game)s::text IS NULL OR cardinality(coalesce(h.games, b.games)) = 0
+               OR %(game)s = ANY(coalesce(h.games, b.games)))
         ORDER BY lower(b.name) = lower(%(text)s) DESC, b.name ILIKE %(prefix)s DESC,
                  (SELECT r.elo FROM ratings r WHERE r.bot_id = b.id AND r.game = %(game)s) DESC NULLS LAST,
                  b.name, b.id

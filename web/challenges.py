@@ -118,8 +118,8 @@ def challenge_view(info: ladder_challenges.ChallengeInfo, mine: set[int]) -> Cha
         match_id=info.match_id, game=info.game, game_string=info.game_string, status=info.status,
         reason=info.reason, rated=info.rated, unrated_reason=info.unrated_reason, challenger=info.challenger_name,
         bot_ids=list(info.bot_ids), bot_names=list(info.bot_names),
-        answers=[AnswerOut(bot_id=a.bot_id, bot_name=names[a.bot_id], answer=a.answer,  # type: ignore[arg-type]
-                           answered_at=a.answered_at) for a in info.answers],
+        answers=[AnswerOut.model_validate({"bot_id": a.bot_id, "bot_name": names[a.bot_id], "answer": a.answer,
+                                           "answered_at": a.answered_at}) for a in info.answers],
         yours_to_answer=[a.bot_id for a in info.answers
                          if a.answer is None and a.bot_id in mine and info.status == "asked"],
         created_at=info.created_at, expires_at=info.expires_at, started_at=info.started_at,
@@ -128,12 +128,12 @@ def challenge_view(info: ladder_challenges.ChallengeInfo, mine: set[int]) -> Cha
 
 
 def found_out(bot: FoundBot, account_id: int, game: str | None) -> BotFoundOut:
-    return BotFoundOut(
-        id=bot.id, name=bot.name, owner=bot.owner, house=bot.house, yours=bot.account_id == account_id,
-        games=list(bot.games), ratings={g: RatingOut(elo=e, games=n) for g, (e, n) in bot.ratings.items()},
-        challenge_policy=bot.challenge_policy,  # type: ignore[arg-type]
-        challenge_games=None if bot.challenge_games is None else list(bot.challenge_games),
-        challengeable=None if game is None else (bot.account_id == account_id or bot.challengeable(game)))
+    return BotFoundOut.model_validate({
+        "id": bot.id, "name": bot.name, "owner": bot.owner, "house": bot.house, "yours": bot.account_id == account_id,
+        "games": list(bot.games), "ratings": {g: {"elo": e, "games": n} for g, (e, n) in bot.ratings.items()},
+        "challenge_policy": bot.challenge_policy,
+        "challenge_games": None if bot.challenge_games is None else list(bot.challenge_games),
+        "challengeable": None if game is None else (bot.account_id == account_id or bot.challengeable(game))})
 
 
 def check_challenge(pool: ConnectionPool, account_id: int, game_string: str, bot_ids: list[int]) -> str:

@@ -13,6 +13,7 @@ Same app, database and helpers as tests/web/test_participants.py.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import threading
@@ -35,6 +36,7 @@ from test_participants import (  # noqa: F401 - fixtures are found by name
     new_bot,
     pool,
     rds,
+    remote_site,
 )
 
 from ladder.challenges import dispatch_challenges
@@ -68,7 +70,7 @@ def play(pool: Any, match_id: int) -> None:
 
 
 def pair(client: Any, policy: str, **kw: Any) -> tuple[str, str, int, int]:
-    """A challenger (token, own bot) and an owner (token) whose bot has ``policy``: (challenger, owner, mine, theirs)."""
+    """A challenger's token and bot, an owner's token and bot with ``policy``: (challenger, owner, mine, theirs)."""
     _, a = account(client)
     _, b = account(client)
     return a, b, new_bot(client, a)["id"], new_bot(client, b, challenge_policy=policy, **kw)["id"]
@@ -346,6 +348,13 @@ def test_search_finds_bots_by_name_with_owner_ratings_and_policy(client: Any, po
     assert client.get("/api/bots/search?q=sun", headers=bearer(a)).json()[0]["yours"] is True
     for wildcard in ("%", "_", "moon%lit", "\\"):  # matched as themselves: no bot name holds them
         assert client.get("/api/bots/search", params={"q": wildcard}, headers=bearer(a)).json() == []
+    from ladder.house import ensure_house_bot
+
+    house_id, _ = ensure_house_bot(pool, "greedy", ["floriferous"])  # the house plays it in Floriferous only
+    (house,) = client.get("/api/bots/search?q=house-greedy&game=floriferous", headers=bearer(a)).json()
+    assert (house["id"], house["owner"], house["house"], house["challenge_policy"], house["challengeable"]) == (
+        house_id, None, True, "accept", True)
+    assert client.get("/api/bots/search?q=house-greedy&game=lafleur", headers=bearer(a)).json() == []
     assert client.get("/api/bots/search?q=moon").status_code == 401  # owners' names are for participants
     assert client.get("/api/bots/search?game=chess", headers=bearer(a)).status_code == 404
     assert client.get("/api/bots/search?q=" + "x" * 65, headers=bearer(a)).status_code == 422
@@ -367,7 +376,7 @@ def test_the_pages_pick_by_name_choose_the_options_send_and_show_the_answer(clie
     # pick it, with a variant: the send form carries the draft, and its summary says what is sent
     page = client.get("/my/challenge", params={"game": "floriferous", "players": "2", "extended": "true",
                                                "opponent": str(theirs["id"])}).text
-    assert '<input type="hidden" name="opponent" value="%d">' % theirs["id"] in page
+    assert f'<input type="hidden" name="opponent" value="{theirs["id"]}">' in page
     assert "<code>floriferous(extended=true,players=2)</code>: your bot, rosebud" in page
     # the player counts offered are the game's own; a variant the count does not allow is said before sending
     assert re.findall(r'<option value="(\d)"', page.split('name="players"')[1].split("</select>")[0]) == [
@@ -385,7 +394,7 @@ def test_the_pages_pick_by_name_choose_the_options_send_and_show_the_answer(clie
     assert seen["bot_ids"] == [mine["id"], theirs["id"]] and seen["status"] == "asked"
     waited = datetime.fromisoformat(seen["expires_at"]) - datetime.fromisoformat(seen["created_at"])
     assert waited == timedelta(hours=1)
-    assert 'id="sent-%d" data-status="asked"' % mid in client.get("/my/challenges").text
+    assert f'id="sent-{mid}" data-status="asked"' in client.get("/my/challenges").text
     # the owner declines on their page; the challenger's page shows the answer
     login(client, owner_name)
     incoming = client.get("/my/challenges").text
@@ -405,3 +414,47 @@ def test_the_pages_pick_by_name_choose_the_options_send_and_show_the_answer(clie
     form |= {"opponent": str(shy["id"]), "csrf": csrf_of(client, "/my/challenge")}
     r = client.post("/my/challenge", data=form)
     assert r.status_code == 403 and "its challenge policy is none" in r.text
+
+
+# -- parterre remote -------------------------------------------------------------------------------------
+
+
+def test_parterre_remote_sets_the_policy_finds_challenges_and_answers(
+        remote_site: None, monkeypatch: Any, capsys: Any) -> None:
+    """The same over ``parterre remote`` (nothing but HTTP): bot-create/bot-set --challenge-policy, bot-search,
+    challenge --expires, challenges --incoming --pending, challenge-decline, challenge-show."""
+    from parterre.cli import main
+
+    errors: list[str] = []
+
+    def run(token: str, *argv: str) -> tuple[int, Any]:
+        monkeypatch.setenv("PARTERRE_API_TOKEN", token)
+        code = main(["remote", *argv])
+        out = capsys.readouterr()
+        errors.append(out.err)
+        return code, json.loads(out.out) if out.out.strip() else None
+
+    tokens = {}
+    for name in ("lena", "omar"):
+        assert main(["remote", "signup", name]) == 0
+        capsys.readouterr()
+        tokens[name] = run("", "token", name, "--scopes", "bot:manage,challenge")[1]["token"]
+    lena, omar = tokens["lena"], tokens["omar"]
+    hers = run(lena, "bot-create", "lena-bot", "--games", "floriferous")[1]
+    his = run(omar, "bot-create", "omar-bot", "--games", "floriferous", "--challenge-policy", "accept")[1]
+    assert (hers["challenge_policy"], his["challenge_policy"]) == ("none", "accept")
+    assert run(omar, "bot-set", str(his["id"]), "--challenge-policy", "ask")[1]["challenge_policy"] == "ask"
+    found = run(lena, "bot-search", "omar", "--game", "floriferous")[1]
+    assert [(b["name"], b["owner"], b["challenge_policy"], b["challengeable"]) for b in found] == [
+        ("omar-bot", "omar", "ask", True)]
+    code, made = run(lena, "challenge", "--game", "floriferous", "--bots", f"lena-bot,{his['id']}", "--expires", "600")
+    assert code == 0 and made["status"] == "asked", made
+    mid = made["match_id"]
+    assert [c["match_id"] for c in run(omar, "challenges", "--incoming", "--pending")[1]] == [mid]
+    assert run(omar, "challenge-decline", str(mid))[1]["status"] == "declined"
+    assert run(omar, "challenges", "--incoming", "--pending")[1] == []
+    shown = run(lena, "challenge-show", str(mid))[1]
+    assert shown["status"] == "declined" and shown["reason"].startswith("the owner of bot omar-bot")
+    assert [c["match_id"] for c in run(lena, "challenges")[1]] == [mid]
+    assert run(lena, "challenge-accept", str(mid))[0] == 1  # not hers to answer: the server's 404
+    assert errors[-1].startswith(f"parterre remote: HTTP 404: no challenge {mid} asks a bot of yours")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import warnings
 from collections.abc import Iterator
@@ -618,7 +619,7 @@ def remote_site(pool: Any, rds: tuple[Any, str], monkeypatch: pytest.MonkeyPatch
     from web.app import start_background
 
     monkeypatch.setenv("PARTERRE_SESSION_SECRET", "r" * 48)
-    server = start_background(pool=pool)
+    server = start_background(pool=pool, port=int(os.environ.get("PARTERRE_TEST_WEB_PORT", "0")))
     try:
         for var in ("PARTERRE_DATABASE_URL", "PARTERRE_REDIS_URL"):
             monkeypatch.delenv(var, raising=False)
