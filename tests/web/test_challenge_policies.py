@@ -407,6 +407,16 @@ def test_the_pages_pick_by_name_choose_the_options_send_and_show_the_answer(clie
     login(client, challenger)
     sent = client.get("/my/challenges").text
     assert f'id="sent-{mid}" data-status="declined"' in sent and "the owner of bot rosebud" in sent
+    # a solo game with a variant of a list of values: La Fleur against its automaton, no opponent
+    solo = new_bot(client, a, "thistle-solo", games=["lafleur"])
+    page = client.get("/my/challenge", params={"game": "lafleur", "players": "1", "difficulty": "harder"}).text
+    assert "none in a solo game" in page and "<code>lafleur(difficulty=harder,players=1)</code>" in page
+    r = client.post("/my/challenge", data={"csrf": csrf_of(client, "/my/challenge"), "game": "lafleur",
+                                           "players": "1", "difficulty": "harder", "mine": str(solo["id"])},
+                    follow_redirects=False)
+    assert r.status_code == 303, r.text
+    assert status(client, a, int(r.headers["location"].rsplit("=", 1)[1]))["game_string"] == (
+        "lafleur(difficulty=harder,players=1)")
     # a refused opponent cannot be picked, and sending one anyway is refused with the reason
     shy = new_bot(client, b, "bashful")
     page = client.get("/my/challenge", params={"q": "bashful"}).text
