@@ -75,7 +75,7 @@ def cmd_bot_upload(args: argparse.Namespace) -> int:
             print(f"cannot read the version: {exc}")
             continue
         if version["status"] in EXIT:
-            try:  # each game with the version's seat and its replay (a server before 0017 has none: 404)
+            try:  # each game with the version's seat and its replay (a server before migration 0018 has none: 404)
                 games = _call("GET", f"{base}/api/bots/{args.bot_id}/versions/{version['number']}/games",
                               token)["games"]
             except (OSError, ValueError, KeyError):

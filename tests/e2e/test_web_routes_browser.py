@@ -130,7 +130,7 @@ def served(pg_admin_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
     mp.delenv("PARTERRE_REDIS_URL", raising=False)
     site = seed_site(pool)
     leagues(pool, site)
-    server = start_background(pool=pool)
+    server = start_background(pool=pool, port=int(os.environ.get("PARTERRE_TEST_WEB_PORT", "0")))
     try:
         yield server.url, pool, site
     finally:
