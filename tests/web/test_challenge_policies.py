@@ -314,7 +314,7 @@ def test_the_migration_keeps_the_meaning_of_existing_rows(database_url: str) -> 
         assert rows == [("keen", "accept"), ("shy", "none")]
         conn.execute("INSERT INTO bots (name, version, token_hash, challenge_policy) VALUES "
                      "('asker', '1', repeat('c', 64), 'ask')")
-    command.downgrade(alembic_config(database_url), "0016")
+    command.downgrade(alembic_config(database_url), "0018")
     with psycopg.connect(database_url) as conn:
         rows = conn.execute("SELECT name, accepts_challenges FROM bots ORDER BY name").fetchall()
     assert rows == [("asker", False), ("keen", True), ("shy", False)]
