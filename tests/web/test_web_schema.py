@@ -41,6 +41,7 @@ def fuzzed(pg_admin_url: str, request: pytest.FixtureRequest) -> Iterator[tuple[
             "step": [-1, 0, 5, 40],
             "token_id": [1, 2],  # the participants' routes: refused without a token anyway
             "number": [1, 2],  # hosted versions: likewise
+            "kind": ["validation", "regression"], "n": [0, 1],  # a hosted version's games: likewise
         }
         yield schemathesis.openapi.from_asgi("/openapi.json", create_app(pool=pool)), known
     finally:
