@@ -211,9 +211,9 @@ def generate(url: str, bots: int, matches: int, seed: int) -> dict[str, Any]:
         conn.commit()
     t_copy = time.perf_counter() - t1
     t2 = time.perf_counter()
-    rebuild = importlib.import_module("ladder.migrations.versions.0002_web").REBUILD
     with psycopg.connect(url) as conn:  # COPY inserts finished matches directly: no trigger ran
-        conn.execute(rebuild)
+        for derived in ("0002_web", "0017_head_to_head"):
+            conn.execute(importlib.import_module(f"ladder.migrations.versions.{derived}").REBUILD)
         conn.commit()
     t_stats = time.perf_counter() - t2
     with psycopg.connect(url, autocommit=True) as conn:

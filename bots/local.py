@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from games.api import CHANCE, TERMINAL, Action, Game, State
+from games.replay import REPLAY_FORMAT
 
 FAULT_VERDICTS = ("timeout", "illegal_action", "crash", "resigned")
 """The verdicts a seat of :func:`play_local` may return instead of an action index (docs/bots.md,
@@ -99,7 +101,13 @@ class LocalResult:
     decisions: int
 
 
-def play_local(game: Game, seats: Sequence[Seat], rng: random.Random) -> LocalResult:
+LocalStep = tuple[int, Action, int | None]
+"""One applied step of :func:`play_local`'s ``record``: the player (``CHANCE`` for chance), the action, and
+the decision's time in whole milliseconds as this loop measured it (None for chance)."""
+
+
+def play_local(game: Game, seats: Sequence[Seat], rng: random.Random,
+               record: list[LocalStep] | None = None) -> LocalResult:
     """Play one game of ``game`` with ``seats[i]`` deciding for seat ``i``, as the referee drives it.
 
     Chance outcomes are drawn with ``state.sample_chance(rng)`` (the referee draws them from
@@ -117,6 +125,8 @@ def play_local(game: Game, seats: Sequence[Seat], rng: random.Random) -> LocalRe
         game: the game (``games.registry.load_game``), at its rules revision.
         seats: one seat callable per player (``game.num_players`` of them).
         rng: chance's random source (consumed).
+        record: if given, every applied step is appended to it (:data:`LocalStep`; the faulting
+            decision, not applied, is not), from which :func:`local_replay` writes the game's replay.
 
     Returns:
         The ranks, the fault if any, and the counts of steps and decisions.
@@ -135,15 +145,21 @@ def play_local(game: Game, seats: Sequence[Seat], rng: random.Random) -> LocalRe
         if player == TERMINAL:
             return LocalResult(tuple(state.outcome().ranks), None, "", "", steps, decisions)
         if player == CHANCE:
-            state.apply_action(state.sample_chance(rng))
+            outcome = state.sample_chance(rng)
+            state.apply_action(outcome)
             steps += 1
+            if record is not None:
+                record.append((CHANCE, outcome, None))
             continue
         legal = state.legal_actions()
         decisions += 1
+        began = time.perf_counter()
         choice = seats[player](Decision(name, player, decisions, state, legal))
         if isinstance(choice, int) and 0 <= choice < len(legal):
             state.apply_action(legal[choice])
             steps += 1
+            if record is not None:
+                record.append((player, legal[choice], round((time.perf_counter() - began) * 1000)))
         else:
             if isinstance(choice, str):
                 fault, detail = (choice if choice in FAULT_VERDICTS else "illegal_action"), ""
@@ -158,3 +174,49 @@ def sdk_seat(bot: Any) -> Seat:
     """The seat of a ``bots.sdk`` bot (any object with ``choose(request) -> int``): it is given
     :meth:`Decision.request`."""
     return lambda decision: bot.choose(decision.request())
+
+
+HASH_EVERY = 10
+"""A step whose index ends in 9 records the state's hash, as the referee's replays (``referee.replay.wants_hash``)."""
+
+
+def local_replay(game: Game, seed: str, record: Sequence[LocalStep], result: LocalResult,
+                 players: Sequence[dict[str, Any]], *, match_id: int = 0) -> dict[str, Any]:
+    """The ``parterre-replay/1`` dict of a game :func:`play_local` played with chance from
+    ``random.Random(seed)`` and recorded in ``record`` (docs/architecture.md, "Replay JSON"): rebuilt
+    through the engine, so it re-simulates (``games.replay.verify_replay``) and every viewer shows it.
+
+    A game a fault ended stops at the faulting decision: no ``outcome``, the seat's verdict in
+    ``verdicts`` and ``fault_reasons``, ``result_ranks`` the fault rule's.
+
+    Args:
+        players: per seat ``{"bot_id", "name", "version"}`` as the replay names them.
+    """
+    state = game.new_initial_state()
+    steps: list[dict[str, Any]] = []
+    for i, (player, action, ms) in enumerate(record):
+        state.apply_action(action)
+        step: dict[str, Any] = {"i": i, "player": player, "action": action.to_json(), "label": action.label(),
+                                "time_ms": ms, "fallback": False}
+        if i % HASH_EVERY == HASH_EVERY - 1:
+            step["hash"] = state.state_hash()
+        steps.append(step)
+    n = game.num_players
+    verdicts, reasons = ["normal"] * n, [""] * n
+    if result.fault_seat is not None:
+        verdicts[result.fault_seat] = result.fault
+        reasons[result.fault_seat] = f"decision {result.decisions}: {result.fault}" + \
+            (f" ({result.detail})" if result.detail else "")
+    replay: dict[str, Any] = {
+        "format": REPLAY_FORMAT, "match_id": match_id, "attempt": 1, "game": game.name,
+        "game_string": game.game_string(), "rules_revision": game.rules_revision, "seed": seed,
+        "seed_commitment": hashlib.sha256(seed.encode()).hexdigest(),
+        "players": [{"seat": s, "bot_id": int(p.get("bot_id", 0)), "name": str(p.get("name", "")),
+                     "version": str(p.get("version", ""))} for s, p in enumerate(players)],
+        "steps": steps, "verdicts": verdicts, "fault_reasons": reasons, "result_ranks": list(result.ranks),
+        "final_hash": state.state_hash(), "status": "finished",
+        "reason": "game over" if result.fault_seat is None else f"seat {result.fault_seat}: {result.fault}",
+    }
+    if state.is_terminal():
+        replay["outcome"] = state.outcome().to_json()
+    return replay

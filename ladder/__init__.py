@@ -48,7 +48,9 @@ Challenges (:mod:`ladder.challenges`)
     ``create_challenge(pool, *, game_string, bot_ids, rated, time_control=None,
     challenger_id=None, expires_after_s=300.0) -> int`` (the match id)
     ``challenge_status(pool, match_id) -> ChallengeInfo``; ``list_challenges(pool, *,
-    challenger_id=None, bot_id=None, limit=50, before=None)``; ``dispatch_challenges(pool, online)``
+    challenger_id=None, bot_id=None, limit=50, before=None, asked_of=None, pending=False)``;
+    ``dispatch_challenges(pool, online)``; owners' answers (:mod:`ladder.challenge_answers`):
+    ``answer_challenge(pool, match_id, account_id, *, accept, now=None) -> str``
 
 Running matches, for workers (:mod:`ladder.matches`)
     ``claim_match(pool, match_id, worker, lease_s=600.0, *, max_attempts=None) -> MatchSpec | None``

@@ -5,10 +5,15 @@ plus a ``challenges`` row. Its life:
 
 ```
 create_challenge -> match "waiting", challenge "waiting"
+                    (challenge "asked" when a bot of another account has the policy "ask")
+   asked: every asked owner accepts (ladder.challenge_answers) -> challenge "waiting"
+          an owner declines -> match "declined", challenge "declined", never played
    every seated bot connected (dispatch_challenges) -> match "planned", challenge "started"
         -> a worker claims and runs it like any match (planned -> running -> finished ...)
-   expires_at passes first -> match "expired", challenge "expired", reason in words
+   expires_at passes first (asked or waiting) -> match "expired", challenge "expired", reason in words
 ```
+
+One expiry covers both waits: the owners' answers and then the bots' connections.
 
 A ``waiting`` match is never claimed by a worker (:func:`ladder.matches.claim_match`
 takes ``planned`` matches only) and the reaper does not touch it. This module
@@ -19,8 +24,8 @@ A casual challenge (``rated=False``) is recorded and replayed but changes no
 rating (``matches.rated``; see :func:`ladder.matches.record_result` and
 :func:`ladder.ratings.rebuild_ratings`).
 
-Who may challenge whom (ownership, scopes, "accepts challenges") is checked
-by the caller, the web site's API, before :func:`create_challenge`.
+Who may challenge whom (ownership, scopes, the bots' challenge policies) is checked
+by the caller, the web site's API, before :func:`create_challenge`, and again here.
 """
 
 from __future__ import annotations
@@ -37,7 +42,8 @@ from psycopg_pool import ConnectionPool
 
 from games.api import GameError
 from games.registry import load_game
-from ladder import fair_play
+from ladder import challenge_answers, fair_play
+from ladder.challenge_answers import ChallengeAnswer
 from ladder.db import connection, run_transaction
 from ladder.errors import ChallengeError, ChallengeLimitError, MatchNotFoundError, TournamentError
 from ladder.tournaments import TimeControl, new_seed
@@ -58,7 +64,7 @@ each running one holds a worker slot for as long as its clock allows (S-22)."""
 OPEN_MATCH_STATUSES = ("waiting", "planned", "running")
 """Match statuses of a challenge that counts against its challenger's cap (not yet over)."""
 
-CHALLENGE_STATUSES = ("waiting", "started", "expired")
+CHALLENGE_STATUSES = ("asked", "waiting", "started", "expired", "declined")
 """Stored statuses of a challenge row; once ``started``, the match's own status tells the rest."""
 
 
@@ -72,17 +78,20 @@ class ChallengeInfo:
         bot_ids / bot_names: bot per seat, seat 0 first.
         rated: False for a casual match (never rated).
         challenger_id: account id of the challenger, or None.
-        status: ``waiting`` (for its bots), ``expired`` (see ``reason``), or,
-            once started, the match's status (``planned``, ``running``,
-            ``finished``, ``aborted_no_show``, ``failed``).
-        reason: why it expired (e.g. "bot house-greedy (id 3) was not connected
-            within 300 s"); for a challenge that started and ended ``aborted_no_show`` or
+        status: ``asked`` (for owners' answers, see ``answers``), ``waiting`` (for its bots),
+            ``declined`` or ``expired`` (see ``reason``), or, once started, the match's status
+            (``planned``, ``running``, ``finished``, ``aborted_no_show``, ``failed``).
+        reason: why it expired or was declined (e.g. "bot house-greedy (id 3) was not connected
+            within 300 s", "the owner of bot moonlit (id 7) declined"); for a challenge that started
+            and ended ``aborted_no_show`` or
             ``failed``, its last attempt's error (e.g. "no_show: seat 1 (bot 12)"); else None.
         created_at / expires_at / started_at / finished_at: UTC-aware times.
         time_control: ``{base_ms, increment_ms, cap_ms, margin_ms}`` in milliseconds.
         ranks: rank per seat once finished (1 = best), else None.
         unrated_reason: why a challenge asked to be rated is casual (docs/participants.md
             "Fair play", :mod:`ladder.fair_play`), else None.
+        challenger_name: the challenger's username, or None.
+        answers: one per bot whose owner was asked (policy ``ask``), by bot id; empty when none was.
     """
 
     match_id: int
@@ -101,13 +110,15 @@ class ChallengeInfo:
     time_control: dict[str, int]
     ranks: tuple[int, ...] | None
     unrated_reason: str | None = None
+    challenger_name: str | None = None
+    answers: tuple[ChallengeAnswer, ...] = ()
 
 
-CONSENTS_SQL = ("(b.revoked_at IS NULL AND b.accepts_challenges AND "
+CONSENTS_SQL = ("(b.revoked_at IS NULL AND b.challenge_policy <> 'none' AND "
                 "(cardinality(coalesce(b.challenge_games, b.games)) = 0 "
                 "OR %s = ANY(coalesce(b.challenge_games, b.games))))")
-"""SQL: bot ``b`` (live) accepts a challenge in the game given as its one parameter; the rule of
-:meth:`ladder.owned_bots.OwnedBot.accepts_challenge` (no games listed: every game)."""
+"""SQL: bot ``b`` (live) may be challenged (policy ``accept`` or ``ask``) in the game given as its one
+parameter; the rule of :meth:`ladder.owned_bots.OwnedBot.challengeable` (no games listed: every game)."""
 
 
 def create_challenge(
@@ -126,6 +137,9 @@ def create_challenge(
     Validates everything before writing anything. The match waits (status
     ``waiting``) until the workers see every seated bot connected to a
     referee (:func:`dispatch_challenges`), or expires after ``expires_after_s``.
+    When a bot of another account than ``challenger_id`` has the policy ``ask``, the
+    challenge is ``asked`` first: it waits for its owner's answer
+    (:func:`ladder.challenge_answers.answer_challenge`) within the same expiry.
 
     Args:
         pool: ladder connection pool.
@@ -150,7 +164,7 @@ def create_challenge(
         ChallengeError: unknown game or option; wrong number of bots for the
             game's seats; a bot repeated, unknown or revoked; a bot not registered for the game (its
             ``games``); a bot of another account than ``challenger_id`` (any account's, when the
-            operator challenges) that does not accept challenges in the game; a bad time
+            operator challenges) whose policy is ``none`` or that is not challenged in the game; a bad time
             control or expiry; ``rated`` not a bool; a rated challenge
             seating two bots of one account (Elo farming, S-21).
         ChallengeLimitError: the challenger is at ``max_open`` already.
@@ -183,7 +197,7 @@ def create_challenge(
     plan_key = CHALLENGE_KEY_PREFIX + secrets.token_hex(12)
 
     def write(conn: Any) -> int:
-        rows = conn.execute(f"SELECT id, name, revoked_at, account_id, games, {CONSENTS_SQL} "
+        rows = conn.execute(f"SELECT id, name, revoked_at, account_id, games, {CONSENTS_SQL}, challenge_policy "
                             "FROM bots b WHERE id = ANY(%s::bigint[])", (loaded.name, seats)).fetchall()
         found = {r[0]: (r[1], r[2]) for r in rows}
         missing = [b for b in seats if b not in found]
@@ -195,12 +209,13 @@ def create_challenge(
         unregistered = [f"{r[1]} (id {r[0]}: {', '.join(r[4])})" for r in rows if r[4] and loaded.name not in r[4]]
         if unregistered:
             raise ChallengeError(f"not registered for {loaded.name}: {'; '.join(unregistered)}")
-        unwilling = [f"{r[1]} (id {r[0]})" for r in rows
-                     if r[3] is not None and r[3] != challenger_id and not r[5]]
+        others = [r for r in rows if r[3] is not None and r[3] != challenger_id]
+        unwilling = [f"{r[1]} (id {r[0]})" for r in others if not r[5]]
         if unwilling:
             raise ChallengeError(
                 f"{', '.join(unwilling)} does not accept challenges in {loaded.name}: its owner can turn them on "
-                "(`parterre remote bot-set ID --accept-challenges`, or the bot's page)")
+                "(`parterre remote bot-set ID --challenge-policy accept` or `ask`, or the bot's page)")
+        asked = sorted(r[0] for r in others if r[6] == "ask")
         owners = [r[3] for r in rows if r[3] is not None]
         if rated and len(set(owners)) != len(owners):
             raise ChallengeError("a rated challenge cannot seat two bots of one account (their ratings would be "
@@ -229,22 +244,25 @@ def create_challenge(
             [(match_id, i, b) for i, b in enumerate(seats)],
         )
         conn.execute(
-            "INSERT INTO challenges (match_id, challenger_id, rated, expires_at) "
-            "VALUES (%s, %s, %s, now() + make_interval(secs => %s))",
-            (match_id, challenger_id, is_rated, float(expires_after_s)),
+            "INSERT INTO challenges (match_id, challenger_id, rated, status, expires_at) "
+            "VALUES (%s, %s, %s, %s, now() + make_interval(secs => %s))",
+            (match_id, challenger_id, is_rated, "asked" if asked else "waiting", float(expires_after_s)),
         )
+        challenge_answers.ask_owners(conn, match_id, asked)
         return match_id
 
     return run_transaction(pool, write)
 
 
-_INFO_SQL = """
+_INFO_SQL = f"""
 SELECT m.id, m.game, m.game_string, m.status AS match_status, m.time_control, m.finished_at,
        m.unrated_reason, c.rated, c.challenger_id, c.status, c.reason, c.created_at, c.expires_at, c.started_at,
        array_agg(s.bot_id ORDER BY s.seat) AS bot_ids, array_agg(b.name ORDER BY s.seat) AS bot_names,
        array_agg(s.rank ORDER BY s.seat) AS ranks,
        (SELECT a.error FROM match_attempts a WHERE a.match_id = m.id AND a.error IS NOT NULL
-        ORDER BY a.attempt DESC LIMIT 1) AS last_error
+        ORDER BY a.attempt DESC LIMIT 1) AS last_error,
+       (SELECT u.username FROM accounts u WHERE u.id = c.challenger_id) AS challenger_name,
+       ({challenge_answers.ANSWERS_JSON_SQL}) AS answers
 FROM challenges c JOIN matches m ON m.id = c.match_id
 JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id
 """
@@ -262,6 +280,7 @@ def _info(row: dict[str, Any]) -> ChallengeInfo:
         challenger_id=row["challenger_id"], status=status, reason=reason, created_at=row["created_at"],
         expires_at=row["expires_at"], started_at=row["started_at"], finished_at=row["finished_at"],
         time_control=dict(row["time_control"]), ranks=ranks, unrated_reason=row["unrated_reason"],
+        challenger_name=row["challenger_name"], answers=challenge_answers.parse_answers(row["answers"]),
     )
 
 
@@ -280,14 +299,16 @@ def challenge_status(pool: ConnectionPool, match_id: int) -> ChallengeInfo:
 
 def list_challenges(
     pool: ConnectionPool, *, challenger_id: int | None = None, bot_id: int | None = None, limit: int = 50,
-    before: int | None = None,
+    before: int | None = None, asked_of: int | None = None, pending: bool = False,
 ) -> list[ChallengeInfo]:
-    """Challenges, newest first: all, or those of one challenger and/or seating one bot.
+    """Challenges, newest first: all, or those of one challenger, seating one bot and/or asking one account.
 
     Args:
         pool: ladder connection pool.
         challenger_id: only this challenger's.
         bot_id: only challenges where this bot holds a seat.
+        asked_of: only challenges that asked this account's answer for one of its bots (policy ``ask``).
+        pending: with ``asked_of``, only those still waiting for that account's answer.
         limit: most rows (1..500).
         before: only challenges whose match id is below this (paging).
 
@@ -306,6 +327,11 @@ def list_challenges(
     if before is not None:
         conds.append("c.match_id < %s")
         params.append(before)
+    if asked_of is not None:
+        unanswered = " AND x.answer IS NULL AND c.status = 'asked'" if pending else ""
+        conds.append("EXISTS (SELECT 1 FROM challenge_answers x JOIN bots y ON y.id = x.bot_id "
+                     f"WHERE x.match_id = c.match_id AND y.account_id = %s{unanswered})")
+        params.append(asked_of)
     where = ("WHERE " + " AND ".join(conds)) if conds else ""
     sql = _INFO_SQL + f"{where} GROUP BY m.id, c.match_id ORDER BY c.match_id DESC LIMIT %s"
     with connection(pool) as conn, conn.cursor(row_factory=dict_row) as cur:
@@ -313,29 +339,43 @@ def list_challenges(
     return [_info(r) for r in rows]
 
 
+def involves(pool: ConnectionPool, match_id: int, account_id: int) -> bool:
+    """True when ``account_id`` made challenge ``match_id`` or owns one of its seated bots."""
+    with connection(pool) as conn:
+        row = conn.execute(
+            "SELECT 1 FROM challenges c WHERE c.match_id = %s AND (c.challenger_id = %s OR EXISTS ("
+            "SELECT 1 FROM seats s JOIN bots b ON b.id = s.bot_id WHERE s.match_id = c.match_id "
+            "AND b.account_id = %s))", (match_id, account_id, account_id)).fetchone()
+    return row is not None
+
+
 @dataclass(frozen=True, slots=True)
 class WaitingChallenge:
-    """A challenge waiting for its bots: its match, game name and bot per seat."""
+    """A challenge waiting for its bots (or, ``asked``, for its owners' answers): its match, game name
+    and bot per seat, and whether its expiry has passed."""
 
     match_id: int
     game: str
     bot_ids: tuple[int, ...]
     expired: bool
+    asked: bool = False
 
 
 def waiting_challenges(pool: ConnectionPool, *, limit: int = 1000,
                        now: datetime | None = None) -> list[WaitingChallenge]:
-    """Challenges still waiting for their bots, oldest first (index ``challenges_waiting``); ``expired``
-    is judged at ``now`` (timezone-aware; default the database's ``now()``)."""
+    """Challenges still waiting for their bots or their owners' answers, oldest first (index
+    ``challenges_waiting``); ``expired`` is judged at ``now`` (timezone-aware; default the database's ``now()``)."""
     with connection(pool) as conn:
         rows = conn.execute(
             "SELECT c.match_id, m.game, array_agg(s.bot_id ORDER BY s.seat), "
-            "c.expires_at <= coalesce(%s::timestamptz, now()) "
+            "c.expires_at <= coalesce(%s::timestamptz, now()), c.status = 'asked' "
             "FROM challenges c JOIN matches m ON m.id = c.match_id JOIN seats s ON s.match_id = c.match_id "
-            "WHERE c.status = 'waiting' GROUP BY c.match_id, m.game ORDER BY c.expires_at, c.match_id LIMIT %s",
+            "WHERE c.status IN ('asked', 'waiting') GROUP BY c.match_id, m.game "
+            "ORDER BY c.expires_at, c.match_id LIMIT %s",
             (now, limit),
         ).fetchall()
-    return [WaitingChallenge(int(m), g, tuple(int(b) for b in bots), bool(exp)) for m, g, bots, exp in rows]
+    return [WaitingChallenge(int(m), g, tuple(int(b) for b in bots), bool(exp), bool(asked))
+            for m, g, bots, exp, asked in rows]
 
 
 def start_challenge(pool: ConnectionPool, match_id: int) -> bool:
@@ -361,17 +401,17 @@ def start_challenge(pool: ConnectionPool, match_id: int) -> bool:
 
 
 def expire_challenge(pool: ConnectionPool, match_id: int, reason: str, *, now: datetime | None = None) -> bool:
-    """End a waiting challenge whose time ran out: match and challenge ``expired``, with ``reason``;
-    its expiry is judged at ``now`` (timezone-aware; default the database's ``now()``).
+    """End a waiting (or asked) challenge whose time ran out: match and challenge ``expired``, with
+    ``reason``; its expiry is judged at ``now`` (timezone-aware; default the database's ``now()``).
 
     Returns:
-        True if it was waiting past its expiry and is now expired; False otherwise.
+        True if it was waiting or asked past its expiry and is now expired; False otherwise.
     """
 
     def write(conn: Any) -> bool:
         row = conn.execute(
-            "UPDATE challenges SET status = 'expired', reason = %s "
-            "WHERE match_id = %s AND status = 'waiting' AND expires_at <= coalesce(%s::timestamptz, now()) "
+            "UPDATE challenges SET status = 'expired', reason = %s WHERE match_id = %s "
+            "AND status IN ('asked', 'waiting') AND expires_at <= coalesce(%s::timestamptz, now()) "
             "RETURNING match_id",
             (str(reason)[:1000], match_id, now),
         ).fetchone()
@@ -386,9 +426,9 @@ def expire_challenge(pool: ConnectionPool, match_id: int, reason: str, *, now: d
 def _no_longer_consenting(pool: ConnectionPool, w: WaitingChallenge) -> str:
     """A bot of another account in ``w`` that has since stopped accepting challenges in its game.
 
-    Consent is checked when a challenge is made (the web layer) and again when it would
-    start: an owner who turns challenges off, or drops the game, is never made to play
-    the challenges still waiting (the challenger's own bots and bots of no account need
+    Consent is checked when a challenge is made (the web layer) and again at every tick while it
+    asks or waits: an owner who sets the policy ``none``, or drops the game, is never made to play
+    the challenges still asking or waiting (the challenger's own bots and bots of no account need
     no consent). Returns ``"bot NAME (id N)"`` or ``""``.
     """
     with connection(pool) as conn:
@@ -403,12 +443,12 @@ def _no_longer_consenting(pool: ConnectionPool, w: WaitingChallenge) -> str:
 
 
 def _cancel_challenge(pool: ConnectionPool, match_id: int, reason: str) -> bool:
-    """End a waiting challenge at once (match and challenge ``expired``) with ``reason``."""
+    """End a waiting or asked challenge at once (match and challenge ``expired``) with ``reason``."""
 
     def write(conn: Any) -> bool:
         row = conn.execute(
             "UPDATE challenges SET status = 'expired', reason = %s "
-            "WHERE match_id = %s AND status = 'waiting' RETURNING match_id",
+            "WHERE match_id = %s AND status IN ('asked', 'waiting') RETURNING match_id",
             (reason[:1000], match_id),
         ).fetchone()
         if row is None:
@@ -428,7 +468,9 @@ def dispatch_challenges(
     Called by the workers' frequent beat task with who is connected now. A
     challenge whose bots are all connected is started, even when its expiry
     passed since the last tick; one with a bot missing past its expiry is
-    expired with the missing bots named in the reason.
+    expired with the missing bots named in the reason. An ``asked`` challenge
+    never starts here (its owners' answers make it ``waiting``); past its expiry
+    it is expired with the owners who did not answer named.
 
     Args:
         pool: ladder connection pool.
@@ -455,6 +497,11 @@ def dispatch_challenges(
             if _cancel_challenge(pool, w.match_id, f"{refused} no longer accepts challenges in {w.game}"):
                 expired.append(w.match_id)
             continue
+        if w.asked:
+            if w.expired and expire_challenge(pool, w.match_id, _unanswered(challenge_status(pool, w.match_id)),
+                                              now=now):
+                expired.append(w.match_id)
+            continue
         if w.game not in cache:
             cache[w.game] = lookup(w.game)
         missing = [b for b in w.bot_ids if b not in cache[w.game]]
@@ -470,6 +517,15 @@ def dispatch_challenges(
                                 now=now):
                 expired.append(w.match_id)
     return started, expired
+
+
+def _unanswered(info: ChallengeInfo) -> str:
+    """Why an asked challenge expired: "the owner of bot moonlit (id 7) did not answer within 300 s"."""
+    names = dict(zip(info.bot_ids, info.bot_names, strict=True))
+    pending = [f"bot {names[a.bot_id]} (id {a.bot_id})" for a in info.answers if a.answer is None]
+    owners = "the owner of" if len(pending) == 1 else "the owners of"
+    wait_s = (info.expires_at - info.created_at).total_seconds()
+    return f"{owners} {', '.join(pending)} did not answer within {_seconds(wait_s)} s"
 
 
 def _seconds(value: float) -> str:

@@ -90,3 +90,8 @@ class CompetitionLimitError(CompetitionError):
 class CompetitionPermissionError(LadderError, PermissionError):
     """The account may not do this: only an organiser (or an admin) creates a competition, and only
     its organiser (or an admin) uses its organiser tools."""
+
+
+class ChallengeAnswerError(LadderError, ValueError):
+    """A challenge cannot take this answer now: its owner answered already, another owner declined it, or
+    it expired (:mod:`ladder.challenge_answers`); nothing was written. The web answers 409."""

@@ -1,4 +1,4 @@
-"""Bots owned by accounts: create, rotate the token, retire, challenge settings, versions.
+"""Bots owned by accounts: create, rotate the token, retire, challenge policy, versions.
 
 The rules: docs/participants.md, "Bots".
 
@@ -49,6 +49,10 @@ BOT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+\- ]{0,62}[A-Za-z0-9_.+\-]$|
 """Names of participants' bots: 1-64 of letters, digits, ``_ . + -`` and inner spaces (stricter than
 operator-registered bots, so a stranger's bot name can neither carry markup nor imitate another by
 invisible characters)."""
+CHALLENGE_POLICIES = ("accept", "ask", "none")
+"""What a bot does with a challenge from another account (``bots.challenge_policy``): ``accept`` every one
+(played once its bots are connected), ``ask`` its owner each time (:mod:`ladder.challenge_answers`),
+or ``none`` (refused). A bot is created with ``none``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +61,8 @@ class OwnedBot:
 
     Attributes:
         games: games it plays (empty = any).
-        accepts_challenges: whether others may challenge it.
-        challenge_games: games it accepts challenges in (``None`` = all of ``games``).
+        challenge_policy: one of :data:`CHALLENGE_POLICIES`.
+        challenge_games: games it may be challenged in (``None`` = all of ``games``).
         retired: its token is revoked for good (``revoked_at`` set).
     """
 
@@ -68,7 +72,7 @@ class OwnedBot:
     description: str
     account_id: int | None
     games: tuple[str, ...]
-    accepts_challenges: bool
+    challenge_policy: str
     challenge_games: tuple[str, ...] | None
     created_at: datetime
     token_rotated_at: datetime | None
@@ -78,22 +82,28 @@ class OwnedBot:
     def retired(self) -> bool:
         return self.revoked_at is not None
 
-    def accepts_challenge(self, game: str) -> bool:
-        """True when this live bot accepts a challenge in ``game`` (registry name)."""
-        if self.retired or not self.accepts_challenges:
+    @property
+    def accepts_challenges(self) -> bool:
+        """The policy before there were policies: true for ``accept`` only (``ask`` and ``none`` are false)."""
+        return self.challenge_policy == "accept"
+
+    def challengeable(self, game: str) -> bool:
+        """True when another account may challenge this live bot in ``game`` (registry name): its policy is
+        ``accept`` or ``ask`` and the game is one of its challenge games."""
+        if self.retired or self.challenge_policy == "none":
             return False
         allowed = self.challenge_games if self.challenge_games is not None else self.games
         return not allowed or game in allowed
 
 
-_COLUMNS = ("id, name, version, description, account_id, games, accepts_challenges, challenge_games, "
+_COLUMNS = ("id, name, version, description, account_id, games, challenge_policy, challenge_games, "
             "created_at, token_rotated_at, revoked_at")
 
 
 def _bot(row: dict[str, Any]) -> OwnedBot:
     cg = row["challenge_games"]
     return OwnedBot(row["id"], row["name"], row["version"], row["description"], row["account_id"],
-                    tuple(row["games"]), row["accepts_challenges"], None if cg is None else tuple(cg),
+                    tuple(row["games"]), row["challenge_policy"], None if cg is None else tuple(cg),
                     row["created_at"], row["token_rotated_at"], row["revoked_at"])
 
 
@@ -110,6 +120,24 @@ def check_games(games: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(games))
 
 
+def resolve_policy(policy: str | None, accepts_challenges: bool | None) -> str | None:
+    """The policy asked for by ``policy`` and/or the older ``accepts_challenges`` (true: ``accept``,
+    false: ``none``); None when neither is given.
+
+    Raises:
+        InvalidBotNameError: an unknown policy, or the two disagree (``accepts_challenges`` reads true
+            for ``accept`` only, so false goes with ``ask`` or ``none``).
+    """
+    if policy is not None and policy not in CHALLENGE_POLICIES:
+        raise InvalidBotNameError(f"challenge_policy must be one of {', '.join(CHALLENGE_POLICIES)}, got {policy!r}")
+    if policy is not None and accepts_challenges is not None and accepts_challenges != (policy == "accept"):
+        raise InvalidBotNameError(f"accepts_challenges {str(accepts_challenges).lower()} contradicts challenge_policy "
+                                  f"{policy!r} (true is the policy accept); send challenge_policy alone")
+    if policy is None and accepts_challenges is not None:
+        return "accept" if accepts_challenges else "none"
+    return policy
+
+
 def _check_description(text: Any) -> str:
     if not isinstance(text, str) or len(text) > MAX_DESCRIPTION:
         raise InvalidBotNameError(f"a description is at most {MAX_DESCRIPTION} characters")
@@ -122,16 +150,19 @@ def _check_description(text: Any) -> str:
 
 def create_bot(
     pool: ConnectionPool, account_id: int, name: str, *, description: str = "", games: Sequence[str] = (),
-    version: str = "1", accepts_challenges: bool = False, redis: Any = None, key: str = TOKENS_KEY,
-    max_bots: int = MAX_BOTS_PER_ACCOUNT,
+    version: str = "1", accepts_challenges: bool | None = None, policy: str | None = None, redis: Any = None,
+    key: str = TOKENS_KEY, max_bots: int = MAX_BOTS_PER_ACCOUNT,
 ) -> tuple[OwnedBot, str]:
     """Create a bot owned by ``account_id``; returns it and its referee token (shown once).
+
+    Its challenge policy is ``policy``, or the one ``accepts_challenges`` means (:func:`resolve_policy`),
+    or ``none``.
 
     The account's row is locked while its bots are counted and the new one is inserted, so parallel
     creations cannot pass ``max_bots`` together.
 
     Raises:
-        InvalidBotNameError: bad name, version, description or games; a name that reads as starting with
+        InvalidBotNameError: bad name, version, description, games or policy; a name that reads as starting with
             ``house-`` (``ladder.bots.name_error``).
         BotExistsError: the name is taken, or one that reads as it (``ladder.bots.name_error``: case, spaces,
             punctuation, look-alike characters), by any account or none.
@@ -143,6 +174,7 @@ def create_bot(
     _check_label("version", version)
     _check_description(description)
     wanted = check_games(games)
+    chosen = resolve_policy(policy, accepts_challenges) or "none"
     token = new_token()
     if redis is not None:
         ensure_published(pool, redis, key)
@@ -157,11 +189,10 @@ def create_bot(
                                     f"(this one has {have['n']}); upload a new version of a bot instead")
             row = cur.execute(
                 "INSERT INTO bots (name, version, owner, token_hash, account_id, description, games, "
-                "accepts_challenges) "
+                "challenge_policy) "
                 "VALUES (%s, %s, (SELECT username FROM accounts WHERE id = %s), %s, %s, %s, %s, %s) "
                 f"RETURNING {_COLUMNS}",
-                (name, version, account_id, token_hash(token), account_id, description, list(wanted),
-                 accepts_challenges),
+                (name, version, account_id, token_hash(token), account_id, description, list(wanted), chosen),
             ).fetchone()
             assert row is not None
             if redis is not None:  # before the commit: with Redis down nothing is stored (ladder.bots)
@@ -222,9 +253,14 @@ def retire_bot(pool: ConnectionPool, account_id: int, bot_id: int, *, redis: Any
 
 def update_settings(pool: ConnectionPool, account_id: int, bot_id: int, *, description: str | None = None,
                     games: Sequence[str] | None = None, accepts_challenges: bool | None = None,
-                    challenge_games: Sequence[str] | None | bool = False) -> OwnedBot:
-    """Change the owner's bot: description, games, challenge acceptance (``challenge_games=None`` = all
-    its games; ``False`` = leave unchanged).
+                    policy: str | None = None, challenge_games: Sequence[str] | None | bool = False) -> OwnedBot:
+    """Change the owner's bot: description, games, challenge policy (``policy`` and/or the older
+    ``accepts_challenges``: :func:`resolve_policy`; None = leave unchanged), challenge games
+    (``challenge_games=None`` = all its games; ``False`` = leave unchanged).
+
+    A new policy applies to challenges made from now on; ``none`` (or a game dropped) also ends the
+    challenges still asking or waiting (:func:`ladder.challenges.dispatch_challenges`). A challenge
+    already asking the owner keeps asking under ``accept`` until answered or expired.
 
     Raises:
         BotNotFoundError, InvalidBotNameError.
@@ -238,9 +274,10 @@ def update_settings(pool: ConnectionPool, account_id: int, bot_id: int, *, descr
     if games is not None:
         sets.append("games = %s")
         params.append(list(check_games(games)))
-    if accepts_challenges is not None:
-        sets.append("accepts_challenges = %s")
-        params.append(bool(accepts_challenges))
+    chosen = resolve_policy(policy, accepts_challenges)
+    if chosen is not None:
+        sets.append("challenge_policy = %s")
+        params.append(chosen)
     if challenge_games is not False:
         sets.append("challenge_games = %s")
         params.append(None if challenge_games is None else list(check_games(challenge_games)))

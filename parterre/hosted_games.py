@@ -145,6 +145,7 @@ async def _play_deals(h: Any, ns: argparse.Namespace, ids: dict[str, int], grpc_
         seed = deal_seed(ns.run_seed, i)
         ranks: list[list[int]] = []
         faults: list[dict[str, str] | None] = []
+        replays: list[dict[str, Any] | None] = []
         for order in ("ab", "ba"):
             for side in order:
                 if side in grpc_sides:
@@ -154,6 +155,7 @@ async def _play_deals(h: Any, ns: argparse.Namespace, ids: dict[str, int], grpc_
             result = await h.run_match(
                 match_id, ns.game, [ids[s] for s in order], base_ms=0, increment_ms=ns.deadline_ms,
                 cap_ms=ns.deadline_ms, margin_ms=MARGIN_MS, seed=seed, no_show_timeout_ms=3000)
+            replays.append(json.loads(result.replay_json) if result.replay_json else None)  # the referee's own
             by_seat = sorted(result.seats, key=lambda s: s.seat)
             bad = [s for s in by_seat if s.verdict != "normal"] if result.status == "finished" else \
                 [s for s in by_seat if s.verdict not in ("", "normal")] or by_seat
@@ -168,7 +170,7 @@ async def _play_deals(h: Any, ns: argparse.Namespace, ids: dict[str, int], grpc_
                 ranks.append([int(s.rank) for s in by_seat])
                 faults.append(None)
         print(json.dumps({"deal": i, "seed": seed, "ranks": ranks, "faults": faults,
-                          "decision_ms": [None, None]}), flush=True)
+                          "decision_ms": [None, None], "replays": replays}), flush=True)
 
 
 async def play(ns: argparse.Namespace) -> None:

@@ -225,6 +225,7 @@ def create_app(
     if (database_url is None) == (pool is None):
         raise ValueError("give exactly one of database_url and pool")
     from web import api, competitions, featured, pages, participants, site_docs
+    from web import challenges as challenge_routes
     from web import live as live_routes
     from web import tournaments as tournament_routes
 
@@ -259,6 +260,7 @@ def create_app(
     app.mount(site_docs.SWAGGER_STATIC, StaticFiles(directory=str(site_docs.swagger_static())), name="swagger-ui")
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(tournament_routes.api_router)  # before api.router: /api/tournaments/{id}/table
+    app.include_router(challenge_routes.api_router)  # before api.router: /api/bots/search
     app.include_router(api.router)
     app.include_router(competitions.api_router)
     app.include_router(tournament_routes.page_router)

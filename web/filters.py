@@ -38,6 +38,8 @@ STATUS_TEXT: dict[str, str] = {
     "open": "open for entries",
     "waiting": "waiting for its bots",
     "expired": "expired",
+    "asked": "waiting for an answer",
+    "declined": "declined",
 }
 
 

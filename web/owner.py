@@ -8,7 +8,10 @@ exactly like one that does not exist, so ids cannot be probed.
 
 The seat view also shows the seat's own debug text (``Decision.debug``, docs/bots.md "Debug
 text") beside the step each decision made: read from ``seat_debug`` for the caller's own seat
-only, never from the replay.
+only, never from the replay. Beside each of the seat's own steps it lists the legal actions the
+seat was offered there, rebuilt by re-simulating the replay with the engine at the match's rules
+revision (:func:`games.replay.iter_states`), with the labels the referee sent the bot
+(``LegalAction.label``: ``Action.label()``) and the index of the one played.
 
 Reasons in words (:func:`reason_in_words`) come from the referee's fault
 reason (replay ``fault_reasons``, copied to ``seats.fault_reason``):
@@ -34,7 +37,7 @@ from games.replay import ReplayError, iter_states
 from ladder import seat_debug
 from ladder.db import connection
 from ladder.read import NotFound, ReplayCache
-from web.labels import step_labels
+from web.labels import LabelCache, step_labels
 
 _TIMEOUT = re.compile(r"^decision (\d+): ([\d.]+) ms > (\d+) ms$")
 _NO_ANSWER = re.compile(r"^decision (\d+): no answer within (\d+) ms \+ (\d+) ms margin$")
@@ -143,6 +146,14 @@ class SeatStep(BaseModel):
     observation: dict[str, Any]
     debug: str | None = None
     """This seat's own debug text of the decision that made this step (docs/bots.md, "Debug text")."""
+    legal: list[str] | None = None
+    """This seat's own steps only: the labels of the legal actions it was offered for the decision that
+    made this step, in the referee's order (position = the index a bot answers with), as the engine at
+    the match's rules revision gives them in the state before the step (``observation`` of the step
+    before, or of the start, is what the seat saw then). None for other seats' steps and chance."""
+    chosen: int | None = None
+    """Index in ``legal`` of the action played at this step (the bot's answer; the first legal action
+    for a ``fallback`` step the referee played for a retired seat)."""
 
 
 class SeatView(BaseModel):
@@ -158,6 +169,14 @@ class SeatView(BaseModel):
     steps: list[SeatStep]
 
 
+def _offered(legal: list[Any], played: Any) -> tuple[list[str], int | None]:
+    """The labels of ``legal`` (the engine's actions, in order) and the index of the one whose JSON is
+    ``played`` (the replay step's action); None if none is (a replay that does not re-simulate fails
+    earlier, in :func:`games.replay.iter_states`)."""
+    chosen = next((k for k, a in enumerate(legal) if a.to_json() == played), None)
+    return [a.label() for a in legal], chosen
+
+
 @dataclass(frozen=True, slots=True)
 class _OwnSeat:
     seat: int
@@ -169,11 +188,15 @@ class _OwnSeat:
 
 
 def seat_view(pool: ConnectionPool, replays: ReplayCache, account_id: int, match_id: int,
-              bot_id: int | None = None) -> SeatView:
-    """The finished match replayed from the caller's own seat: ``observation(seat)`` after every step.
+              bot_id: int | None = None, *, observations: bool = True, labels: LabelCache | None = None) -> SeatView:
+    """The finished match replayed from the caller's own seat: ``observation(seat)`` after every step,
+    and at each of the seat's own steps the legal actions it was offered and which one was played.
 
     Args:
         bot_id: which of the caller's bots, when several of them sat in the match (default the first seat).
+        observations: False leaves every step's ``observation`` empty (the page draws boards from the
+            public board route instead; building them is most of the cost of a long match).
+        labels: the app's cache of per-view step labels (:class:`web.labels.LabelCache`), if any.
 
     Raises:
         NotFound: no seat of the match belongs to the caller (or no such match), or it has no replay yet.
@@ -197,14 +220,22 @@ def seat_view(pool: ConnectionPool, replays: ReplayCache, account_id: int, match
     records = replay.get("steps") or []
     steps: list[SeatStep] = []
     try:
-        labels = step_labels(replay, own.seat)  # the labels this seat may read (web/labels.py)
+        # the labels this seat may read (web/labels.py)
+        seen = labels.get(match_id, replay, own.seat) if labels is not None else step_labels(replay, own.seat)
+        offered: tuple[list[str], int | None] | None = None  # the seat's legal actions before step i, if its own
         for i, state in iter_states(replay):
             rec = records[i] if i >= 0 else {}
             player = rec.get("player") if i >= 0 else None
-            steps.append(SeatStep(step=i, player=player, mine=player == own.seat, label=labels[i] if i >= 0 else "",
+            mine = player == own.seat
+            legal, chosen = offered if mine and offered is not None else (None, None)
+            steps.append(SeatStep(step=i, player=player, mine=mine, label=seen[i] if i >= 0 else "",
                                   time_ms=rec.get("time_ms"), fallback=bool(rec.get("fallback", False)),
-                                  observation=state.observation(own.seat),
-                                  debug=notes.get(i) if player == own.seat else None))
+                                  observation=state.observation(own.seat) if observations else {},
+                                  debug=notes.get(i) if mine else None, legal=legal, chosen=chosen))
+            # before the next step is applied, ``state`` is what the seat is asked about if that step is its own
+            nxt = records[i + 1] if i + 1 < len(records) else None
+            offered = _offered(state.legal_actions(), nxt["action"]) if nxt and nxt.get("player") == own.seat \
+                else None
     except (GameError, ReplayError, KeyError, TypeError, ValueError) as exc:
         raise NotFound(f"the replay of match {match_id} cannot be rebuilt here: {exc}") from None
     rejections = replay.get("rejections") or []
@@ -212,3 +243,68 @@ def seat_view(pool: ConnectionPool, replays: ReplayCache, account_id: int, match
     return SeatView(match_id=match_id, game=str(replay.get("game", "")), seat=own.seat, bot_id=own.bot_id,
                     bot_name=own.name, version=own.version, verdict=own.verdict,
                     reason=reason_in_words(own.verdict, own.reason), rejections=list(mine or []), steps=steps)
+
+
+LEGAL_SHOWN = 60
+"""The most legal actions the seat-view page lists for one decision (the one played is listed too when
+it comes later); ``GET /api/matches/{id}/seat-view`` lists them all."""
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """One legal action as the page lists it: its index (what a bot answers with), label, and whether it was played."""
+
+    index: int
+    label: str
+    chosen: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One of the seat's own steps as the seat-view page shows it.
+
+    Attributes:
+        number: 1 for the seat's first step, 2 for its second...
+        step: the step it made (``step.step`` counts from 0, the page from 1).
+        asked_at: the step after which the seat was asked (-1: the start): the board it saw is that state's.
+        offers: the first ``shown`` legal actions, and the played one if it comes later.
+        total: how many legal actions there were.
+        listed: how many of the first are in ``offers`` (``total`` unless the list is cut).
+        chosen: the played one's index, or None.
+        before: the steps since the seat's previous step (other seats and chance), as the seat may read them.
+    """
+
+    number: int
+    step: SeatStep
+    asked_at: int
+    offers: list[Offer]
+    total: int
+    listed: int
+    chosen: int | None
+    before: list[SeatStep]
+
+
+def seat_decisions(view: SeatView, shown: int | None = None) -> tuple[list[Decision], list[SeatStep]]:
+    """The seat's own steps of ``view`` for the page, and the steps after its last one.
+
+    Args:
+        shown: list at most this many legal actions per decision (default :data:`LEGAL_SHOWN`).
+    """
+    if shown is None:
+        shown = LEGAL_SHOWN
+    out: list[Decision] = []
+    before: list[SeatStep] = []
+    for s in view.steps:
+        if s.step < 0:
+            continue
+        if not s.mine:
+            before.append(s)
+            continue
+        legal = s.legal or []
+        offers = [Offer(k, label, k == s.chosen) for k, label in enumerate(legal[:shown])]
+        if s.chosen is not None and s.chosen >= shown:
+            offers.append(Offer(s.chosen, legal[s.chosen], True))
+        out.append(Decision(number=len(out) + 1, step=s, asked_at=s.step - 1, offers=offers, total=len(legal),
+                            listed=min(len(legal), shown), chosen=s.chosen, before=before))
+        before = []
+    return out, before

@@ -2,7 +2,8 @@
 
 :func:`install` is the one call ``web.app.create_app`` makes; see
 web/auth.py (sessions, CSRF, tokens, settings),
-web/participants_api.py (JSON API) and web/participants_pages.py (pages).
+web/participants_api.py (JSON API) and web/participants_pages.py (pages), web/challenges.py (the
+challenges' API, included by ``web.app`` itself: before the public API) and web/challenge_pages.py.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def install(app: FastAPI, cfg: auth.ParticipantConfig | None = None, *, secret: 
             ``app.state.participants`` after :func:`~web.app.create_app`.
         secret: session signing secret (default :func:`web.auth.session_secret`).
     """
-    from web import participants_api, participants_pages, submissions
+    from web import challenge_pages, participants_api, participants_pages, submissions
 
     cfg = cfg or auth.config_from_env()
     app.state.participants = cfg
@@ -47,5 +48,6 @@ def install(app: FastAPI, cfg: auth.ParticipantConfig | None = None, *, secret: 
     app.state.templates.env.globals["nav_account"] = nav_account
     app.include_router(participants_api.router)
     app.include_router(participants_pages.router)
+    app.include_router(challenge_pages.router)
     app.include_router(submissions.router)
     app.include_router(submissions.pages)

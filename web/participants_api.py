@@ -1,4 +1,4 @@
-"""The participants' JSON API: accounts, tokens, owned bots, owner's view, challenges, tournaments.
+"""The participants' JSON API: accounts, tokens, owned bots, owner's view, tournaments (challenges: web/challenges.py).
 
 The routes and their rules: docs/participants.md.
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, HTTPException, Path, Query, Request, Response
 from psycopg_pool import ConnectionPool
@@ -32,8 +32,10 @@ MAX_ID = 2**63 - 1
 Id = Annotated[int, Path(ge=1, le=MAX_ID)]
 JSON_ID = 2**53 - 1
 """Largest id a JSON body carries exactly (ids in bodies; bigger ones are no bot's)."""
-MAX_CHALLENGE_BOTS = 8
-"""Most bots one challenge seats (no game has more seats); the web form and the API check it first."""
+Policy = Literal["accept", "ask", "none"]
+"""A bot's challenge policy (:data:`ladder.owned_bots.CHALLENGE_POLICIES`)."""
+_POLICY_DOC = "accept: every challenge is played; ask: each waits for your answer; none: refused"
+_ACCEPTS_DOC = "the older form of challenge_policy: true is accept, false is none (reads false for ask)"
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"description": "the body is not JSON, or the request is not acceptable (the detail says why)"},
@@ -84,13 +86,15 @@ class BotIn(BaseModel):
     description: str = Field("", max_length=ob.MAX_DESCRIPTION)
     games: list[str] = Field(default_factory=list, max_length=16)
     version: str = Field("1", max_length=128)
-    accepts_challenges: bool = False
+    accepts_challenges: bool | None = Field(None, description=_ACCEPTS_DOC)
+    challenge_policy: Policy | None = Field(None, description=_POLICY_DOC + " (default none)")
 
 
 class BotSettingsIn(BaseModel):
     description: str | None = Field(None, max_length=1000)
     games: list[str] | None = Field(None, max_length=16)
-    accepts_challenges: bool | None = None
+    accepts_challenges: bool | None = Field(None, description=_ACCEPTS_DOC)
+    challenge_policy: Policy | None = Field(None, description=_POLICY_DOC)
     challenge_games: list[str] | None = Field(None, max_length=16)
 
 
@@ -100,7 +104,8 @@ class BotOut(BaseModel):
     version: str
     description: str
     games: list[str]
-    accepts_challenges: bool
+    accepts_challenges: bool = Field(description="true when challenge_policy is accept")
+    challenge_policy: Policy
     challenge_games: list[str] | None
     retired: bool
 
@@ -112,20 +117,6 @@ class BotCreated(BotOut):
 class BotToken(BaseModel):
     id: int
     token: str
-
-
-class ChallengeIn(BaseModel):
-    game: str = Field(max_length=200, description="game string, e.g. 'floriferous' or 'flowar(players=3)'")
-    bots: list[Annotated[int, Field(ge=1, le=JSON_ID)]] = Field(min_length=1, max_length=MAX_CHALLENGE_BOTS)
-    rated: bool = False
-    time_control: dict[str, int] | None = None
-
-
-class ChallengeOut(BaseModel):
-    match_id: int
-    rated: bool = Field(description="false for a casual challenge, or a rated one played casual (see unrated_reason)")
-    unrated_reason: str | None = Field(None, description="why a challenge asked to be rated is casual "
-                                       "(docs/participants.md \"Fair play\")")
 
 
 MAX_ROUNDS = 100
@@ -178,6 +169,7 @@ class EntryIn(BaseModel):
 def _bot_out(bot: ob.OwnedBot) -> dict[str, Any]:
     return {"id": bot.id, "name": bot.name, "version": bot.version, "description": bot.description,
             "games": list(bot.games), "accepts_challenges": bot.accepts_challenges,
+            "challenge_policy": bot.challenge_policy,
             "challenge_games": None if bot.challenge_games is None else list(bot.challenge_games),
             "retired": bot.retired}
 
@@ -237,7 +229,8 @@ def api_create_bot(request: Request, pool: Pool, caller: auth.BotManager, body: 
     try:
         bot, token = ob.create_bot(pool, caller.account.id, body.name, description=body.description,
                                    games=body.games, version=body.version,
-                                   accepts_challenges=body.accepts_challenges, redis=cfg.redis, key=cfg.tokens_key,
+                                   accepts_challenges=body.accepts_challenges, policy=body.challenge_policy,
+                                   redis=cfg.redis, key=cfg.tokens_key,
                                    max_bots=cfg.max_bots)
     except (BotExistsError, BotLimitError) as exc:
         raise HTTPException(409, str(exc)) from None
@@ -265,7 +258,7 @@ def api_bot_settings(pool: Pool, caller: auth.BotManager, bot_id: Id, body: BotS
     try:
         bot = ob.update_settings(pool, caller.account.id, bot_id, description=body.description,
                                  games=body.games, accepts_challenges=body.accepts_challenges,
-                                 challenge_games=sent.get("challenge_games", False))
+                                 policy=body.challenge_policy, challenge_games=sent.get("challenge_games", False))
     except LadderError as exc:
         raise HTTPException(400, str(exc)) from None
     return BotOut(**_bot_out(bot))
@@ -310,55 +303,14 @@ def api_versions(pool: Pool, bot_id: Id) -> list[dict[str, Any]]:
 
 
 @router.get("/matches/{match_id}/seat-view", response_model=SeatView,
-            summary="A finished match seen from the caller's own seat: observation(seat) after every step")
+            summary="A finished match seen from the caller's own seat: observation(seat) after every step, "
+                    "and the legal actions offered at each of its own steps")
 def api_seat_view(request: Request, response: Response, pool: Pool, caller: auth.ApiCaller, match_id: Id,
                   bot_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None) -> SeatView:
-    view = seat_view(pool, request.app.state.replays, caller.account.id, match_id, bot_id)
+    view = seat_view(pool, request.app.state.replays, caller.account.id, match_id, bot_id,
+                     labels=request.app.state.labels)
     response.headers["cache-control"] = "no-store"  # the seat's own observations and debug text: no shared cache
     return view
-
-
-def check_challenge(pool: ConnectionPool, account_id: int, game_string: str, bot_ids: list[int]) -> str:
-    """Who may challenge whom: at least one bot is the challenger's own; every other bot accepts challenges
-    in this game and none is retired. Raises HTTPException 422 (not 1 to :data:`MAX_CHALLENGE_BOTS`
-    bots: checked before any query), 404 (unknown bot) or 403.
-
-    Returns:
-        The game string, with ``players`` = the number of bots when it names no player count.
-    """
-    from games.registry import parse_game_string
-
-    if not 1 <= len(bot_ids) <= MAX_CHALLENGE_BOTS:
-        raise HTTPException(422, f"a challenge seats 1 to {MAX_CHALLENGE_BOTS} bots, not {len(bot_ids)}")
-
-    try:
-        game, options = parse_game_string(game_string)
-    except Exception as exc:  # any parse failure is the client's
-        raise HTTPException(400, f"bad game string: {exc}") from None
-    if "players" not in options:
-        options = {**options, "players": str(len(bot_ids))}
-        game_string = f"{game}({','.join(f'{k}={v}' for k, v in sorted(options.items()))})"
-    bots = []
-    for bid in bot_ids:
-        bot = ob.get_bot(pool, bid)
-        if bot is None:
-            raise HTTPException(404, f"no bot {bid}")
-        bots.append(bot)
-    if not any(b.account_id == account_id for b in bots):
-        raise HTTPException(403, "a challenge seats at least one bot of your own")
-    for b in bots:
-        if b.retired:
-            raise HTTPException(403, f"bot {b.id} is retired")
-        if b.account_id != account_id and not _house(pool, b.id) and not b.accepts_challenge(game):
-            raise HTTPException(403, f"bot {b.id} does not accept challenges in {game}")
-    return game_string
-
-
-def _house(pool: ConnectionPool, bot_id: int) -> bool:
-    """House bots (``ladder.house``) always accept challenges."""
-    from ladder.house import house_bot_ids
-
-    return bot_id in house_bot_ids(pool)
 
 
 def _deadline(text: str | None) -> datetime | None:
@@ -367,28 +319,6 @@ def _deadline(text: str | None) -> datetime | None:
         return None
     when = datetime.fromisoformat(text)
     return when if when.tzinfo else when.replace(tzinfo=UTC)
-
-
-@router.post("/challenges", status_code=201, response_model=ChallengeOut,
-             summary="Challenge bots to one match (scope challenge): your own bot against anyone's",
-             responses={403: {"description": "not your bot, or a bot that does not accept challenges"},
-                        400: {"description": "bad game or clock; a rated challenge seating two bots of one account"},
-                        429: {"description": "the account has PARTERRE_MAX_OPEN_CHALLENGES challenges open already"}})
-def api_challenge(request: Request, pool: Pool, caller: auth.Challenger, body: ChallengeIn) -> ChallengeOut:
-    game_string = check_challenge(pool, caller.account.id, body.game, body.bots)
-    from ladder import challenges
-    from ladder.errors import ChallengeError, ChallengeLimitError
-
-    try:
-        match_id = challenges.create_challenge(pool, game_string=game_string, bot_ids=body.bots, rated=body.rated,
-                                               time_control=body.time_control, challenger_id=caller.account.id,
-                                               max_open=auth.config(request).max_open_challenges)
-    except ChallengeLimitError as exc:
-        raise HTTPException(429, str(exc)) from None
-    except ChallengeError as exc:
-        raise HTTPException(400, str(exc)) from None
-    made = challenges.challenge_status(pool, int(match_id))
-    return ChallengeOut(match_id=int(match_id), rated=made.rated, unrated_reason=made.unrated_reason)
 
 
 def check_tournament_bots(pool: ConnectionPool, account: acc.Account, bot_ids: list[int]) -> None:

@@ -1,5 +1,5 @@
 """The participants' web pages: sign-up, login, account and tokens, my bots, bot settings, owner's view,
-challenge form, tournament create/enter (docs/participants.md).
+tournament create/enter (docs/participants.md); the challenge pages are web/challenge_pages.py.
 
 Every ``POST`` checks the form's CSRF token first (:func:`web.auth.check_csrf`) and answers with
 a redirect (303) or the page again with a message. Tokens are shown once, on the page that made them.
@@ -23,12 +23,11 @@ from ladder import owned_bots as ob
 from ladder.errors import BotExistsError, BotLimitError, BotNotFoundError, LadderError
 from web import auth
 from web.deps import Pool, app_pool
-from web.owner import owner_matches, seat_view
+from web.owner import owner_matches, seat_decisions, seat_view
 from web.participants_api import (
     MAX_PLAYERS,
     TournamentIn,
     _deadline,
-    check_challenge,
     check_tournament_bots,
     validation_message,
 )
@@ -37,6 +36,11 @@ MAX_ID = 2**63 - 1
 Id = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 router = APIRouter(include_in_schema=False)
+
+POLICIES = (("accept", "accept every challenge"), ("ask", "ask me each time (My challenges)"),
+            ("none", "refuse every challenge"))
+"""The challenge policies (:data:`ladder.owned_bots.CHALLENGE_POLICIES`) as the bot forms offer them."""
+POLICY_WORDS = {"accept": "accepted", "ask": "asks you", "none": "refused"}
 
 
 def _render(request: Request, template: str, status: int = 200, **ctx: Any) -> Response:
@@ -173,7 +177,7 @@ def _bots_page(request: Request, account: acc.Account, status: int = 200, **ctx:
     ctx.setdefault("new_token", "")
     ctx.setdefault("new_bot", None)
     return _render(request, "me/bots.html", status, account=account, games=game_names(),
-                   referee=auth.config(request).public_referee,
+                   referee=auth.config(request).public_referee, policies=POLICIES, policy_words=POLICY_WORDS,
                    bots=ob.list_owned_bots(app_pool(request), account.id), **ctx)
 
 
@@ -189,7 +193,7 @@ async def my_bots_create(request: Request, pool: Pool, account: auth.SessionAcco
     try:
         bot, token = ob.create_bot(pool, account.id, str(form.get("name", "")),
                                    description=str(form.get("description", "")), games=form.getlist("games"),
-                                   accepts_challenges=form.get("accepts_challenges") == "1", redis=cfg.redis,
+                                   policy=str(form.get("challenge_policy", "none")), redis=cfg.redis,
                                    key=cfg.tokens_key, max_bots=cfg.max_bots)
     except (BotExistsError, BotLimitError) as exc:
         return _bots_page(request, account, 409, message=str(exc), error=True)
@@ -205,8 +209,11 @@ def _bot_page(request: Request, account: acc.Account, bot_id: int, status: int =
     except BotNotFoundError as exc:
         raise HTTPException(404, str(exc)) from None
     ctx.setdefault("new_token", "")
+    from ladder.challenges import list_challenges
+
+    asking = len(list_challenges(pool, asked_of=account.id, bot_id=bot_id, pending=True, limit=500))
     return _render(request, "me/bot.html", status, account=account, bot=bot, games=game_names(),
-                   referee=auth.config(request).public_referee,
+                   referee=auth.config(request).public_referee, policies=POLICIES, asking=asking,
                    versions=[asdict(v) for v in ob.bot_versions(pool, bot_id)],
                    matches=owner_matches(pool, account.id, bot_id), **ctx)
 
@@ -230,7 +237,7 @@ async def my_bot_settings(request: Request, pool: Pool, account: auth.SessionAcc
     cg = form.getlist("challenge_games")
     try:
         ob.update_settings(pool, account.id, bot_id, description=str(form.get("description", "")),
-                           games=form.getlist("games"), accepts_challenges=form.get("accepts_challenges") == "1",
+                           games=form.getlist("games"), policy=str(form.get("challenge_policy", "none")),
                            challenge_games=cg or None)
     except LadderError as exc:
         return _bot_page(request, account, bot_id, 422, message=str(exc), error=True)
@@ -268,43 +275,11 @@ async def my_bot_retire(request: Request, pool: Pool, account: auth.SessionAccou
 @router.get("/my/matches/{match_id}")
 def my_seat_view(request: Request, pool: Pool, account: auth.SessionAccount, match_id: Id,
                  bot_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None) -> Response:
-    view = seat_view(pool, request.app.state.replays, account.id, match_id, bot_id)
-    return _render(request, "me/seat_view.html", view=view)
-
-
-@router.get("/my/challenge")
-def challenge_page(request: Request, pool: Pool, account: auth.SessionAccount) -> Response:
-    return _render(request, "me/challenge.html", account=account,
-                   bots=ob.list_owned_bots(pool, account.id))
-
-
-@router.post("/my/challenge")
-async def challenge_post(request: Request, pool: Pool, account: auth.SessionAccount) -> Response:
-    from ladder import challenges
-    from ladder.errors import ChallengeLimitError
-
-    form = await _form(request)
-    bots = ob.list_owned_bots(pool, account.id)
-    try:
-        others = [int(x) for x in str(form.get("opponents", "")).split(",") if x.strip()]
-        ids = [int(str(form.get("mine", ""))), *others]
-    except ValueError:
-        return _render(request, "me/challenge.html", 422, account=account, bots=bots,
-                       message="bot ids are whole numbers, separated by commas", error=True)
-    game = str(form.get("game", ""))
-    try:
-        game = check_challenge(pool, account.id, game, ids)
-        match_id = challenges.create_challenge(pool, game_string=game, bot_ids=ids, rated=form.get("rated") == "1",
-                                               challenger_id=account.id,
-                                               max_open=auth.config(request).max_open_challenges)
-    except ChallengeLimitError as exc:
-        return _render(request, "me/challenge.html", 429, account=account, bots=bots, message=str(exc), error=True)
-    except HTTPException as exc:
-        return _render(request, "me/challenge.html", exc.status_code, account=account, bots=bots,
-                       message=str(exc.detail), error=True)
-    except ValueError as exc:
-        return _render(request, "me/challenge.html", 422, account=account, bots=bots, message=str(exc), error=True)
-    return _see_other(f"/my/bots/{ids[0]}?challenge={int(match_id)}")
+    # no observations: the page draws each board the seat saw from the public board route, when opened
+    view = seat_view(pool, request.app.state.replays, account.id, match_id, bot_id, observations=False,
+                     labels=request.app.state.labels)
+    decisions, after = seat_decisions(view)
+    return _render(request, "me/seat_view.html", view=view, decisions=decisions, after=after)
 
 
 def _tournaments_page(request: Request, account: acc.Account, status: int = 200, **ctx: Any) -> Response:

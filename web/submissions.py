@@ -13,13 +13,18 @@
   stderr); anyone else the public part only. A participant's CI polls this
   until ``status`` is no longer ``validating`` or ``testing``
   (``parterre bot upload --wait`` does it and sets its exit code).
+* ``GET /api/bots/{bot_id}/versions/{number}/games`` (``bot:manage``, owner only): every validation and
+  regression game of the version (game, seed, the version's seat from 0, its rank, the ranks, the fault)
+  with the address of its replay, ``GET .../games/{kind}/{n}/replay`` (``parterre-replay/1`` JSON).
 * ``PUT /api/bots/{bot_id}/hosted-settings``: ``{"block_on_regression": bool}``.
 * ``GET /api/bots/{bot_id}/hosted-logs`` (``bot:manage``, owner only): the bot's
   stderr of its newest rated match attempts (``ladder.submissions.match_logs``).
 
 The pages ``/my/bots/{bot_id}/hosted`` and ``/my/bots/{bot_id}/hosted/{number}`` (session, owner
 only: another account gets 404, a visitor the login redirect) show the same logs, the newest
-:data:`PAGE_LOGS`, each cut to its last :data:`PAGE_LOG_CHARS` characters, autoescaped.
+:data:`PAGE_LOGS`, each cut to its last :data:`PAGE_LOG_CHARS` characters, autoescaped; the version
+page lists its games with the version's seat and a link to each replay,
+``/my/bots/{bot_id}/hosted/{number}/games/{kind}/{n}.json`` (session, owner only).
 """
 
 from __future__ import annotations
@@ -29,11 +34,13 @@ import tempfile
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Request
+from fastapi.responses import Response
 from psycopg_pool import ConnectionPool
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from ladder import accounts as acc
+from ladder import hosted_games
 from ladder import owned_bots as ob
 from ladder import submissions as sub
 from ladder.errors import BotNotFoundError
@@ -41,6 +48,9 @@ from web import auth, memory
 from web.deps import Pool, app_pool
 
 Id = Annotated[int, Path(ge=1, le=2**63 - 1)]
+Number = Annotated[int, Path(ge=1, le=2**31 - 1)]
+Kind = Annotated[str, Path(pattern="^(validation|regression)$")]
+GameNo = Annotated[int, Path(ge=0, le=2**31 - 1)]
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"description": "the archive or manifest is refused (the detail says why)"},
     401: {"description": "no, an unknown or a revoked API token"},
@@ -150,8 +160,7 @@ async def api_upload(request: Request, pool: Pool, caller: auth.BotManager, bot_
 
 
 @router.get("/bots/{bot_id}/versions/{number}", summary="A hosted version: status, validation, regression test")
-def api_version(request: Request, pool: Pool, bot_id: Id,
-                number: Annotated[int, Path(ge=1, le=2**31 - 1)]) -> dict[str, Any]:
+def api_version(request: Request, pool: Pool, bot_id: Id, number: Number) -> dict[str, Any]:
     version = sub.version_by_number(pool, bot_id, number)
     if version is None:
         raise HTTPException(404, f"no version {number} of bot {bot_id}")
@@ -161,6 +170,51 @@ def api_version(request: Request, pool: Pool, bot_id: Id,
         if bot is not None and bot.account_id == caller.account.id:
             return owner_view(version)
     return version.public()
+
+
+def owned_version(pool: ConnectionPool, account_id: int, bot_id: int, number: int) -> sub.HostedVersion:
+    """The caller's bot's version ``number``; 404 when the bot is not the caller's or has no such version."""
+    try:
+        ob.owned_bot(pool, account_id, bot_id)
+    except BotNotFoundError as exc:
+        raise HTTPException(404, str(exc)) from None
+    version = sub.version_by_number(pool, bot_id, number)
+    if version is None:
+        raise HTTPException(404, f"no version {number} of bot {bot_id}")
+    return version
+
+
+def game_rows(games: list[hosted_games.HostedGame], replay_path: str) -> list[dict[str, Any]]:
+    """The games as the API and the page list them: each with ``replay``, the address of its replay
+    (``replay_path`` formatted with ``kind`` and ``n``), or None when none was kept."""
+    return [{**g.to_json(), "replay": replay_path.format(kind=g.kind, n=g.n) if g.has_replay else None}
+            for g in games]
+
+
+def replay_response(pool: ConnectionPool, version: sub.HostedVersion, kind: str, n: int) -> Response:
+    """The replay of one of the version's games as a JSON download (404 when there is none)."""
+    text = hosted_games.game_replay(pool, version.id, kind, n)
+    if text is None:
+        raise HTTPException(404, f"no replay of {kind} game {n} of version {version.number}")
+    name = f"bot{version.bot_id}-v{version.number}-{kind}-{n}.json"
+    return Response(text, media_type="application/json", headers={
+        "content-disposition": f'attachment; filename="{name}"', "cache-control": "no-store"})
+
+
+@router.get("/bots/{bot_id}/versions/{number}/games",
+            summary="A hosted version's validation and regression games, the version's seat and replay (owner only)")
+def api_version_games(pool: Pool, caller: auth.BotManager, bot_id: Id, number: Number) -> dict[str, Any]:
+    version = owned_version(pool, caller.account.id, bot_id, number)
+    path = f"/api/bots/{bot_id}/versions/{number}/games/{{kind}}/{{n}}/replay"
+    return {"bot_id": bot_id, "number": number, "status": version.status,
+            "games": game_rows(hosted_games.version_games(pool, version.id), path)}
+
+
+@router.get("/bots/{bot_id}/versions/{number}/games/{kind}/{n}/replay",
+            summary="The replay of one validation or regression game of a hosted version (owner only)")
+def api_version_game_replay(pool: Pool, caller: auth.BotManager, bot_id: Id, number: Number, kind: Kind,
+                            n: GameNo) -> Response:
+    return replay_response(pool, owned_version(pool, caller.account.id, bot_id, number), kind, n)
 
 
 @router.put("/bots/{bot_id}/hosted-settings", summary="Whether a failed regression test blocks a new version")
@@ -247,15 +301,20 @@ async def hosted_upload(request: Request, pool: Pool, account: auth.SessionAccou
 
 @pages.get("/my/bots/{bot_id}/hosted/{number}")
 def hosted_version_page(request: Request, pool: Pool, account: auth.SessionAccount, bot_id: Id,
-                        number: Annotated[int, Path(ge=1, le=2**31 - 1)]) -> Any:
+                        number: Number) -> Any:
     from web.participants_pages import _render
 
-    try:
-        bot = ob.owned_bot(pool, account.id, bot_id)
-    except BotNotFoundError as exc:
-        raise HTTPException(404, str(exc)) from None
-    version = sub.version_by_number(pool, bot_id, number)
-    if version is None:
-        raise HTTPException(404, f"no version {number} of bot {bot_id}")
+    version = owned_version(pool, account.id, bot_id, number)
+    bot = ob.owned_bot(pool, account.id, bot_id)
+    games = game_rows(hosted_games.version_games(pool, version.id),
+                      f"/my/bots/{bot_id}/hosted/{number}/games/{{kind}}/{{n}}.json")
     return _render(request, "me/hosted_version.html", account=account, bot=bot, v=version,
-                   logs=page_logs(pool, bot_id, version.id))
+                   logs=page_logs(pool, bot_id, version.id),
+                   validation=[g for g in games if g["kind"] == "validation"],
+                   regression=[g for g in games if g["kind"] == "regression"])
+
+
+@pages.get("/my/bots/{bot_id}/hosted/{number}/games/{kind}/{n}.json")
+def hosted_game_replay(pool: Pool, account: auth.SessionAccount, bot_id: Id, number: Number, kind: Kind,
+                       n: GameNo) -> Response:
+    return replay_response(pool, owned_version(pool, account.id, bot_id, number), kind, n)

@@ -2,7 +2,8 @@
 matches.
 
 Indexes: ``rating_history_by_bot``, ``seats_by_bot``, ``bot_player_stats_by_bot``
-(migration 0002); the bench (``bench/bench_web.py``) prints the plans.
+(migration 0002), and the derived table ``bot_head_to_head`` (migration 0017); the bench
+(``bench/bench_web.py``) prints the plans.
 """
 
 from __future__ import annotations
@@ -130,13 +131,6 @@ class BotPage:
     leagues: list[BotLeague]
 
 
-def _thin(points: list[RatingPoint], most: int) -> list[RatingPoint]:
-    if len(points) <= most:
-        return points
-    step = (len(points) - 1) / (most - 1)
-    return [points[round(i * step)] for i in range(most)]
-
-
 BOT_RATINGS_SQL = (
     "SELECT r.game, r.elo, r.games, r.wins, r.draws, r.losses, r.score_sum, r.last_played, "
     "(SELECT count(*) + 1 FROM ratings o JOIN bots ob ON ob.id = o.bot_id WHERE o.game = r.game "
@@ -147,8 +141,19 @@ BOT_RATINGS_SQL = (
 """A bot's rating rows with its leaderboard rank (index ``ratings_leaderboard`` for the rank count)."""
 
 
-BOT_HISTORY_SQL = "SELECT game, match_id, elo_after FROM rating_history WHERE bot_id = %s ORDER BY game, result_seq"
-"""A bot's Elo after each rated match (index ``rating_history_by_bot``)."""
+_MOST = MAX_PLOT_POINTS
+BOT_HISTORY_SQL = (
+    "SELECT game, rn, n, match_id, elo_after FROM ("
+    " SELECT game, match_id, elo_after, row_number() OVER (PARTITION BY game ORDER BY result_seq) AS rn,"
+    "  count(*) OVER (PARTITION BY game) AS n FROM rating_history WHERE bot_id = %s) h "
+    f"WHERE n <= {_MOST} OR rn = 1 "
+    f"OR (rn - 1) * {_MOST - 1} / nullif(n - 1, 0) > (rn - 2) * {_MOST - 1} / nullif(n - 1, 0) "
+    "ORDER BY game, rn"
+)
+"""A bot's Elo after rated matches (index ``rating_history_by_bot``), at most :data:`MAX_PLOT_POINTS` per game:
+of a longer history, the first match of each of that many equal stretches, the last match included (the
+integer division's bucket changes there), with ``rn`` the match's ordinal
+and ``n`` the game's rated matches. Thinned in the database: a house bot's 300,000 points never leave it."""
 
 
 BOT_PLAYER_COUNTS_SQL = (
@@ -163,16 +168,11 @@ BOT_VERDICTS_SQL = "SELECT verdict, count(*) FROM seats WHERE bot_id = %s AND ve
 
 
 BOT_HEAD_TO_HEAD_SQL = (
-    "SELECT m.game, o.bot_id, b.name, b.version, count(*), "
-    "count(*) FILTER (WHERE me.rank < o.rank), count(*) FILTER (WHERE me.rank = o.rank), "
-    "count(*) FILTER (WHERE me.rank > o.rank) "
-    "FROM seats me JOIN matches m ON m.id = me.match_id "
-    "JOIN seats o ON o.match_id = me.match_id AND o.bot_id <> me.bot_id "
-    "JOIN bots b ON b.id = o.bot_id "
-    "WHERE me.bot_id = %s AND me.rank IS NOT NULL AND o.rank IS NOT NULL "
-    "GROUP BY m.game, o.bot_id, b.name, b.version ORDER BY m.game, count(*) DESC, o.bot_id"
+    "SELECT h.game, h.opponent_id, b.name, b.version, h.games, h.wins, h.draws, h.losses "
+    "FROM bot_head_to_head h JOIN bots b ON b.id = h.opponent_id "
+    "WHERE h.bot_id = %s ORDER BY h.game, h.games DESC, h.opponent_id"
 )
-"""Head-to-head per game and opponent (``seats_by_bot``, then the seats' and matches' keys)."""
+"""Head-to-head per game and opponent (``bot_head_to_head``, migration 0017: kept as matches finish)."""
 
 
 BOT_BT_SQL = "SELECT game, elo, elo_low, elo_high, rank FROM ratings_bt WHERE bot_id = %s"
@@ -241,9 +241,10 @@ def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, re
             raise NotFound(f"no bot with id {bot_id}")
         revoked = bot[4] is not None
         history: dict[str, list[RatingPoint]] = defaultdict(list)
-        for game, mid, after in history_rows:
-            pts = history[game]
-            pts.append(RatingPoint(len(pts) + 1, mid, after))
+        history_total: dict[str, int] = {}
+        for game, rn, n, mid, after in history_rows:
+            history[game].append(RatingPoint(int(rn), mid, after))
+            history_total[game] = int(n)
         ratings = []
         for game, e, g, w, d, lo, ss, lp, rank in rating_rows:
             bt = bt_rows.get(game, NO_BT)
@@ -253,7 +254,7 @@ def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, re
                     game=game, long_name=game_info(game)[0], rank=None if revoked else int(rank), elo=e,
                     bt_elo=bt[0], bt_low=bt[1], bt_high=bt[2], bt_rank=bt[3], games=g, wins=w, draws=d, losses=lo,
                     win_rate=(w / g) if g else 0.0, avg_score=(ss / g) if g else 0.0, last_played=lp,
-                    history_total=len(pts), history=_thin(pts, MAX_PLOT_POINTS),
+                    history_total=history_total.get(game, 0), history=pts,
                 )
             )
         by_players = [

@@ -71,8 +71,8 @@ def cmd_challenge_create(args: argparse.Namespace) -> int:
               f"says so after {args.expires + unhandled:.0f} s)", file=sys.stderr, flush=True)
         deadline = start + args.expires + args.timeout
         info = challenge_status(pool, match_id)
-        while info.status in ("waiting", "planned", "running") and time.monotonic() < deadline:
-            if info.status == "waiting" and time.monotonic() > start + args.expires + unhandled:
+        while info.status in ("asked", "waiting", "planned", "running") and time.monotonic() < deadline:
+            if info.status in ("asked", "waiting") and time.monotonic() > start + args.expires + unhandled:
                 print(_line(info))
                 print(f"parterre: challenge {match_id} is neither started nor expired {unhandled:.0f} s after its "
                       "expiry: are `parterre beat` and a `parterre worker` running (or `parterre up`)? It stays "

@@ -113,9 +113,20 @@ def bot_connection(args: argparse.Namespace) -> tuple[str, str]:
     return address, token
 
 
+def _jsonable(value: Any) -> Any:
+    """A value ``json`` cannot write, as the web API writes it (pydantic: RFC 3339 times such as
+    ``2026-12-07T21:00:00Z``), else its ``str``."""
+    from pydantic_core import PydanticSerializationError, to_jsonable_python
+
+    try:
+        return to_jsonable_python(value)
+    except PydanticSerializationError:
+        return str(value)
+
+
 def print_json(value: Any) -> None:
-    """Print ``value`` as indented JSON (dates and other values via ``str``)."""
-    print(json.dumps(value, indent=2, default=str, ensure_ascii=False))
+    """Print ``value`` as indented JSON, times and other values as the web API writes them."""
+    print(json.dumps(value, indent=2, default=_jsonable, ensure_ascii=False))
 
 
 def row_dict(row: Any) -> dict[str, Any]:

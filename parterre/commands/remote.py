@@ -22,6 +22,9 @@ from typing import Any
 from parterre.commands.common import CliError
 from parterre.settings import cli_settings
 
+POLICIES = ("accept", "ask", "none")
+"""A bot's challenge policies (``ladder.owned_bots.CHALLENGE_POLICIES``; this module imports no ladder code)."""
+
 
 class RemoteError(Exception):
     """The server answered with an error status; the message is its ``detail``."""
@@ -137,9 +140,10 @@ def _run(args: argparse.Namespace) -> tuple[str, str, Any, dict[str, Any]]:
     if c == "bots":
         return "GET", "/api/account/bots", None, auth
     if c == "bot-create":
+        policy = args.challenge_policy or ("accept" if args.accept_challenges else "none")
         return "POST", "/api/bots", {"name": args.name, "description": args.description,
                                      "games": [g for g in args.games.split(",") if g],
-                                     "accepts_challenges": args.accept_challenges}, auth
+                                     "challenge_policy": policy}, auth
     if c == "bot-rotate":
         return "POST", f"/api/bots/{args.bot_id}/token", None, auth
     if c == "bot-retire":
@@ -148,6 +152,8 @@ def _run(args: argparse.Namespace) -> tuple[str, str, Any, dict[str, Any]]:
         body: dict[str, Any] = {}
         if args.accept_challenges is not None:
             body["accepts_challenges"] = args.accept_challenges
+        if args.challenge_policy is not None:
+            body["challenge_policy"] = args.challenge_policy
         if args.challenge_games is not None:
             body["challenge_games"] = [g for g in args.challenge_games.split(",") if g] or None
         return "PATCH", f"/api/bots/{args.bot_id}/settings", body, auth
@@ -158,7 +164,19 @@ def _run(args: argparse.Namespace) -> tuple[str, str, Any, dict[str, Any]]:
         return "GET", f"/api/matches/{args.match_id}/seat-view{q}", None, auth
     if c == "challenge":
         return ("POST", "/api/challenges",
-                {"game": args.game, "bots": bot_ids(args.bots, args.game, auth), "rated": args.rated}, auth)
+                {"game": args.game, "bots": bot_ids(args.bots, args.game, auth), "rated": args.rated,
+                 "expires_after_s": args.expires}, auth)
+    if c == "challenges":
+        path = "/api/challenges/incoming" + ("?pending=true" if args.pending else "") if args.incoming \
+            else "/api/challenges"
+        return "GET", path, None, auth
+    if c == "challenge-show":
+        return "GET", f"/api/challenges/{args.match_id}", None, auth
+    if c in ("challenge-accept", "challenge-decline"):
+        return "POST", f"/api/challenges/{args.match_id}/{c.removeprefix('challenge-')}", None, auth
+    if c == "bot-search":
+        query = urllib.parse.urlencode({"q": args.query, **({"game": args.game} if args.game else {})})
+        return "GET", f"/api/bots/search?{query}", None, auth
     if c == "tournament-create":
         return "POST", "/api/tournaments", {
             "name": args.name, "game": args.game, "format": args.format,
@@ -203,17 +221,23 @@ def register(sub: Any) -> None:
     p.add_argument("name", help="the bot's name on the ladder (unique)")
     p.add_argument("--description", default="", help="shown on the bot's page (default: none)")
     p.add_argument("--games", default="", help="comma-separated games it plays (default: any)")
-    p.add_argument("--accept-challenges", action="store_true", help="others may challenge it (default: refuse)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--accept-challenges", action="store_true", help="the same as --challenge-policy accept")
+    g.add_argument("--challenge-policy", choices=POLICIES,
+                   help="accept: every challenge is played; ask: each waits for my answer; none: refused "
+                        "(default: none)")
     for name, what in (("bot-rotate", "new referee token (the old one is refused)"), ("bot-retire", "retire for good")):
         p = s.add_parser(name, help=what)
         p.add_argument("bot_id", type=int, help="my bot's id (parterre remote bots lists them)")
-    p = s.add_parser("bot-set", help="whether (and in which games) my bot accepts challenges")
+    p = s.add_parser("bot-set", help="my bot's challenge policy, and the games it may be challenged in")
     p.add_argument("bot_id", type=int, help="my bot's id (parterre remote bots lists them)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--accept-challenges", dest="accept_challenges", action="store_true", default=None,
                    help="accept challenges (default: leave as it is)")
     g.add_argument("--refuse-challenges", dest="accept_challenges", action="store_false",
                    help="refuse challenges (default: leave as it is)")
+    g.add_argument("--challenge-policy", choices=POLICIES,
+                   help="accept every challenge, ask me each time, or none (default: leave as it is)")
     p.add_argument("--challenge-games", help="comma-separated games it accepts challenges in; empty = all its games "
                    "(default: leave as it is)")
     p = s.add_parser("matches", help="my bot's matches with verdicts and reasons")
@@ -229,6 +253,19 @@ def register(sub: Any) -> None:
     p.add_argument("--rated", action="store_true",
                    help="a rated match (default: casual, as the site's challenge form; the operator's "
                         "`parterre challenge create` is rated unless --casual)")
+    p.add_argument("--expires", type=float, default=300.0,
+                   help="seconds it waits for the owners' answers and then the bots")
+    p = s.add_parser("challenges", help="the challenges I sent, or (--incoming) those asking my answer")
+    p.add_argument("--incoming", action="store_true", help="challenges that asked my answer for one of my bots")
+    p.add_argument("--pending", action="store_true", help="with --incoming: only those still waiting for it")
+    for name, what in (("challenge-show", "one challenge I sent or one of my bots is in, with its answers"),
+                       ("challenge-accept", "accept a challenge to my bots"),
+                       ("challenge-decline", "decline a challenge to my bots: it is never played")):
+        p = s.add_parser(name, help=what)
+        p.add_argument("match_id", type=int, help="the challenge's match id")
+    p = s.add_parser("bot-search", help="find bots to challenge by name, with owner, ratings and policy")
+    p.add_argument("query", help="part of a bot's name")
+    p.add_argument("--game", help="only bots that play this game (default: any)")
     p = s.add_parser("tournament-create", help="create a tournament (organisers)")
     p.add_argument("--name", required=True, help="the tournament's name")
     p.add_argument("--game", required=True, help="game name, e.g. floriferous")

@@ -4,8 +4,9 @@
 packs PATH (a folder with ``parterre-bot.toml``; or an existing ``.tar.gz`` /
 ``.zip``), sends it to ``POST /api/bots/{id}/versions``, and prints the version
 number and sha256. With ``--wait`` it polls ``GET /api/bots/{id}/versions/{n}``
-until the version is decided and exits like ``parterre regress`` does, so a
-participant's CI can use the exit status:
+until the version is decided, prints each validation and regression game (the
+version's seat, its rank, a fault, the address of the game's replay) and the verdict,
+and exits like ``parterre regress`` does, so a participant's CI can use the exit status:
 
 | exit | meaning |
 |---|---|
@@ -74,7 +75,12 @@ def cmd_bot_upload(args: argparse.Namespace) -> int:
             print(f"cannot read the version: {exc}")
             continue
         if version["status"] in EXIT:
-            explain(version)
+            try:  # each game with the version's seat and its replay (a server before migration 0018 has none: 404)
+                games = _call("GET", f"{base}/api/bots/{args.bot_id}/versions/{version['number']}/games",
+                              token)["games"]
+            except (OSError, ValueError, KeyError):
+                games = None
+            explain(version, games, base)
             return EXIT[version["status"]]
     print(f"no verdict within {args.timeout:.0f} s (status {version['status']})")
     return 3
@@ -84,19 +90,37 @@ LOG_LINES = 20
 """Lines of a refused version's stderr that ``--wait`` prints."""
 
 
-def explain(version: dict[str, Any]) -> None:
-    """Print a decided version's verdict: each validation game (the version's seat counted from 1, its
-    rank, a fault), the regression test, the verdict with its reason and, when the version is not
-    taken, the last :data:`LOG_LINES` lines of its stderr (the owner's view carries them)."""
-    for g in (version.get("validation") or {}).get("games", []):
-        if "seat" not in g:  # decided before validation named the seat
-            continue
-        fault = g.get("fault")
-        whose = "" if not fault else f"; {'your version' if fault.get('side') == 'a' else 'the house bot'}: " \
-            f"{fault.get('verdict')}{' (' + fault['detail'] + ')' if fault.get('detail') else ''}"
-        print(f"validation: {g['game']} (seed {str(g['seed'])[:12]}): your version in seat {g['seat'] + 1} of "
-              f"{len(g['ranks'])}, rank {g['rank']}{whose}")
+def _game_line(kind: str, g: dict[str, Any], opponent: str, base: str) -> str:
+    """One game: its game and seed, the version's seat counted from 1 and rank, a fault, the replay's address."""
+    fault = g.get("fault")
+    whose = "" if not fault else f"; {'your version' if fault.get('side') == 'a' else opponent}: " \
+        f"{fault.get('verdict')}{' (' + fault['detail'] + ')' if fault.get('detail') else ''}"
+    replay = f" — replay {base}{g['replay']}" if g.get("replay") else ""
+    return (f"{kind}: {g['game']} (seed {str(g['seed'])[:12]}): your version in seat {g['seat'] + 1} of "
+            f"{len(g['ranks'])}, rank {g['ranks'][g['seat']]}{whose}{replay}")
+
+
+def explain(version: dict[str, Any], games: list[dict[str, Any]] | None = None, base: str = "") -> None:
+    """Print a decided version's verdict: each validation and regression game (the version's seat counted
+    from 1, its rank, a fault, and the address of its replay, ``GET
+    /api/bots/{id}/versions/{n}/games/{kind}/{k}/replay``, which needs the token), the regression test,
+    the verdict with its reason and, when the version is not taken, the last :data:`LOG_LINES` lines of
+    its stderr (the owner's view carries them).
+
+    Args:
+        games: ``GET /api/bots/{id}/versions/{n}/games``'s ``games``; None or none (a version played before
+            its games were kept): the validation games of ``version``, without replays.
+        base: the site's address, before the replays' paths.
+    """
     reg = version.get("regression") or {}
+    if not games:
+        games = [{**g, "kind": "validation"} for g in (version.get("validation") or {}).get("games", [])]
+    for g in games:
+        if g.get("kind") == "validation" and "seat" in g:  # (one decided before validation named the seat: not)
+            print(_game_line("validation", g, "the house bot", base))
+    regression = [g for g in games if g.get("kind") == "regression" and "seat" in g]
+    for k, g in enumerate(regression):
+        print(_game_line(f"regression game {k + 1}", g, f"version {reg.get('baseline')}", base))
     if reg.get("games"):
         print(f"regression test: {reg.get('verdict')} after {reg['games']} games, LLR {reg.get('llr')}, "
               f"Elo {reg.get('elo')} [{reg.get('elo_low')}, {reg.get('elo_high')}]")

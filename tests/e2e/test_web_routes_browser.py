@@ -53,6 +53,7 @@ SKIPPED = {
     "/static/": "static files (style sheet, scripts, icon)",
     "/openapi.json": "the API's description (JSON)",
     "/matches/{match_id}/replay.json": "a replay download (JSON)",
+    "/my/bots/{bot_id}/hosted/{number}/games/{kind}/{n}.json": "a hosted version's game's replay download (JSON)",
     "/matches/{match_id}/live": "a server-sent event stream the match page reads",
     "/matches/{match_id}/board": "the board fragment the match page swaps in; laid out inside the match page",
 }
@@ -129,7 +130,7 @@ def served(pg_admin_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
     mp.delenv("PARTERRE_REDIS_URL", raising=False)
     site = seed_site(pool)
     leagues(pool, site)
-    server = start_background(pool=pool)
+    server = start_background(pool=pool, port=int(os.environ.get("PARTERRE_TEST_WEB_PORT", "0")))
     try:
         yield server.url, pool, site
     finally:

@@ -36,6 +36,9 @@ TABLES = {
     "competition_events",  # 0013: competitions
     "league_promotions",  # 0014: leagues
     "seat_debug",  # 0015: bots' debug text per decision, apart from the replay
+    "bot_head_to_head",  # 0017: head-to-head counts kept as matches finish
+    "hosted_games",  # 0018: a hosted version's validation and regression games with their replays
+    "challenge_answers",  # 0019: owners' answers to challenges (policy ask)
 }
 
 

@@ -194,3 +194,34 @@ def test_matches_text_output_has_a_header(cli_env: str, capsys: Any) -> None:
     (row,) = [r.split("\t") for r in rows if r.split("\t")[0] == str(mid)]
     assert len(row) == 4 and row[1].startswith("floriferous(") and row[2] == "planned"
     assert "head-a#" in row[3] and "head-b#" in row[3]
+
+
+def test_matches_json_writes_times_as_the_web_api_does(cli_env: str, capsys: Any) -> None:
+    """``parterre matches --json`` and ``GET /api/matches`` of the same match: every time field the
+    same text (RFC 3339, ``T`` between date and time), so a script can read either."""
+    import json
+    import warnings
+
+    from fixtures.ladder_helpers import play
+
+    from ladder import bots, db
+    from ladder.tournaments import plan_match
+    from web import create_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+
+    pool = db.make_pool(cli_env)
+    a, _ = bots.register_bot(pool, "times-a")
+    b, _ = bots.register_bot(pool, "times-b")
+    mid = plan_match(pool, game_string="floriferous(players=2)", bot_ids=[a, b], plan_key="cli:matches:times")
+    play(pool, mid, [1, 2])
+    code, out, _ = _run(capsys, "matches", "--json")
+    (cli,) = [m for m in json.loads(out) if m["id"] == mid]
+    api = TestClient(create_app(pool=pool)).get(f"/api/matches/{mid}").json()
+    pool.close()
+    times = [k for k, v in cli.items() if isinstance(v, str) and v[:4].isdigit() and v[4:5] == "-"]
+    assert code == 0 and "finished_at" in times
+    for key in times:
+        assert "T" in cli[key] and cli[key] == api[key], key

@@ -143,11 +143,11 @@ async def test_debug_text_reaches_only_its_owners_seat_view_at_the_right_step(ap
         page = client.get(f"/my/matches/{mid}")
         assert page.status_code == 200 and other not in page.text
         assert "<i>x</i>" not in page.text  # escaped
-        items = page.text.split("<li><details>")
+        items = page.text.split('<li class="decision')  # one block per move of the seat
         for i, text in noted:
             escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             (item,) = [x for x in items if escaped + "</pre>" in x]
-            assert f"step {i}: <strong>my move</strong>" in item
+            assert f'id="step-{i}"' in item and f"step {i + 1} · my move" in item  # the page counts steps from 1
         # the other seat's view by its bot id, through the API and the page: refused like a missing id
         theirs = b_bot["id"] if client is alice else a_bot["id"]
         assert client.get(f"/api/matches/{mid}/seat-view?bot_id={theirs}",

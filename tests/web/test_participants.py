@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import warnings
 from collections.abc import Iterator
@@ -618,7 +619,7 @@ def remote_site(pool: Any, rds: tuple[Any, str], monkeypatch: pytest.MonkeyPatch
     from web.app import start_background
 
     monkeypatch.setenv("PARTERRE_SESSION_SECRET", "r" * 48)
-    server = start_background(pool=pool)
+    server = start_background(pool=pool, port=int(os.environ.get("PARTERRE_TEST_WEB_PORT", "0")))
     try:
         for var in ("PARTERRE_DATABASE_URL", "PARTERRE_REDIS_URL"):
             monkeypatch.delenv(var, raising=False)
@@ -736,7 +737,7 @@ def test_pages_challenge_tournament_and_seat_view(client: TestClient, pool: Any)
     assert "decision 2 (after step 3): STALE" in view and "my move" in view
     csrf = csrf_of(client, "/my/challenge")
     r = client.post("/my/challenge", data={"csrf": csrf, "game": "floriferous", "mine": str(mine["id"]),
-                                           "opponents": str(house_id), "rated": "1"}, follow_redirects=False)
+                                           "opponent": str(house_id), "rated": "1"}, follow_redirects=False)
     assert r.status_code == 303, r.text
     # Participants see no creation form and are refused; organisers create, anyone enters their own bot.
     assert "needs the organiser role" in client.get("/my/tournaments").text

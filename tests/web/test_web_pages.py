@@ -478,6 +478,14 @@ def test_player_count_statistics_follow_record_result(pool: Any, client: TestCli
         rebuilt = conn.execute(query).fetchall()
         conn.rollback()
     assert online == rebuilt and len(online) > 10
+    head_to_head = importlib.import_module("ladder.migrations.versions.0017_head_to_head")
+    h2h = "SELECT bot_id, game, opponent_id, games, wins, draws, losses FROM bot_head_to_head ORDER BY 1, 2, 3"
+    with psycopg.connect(pool.conninfo) as conn:
+        kept = conn.execute(h2h).fetchall()
+        conn.execute(head_to_head.REBUILD)
+        recounted = conn.execute(h2h).fetchall()
+        conn.rollback()
+    assert kept == recounted and len(kept) > 10  # the trigger's counts are the seats' counts
     assert {(g, n) for g, n, *_ in online} >= {("floriferous", 1), ("floriferous", 2), ("floriferous", 3),
                                                ("floriferous", 4), ("toy", 2)}
     home = {g["name"]: g for g in client.get("/api/").json()["games"]}

@@ -41,6 +41,7 @@ def fuzzed(pg_admin_url: str, request: pytest.FixtureRequest) -> Iterator[tuple[
             "step": [-1, 0, 5, 40],
             "token_id": [1, 2],  # the participants' routes: refused without a token anyway
             "number": [1, 2],  # hosted versions: likewise
+            "kind": ["validation", "regression"], "n": [0, 1],  # a hosted version's games: likewise
         }
         yield schemathesis.openapi.from_asgi("/openapi.json", create_app(pool=pool)), known
     finally:
@@ -73,12 +74,13 @@ def test_every_api_operation_is_described_and_read_only(fuzzed: tuple[Any, dict[
     paths = {(op.method.upper(), op.path) for op in _operations(schema)}
     assert ("GET", "/api/leaderboard/{game}") in paths and ("GET", "/api/matches/{match_id}/steps/{step}") in paths
     # The public API is read-only; the only writers are the participants' and competitions' routes (Bearer/Basic).
+    from web.challenges import api_router as challenges  # challenges and the owners' answers
     from web.competitions import api_router as competitions  # organisers' and entrants' writes
     from web.participants_api import router as participants
     from web.submissions import router as hosted  # hosted-bot uploads and settings
 
-    writers = {(m, r.path) for routes in (participants.routes, hosted.routes, competitions.routes) for r in routes
-               for m in getattr(r, "methods", ())}
+    writers = {(m, r.path) for routes in (participants.routes, hosted.routes, competitions.routes, challenges.routes)
+               for r in routes for m in getattr(r, "methods", ())}
     assert {(m, p) for m, p in paths if m != "GET"} <= writers
     assert ("POST", "/api/accounts") in paths and ("POST", "/api/bots/{bot_id}/token") in paths
     assert {("GET", "/api/competitions/{competition_id}/table"),

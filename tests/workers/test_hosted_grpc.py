@@ -21,6 +21,7 @@ import test_hosted
 from fixtures.toolchains import missing
 from test_hosted import BOTS, manifest, needs_sandbox, no_sandbox_left, owner, python_bot, targz, upload
 
+from games.replay import verify_replay
 from ladder import submissions as sub
 from workers.hosting import validation as hosted
 
@@ -102,6 +103,14 @@ def test_a_grpc_bot_that_answers_illegally_is_rejected_with_the_reason(client: A
     v = decide(pool, cfg, client, headers, bot_id, grpc_python_bot("illegal"))
     assert v["status"] == "rejected", v
     assert v["reason"].startswith("illegal_action: in a validation game of floriferous"), v["reason"]
+    # its games are kept with its seat and the referee's replay, which re-simulates (the owner's version page)
+    games = client.get(f"/api/bots/{bot_id}/versions/2/games", headers=headers).json()["games"]
+    assert [(g["kind"], g["seat"]) for g in games] == [("validation", 0), ("validation", 1)][:len(games)], games
+    faulted = [g for g in games if g["fault"] is not None]
+    assert faulted and faulted[0]["fault"]["side"] == "a" and faulted[0]["ranks"][faulted[0]["seat"]] == 2
+    replay = client.get(faulted[0]["replay"], headers=headers).json()
+    assert verify_replay(replay).ok and replay["seed"] == faulted[0]["seed"]
+    assert replay["players"][faulted[0]["seat"]]["name"].endswith("(version 2)"), replay["players"]
     # the type: ignore below: Optional: the bot has an active version here
     assert sub.active_version(pool, bot_id).number == 1  # type: ignore[union-attr]
     crash = targz({"parterre-bot.toml": grpc_manifest("python3.11", ["python3.11", "bot.py"]),

@@ -5,9 +5,10 @@ plays deal ``i`` (seed ``sha256("{S}:{i}")``, as ``parterre regress``:
 :func:`deal_seed`) twice, A in seat 0 then B in seat 0, and prints one JSON
 line per deal::
 
-    {"deal": 0, "seed": "...", "ranks": [[1, 2], [2, 1]], "faults": [null, "timeout"]}
+    {"deal": 0, "seed": "...", "ranks": [[1, 2], [2, 1]], "faults": [null, "timeout"], "replays": [{...}, {...}]}
 
-``ranks[k]`` are the seats' ranks of game ``k`` (the rules' own outcome);
+``ranks[k]`` are the seats' ranks of game ``k`` (the rules' own outcome); ``replays[k]`` its
+``parterre-replay/1`` dict (:func:`bots.local.local_replay`: it stops at a fault);
 ``faults[k]`` is ``{"side": "a"|"b", "verdict": ...}`` (plus ``"detail": "exit status 3"``
 for a crash) when a stdio side did wrong in game ``k`` (``timeout``, ``illegal_action``, ``crash``, ``resigned``),
 else null; ``decision_ms`` the mean decision time of each stdio side so far. A faulting side loses the
@@ -49,7 +50,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from bots.local import Seat, deal_seed, play_local, sdk_seat
+from bots.local import LocalStep, Seat, deal_seed, local_replay, play_local, sdk_seat
 from bots.stdio_lines import PROTOCOL, Answer, parse_answer
 
 DEFAULT_DEADLINE_MS = 1000
@@ -191,13 +192,13 @@ class ChildSide:
 
 def play_game(game_string: str, seed: str, sides: Sequence[Any], *,
               players: Sequence[dict[str, Any]] | None = None, match_id: int = 1,
-              deadline_ms: int = DEFAULT_DEADLINE_MS) -> tuple[list[int], int | None, str]:
+              deadline_ms: int = DEFAULT_DEADLINE_MS) -> tuple[list[int], int | None, str, dict[str, Any]]:
     """One game (:func:`bots.local.play_local`, chance from ``random.Random(seed)``); ``sides[seat]`` is a
     :class:`ChildSide` or a built-in bot; ``players[seat]`` its identity (``bot_id``, ``name``, ``version``)
     as the children are told, ``match_id`` the game's id. A child that faults is stopped (:meth:`ChildSide.reset`).
 
     Returns:
-        (ranks, the seat that faulted or None, its fault).
+        (ranks, the seat that faulted or None, its fault, the game's replay).
     """
     from games.api import option_text
     from games.registry import load_game
@@ -217,7 +218,8 @@ def play_game(game_string: str, seed: str, sides: Sequence[Any], *,
                        "time_control": {"base_ms": 0, "increment_ms": deadline_ms, "cap_ms": deadline_ms,
                                         "margin_ms": MARGIN_MS},
                        "seed_commitment": hashlib.sha256(seed.encode()).hexdigest()})
-    result = play_local(game, [_seat(side) for side in sides], random.Random(seed))
+    record: list[LocalStep] = []
+    result = play_local(game, [_seat(side) for side in sides], random.Random(seed), record)
     ranks = list(result.ranks)
     if result.fault_seat is not None and isinstance(sides[result.fault_seat], ChildSide):
         sides[result.fault_seat].reset()
@@ -225,7 +227,7 @@ def play_game(game_string: str, seed: str, sides: Sequence[Any], *,
         if isinstance(side, ChildSide) and side.proc is not None:
             side.send({"type": "match_ended", "match_id": match_id, "seat": seat, "status": "finished",
                        "reason": "", "rank": ranks[seat], "verdict": "normal", "ranks": ranks})
-    return ranks, result.fault_seat, result.fault
+    return ranks, result.fault_seat, result.fault, local_replay(game, seed, record, result, who, match_id=match_id)
 
 
 def _seat(side: Any) -> Seat:
@@ -291,17 +293,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for i in range(ns.first_deal, ns.first_deal + ns.deals):
             seed = deal_seed(ns.run_seed, i)
-            r1, s1, f1 = play_game(ns.game, seed, [a, b], players=[who["a"], who["b"]], match_id=match_id,
+            r1, s1, f1, g1 = play_game(ns.game, seed, [a, b], players=[who["a"], who["b"]], match_id=match_id,
                                    deadline_ms=ns.deadline_ms)
-            r2, s2, f2 = play_game(ns.game, seed, [b, a], players=[who["b"], who["a"]], match_id=match_id + 1,
+            r2, s2, f2, g2 = play_game(ns.game, seed, [b, a], players=[who["b"], who["a"]], match_id=match_id + 1,
                                    deadline_ms=ns.deadline_ms)
             match_id += 2
             faults = [None if s1 is None else _fault((a, b)[s1], "ab"[s1], f1),
                       None if s2 is None else _fault((b, a)[s2], "ba"[s2], f2)]
             ms = [round(sum(x.decision_ms) / len(x.decision_ms), 3) if isinstance(x, ChildSide) and x.decision_ms
                   else None for x in (a, b)]
-            print(json.dumps({"deal": i, "seed": seed, "ranks": [r1, r2], "faults": faults, "decision_ms": ms}),
-                  flush=True)
+            print(json.dumps({"deal": i, "seed": seed, "ranks": [r1, r2], "faults": faults, "decision_ms": ms,
+                              "replays": [g1, g2]}), flush=True)
     finally:
         for side in (a, b):
             if isinstance(side, ChildSide):

@@ -18,6 +18,10 @@ lease and runs :func:`process_version`:
    becomes ``failed_test`` when the owner's setting blocks it, else
    ``active``; H1 accepted or the budget used up undecided: ``active``.
 
+Every game of both is kept as it is played, with its replay and the seat the uploaded version sat in
+(:func:`keep_games`, table ``hosted_games``): the owner's version page and ``parterre bot upload
+--wait`` list them and link the replays.
+
 Every game is played by ``python -m workers.hosting.head_to_head`` (a subprocess, as
 ``python -m parterre.hosted_games`` for a gRPC bot: :func:`play_deals`), whose stdio
 children are the sandbox keepers, ``python -m workers.hosting.sandbox`` — the same
@@ -39,6 +43,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ladder import hosted_games
 from ladder import submissions as sub
 from ladder.errors import DatabaseUnavailableError
 from ladder.stats.paired import DealResult, DuplicateTest, TrajectoryPoint, head_to_head_deal
@@ -363,23 +368,55 @@ def _log_tail(path: Path, limit: int = 16384) -> str:
         return ""
 
 
+def keep_games(pool: Any, version: sub.HostedVersion, kind: str, first: int, game: str, deal: dict[str, Any],
+               sides: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    """Store the two games of a deal as games ``first`` and ``first + 1`` of ``kind``
+    (``ladder.submissions.save_game``), each with its replay (the runner's ``replays``), whose ``players``
+    are put as they were: ``sides`` (a, b), not the identities the bots were told. Game ``k`` of a deal
+    seats the uploaded version (side a) in seat ``k``."""
+    replays = deal.get("replays") or [None, None]
+    for k in range(2):
+        replay = replays[k] if k < len(replays) else None
+        if replay is not None:
+            order = sides if k == 0 else sides[::-1]
+            replay = {**replay, "players": [{**who, "seat": s} for s, who in enumerate(order)]}
+        hosted_games.save_game(pool, version.id, kind, first + k, game=game, seed=deal["seed"], seat=k,
+                      ranks=list(deal["ranks"][k]), fault=deal["faults"][k], replay=replay)
+
+
+def _sides(pool: Any, version: sub.HostedVersion, other: sub.HostedVersion | None) -> tuple[dict[str, Any],
+                                                                                               dict[str, Any]]:
+    """Side a (the uploaded version) and side b (the house's greedy bot, or the version ``other``) as the games'
+    replays name them for the owner."""
+    seats = seat_identities(pool, version)
+    name = str(seats["players"]["a"]["name"]) if seats else f"bot {version.bot_id}"
+    a = {"bot_id": version.bot_id, "name": f"{name} (version {version.number})", "version": str(version.number)}
+    if other is None:
+        return a, {"bot_id": 0, "name": "house greedy (validation opponent)", "version": ""}
+    return a, {"bot_id": version.bot_id, "name": f"{name} (version {other.number})", "version": str(other.number)}
+
+
 def validate(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any],
              work: Path) -> tuple[bool, str, str, dict[str, Any]]:
-    """Validation matches against the house's greedy bot; returns (ok, reason, log, details)."""
+    """Validation matches against the house's greedy bot; returns (ok, reason, log, details). Each game is kept
+    with its replay (:func:`keep_games`); ``details["games"][j]["n"]`` is its number there."""
     bot_dir = unpack(pool, version, cfg["dir"])
     stderr = work / f"v{version.id}-validation.log"
     spec = side_spec(bot_dir, version.manifest, cfg["limits"], stderr)
     details: dict[str, Any] = {"games": []}
+    sides = _sides(pool, version, None)
     for game in _games(version.manifest):
         deals = play_deals(game, spec, "builtin:greedy", run_seed=f"validate:{version.sha256}",
                            deals=cfg["validation_deals"], deadline_ms=cfg["deadline_ms"], hosted_dir=cfg["dir"],
                            seats=seat_identities(pool, version))
         try:
             for deal in deals:
+                keep_games(pool, version, "validation", len(details["games"]), game, deal, sides)
                 for k, fault in enumerate(deal["faults"]):
                     # game k of a deal seats the uploaded version (side a) in seat k (wire numbering, from 0)
                     details["games"].append({"game": game, "seed": deal["seed"], "ranks": deal["ranks"][k],
-                                             "seat": k, "rank": deal["ranks"][k][k], "fault": fault})
+                                             "seat": k, "rank": deal["ranks"][k][k], "fault": fault,
+                                             "n": len(details["games"])})
                     if fault is not None and fault["side"] == "a":
                         deals.close()  # its processes are gone before the log is read
                         how = f" ({fault['detail']})" if fault.get("detail") else ""
@@ -414,10 +451,12 @@ def regression_test(pool: Any, version: sub.HostedVersion, previous: sub.HostedV
                        deals=max(1, cfg["max_games"] // 2), deadline_ms=cfg["deadline_ms"], hosted_dir=cfg["dir"],
                        seats=seat_identities(pool, version))
     faults = 0
+    sides = _sides(pool, version, previous)
 
     def samples() -> Iterator[DealResult]:
         nonlocal faults
-        for deal in deals:
+        for played, deal in enumerate(deals):
+            keep_games(pool, version, "regression", 2 * played, game, deal, sides)
             faults += sum(1 for f in deal["faults"] if f is not None)
             yield head_to_head_deal(deal["ranks"][0], deal["ranks"][1])
 
