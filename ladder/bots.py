@@ -17,6 +17,14 @@ the ``RedisError`` (the web answers 503) and nothing changed — no bot stored w
 shown, no revocation on record while the token still works. A commit that fails after the Redis
 write fails closed: the new digest in Redis belongs to no bot or to a token nobody was shown, and
 the next full publication (:func:`publish_tokens`) rewrites the hash from PostgreSQL.
+
+A full publication reads PostgreSQL and then rewrites the whole hash; a single-token change that
+committed in between would be undone by it (a retired bot's token live again, a new bot's token
+gone, and nothing republishes a hash that ``<key>:published`` says is whole). So the two exclude each
+other through one PostgreSQL advisory lock per hash (:func:`lock_tokens`): a single-token change holds
+it shared from the start of its transaction to its commit, a full publication (and
+``ladder.submissions.sync_credentials``, :func:`apply_account_status`) holds it exclusively from
+before its reads to after its Redis write.
 """
 
 from __future__ import annotations
@@ -47,6 +55,14 @@ WANTED_SUFFIX = ":wanted"
 """``<key>:wanted``: a Redis list a referee pushes to when it finds ``<key>:published`` missing; the
 workers' token watch (``workers/token_cache.py``) wakes on it and republishes at once."""
 
+
+
+def lock_tokens(conn: Any, key: str, *, exclusive: bool = False) -> None:
+    """Take the hash ``key``'s transaction-scoped advisory lock (module docstring): shared by a single-token
+    change, before any row lock of its transaction; exclusive by a writer that rewrites Redis from what it
+    reads of PostgreSQL, before it reads. Released at the commit or rollback."""
+    fn = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
+    conn.execute(f"SELECT {fn}(hashtextextended(%s, 0))", (f"parterre:token-hash:{key}",))
 
 
 def held_sql(alias: str) -> str:
@@ -197,6 +213,8 @@ def register_bot(
         ensure_published(pool, redis, key)
     try:
         with connection(pool) as conn, conn.transaction():
+            if redis is not None:
+                lock_tokens(conn, key)
             row = conn.execute(
                 "INSERT INTO bots (name, version, owner, token_hash, house) VALUES (%s, %s, %s, %s, %s) RETURNING id",
                 (name, version, owner, digest, house),
@@ -274,6 +292,8 @@ def revoke_bot(pool: ConnectionPool, bot: int | str, *, redis: Any = None, key: 
     if redis is not None:
         ensure_published(pool, redis, key)
     with connection(pool) as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+        if redis is not None:
+            lock_tokens(conn, key)
         row = cur.execute(
             f"UPDATE bots SET revoked_at = coalesce(revoked_at, now()) WHERE {where} "
             f"RETURNING {_BOT_COLUMNS}, token_hash",
@@ -316,6 +336,8 @@ def issue_token(pool: ConnectionPool, bot: int | str, *, redis: Any = None, key:
     if redis is not None:
         ensure_published(pool, redis, key)
     with connection(pool) as conn, conn.transaction():
+        if redis is not None:
+            lock_tokens(conn, key)
         row = conn.execute(f"SELECT id, token_hash, revoked_at FROM bots WHERE {where} FOR UPDATE", params).fetchone()
         if row is None:
             raise BotNotFoundError(f"no bot {bot!r}")
@@ -343,12 +365,25 @@ def publish_tokens(pool: ConnectionPool, redis_client: Any, key: str = TOKENS_KE
     and the ordinary tokens of bots with a live hosted credential (:data:`HOSTED_LIVE_SQL`: a
     bot is either hosted or connects from outside).
     The delete and the rewrite run in one Redis ``MULTI``/``EXEC`` transaction, so the
-    referee never sees an empty or half-written hash.
+    referee never sees an empty or half-written hash. The hash's lock (:func:`lock_tokens`) is held
+    exclusively from before the reads to after that transaction, so no single-token change commits in
+    between.
 
     Returns:
         Number of live tokens published.
     """
-    with connection(pool) as conn:
+    published = _publish(pool, redis_client, key, only_if_missing=False)
+    assert published is not None
+    return published
+
+
+def _publish(pool: ConnectionPool, redis_client: Any, key: str, *, only_if_missing: bool) -> int | None:
+    """:func:`publish_tokens`; ``only_if_missing``: nothing (None) when ``<key>:published`` exists once the lock
+    is held (:func:`ensure_published`: of a burst of callers that found it missing, one publishes)."""
+    with connection(pool) as conn, conn.transaction():
+        lock_tokens(conn, key, exclusive=True)
+        if only_if_missing and redis_client.exists(key + PUBLISHED_SUFFIX):
+            return None
         rows = conn.execute(f"SELECT token_hash, id FROM bots WHERE revoked_at IS NULL "
                             f"AND id NOT IN ({HOSTED_LIVE_SQL}) AND NOT {held_sql('bots')} ORDER BY id").fetchall()
         # hosted versions' platform-held credentials (ladder.submissions.activate_credential)
@@ -356,13 +391,13 @@ def publish_tokens(pool: ConnectionPool, redis_client: Any, key: str = TOKENS_KE
             "SELECT h.token_hash, h.bot_id FROM hosted_versions h JOIN bots b ON b.id = h.bot_id "
             "WHERE h.status = 'active' AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL "
             f"AND b.revoked_at IS NULL AND NOT {held_sql('b')} ORDER BY h.bot_id").fetchall()
-    mapping = {digest: str(bot_id) for digest, bot_id in rows}
-    pipe = redis_client.pipeline(transaction=True)
-    pipe.delete(key)
-    if mapping:
-        pipe.hset(key, mapping=mapping)
-    pipe.set(key + PUBLISHED_SUFFIX, repr(time.time()))
-    pipe.execute()
+        mapping = {digest: str(bot_id) for digest, bot_id in rows}
+        pipe = redis_client.pipeline(transaction=True)
+        pipe.delete(key)
+        if mapping:
+            pipe.hset(key, mapping=mapping)
+        pipe.set(key + PUBLISHED_SUFFIX, repr(time.time()))
+        pipe.execute()
     return len(mapping)
 
 
@@ -385,7 +420,7 @@ def ensure_published(pool: ConnectionPool, redis_client: Any, key: str = TOKENS_
     """
     if redis_client.exists(key + PUBLISHED_SUFFIX):
         return None
-    return publish_tokens(pool, redis_client, key)
+    return _publish(pool, redis_client, key, only_if_missing=True)
 
 
 def apply_account_status(pool: ConnectionPool, account_id: int, *, redis: Any, key: str | None = None) -> int:
@@ -402,7 +437,9 @@ def apply_account_status(pool: ConnectionPool, account_id: int, *, redis: Any, k
         The number of hashes removed (held) or published (active).
     """
     key = key or TOKENS_KEY
-    with connection(pool) as conn:
+    ensure_published(pool, redis, key)
+    with connection(pool) as conn, conn.transaction():
+        lock_tokens(conn, key, exclusive=True)  # no token change commits between these reads and the write
         row = conn.execute("SELECT status FROM accounts WHERE id = %s", (account_id,)).fetchone()
         held = row is not None and row[0] != "active"
         ordinary = conn.execute("SELECT token_hash, id FROM bots WHERE account_id = %s AND revoked_at IS NULL"
@@ -413,11 +450,10 @@ def apply_account_status(pool: ConnectionPool, account_id: int, *, redis: Any, k
             "WHERE b.account_id = %s AND h.token_hash IS NOT NULL"
             + ("" if held else " AND h.status = 'active' AND h.token_revoked_at IS NULL AND b.revoked_at IS NULL"),
             (account_id,)).fetchall()
-    mapping = {digest: str(bot_id) for digest, bot_id in [*ordinary, *credentials]}
-    ensure_published(pool, redis, key)
-    if mapping:
-        if held:
-            redis.hdel(key, *mapping)
-        else:
-            redis.hset(key, mapping=mapping)
+        mapping = {digest: str(bot_id) for digest, bot_id in [*ordinary, *credentials]}
+        if mapping:
+            if held:
+                redis.hdel(key, *mapping)
+            else:
+                redis.hset(key, mapping=mapping)
     return len(mapping)

@@ -34,6 +34,7 @@ counts only matches played by the locked versions.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import threading
 from collections import Counter, OrderedDict
@@ -157,43 +158,61 @@ def fit(records: Sequence[MatchRecord], bots: Sequence[int], *, covariance: bool
 
 
 class FitMemo:
-    """The season fits last computed, by their data: a table view costs its database reads, not a fit.
+    """Each competition's season fit last computed, by its data: a table view costs its database reads, not a fit.
 
     A competition of 64 entrants takes about 0.8 s of CPU to fit, and anyone may look at its table,
-    so each fit is kept by its exact input (the records and the bots rated) and computed once however
-    many readers ask at once: the first computes, the others wait for it. A finished match or a
-    disqualification changes the input and thus the key. At most ``size`` fits are kept.
+    so each competition's last fit is kept with a digest of its exact input (the records and the bots
+    rated) and computed once however many readers ask at once: the first computes, the others wait for
+    it. A finished match or a disqualification changes the input, and the next view fits again. One fit
+    is kept per competition, so readers going round many competitions' tables cost no fit either (a memo
+    of the few last inputs of any competition recomputed each one of a round longer than it), and the
+    records are not kept (a 32-byte digest each). At most ``size`` competitions are kept, the least
+    recently read going first.
     """
 
-    def __init__(self, size: int = 8) -> None:
+    def __init__(self, size: int = 1024) -> None:
         self.size = size
         self._lock = threading.Lock()
-        self._fits: OrderedDict[tuple[Any, ...], BTFit] = OrderedDict()
-        self._computing: dict[tuple[Any, ...], threading.Lock] = {}
+        self._fits: OrderedDict[int, tuple[bytes, BTFit]] = OrderedDict()
+        self._computing: dict[tuple[int, bytes], threading.Lock] = {}
         self.computed = 0
         """Fits computed so far (the rest were served from memory)."""
 
-    def get(self, records: Sequence[MatchRecord], bots: Sequence[int]) -> BTFit:
-        key = (tuple(bots), tuple(records))
+    @staticmethod
+    def digest(records: Sequence[MatchRecord], bots: Sequence[int]) -> bytes:
+        """The fit's whole input, digested: the bots rated (in order) and each record's seats and ranks."""
+        return hashlib.sha256(repr((list(bots), [(r.bots, r.ranks) for r in records])).encode()).digest()
+
+    def _held(self, competition_id: int, digest: bytes) -> BTFit | None:
+        held = self._fits.get(competition_id)
+        if held is None or held[0] != digest:
+            return None
+        self._fits.move_to_end(competition_id)
+        return held[1]
+
+    def get(self, competition_id: int, records: Sequence[MatchRecord], bots: Sequence[int]) -> BTFit:
+        digest = self.digest(records, bots)
         with self._lock:
-            if key in self._fits:
-                self._fits.move_to_end(key)
-                return self._fits[key]
-            computing = self._computing.setdefault(key, threading.Lock())
+            done = self._held(competition_id, digest)
+            if done is not None:
+                return done
+            computing = self._computing.setdefault((competition_id, digest), threading.Lock())
         with computing:
             with self._lock:
-                if key in self._fits:
-                    return self._fits[key]
+                done = self._held(competition_id, digest)
+                if done is not None:
+                    return done
             try:
                 result = fit(records, bots)
+                with self._lock:  # kept before the computing lock is dropped: no reader in between fits again
+                    self._fits[competition_id] = (digest, result)
+                    self._fits.move_to_end(competition_id)
+                    self.computed += 1
+                    while len(self._fits) > self.size:
+                        self._fits.popitem(last=False)
             finally:
                 with self._lock:
-                    self._computing.pop(key, None)
-            with self._lock:
-                self._fits[key] = result
-                self.computed += 1
-                while len(self._fits) > self.size:
-                    self._fits.popitem(last=False)
+                    self._computing.pop((competition_id, digest), None)
         return result
 
 
@@ -388,7 +407,7 @@ def season_table(pool: ConnectionPool, competition_id: int) -> SeasonTable:
         out = {e.bot_id for e in entrants if e.out}
         data = load_records(conn, competition_id, f"{key_prefix(competition_id)}s", excluded=out)
         names = _names(conn, [e.bot_id for e in entrants])
-    result = _SEASON_FITS.get(data.records, [e.bot_id for e in entrants if not e.out])
+    result = _SEASON_FITS.get(competition_id, data.records, [e.bot_id for e in entrants if not e.out])
     return SeasonTable(competition_id, tuple(rows_of(result, names, data.games, sorted(out))), len(data.records),
                        result.model)
 

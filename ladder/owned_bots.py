@@ -32,6 +32,7 @@ from ladder.bots import (
     _check_label,
     ensure_published,
     issue_token,
+    lock_tokens,
     name_error,
     new_token,
     revoke_bot,
@@ -179,6 +180,8 @@ def create_bot(
         ensure_published(pool, redis, key)
     try:
         with connection(pool) as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+            if redis is not None:  # no full publication commits between this one's start and its commit
+                lock_tokens(conn, key)
             cur.execute("SELECT id FROM accounts WHERE id = %s FOR UPDATE", (account_id,))
             have = cur.execute("SELECT count(*) AS n FROM bots WHERE account_id = %s", (account_id,)).fetchone()
             if have is not None and have["n"] >= max_bots:

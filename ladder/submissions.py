@@ -463,11 +463,12 @@ def sync_credentials(pool: ConnectionPool, redis: Any, key: str | None = None) -
     Returns:
         ``{"live": n, "revoked": m}`` (revoked: stamped by this call).
     """
-    from ladder.bots import HOSTED_LIVE_SQL, TOKENS_KEY, ensure_published, held_sql
+    from ladder.bots import HOSTED_LIVE_SQL, TOKENS_KEY, ensure_published, held_sql, lock_tokens
 
     key = key or TOKENS_KEY
     ensure_published(pool, redis, key)  # Redis lost the hash: the whole set first, from PostgreSQL
-    with connection(pool) as conn, conn.cursor() as cur:
+    with connection(pool) as conn, conn.transaction(), conn.cursor() as cur:
+        lock_tokens(conn, key, exclusive=True)  # no token change commits between these reads and the write
         cur.execute("UPDATE hosted_versions h SET token_revoked_at = now() FROM bots b WHERE b.id = h.bot_id "
                     "AND h.token_hash IS NOT NULL AND h.token_revoked_at IS NULL "
                     f"AND ((h.status <> 'active' AND NOT {pinned_sql('h')}) OR b.revoked_at IS NOT NULL) "
@@ -493,12 +494,12 @@ def sync_credentials(pool: ConnectionPool, redis: Any, key: str | None = None) -
                     f"AND b.id NOT IN ({HOSTED_LIVE_SQL}) AND EXISTS (SELECT 1 FROM hosted_versions o "
                     f"WHERE o.bot_id = b.id AND o.token_hash IS NOT NULL)")
         restored = {digest: str(bot_id) for digest, bot_id in cur.fetchall()}
-    pipe = redis.pipeline(transaction=True)
-    if dead or hidden:
-        pipe.hdel(key, *dead, *hidden)
-    if live or restored:
-        pipe.hset(key, mapping={**restored, **live})
-    pipe.execute()
+        pipe = redis.pipeline(transaction=True)
+        if dead or hidden:
+            pipe.hdel(key, *dead, *hidden)
+        if live or restored:
+            pipe.hset(key, mapping={**restored, **live})
+        pipe.execute()
     return {"live": len(live), "revoked": len(revoked)}
 
 

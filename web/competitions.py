@@ -15,7 +15,9 @@ Every refusal of the ladder is a 4xx with its reason (:func:`refusal`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import logging
 import os
 import pathlib
 import stat
@@ -316,20 +318,43 @@ def api_evaluation(pool: Pool, competition_id: CompetitionId) -> EvaluationOut |
     return _evaluation_out(final.evaluation(pool, competition_id))
 
 
+log = logging.getLogger(__name__)
+
 _DATASET_BUILDS = threading.BoundedSemaphore(1)
 """Datasets one web process writes at once (each is every match of a competition, read and compressed)."""
+
+
+_FALLBACK_FOLDER: list[pathlib.Path] = []
+"""The folder :func:`_private_temp_folder` made when the usual one was taken (one per process)."""
+_FALLBACK_LOCK = threading.Lock()
+
+
+def _ours_alone(folder: pathlib.Path) -> bool:
+    """Whether ``folder`` is a real folder (not a link) of this user that no one else may write."""
+    try:
+        st = folder.lstat()
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
 
 
 def _private_temp_folder() -> pathlib.Path:
     """``<temp>/parterre-datasets-<uid>``, this user's alone (mode 700): the datasets are a cache, rebuilt
     when missing, and the temporary folder is writable where the rest of the file system is read-only
-    (docker-compose.yml). A folder there of another owner, or that others may write, is refused."""
+    (docker-compose.yml). That name is known in advance, so another user of the machine may have taken it
+    (a folder of theirs, one anyone may write, a link): then the process makes a folder of its own with a
+    name no one could guess (``tempfile.mkdtemp``) and keeps it, rather than refusing every download."""
     folder = pathlib.Path(tempfile.gettempdir()) / f"parterre-datasets-{os.getuid()}"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    st = folder.lstat()
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
-        raise RuntimeError(f"{folder} is not a folder of this user's alone; remove it")
-    return folder
+    with contextlib.suppress(OSError):  # there already (ours from before, or taken), or the temporary folder refuses
+        folder.mkdir(mode=0o700)
+    if _ours_alone(folder):
+        return folder
+    with _FALLBACK_LOCK:
+        if not _FALLBACK_FOLDER or not _ours_alone(_FALLBACK_FOLDER[0]):
+            _FALLBACK_FOLDER[:] = [pathlib.Path(tempfile.mkdtemp(prefix=f"parterre-datasets-{os.getuid()}-"))]
+            log.warning("%s is not a folder of this user's alone: competition datasets go to %s", folder,
+                        _FALLBACK_FOLDER[0])
+        return _FALLBACK_FOLDER[0]
 
 
 def _dataset_tar(pool: ConnectionPool, folder: pathlib.Path, competition_id: int, now: datetime) -> pathlib.Path:

@@ -188,3 +188,33 @@ def test_competition_matches_stay_rated_past_the_daily_cap_per_pair_of_accounts(
         rated = conn.execute("SELECT count(*) FILTER (WHERE rated), count(*) FROM matches").fetchone()
         games = conn.execute("SELECT games FROM ratings WHERE bot_id = %s", (bots[0],)).fetchone()[0]
     assert tuple(rated) == (22, 22) and games == 22
+
+
+def test_readers_going_round_many_competitions_cost_one_fit_each(pool: Any) -> None:
+    """An anonymous reader goes round the tables of more competitions than a memo of the last few fits holds
+    (nine here, each with its played matches). Each competition's fit is computed once, whatever the order of
+    the views: going round again costs no fit (before, the memo kept the 8 most recent inputs of any
+    competitions, so a round of nine recomputed every one, each 0.8 s of CPU at 64 entrants), and a new
+    result in one competition costs one fit, of that one."""
+    from ladder import competition_season as cs
+
+    owners = [account(pool, f"round{i}") for i in range(2)]
+    comps = []
+    for i in range(9):
+        c = competition(pool, name=f"round cup {i}")
+        pair = [bot(pool, o) for o in owners]
+        for b, o in zip(pair, owners, strict=True):
+            comp.enter_competition(pool, c.id, b, account_id=o, now=T0)
+        for mid in plan_season_round(pool, c.id, round_no=1, online=pair, now=T0 + timedelta(minutes=5)):
+            play(pool, mid, [1, 2])
+        comps.append((c, pair))
+    first = [season_table(pool, c.id) for c, _ in comps]
+    before = cs._SEASON_FITS.computed
+    for _ in range(3):
+        assert [season_table(pool, c.id) for c, _ in comps] == first
+    assert cs._SEASON_FITS.computed == before
+    c, pair = comps[4]
+    extra = plan_season_round(pool, c.id, round_no=2, online=pair, now=T0 + timedelta(minutes=10))
+    play(pool, extra[0], [2, 1])
+    assert [season_table(pool, c.id).matches for c, _ in comps] == [t.matches + (i == 4) for i, t in enumerate(first)]
+    assert cs._SEASON_FITS.computed == before + 1

@@ -202,6 +202,34 @@ def test_a_python_runtime_sees_its_own_modules_and_not_the_machines(runtime: str
         assert inside[folder] == expected, (folder, inside[folder])
 
 
+@pytest.mark.parametrize("runtime", ["node", "static", "java"])
+def test_a_bot_of_another_runtime_cannot_reach_the_machines_python_modules_either(runtime: str, place: Path) -> None:
+    """A ``node``, ``static`` or ``java`` bot may start any program of ``/usr``, ``python3.11`` included: it lists
+    the ``dist-packages`` folders and has Debian's ``python3.11`` import numpy. It sees what a ``python3.11`` bot
+    sees (nothing), not the machine's modules (before: every one of them, numpy, apt's bindings, ``yaml``...).
+    Oracle: the host's own listing."""
+    require("python3.11-numpy")
+    if runtime != "static":
+        require(runtime)
+    folders = [d for d in sandbox.DIST_PACKAGES if os.path.isdir(d)]
+    assert os.listdir(NUMPY.parent), "the host's dist-packages are empty: nothing to hide"
+    files = {"bot.py": LIST_MODULES + b"import numpy\n"}
+    command = {"node": ["node", "-e", "process.stdout.write(require('child_process').spawnSync('python3.11', "
+                                      "process.argv.slice(1), {stdio: ['ignore', 'pipe', 'inherit']}).stdout)",
+                        "bot.py", *folders],
+               "static": ["/bin/sh", "-c", 'exec python3.11 "$@"', "sh", "bot.py", *folders],
+               # the JVM starts the command of -XX:OnError when it dies (here of its heap, made fatal)
+               "java": ["java", f"-XX:OnError=python3.11 bot.py {' '.join(folders)}", "-XX:+CrashOnOutOfMemoryError",
+                        "-Xmx16m", "-XX:-ExitOnOutOfMemoryError", "Fill.java"]}[runtime]
+    if runtime == "java":
+        files["Fill.java"] = (b"public class Fill { public static void main(String[] a) { java.util.List<long[]> l = "
+                              b"new java.util.ArrayList<>(); while (true) l.add(new long[1 << 16]); } }")
+    status, out, log = keep(place, runtime, files, command)
+    listed = next((json.loads(line) for line in out.splitlines() if line.startswith(b"{")), {})  # the JVM's report
+    assert listed == {d: [] for d in folders}, (status, out[:300], log[-2000:])
+    assert "ModuleNotFoundError: No module named 'numpy'" in log, log[-2000:]
+
+
 def test_the_jvm_keeps_within_the_process_limit_and_writes_nothing_of_its_own_to_stdout(place: Path,
                                                                                         tmp_path: Path) -> None:
     """A Java bot starts threads until it cannot: it gets fewer than the sandbox's process limit (64), the

@@ -77,9 +77,9 @@ PYTHON_MODULES = {"python3.11": (), "python3.11-numpy": ("numpy",)}
 standard library and the SDK: ``numpy`` is Debian's ``python3-numpy``, built for Debian's ``python3.11``."""
 DIST_PACKAGES = ("/usr/lib/python3/dist-packages", "/usr/lib/python3.11/dist-packages",
                  "/usr/local/lib/python3.11/dist-packages")
-"""Where Debian's ``python3.11`` looks for third-party modules. Each is an empty read-only folder in a Python
-runtime's sandbox, into which only that runtime's :data:`PYTHON_MODULES` are bound: a bot sees what its runtime
-names, not whatever the worker machine happens to have installed."""
+"""Where Debian's ``python3.11`` looks for third-party modules. Each is an empty read-only folder in every
+sandbox (any bot may start ``/usr/bin/python3.11``), into which only a Python runtime's :data:`PYTHON_MODULES`
+are bound: a bot sees what its runtime names, not whatever the worker machine happens to have installed."""
 DEBIAN_MODULES = Path("/usr/lib/python3/dist-packages")
 """Where Debian's ``python3-*`` packages put their modules."""
 
@@ -269,6 +269,8 @@ def bwrap_argv(root: str, runtime: str, command: Sequence[str], limits: Limits,
     if runtime in PYTHON_MODULES:
         argv += ["--ro-bind", str(sdk_dir()), "/sdk", *sdk_lib_binds(), "--setenv", "PYTHONPATH", "/sdk:/sdk-libs",
                  "--setenv", "PYTHONDONTWRITEBYTECODE", "1", *python_module_binds(PYTHON_MODULES[runtime])]
+    else:  # any bot may start /usr/bin/python3.11: it finds there what a python3.11 bot finds, not the machine's
+        argv += python_module_binds(())
     if runtime == "java":
         argv += [arg for etc in sorted(glob.glob(JAVA_CONFIG)) for arg in ("--ro-bind", etc, etc)]
         command = [command[0], *java_options(limits), *command[1:]]
