@@ -251,7 +251,7 @@ def create_app(
     )
     app.state.pool = pool
     app.state.clock = wall_clock  # web/deps.py: the time competitions' schedules are judged at
-    app.state.dataset_dir = None  # competitions' dataset tars; None: web.competitions._private_temp_folder
+    app.state.dataset_dir = None  # competitions' dataset tars; None: web.datasets.private_temp_folder
     app.state.replays = ReplayCache(replay_cache_size)
     app.state.labels = LabelCache(2 * replay_cache_size)
     app.state.live = live

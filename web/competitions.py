@@ -15,15 +15,7 @@ Every refusal of the ladder is a 4xx with its reason (:func:`refusal`).
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import logging
-import os
 import pathlib
-import stat
-import tarfile
-import tempfile
-import threading
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import asdict
@@ -51,7 +43,7 @@ from ladder.errors import (
     CompetitionPermissionError,
     TournamentError,
 )
-from web import auth
+from web import auth, datasets
 from web.deps import Now, Pool, app_now, app_pool
 from web.participants_api import JSON_ID, MAX_PLAYERS, validation_message
 
@@ -318,84 +310,6 @@ def api_evaluation(pool: Pool, competition_id: CompetitionId) -> EvaluationOut |
     return _evaluation_out(final.evaluation(pool, competition_id))
 
 
-log = logging.getLogger(__name__)
-
-_DATASET_BUILDS = threading.BoundedSemaphore(1)
-"""Datasets one web process writes at once (each is every match of a competition, read and compressed)."""
-
-
-_FALLBACK_FOLDER: list[pathlib.Path] = []
-"""The folder :func:`_private_temp_folder` made when the usual one was taken (one per process)."""
-_FALLBACK_LOCK = threading.Lock()
-
-
-def _ours_alone(folder: pathlib.Path) -> bool:
-    """Whether ``folder`` is a real folder (not a link) of this user that no one else may write."""
-    try:
-        st = folder.lstat()
-    except OSError:
-        return False
-    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
-
-
-def _private_temp_folder() -> pathlib.Path:
-    """``<temp>/parterre-datasets-<uid>``, this user's alone (mode 700): the datasets are a cache, rebuilt
-    when missing, and the temporary folder is writable where the rest of the file system is read-only
-    (docker-compose.yml). That name is known in advance, so another user of the machine may have taken it
-    (a folder of theirs, one anyone may write, a link): then the process makes a folder of its own with a
-    name no one could guess (``tempfile.mkdtemp``) and keeps it, rather than refusing every download."""
-    folder = pathlib.Path(tempfile.gettempdir()) / f"parterre-datasets-{os.getuid()}"
-    with contextlib.suppress(OSError):  # there already (ours from before, or taken), or the temporary folder refuses
-        folder.mkdir(mode=0o700)
-    if _ours_alone(folder):
-        return folder
-    with _FALLBACK_LOCK:
-        if not _FALLBACK_FOLDER or not _ours_alone(_FALLBACK_FOLDER[0]):
-            _FALLBACK_FOLDER[:] = [pathlib.Path(tempfile.mkdtemp(prefix=f"parterre-datasets-{os.getuid()}-"))]
-            log.warning("%s is not a folder of this user's alone: competition datasets go to %s", folder,
-                        _FALLBACK_FOLDER[0])
-        return _FALLBACK_FOLDER[0]
-
-
-def _dataset_tar(pool: ConnectionPool, folder: pathlib.Path, competition_id: int, now: datetime) -> pathlib.Path:
-    """The final competition's dataset as a tar in ``folder``, written once per final table.
-
-    The file is named by the final table's fingerprint: a disqualification after the freeze
-    recomputes the table (``ladder.competition_final.recompute_final``), and the next download
-    writes a new tar and removes the old one. The tar is written next to its final name and renamed
-    into place, so a reader never sees half a file; parallel first downloads in one process are one
-    write (:data:`_DATASET_BUILDS`), the others answered 503 with ``Retry-After``.
-    """
-    from ladder.competition_dataset import write_dataset
-
-    rows = final.final_table(pool, competition_id)
-    fingerprint = hashlib.sha256(repr([(r.place, r.bot_id, r.rating, r.low, r.high, r.matches, r.standing)
-                                       for r in rows]).encode()).hexdigest()[:16]
-    path = folder / f"competition-{competition_id}-{fingerprint}.tar"
-    if path.exists():
-        return path
-    if not _DATASET_BUILDS.acquire(blocking=False):
-        raise HTTPException(503, "another dataset is being written; try again in a few seconds",
-                            headers={"Retry-After": "5"})
-    try:
-        if path.exists():  # written while this request waited for the database
-            return path
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=folder, prefix=".writing-") as tmp:
-            source = pathlib.Path(tmp) / f"competition-{competition_id}"
-            _ladder(lambda: write_dataset(pool, competition_id, source, now=now))
-            part = pathlib.Path(tmp) / "dataset.tar"
-            with tarfile.open(part, mode="w") as tar:
-                tar.add(source, arcname=source.name)
-            os.replace(part, path)
-        for old in folder.glob(f"competition-{competition_id}-*.tar"):
-            if old != path:
-                old.unlink(missing_ok=True)
-    finally:
-        _DATASET_BUILDS.release()
-    return path
-
-
 @api_router.get("/competitions/{competition_id}/dataset", response_class=FileResponse,
                 responses={200: {"content": {"application/x-tar": {}},
                                  "description": "a tar of manifest.json and matches/<id>.json.zst"},
@@ -406,8 +320,8 @@ def api_dataset(request: Request, pool: Pool, now: Now, competition_id: Competit
     if c.status(now) != "final":  # not yet: a conflict with the competition's state, not a bad request
         raise HTTPException(409, f"competition {competition_id} is {c.status(now)}: its dataset is written once "
                                  "the final table is frozen")
-    folder = request.app.state.dataset_dir or _private_temp_folder()
-    path = _dataset_tar(pool, pathlib.Path(folder), competition_id, now)
+    folder = request.app.state.dataset_dir or datasets.private_temp_folder()
+    path = _ladder(lambda: datasets.dataset_tar(pool, pathlib.Path(folder), competition_id, now))
     return FileResponse(path, media_type="application/x-tar", filename=f"competition-{competition_id}.tar")
 
 

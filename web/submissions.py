@@ -18,7 +18,7 @@
   with the address of its replay, ``GET .../games/{kind}/{n}/replay`` (``parterre-replay/1`` JSON).
 * ``PUT /api/bots/{bot_id}/hosted-settings``: ``{"block_on_regression": bool}``.
 * ``GET /api/bots/{bot_id}/hosted-logs`` (``bot:manage``, owner only): the bot's
-  stderr of its newest rated match attempts (``ladder.submissions.match_logs``).
+  stderr of its newest rated match attempts (``ladder.hosted_logs.match_logs``).
 
 The pages ``/my/bots/{bot_id}/hosted`` and ``/my/bots/{bot_id}/hosted/{number}`` (session, owner
 only: another account gets 404, a visitor the login redirect) show the same logs, the newest
@@ -40,7 +40,7 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from ladder import accounts as acc
-from ladder import hosted_games
+from ladder import hosted_games, hosted_logs
 from ladder import owned_bots as ob
 from ladder import submissions as sub
 from ladder.errors import BotNotFoundError
@@ -227,7 +227,7 @@ def api_hosted_settings(pool: Pool, caller: auth.BotManager, bot_id: Id, body: H
 @router.get("/bots/{bot_id}/hosted-logs", summary="The hosted bot's stderr of its recent rated matches (owner only)")
 def api_hosted_logs(pool: Pool, caller: auth.BotManager, bot_id: Id) -> dict[str, Any]:
     _owned(pool, caller, bot_id)
-    return {"bot_id": bot_id, "logs": sub.match_logs(pool, bot_id)}
+    return {"bot_id": bot_id, "logs": hosted_logs.match_logs(pool, bot_id)}
 
 
 # -- pages (session, CSRF): the owner's hosted versions, the upload form, the version page ----------
@@ -244,7 +244,7 @@ def page_logs(pool: ConnectionPool, bot_id: int, version_id: int | None = None) 
     """The owner's newest rated-match logs for a page, each cut to its last :data:`PAGE_LOG_CHARS`
     (``hidden``: how many characters were cut). The template autoescapes them like any value."""
     out = []
-    for e in sub.match_logs(pool, bot_id, limit=PAGE_LOGS, version_id=version_id):
+    for e in hosted_logs.match_logs(pool, bot_id, limit=PAGE_LOGS, version_id=version_id):
         text = e["log"]
         out.append({**e, "log": text[-PAGE_LOG_CHARS:], "hidden": max(0, len(text) - PAGE_LOG_CHARS),
                     "when": e["created_at"][:19].replace("T", " ")})

@@ -1,4 +1,4 @@
-"""The competitions' dataset cache folder (``web.competitions._private_temp_folder``) in a temporary folder
+"""The competitions' dataset cache folder (``web.datasets.private_temp_folder``) in a temporary folder
 another user of the machine can write, tried as that user would.
 
 ``<temp>/parterre-datasets-<uid>`` is a name anyone can work out. Another local user who makes it first (a
@@ -17,7 +17,7 @@ import tempfile
 
 import pytest
 
-from web import competitions as wc
+from web import datasets
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ def shared_tmp(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathl
     shared.mkdir()
     shared.chmod(0o1777)
     monkeypatch.setattr(tempfile, "tempdir", str(shared))
-    monkeypatch.setattr(wc, "_FALLBACK_FOLDER", [], raising=False)  # a process that made none yet
+    monkeypatch.setattr(datasets, "_FALLBACK_FOLDER", [])  # a process that made none yet
     return shared
 
 
@@ -56,18 +56,18 @@ def test_a_dataset_folder_taken_by_another_user_is_left_alone_and_downloads_go_o
         pytest.skip("needs root to give a folder to another uid")
     taken = _take(shared_tmp, how)
     before = sorted(os.listdir(shared_tmp / "theirs"))
-    folder = wc._private_temp_folder()
+    folder = datasets.private_temp_folder()
     st = folder.lstat()
     assert stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) == 0o700
     assert folder.resolve() not in (taken.resolve(), (shared_tmp / "theirs").resolve())
     assert folder.parent == shared_tmp
     (folder / "competition-1-x.tar").write_bytes(b"data")  # the site writes there
     assert sorted(os.listdir(shared_tmp / "theirs")) == before
-    assert wc._private_temp_folder() == folder  # kept: one folder per process, not one per download
+    assert datasets.private_temp_folder() == folder  # kept: one folder per process, not one per download
 
 
 def test_the_usual_folder_is_used_when_it_is_the_sites_own(shared_tmp: pathlib.Path) -> None:
-    folder = wc._private_temp_folder()
+    folder = datasets.private_temp_folder()
     assert folder == shared_tmp / f"parterre-datasets-{os.getuid()}"
     assert stat.S_IMODE(folder.lstat().st_mode) == 0o700
-    assert wc._private_temp_folder() == folder
+    assert datasets.private_temp_folder() == folder

@@ -19,7 +19,7 @@ import pytest
 from fixtures.ladder_helpers import module_database
 from test_hosted import PASSWORD, owner, python_bot, upload
 
-from ladder import make_pool
+from ladder import hosted_logs, make_pool
 from ladder import submissions as sub
 from ladder.match_plans import plan_match
 from web import create_app
@@ -64,7 +64,7 @@ def rated_log(pool: Any, bot_id: int, other_bot: int, version: sub.HostedVersion
     """A ladder match seating ``bot_id`` and the bot's stderr of it, stored as the worker stores it."""
     match_id = plan_match(pool, game_string="floriferous(players=2)", bot_ids=[bot_id, other_bot],
                           plan_key=f"test:logs:{key}")
-    sub.save_match_log(pool, match_id, 1, bot_id, version.id, text)
+    hosted_logs.save_match_log(pool, match_id, 1, bot_id, version.id, text)
     return match_id
 
 
@@ -151,18 +151,18 @@ def test_only_the_newest_logs_of_a_bot_are_kept_and_never_another_bots(app: Any,
     c1, d1 = sub.version_by_number(pool, c_bot, 1), sub.version_by_number(pool, d_bot, 1)
     assert c1 is not None and d1 is not None
     d_match = plan_match(pool, game_string="floriferous(players=2)", bot_ids=[d_bot, c_bot], plan_key="test:keep:d")
-    sub.save_match_log(pool, d_match, 1, d_bot, d1.id, "D-LOG", kept=1)
+    hosted_logs.save_match_log(pool, d_match, 1, d_bot, d1.id, "D-LOG", kept=1)
     c_matches = []
     for i in range(5):
         match_id = plan_match(pool, game_string="floriferous(players=2)", bot_ids=[c_bot, d_bot],
                               plan_key=f"test:keep:c{i}")
-        sub.save_match_log(pool, match_id, 1, c_bot, c1.id, f"C-LOG-{i}", kept=3)
+        hosted_logs.save_match_log(pool, match_id, 1, c_bot, c1.id, f"C-LOG-{i}", kept=3)
         c_matches.append(match_id)
     c_logs = client.get(f"/api/bots/{c_bot}/hosted-logs", headers=c_headers).json()["logs"]
     d_logs = client.get(f"/api/bots/{d_bot}/hosted-logs", headers=d_headers).json()["logs"]
     assert [(x["match_id"], x["log"]) for x in c_logs] == [(c_matches[i], f"C-LOG-{i}") for i in (4, 3, 2)]
     assert [(x["match_id"], x["log"]) for x in d_logs] == [(d_match, "D-LOG")]
     with pytest.raises(ValueError, match="kept must be at least 1"):
-        sub.save_match_log(pool, c_matches[0], 1, c_bot, c1.id, "never stored", kept=0)
+        hosted_logs.save_match_log(pool, c_matches[0], 1, c_bot, c1.id, "never stored", kept=0)
     assert [x["log"] for x in client.get(f"/api/bots/{c_bot}/hosted-logs", headers=c_headers).json()["logs"]] == [
         "C-LOG-4", "C-LOG-3", "C-LOG-2"]

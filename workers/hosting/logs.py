@@ -2,8 +2,8 @@
 
 ``$PARTERRE_HOSTED_DIR/logs/`` holds the worker's copies of hosted bots' stderr, the adapters' notes
 and the validation logs (operators only; the owner's copy of a rated match's stderr is in the
-database, where ``ladder.submissions.save_match_log`` keeps a bot's newest
-:data:`ladder.submissions.MATCH_LOGS_KEPT`). Every worker process prunes its folder in a background
+database, where ``ladder.hosted_logs.save_match_log`` keeps a bot's newest
+:data:`ladder.hosted_logs.MATCH_LOGS_KEPT`). Every worker process prunes its folder in a background
 thread at most once an hour (:func:`prune_logs_at_times`), before a hosted match or a validation.
 """
 

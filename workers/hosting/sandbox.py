@@ -48,7 +48,6 @@ import argparse
 import contextlib
 import glob
 import json
-import math
 import os
 import resource
 import selectors
@@ -65,36 +64,14 @@ from workers.hosting.host import charged_tasks as charged_tasks
 from workers.hosting.host import children_listed, proc_files, tree_memory
 from workers.hosting.host import uid_pids as uid_pids
 from workers.hosting.host import uid_tasks as uid_tasks
+from workers.hosting.runtimes import DIST_PACKAGES as DIST_PACKAGES
+from workers.hosting.runtimes import JAVA_CONFIG, PYTHON_MODULES, java_options, python_module_binds, runtime_missing
+from workers.hosting.runtimes import RUNTIME_PACKAGES as RUNTIME_PACKAGES
+from workers.hosting.runtimes import RUNTIME_PROGRAMS as RUNTIME_PROGRAMS
+from workers.hosting.runtimes import RUNTIMES as RUNTIMES
 
 UID_BASE = 200_000
 """Sandboxes run as uid ``UID_BASE + keeper pid`` (no such user exists; owns nothing on the disk)."""
-
-RUNTIMES = ("python3.11", "python3.11-numpy", "node", "static", "java")
-"""Runtimes a manifest may name (docs/hosted.md, "Runtimes")."""
-
-PYTHON_MODULES = {"python3.11": (), "python3.11-numpy": ("numpy",)}
-"""The Python runtimes and the Debian-packaged modules (``/usr/lib/python3/dist-packages``) each offers beyond the
-standard library and the SDK: ``numpy`` is Debian's ``python3-numpy``, built for Debian's ``python3.11``."""
-DIST_PACKAGES = ("/usr/lib/python3/dist-packages", "/usr/lib/python3.11/dist-packages",
-                 "/usr/local/lib/python3.11/dist-packages")
-"""Where Debian's ``python3.11`` looks for third-party modules. Each is an empty read-only folder in every
-sandbox (any bot may start ``/usr/bin/python3.11``), into which only a Python runtime's :data:`PYTHON_MODULES`
-are bound: a bot sees what its runtime names, not whatever the worker machine happens to have installed."""
-DEBIAN_MODULES = Path("/usr/lib/python3/dist-packages")
-"""Where Debian's ``python3-*`` packages put their modules."""
-
-RUNTIME_PROGRAMS = {"python3.11": "/usr/bin/python3.11", "python3.11-numpy": "/usr/bin/python3.11",
-                    "node": "/usr/bin/node", "java": "/usr/bin/java"}
-"""The program each runtime needs on the worker (``static`` needs none)."""
-RUNTIME_PACKAGES = {"python3.11": "python3.11", "python3.11-numpy": "python3-numpy", "node": "nodejs",
-                    "java": "openjdk-17-jre-headless"}
-"""The Debian package that provides each runtime (deploy/Dockerfile installs them all)."""
-
-JAVA_CONFIG = "/etc/java-*-openjdk"
-"""Debian's OpenJDK keeps its configuration (``jvm.cfg``, ``security/java.security``, ...) under ``/etc``, linked
-from the JDK's folder: bound read-only for the ``java`` runtime (without it ``MessageDigest`` or ``UUID`` fail)."""
-JAVA_CODE_CACHE_MB = 32
-JAVA_METASPACE_MB = 64
 
 VERDICTS = ("ok", "exit", "wall_time", "cpu_time", "memory", "output_limit", "stopped", "start_failed")
 """``ok``: exit 0; ``exit``: non-zero exit or a signal of its own; ``wall_time``/``cpu_time``/
@@ -273,7 +250,7 @@ def bwrap_argv(root: str, runtime: str, command: Sequence[str], limits: Limits,
         argv += python_module_binds(())
     if runtime == "java":
         argv += [arg for etc in sorted(glob.glob(JAVA_CONFIG)) for arg in ("--ro-bind", etc, etc)]
-        command = [command[0], *java_options(limits), *command[1:]]
+        command = [command[0], *java_options(limits.memory_mb, limits.cpus), *command[1:]]
     if grpc_dir is not None:
         argv += ["--ro-bind", str(grpc_dir), GRPC_MOUNT,
                  "--setenv", "PARTERRE_REFEREE_ADDRESS", f"unix://{GRPC_MOUNT}/{GRPC_SOCKET}",
@@ -284,59 +261,6 @@ def bwrap_argv(root: str, runtime: str, command: Sequence[str], limits: Limits,
     for path, fd in (data_fds or {}).items():
         argv += ["--ro-bind-data", str(fd), path]
     return [*argv, "--remount-ro", "/dev", "--remount-ro", "/", "--", *command]
-
-
-def python_module_binds(modules: Sequence[str]) -> list[str]:
-    """``bwrap`` arguments that empty every folder of :data:`DIST_PACKAGES` (a read-only tmpfs over it) and bind
-    into Debian's only ``modules`` (each package's folder and its ``.egg-info``/``.dist-info``), read-only, at
-    their own paths: ``import numpy`` finds Debian's numpy where Debian put it, and nothing else of the folder."""
-    out: list[str] = []
-    for folder in DIST_PACKAGES:
-        if not os.path.isdir(folder):
-            continue
-        out += ["--tmpfs", folder]
-        if Path(folder) == DEBIAN_MODULES:
-            for name in modules:
-                for path in [DEBIAN_MODULES / name, *sorted(DEBIAN_MODULES.glob(f"{name}-*.egg-info")),
-                             *sorted(DEBIAN_MODULES.glob(f"{name}-*.dist-info"))]:
-                    if path.exists():
-                        out += ["--ro-bind", str(path), str(path)]
-        out += ["--remount-ro", folder]
-    return out
-
-
-def java_options(limits: Limits) -> list[str]:
-    """The JVM options the ``java`` runtime puts right after ``java`` in the bot's command (docs/hosted.md,
-    "Runtimes"). The JVM sizes itself from the machine (``sysinfo``: every core and all the memory of the host,
-    not the sandbox's limits): a default heap of a quarter of the host's memory, and with G1 a garbage-collector
-    thread per core or so, would meet the memory limit as an OOM kill and the process limit as a failed thread.
-    So: a heap of half the memory limit (the rest for metaspace, code cache, stacks, the JVM itself), the
-    serial collector (no GC threads), two JIT compiler threads, the processor count of the CPU quota, no
-    ``/tmp/hsperfdata`` file, ``java.io.tmpdir`` on ``/scratch``, and exit at once when the heap runs out
-    (``ExitOnOutOfMemoryError``: status 3 and the JVM's message in the log, where a thread dying of it could
-    leave the bot waiting for its timeout). Options of the bot's own that come later win over these; the
-    sandbox's limits hold whatever they say."""
-    opts = [f"-XX:MaxRAM={limits.memory_mb}m", f"-Xmx{max(16, limits.memory_mb // 2)}m", "-Xms8m",
-            "-XX:+UseSerialGC", "-XX:CICompilerCount=2", f"-XX:ReservedCodeCacheSize={JAVA_CODE_CACHE_MB}m",
-            f"-XX:MaxMetaspaceSize={JAVA_METASPACE_MB}m", "-XX:-UsePerfData", "-XX:+ExitOnOutOfMemoryError",
-            "-XX:+DisplayVMOutputToStderr", "-Xlog:disable", "-Xlog:all=warning:stderr",
-            "-XX:ErrorFile=/scratch/hs_err_pid%p.log", "-Djava.io.tmpdir=/scratch"]
-    if limits.cpus > 0:
-        opts.append(f"-XX:ActiveProcessorCount={max(1, math.ceil(limits.cpus))}")
-    return opts
-
-
-def runtime_missing(runtime: str) -> str:
-    """Why this worker cannot run ``runtime`` (its program or module is not installed), or ``""``."""
-    program = RUNTIME_PROGRAMS.get(runtime)
-    if program is not None and not os.path.exists(program):
-        return f"runtime {runtime} is not installed on this worker: no {program} (Debian's " \
-               f"{RUNTIME_PACKAGES[runtime]})"
-    for name in PYTHON_MODULES.get(runtime, ()):
-        if not (DEBIAN_MODULES / name / "__init__.py").exists():
-            return f"runtime {runtime} is not installed on this worker: no {DEBIAN_MODULES / name} (Debian's " \
-                   f"{RUNTIME_PACKAGES[runtime]})"
-    return ""
 
 
 @dataclass(slots=True)

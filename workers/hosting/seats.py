@@ -43,7 +43,7 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
-from ladder import competitions
+from ladder import competitions, hosted_logs
 from ladder import submissions as sub
 from workers.hosting.logs import prune_logs_at_times
 from workers.hosting.run_dirs import RunDir, make_run_dir
@@ -194,9 +194,10 @@ class HostedSeats:
             log.warning("match %s: the referee refused the credential of hosted bot(s) %s", self.match_id, refused)
         for bot_id, path in self.logs.items():  # the owner's log of this match (API: hosted-logs)
             try:
-                text = path.read_bytes()[-sub.MATCH_LOG_CHARS:].decode("utf-8", "replace") if path.exists() else ""
-                sub.save_match_log(self.pool, self.match_id, self.attempt, bot_id, self.versions[bot_id].id, text,
-                                   kept=self.cfg.get("logs_kept", sub.MATCH_LOGS_KEPT))
+                tail = path.read_bytes()[-hosted_logs.MATCH_LOG_CHARS:] if path.exists() else b""
+                hosted_logs.save_match_log(self.pool, self.match_id, self.attempt, bot_id, self.versions[bot_id].id,
+                                           tail.decode("utf-8", "replace"),
+                                           kept=self.cfg.get("logs_kept", hosted_logs.MATCH_LOGS_KEPT))
             except Exception as exc:  # the match is recorded already; a lost log must not fail the task
                 log.warning("match %s: cannot keep the log of hosted bot %s: %s", self.match_id, bot_id, exc)
 

@@ -43,7 +43,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ladder import hosted_games
+from ladder import hosted_games, hosted_logs
 from ladder import submissions as sub
 from ladder.errors import DatabaseUnavailableError
 from ladder.stats.paired import DealResult, DuplicateTest, TrajectoryPoint, head_to_head_deal
@@ -124,7 +124,7 @@ def hosted_settings(env: dict[str, str] | None = None) -> dict[str, Any]:
     | ``PARTERRE_STDIO_NOTES_MAX`` / ``_KB`` | ``1000`` / ``256`` | per child, the adapter's notes of its stray
     output (``bots.stdio``) |
     | ``PARTERRE_HOSTED_LOGS_KEPT`` | ``200`` | rated-match logs kept per bot in the database, the newest
-    (``ladder.submissions.MATCH_LOGS_KEPT``; 1 to 1,000,000) |
+    (``ladder.hosted_logs.MATCH_LOGS_KEPT``; 1 to 1,000,000) |
     | ``PARTERRE_HOSTED_LOG_DAYS`` | ``14`` | the worker's own log files (``logs/`` under the folder) are deleted
     this many days after their last write (``workers.hosting.logs``; at least 1, so never a running
     match's; ``inf``: never) |
@@ -145,7 +145,7 @@ def hosted_settings(env: dict[str, str] | None = None) -> dict[str, Any]:
         "max_games": int(e.get("PARTERRE_HOSTED_MAX_GAMES", "400")),
         "game": e.get("PARTERRE_HOSTED_GAME", "floriferous(players=2)"),
         "deadline_ms": int(e.get("PARTERRE_HOSTED_DEADLINE_MS", "1000")),
-        "logs_kept": _within(int(e.get("PARTERRE_HOSTED_LOGS_KEPT", str(sub.MATCH_LOGS_KEPT))), 1, 1_000_000,
+        "logs_kept": _within(int(e.get("PARTERRE_HOSTED_LOGS_KEPT", str(hosted_logs.MATCH_LOGS_KEPT))), 1, 1_000_000,
                              "PARTERRE_HOSTED_LOGS_KEPT"),
         "log_days": _within(float(e.get("PARTERRE_HOSTED_LOG_DAYS", "14")), 1.0, math.inf,
                             "PARTERRE_HOSTED_LOG_DAYS"),
@@ -270,12 +270,12 @@ _runtimes_said = False
 
 
 def offered_runtimes() -> list[str]:
-    """The runtimes installed on this worker (``workers.hosting.sandbox.runtime_missing``): ``parterre.hosted_tick``
+    """The runtimes installed on this worker (``workers.hosting.runtimes.runtime_missing``): ``parterre.hosted_tick``
     claims only versions of these (another worker may run the rest), and the keeper refuses the others
     (``start_failed``, "refused: runtime ... is not installed"), rather than a missing ``java`` looking like the
     bot's crash. Each missing runtime is logged once per process."""
     global _runtimes_said
-    from workers.hosting.sandbox import RUNTIMES, runtime_missing
+    from workers.hosting.runtimes import RUNTIMES, runtime_missing
 
     missing = {r: runtime_missing(r) for r in RUNTIMES}
     if not _runtimes_said and any(missing.values()):
