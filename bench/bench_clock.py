@@ -360,9 +360,14 @@ async def measure(mode: str, concurrency: int, ns: argparse.Namespace) -> dict[s
     return data
 
 
-def verdict(floor: list[dict[str, Any]], ref: list[dict[str, Any]]) -> tuple[bool, str]:
-    """Whether one concurrency holds (fairness, no timeout, throughput), and if not, the likeliest cause."""
+def verdict(floor: list[dict[str, Any]], ref: list[dict[str, Any]], ideal: float) -> tuple[bool, str]:
+    """Whether one concurrency holds (fairness, no timeout, throughput), and if not, the likeliest cause.
+
+    ``ideal`` is the decisions per second of bots that think exactly their time with no lag at all; a
+    floor far below it means this machine could not drive the level, whatever the referee does.
+    """
     med = statistics.median
+    floor_share = med(f["rate"] for f in floor) / ideal
     excess = med(r["p99"] - f["p99"] for f, r in zip(floor, ref, strict=True))
     rate = med(r["rate"] / f["rate"] for f, r in zip(floor, ref, strict=True))
     timeouts = sum(r["timeouts"] for r in ref)
@@ -370,6 +375,10 @@ def verdict(floor: list[dict[str, Any]], ref: list[dict[str, Any]]) -> tuple[boo
         (f"lag p99 +{excess:.1f} ms over the floor's", excess > SLACK_MS),
         (f"{timeouts} timeouts", timeouts > 0),
         (f"{rate:.2f} × the floor's decisions/s", rate < RATE_SHARE)) if bad]
+    if floor_share < RATE_SHARE:
+        return not misses, (f"not measurable here: the floor itself played {floor_share:.0%} of the {ideal:,.0f} "
+                            f"decisions/s its bots allow (the machine or the bots' process held both back)"
+                            + (f"; {'; '.join(misses)}" if misses else ""))
     if not misses:
         return True, "holds"
     cpu, bots, busy = med(r["cpu"] for r in ref), med(r["bots_cpu"] for r in ref), med(r["busy"] for r in ref)
@@ -422,7 +431,7 @@ async def run_all(ns: argparse.Namespace) -> list[Result]:
           f"{'t/o':>4s} {'loop p99':>8s} {'ref CPU':>7s} {'bots CPU':>8s} {'machine':>7s} {'KiB/match':>9s}  verdict")
     for c in levels:
         floor, ref = got[c, "floor"], got[c, "referee"]
-        _, why = verdict(floor, ref)
+        _, why = verdict(floor, ref, c * 1000.0 / ns.think_ms)
         kib = med((r["rss_peak"] - r["rss_base"]) / 2**10 / c for r in ref)
         print(f"  {c:7d} {med(r['rate'] for r in ref):9,.0f} {med(f['rate'] for f in floor):7,.0f} "
               f"{med(r['rate'] / f['rate'] for f, r in zip(floor, ref, strict=True)):5.2f} "

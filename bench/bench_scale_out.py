@@ -92,6 +92,8 @@ PG_SETTLE_S = 11.0
 """A PostgreSQL backend reports its transaction counts at most 10 s late (``PGSTAT_IDLE_INTERVAL``)."""
 POLL_S = 0.1
 TARGET_REFEREES, TARGET_WORKERS = 100, 50
+HELD_MATCHES = 200
+"""Matches one referee holds at once with bots that think (the capacity goal of ``bench_clock.py``)."""
 
 
 def go_bot() -> str | None:
@@ -487,8 +489,8 @@ def machine_limit(runs: dict[str, list[Run]]) -> list[str]:
         f"referee a in the 1 + 1 runs: {ref_one:.0%} of a core (a referee is one process: 100 % is its limit; less "
         f"means the machine's cores, shared with everything else on it, held it back)",
     ]
-    for label, minus in (("with the bots on this machine", bots), ("without the bots (deployed, they run on their "
-                                                                    "authors' machines)", {c: 0.0 for c in runs})):
+    for label, minus in (("with the bots on this machine", {c: 0.0 for c in runs}),
+                         ("without the bots (deployed, they run on their authors' machines)", bots)):
         one = min(1.0 / referee, cores / (cpu["one"] - minus["one"]))  # a referee's core, or the machine's
         two = min(2.0 / referee, cores / (cpu["two"] - minus["two"]))
         need = 2.0 / referee * (cpu["two"] - minus["two"])
@@ -557,6 +559,10 @@ def capacity(runs: list[Run], idle_all: Run, idle_refs: Run, direct: Run, queued
     first = max(limits, key=lambda item: item[3])
     out.append(f"  first limit reached: {first[0]} ({first[3]:.1f} × the limit)" if first[3] >= 1 else
                "  no hard limit reached")
+    held = TARGET_REFEREES * HELD_MATCHES
+    out.append(f"  with bots that think (a referee holding {HELD_MATCHES} matches, docs/benchmarks.md), "
+               f"{held:,} matches at once need as many worker slots: {per_worker_pg * held / concurrency:,.0f} "
+               f"PostgreSQL connections at {per_worker_pg} per {concurrency} slots")
     out.append(f"  the presence read of every match grows with referees × bots: {TARGET_REFEREES} records of "
                f"{rec_bytes} bytes here ({rec_bots} bots each) is {TARGET_REFEREES * rec_bytes / 1024:.0f} KiB a "
                f"match, "
