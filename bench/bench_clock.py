@@ -331,7 +331,7 @@ async def serve(mode: str, concurrency: int, seconds: float, think: str, think_m
             finally:
                 turns.append((time.perf_counter() - t) * 1000.0)
 
-        live.Publisher.turn = timed_turn  # type: ignore[method-assign]
+        live.Publisher.turn = timed_turn  # this process serves this one window: the patch dies with it
         live.configure(url, NAMESPACE)  # as referee.server.serve does
         try:
             async with Harness({"bench-a": 1, "bench-b": 2}, progress_every=1_000_000) as h:
