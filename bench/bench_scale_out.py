@@ -38,15 +38,19 @@ wall(1 + 1) / wall(2 + 2) ≥ 1.7, median of the repeats.
 Counted from the runs, for the capacity estimate (docs/benchmarks.md):
 
 * CPU of every process from ``/proc`` (each referee, each worker with its pool, the bots, this
-  database's PostgreSQL backends, the Redis, this process) as a share of one core over the run,
-  and the machine's use of its cores from ``/proc/stat`` (other jobs included), so that one sees
-  whether the cores or the design held the 2 + 2 run back;
-* PostgreSQL: transactions (``pg_stat_database`` ``xact_commit + xact_rollback`` of the run's
-  database, over the whole measurement and then an idle wait of 11 s, since a backend reports its
-  counts up to 10 s late; this process's own polls subtracted) per match; connections of each
-  worker (``pg_stat_activity`` by ``application_name``, the most seen at once);
-* Redis: commands (``INFO commandstats`` deltas), connections opened and bytes out per match and
-  per second of each run, and with no match running, per second per referee and per worker;
+  database's PostgreSQL backends, this process; the Redis from its own ``INFO cpu``) as a share
+  of one core over the run, and the machine's use of its cores from ``/proc/stat`` (other jobs
+  included), so that one sees whether the cores or the design held the 2 + 2 run back;
+* PostgreSQL: transactions (``pg_stat_database`` ``xact_commit + xact_rollback``) and rows
+  written (``tup_inserted + tup_updated + tup_deleted``) of the run's database, over the whole
+  measurement and then an idle wait of 11 s, since a backend reports its counts up to 10 s late,
+  this process's own polls subtracted, per match; connections of each worker
+  (``pg_stat_activity`` by ``application_name``, the most seen at once);
+* Redis: commands and writes (``INFO commandstats`` deltas; a write is a command ``COMMAND INFO``
+  flags ``write``), connections opened and bytes out, per match and split between the referee (16
+  matches this process plays itself through ``MatchControl``, no worker), queuing (50 tasks sent
+  to a queue nobody consumes) and the worker (the rest); with no match running, per second per
+  referee (the workers paused) and per worker;
 
 and from them, linearly, what 100 referees and 50 workers would ask of PostgreSQL and Redis
 and which limit comes first. Exits 1 when the goal is missed, 3 when the Go bot cannot be built.
@@ -79,7 +83,14 @@ from bench.harness import (  # noqa: E402 - after the sys.path setup above
     not_run,
     report,
 )
-from bench.scale_out_report import NAMES, Run, capacity, describe, machine_limit  # noqa: E402 - after sys.path
+from bench.scale_out_report import (  # noqa: E402 - after sys.path
+    NAMES,
+    Measured,
+    Run,
+    capacity,
+    describe,
+    machine_limit,
+)
 
 PORT_BASE = 25390
 """Referees on BASE and BASE + 1, their metrics on BASE + 2 and + 3, the workers' on + 4 and + 5, Redis + 9."""
@@ -227,12 +238,19 @@ class Stack(Deployed):
         return {str(r[0]): int(r[1]) for r in self.admin.execute(
             "SELECT application_name, count(*) FROM pg_stat_activity WHERE datname = %s GROUP BY 1", (self.db,))}
 
-    def pg_transactions(self) -> tuple[int, int]:
-        """Transactions the run's database has counted: (committed and rolled back, rolled back)."""
+    def pg_transactions(self) -> tuple[int, int, int]:
+        """What the run's database has counted: (transactions committed and rolled back, rolled back, rows
+        written: inserted, updated and deleted)."""
         self.admin.execute("SELECT pg_stat_clear_snapshot()")
-        row = self.admin.execute("SELECT xact_commit + xact_rollback, xact_rollback FROM pg_stat_database "
-                                 "WHERE datname = %s", (self.db,)).fetchone()
-        return (int(row[0]), int(row[1])) if row else (0, 0)
+        row = self.admin.execute("SELECT xact_commit + xact_rollback, xact_rollback, tup_inserted + tup_updated + "
+                                 "tup_deleted FROM pg_stat_database WHERE datname = %s", (self.db,)).fetchone()
+        return (int(row[0]), int(row[1]), int(row[2])) if row else (0, 0, 0)
+
+    def write_commands(self, names: set[str]) -> set[str]:
+        """Those of ``names`` (``INFO commandstats`` names) that Redis flags ``write`` (``COMMAND INFO``)."""
+        plain = sorted(n for n in names if "|" not in n)  # subcommands ("client|setinfo") write nothing
+        info = self.r.execute_command("COMMAND", "INFO", *plain) if plain else {}
+        return {str(n) for n, v in info.items() if v and "write" in [str(f) for f in v.get("flags", [])]}
 
     def snapshot(self) -> Snapshot:
         stats = self.r.info("commandstats")
@@ -486,6 +504,8 @@ def main(argv: list[str] | None = None) -> int:
         time.sleep(PG_SETTLE_S)
         x2 = stack.pg_transactions()
         presence = stack.presence_bytes()
+        writes = stack.write_commands({k for r in [*runs["one"], *runs["two"], direct, queued, idle_all]
+                                       for k in r.commands})
         with stack.admin.cursor() as cur:
             row = cur.execute("SHOW max_connections").fetchone()
         assert row is not None
@@ -500,6 +520,7 @@ def main(argv: list[str] | None = None) -> int:
     played = sum(r.matches for r in every)
     xacts = (x2[0] - x1[0] - (stack.polls - polls1) * per_poll) / played
     rollbacks = (x2[1] - x1[1]) / played
+    rows = (x2[2] - x1[2]) / played
     ratios = [a.wall_s / b.wall_s for a, b in zip(runs["one"], runs["two"], strict=True)]
     print(f"\nPostgreSQL: {per_poll:.0f} transactions a poll of this process (measured {measured_per_poll:.2f}; "
           f"subtracted); {rollbacks:.2f} rolled back a match (retried on a lock conflict); Redis connections open "
@@ -510,8 +531,9 @@ def main(argv: list[str] | None = None) -> int:
     for line in machine_limit(runs):
         print(line)
     print("capacity, extrapolated linearly from these runs:")
-    for line in capacity(every, idle_all, idle_refs, direct, queued, xacts, max_connections, ns.concurrency,
-                         presence):
+    measured = Measured(idle_all, idle_refs, direct, queued, xacts, rows, max_connections, ns.concurrency,
+                        presence, writes)
+    for line in capacity(every, measured):
         print("  " + line)
     busy = statistics.median(r.machine for r in runs["two"])
     note = (f"1 + 1 {statistics.median(r.wall_s for r in runs['one']):.2f} s, 2 + 2 "

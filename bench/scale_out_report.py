@@ -80,72 +80,114 @@ def machine_limit(runs: dict[str, list[Run]]) -> list[str]:
     return lines
 
 
-def capacity(runs: list[Run], idle_all: Run, idle_refs: Run, direct: Run, queued: Run, xacts_per_match: float,
-             max_connections: int, concurrency: int, presence: list[tuple[int, int]]) -> list[str]:
+@dataclass
+class Measured:
+    """What the bench measured besides the tournament runs.
+
+    Attributes:
+        idle_all: a window with no match, every process running.
+        idle_refs: a window with no match, the workers paused: the referees (and Redis) alone.
+        direct: matches the bench played on referee *a* itself (no worker): the referee's own share.
+        queued: tasks queued to a queue nobody consumes: queuing's share.
+        xacts: PostgreSQL transactions a match (the bench's polls subtracted).
+        rows: PostgreSQL rows written a match (inserted, updated, deleted).
+        max_connections: the PostgreSQL server's ``max_connections``.
+        concurrency: slots of each worker.
+        presence: (bytes, bots) of each referee's presence record.
+        writes: the Redis commands that write (``COMMAND INFO`` flags).
+    """
+
+    idle_all: Run
+    idle_refs: Run
+    direct: Run
+    queued: Run
+    xacts: float
+    rows: float
+    max_connections: int
+    concurrency: int
+    presence: list[tuple[int, int]]
+    writes: set[str]
+
+
+def _count(run: Run, only: set[str] | None = None) -> int:
+    return sum(v for k, v in run.commands.items() if only is None or k in only)
+
+
+def capacity(runs: list[Run], m: Measured) -> list[str]:
     """What 100 referees and 50 workers would ask of PostgreSQL and Redis, extrapolated linearly from the runs."""
     out = []
     ref_cpu = _per(runs, lambda r: r.cpu["referee-a"] + r.cpu["referee-b"])
     worker_cpu = _per(runs, lambda r: r.cpu["worker-a"] + r.cpu["worker-b"])
     pg_cpu = _per(runs, lambda r: r.cpu["postgres"])
-    redis_idle_cpu = idle_all.cpu["redis"] / idle_all.wall_s
+    redis_idle_cpu = m.idle_all.cpu["redis"] / m.idle_all.wall_s
     redis_cpu = _per(runs, lambda r: r.cpu["redis"] - redis_idle_cpu * r.wall_s)
-    idle_rate = sum(idle_all.commands.values()) / idle_all.wall_s
-    cmds = _per(runs, lambda r: sum(r.commands.values()) - idle_rate * r.wall_s)
-    ref_idle = sum(idle_refs.commands.values()) / idle_refs.wall_s / len(NAMES)
-    worker_idle = max(0.0, idle_rate - ref_idle * len(NAMES)) / len(NAMES)
-    ref_cmds = (sum(direct.commands.values()) - idle_rate * direct.wall_s) / direct.matches
-    queue_cmds = sum(queued.commands.values()) / queued.matches
-    worker_cmds = cmds - ref_cmds - queue_cmds
+    per: dict[str, dict[str, float]] = {}  # all commands / writes -> who -> a match, or a second with no match
+    for kind, only in (("commands", None), ("writes", m.writes)):
+        idle = _count(m.idle_all, only) / m.idle_all.wall_s
+        ref_idle = _count(m.idle_refs, only) / m.idle_refs.wall_s / len(NAMES)
+        total = _per(runs, lambda r, only=only, idle=idle: _count(r, only) - idle * r.wall_s)
+        ref = (_count(m.direct, only) - idle * m.direct.wall_s) / m.direct.matches
+        queue = _count(m.queued, only) / m.queued.matches
+        per[kind] = {"total": total, "referee": ref, "queue": queue, "worker": total - ref - queue,
+                     "referee_idle": ref_idle, "worker_idle": max(0.0, idle - ref_idle * len(NAMES)) / len(NAMES)}
+    cmds, writes = per["commands"], per["writes"]
     conns = _per(runs, lambda r: r.redis["total_connections_received"])
     bytes_out = _per(runs, lambda r: r.redis["total_net_output_bytes"])
     per_worker_pg = max(max(r.pg_connections.get(f"scale-worker-{n}", 0) for n in NAMES) for r in runs)
     decisions = _per(runs, lambda r: r.decisions)
     rate = 1.0 / ref_cpu  # matches/s of one referee on a core of its own (a referee is one process)
     cluster = TARGET_REFEREES * rate
-    slots = TARGET_REFEREES * concurrency  # the matches at once that kept one referee busy here, per referee
-    pg_conns = TARGET_WORKERS * per_worker_pg * (slots / TARGET_WORKERS) / concurrency
-    pg_xacts = cluster * xacts_per_match
-    redis_cmds = cluster * cmds + TARGET_REFEREES * ref_idle + TARGET_WORKERS * worker_idle
+    slots = TARGET_REFEREES * m.concurrency  # the matches at once that kept one referee busy here, per referee
+    pg_conns = per_worker_pg * slots / m.concurrency
+
+    def redis_rate(kind: str) -> float:
+        return (cluster * per[kind]["total"] + TARGET_REFEREES * per[kind]["referee_idle"]
+                + TARGET_WORKERS * per[kind]["worker_idle"])
+
     redis_core = cluster * redis_cpu + redis_idle_cpu
-    rec_bytes, rec_bots = max(presence, default=(0, 0), key=lambda p: p[1])
+    rec_bytes, rec_bots = max(m.presence, default=(0, 0), key=lambda p: p[1])
     out.append(f"measured per match ({decisions:.0f} decisions; all runs): referee CPU {ref_cpu * 1000:.1f} ms "
                f"({ref_cpu / decisions * 1e6:.0f} us a decision), worker CPU {worker_cpu * 1000:.1f} ms, PostgreSQL "
-               f"backends {pg_cpu * 1000:.1f} ms, Redis {redis_cpu * 1000:.2f} ms; PostgreSQL {xacts_per_match:.1f} "
-               f"transactions; Redis {cmds:.1f} commands (referee {ref_cmds:.1f}, worker {worker_cmds:.1f}, queuing "
-               f"{queue_cmds:.1f}), {conns:.2f} connections opened, {bytes_out / 1024:.1f} KiB sent")
-    out.append(f"measured with no match: Redis commands/s per referee {ref_idle:.2f}, per worker {worker_idle:.2f}; "
-               f"PostgreSQL connections per worker of {concurrency} slots {per_worker_pg} (the most seen at once); "
+               f"backends {pg_cpu * 1000:.1f} ms, Redis {redis_cpu * 1000:.2f} ms; PostgreSQL {m.xacts:.1f} "
+               f"transactions, {m.rows:.0f} rows written; Redis {cmds['total']:.1f} commands, {writes['total']:.1f} "
+               f"of them writes (referee {cmds['referee']:.1f} / {writes['referee']:.1f}, worker "
+               f"{cmds['worker']:.1f} / {writes['worker']:.1f}, queuing {cmds['queue']:.1f} / {writes['queue']:.1f}), "
+               f"{conns:.2f} connections opened, {bytes_out / 1024:.1f} KiB sent")
+    out.append(f"measured with no match: Redis commands (writes)/s per referee {cmds['referee_idle']:.2f} "
+               f"({writes['referee_idle']:.2f}), per worker {cmds['worker_idle']:.2f} ({writes['worker_idle']:.2f}); "
+               f"PostgreSQL connections per worker of {m.concurrency} slots {per_worker_pg} (the most seen at once); "
                f"a referee's presence record {rec_bytes} bytes with {rec_bots} bots")
-    ref_rate_cmds = rate * ref_cmds + ref_idle
-    worker_share = cluster / TARGET_WORKERS
+    share = cluster / TARGET_WORKERS
     out.append(f"one referee, referee-bound (a core of its own, instant bots): {rate:.1f} matches/s, "
-               f"{rate * decisions:,.0f} decisions/s; Redis {ref_rate_cmds:.0f} commands/s; no PostgreSQL")
-    out.append(f"one worker at {TARGET_REFEREES}/{TARGET_WORKERS} of that rate ({worker_share:.1f} matches/s): "
-               f"{worker_share * worker_cpu:.2f} cores, {slots // TARGET_WORKERS} slots, "
-               f"{per_worker_pg * slots / TARGET_WORKERS / concurrency:.0f} PostgreSQL connections, "
-               f"{worker_share * xacts_per_match:.0f} transactions/s, Redis "
-               f"{worker_share * (worker_cmds + queue_cmds) + worker_idle:.0f} commands/s")
+               f"{rate * decisions:,.0f} decisions/s; Redis {rate * cmds['referee'] + cmds['referee_idle']:.0f} "
+               f"commands/s ({rate * writes['referee'] + writes['referee_idle']:.0f} writes); no PostgreSQL")
+    out.append(f"one worker at {TARGET_REFEREES}/{TARGET_WORKERS} of that rate ({share:.1f} matches/s): "
+               f"{share * worker_cpu:.2f} cores, {slots // TARGET_WORKERS} slots, "
+               f"{pg_conns / TARGET_WORKERS:.0f} PostgreSQL connections, {share * m.xacts:.0f} transactions/s "
+               f"({share * m.rows:,.0f} rows written), Redis "
+               f"{share * (cmds['worker'] + cmds['queue']) + cmds['worker_idle']:.0f} commands/s "
+               f"({share * (writes['worker'] + writes['queue']) + writes['worker_idle']:.0f} writes)")
     limits = [
-        ("PostgreSQL connections", pg_conns, f"{pg_conns:,.0f} against max_connections {max_connections}",
-         pg_conns / max_connections),
-        ("Redis CPU (one thread)", redis_core, f"{redis_core:.2f} of its one core", redis_core),
-        ("PostgreSQL transactions", pg_xacts, f"{pg_xacts:,.0f}/s, {cluster * pg_cpu:.1f} cores of backends", 0.0),
-        ("Redis commands", redis_cmds, f"{redis_cmds:,.0f}/s, {cluster * conns:,.0f} new connections/s, "
-         f"{cluster * bytes_out / 2**20:,.0f} MiB/s sent", 0.0),
+        ("PostgreSQL connections", f"{pg_conns:,.0f} against max_connections {m.max_connections}",
+         pg_conns / m.max_connections),
+        ("Redis CPU (one thread)", f"{redis_core:.2f} of its one core", redis_core),
+        ("PostgreSQL writes", f"{cluster * m.xacts:,.0f} transactions/s, {cluster * m.rows:,.0f} rows/s, "
+         f"{cluster * pg_cpu:.1f} cores of backends", 0.0),
+        ("Redis", f"{redis_rate('commands'):,.0f} commands/s, {redis_rate('writes'):,.0f} writes/s, "
+         f"{cluster * conns:,.0f} new connections/s, {cluster * bytes_out / 2**20:,.0f} MiB/s sent", 0.0),
     ]
     out.append(f"{TARGET_REFEREES} referees and {TARGET_WORKERS} workers, linearly ({cluster:,.0f} matches/s, "
                f"{cluster * decisions:,.0f} decisions/s, {slots:,} matches at once, {cluster * worker_cpu:.0f} "
                f"worker cores):")
-    out += [f"  {name}: {text}" for name, _, text, _ in limits]
-    first = max(limits, key=lambda item: item[3])
-    out.append(f"  first limit reached: {first[0]} ({first[3]:.1f} × the limit)" if first[3] >= 1 else
+    out += [f"  {name}: {text}" for name, text, _ in limits]
+    first = max(limits, key=lambda item: item[2])
+    out.append(f"  first limit reached: {first[0]} ({first[2]:.1f} × the limit)" if first[2] >= 1 else
                "  no hard limit reached")
     held = TARGET_REFEREES * HELD_MATCHES
     out.append(f"  with bots that think (a referee holding {HELD_MATCHES} matches, docs/benchmarks.md), "
-               f"{held:,} matches at once need as many worker slots: {per_worker_pg * held / concurrency:,.0f} "
-               f"PostgreSQL connections at {per_worker_pg} per {concurrency} slots")
+               f"{held:,} matches at once need as many worker slots: {per_worker_pg * held / m.concurrency:,.0f} "
+               f"PostgreSQL connections at {per_worker_pg} per {m.concurrency} slots")
     out.append(f"  the presence read of every match grows with referees × bots: {TARGET_REFEREES} records of "
                f"{rec_bytes} bytes here ({rec_bots} bots each) is {TARGET_REFEREES * rec_bytes / 1024:.0f} KiB a "
-               f"match, "
-               f"{cluster * TARGET_REFEREES * rec_bytes / 2**20:,.0f} MiB/s from Redis")
+               f"match, {cluster * TARGET_REFEREES * rec_bytes / 2**20:,.0f} MiB/s from Redis")
     return out
