@@ -2,12 +2,11 @@
 
 Usage::
 
-    .venv/bin/python bench/bench_competition_final.py [--admin-url URL] [--entrants 64] [--tiers 8]
-        [--season-s 60] [--budget 2000] [--max-batches 20] [--concurrency 4]
+    .venv/bin/python bench/bench_competition_final.py [--admin-url URL] [--port-base 25290] [--entrants 64]
+        [--tiers 8] [--season-s 60] [--budget 2000] [--max-batches 20] [--concurrency 4]
 
-Set-up (all real, as ``parterre up`` runs it): a fresh PostgreSQL database on
-``--admin-url`` (default ``PARTERRE_BENCH_DATABASE_URL`` or the machine's
-server; dropped afterwards), a private ``redis-server``, ``parterre up --no-web
+Set-up (all real, as ``parterre up`` runs it; ``bench/deployed.py``): a fresh PostgreSQL database
+on ``--admin-url`` (dropped afterwards), a private ``redis-server``, ``parterre up --no-web
 --no-house`` (referee with its live feed, one Celery worker of ``--concurrency``
 slots, and the beat, whose competition tick runs every second; the continuous
 ladder's tick is set to a day, so that only the competition plays), one account
@@ -40,25 +39,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import secrets
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.deployed import Deployed, add_arguments  # noqa: E402 - after the sys.path setup above
 from bench.harness import Goal, Result, report  # noqa: E402 - after the sys.path setup above
 
-DEFAULT_ADMIN = os.environ.get("PARTERRE_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
-REFEREE_PORT, REDIS_PORT = 25290, 25299  # below the ephemeral range
+PORT_BASE = 25290
+"""The referee on BASE, the private Redis on BASE + 9 (below the ephemeral range)."""
 WALL_GOAL_S = 600.0
 GAME = "floriferous"
 TIME_CONTROL = {"base_ms": 0, "increment_ms": 1000, "cap_ms": 1000, "margin_ms": 100}
@@ -78,64 +73,21 @@ asyncio.run(main())
 """
 
 
-class Stack:
-    """The run's services: database, private Redis, ``parterre up``, the entrants' process."""
+class Stack(Deployed):
+    """The run's services (:class:`bench.deployed.Deployed`): ``parterre up``, the entrants' process."""
 
-    def __init__(self, admin_url: str, concurrency: int) -> None:
-        import psycopg
-
-        from ladder import db as ladder_db
-
-        self.admin_url = admin_url
-        self.dir = Path(tempfile.mkdtemp(prefix="parterre-bench-final-"))
-        self.db = f"parterre_bench_final_{secrets.token_hex(4)}"
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{self.db}"')
-        self.url = urlparse(admin_url)._replace(path="/" + self.db).geturl()
-        self.procs: list[subprocess.Popen[bytes]] = []
-        self.env: dict[str, str] = {
-            **os.environ, "PARTERRE_DATABASE_URL": self.url, "PARTERRE_REDIS_URL": f"redis://127.0.0.1:{REDIS_PORT}/0",
-            "PARTERRE_HOME": str(self.dir / "home"), "PYTHONPATH": str(ROOT),
-            "PARTERRE_REFEREE_ADDRESS": f"127.0.0.1:{REFEREE_PORT}",
+    def __init__(self, admin_url: str, concurrency: int, port_base: int) -> None:
+        self.referee = f"127.0.0.1:{port_base}"
+        super().__init__(admin_url, "final", port_base, pool_size=4, env={
+            "PARTERRE_REFEREE_ADDRESS": self.referee,
             "PARTERRE_COMPETITION_PERIOD_S": "1", "PARTERRE_LADDER_PERIOD_S": "86400",
-        }
-        self._spawn("redis", ["redis-server", "--port", str(REDIS_PORT), "--bind", "127.0.0.1", "--save", "",
-                              "--appendonly", "no", "--dir", str(self.dir)])
-        ladder_db.migrate(self.url)
-        self.pool = ladder_db.make_pool(self.url, min_size=1, max_size=4)
-        self.up = self._spawn("up", [sys.executable, "-m", "parterre.cli", "up", "--no-web", "--no-house",
-                                     "--workers", "1", "--concurrency", str(concurrency), "--metrics-port", "0"])
-
-    def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen[bytes]:
-        log = (self.dir / f"{name}.log").open("wb")
-        proc = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=log, stderr=log, start_new_session=True)
-        self.procs.append(proc)
-        return proc
-
-    def log(self, name: str) -> str:
-        """The tail of one process's log."""
-        path = self.dir / f"{name}.log"
-        return path.read_text(errors="replace")[-3000:] if path.exists() else ""
+        })
+        self.up = self.parterre("up", "up", "--no-web", "--no-house", "--workers", "1", "--concurrency",
+                                str(concurrency), "--metrics-port", "0")
 
     def start_bots(self, specs: list[tuple[str, str, float, str]]) -> None:
         """One process holding every entrant's connection: ``(name, token, p, seed)`` each."""
-        self._spawn("bots", [sys.executable, "-c", BOTS_CHILD, json.dumps([f"127.0.0.1:{REFEREE_PORT}", specs])])
-
-    def close(self) -> None:
-        import psycopg
-
-        for p in reversed(self.procs):
-            if p.poll() is None:
-                p.terminate()
-        for p in reversed(self.procs):
-            try:
-                p.wait(30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        self.pool.close()
-        with psycopg.connect(self.admin_url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{self.db}" WITH (FORCE)')
-        shutil.rmtree(self.dir, ignore_errors=True)
+        self.spawn("bots", [sys.executable, "-c", BOTS_CHILD, json.dumps([self.referee, specs])])
 
 
 def spans(rows: list[Any]) -> dict[int, tuple[int, int]]:
@@ -154,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     from ladder import accounts, competition_final, competitions, owned_bots
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--admin-url", default=DEFAULT_ADMIN)
+    add_arguments(p, port_base=PORT_BASE)
     p.add_argument("--entrants", type=int, default=64)
     p.add_argument("--tiers", type=int, default=8)
     p.add_argument("--season-s", type=float, default=60.0)
@@ -165,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     ns = p.parse_args(argv)
     if ns.entrants % ns.tiers or ns.tiers < 2:
         p.error("--entrants must be a multiple of --tiers (at least 2)")
-    stack = Stack(ns.admin_url, ns.concurrency)
+    stack = Stack(ns.admin_url, ns.concurrency, ns.port_base)
     try:
         import redis
 

@@ -2,12 +2,11 @@
 
 Usage::
 
-    .venv/bin/python bench/bench_whole_path.py [--admin-url URL] [--matches 12] [--repeats 3]
-        [--games floriferous,lafleur,flowar] [--players 2]
+    .venv/bin/python bench/bench_whole_path.py [--admin-url URL] [--port-base 25190] [--matches 12]
+        [--repeats 3] [--games floriferous,lafleur,flowar] [--players 2]
 
-Set-up (all real, as ``parterre up`` runs it): a fresh PostgreSQL database on
-``--admin-url`` (default ``PARTERRE_BENCH_DATABASE_URL`` or the machine's
-server; dropped afterwards), a private ``redis-server`` of this run (its CPU is
+Set-up (all real, as ``parterre up`` runs it; ``bench/deployed.py``): a fresh PostgreSQL database
+on ``--admin-url`` (dropped afterwards), a private ``redis-server`` of this run (its CPU is
 then this run's alone), ``parterre up --no-web --no-beat --no-house`` (the
 referee with its live feed and metrics, one Celery worker), and one
 ``parterre bot run random`` process per seat, connected over gRPC.
@@ -36,29 +35,24 @@ Exits 1 when a goal is missed.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import secrets
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
-from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.deployed import Deployed, add_arguments  # noqa: E402 - after the sys.path setup above
 from bench.harness import Goal, Result, cpu_seconds, report  # noqa: E402 - after the sys.path setup above
 
-DEFAULT_ADMIN = os.environ.get("PARTERRE_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 GOAL_RATIO = 20.0
 GAMES = ("floriferous", "lafleur", "flowar")
-REFEREE_PORT, METRICS_PORT, REDIS_PORT = 25190, 25191, 25199  # below the ephemeral range
-PARTERRE = [sys.executable, "-m", "parterre.cli"]
+PORT_BASE = 25190
+"""The referee on BASE, the metrics from BASE + 1, the private Redis on BASE + 9 (below the ephemeral range)."""
 
 
 def _tree_cpu(pid: int) -> dict[str, float]:
@@ -84,68 +78,27 @@ def _tree_cpu(pid: int) -> dict[str, float]:
     return out
 
 
-class Stack:
-    """One run's services: PostgreSQL database, private Redis, ``parterre up``, the bots."""
+class Stack(Deployed):
+    """One run's services (:class:`bench.deployed.Deployed`): ``parterre up``, the bots."""
 
-    def __init__(self, admin_url: str, players: int) -> None:
-        import psycopg
-
+    def __init__(self, admin_url: str, players: int, port_base: int) -> None:
         from ladder import bots as ladder_bots
-        from ladder import db as ladder_db
 
-        self.admin_url = admin_url
-        self.dir = Path(tempfile.mkdtemp(prefix="parterre-bench-path-"))
-        self.db = f"parterre_bench_path_{secrets.token_hex(4)}"
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{self.db}"')
-        self.url = urlparse(admin_url)._replace(path="/" + self.db).geturl()
-        self.redis_url = f"redis://127.0.0.1:{REDIS_PORT}/0"
-        self.procs: list[subprocess.Popen[bytes]] = []
-        self.redis = self._spawn("redis", ["redis-server", "--port", str(REDIS_PORT), "--bind", "127.0.0.1",
-                                           "--save", "", "--appendonly", "no", "--dir", str(self.dir)])
-        ladder_db.migrate(self.url)
-        self.pool = ladder_db.make_pool(self.url, min_size=1, max_size=2)
-        self.env = {**os.environ, "PARTERRE_DATABASE_URL": self.url, "PARTERRE_REDIS_URL": self.redis_url,
-                    "PARTERRE_HOME": str(self.dir / "home"), "PYTHONPATH": str(ROOT),
-                    "PARTERRE_REFEREE_ADDRESS": f"127.0.0.1:{REFEREE_PORT}"}
-        self.up = self._spawn("up", [*PARTERRE, "up", "--no-web", "--no-beat", "--no-house", "--workers", "1",
-                                     "--concurrency", "2", "--metrics-port", str(METRICS_PORT)])
-        self.bots = [ladder_bots.register_bot(self.pool, f"random-{i}") for i in range(players)]
-        self._wait_referee()
-        self.bot_procs = [self._spawn(f"bot-{i}", [*PARTERRE, "bot", "run", "random", "--token", token,
-                                                   "--address", f"127.0.0.1:{REFEREE_PORT}", "--seed", str(i)])
-                          for i, (_, token) in enumerate(self.bots)]
-        os.environ.update({"PARTERRE_REDIS_URL": self.redis_url, "PARTERRE_DATABASE_URL": self.url})
-        from workers.app import app
-
-        app.conf.update(broker_url=self.redis_url)
+        referee = f"127.0.0.1:{port_base}"
+        super().__init__(admin_url, "path", port_base, env={"PARTERRE_REFEREE_ADDRESS": referee})
+        try:
+            self.up = self.parterre("up", "up", "--no-web", "--no-beat", "--no-house", "--workers", "1",
+                                    "--concurrency", "2", "--metrics-port", str(port_base + 1))
+            self.bots = [ladder_bots.register_bot(self.pool, f"random-{i}") for i in range(players)]
+            self.wait_grpc(referee, self.up, "up")
+            self.bot_procs = [self.parterre(f"bot-{i}", "bot", "run", "random", "--token", token, "--address",
+                                            referee, "--seed", str(i))
+                              for i, (_, token) in enumerate(self.bots)]
+            self.queue_here()
+        except BaseException:
+            self.close()
+            raise
         self.n = 0
-
-    def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen[bytes]:
-        log = (self.dir / f"{name}.log").open("wb")
-        proc = subprocess.Popen(argv, cwd=ROOT, env=getattr(self, "env", None), stdout=log, stderr=log,
-                                start_new_session=True)
-        self.procs.append(proc)
-        return proc
-
-    def _wait_referee(self, timeout_s: float = 60.0) -> None:
-        import grpc
-
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.up.poll() is not None:
-                raise RuntimeError(f"parterre up exited: {self.log('up')}")
-            try:
-                grpc.channel_ready_future(grpc.insecure_channel(f"127.0.0.1:{REFEREE_PORT}")).result(timeout=1)
-                return
-            except grpc.FutureTimeoutError:
-                continue
-        raise TimeoutError(f"the referee did not answer in {timeout_s} s: {self.log('up')}")
-
-    def log(self, name: str) -> str:
-        """The tail of one process's log."""
-        path = self.dir / f"{name}.log"
-        return path.read_text(errors="replace")[-3000:] if path.exists() else ""
 
     def cpu(self) -> dict[str, float]:
         """CPU seconds so far by role: referee, worker, bots, postgres (this database's backends), redis."""
@@ -210,22 +163,6 @@ class Stack:
                                (ids,)).fetchone()
         return int(row[0]) if row else 0
 
-    def close(self) -> None:
-        import psycopg
-
-        for p in reversed(self.procs):
-            if p.poll() is None:
-                p.terminate()
-        for p in reversed(self.procs):
-            try:
-                p.wait(30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        self.pool.close()
-        with psycopg.connect(self.admin_url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{self.db}" WITH (FORCE)')
-        shutil.rmtree(self.dir, ignore_errors=True)
-
 
 def in_process(game_string: str, seeds: list[str]) -> tuple[float, int]:
     """CPU seconds to play the deals in this process with uniform random seats, and the decisions made."""
@@ -243,14 +180,14 @@ def in_process(game_string: str, seeds: list[str]) -> tuple[float, int]:
 def main(argv: list[str] | None = None) -> int:
     """Measure; print the report; returns 0 when every goal is met, else 1."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--admin-url", default=DEFAULT_ADMIN)
+    add_arguments(p, port_base=PORT_BASE)
     p.add_argument("--matches", type=int, default=12, help="matches per game and repeat")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--games", default=",".join(GAMES))
     p.add_argument("--players", type=int, default=2)
     ns = p.parse_args(argv)
     games = [g.strip() for g in ns.games.split(",") if g.strip()]
-    stack = Stack(ns.admin_url, ns.players)
+    stack = Stack(ns.admin_url, ns.players, ns.port_base)
     results = []
     try:
         stack.run(f"{games[0]}(players={ns.players})", [f"warm-{i}" for i in range(4)])  # channels and pools open

@@ -109,6 +109,19 @@ def cpu_seconds(pid: int | None = None) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICK
 
 
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) clock ticks of all the machine's cores so far (``/proc/stat``; busy is all but idle and
+    iowait). Between two readings, busy / total is how busy the cores were, every process on them counted."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    total = sum(fields[:8])  # user nice system idle iowait irq softirq steal (guest time is inside user)
+    return float(total - fields[3] - fields[4]), float(total)
+
+
+def busy_share(before: tuple[float, float], after: tuple[float, float]) -> float:
+    """How busy the machine's cores were between two :func:`machine_busy` readings (0..1)."""
+    return (after[0] - before[0]) / max(1.0, after[1] - before[1])
+
+
 def interleave(measured: Callable[[], float], baseline: Callable[[], float] | None,
                repeats: int) -> tuple[list[float], list[float]]:
     """Run ``baseline`` and ``measured`` alternately (B M B M ...) ``repeats`` times.

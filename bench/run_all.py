@@ -48,9 +48,12 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "live_feed": (["bench/bench_live_feed.py"], ["--seconds", "2", "--repeats", "2"]),
     "web_flood": (["bench/bench_web_flood.py"], ["--logins", "40", "--bodies", "100", "--uploads", "60"]),
     "clock": (["bench/bench_clock.py"], ["--seconds", "3", "--repeats", "2"]),
+    "capacity": (["bench/bench_clock.py", "--concurrency", "100,200,400,800", "--think-ms", "100", "--judge-up-to",
+                  "200"], ["--seconds", "3", "--repeats", "2"]),
     "whole_path": (["bench/bench_whole_path.py"], ["--matches", "6", "--repeats", "2"]),
     "competition_final": (["bench/bench_competition_final.py"], ["--entrants", "16", "--tiers", "4", "--budget", "400",
                                                                  "--season-s", "30"]),
+    "scale_out": (["bench/bench_scale_out.py"], ["--rounds", "6", "--repeats", "2"]),
 }
 """Name -> (script and arguments, extra arguments for ``--quick``)."""
 
