@@ -71,7 +71,8 @@ def test_the_spread_measure_can_fail() -> None:
     assert worst > 2
 
 
-def test_rounds_on_the_database_rotate_seats_on_one_deal_and_keep_the_spread(pool: Any) -> None:
+def test_rounds_on_the_database_rotate_seats_on_one_deal_and_keep_the_spread(pool: Any,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """Eight rounds of a floriferous competition with 7 entrants of 5 accounts, every match played
     (results from a strength model): each round is one deal (one seed) of tables in both seat orders,
     no two bots of one account ever meet, matches per bot stay within 2 (one round) after every
@@ -121,6 +122,14 @@ def test_rounds_on_the_database_rotate_seats_on_one_deal_and_keep_the_spread(poo
     play(pool, extra[0], [1, 2])
     after = season_table(pool, c.id)
     assert after.matches == table.matches + 1 and cs._SEASON_FITS.computed == before + 1
+    # nor, with nothing new, do views read every season match again: only a result or an entrant's change does
+    reads: list[int] = []
+    real = cs.load_records
+    monkeypatch.setattr(cs, "load_records", lambda *a, **k: reads.append(1) or real(*a, **k))
+    assert [season_table(pool, c.id) for _ in range(5)] == [after] * 5 and reads == []
+    comp.disqualify(pool, c.id, actor_id=None, reason="collusion found", now=T0 + HOUR, bot_id=bots[0])
+    late = season_table(pool, c.id)
+    assert reads == [1] and [r.bot_id for r in late.rows][-1] == bots[0] and late != after
 
 
 def test_no_round_outside_the_season_nor_for_busy_or_offline_bots(pool: Any) -> None:
