@@ -1,3 +1,4 @@
+# ruff: noqa: F811 - the fixtures imported from fixtures.browser are used as arguments by name
 """Challenging a bot by its name, and answering a challenge, in a real headless browser at 1400 and 390 px.
 
 Debian's chromium via Playwright (as tests/e2e/test_participants_browser.py). At each width a
@@ -19,35 +20,23 @@ import itertools
 import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures.browser import (  # noqa: F401 - fixtures are found by name
+    SCREENSHOTS,
+    browser,
+    chromium_present,
+    expect,
+)
 from fixtures.ladder_helpers import module_database
-from fixtures.toolchains import in_ci, missing
 
 from ladder import accounts as acc
 from ladder import make_pool
 from web.app import start_background
 
-if in_ci():  # a missing playwright is a collection error in CI, not a skip
-    import playwright.sync_api as playwright_sync
-else:
-    playwright_sync = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-expect = playwright_sync.expect
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 PASSWORD = "a long browser password"
 _addresses = itertools.count(1)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _chromium_present() -> None:
-    """Skip (fail under CI) when Debian's chromium is absent."""
-    if not CHROMIUM.exists():
-        missing("Debian's chromium is not installed (/usr/bin/chromium); install it with: apt-get install -y chromium")
 
 
 @pytest.fixture(scope="module")
@@ -67,18 +56,6 @@ def served(pg_admin_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
         mp.undo()
         pool.close()
         next(databases, None)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 def _shot(page: Any, name: str) -> None:

@@ -15,39 +15,28 @@ import os
 import random
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures.browser import (  # noqa: F401 - fixtures are found by name
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    SCREENSHOTS,
+    chromium_present,
+)
 from fixtures.competition_helpers import competition, organiser
 from fixtures.ladder_helpers import module_database
-from fixtures.toolchains import in_ci, missing
 from test_competition_final import _evaluate, _field, _season
 
 from ladder import make_pool
 from web.app import start_background
 
-if in_ci():  # a missing playwright is a collection error in CI, not a skip
-    import playwright.sync_api as playwright_sync
-else:
-    playwright_sync = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 WIDTHS = (1400, 390)
 DESCRIPTION = ("## The spring cup\n\nBots play **Floriferous** at two seats; the season ranks them until the "
                "deadline, then the locked versions play the final.\n\n* one account, one bot\n* hosted or "
                "connected\n\n`a-very-long-identifier-without-any-break-that-would-widen-a-narrow-phone-screen`\n\n"
                "<script>alert('description')</script> "
                "https://example.org/a/long/address/that/keeps/going/and/going/without/a/single/space/in/it")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _chromium_present() -> None:
-    """Skip (fail under CI) when Debian's chromium is absent."""
-    if not CHROMIUM.exists():
-        missing("Debian's chromium is not installed (/usr/bin/chromium); install it with: apt-get install -y chromium")
 
 
 @pytest.fixture(scope="module")

@@ -9,31 +9,19 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures.browser import (  # noqa: F401 - fixtures are found by name
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    chromium_present,
+    expect,
+)
 from fixtures.ladder_helpers import module_database
-from fixtures.toolchains import in_ci, missing
 
 from ladder import make_pool
 from web.app import start_background
-
-if in_ci():  # a missing playwright is a collection error in CI, not a skip
-    import playwright.sync_api as playwright_sync
-else:
-    playwright_sync = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-expect = playwright_sync.expect
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _chromium_present() -> None:
-    """Skip (fail under CI) when Debian's chromium is absent."""
-    if not CHROMIUM.exists():
-        missing("Debian's chromium is not installed (/usr/bin/chromium); install it with: apt-get install -y chromium")
 
 
 @pytest.fixture(scope="module")

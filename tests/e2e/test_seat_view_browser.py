@@ -1,3 +1,4 @@
+# ruff: noqa: F811 - the fixtures imported from fixtures.browser are used as arguments by name
 """The owner's seat view in a real headless browser (Debian's chromium via Playwright), at 1400 and 390 px.
 
 Two accounts sign up through the public API, each makes a La Fleur bot, and a 2-player match between
@@ -19,12 +20,16 @@ import base64
 import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures.browser import (  # noqa: F401 - fixtures are found by name
+    SCREENSHOTS,
+    browser,
+    chromium_present,
+    expect,
+)
 from fixtures.ladder_helpers import module_database
-from fixtures.toolchains import in_ci, missing
 from fixtures.web_helpers import play_match
 
 from games.registry import load_game
@@ -32,15 +37,6 @@ from ladder import make_pool
 from ladder.tournaments import plan_match
 from web.app import start_background
 
-if in_ci():  # a missing playwright is a collection error in CI, not a skip
-    import playwright.sync_api as playwright_sync
-else:
-    playwright_sync = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-expect = playwright_sync.expect
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 SHOT_MAX_HEIGHT = 3000
 """The screenshots show the top of the page (the first moves, one board open): a whole match runs to metres."""
 WIDTHS = (1400, 390)
@@ -51,13 +47,6 @@ GAME = "lafleur(players=2)"
 def note(seat: int, step: int) -> str:
     """The debug text of a decision: it names its step, and holds a word too long for a phone and markup."""
     return f"seat {seat} at step {step}: <b>thinking</b>\nan_unbroken_word_far_too_long_for_a_phone_screen_{step}"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _chromium_present() -> None:
-    """Skip (fail under CI) when Debian's chromium is absent."""
-    if not CHROMIUM.exists():
-        missing("Debian's chromium is not installed (/usr/bin/chromium); install it with: apt-get install -y chromium")
 
 
 @pytest.fixture(scope="module")
@@ -77,18 +66,6 @@ def served(pg_admin_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
         mp.undo()
         pool.close()
         next(databases, None)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def _owner(browser: Any, base: str, name: str) -> tuple[Any, dict[str, str], int]:

@@ -1,3 +1,4 @@
+
 """La Fleur and Flowar boards in a real browser: a full replay stepped through, checked against the engine.
 
 Given a La Fleur and a Flowar match played through the engines and recorded,
@@ -21,6 +22,7 @@ from typing import Any
 
 import pytest
 import test_web_browser as wb
+from fixtures.browser import SCREENSHOTS, browser, chromium_present  # noqa: F401 - fixtures are found by name
 from fixtures.web_helpers import play_match
 
 from games.registry import load_game
@@ -28,9 +30,7 @@ from games.replay import iter_states
 from ladder import make_pool
 from ladder.tournaments import plan_match
 
-CHROMIUM, SCREENSHOTS = wb.CHROMIUM, wb.SCREENSHOTS
-browser, page, served = wb.browser, wb.page, wb.served  # the browser tests' fixtures
-_chromium_present = wb._chromium_present  # autouse: a skip without chromium, a failure under CI
+page, served = wb.page, wb.served  # the browser tests' fixtures
 
 
 def _match(served: Any, game_string: str, key: str) -> int:

@@ -1,3 +1,4 @@
+# ruff: noqa: F811 - the fixtures imported from fixtures.browser are used as arguments by name
 """The web site in a real headless browser (Debian's chromium driven by Playwright).
 
 Given the site served by uvicorn (``web.start_background``) over a real
@@ -18,32 +19,18 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from fixtures.toolchains import in_ci, missing
+from fixtures.browser import (  # noqa: F401 - fixtures are found by name
+    SCREENSHOTS,
+    browser,
+    chromium_present,
+    expect,
+)
 from fixtures.web_helpers import XSS_NAME, Site, shared_site
 
 from web import BackgroundServer, start_background
-
-if in_ci():  # a missing playwright is a collection error in CI, not a skip
-    import playwright.sync_api as playwright_sync
-else:
-    playwright_sync = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-expect = playwright_sync.expect
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _chromium_present() -> None:
-    """Skip (fail under CI) when Debian's chromium is absent."""
-    if not CHROMIUM.exists():
-        missing("Debian's chromium is not installed (/usr/bin/chromium); install it with: apt-get install -y chromium")
 
 
 @pytest.fixture(scope="module")
@@ -55,18 +42,6 @@ def served(pg_admin_url: str, request: pytest.FixtureRequest) -> Iterator[tuple[
         yield server, site
     finally:
         server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @pytest.fixture

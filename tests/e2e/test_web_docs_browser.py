@@ -1,3 +1,4 @@
+# ruff: noqa: F811 - the fixtures imported from fixtures.browser are used as arguments by name
 """The API page and the rules pages in a real browser (chromium, as tests/e2e/test_web_browser.py).
 
 The API page (/docs/api) draws Swagger UI from the site's own files under the site's Content-Security-Policy:
@@ -18,15 +19,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import test_web_browser as wb
+from fixtures.browser import browser, chromium_present  # noqa: F401 - fixtures are found by name
 from fixtures.web_helpers import Site, shared_site
 from test_hosted import PASSWORD
 
 from web import BackgroundServer, start_background
-
-browser = wb.browser
-_chromium_present = wb._chromium_present
-
 
 REFEREE = "play.parterre.test:50443"
 

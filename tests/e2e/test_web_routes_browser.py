@@ -1,3 +1,4 @@
+# ruff: noqa: F811 - the fixtures imported from fixtures.browser are used as arguments by name
 """Every HTML page of the site fits a 390 px phone and a 1400 px screen, in a real browser.
 
 The routes are enumerated from the app itself (``fastapi.routing.iter_route_contexts``
@@ -27,8 +28,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import test_web_browser as wb
 from fastapi.routing import iter_route_contexts
+from fixtures.browser import SCREENSHOTS, browser, chromium_present  # noqa: F401 - fixtures are found by name
 from fixtures.ladder_helpers import module_database
 from fixtures.web_helpers import XSS_NAME, Site, play_match, seed_site
 from test_hosted import PASSWORD, python_bot
@@ -38,10 +39,6 @@ from ladder.challenges import create_challenge
 from ladder.competitions import enter_competition as comp_enter
 from ladder.tournaments import plan_match
 from web import create_app, start_background
-
-CHROMIUM, SCREENSHOTS = wb.CHROMIUM, wb.SCREENSHOTS
-browser = wb.browser  # the browser tests' fixtures
-_chromium_present = wb._chromium_present  # autouse: a skip without chromium, a failure under CI
 
 WIDTHS = (390, 1400)
 SHOT_MAX_HEIGHT = 4000
