@@ -1,3 +1,4 @@
+# ruff: noqa: F811 - the fixtures imported from fixtures.browser are used as arguments by name
 """Competition pages in a real headless browser (Debian's chromium via Playwright), at 1400 and 390 px.
 
 An organiser signs up, is given the role, fills the "create competition" form and lands on the
@@ -13,23 +14,18 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import pytest
 from fixtures.browser import (  # noqa: F401 - fixtures are found by name
     CHROMIUM,
     CHROMIUM_ARGS,
     SCREENSHOTS,
     chromium_present,
+    served,
 )
 from fixtures.competition_helpers import competition, organiser
-from fixtures.ladder_helpers import module_database
 from test_competition_final import _evaluate, _field, _season
-
-from ladder import make_pool
-from web.app import start_background
 
 WIDTHS = (1400, 390)
 DESCRIPTION = ("## The spring cup\n\nBots play **Floriferous** at two seats; the season ranks them until the "
@@ -37,25 +33,6 @@ DESCRIPTION = ("## The spring cup\n\nBots play **Floriferous** at two seats; the
                "connected\n\n`a-very-long-identifier-without-any-break-that-would-widen-a-narrow-phone-screen`\n\n"
                "<script>alert('description')</script> "
                "https://example.org/a/long/address/that/keeps/going/and/going/without/a/single/space/in/it")
-
-
-@pytest.fixture(scope="module")
-def served(pg_admin_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
-    databases = module_database(pg_admin_url)
-    url = next(databases)
-    pool = make_pool(url, max_size=4)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PARTERRE_HOME", str(tmp_path_factory.mktemp("home")))  # the session secret is generated there
-    mp.delenv("PARTERRE_SESSION_SECRET", raising=False)
-    mp.delenv("PARTERRE_REDIS_URL", raising=False)
-    server = start_background(pool=pool)
-    try:
-        yield server.url, pool
-    finally:
-        server.stop()
-        mp.undo()
-        pool.close()
-        next(databases, None)
 
 
 def _shot(page: Any, name: str) -> None:

@@ -1,3 +1,4 @@
+# ruff: noqa: F811 - the fixtures imported from fixtures.browser are used as arguments by name
 """Sign up, create a bot and read its token in a real headless browser (Debian's chromium via Playwright).
 
 The token shown once on the page is checked against the database (its sha256 is the bot's
@@ -8,39 +9,15 @@ when ``/usr/bin/chromium`` is absent (as tests/e2e/test_web_browser.py).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from fixtures.browser import (  # noqa: F401 - fixtures are found by name
     CHROMIUM,
     CHROMIUM_ARGS,
     chromium_present,
     expect,
+    served,
 )
-from fixtures.ladder_helpers import module_database
-
-from ladder import make_pool
-from web.app import start_background
-
-
-@pytest.fixture(scope="module")
-def served(pg_admin_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
-    databases = module_database(pg_admin_url)
-    url = next(databases)
-    pool = make_pool(url, max_size=4)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PARTERRE_HOME", str(tmp_path_factory.mktemp("home")))  # the session secret is generated there
-    mp.delenv("PARTERRE_SESSION_SECRET", raising=False)
-    mp.delenv("PARTERRE_REDIS_URL", raising=False)
-    server = start_background(pool=pool)
-    try:
-        yield server.url, pool
-    finally:
-        server.stop()
-        mp.undo()
-        pool.close()
-        next(databases, None)
 
 
 def test_browser_signs_up_creates_a_bot_and_reads_its_token(served: tuple[str, Any]) -> None:

@@ -19,23 +19,19 @@ from __future__ import annotations
 import base64
 import os
 import re
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from fixtures.browser import (  # noqa: F401 - fixtures are found by name
     SCREENSHOTS,
     browser,
     chromium_present,
     expect,
+    served,
 )
-from fixtures.ladder_helpers import module_database
 from fixtures.web_helpers import play_match
 
 from games.registry import load_game
-from ladder import make_pool
 from ladder.tournaments import plan_match
-from web.app import start_background
 
 SHOT_MAX_HEIGHT = 3000
 """The screenshots show the top of the page (the first moves, one board open): a whole match runs to metres."""
@@ -47,25 +43,6 @@ GAME = "lafleur(players=2)"
 def note(seat: int, step: int) -> str:
     """The debug text of a decision: it names its step, and holds a word too long for a phone and markup."""
     return f"seat {seat} at step {step}: <b>thinking</b>\nan_unbroken_word_far_too_long_for_a_phone_screen_{step}"
-
-
-@pytest.fixture(scope="module")
-def served(pg_admin_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
-    databases = module_database(pg_admin_url)
-    url = next(databases)
-    pool = make_pool(url, max_size=4)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PARTERRE_HOME", str(tmp_path_factory.mktemp("home")))  # the session secret is generated there
-    mp.delenv("PARTERRE_SESSION_SECRET", raising=False)
-    mp.delenv("PARTERRE_REDIS_URL", raising=False)
-    server = start_background(pool=pool)
-    try:
-        yield server.url, pool
-    finally:
-        server.stop()
-        mp.undo()
-        pool.close()
-        next(databases, None)
 
 
 def _owner(browser: Any, base: str, name: str) -> tuple[Any, dict[str, str], int]:

@@ -1,4 +1,3 @@
-
 """La Fleur and Flowar boards in a real browser: a full replay stepped through, checked against the engine.
 
 Given a La Fleur and a Flowar match played through the engines and recorded,
