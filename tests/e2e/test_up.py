@@ -25,6 +25,8 @@ import pytest
 from fixtures.up_stack import running_up, up_env
 from prometheus_client.parser import text_string_to_metric_families
 
+from ladder.bots import HOUSE_PREFIX
+
 psutil = pytest.importorskip("psutil")
 
 pytestmark = pytest.mark.e2e
@@ -93,10 +95,13 @@ def test_up_runs_a_tournament_serves_metrics_and_stops_cleanly(up, stack_env, tm
         ran = _cli(["tournament", "run", tid, "--wait", "--timeout", "150"], stack_env, timeout=200)
         assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
         board = _cli(["leaderboard", "floriferous", "--json"], stack_env)
-        rows = json.loads(board.stdout)
-        assert {r["name"] for r in rows} == {"up-greedy", "up-random"}
-        matches = rows[0]["games"]
-        assert matches >= 2 and all(r["games"] == matches for r in rows)
+        rows = {r["name"]: r for r in json.loads(board.stdout)}
+        # the tournament's two bots, each rated for its matches; the house bots that `up` starts may have met
+        # up-random on the continuous ladder meanwhile (a slow machine leaves time for a ladder round)
+        assert {"up-greedy", "up-random"} <= set(rows)
+        assert all(name in ("up-greedy", "up-random") or name.startswith(HOUSE_PREFIX) for name in rows)
+        matches = min(rows[name]["games"] for name in ("up-greedy", "up-random"))  # a lower bound of the matches
+        assert matches >= 2
 
         web = state["web"]
         for path in ("/", "/leaderboard/floriferous", "/api/leaderboard/floriferous"):
