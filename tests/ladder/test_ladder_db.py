@@ -36,6 +36,7 @@ TABLES = {
     "competition_events",  # 0013: competitions
     "league_promotions",  # 0014: leagues
     "seat_debug",  # 0015: bots' debug text per decision, apart from the replay
+    "bot_head_to_head",  # 0017: the bot page's head-to-head, one row per opponent
 }
 
 
