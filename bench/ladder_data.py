@@ -329,10 +329,10 @@ def page_queries(game: str, bot_id: int, match_id: int, tournament_id: int | Non
         ("leaderboard (sorted by win rate, page 3)", sql_all, p_all),
         ("leaderboard (players=3)", sql_p3, p_p3),
         ("bot: ratings and rank", wq.BOT_RATINGS_SQL, (bot_id,)),
-        ("bot: rating history", wq.BOT_HISTORY_SQL, (bot_id,)),
+        ("bot: rating history (thinned)", wq.BOT_HISTORY_SQL, {"bot": bot_id, "most": wq.MAX_PLOT_POINTS}),
         ("bot: verdicts", wq.BOT_VERDICTS_SQL, (bot_id,)),
         ("bot: per player count", wq.BOT_PLAYER_COUNTS_SQL, (bot_id,)),
-        ("bot: head-to-head", wq.BOT_HEAD_TO_HEAD_SQL, (bot_id,)),
+        ("bot: head-to-head (25 per game)", wq.BOT_HEAD_TO_HEAD_SQL, {"bot": bot_id, "most": 25}),
         ("bot: recent matches", wq.BOT_RECENT_SQL, (bot_id, 2**63 - 1, 21)),
         ("match: replay", "SELECT data, raw_bytes FROM replays WHERE match_id = %s", (match_id,)),
         ("home: latest results", "SELECT id FROM matches WHERE game = %s AND finished_at IS NOT NULL "
