@@ -9,38 +9,12 @@ Creates the database ``--db`` (default ``parterre_bench_10m``) on ``--admin-url`
 ``$PARTERRE_BENCH_DATABASE_URL`` or the machine's ``postgresql://postgres@127.0.0.1:5432/postgres``),
 migrates it, fills it, measures, and drops it at the end (``--keep`` keeps it).
 
-**The data set** (:func:`generate`), shaped like a year of a busy ladder (docs/ladder.md):
-
-* ``--bots`` bots (3 of them the house bots ``house-random``, ``house-greedy``, ``house-search``,
-  with their ``house_bots`` rows), owned by about 0.4 accounts per bot (1 to 12 bots each, a few
-  bots without an account), 1 % revoked; each bot has a hidden strength (Elo scale, sd 200),
-  an activity weight (log-normal: some bots play ten times the median) and a life time (the
-  month it arrived and the month it left); 10 % play only some of the games;
-* ``--matches`` matches over the 365 days before now, in id order: 78 % continuous-ladder
-  matches of two seats (plan keys ``ladder:<game string>:r<round>:<ids>`` as
-  :mod:`ladder.ladder_rounds` makes them, two bots of different accounts at most 400 Elo
-  apart, 3 % of them against the next league's house boss), 16 % round-robin tournaments
-  (two, three or four seats, their plan keys and shared seeds per table), 6 % challenges
-  (``challenges`` rows, 40 % casual); 0.3 % of the ladder's matches failed (three
-  ``infra_error`` attempts, no result) and 5 % of the challenges expired; 1.5 % of the finished
-  matches had an ``infra_error`` attempt before the one that finished (each attempt its own seed);
-  1 % of them a fault verdict (the seat ranked last, with the referee's reason);
-* **replays are real**: ``--templates`` matches per game and seat count are played in process
-  with the engines (random policies) and stored as the ladder stores them (compact form,
-  ``ladder.replay_store.pack``); each generated match reuses one of them verbatim, its seat
-  order matched to the template's ranks (who finishes where is drawn from the bots'
-  strengths), so the match page re-simulates a genuine game and each row has the bytes of a
-  real replay. The replay's header keeps the ids and seed of the game as it was played,
-  not those of the match reusing it: the match's own seed, ids and seats are in its rows;
-* ratings and rating history with the ladder's own Elo (``ladder.elo``) in result order, as the
-  online updates make them (a ``ratings rebuild`` afterwards must change nothing: checked);
-  ``bot_player_stats`` as its trigger counts (rated matches only); league promotions decided
-  by ``ladder.leagues.promote`` itself once the matches are in.
-
-It is loaded with ``COPY`` (psycopg 3 ``cursor.copy``, six streams at once, each ``FREEZE``
-after a ``TRUNCATE`` in its transaction) into tables whose indexes and key constraints were
-dropped (``bench.ladder_data.BulkLoad``), which are then built again from their own definitions
-(two at a time) and the foreign keys validated; the schema is checked equal to the migrated one.
+**The data set** (``bench/ten_million_data.py``, :class:`LadderYear`): a year of a busy ladder, shaped like
+real data (accounts, bots and house bots, ladder matches, tournaments, challenges, failed and retried
+attempts, fault verdicts, ratings and their history, the derived tables, league promotions), with
+real compact replays (``--templates`` matches per game and seat count played in process with the
+engines, each reused verbatim by many matches), loaded with binary ``COPY ... FREEZE`` into tables
+whose indexes are made again afterwards.
 
 **Measured** (goals in docs/benchmarks.md; the exit status is 1 when one is missed):
 
@@ -68,13 +42,8 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import bisect
 import csv
-import hashlib
-import importlib
-import itertools
 import json
-import math
 import os
 import random
 import re
@@ -86,8 +55,6 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -97,543 +64,23 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import psycopg  # noqa: E402 - after the sys.path setup above
 
-from bench.harness import Goal, Result, report  # noqa: E402 - after the sys.path setup above
+from bench.harness import Goal, Result, cpu_seconds, report  # noqa: E402 - after the sys.path setup above
 from bench.ladder_data import (  # noqa: E402 - after the sys.path setup above
-    BulkLoad,
-    Template,
     create_database,
     database_url,
     drop_database,
     explain,
     indexes_used,
-    page_queries,
     play_templates,
 )
-from ladder import elo  # noqa: E402 - after the sys.path setup above
+from bench.ladder_data import page_queries as pages  # noqa: E402 - after the sys.path setup above
+from bench.ten_million_data import GAMES, LADDER_PERIOD_S, SPAN, LadderYear  # noqa: E402 - after the sys.path setup
 
 DEFAULT_ADMIN = os.environ.get("PARTERRE_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
-GAMES = ("floriferous", "lafleur", "flowar")
-GAME_WEIGHTS = (0.45, 0.30, 0.25)
-LADDER_TC = {"base_ms": 0, "increment_ms": 0, "cap_ms": 1000, "margin_ms": 100}
-"""The ladder's time control (``PARTERRE_LADDER_TIME_CONTROL`` default ``0:0:1000:100``)."""
-LADDER_PERIOD_S = 10
-"""``PARTERRE_LADDER_PERIOD_S`` default: a ladder round's number is ``floor(unix time / period)``."""
-SPAN = timedelta(days=365)
-EPOCHS = 12
-BIG_TABLES = ("matches", "seats", "match_attempts", "replays", "rating_history", "challenges")
-SMALL_TABLES = ("accounts", "api_tokens", "bots", "house_bots", "tournaments", "tournament_bots", "ratings",
-                "bot_player_stats")
-COLUMNS: dict[str, str] = {
-    "matches": "id int8, tournament_id int8, plan_key text, game text, game_string text, seed text, "
-               "seed_commitment text, time_control jsonb, status text, attempt int4, claimed_by text, "
-               "lease_until timestamptz, created_at timestamptz, started_at timestamptz, finished_at timestamptz, "
-               "result_seq int8, rated bool, rating_seq int8, unrated_reason text",
-    "seats": "match_id int8, seat int4, bot_id int8, rank int4, score float8, verdict text, time_used_ms int8, "
-             "decisions int4, bot_version text, fault_reason text",
-    "match_attempts": "match_id int8, attempt int4, status text, worker text, error text, started_at timestamptz, "
-                      "ended_at timestamptz, seed text, seed_commitment text",
-    "replays": "match_id int8, format text, compression text, data bytea, raw_bytes int4, stored_at timestamptz",
-    "rating_history": "match_id int8, bot_id int8, game text, result_seq int8, elo_before float8, elo_after float8, "
-                      "delta float8",
-    "challenges": "match_id int8, challenger_id int8, rated bool, status text, reason text, created_at timestamptz, "
-                  "expires_at timestamptz, started_at timestamptz",
-    "accounts": "id int8, username text, password_hash text, role text, status text, created_at timestamptz",
-    "api_tokens": "id int8, account_id int8, token_hash text, prefix text, label text, scopes text[], "
-                  "created_at timestamptz, last_used_at timestamptz",
-    "bots": "id int8, name text, version text, owner text, token_hash text, revoked_at timestamptz, "
-            "created_at timestamptz, account_id int8, description text, games text[], accepts_challenges bool, "
-            "house bool",
-    "house_bots": "bot_id int8, kind text, games text[]",
-    "tournaments": "id int8, name text, game text, game_options jsonb, format text, player_counts int4[], rounds int4, "
-                   "time_control jsonb, status text, created_at timestamptz, organiser_id int8",
-    "tournament_bots": "tournament_id int8, bot_id int8, position int4",
-    "ratings": "bot_id int8, game text, elo float8, games int4, wins int4, draws int4, losses int4, score_sum float8, "
-               "last_played timestamptz",
-    "bot_player_stats": "game text, players int4, bot_id int8, games int4, wins int4, draws int4, losses int4, "
-                        "score_sum float8, last_played timestamptz",
-}
-"""The columns each table is loaded with, and their types (binary ``COPY``)."""
-
-
-def _columns(table: str) -> list[tuple[str, str]]:
-    return [(c.split()[0], c.split()[1]) for c in COLUMNS[table].split(", ")]
-
-
-HOUSE = (("random", 1200.0), ("greedy", 1550.0), ("search", 1800.0))
-"""House bots (kind, hidden strength): the bosses of Bronze, Silver and Gold (ladder.leagues.BOSSES)."""
-FAULTS = (("timeout", "no decision within the time allowed"), ("illegal_action", "action not in the legal list"),
-          ("disconnect", "the bot's stream ended during the match"), ("crash", "the bot process exited"))
-
 GOAL_GENERATION_S = 30 * 60
 GOAL_PAGE_MS = 50.0
 GOAL_REBUILD_S = 10 * 60
 GOAL_TICK_S = 1.0
-
-
-# -- the bots ----------------------------------------------------------------------------------
-
-
-@dataclass
-class BotSpec:
-    """A generated bot: who owns it, how strong and how active it is, when it played."""
-
-    id: int
-    name: str
-    version: str
-    account: int | None
-    strength: float
-    weight: float
-    first: int
-    last: int
-    games: tuple[str, ...] = ()
-    house: str | None = None
-    revoked: bool = False
-    accepts: bool = False
-
-
-def make_bots(n: int, rng: random.Random) -> tuple[list[BotSpec], int]:
-    """``n`` bots (the first three the house bots) and the number of accounts owning them."""
-    bots: list[BotSpec] = []
-    for i, (kind, strength) in enumerate(HOUSE, start=1):
-        bots.append(BotSpec(i, f"house-{kind}", "1", None, strength, 8.0, 0, EPOCHS - 1, house=kind))
-    accounts = max(2, int(n * 0.4))
-    words = ("fleur", "petal", "bloom", "thorn", "stem", "pollen", "bud", "root", "sprout", "meadow", "ivy", "moss")
-    for i in range(len(bots) + 1, n + 1):
-        # a few accounts own many bots: the account is drawn from a skewed law
-        account = None if rng.random() < 0.03 else 1 + min(accounts - 1, int(accounts * rng.random() ** 1.6))
-        first = 0 if rng.random() < 0.4 else rng.randrange(EPOCHS)
-        last = EPOCHS - 1 if rng.random() < 0.7 else rng.randint(first, EPOCHS - 1)
-        games: tuple[str, ...] = ()
-        if rng.random() < 0.1:
-            games = tuple(sorted(rng.sample(GAMES, rng.choice((1, 2)))))
-        bots.append(BotSpec(i, f"{rng.choice(words)}-{i:05d}", str(rng.randint(1, 30)), account,
-                            rng.gauss(1500.0, 200.0), math.exp(rng.gauss(0.0, 0.8)), first, last, games,
-                            revoked=rng.random() < 0.01 and last < EPOCHS - 1, accepts=rng.random() < 0.3))
-    return bots, accounts
-
-
-class Picker:
-    """Weighted draws of the bots active in a month and registered for a game."""
-
-    def __init__(self, bots: list[BotSpec]) -> None:
-        self.by: dict[tuple[str, int], tuple[list[int], list[float]]] = {}
-        for g in GAMES:
-            for e in range(EPOCHS):
-                ids = [b.id for b in bots
-                       if b.house is None and b.first <= e <= b.last and (not b.games or g in b.games)]
-                self.by[g, e] = (ids, list(itertools.accumulate(bots[i - 1].weight for i in ids)))
-
-    def pick(self, rng: random.Random, game: str, epoch: int) -> int:
-        ids, cum = self.by[game, epoch]
-        return ids[bisect.bisect_right(cum, rng.random() * cum[-1])]
-
-
-# -- the stream of matches ---------------------------------------------------------------------
-
-
-@dataclass
-class Planned:
-    """One match to write: what planned it and who sits where (results are drawn when it is written)."""
-
-    kind: str  # ladder | boss | tournament | challenge
-    game: str
-    n: int
-    bots: list[int]
-    tournament: int | None = None
-    plan_key: str | None = None
-    seed: str | None = None
-    rated: bool = True
-    status: str = "finished"
-
-
-@dataclass
-class Tournament:
-    """A round robin being played: its plan, consumed in order while ladder matches go on."""
-
-    id: int
-    game: str
-    n: int
-    bots: list[int]
-    created: datetime
-    organiser: int
-    plan: Iterator[Planned] = field(default_factory=lambda: iter(()))
-
-
-def tournament_plan(t: Tournament, rng: random.Random) -> Iterator[Planned]:
-    """The matches of ``t`` in plan order: every table of ``t.n`` once per rotation, seeds shared per table."""
-    rounds = 2 if t.n == 2 else 12
-    for r in range(1, rounds + 1):
-        if t.n == 2:
-            tables = [list(p) for p in itertools.combinations(t.bots, 2)]
-        else:
-            order = rng.sample(t.bots, len(t.bots))
-            tables = [order[i:i + t.n] for i in range(0, len(order) - t.n + 1, t.n)]
-        for table in tables:
-            seed = _hex(rng, 32)
-            key = "-".join(str(b) for b in table)
-            for k in range(t.n):
-                seats = table[k:] + table[:k]
-                yield Planned("tournament", t.game, t.n, seats, t.id, f"r{r}:n{t.n}:{key}:rot{k}", seed)
-
-
-@dataclass
-class Counts:
-    """What was generated (printed, and used to pick request targets)."""
-
-    matches: int = 0
-    finished: int = 0
-    seats: int = 0
-    history: int = 0
-    attempts: int = 0
-    replays: int = 0
-    challenges: int = 0
-    tournaments: int = 0
-    accounts: int = 0
-    bots: int = 0
-    by_kind: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    timings: dict[str, float] = field(default_factory=dict)
-
-
-def _hex(rng: random.Random, nbytes: int) -> str:
-    """``nbytes`` random bytes in hex, like ``secrets.token_hex`` (whose ``os.urandom`` costs 25 µs a call here)."""
-    return f"{rng.getrandbits(8 * nbytes):0{2 * nbytes}x}"
-
-
-def _rank_seats(rng: random.Random, tpl: Template, bots: list[int], spec: list[BotSpec]) -> list[int]:
-    """Bots per seat of ``tpl``: the finishing order is drawn from the bots' strengths (Plackett-Luce) and the
-    bot finishing k-th takes the template's seat ranked k-th, so the stored replay's result is the match's."""
-    left = list(bots)
-    order = []
-    while left:
-        w = [10 ** (spec[b - 1].strength / 400) for b in left]
-        x = rng.random() * sum(w)
-        for i, wi in enumerate(w):
-            x -= wi
-            if x <= 0 or i == len(w) - 1:
-                order.append(left.pop(i))
-                break
-    seats_by_rank = sorted(range(tpl.players), key=lambda s: (tpl.ranks[s], rng.random()))
-    out = [0] * tpl.players
-    for b, s in zip(order, seats_by_rank, strict=True):
-        out[s] = b
-    return out
-
-
-def generate(url: str, n_matches: int, n_bots: int, seed: int, templates: dict[tuple[str, int], list[Template]],
-             now: datetime, log: Any = print) -> Counts:
-    """Fill the migrated, empty database at ``url`` (see the module docstring); returns what it holds."""
-    rng = random.Random(seed)
-    counts = Counts()
-    spec, n_accounts = make_bots(n_bots, rng)
-    picker = Picker(spec)
-    start = now - SPAN
-    step = SPAN.total_seconds() / max(1, n_matches)
-    tc_json = json.dumps(LADDER_TC)
-    ratings: dict[tuple[int, str], list[Any]] = {}
-    stats: dict[tuple[str, int, int], list[Any]] = {}
-    tournaments: list[Tournament] = []
-    house_ids = {b.house: b.id for b in spec if b.house}
-    gate_kinds = ("random", "greedy", "search")
-    account_of = [None] + [b.account for b in spec]
-    seq = 0
-    round_keys: set[str] = set()
-    cur_round = -1
-    current: dict[str, Tournament | None] = {g: None for g in GAMES}
-    next_tid = 1
-    organisers = list(range(1, min(n_accounts, 40) + 1))
-
-    bulk = BulkLoad(url, [*BIG_TABLES, *SMALL_TABLES])
-    bulk.drop()
-    t_copy = time.perf_counter()
-
-    def elo_of(b: int, g: str) -> float:
-        r = ratings.get((b, g))
-        return elo.INITIAL_RATING if r is None else float(r[0])
-
-    def ladder_pair(g: str, epoch: int) -> list[int]:
-        a = picker.pick(rng, g, epoch)
-        ea = elo_of(a, g)
-        for _ in range(12):
-            b = picker.pick(rng, g, epoch)
-            if b != a and (account_of[a] is None or account_of[a] != account_of[b]) and abs(elo_of(b, g) - ea) <= 400:
-                return [a, b]
-        while True:  # nobody near enough: anyone of another account (a later round would find one)
-            b = picker.pick(rng, g, epoch)
-            if b != a and (account_of[a] is None or account_of[a] != account_of[b]):
-                return [a, b]
-
-    def plan_one(m: int, when: datetime, epoch: int) -> Planned:
-        nonlocal next_tid, cur_round
-        x = rng.random()
-        g = rng.choices(GAMES, GAME_WEIGHTS)[0]
-        if x < 0.16:
-            t = current[g]
-            p = next(t.plan, None) if t is not None else None
-            if p is None:
-                n = rng.choices((2, 3, 4), (60, 20, 20))[0]
-                size = rng.randint(16, 40) if n == 2 else rng.choice((16, 20, 24))
-                chosen: list[int] = []
-                owners: set[int] = set()
-                while len(chosen) < size:
-                    b = picker.pick(rng, g, epoch)
-                    o = account_of[b]
-                    if b in chosen or (o is not None and o in owners):
-                        continue
-                    chosen.append(b)
-                    if o is not None:
-                        owners.add(o)
-                t = Tournament(next_tid, g, n, chosen, when, rng.choice(organisers))
-                t.plan = tournament_plan(t, rng)
-                next_tid += 1
-                tournaments.append(t)
-                current[g] = t
-                p = next(t.plan)
-            return p
-        if x < 0.22:
-            n = 2 if rng.random() < 0.9 else rng.choice((3, 4))
-            rated = rng.random() < 0.6
-            if n == 2 and rated:
-                bots = ladder_pair(g, epoch)
-            else:
-                bots = []
-                while len(bots) < n:
-                    b = picker.pick(rng, g, epoch)
-                    if b not in bots:
-                        bots.append(b)
-                owners_all = [account_of[b] for b in bots if account_of[b] is not None]
-                if len(set(owners_all)) != len(owners_all):
-                    rated = False  # a rated challenge cannot seat two bots of one account
-            status = "expired" if rng.random() < 0.05 else "finished"
-            return Planned("challenge", g, n, bots, None, "challenge:" + _hex(rng, 12), None, rated, status)
-        rnd = int(when.timestamp() // LADDER_PERIOD_S)
-        if rnd != cur_round:
-            cur_round = rnd
-            round_keys.clear()
-        if rng.random() < 0.03:  # against a league's house boss
-            bots = [picker.pick(rng, g, epoch), house_ids[rng.choice(gate_kinds)]]
-            kind = "boss"
-        else:
-            bots = ladder_pair(g, epoch)
-            kind = "ladder"
-        rng.shuffle(bots)
-        gs = templates[g, 2][0].game_string
-        key = f"ladder:{gs}:r{rnd}:{'-'.join(str(b) for b in sorted(bots))}"
-        if key in round_keys:  # the same two bots twice in one round: the round planned it once
-            return plan_one(m, when, epoch)
-        round_keys.add(key)
-        status = "failed" if rng.random() < 0.003 else "finished"
-        return Planned(kind, g, 2, bots, None, key, None, True, status)
-
-    copies = {
-        "matches": bulk.copy("matches", _columns("matches")),
-        "seats": bulk.copy("seats", _columns("seats")),
-        "match_attempts": bulk.copy("match_attempts", _columns("match_attempts")),
-        "replays": bulk.copy("replays", _columns("replays")),
-        "rating_history": bulk.copy("rating_history", _columns("rating_history")),
-        "challenges": bulk.copy("challenges", _columns("challenges")),
-    }
-    entered = {name: cm.__enter__() for name, cm in copies.items()}
-    cm_matches, cm_seats, cm_attempts = entered["matches"], entered["seats"], entered["match_attempts"]
-    cm_replays, cm_history, cm_challenges = entered["replays"], entered["rating_history"], entered["challenges"]
-    ok = False
-    try:
-        workers = [f"worker-{i}@parterre-worker-{i % 2 + 1}" for i in range(1, 5)]
-        for m in range(1, n_matches + 1):
-            finished = start + timedelta(seconds=m * step)
-            epoch = min(EPOCHS - 1, int((m - 1) * EPOCHS / n_matches))
-            p = plan_one(m, finished, epoch)
-            counts.by_kind[p.kind] += 1
-            g, n = p.game, p.n
-            tpl = rng.choice(templates[g, n])
-            m_seed = p.seed or _hex(rng, 32)
-            commit = hashlib.sha256(m_seed.encode()).hexdigest()
-            created = finished - timedelta(seconds=90 + 5 * tpl.steps // 10)
-            started = created + timedelta(seconds=rng.randint(1, 20))
-            worker = workers[m % 4]
-            attempts = 1
-            if p.status == "failed":
-                attempts = 3
-                for a in (1, 2, 3):
-                    cm_attempts.write_row((m, a, "infra_error", worker, "no referee answered (StartMatch: UNAVAILABLE)",
-                                           started, started + timedelta(seconds=5), _hex(rng, 32), None))
-                counts.attempts += 3
-            elif p.status == "finished" and rng.random() < 0.015:
-                attempts = 2
-                s1 = _hex(rng, 32)
-                cm_attempts.write_row((m, 1, "infra_error", worker, "referee restarted during the match", started,
-                                       started + timedelta(seconds=30), s1, hashlib.sha256(s1.encode()).hexdigest()))
-                counts.attempts += 1
-            if p.status == "expired":
-                attempts = 0
-            if p.status != "finished":  # seats without a result, no replay, no rating
-                for s, b in enumerate(p.bots):
-                    cm_seats.write_row((m, s, b, None, None, None, None, None, None, None))
-                counts.seats += len(p.bots)
-                cm_matches.write_row((m, p.tournament, p.plan_key, g, tpl.game_string, m_seed, commit, tc_json,
-                                      p.status, attempts, worker if attempts else None, None, created,
-                                      started if attempts else None, None, None, p.rated, None, None))
-                if p.kind == "challenge":
-                    cm_challenges.write_row((m, account_of[p.bots[0]], p.rated, "expired",
-                                             "not every bot was connected in time", created,
-                                             created + timedelta(minutes=10), None))
-                    counts.challenges += 1
-                counts.matches += 1
-                continue
-            if n != 2:
-                bots = _rank_seats(rng, tpl, p.bots, spec)
-            elif tpl.ranks[0] == tpl.ranks[1]:
-                bots = list(p.bots)
-            else:
-                a, b = p.bots
-                pa = 1 / (1 + 10 ** ((spec[b - 1].strength - spec[a - 1].strength) / 400))
-                winner, loser = (a, b) if rng.random() < pa else (b, a)
-                bots = [winner, loser] if tpl.ranks[0] < tpl.ranks[1] else [loser, winner]
-            ranks = list(tpl.ranks)
-            verdicts = ["normal"] * n
-            reasons: list[str | None] = [None] * n
-            if rng.random() < 0.01:
-                worst = ranks.index(max(ranks))
-                verdicts[worst], reasons[worst] = rng.choice(FAULTS)
-            seq += 1
-            result_seq = seq
-            rating_seq = None
-            if p.rated:
-                seq += 1
-                rating_seq = seq
-                states = []
-                for b in bots:
-                    st = ratings.get((b, g))
-                    if st is None:
-                        st = ratings[b, g] = [elo.INITIAL_RATING, 0, 0, 0, 0, 0.0, None]
-                    states.append(st)
-                before = [st[0] for st in states]
-                deltas = elo.pairwise_deltas(before, ranks)
-                outcomes = elo.seat_outcomes(ranks)
-                firsts = ranks.count(1)
-                for s, (b, st, d, o) in enumerate(zip(bots, states, deltas, outcomes, strict=True)):
-                    st[0] = before[s] + d
-                    st[1] += 1
-                    st[2 if o == "win" else 3 if o == "draw" else 4] += 1
-                    st[5] += tpl.scores[s]
-                    st[6] = finished
-                    cm_history.write_row((m, b, g, rating_seq, before[s], before[s] + d, d))
-                    ps = stats.get((g, n, b))
-                    if ps is None:
-                        ps = stats[g, n, b] = [0, 0, 0, 0, 0.0, None]
-                    ps[0] += 1
-                    if ranks[s] == 1:
-                        ps[1 if firsts == 1 else 2] += 1
-                    else:
-                        ps[3] += 1
-                    ps[4] += tpl.scores[s]
-                    ps[5] = finished
-                counts.history += n
-            for s, b in enumerate(bots):
-                cm_seats.write_row((m, s, b, ranks[s], tpl.scores[s], verdicts[s],
-                                    tpl.decisions[s] * rng.randint(20, 400), tpl.decisions[s], spec[b - 1].version,
-                                    reasons[s]))
-            counts.seats += n
-            cm_attempts.write_row((m, attempts, "finished", worker, None, started, finished, m_seed, commit))
-            counts.attempts += 1
-            cm_replays.write_row((m, tpl.format, "zstd", tpl.blob, tpl.raw_bytes, finished))
-            counts.replays += 1
-            cm_matches.write_row((m, p.tournament, p.plan_key, g, tpl.game_string, m_seed, commit, tc_json,
-                                  "finished", attempts, worker, None, created, started, finished, result_seq,
-                                  p.rated, rating_seq, None))
-            if p.kind == "challenge":
-                cm_challenges.write_row((m, account_of[p.bots[0]], p.rated, "started", None, created,
-                                         created + timedelta(minutes=10), started))
-                counts.challenges += 1
-            counts.matches += 1
-            counts.finished += 1
-            if m % 500_000 == 0:
-                el = time.perf_counter() - t_copy
-                log(f"  {m:,} matches written in {el:.0f} s ({m / el:,.0f} matches/s)")
-        ok = True
-    finally:
-        for cm in copies.values():
-            cm.__exit__(*((None, None, None) if ok else sys.exc_info()))
-    counts.timings["copy of the matches (six COPY streams)"] = time.perf_counter() - t_copy
-
-    t_small = time.perf_counter()
-    pw_hash = _password_hash()
-    with bulk.copy("accounts", _columns("accounts")) as c:
-        for a in range(1, n_accounts + 1):
-            role = "organiser" if a in organisers else "participant"
-            c.write_row((a, f"player{a:05d}", pw_hash, "admin" if a == 1 else role, "active",
-                         start - timedelta(days=30) + timedelta(seconds=a)))
-    with bulk.copy("api_tokens", _columns("api_tokens")) as c:
-        for a in range(1, n_accounts + 1):
-            token = "ptk_" + secrets.token_urlsafe(32)
-            c.write_row((a, a, hashlib.sha256(token.encode()).hexdigest(), token[:8], "ci",
-                         ["bot:manage", "challenge"], start, now - timedelta(hours=rng.randint(1, 2000))))
-    with bulk.copy("bots", _columns("bots")) as c:
-        for b in spec:
-            created = start + SPAN * b.first / EPOCHS - timedelta(days=1)
-            c.write_row((b.id, b.name, b.version, "house" if b.house else None,
-                         hashlib.sha256(f"token-{b.id}-{seed}".encode()).hexdigest(),
-                         start + SPAN * (b.last + 1) / EPOCHS if b.revoked else None, created, b.account,
-                         "" if b.house else f"a bot of player{b.account or 0:05d}", list(b.games), b.accepts,
-                         b.house is not None))
-    with bulk.copy("house_bots", _columns("house_bots")) as c:
-        for b in spec:
-            if b.house:
-                c.write_row((b.id, b.house, list(GAMES)))
-    with bulk.copy("tournaments", _columns("tournaments")) as c:
-        for t in tournaments:
-            c.write_row((t.id, f"{t.game.capitalize()} round robin {t.id}", t.game, "{}", "round_robin", [t.n],
-                         2 if t.n == 2 else 12, tc_json, "planned", t.created, t.organiser))
-    with bulk.copy("tournament_bots", _columns("tournament_bots")) as c:
-        for t in tournaments:
-            for pos, b in enumerate(t.bots):
-                c.write_row((t.id, b, pos))
-    with bulk.copy("ratings", _columns("ratings")) as c:
-        for (b, g), st in sorted(ratings.items()):
-            c.write_row((b, g, *st))
-    with bulk.copy("bot_player_stats", _columns("bot_player_stats")) as c:
-        for (g, n, b), st in sorted(stats.items()):
-            c.write_row((g, n, b, *st))
-    counts.timings["copy of bots, accounts, tournaments, ratings"] = time.perf_counter() - t_small
-    counts.tournaments, counts.accounts, counts.bots = len(tournaments), n_accounts, len(spec)
-
-    t_idx = time.perf_counter()
-    bulk.restore(workers=2, log=log)
-    bulk.check()
-    counts.timings["indexes and constraints made again"] = time.perf_counter() - t_idx
-    t_h2h = time.perf_counter()
-    with psycopg.connect(url) as conn:  # derived from the seats, as its trigger would have (migration 0017)
-        conn.execute("SET work_mem = '256MB'")
-        conn.execute(importlib.import_module("ladder.migrations.versions.0017_ladder_at_scale").REBUILD)
-        conn.commit()
-    counts.timings["bot_head_to_head filled (migration 0017's REBUILD)"] = time.perf_counter() - t_h2h
-    with psycopg.connect(url, autocommit=True) as conn:
-        for sq, table in (("bots_id_seq", "bots"), ("tournaments_id_seq", "tournaments"),
-                          ("matches_id_seq", "matches"), ("accounts_id_seq", "accounts"),
-                          ("api_tokens_id_seq", "api_tokens")):
-            conn.execute(f"SELECT setval('{sq}', (SELECT max(id) FROM {table}))")
-        conn.execute("SELECT setval('match_result_seq', %s)", (seq,))
-        t_an = time.perf_counter()
-        conn.execute("ANALYZE")
-        counts.timings["ANALYZE"] = time.perf_counter() - t_an
-    t_lg = time.perf_counter()
-    from ladder.db import make_pool
-    from ladder.leagues import promote
-
-    pool = make_pool(url, min_size=1, max_size=2)
-    try:
-        promoted = promote(pool, now=now)
-    finally:
-        pool.close()
-    counts.timings[f"league promotions (ladder.leagues.promote: {len(promoted)})"] = time.perf_counter() - t_lg
-    return counts
-
-
-def _password_hash() -> str:
-    """One argon2id hash (as ``ladder.accounts`` stores them) shared by every generated account: hashing
-    each would take minutes, and the hash's bytes are what matter here."""
-    from ladder.accounts import _hasher
-
-    return str(_hasher.hash("bench-password"))
 
 
 # -- measurements ------------------------------------------------------------------------------
@@ -662,7 +109,7 @@ def hot_queries(url: str, rng: random.Random, n_bots: int) -> list[tuple[str, st
         accounts = [int(r[0]) for r in conn.execute(
             "SELECT DISTINCT account_id FROM bots WHERE account_id IS NOT NULL")]
     all_bots = list(range(1, n_bots + 1))
-    out = page_queries("floriferous", bot, match, tid)
+    out = pages("floriferous", bot, match, tid)
     out += [
         ("bot: league evidence against its next boss (ladder.leagues.head_to_head)", _H2H_SQL,
          {"boss": boss, "game": "floriferous", "bots": [bot], "now": None, "min_ms": GATE_MIN_DECISION_MS}),
@@ -731,8 +178,26 @@ def start_web(url: str, port: int, home: str) -> subprocess.Popen[bytes]:
     raise RuntimeError("the web server did not start")
 
 
-def run_locust(base: str, users: int, seconds: int, n_bots: int, wait: str, out_dir: str, tag: str) -> dict[str, Any]:
-    """One headless Locust run; returns ``{name: {"p50", "p99", "n", "failures", "rps"}}`` from its CSV statistics."""
+def _backend_cpu(url: str) -> dict[int, float]:
+    """CPU seconds so far of every PostgreSQL backend connected to ``url``'s database (``/proc``), by pid."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        pids = [int(r[0]) for r in conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")]
+    out = {}
+    for pid in pids:
+        try:
+            out[pid] = cpu_seconds(pid)
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return out
+
+
+def run_locust(base: str, users: int, seconds: int, n_bots: int, wait: str, out_dir: str, tag: str,
+               web_pid: int | None = None, url: str | None = None) -> dict[str, Any]:
+    """One headless Locust run; returns ``{name: {"p50", "p99", "n", "failures", "rps"}}`` from its CSV statistics,
+    and ``"cpu"``: CPU seconds the run cost the web process, its PostgreSQL backends and Locust itself."""
+    web0 = cpu_seconds(web_pid) if web_pid else 0.0
+    db0 = _backend_cpu(url) if url else {}
     prefix = os.path.join(out_dir, tag)
     env = {**os.environ, "PARTERRE_BENCH_BOTS": str(n_bots), "PARTERRE_BENCH_WAIT": wait}
     locust = shutil.which("locust", path=os.path.dirname(sys.executable)) or "locust"
@@ -740,10 +205,17 @@ def run_locust(base: str, users: int, seconds: int, n_bots: int, wait: str, out_
            "--spawn-rate", str(users), "--run-time", f"{seconds}s", "--host", base, "--csv", prefix,
            "--only-summary", "--loglevel", "WARNING", "--stop-timeout", "5"]
     with open(prefix + ".log", "wb") as logf:
-        proc = subprocess.run(cmd, cwd=ROOT, env=env, check=False, stdout=logf, stderr=subprocess.STDOUT)
-    if proc.returncode not in (0, 1):  # 1: some requests failed (counted below)
-        raise RuntimeError(f"locust exited with {proc.returncode}: {Path(prefix + '.log').read_text()[-2000:]}")
-    out: dict[str, Any] = {}
+        child = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=logf, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode not in (0, 1):  # 1: some requests failed (counted below)
+        raise RuntimeError(f"locust exited with {child.returncode}: {Path(prefix + '.log').read_text()[-2000:]}")
+    db1 = _backend_cpu(url) if url else {}
+    out: dict[str, Any] = {"cpu": {
+        "web": (cpu_seconds(web_pid) - web0) if web_pid else 0.0,
+        "postgres": sum(c - db0.get(pid, 0.0) for pid, c in db1.items()),
+        "locust": usage.ru_utime + usage.ru_stime,
+    }}
     with open(prefix + "_stats.csv", newline="") as fh:
         for row in csv.DictReader(fh):
             out[row["Name"]] = {"p50": float(row["50%"]), "p99": float(row["99%"]), "n": int(row["Request Count"]),
@@ -812,9 +284,9 @@ def time_ticks(url: str, redis_url: str, bot_ids: list[int], repeats: int,
                 spent[name] += time.perf_counter() - t
         return wrapper
 
-    ladder_tournaments.plan_ladder_round = timed("plan_ladder_round", real_plan)  # type: ignore[assignment]
-    directory.read_referees = timed("read the presence", real_read)  # type: ignore[assignment]
-    wp.queue_matches = timed("queue the matches", real_queue)  # type: ignore[assignment]
+    ladder_tournaments.plan_ladder_round = timed("plan_ladder_round", real_plan)
+    directory.read_referees = timed("read the presence", real_read)
+    wp.queue_matches = timed("queue the matches", real_queue)
     times: list[float] = []
     details: list[dict[str, Any]] = []
     with psycopg.connect(url, autocommit=True) as conn:
@@ -842,9 +314,9 @@ def time_ticks(url: str, redis_url: str, bot_ids: list[int], repeats: int,
                 conn.execute("DELETE FROM matches WHERE id > %s", (top,))
             r.delete(queue, f"{queue}.periodic")
     finally:
-        ladder_tournaments.plan_ladder_round = real_plan  # type: ignore[assignment]
-        directory.read_referees = real_read  # type: ignore[assignment]
-        wp.queue_matches = real_queue  # type: ignore[assignment]
+        ladder_tournaments.plan_ladder_round = real_plan
+        directory.read_referees = real_read
+        wp.queue_matches = real_queue
         r.delete(*keys, directory.REFEREES_KEY.format(ns=ns), queue, f"{queue}.periodic")
         for k in r.scan_iter(match="_kombu.binding.*"):
             if queue.encode() in r.smembers(k) or k.decode().endswith(queue):
@@ -862,7 +334,8 @@ def time_retention(url: str, now: datetime, log: Any = print) -> dict[str, Any]:
         t0 = time.perf_counter()
         deleted = 0
         for a in range(int(lo), int(hi) + 1, 20_000):
-            cur = conn.execute("DELETE FROM replays WHERE match_id >= %s AND match_id < %s", (a, a + 20_000))
+            cur = conn.execute("DELETE FROM replays WHERE match_id >= %s AND match_id < %s AND stored_at < %s",
+                               (a, min(a + 20_000, int(hi) + 1), now - SPAN + timedelta(days=30)))
             deleted += cur.rowcount
         took = time.perf_counter() - t0
         t1 = time.perf_counter()
@@ -953,7 +426,8 @@ def main(argv: list[str] | None = None) -> int:
         per = {k: sum(len(t.blob) for t in v) / len(v) for k, v in templates.items()}
         print(f"  played {sum(len(v) for v in templates.values())} real matches in {t_play:.1f} s; mean stored "
               f"replay bytes: " + ", ".join(f"{g} {n}p {b:.0f}" for (g, n), b in per.items()), flush=True)
-        counts = generate(url, args.matches, args.bots, args.seed, templates, now, log=lambda s: print(s, flush=True))
+        counts = LadderYear(args.matches, args.bots, args.seed, templates, now).load(
+            url, log=lambda s: print(s, flush=True))
         gen_s = time.perf_counter() - t0
         for name, took in counts.timings.items():
             print(f"  {name}: {took:.1f} s")
@@ -998,7 +472,12 @@ def main(argv: list[str] | None = None) -> int:
         try:
             run_locust(base, args.users, max(10, args.seconds // 4), n_bots, args.wait, home, "warmup")
             for i in range(args.repeats):
-                stats = run_locust(base, args.users, args.seconds, n_bots, args.wait, home, f"run{i}")
+                stats = run_locust(base, args.users, args.seconds, n_bots, args.wait, home, f"run{i}", proc.pid, url)
+                cpu = stats.pop("cpu")
+                n_req = sum(v["n"] for v in stats.values())
+                print(f"  run {i + 1}: CPU per request: web {1000 * cpu['web'] / n_req:.1f} ms, PostgreSQL "
+                      f"{1000 * cpu['postgres'] / n_req:.1f} ms, Locust {1000 * cpu['locust'] / n_req:.1f} ms "
+                      f"({n_req} requests in {args.seconds} s)", flush=True)
                 for name in page_p99:
                     s = stats[name]
                     page_p99[name].append(s["p99"] if s["failures"] == 0 else float("inf"))
