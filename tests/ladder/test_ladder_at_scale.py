@@ -326,3 +326,39 @@ def test_bot_page_history_total_counts_every_point(pool: Any) -> None:
     assert rating.history_total == 1000 and len(rating.history) == MAX_PLOT_POINTS
     assert (rating.history[0].n, rating.history[-1].n, rating.history[-1].elo) == (1, 1000, 2500.0)
     del b
+
+
+def test_one_bots_league_evidence_is_read_from_its_own_seats(pool: Any) -> None:
+    """The bot page asks for one bot's record against its next boss: the same numbers as the record of every
+    bot at once (``promote``'s query), read from the bot's seats with the boss's seat looked up per match,
+    not from every match the boss played."""
+    from ladder.house import ensure_house_bot
+    from ladder.leagues import _ONE_BOT_H2H_SQL, GATE_MIN_DECISION_MS, head_to_head
+
+    bots = make_bots(pool, 4)
+    boss, _ = ensure_house_bot(pool, "random", [GAME])
+    rng = random.Random(9)
+    rushed = {"base_ms": 0, "increment_ms": 0, "cap_ms": 100, "margin_ms": 100}
+    for i in range(40):
+        three = i % 4 == 0
+        seats = [boss, *rng.sample(bots, 2 if three else 1)]
+        rng.shuffle(seats)
+        mid = plan_match(pool, game_string=GS3 if three else GS2, bot_ids=seats, plan_key=f"ev:{i}",
+                         time_control=rushed if i % 7 == 0 else None)  # rushed matches do not count
+        if i % 9 == 0:
+            with pool.connection() as conn:
+                conn.execute("UPDATE matches SET rated = false WHERE id = %s", (mid,))  # nor casual ones
+        play(pool, mid, [rng.randint(1, len(seats)) for _ in seats])
+    with pool.connection() as conn:
+        every = head_to_head(conn, GAME, boss)
+        assert len(every) == 4
+        for b in bots:
+            assert head_to_head(conn, GAME, boss, [b]) == {b: every[b]}
+        assert head_to_head(conn, GAME, boss, [boss]) == {}
+        conn.execute("SET enable_seqscan = off")  # a small table: show the plan the indexes allow
+        nodes = _explain(conn, _ONE_BOT_H2H_SQL, {"boss": boss, "bot": bots[0], "game": GAME, "now": None,
+                                                  "min_ms": GATE_MIN_DECISION_MS})
+    seats = [n for n in nodes if n.get("Relation Name") == "seats"]
+    assert any("match_id" in n.get("Index Cond", "") for n in seats), "the boss's seat is not looked up by match"
+    assert not any(f"bot_id = '{boss}'" in n.get("Index Cond", "") and "match_id" not in n.get("Index Cond", "")
+                   for n in seats), "the boss's seats are read by bot"
