@@ -15,9 +15,11 @@ migrates it, and fills it with COPY:
   seats, an attempt, a replay, ratings and rating history computed with the
   ladder's own Elo (``ladder.elo``) in result order, as ``record_result`` would;
 * replays are genuine: 8 real Floriferous matches per player count are played
-  through the engine, and each generated match reuses one of them (its ranks
-  and scores become the match's), so the match page's viewer re-simulates a
-  real game.
+  through the engine (``bench.ladder_data.play_templates``), and each generated
+  match reuses one of them (its ranks and scores become the match's), so the
+  match page's viewer re-simulates a real game;
+* the derived tables ``bot_player_stats`` and ``bot_head_to_head`` are
+  recomputed by their migrations' ``REBUILD`` (their triggers do not see COPY).
 
 Then it starts ``parterre web`` (``web.serve``) in a subprocess and
 sends sequential requests over one keep-alive connection:
@@ -55,11 +57,9 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
@@ -67,64 +67,28 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 import psycopg  # noqa: E402 - after the sys.path setup above
 
 from bench.harness import Goal, Result, report  # noqa: E402 - after the sys.path setup above
+from bench.ladder_data import (  # noqa: E402 - after the sys.path setup above
+    database_url,
+    drop_database,
+    explain,
+    indexes_used,
+    page_queries,
+    percentile,
+    play_templates,
+)
 from ladder import elo, migrate  # noqa: E402 - after the sys.path setup above
 from ladder import read as wq  # noqa: E402 - after the sys.path setup above
-from ladder.matches import MatchSpec  # noqa: E402 - after the sys.path setup above
 
 DEFAULT_ADMIN = os.environ.get("PARTERRE_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 TIME_CONTROL = {"base_ms": 0, "increment_ms": 0, "cap_ms": 1000, "margin_ms": 50}
 GAME = "floriferous"
 
 
-@dataclass
-class Template:
-    """A real played match: its replay (compressed) and result, reused by generated matches."""
-
-    players: int
-    game_string: str
-    format: str
-    blob: bytes
-    raw_bytes: int
-    ranks: list[int]
-    scores: list[float]
-    steps: int
-
-
-def play_templates(per_count: int, seed: int) -> dict[int, list[Template]]:
-    """Play ``per_count`` real Floriferous matches for 2, 3 and 4 players (random policies)."""
-    from fixtures.web_helpers import play_replay
-
-    from ladder.matches import ZSTD_LEVEL
-    from ladder.replay_store import pack
-
-    out: dict[int, list[Template]] = {}
-    for n in (2, 3, 4):
-        gs = f"floriferous(competitive_bounties=false,extended=false,players={n})"
-        for k in range(per_count):
-            s = f"{seed:08x}{n}{k:04x}".ljust(64, "0")
-            spec = MatchSpec(match_id=0, attempt=1, game_string=gs, seed=s, seat_bot_ids=tuple(range(1, n + 1)),
-                             time_control=TIME_CONTROL, game=GAME,
-                             seed_commitment=hashlib.sha256(s.encode()).hexdigest())
-            result = play_replay(spec, [f"bot{i}" for i in range(n)], ["random"] * n)
-            text = result["replay_json"]
-            fmt, blob = pack(text, ZSTD_LEVEL)  # stored as record_result stores it (compact when it round-trips)
-            out.setdefault(n, []).append(
-                Template(n, gs, fmt, blob, len(text.encode()),
-                         [st["rank"] for st in result["seats"]], [st["score"] for st in result["seats"]],
-                         len(json.loads(text)["steps"]))
-            )
-    return out
-
-
-def _database_url(admin: str, name: str) -> str:
-    return urlparse(admin)._replace(path="/" + name).geturl()
-
-
 def generate(url: str, bots: int, matches: int, seed: int) -> dict[str, Any]:
     """Fill a migrated, empty database; returns what was generated (ids for the requests)."""
     rng = random.Random(seed)
     t0 = time.perf_counter()
-    templates = play_templates(8, seed)
+    templates = play_templates([GAME], (2, 3, 4), 8, seed)
     t_play = time.perf_counter() - t0
     base = datetime(2025, 1, 1, tzinfo=UTC)
     tournaments = 20
@@ -159,7 +123,7 @@ def generate(url: str, bots: int, matches: int, seed: int) -> dict[str, Any]:
                 tid = (m - 1) // per_tournament + 1 if m <= in_tournaments else None
                 pool_ids = t_bots[tid] if tid is not None else None
                 seat_bots = rng.sample(pool_ids, n) if pool_ids else rng.sample(range(1, bots + 1), n)
-                tpl = rng.choice(templates[n])
+                tpl = rng.choice(templates[GAME, n])
                 s = secrets.token_hex(32)
                 finished = base + timedelta(seconds=30 * m)
                 mc.write_row((m, tid, f"bench:{m}", GAME, tpl.game_string, s, hashlib.sha256(s.encode()).hexdigest(),
@@ -249,11 +213,6 @@ def start_server(url: str) -> tuple[subprocess.Popen[bytes], str]:
     raise RuntimeError("the web server did not start")
 
 
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-
-
 def measure_interleaved(client: Any, paths: list[str],
                         baseline_path: str = "/api/health") -> tuple[float, float, float]:
     """Client-observed p99 (ms) of ``paths``, of the baseline request sent before each of them, and p50 of ``paths``.
@@ -270,7 +229,7 @@ def measure_interleaved(client: Any, paths: list[str],
             out.append((time.perf_counter() - t) * 1000)
             if r.status_code != 200:
                 raise RuntimeError(f"GET {target} -> {r.status_code}")
-    return _pct(page, 0.99), _pct(base, 0.99), statistics.median(page)
+    return percentile(page, 0.99), percentile(base, 0.99), statistics.median(page)
 
 
 GOAL_MS = 50.0
@@ -296,52 +255,11 @@ def measure(client: Any, paths: list[str], warmup: int = 10) -> dict[str, float]
         if m:
             server.append(float(m.group(1)))
     return {
-        "n": len(times), "p50": statistics.median(times), "p99": _pct(times, 0.99), "mean": statistics.fmean(times),
+        "n": len(times), "p50": statistics.median(times), "p99": percentile(times, 0.99),
+        "mean": statistics.fmean(times),
         "server_p50": statistics.median(server) if server else float("nan"),
-        "server_p99": _pct(server, 0.99) if server else float("nan"),
+        "server_p99": percentile(server, 0.99) if server else float("nan"),
     }
-
-
-def explain(url: str, bot_id: int, match_id: int, tournament_id: int) -> list[tuple[str, str]]:
-    """EXPLAIN (ANALYZE, BUFFERS) of the pages' main queries: ``[(name, plan text)]``."""
-    sql_top, p_top, _ = wq.leaderboard_query(GAME, None, wq.SortKey.RANK, wq.SortOrder.ASC, 1, 50)
-    sql_all, p_all, _ = wq.leaderboard_query(GAME, None, wq.SortKey.WIN_RATE, wq.SortOrder.DESC, 3, 50)
-    sql_p3, p_p3, _ = wq.leaderboard_query(GAME, 3, wq.SortKey.RANK, wq.SortOrder.ASC, 1, 50)
-    queries: list[tuple[str, str, Any]] = [
-        ("leaderboard (rank order, page 1)", sql_top, p_top),
-        ("leaderboard (sorted by win rate, page 3)", sql_all, p_all),
-        ("leaderboard (players=3)", sql_p3, p_p3),
-        ("bot: ratings and rank", wq.BOT_RATINGS_SQL, (bot_id,)),
-        ("bot: rating history", wq.BOT_HISTORY_SQL, (bot_id,)),
-        ("bot: verdicts", wq.BOT_VERDICTS_SQL, (bot_id,)),
-        ("bot: per player count", wq.BOT_PLAYER_COUNTS_SQL, (bot_id,)),
-        ("bot: head-to-head", wq.BOT_HEAD_TO_HEAD_SQL, (bot_id,)),
-        ("bot: recent matches", wq.BOT_RECENT_SQL, (bot_id, 2**63 - 1, 21)),
-        ("match: replay", "SELECT data, raw_bytes FROM replays WHERE match_id = %s", (match_id,)),
-        ("tournament: matches page", "SELECT id FROM matches WHERE tournament_id = %s ORDER BY id LIMIT 50",
-         (tournament_id,)),
-        ("tournament: counts", "SELECT status, count(*) FROM matches WHERE tournament_id = %s GROUP BY status",
-         (tournament_id,)),
-        ("home: latest results", "SELECT id FROM matches WHERE game = %s AND finished_at IS NOT NULL "
-         "ORDER BY finished_at DESC LIMIT 8", (GAME,)),
-    ]
-    out = []
-    with psycopg.connect(url) as conn:
-        for name, sql, params in queries:
-            rows = conn.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql, params).fetchall()
-            out.append((name, "\n".join(r[0] for r in rows)))
-    return out
-
-
-def indexes_used(plan: str) -> list[str]:
-    """Index names in a plan (``Index Scan using X``, ``Index Only Scan using X``, ``Bitmap Index Scan on X``)."""
-    names = re.findall(r"(?:Index(?: Only)? Scan(?: Backward)? using|Bitmap Index Scan on) (\w+)", plan)
-    return sorted(set(names))
-
-
-def _drop(admin_url: str, name: str) -> None:
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -364,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.db is None:
         args.db = "parterre_bench_web" if args.reuse else f"parterre_bench_web_{secrets.token_hex(4)}"
-    url = _database_url(args.admin_url, args.db)
+    url = database_url(args.admin_url, args.db)
     with psycopg.connect(args.admin_url, autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (args.db,)).fetchone() is not None
         if exists and not args.reuse:
@@ -372,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         if not exists or not args.reuse:
             conn.execute(f'CREATE DATABASE "{args.db}"')
     if not args.keep:  # dropped however the run ends (but a kill -9)
-        atexit.register(_drop, args.admin_url, args.db)
+        atexit.register(drop_database, args.admin_url, args.db)
     migrate(url)
     with psycopg.connect(url) as conn:
         have = conn.execute("SELECT count(*) FROM matches").fetchone()[0]
@@ -440,7 +358,8 @@ def main(argv: list[str] | None = None) -> int:
         proc.wait(10)
 
     print("\nquery plans (EXPLAIN ANALYZE):")
-    for name, plan in explain(url, rng.randint(1, n_bots), rng.randint(1, n_matches), t_ids[0]):
+    queries = page_queries(GAME, rng.randint(1, n_bots), rng.randint(1, n_matches), t_ids[0])
+    for name, plan in explain(url, queries):
         took = re.search(r"Execution Time: ([\d.]+) ms", plan)
         print(f"- {name}: {took.group(1) if took else '?'} ms; indexes: {', '.join(indexes_used(plan)) or 'none'}")
         if args.plans:

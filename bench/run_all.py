@@ -44,6 +44,8 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "concurrency": (["bench/bench_concurrency.py"], ["--seconds", "4", "--repeats", "2"]),
     "workers": (["bench/bench_workers.py"], ["--matches", "10", "--repeats", "2"]),
     "web": (["bench/bench_web.py"], ["--requests", "300", "--repeats", "2", "--info-requests", "50"]),
+    # 10^7 matches: about an hour and 50 GB of disk at its peak (the database and its dump); --quick: 2 x 10^5
+    "ten_million": (["bench/bench_ten_million.py"], ["--matches", "200000", "--seconds", "20", "--repeats", "1"]),
     "sandbox": (["bench/bench_sandbox.py"], ["--decisions", "500", "--repeats", "3"]),
     "live_feed": (["bench/bench_live_feed.py"], ["--seconds", "2", "--repeats", "2"]),
     "web_flood": (["bench/bench_web_flood.py"], ["--logins", "40", "--bodies", "100", "--uploads", "60"]),

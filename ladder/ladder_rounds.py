@@ -208,13 +208,29 @@ def tables_of(
 
     Returns:
         The tables, each in ``order``'s order.
+
+    Linear in ``len(order)`` when most bots fit the first ones left (10^4 bots online: docs/benchmarks.md):
+    seated and waiting bots are marked, not removed one by one, and the list is compacted when half of it
+    is marked. ``order`` holds each bot once.
     """
     left = list(order)
+    gone: set[int] = set()  # seated, or waiting for a later round
+    start = 0  # left[:start] are all gone
+    dead = 0  # gone bots in left[start:]
+    remaining = len(left)
     tables = []
-    while len(left) >= n:
+    while remaining >= n:
+        while left[start] in gone:
+            start += 1
+            dead -= 1
+        if dead > (len(left) - start) // 2:
+            left, start, dead = [b for b in left[start:] if b not in gone], 0, 0
         table: list[int] = []
         taken: set[int] = set()
-        for bot in left:
+        for i in range(start, len(left)):
+            bot = left[i]
+            if bot in gone:
+                continue
             owner = account.get(bot)
             if owner is not None and owner in taken:
                 continue
@@ -225,9 +241,13 @@ def tables_of(
                 taken.add(owner)
             if len(table) == n:
                 break
-        if len(table) < n:
-            left = left[1:]  # no table around the most due bot this round; the next ones may still play
+        if len(table) < n:  # no table around the most due bot this round; the next ones may still play
+            gone.add(left[start])
+            start += 1
+            remaining -= 1
             continue
         tables.append(table)
-        left = [b for b in left if b not in table]
+        gone.update(table)
+        remaining -= n
+        dead += n - 1  # the table's first bot is left[start], skipped at the next turn
     return tables

@@ -191,20 +191,35 @@ GATE_MIN_DECISION_MS = DEFAULT_CAP_MS
 time control, 1,000 ms): a boss that thinks (house-search) plays weaker when rushed, and a challenger
 who chooses a 100 ms time control must not pass Gold against a boss held to a millisecond of search."""
 
+_COUNTED = (
+    "m.game = %(game)s AND m.status = 'finished' AND m.rated "
+    "AND m.rating_seq IS NOT NULL AND me.rank IS NOT NULL AND boss.rank IS NOT NULL "
+    "AND (%(now)s::timestamptz IS NULL OR m.finished_at <= %(now)s::timestamptz) "
+    # the boss had a decision's full time: its allowance per decision, the cap or (without one) the increment
+    "AND CASE WHEN coalesce((m.time_control->>'cap_ms')::int, 0) > 0 THEN (m.time_control->>'cap_ms')::int "
+    "ELSE coalesce((m.time_control->>'increment_ms')::int, 0) END >= %(min_ms)s"
+)
+"""The matches that count towards a gate (``m``: the match, ``me`` / ``boss``: the two seats)."""
+
 _H2H_SQL = (
     "SELECT me.bot_id, count(*), count(*) FILTER (WHERE me.rank < boss.rank), "
     "count(*) FILTER (WHERE me.rank = boss.rank) "
     "FROM seats boss JOIN matches m ON m.id = boss.match_id "
     "JOIN seats me ON me.match_id = boss.match_id AND me.bot_id <> boss.bot_id "
-    "WHERE boss.bot_id = %(boss)s AND m.game = %(game)s AND m.status = 'finished' AND m.rated "
-    "AND m.rating_seq IS NOT NULL AND me.rank IS NOT NULL AND boss.rank IS NOT NULL "
-    "AND (%(bots)s::bigint[] IS NULL OR me.bot_id = ANY(%(bots)s::bigint[])) "
-    "AND (%(now)s::timestamptz IS NULL OR m.finished_at <= %(now)s::timestamptz) "
-    # the boss had a decision's full time: its allowance per decision, the cap or (without one) the increment
-    "AND CASE WHEN coalesce((m.time_control->>'cap_ms')::int, 0) > 0 THEN (m.time_control->>'cap_ms')::int "
-    "ELSE coalesce((m.time_control->>'increment_ms')::int, 0) END >= %(min_ms)s "
-    "GROUP BY me.bot_id"
+    "WHERE boss.bot_id = %(boss)s AND (%(bots)s::bigint[] IS NULL OR me.bot_id = ANY(%(bots)s::bigint[])) "
+    f"AND {_COUNTED} GROUP BY me.bot_id"
 )
+"""Every bot's record against a boss: from the boss's seats (``promote`` asks for every bot at once)."""
+
+_ONE_BOT_H2H_SQL = (
+    "SELECT count(*), count(*) FILTER (WHERE me.rank < boss.rank), count(*) FILTER (WHERE me.rank = boss.rank) "
+    "FROM seats me CROSS JOIN LATERAL (SELECT b.rank FROM seats b WHERE b.match_id = me.match_id "
+    "AND b.bot_id = %(boss)s LIMIT 1) boss JOIN matches m ON m.id = me.match_id "
+    f"WHERE me.bot_id = %(bot)s AND me.bot_id <> %(boss)s AND {_COUNTED}"
+)
+"""One bot's record against a boss (the bot page): from the bot's own seats, the boss's seat of each looked up
+(``seats (match_id, bot_id)``). From the boss's seats it read every match the boss played (a house boss plays
+a few percent of the ladder's matches: 78,000 seats at 10^7 matches, for every bot page; docs/benchmarks.md)."""
 
 
 def head_to_head(conn: Any, game: str, boss_id: int, bot_ids: Iterable[int] | None = None,
@@ -219,8 +234,11 @@ def head_to_head(conn: Any, game: str, boss_id: int, bot_ids: Iterable[int] | No
         now: only matches finished at or before it (None: all).
     """
     bots = None if bot_ids is None else sorted({int(b) for b in bot_ids})
-    rows = conn.execute(_H2H_SQL, {"boss": boss_id, "game": game, "bots": bots, "now": now,
-                                   "min_ms": GATE_MIN_DECISION_MS}).fetchall()
+    params = {"boss": boss_id, "game": game, "bots": bots, "now": now, "min_ms": GATE_MIN_DECISION_MS}
+    if bots is not None and len(bots) == 1:
+        n, w, d = conn.execute(_ONE_BOT_H2H_SQL, {**params, "bot": bots[0]}).fetchone()
+        return {bots[0]: Evidence.of(int(n), int(w), int(d))} if n else {}
+    rows = conn.execute(_H2H_SQL, params).fetchall()
     return {int(b): Evidence.of(int(n), int(w), int(d)) for b, n, w, d in rows}
 
 

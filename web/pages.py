@@ -118,10 +118,10 @@ def leaderboard(
 def bot(request: Request, pool: Pool, bot_id: BotId, before: Before = None, recent: Recent = 20) -> HTMLResponse:
     from ladder.house import list_house_bots
 
-    page = q.bot_page(pool, bot_id, before=before, recent=recent)
+    page = q.bot_page(pool, bot_id, before=before, recent=recent, opponents=H2H_SHOWN)
     plots = {r.game: rating_plot(r.history, r.history_total) for r in page.ratings}
     house = next((h for h in list_house_bots(pool) if h.bot_id == bot_id), None)
-    h2h, hidden = top_opponents(page.head_to_head, H2H_SHOWN)
+    h2h, hidden = top_opponents(page.head_to_head, H2H_SHOWN, page.opponents)
     return render(request, "bot.html", {"bot": page, "plots": plots, "recent": recent, "house": house,
                                         "h2h": h2h, "h2h_hidden": hidden})
 
@@ -130,11 +130,14 @@ H2H_SHOWN = 25
 """Opponents per game in the bot page's head-to-head table; the JSON (``/api/bots/{id}``) lists all."""
 
 
-def top_opponents(rows: list[q.HeadToHead], most: int) -> tuple[list[q.HeadToHead], dict[str, int]]:
-    """The first ``most`` rows of each game (they come most-played first) and, per game, how many are left out.
+def top_opponents(rows: list[q.HeadToHead], most: int,
+                  met: dict[str, int] | None = None) -> tuple[list[q.HeadToHead], dict[str, int]]:
+    """The first ``most`` rows of each game (they come most-played first) and, per game, how many are left out
+    (of ``met[game]`` opponents when given: the rows may be the first ones only, ``bot_page(opponents=...)``).
 
-    A ladder bot meets hundreds of opponents (≈ 460 at 100k matches / 1k bots):
-    the full table made the page 120 KB and its rendering most of its time (docs/web.md).
+    A ladder bot meets hundreds of opponents (≈ 460 at 100k matches / 1k bots, thousands at 10^7 / 10^4):
+    the full table made the page 120 KB and its rendering most of its time (docs/web.md), and at 10^7 matches
+    reading every row took longer than the rest of the page (docs/benchmarks.md).
     """
     shown: list[q.HeadToHead] = []
     hidden: dict[str, int] = {}
@@ -145,6 +148,10 @@ def top_opponents(rows: list[q.HeadToHead], most: int) -> tuple[list[q.HeadToHea
             shown.append(h)
         else:
             hidden[h.game] = hidden.get(h.game, 0) + 1
+    for game, total in (met or {}).items():
+        left = total - min(seen.get(game, 0), most)
+        if left > 0:
+            hidden[game] = left
     return shown, hidden
 
 

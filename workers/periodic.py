@@ -30,7 +30,7 @@ from workers.app import app
 from workers.hosting import validation as hosted
 from workers.hosting.validation import process_version, sandbox_snapshot, token_secret
 from workers.settings import WorkerSettings
-from workers.tasks import _settings, _worker_name, get_pool, plan_tournament, run_match
+from workers.tasks import _settings, _worker_name, get_pool, plan_tournament, queue_matches, run_match
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +92,7 @@ def ladder_tick(now: float | None = None, period_s: float | None = None) -> dict
             pool, game_string=game_string, round_no=round_no, bot_ids=online,
             max_pending=cfg.ladder_max_pending, time_control=cfg.ladder_time_control_ms,
         )
-        for match_id in ids:
-            run_match.delay(match_id)
+        queue_matches(ids)
         out[game_string] = len(ids)
     return out
 

@@ -2,8 +2,8 @@
 matches.
 
 Indexes: ``rating_history_by_bot``, ``seats_by_bot``, ``bot_player_stats_by_bot``
-(migration 0002), and the derived table ``bot_head_to_head`` (migration 0017); the bench
-(``bench/bench_web.py``) prints the plans.
+(migration 0002), the ``bot_head_to_head`` table's key (migration 0017); the benches (``bench/bench_web.py``,
+``bench/bench_ten_million.py``) print the plans.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from ladder.read.leaderboards import NO_BT
 from ladder.read.matches import MATCH_COLUMNS, SEAT_COLUMNS, MatchListItem, match_items, seat_map
 
 MAX_PLOT_POINTS = 400
-"""Rating-history points sent to a plot per game; longer histories are thinned evenly (ends kept)."""
+"""Rating-history points sent to a plot per game; longer histories are thinned evenly (ends kept). Even: the
+server's thinning (:data:`BOT_HISTORY_SQL`) relies on ``MAX_PLOT_POINTS - 1`` being odd."""
 
 
 VERDICTS: tuple[str, ...] = ("normal", "timeout", "illegal_action", "disconnect", "crash", "resigned", "no_show")
@@ -115,6 +116,9 @@ class BotPage:
         leagues: its league in each game it is rated in (docs/ladder.md "Leagues"): the gates
             passed, with date and evidence, and the next gate with the evidence so far; empty
             for a house bot.
+        head_to_head / opponents: the record against each opponent by game, most-played first (the
+            ``opponents`` first of each game when :func:`bot_page` was asked for so many), and how many
+            opponents it met in each game.
     """
 
     id: int
@@ -129,31 +133,36 @@ class BotPage:
     recent: list[MatchListItem]
     older_before: int | None
     leagues: list[BotLeague]
+    opponents: dict[str, int]
 
+
+_ABOVE = ("o.game = r.game AND (o.elo > r.elo OR (o.elo = r.elo AND (o.games < r.games "
+          "OR (o.games = r.games AND o.bot_id < r.bot_id))))")
 
 BOT_RATINGS_SQL = (
     "SELECT r.game, r.elo, r.games, r.wins, r.draws, r.losses, r.score_sum, r.last_played, "
-    "(SELECT count(*) + 1 FROM ratings o JOIN bots ob ON ob.id = o.bot_id WHERE o.game = r.game "
-    " AND ob.revoked_at IS NULL AND (o.elo > r.elo OR (o.elo = r.elo AND (o.games < r.games "
-    " OR (o.games = r.games AND o.bot_id < r.bot_id))))) "
+    f"(SELECT count(*) + 1 FROM ratings o WHERE {_ABOVE}) "
+    f"- (SELECT count(*) FROM ratings o JOIN bots ob ON ob.id = o.bot_id WHERE ob.revoked_at IS NOT NULL AND {_ABOVE}) "
     "FROM ratings r WHERE r.bot_id = %s ORDER BY r.game"
 )
-"""A bot's rating rows with its leaderboard rank (index ``ratings_leaderboard`` for the rank count)."""
+"""A bot's rating rows with its leaderboard rank: one plus the ratings above it (index ``ratings_leaderboard``)
+less the revoked bots' among them (index ``bots_revoked``, migration 0020)."""
 
 
-_MOST = MAX_PLOT_POINTS
 BOT_HISTORY_SQL = (
-    "SELECT game, rn, n, match_id, elo_after FROM ("
-    " SELECT game, match_id, elo_after, row_number() OVER (PARTITION BY game ORDER BY result_seq) AS rn,"
-    "  count(*) OVER (PARTITION BY game) AS n FROM rating_history WHERE bot_id = %s) h "
-    f"WHERE n <= {_MOST} OR rn = 1 "
-    f"OR (rn - 1) * {_MOST - 1} / nullif(n - 1, 0) > (rn - 2) * {_MOST - 1} / nullif(n - 1, 0) "
-    "ORDER BY game, rn"
+    "SELECT h.game, h.n, h.match_id, h.elo_after, h.total FROM ("
+    "SELECT game, match_id, elo_after, row_number() OVER (PARTITION BY game ORDER BY result_seq) AS n, "
+    "count(*) OVER (PARTITION BY game) AS total FROM rating_history WHERE bot_id = %(bot)s) h "
+    "WHERE h.total <= %(most)s OR 2 * ((2 * (h.n - 1) * (%(most)s - 1) + %(most)s - 2) / (2 * (h.total - 1))) "
+    "* (h.total - 1) > 2 * (h.n - 1) * (%(most)s - 1) - (%(most)s - 1) ORDER BY h.game, h.n"
 )
-"""A bot's Elo after rated matches (index ``rating_history_by_bot``), at most :data:`MAX_PLOT_POINTS` per game:
-of a longer history, the first match of each of that many equal stretches, the last match included (the
-integer division's bucket changes there), with ``rn`` the match's ordinal
-and ``n`` the game's rated matches. Thinned in the database: a house bot's 300,000 points never leave it."""
+"""A bot's Elo after its ``n``-th rated match of each game, and the number of them, thinned by the server to
+``%(most)s`` points per game evenly (index ``rating_history_by_bot``): the points at the indexes
+``j = round(i * S / D)``, ``i = 0 .. D``, with ``S = total - 1`` and ``D = most - 1``, both ends kept. At 10^7
+matches a busy bot has tens of thousands of them, and reading them all took most of its page's time
+(docs/benchmarks.md). In integers: ``j`` is kept when the one ``i`` that can round to it, the largest with
+``2 i S <= 2 j D + D - 1``, has ``2 i S > 2 j D - D`` (``D`` is odd, so ``i S / D`` is never half way; ``S > D``
+when thinning, so at most one ``i`` rounds to ``j``)."""
 
 
 BOT_PLAYER_COUNTS_SQL = (
@@ -168,11 +177,15 @@ BOT_VERDICTS_SQL = "SELECT verdict, count(*) FROM seats WHERE bot_id = %s AND ve
 
 
 BOT_HEAD_TO_HEAD_SQL = (
-    "SELECT h.game, h.opponent_id, b.name, b.version, h.games, h.wins, h.draws, h.losses "
-    "FROM bot_head_to_head h JOIN bots b ON b.id = h.opponent_id "
-    "WHERE h.bot_id = %s ORDER BY h.game, h.games DESC, h.opponent_id"
+    "SELECT x.game, x.opponent_id, b.name, b.version, x.matches, x.wins, x.draws, x.losses, x.opponents FROM ("
+    "SELECT h.*, row_number() OVER (PARTITION BY h.game ORDER BY h.matches DESC, h.opponent_id) AS k, "
+    "count(*) OVER (PARTITION BY h.game) AS opponents FROM bot_head_to_head h WHERE h.bot_id = %(bot)s) x "
+    "CROSS JOIN LATERAL (SELECT name, version FROM bots WHERE id = x.opponent_id LIMIT 1) b "  # a look-up each
+    "WHERE %(most)s::int IS NULL OR x.k <= %(most)s ORDER BY x.game, x.k"
 )
-"""Head-to-head per game and opponent (``bot_head_to_head``, migration 0017: kept as matches finish)."""
+"""Head-to-head per game and opponent, most-played first, the ``%(most)s`` first of each game (all when NULL),
+with the opponents of each game (``bot_head_to_head``, migration 0017: one row per opponent, not two index
+entries per match of the bot)."""
 
 
 BOT_BT_SQL = "SELECT game, elo, elo_low, elo_high, rank FROM ratings_bt WHERE bot_id = %s"
@@ -201,7 +214,8 @@ MATCHES_BY_ID_SQL = (
 )
 
 
-def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, recent: int = 20) -> BotPage:
+def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, recent: int = 20,
+             opponents: int | None = None) -> BotPage:
     """The bot page: ratings with history per game, verdict counts, head-to-head, recent matches.
 
     Args:
@@ -209,6 +223,7 @@ def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, re
         bot_id: the bot.
         before: list recent matches with ids below this (the "older" link), or the newest.
         recent: matches per page of the recent list.
+        opponents: head-to-head rows per game, the most-played first (None: every opponent).
 
     Raises:
         NotFound: no such bot.
@@ -220,11 +235,11 @@ def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, re
             cur_bot = conn.execute(
                 "SELECT id, name, version, created_at, revoked_at FROM bots WHERE id = %s", (bot_id,))
             cur_ratings = conn.execute(BOT_RATINGS_SQL, (bot_id,))
-            cur_history = conn.execute(BOT_HISTORY_SQL, (bot_id,))
+            cur_history = conn.execute(BOT_HISTORY_SQL, {"bot": bot_id, "most": MAX_PLOT_POINTS})
             cur_bt = conn.execute(BOT_BT_SQL, (bot_id,))
             cur_counts = conn.execute(BOT_PLAYER_COUNTS_SQL, (bot_id,))
             cur_verdicts = conn.execute(BOT_VERDICTS_SQL, (bot_id,))
-            cur_h2h = conn.execute(BOT_HEAD_TO_HEAD_SQL, (bot_id,))
+            cur_h2h = conn.execute(BOT_HEAD_TO_HEAD_SQL, {"bot": bot_id, "most": opponents})
             page_of = (bot_id, before if before is not None else 2**63 - 1, recent + 1)
             cur_recent = conn.execute(BOT_RECENT_MATCHES_SQL, page_of)
             cur_seats = conn.execute(BOT_RECENT_SEATS_SQL, page_of)
@@ -242,9 +257,9 @@ def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, re
         revoked = bot[4] is not None
         history: dict[str, list[RatingPoint]] = defaultdict(list)
         history_total: dict[str, int] = {}
-        for game, rn, n, mid, after in history_rows:
-            history[game].append(RatingPoint(int(rn), mid, after))
-            history_total[game] = int(n)
+        for game, n, mid, after, total in history_rows:
+            history[game].append(RatingPoint(int(n), mid, after))
+            history_total[game] = int(total)
         ratings = []
         for game, e, g, w, d, lo, ss, lp, rank in rating_rows:
             bt = bt_rows.get(game, NO_BT)
@@ -266,8 +281,9 @@ def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, re
             verdicts[verdict] = int(n)
         h2h = [
             HeadToHead(game, oid, name, ver, int(n), int(w), int(d), int(lo), (w + d / 2) / n)
-            for game, oid, name, ver, n, w, d, lo in h2h_rows
+            for game, oid, name, ver, n, w, d, lo, _ in h2h_rows
         ]
+        met = {str(row[0]): int(row[8]) for row in h2h_rows}
         leagues = bot_leagues(conn, bot_id, [r.game for r in ratings])
         more = len(recent_rows) > recent
         matches = match_items(conn, recent_rows[:recent], seats)
@@ -275,5 +291,5 @@ def bot_page(pool: ConnectionPool, bot_id: int, *, before: int | None = None, re
     return BotPage(
         id=bot[0], name=bot[1], version=bot[2], created_at=bot[3], revoked=revoked, ratings=ratings,
         by_players=by_players, verdicts=verdicts, head_to_head=h2h, recent=matches,
-        older_before=ids[-1] if more and ids else None, leagues=leagues,
+        older_before=ids[-1] if more and ids else None, leagues=leagues, opponents=met,
     )

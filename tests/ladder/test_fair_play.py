@@ -85,7 +85,7 @@ def ladder_ticks(pool: Any, ladder_db: str, monkeypatch: pytest.MonkeyPatch, bot
     monkeypatch.setattr(directory, "read_referees", lambda *a, **k: [directory.RefereeInfo("r1", "a:1", "a:1", 0,
                                                                                              online)])
     queued: list[int] = []
-    monkeypatch.setattr(tasks.run_match, "delay", queued.append)
+    monkeypatch.setattr(periodic, "queue_matches", queued.extend)  # what the tick queues, in one batch
     try:
         for r in range(ticks):
             periodic.ladder_tick(now=1000.0 + 10 * r)

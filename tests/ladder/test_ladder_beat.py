@@ -148,7 +148,7 @@ def test_ladder_tick_pairs_the_online_bots_of_each_game(pool, ladder_db, monkeyp
     monkeypatch.setattr(tasks, "_pool", None)
     monkeypatch.setattr(directory, "read_referees", lambda *a, **k: refs)
     queued: list[int] = []
-    monkeypatch.setattr(tasks.run_match, "delay", queued.append)
+    monkeypatch.setattr(periodic, "queue_matches", queued.extend)  # what the tick queues, in one batch
     try:
         assert periodic.ladder_tick(now=1000.0) == {GS: 1}  # bots 0, 1, 2 play it; bot 3 plays "other" only
         assert periodic.ladder_tick(now=1009.9) == {GS: 1}  # same period: the same round, queued again

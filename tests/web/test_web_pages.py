@@ -479,7 +479,7 @@ def test_player_count_statistics_follow_record_result(pool: Any, client: TestCli
         conn.rollback()
     assert online == rebuilt and len(online) > 10
     head_to_head = importlib.import_module("ladder.migrations.versions.0017_head_to_head")
-    h2h = "SELECT bot_id, game, opponent_id, games, wins, draws, losses FROM bot_head_to_head ORDER BY 1, 2, 3"
+    h2h = "SELECT bot_id, game, opponent_id, matches, wins, draws, losses FROM bot_head_to_head ORDER BY 1, 2, 3"
     with psycopg.connect(pool.conninfo) as conn:
         kept = conn.execute(h2h).fetchall()
         conn.execute(head_to_head.REBUILD)

@@ -27,7 +27,7 @@ depends_on = None
 
 REBUILD = """
 DELETE FROM bot_head_to_head;
-INSERT INTO bot_head_to_head (bot_id, game, opponent_id, games, wins, draws, losses)
+INSERT INTO bot_head_to_head (bot_id, game, opponent_id, matches, wins, draws, losses)
 SELECT me.bot_id, m.game, o.bot_id, count(*), count(*) FILTER (WHERE me.rank < o.rank),
        count(*) FILTER (WHERE me.rank = o.rank), count(*) FILTER (WHERE me.rank > o.rank)
 FROM seats me JOIN matches m ON m.id = me.match_id
@@ -42,7 +42,7 @@ CREATE TABLE bot_head_to_head (
     bot_id      bigint NOT NULL REFERENCES bots(id) ON DELETE CASCADE,
     game        text NOT NULL,
     opponent_id bigint NOT NULL REFERENCES bots(id) ON DELETE CASCADE,
-    games       int NOT NULL CHECK (games >= 1),
+    matches     int NOT NULL CHECK (matches >= 1),
     wins        int NOT NULL DEFAULT 0,
     draws       int NOT NULL DEFAULT 0,
     losses      int NOT NULL DEFAULT 0,
@@ -53,7 +53,7 @@ COMMENT ON TABLE bot_head_to_head IS
 
 CREATE FUNCTION bot_head_to_head_on_finish() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO bot_head_to_head AS t (bot_id, game, opponent_id, games, wins, draws, losses)
+    INSERT INTO bot_head_to_head AS t (bot_id, game, opponent_id, matches, wins, draws, losses)
     SELECT me.bot_id, NEW.game, o.bot_id, count(*), count(*) FILTER (WHERE me.rank < o.rank),
            count(*) FILTER (WHERE me.rank = o.rank), count(*) FILTER (WHERE me.rank > o.rank)
     FROM seats me JOIN seats o ON o.match_id = me.match_id AND o.bot_id <> me.bot_id
@@ -61,7 +61,7 @@ BEGIN
     GROUP BY me.bot_id, o.bot_id
     ORDER BY me.bot_id, o.bot_id
     ON CONFLICT (bot_id, game, opponent_id) DO UPDATE SET
-        games = t.games + EXCLUDED.games,
+        matches = t.matches + EXCLUDED.matches,
         wins = t.wins + EXCLUDED.wins,
         draws = t.draws + EXCLUDED.draws,
         losses = t.losses + EXCLUDED.losses;
