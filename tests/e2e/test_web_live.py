@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 import test_web_browser as wb
+from fixtures.browser import browser, chromium_present  # noqa: F401 - fixtures are found by name
 from fixtures.web_helpers import shared_site
 from test_web_labels import _mentions, _vocabulary
 
@@ -34,9 +35,7 @@ from ladder.tournaments import plan_match
 from web import start_background
 from web.live import LiveConfig, playing_now
 
-CHROMIUM = wb.CHROMIUM
-browser, page = wb.browser, wb.page  # the browser tests' fixtures
-_chromium_present = wb._chromium_present  # autouse: a skip without chromium, a failure under CI
+page = wb.page  # the browser tests' fixture
 
 DELAY = 2.0
 STEP_S = 0.15
