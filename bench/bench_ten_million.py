@@ -2,8 +2,9 @@
 
 Usage::
 
-    .venv/bin/python bench/bench_ten_million.py [--matches 10000000] [--bots 10000] [--seconds 120]
-                                                [--users 50] [--keep] [--skip-backup]
+    .venv/bin/python bench/bench_ten_million.py [--matches 10000000] [--bots 10000] [--users 50]
+                                                [--wait 0.5,1.5] [--seconds 60] [--repeats 3]
+                                                [--keep] [--reuse] [--skip-backup] [--plans]
 
 Creates the database ``--db`` (default ``parterre_bench_10m``) on ``--admin-url`` (default
 ``$PARTERRE_BENCH_DATABASE_URL`` or the machine's ``postgresql://postgres@127.0.0.1:5432/postgres``),
@@ -24,8 +25,10 @@ whose indexes are made again afterwards.
 * the web site as deployed (``parterre web``: uvicorn, one process) under ``--users`` concurrent
   readers driven by Locust (``locust --headless``; each reader reads a leaderboard or a bot
   page, then waits ``--wait`` seconds, uniformly drawn): p99 of the leaderboard and of the bot
-  page ≤ 50 ms, from Locust's own statistics;
-* ``parterre ratings rebuild`` (the CLI, every game) ≤ 10 min;
+  page ≤ 50 ms, from Locust's own statistics, with the CPU each request cost the web process, its
+  PostgreSQL backends and Locust (``/proc``);
+* ``parterre ratings rebuild`` (the CLI, every game) ≤ 10 min, its peak memory, and that it changes no
+  rating (the generated ones are the online updates');
 * the continuous ladder's matchmaking tick (``workers.periodic.ladder_tick``, the Celery task's
   body, queueing its matches on a Redis broker) with every bot online ≤ 1 s. "Online" is what the
   tick reads: the referees' presence records in Redis (``workers.directory``); the bench writes
@@ -318,9 +321,8 @@ def time_ticks(url: str, redis_url: str, bot_ids: list[int], repeats: int,
         directory.read_referees = real_read
         wp.queue_matches = real_queue
         r.delete(*keys, directory.REFEREES_KEY.format(ns=ns), queue, f"{queue}.periodic")
-        for k in r.scan_iter(match="_kombu.binding.*"):
-            if queue.encode() in r.smembers(k) or k.decode().endswith(queue):
-                r.delete(k)
+        for q in (queue, f"{queue}.periodic"):  # kombu's routing records of the bench's own queues
+            r.delete(f"_kombu.binding.{q}", f"_kombu.binding_permanent.{q}")
     return times, details
 
 
