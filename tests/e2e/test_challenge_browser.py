@@ -19,7 +19,6 @@ import base64
 import itertools
 import os
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -28,34 +27,13 @@ from fixtures.browser import (  # noqa: F401 - fixtures are found by name
     browser,
     chromium_present,
     expect,
+    served,
 )
-from fixtures.ladder_helpers import module_database
 
 from ladder import accounts as acc
-from ladder import make_pool
-from web.app import start_background
 
 PASSWORD = "a long browser password"
 _addresses = itertools.count(1)
-
-
-@pytest.fixture(scope="module")
-def served(pg_admin_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
-    databases = module_database(pg_admin_url)
-    url = next(databases)
-    pool = make_pool(url, max_size=4)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PARTERRE_HOME", str(tmp_path_factory.mktemp("home")))  # the session secret is generated there
-    mp.delenv("PARTERRE_SESSION_SECRET", raising=False)
-    mp.delenv("PARTERRE_REDIS_URL", raising=False)
-    server = start_background(pool=pool, port=int(os.environ.get("PARTERRE_TEST_WEB_PORT", "0")))
-    try:
-        yield server.url, pool
-    finally:
-        server.stop()
-        mp.undo()
-        pool.close()
-        next(databases, None)
 
 
 def _shot(page: Any, name: str) -> None:
