@@ -181,7 +181,7 @@ async def test_example_bots_play_every_game(tmp_path, example):
 
 async def test_a_child_that_exits_resigns_and_the_next_match_gets_a_fresh_child(tmp_path, faulty):
     bot = StdioBot(faulty("exit", "3"), log_dir=tmp_path, stop_grace_s=0.3)
-    first, second = await _play(bot, "toy(players=2,turns=4)", matches=2)
+    first, second = await _play(bot, "toy(players=2,turns=4)", matches=2, cap_ms=30_000)
     assert _verdict(first, 1) == "resigned" and _verdict(first, 2) == "normal"
     assert next(s.rank for s in first.seats if s.bot_id == 2) == 1
     assert _verdict(second, 1) == "normal"
@@ -192,7 +192,8 @@ async def test_a_child_that_exits_resigns_and_the_next_match_gets_a_fresh_child(
 
 async def test_a_child_that_exits_between_decisions_resigns_at_once(tmp_path, faulty):
     bot = StdioBot(faulty("exit_at_start", "0"), log_dir=tmp_path, stop_grace_s=0.3)
-    first, second = await _play(bot, "toy(players=2,turns=4)", matches=2)
+    # A cap far above a child's start-up under load: a bot that missed the exit would time out instead
+    first, second = await _play(bot, "toy(players=2,turns=4)", matches=2, cap_ms=30_000)
     assert _verdict(first, 1) == "resigned" and _verdict(second, 1) == "normal"
     assert next(s.decisions for s in first.seats if s.bot_id == 1) == 0
 
