@@ -11,6 +11,7 @@ import hashlib
 import logging
 import os
 import pathlib
+import shutil
 import stat
 import tarfile
 import tempfile
@@ -26,6 +27,13 @@ log = logging.getLogger(__name__)
 
 DATASET_BUILDS = threading.BoundedSemaphore(1)
 """Datasets one web process writes at once (each is every match of a competition, read and compressed)."""
+
+SUPERSEDED_KEPT_S = 600
+"""How long a tar stays after a newer final table's tar replaced it: a download that chose the old file
+just before (its route returns the path; the response opens it a moment later) still finds it."""
+
+DEAD_WRITE_S = 3600
+"""A ``.writing-*`` folder not modified for this long was left by a process killed while writing."""
 
 
 _FALLBACK_FOLDER: list[pathlib.Path] = []
@@ -66,9 +74,11 @@ def dataset_tar(pool: ConnectionPool, folder: pathlib.Path, competition_id: int,
 
     The file is named by the final table's fingerprint: a disqualification after the freeze
     recomputes the table (``ladder.competition_final.recompute_final``), and the next download
-    writes a new tar and removes the old one. The tar is written next to its final name and renamed
-    into place, so a reader never sees half a file; parallel first downloads in one process are one
-    write (:data:`DATASET_BUILDS`), the others answered 503 with ``Retry-After``.
+    writes a new tar; the old one stays :data:`SUPERSEDED_KEPT_S` more (a download may be about to
+    open it) and a later download removes it (:func:`_sweep`, by ``now``, the site's clock). The tar
+    is written next to its final name and renamed into place, so a reader never sees half a file;
+    parallel first downloads in one process are one write (:data:`DATASET_BUILDS`), the others
+    answered 503 with ``Retry-After``.
     """
     from ladder.competition_dataset import write_dataset
 
@@ -77,6 +87,7 @@ def dataset_tar(pool: ConnectionPool, folder: pathlib.Path, competition_id: int,
                                        for r in rows]).encode()).hexdigest()[:16]
     path = folder / f"competition-{competition_id}-{fingerprint}.tar"
     if path.exists():
+        _sweep(folder, competition_id, path, now.timestamp())
         return path
     if not DATASET_BUILDS.acquire(blocking=False):
         raise HTTPException(503, "another dataset is being written; try again in a few seconds",
@@ -93,8 +104,22 @@ def dataset_tar(pool: ConnectionPool, folder: pathlib.Path, competition_id: int,
                 tar.add(source, arcname=source.name)
             os.replace(part, path)
         for old in folder.glob(f"competition-{competition_id}-*.tar"):
-            if old != path:
-                old.unlink(missing_ok=True)
+            if old != path:  # superseded now: its modification time says since when (see _sweep)
+                with contextlib.suppress(OSError):
+                    os.utime(old, (now.timestamp(), now.timestamp()))
     finally:
         DATASET_BUILDS.release()
     return path
+
+
+def _sweep(folder: pathlib.Path, competition_id: int, current: pathlib.Path, now_s: float) -> None:
+    """Remove the competition's tars superseded more than :data:`SUPERSEDED_KEPT_S` ago and the
+    ``.writing-*`` folders of processes killed mid-write (untouched for :data:`DEAD_WRITE_S`)."""
+    for old in folder.glob(f"competition-{competition_id}-*.tar"):
+        with contextlib.suppress(OSError):
+            if old != current and old.stat().st_mtime < now_s - SUPERSEDED_KEPT_S:
+                old.unlink()
+    for dead in folder.glob(".writing-*"):
+        with contextlib.suppress(OSError):
+            if dead.lstat().st_mtime < now_s - DEAD_WRITE_S and ours_alone(dead):
+                shutil.rmtree(dead)

@@ -9,11 +9,12 @@ one (``app.state.clock``) moved by the tests.
 
 from __future__ import annotations
 
+import os
 import pathlib
 import random
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -341,7 +342,22 @@ def test_the_table_shows_the_frozen_final_table_with_shared_places(app: Any, cli
         table_after = json.loads(member.read())["final_table"]
     assert bots[0] not in [r["bot_id"] for r in table_after if r["standing"] != "disqualified"]
     assert table_after != manifest["final_table"]
-    assert len(list((app.state.dataset_dir).glob(f"competition-{c.id}-*.tar"))) == 1
+    # the superseded tar stays 10 minutes (a download may be about to open it), then a download removes
+    # it, with a writing folder a killed process left an hour ago (a fresh one is another's, at work)
+    folder = app.state.dataset_dir
+    assert len(list(folder.glob(f"competition-{c.id}-*.tar"))) == 2
+    dead, busy = folder / ".writing-dead", folder / ".writing-busy"
+    for f in (dead, busy):
+        (f / "competition-1").mkdir(parents=True)
+    os.utime(dead, (clock.now.timestamp() - 2 * 3600,) * 2)
+    os.utime(busy, (clock.now.timestamp() - 1800,) * 2)
+    clock.now += timedelta(minutes=9)
+    assert client.get(f"/api/competitions/{c.id}/dataset").content == again.content
+    assert len(list(folder.glob(f"competition-{c.id}-*.tar"))) == 2
+    assert not dead.exists() and busy.exists()
+    clock.now += timedelta(minutes=2)
+    assert client.get(f"/api/competitions/{c.id}/dataset").content == again.content
+    assert len(list(folder.glob(f"competition-{c.id}-*.tar"))) == 1
 
 
 def test_the_seed_is_never_shown_while_the_evaluation_runs(client: TestClient, pool: Any, clock: Clock) -> None:
