@@ -117,6 +117,25 @@ def redis_base_url(embedded_services: _EmbeddedHolder) -> str:
     return redis_py_url(embedded_services.redis_url())
 
 
+@pytest.fixture(autouse=True)
+def cheap_argon2(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """argon2id at its smallest cost (1 pass, 8 KiB) in this process, unless the test is marked
+    ``real_argon2``: the accounts' code runs unchanged, but a hash or a check costs microseconds instead
+    of the 130-150 ms of the RFC 9106 profile the site uses (about a third of the web tests' time went to
+    it). A test of the cost itself (slots, memory, bursts against the real price) carries the marker;
+    ``parterre web`` and the other child processes always run the site's own parameters."""
+    import sys
+
+    accounts = sys.modules.get("ladder.accounts")  # imported by the test module if the test uses it
+    if accounts is None or request.node.get_closest_marker("real_argon2"):
+        return
+    from argon2 import PasswordHasher
+
+    cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    monkeypatch.setattr(accounts, "_hasher", cheap)
+    monkeypatch.setattr(accounts, "_DUMMY_HASH", cheap.hash("parterre-timing-equaliser"))
+
+
 @pytest.fixture
 def redis_prefix() -> str:
     """A key prefix unique to this test, for code that takes one."""

@@ -27,6 +27,8 @@ from ladder.owned_bots import MAX_BOTS_PER_ACCOUNT
 from web.app import start_background
 from web.serving import HeadTimeoutH11Protocol
 
+pytestmark = pytest.mark.real_argon2  # the attacker pays the site's own price per password checked
+
 PASSWORD = "correct horse battery"
 MIB = 1 << 20
 ARGON2_MIB = 64
