@@ -30,8 +30,14 @@ install: $(BIN)/.installed
 demo: install
 	$(BIN)/parterre demo
 
+# The suite in TEST_WORKERS processes (pytest-xdist; idle ones take tests from a busy one's queue).
+# Each test owns its databases, Redis keys or servers and ports (docs/hygiene.md "Running the tests"),
+# so several run side by side; three on two cores, since many tests wait on a child process, a
+# browser or a clock; TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 3
 test: install
-	$(BIN)/python -m pytest -q -m "not faults_e2e and not long_e2e" --durations=20
+	$(BIN)/python -m pytest -q -m "not faults_e2e and not long_e2e" --durations=20 \
+	  $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist worksteal)
 
 # The fault-injection end-to-end runs (about 3 minutes): a stage of .ci/run of its own, so that
 # `make test` stays under 20 minutes on the 2-core machine.
