@@ -61,12 +61,13 @@ def test_an_old_tar_survives_a_sweep_that_sees_its_successor_the_moment_it_appea
     pausing = _PausingOs()
     monkeypatch.setattr(datasets, "os", pausing)
     written: list[pathlib.Path] = []
-    writer = threading.Thread(target=lambda: written.append(datasets.dataset_tar(None, folder, 7, NOW)))  # type: ignore[arg-type]
+    no_pool: Any = None  # the table and the writer above read no database
+    writer = threading.Thread(target=lambda: written.append(datasets.dataset_tar(no_pool, folder, 7, NOW)))
     writer.start()
     try:
         assert pausing.replaced.wait(10)
         # another download, the same second: the new tar is there, it sweeps the folder
-        current = datasets.dataset_tar(None, folder, 7, NOW)  # type: ignore[arg-type]
+        current = datasets.dataset_tar(no_pool, folder, 7, NOW)
         assert current != old and current.exists()
     finally:
         pausing.go.set()
