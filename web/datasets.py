@@ -102,11 +102,13 @@ def dataset_tar(pool: ConnectionPool, folder: pathlib.Path, competition_id: int,
             part = pathlib.Path(tmp) / "dataset.tar"
             with tarfile.open(part, mode="w") as tar:
                 tar.add(source, arcname=source.name)
+            # superseded now: its modification time says since when (see _sweep); marked before the new
+            # tar is in place, as a download that sees the new one sweeps at once
+            for old in folder.glob(f"competition-{competition_id}-*.tar"):
+                if old != path:
+                    with contextlib.suppress(OSError):
+                        os.utime(old, (now.timestamp(), now.timestamp()))
             os.replace(part, path)
-        for old in folder.glob(f"competition-{competition_id}-*.tar"):
-            if old != path:  # superseded now: its modification time says since when (see _sweep)
-                with contextlib.suppress(OSError):
-                    os.utime(old, (now.timestamp(), now.timestamp()))
     finally:
         DATASET_BUILDS.release()
     return path
