@@ -32,8 +32,9 @@ SUPERSEDED_KEPT_S = 600
 """How long a tar stays after a newer final table's tar replaced it: a download that chose the old file
 just before (its route returns the path; the response opens it a moment later) still finds it."""
 
-DEAD_WRITE_S = 3600
-"""A ``.writing-*`` folder not modified for this long was left by a process killed while writing."""
+DEAD_WRITE_S = 86400
+"""A ``.writing-*`` folder not modified for this long was left by a process killed while writing (a day: a
+write takes minutes, and the folder's own time changes only when an entry is made directly in it)."""
 
 
 _FALLBACK_FOLDER: list[pathlib.Path] = []

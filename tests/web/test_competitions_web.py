@@ -343,14 +343,14 @@ def test_the_table_shows_the_frozen_final_table_with_shared_places(app: Any, cli
     assert bots[0] not in [r["bot_id"] for r in table_after if r["standing"] != "disqualified"]
     assert table_after != manifest["final_table"]
     # the superseded tar stays 10 minutes (a download may be about to open it), then a download removes
-    # it, with a writing folder a killed process left an hour ago (a fresh one is another's, at work)
+    # it, with a writing folder a killed process left over a day ago (a fresher one may be another's, at work)
     folder = app.state.dataset_dir
     assert len(list(folder.glob(f"competition-{c.id}-*.tar"))) == 2
     dead, busy = folder / ".writing-dead", folder / ".writing-busy"
     for f in (dead, busy):
         (f / "competition-1").mkdir(parents=True)
-    os.utime(dead, (clock.now.timestamp() - 2 * 3600,) * 2)
-    os.utime(busy, (clock.now.timestamp() - 1800,) * 2)
+    os.utime(dead, (clock.now.timestamp() - 25 * 3600,) * 2)
+    os.utime(busy, (clock.now.timestamp() - 2 * 3600,) * 2)
     clock.now += timedelta(minutes=9)
     assert client.get(f"/api/competitions/{c.id}/dataset").content == again.content
     assert len(list(folder.glob(f"competition-{c.id}-*.tar"))) == 2
