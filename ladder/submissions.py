@@ -421,7 +421,7 @@ def postpone(pool: ConnectionPool, version_id: int, delay_s: float) -> None:
     """Give a claimed version back, to be taken again in ``delay_s`` seconds (no referee reachable for its
     games: it is not judged; its status stays ``validating`` or ``testing``)."""
     with connection(pool) as conn, conn.cursor() as cur:
-        cur.execute("UPDATE hosted_versions SET worker = NULL, lease_until = now() + make_interval(secs => %s) "
+        cur.execute("UPDATE hosted_versions SET lease_until = now() + make_interval(secs => %s) "
                     "WHERE id = %s AND status IN ('validating', 'testing')", (float(delay_s), version_id))
 
 
