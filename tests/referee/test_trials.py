@@ -183,7 +183,7 @@ async def test_trial_requests_are_checked() -> None:
         codes = {}
         for what, kwargs in calls.items():
             with pytest.raises(grpc.aio.AioRpcError) as err:
-                await h.run_match_events(30, GAME, [1, 2], **kwargs)  # type: ignore[arg-type]
+                await h.run_match_events(30, GAME, [1, 2], **kwargs)  # type: ignore[arg-type]  # mixed kwargs dict
             codes[what] = err.value.code()
         running = await open_trial(h, 31, [1, 2], [d0, d1], no_show_timeout_ms=800)
         with pytest.raises(grpc.aio.AioRpcError) as err:

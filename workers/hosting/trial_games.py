@@ -103,8 +103,6 @@ def find_referee() -> tuple[str, str, bytes | None, str]:
     Raises:
         RefereeUnavailableError: no referee address at all.
     """
-    from workers.hosting.seats import bot_address  # seats imports validation, which imports this module
-
     cfg = worker_settings()
     referees: list[directory.RefereeInfo] = []
     if cfg.referee_discovery and cfg.redis_url:
@@ -118,8 +116,11 @@ def find_referee() -> tuple[str, str, bytes | None, str]:
     tls = None
     if cfg.referee_tls_ca:
         tls = Path(cfg.referee_tls_ca).read_bytes()
-    # one referee for the whole run: the bots must reach the referee the games are sent to
-    return addresses[0], bot_address(addresses[:1], referees), tls, cfg.service_token
+    # one referee for the whole run: the bots must reach the referee the games are sent to; its bot endpoint
+    # as a rated seat's (workers.hosting.seats.bot_address): its presence, else the configured one, else itself
+    by_control = {r.control_address: r.address for r in referees}
+    endpoint = by_control.get(addresses[0]) or cfg.hosted_referee_address or addresses[0]
+    return addresses[0], str(endpoint), tls, cfg.service_token
 
 
 class _Loop:
