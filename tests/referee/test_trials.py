@@ -211,3 +211,26 @@ async def test_a_trial_session_is_not_rechecked_against_the_token_store_and_ends
         with pytest.raises(AuthenticationError):
             await asyncio.wait_for(bot_task, 10)
         assert not h.core.registry.sessions()
+
+
+async def test_a_trial_has_no_live_feed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rooms ask ``referee.live.feed_for`` for their feed: a ladder match does, a trial never (control: the
+    ladder match played on the same referee)."""
+    from referee import live
+
+    asked: list[int] = []
+
+    def feed_for(match_id: int, *_: Any) -> None:
+        asked.append(match_id)
+
+    monkeypatch.setattr(live, "feed_for", feed_for)
+    (c0, d0), (c1, d1) = credential(), credential()
+    async with Harness(TOKENS) as h:
+        trial = await open_trial(h, 60, [1, 2], [d0, d1])
+        h.start_bot(RandomBot(seed=1), c0, stop_after_matches=1, initial_backoff_s=0.05)
+        h.start_bot(RandomBot(seed=2), c1, stop_after_matches=1, initial_backoff_s=0.05)
+        assert result_of(await asyncio.wait_for(trial, 10)).status == "finished"
+        h.start_bot(RandomBot(seed=3), "tok-a")
+        h.start_bot(RandomBot(seed=4), "tok-b")
+        assert (await h.run_match(61, GAME, [1, 2])).status == "finished"
+    assert asked == [61]
