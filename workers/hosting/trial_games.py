@@ -176,14 +176,14 @@ class Side:
         elif not spec.startswith("grpc:"):
             self.bot = house_bot(spec.removeprefix("builtin:"), seed)
         self.fresh = True  # started (or restarted) since its last game
+        self.bot_task: asyncio.Task[None] | None = None  # kept: the loop holds tasks weakly
 
     def start(self, runner: _Loop, cwd: Path) -> None:
         """Listen on the side's socket; start its bot (once) or its keeper (again when it exited)."""
         if self.relay._server is None:
             runner.run(self.relay.start())
-            if self.bot is not None:
-                runner.call(lambda: runner.loop.create_task(self.bot.arun(
-                    f"unix:{self.relay.socket_path}", "trial", initial_backoff_s=0.05, max_backoff_s=0.5)))
+            if self.bot is not None:  # its token is a placeholder: the relay puts each game's credential in
+                runner.call(self._start_bot, runner)
         if self.spec.startswith("grpc:") and (self.proc is None or self.proc.poll() is not None):
             command = json.loads(self.spec[5:])
             cut = command.index("--") if "--" in command else len(command)
@@ -192,6 +192,11 @@ class Side:
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, cwd=cwd,
                                          env=self.env, start_new_session=True)
             self.fresh = True
+
+    def _start_bot(self, runner: _Loop) -> None:
+        """On the loop: play until stopped, reconnecting (to the gate) after each game."""
+        self.bot_task = runner.loop.create_task(self.bot.arun(
+            f"unix:{self.relay.socket_path}", "trial", initial_backoff_s=0.05, max_backoff_s=0.5))
 
     def stop(self, runner: _Loop) -> None:
         if self.proc is not None and self.proc.poll() is None:
