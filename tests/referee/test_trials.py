@@ -234,3 +234,25 @@ async def test_a_trial_has_no_live_feed(monkeypatch: pytest.MonkeyPatch) -> None
         h.start_bot(RandomBot(seed=4), "tok-b")
         assert (await h.run_match(61, GAME, [1, 2])).status == "finished"
     assert asked == [61]
+
+
+async def test_a_trial_session_is_never_in_presence_nor_lent() -> None:
+    """The cluster's presence record shows bot 1's own stream, not the trial's session of bot 7; a relay request
+    for bot 7 or for the session's own key lends nothing."""
+    from referee.cluster import Cluster, ClusterConfig
+
+    (c0, d0), (_, d1) = credential(), credential()
+    async with Harness(TOKENS) as h:
+        assert h.core is not None
+        h.start_bot(RandomBot(seed=1), "tok-a")
+        trial = await open_trial(h, 70, [7, 8], [d0, d1], no_show_timeout_ms=1500)
+        h.start_bot(RandomBot(seed=2), c0, initial_backoff_s=0.05)
+        await wait_for(lambda: len(h.core.registry.sessions()) == 2, timeout_s=5)
+        key = next(s.key for s in h.core.registry.sessions() if s.trial)
+        cluster = Cluster(h.core, ClusterConfig(redis_url="redis://127.0.0.1:1/0"))  # never started: no Redis
+        shown = sorted(cluster.snapshot()["bots"])
+        lent = [cluster.serve_request({"bot_id": b, "host": "other", "address": "127.0.0.1:1", "count": 1,
+                                       "match_ids": [70]}) for b in (7, key)]
+        await asyncio.wait_for(trial, 10)
+    assert shown == ["1"]
+    assert lent == [0, 0] and not cluster.links
