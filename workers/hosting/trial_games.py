@@ -178,8 +178,9 @@ class Side:
         self.fresh = True  # started (or restarted) since its last game
         self.bot_task: asyncio.Task[None] | None = None  # kept: the loop holds tasks weakly
 
-    def start(self, runner: _Loop, cwd: Path) -> None:
-        """Listen on the side's socket; start its bot (once) or its keeper (again when it exited)."""
+    def start(self, runner: _Loop, cwd: Path, lock_fd: int | None = None) -> None:
+        """Listen on the side's socket; start its bot (once) or its keeper (again when it exited; it inherits
+        ``lock_fd``, the run folder's lock: workers.hosting.run_dirs)."""
         if self.relay._server is None:
             runner.run(self.relay.start())
             if self.bot is not None:  # its token is a placeholder: the relay puts each game's credential in
@@ -190,7 +191,8 @@ class Side:
             argv = [*command[:cut], "--grpc-dir", str(self.folder), *command[cut:]]
             # Not the worker's stdout; the keeper kills its sandbox's tree when it is stopped.
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, cwd=cwd,
-                                         env=self.env, start_new_session=True)
+                                         env=self.env, start_new_session=True,
+                                         pass_fds=() if lock_fd is None else (lock_fd,))
             self.fresh = True
 
     def _start_bot(self, runner: _Loop) -> None:
@@ -244,11 +246,12 @@ def check_run(game: str, deadline_ms: int) -> None:
 
 def play_trial_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline_ms: int, run_dir: Path,
                      env: dict[str, str], cwd: Path, seats: dict[str, Any] | None = None,
-                     first_deal: int = 0) -> Iterator[dict[str, Any]]:
+                     first_deal: int = 0, lock_fd: int | None = None) -> Iterator[dict[str, Any]]:
     """Yield deals ``first_deal`` … (see the module doc); closing the generator stops the games and the sides.
 
     Args:
-        run_dir: the run's folder (made by the caller, who removes it afterwards).
+        run_dir: the run's folder (made by the caller, who removes it afterwards); ``lock_fd``: its lock, which
+            the keepers inherit, so that a sweep after this worker's SIGKILL leaves it to a keeper still running.
         env / cwd: the keepers' and stdio children's environment and working folder.
         seats: ``{"players": {"a": {...}, "b": {...}}, "match_id": N}`` (``validation.seat_identities``);
             else the plausible defaults of ``workers.hosting.head_to_head.identities``.
@@ -272,14 +275,14 @@ def play_trial_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, de
              for side, spec in (("a", a), ("b", b))}
     try:
         for side in sides.values():
-            side.start(runner, cwd)
+            side.start(runner, cwd, lock_fd)
         for i in range(first_deal, first_deal + deals):
             seed = deal_seed(run_seed, i)
             ranks: list[list[int]] = []
             faults: list[dict[str, str] | None] = []
             replays: list[dict[str, Any] | None] = []
             for order in ("ab", "ba"):
-                result = _play_game(runner, cwd, [sides[s] for s in order], control, service_token, tls,
+                result = _play_game(runner, cwd, lock_fd, [sides[s] for s in order], control, service_token, tls,
                                     match_id=match_id, game=game, seed=seed, bot_ids=[ids[s] for s in order],
                                     names=[names[s] for s in order], deadline_ms=deadline_ms)
                 match_id += 1
@@ -298,12 +301,12 @@ def play_trial_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, de
         runner.close()
 
 
-def _play_game(runner: _Loop, cwd: Path, order: list[Side], control: str, service_token: str, tls: bytes | None,
-               *, match_id: int, game: str, seed: str, bot_ids: list[int], names: list[str],
+def _play_game(runner: _Loop, cwd: Path, lock_fd: int | None, order: list[Side], control: str, service_token: str,
+               tls: bytes | None, *, match_id: int, game: str, seed: str, bot_ids: list[int], names: list[str],
                deadline_ms: int) -> rc.MatchOutcome:
     """One game as a trial: fresh credentials, gates opened once the referee admits them, closed after."""
     for side in order:
-        side.start(runner, cwd)  # again, if its keeper exited after a fault
+        side.start(runner, cwd, lock_fd)  # again, if its keeper exited after a fault
     fresh = any(side.fresh for side in order)
     creds = [credential() for _ in order]
     opened = threading.Event()

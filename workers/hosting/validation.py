@@ -322,7 +322,8 @@ def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline
         try:
             yield from trial_games.play_trial_deals(game, a, b, run_seed=run_seed, deals=deals,
                                                     deadline_ms=deadline_ms, run_dir=games_dir.path,
-                                                    env=child_env(hosted_dir), cwd=PROJECT, seats=seats)
+                                                    env=child_env(hosted_dir), cwd=PROJECT, seats=seats,
+                                                    lock_fd=games_dir.lock_fd)
         finally:
             games_dir.remove()
         return
