@@ -109,6 +109,11 @@ class GrpcRelay(pb_grpc.RefereeServicer):
         self._channel: grpc.aio.Channel | None = None
 
     @property
+    def connected(self) -> bool:
+        """A bot's stream is open here (relayed, or waiting at the gate)."""
+        return self._busy
+
+    @property
     def in_match(self) -> bool:
         return bool(self.active_matches)
 

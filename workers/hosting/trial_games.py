@@ -28,8 +28,9 @@ seat_identities`); the shown match ids never touch the ladder's rooms.
 Each deal ``i`` (seed ``bots.local.deal_seed(run_seed, i)``) is played twice, A in seat 0 then B. A seat
 whose verdict is not ``normal`` is its side's fault; a faulting side loses the game (rank 2, the other 1),
 as in ``workers.hosting.head_to_head``. Time control: ``deadline_ms`` per decision (increment = cap, no
-bank) and a :data:`MARGIN_MS` margin; a side gets :data:`CONNECT_TIMEOUT_S` to connect in a game that
-follows its start (a sandbox's start-up), :data:`NO_SHOW_MS` otherwise.
+bank) and a :data:`MARGIN_MS` margin; a side just (re)started gets :data:`CONNECT_TIMEOUT_S` to reach its
+relay before the game is asked for (a sandbox's start-up; less when its keeper exits), and every side
+:data:`NO_SHOW_MS` to be seated once it is.
 
 No referee reachable: :class:`workers.referee_client.RefereeUnavailableError` (the version is not judged:
 :func:`workers.hosting.validation.process_version` leaves it waiting).
@@ -45,6 +46,7 @@ import logging
 import secrets
 import subprocess
 import threading
+import time
 from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -61,9 +63,10 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 CONNECT_TIMEOUT_S = 20.0
-"""How long a side may take to connect in a game right after it was started (a sandbox's start-up)."""
+"""How long a side just (re)started may take to reach its relay before its game is asked for (a sandbox's
+start-up); the wait ends early when its keeper exits (the referee then judges the no-show)."""
 NO_SHOW_MS = 3000
-"""How long a side may take to connect in a later game (its stream waits at its relay's gate)."""
+"""How long the referee waits for a side's session in a game (its stream waits at its relay's gate)."""
 MARGIN_MS = 50
 
 
@@ -195,6 +198,11 @@ class Side:
                                          pass_fds=() if lock_fd is None else (lock_fd,))
             self.fresh = True
 
+    @property
+    def exited(self) -> bool:
+        """The side's keeper has exited."""
+        return self.proc is not None and self.proc.poll() is not None
+
     def _start_bot(self, runner: _Loop) -> None:
         """On the loop: play until stopped, reconnecting (to the gate) after each game."""
         self.bot_task = runner.loop.create_task(self.bot.arun(
@@ -307,7 +315,10 @@ def _play_game(runner: _Loop, cwd: Path, lock_fd: int | None, order: list[Side],
     """One game as a trial: fresh credentials, gates opened once the referee admits them, closed after."""
     for side in order:
         side.start(runner, cwd, lock_fd)  # again, if its keeper exited after a fault
-    fresh = any(side.fresh for side in order)
+    end = time.monotonic() + CONNECT_TIMEOUT_S
+    for side in order:  # a sandbox's start-up is not the referee's no-show window
+        while side.fresh and not side.relay.connected and not side.exited and time.monotonic() < end:
+            time.sleep(0.02)
     creds = [credential() for _ in order]
     opened = threading.Event()
 
@@ -327,7 +338,7 @@ def _play_game(runner: _Loop, cwd: Path, lock_fd: int | None, order: list[Side],
             control, service_token, match_id=match_id, attempt=1, game_string=game, seed=seed,
             seat_bot_ids=bot_ids, seat_bot_names=names,
             time_control={"base_ms": 0, "increment_ms": deadline_ms, "cap_ms": deadline_ms, "margin_ms": MARGIN_MS},
-            no_show_timeout_ms=int(CONNECT_TIMEOUT_S * 1000) if fresh else NO_SHOW_MS, max_duration_ms=0,
+            no_show_timeout_ms=NO_SHOW_MS, max_duration_ms=0,
             on_event=on_event, tls_root_cert=tls, trial=True, seat_credential_digests=[d for _, d in creds])
     finally:
         for side in order:
