@@ -417,6 +417,14 @@ def claim_next(pool: ConnectionPool, worker: str, lease_s: float = 900.0,
     return int(row[0]) if row else None
 
 
+def postpone(pool: ConnectionPool, version_id: int, delay_s: float) -> None:
+    """Give a claimed version back, to be taken again in ``delay_s`` seconds (no referee reachable for its
+    games: it is not judged; its status stays ``validating`` or ``testing``)."""
+    with connection(pool) as conn, conn.cursor() as cur:
+        cur.execute("UPDATE hosted_versions SET lease_until = now() + make_interval(secs => %s) "
+                    "WHERE id = %s AND status IN ('validating', 'testing')", (float(delay_s), version_id))
+
+
 # -- platform-held credentials of active versions (rated matches; docs/hosted.md) -------------------
 
 TOKEN_SECRET_MIN = 32

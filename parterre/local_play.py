@@ -3,8 +3,8 @@
 
 The referee runs in this process on 127.0.0.1 (``referee.testing.Harness``: a port of its own, a random
 service token, a static token store); every bot plays over the real wire, under the ladder's clock and
-verdicts. The bots are made as in hosted validation (``parterre.hosted_games``: ``house_bot``,
-``stdio_bot``, ``wait_connected``), so a bot is judged here as it will be there.
+verdicts. The bots are made as in hosted validation (``workers.hosting.trial_games``: ``house_bot``,
+``stdio_bot``), so a bot is judged here as it will be there.
 
 Seats rotate like the ladder's seat rotations of a deal: with ``n`` bots, game ``g`` (from 0) is
 rotation ``g % n`` of deal ``g // n`` (seed ``bots.local.deal_seed(run_seed, g // n)``), and bot ``b``
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bots.local import deal_seed
-from parterre.hosted_games import house_bot, stdio_bot, wait_connected
+from workers.hosting.trial_games import house_bot, stdio_bot
 
 NO_SHOW_TIMEOUT_MS = 5000
 """How long a game waits for a seat whose bot is not connected (it was waited for before the game)."""
@@ -220,6 +220,25 @@ async def _stop_grpc(e: Entrant) -> None:
     except TimeoutError:
         e.proc.kill()
         await e.proc.wait()
+
+
+CONNECT_TIMEOUT_S = 20.0
+"""How long a bot may take to connect before its first game."""
+
+
+async def wait_connected(h: Any, bot_id: int, gone: Callable[[], bool]) -> None:
+    """Wait (up to :data:`CONNECT_TIMEOUT_S`) for a session of ``bot_id``; give up early once ``gone()``
+    (its process exited: the referee then judges the no-show)."""
+    import contextlib
+
+    loop = asyncio.get_running_loop()
+    end = loop.time() + CONNECT_TIMEOUT_S
+    while loop.time() < end:
+        with contextlib.suppress(TimeoutError):
+            await h.wait_sessions(bot_id, timeout_s=0.1)
+            return
+        if gone():
+            return
 
 
 def _gone(e: Entrant) -> Callable[[], bool]:

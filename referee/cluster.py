@@ -363,7 +363,7 @@ class Cluster:
         """This referee's presence record."""
         bots: dict[str, dict[str, Any]] = {}
         for bot_id, sessions in self.core.registry.by_bot.items():
-            own = [s for s in sessions if not s.relay_from and not s.closed]
+            own = [s for s in sessions if not s.relay_from and not s.closed and not s.trial]  # a trial's: never shown
             if not own:
                 continue
             games: set[str] = set()
@@ -542,8 +542,8 @@ class Cluster:
         match_ids = ({m for m in raw[:MAX_MATCH_IDS] if type(m) is int and m > 0}
                      if isinstance(raw, list) else set())
 
-        def lendable(s: Session) -> bool:  # a stream pinned to a match is lent for that match only
-            return not s.only_match_id or s.only_match_id in match_ids
+        def lendable(s: Session) -> bool:  # a stream pinned to a match is lent for that match only; a trial's never
+            return not s.trial and (not s.only_match_id or s.only_match_id in match_ids)
         if host == self.id or self.core.shutting_down:
             return 0
         now = time.monotonic()

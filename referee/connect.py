@@ -26,6 +26,7 @@ from referee.core import RefereeCore
 from referee.handshake import Undecodable, authenticate, closing_trailers, error_message, refuse
 from referee.headers import RELAY_CLOSE_NONCE
 from referee.sessions import RateLimit, Session
+from referee.trials import TrialSeat
 from referee.verdicts import Verdict
 
 log = logging.getLogger(__name__)
@@ -77,11 +78,12 @@ class RefereeServicer(pb_grpc.RefereeServicer):
         who = await authenticate(core, context, relay_only=self.relay_only)
         if who is None:
             return
-        hello, bot_id, relay_from = who
+        hello, bot_id, relay_from, trial = who
         del who
         s = core.settings
         open_streams = core.open_streams
-        if not relay_from and s.max_streams_per_bot > 0 and open_streams.get(bot_id, 0) >= s.max_streams_per_bot:
+        key = trial.key if trial is not None else bot_id  # a trial's credential counts apart from its bot's streams
+        if not relay_from and s.max_streams_per_bot > 0 and open_streams.get(key, 0) >= s.max_streams_per_bot:
             core.counters.streams_refused += 1
             log.info("bot %s: stream refused, %d streams already open", bot_id, open_streams.get(bot_id, 0),
                      extra={"bot_id": bot_id})
@@ -89,28 +91,31 @@ class RefereeServicer(pb_grpc.RefereeServicer):
                          f"this bot already has {s.max_streams_per_bot} open streams on this referee "
                          "(max_streams_per_bot)")
         declared = hello.max_concurrent_matches
-        capacity = 1 if relay_from else min(max(1, declared), max(1, s.max_declared_concurrency))
-        session = Session(
-            bot_id=bot_id, token=hello.token, name=hello.bot_name, version=hello.bot_version[:50],
+        capacity = 1 if relay_from or trial else min(max(1, declared), max(1, s.max_declared_concurrency))
+        session = Session(  # a trial's session: its one seat, no token digest (not re-checked), no pin of its own
+            bot_id=bot_id, token="" if trial else hello.token, name=hello.bot_name, version=hello.bot_version[:50],
             games=[g[:50] for g in list(hello.games)[:20]], capacity=capacity, context=context,
             relay_from=relay_from, instance_id="" if relay_from else hello.instance_id[:64],
-            max_matches=0 if relay_from else hello.max_matches,
-            encoding=hello.observation_encoding, only_match_id=hello.only_match_id, only_attempt=hello.only_attempt,
+            max_matches=0 if relay_from or trial else hello.max_matches,
+            encoding=hello.observation_encoding, only_match_id=0 if trial else hello.only_match_id,
+            only_attempt=0 if trial else hello.only_attempt, key=None if trial is None else trial.key,
         )
         notices = [] if relay_from else contract.hello_answer(hello.contract_revision)[1]
         del hello  # the token is not kept beyond its digest
-        open_streams[bot_id] = open_streams.get(bot_id, 0) + 1  # no await since the check: no race
+        open_streams[key] = open_streams.get(key, 0) + 1  # no await since the check: no race
         try:
-            await self._serve(context, session, notices)
+            await self._serve(context, session, notices, trial)
         finally:
-            left = open_streams.get(bot_id, 1) - 1
+            left = open_streams.get(key, 1) - 1
             if left > 0:
-                open_streams[bot_id] = left
+                open_streams[key] = left
             else:
-                open_streams.pop(bot_id, None)
+                open_streams.pop(key, None)
 
-    async def _serve(self, context: grpc.aio.ServicerContext, session: Session, notices: list[str]) -> None:
-        """The stream after its handshake: Welcome (with the contract ``notices``), then read until it ends."""
+    async def _serve(self, context: grpc.aio.ServicerContext, session: Session, notices: list[str],
+                     trial: TrialSeat | None = None) -> None:
+        """The stream after its handshake: Welcome (with the contract ``notices``), then read until it ends
+        (a trial's session: unless its trial ended while the Welcome was written)."""
         core = self.core
         s = core.settings
         bot_id = session.bot_id
@@ -125,6 +130,9 @@ class RefereeServicer(pb_grpc.RefereeServicer):
         metrics.SESSIONS.inc()
         writer = asyncio.create_task(session.write_loop())
         writer.add_done_callback(_retrieve)  # what it raises is read on every path (F-27)
+        if trial is not None and not core.trial_book.is_open(trial):
+            session.kill(grpc.StatusCode.UNAVAILABLE, pb.ERROR_CODE_UNAVAILABLE, "the trial this credential was for "
+                         "has ended; the credential is spent")
         try:
             await self._run(context, session, writer)
         finally:

@@ -3,7 +3,11 @@
 The interface: docs/architecture.md, "Referee ↔ worker: `MatchControl.RunMatch`".
 
 Checks the service token, builds the :class:`~referee.room.Room`, and streams
-its events (``Progress`` ... then exactly one ``MatchResult``).
+its events (``Progress`` ... then exactly one ``MatchResult``). A trial
+(``RunMatchRequest.trial``; referee/trials.py) gets a room apart from the
+ladder's, its seats' credentials are admitted until it ends, and its first
+event is a ``Progress`` of step 0 sent as soon as they are: the caller's bots
+may connect from then on.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from referee.core import RefereeCore
 from referee.headers import SERVICE_TOKEN_HEADER
 from referee.match_spec import MatchSpec, MatchSpecError
 from referee.room import Room
+from referee.trials import TrialError
 
 
 class MatchControlServicer(control_grpc.MatchControlServicer):
@@ -45,7 +50,13 @@ class MatchControlServicer(control_grpc.MatchControlServicer):
                                           default_max_duration_ms=s.default_max_duration_ms)
         except MatchSpecError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        running = core.rooms.get(spec.match_id)
+        trial, seat_keys = 0, None
+        if spec.trial:  # apart from the ladder's rooms: its match id supersedes nothing (referee/trials.py)
+            try:
+                trial, seat_keys = core.trial_book.open(spec.credential_digests, spec.bot_ids)
+            except TrialError as exc:
+                await context.abort(grpc.StatusCode.ALREADY_EXISTS, str(exc))
+        running = None if spec.trial else core.rooms.get(spec.match_id)
         if running is not None:
             old_room, old_task = running
             if spec.attempt <= old_room.spec.attempt:
@@ -64,11 +75,21 @@ class MatchControlServicer(control_grpc.MatchControlServicer):
             events.append(event)
             wake()
 
-        room = Room(spec, core.registry, emit=emit, referee_id=core.referee_id,
-                    reconnect_grace_ms=s.reconnect_grace_ms, progress_every=s.progress_every)
-        task = asyncio.create_task(room.run(), name=f"match-{spec.match_id}-{spec.attempt}")
+        try:
+            room = Room(spec, core.registry, emit=emit, referee_id=core.referee_id,
+                        reconnect_grace_ms=s.reconnect_grace_ms, progress_every=s.progress_every, seat_keys=seat_keys)
+        except BaseException:
+            if trial:
+                core.trial_book.close(trial, core.registry)
+            raise
+        name = f"trial-{trial}" if trial else f"match-{spec.match_id}-{spec.attempt}"
+        task = asyncio.create_task(room.run(), name=name)
         task.add_done_callback(wake)
-        core.rooms[spec.match_id] = (room, task)
+        if trial:
+            core.trials[trial] = (room, task)
+            events.append(control_pb.MatchEvent(progress=control_pb.Progress(step=0, decisions=0)))  # seats open
+        else:
+            core.rooms[spec.match_id] = (room, task)
         keepalive_s = s.progress_interval_ms / 1000.0 if s.progress_interval_ms > 0 else None
         try:
             while True:
@@ -98,5 +119,8 @@ class MatchControlServicer(control_grpc.MatchControlServicer):
         finally:
             if not task.done():
                 task.cancel()
-            if core.rooms.get(spec.match_id, (None,))[0] is room:
+            if trial:  # its credentials are refused from now; its sessions closed once MatchEnded is out
+                core.trials.pop(trial, None)
+                core.trial_book.close(trial, core.registry)
+            elif core.rooms.get(spec.match_id, (None,))[0] is room:
                 del core.rooms[spec.match_id]

@@ -31,6 +31,7 @@ from referee.headers import SERVICE_TOKEN_HEADER
 from referee.room import Room, rejection_name
 from referee.sessions import Session, SessionRegistry
 from referee.tokens import TokenStore, TokenStoreUnavailableError
+from referee.trials import TrialBook
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +117,9 @@ class RefereeCore:
 
     Attributes:
         registry: the connected bot sessions.
-        rooms: running rooms by match id.
+        rooms: running rooms by match id (the ladder's).
+        trials: running trials' rooms by trial number, apart from ``rooms`` (referee/trials.py).
+        trial_book: the running trials' credential digests and seat keys.
         counters: :class:`Counters`.
         shutting_down: set by :meth:`stop`; new streams and matches are refused.
     """
@@ -130,6 +133,8 @@ class RefereeCore:
         self.referee_id = settings.referee_id or f"{socket.gethostname()}:{os.getpid()}"
         self.registry = SessionRegistry()
         self.rooms: dict[int, tuple[Room, asyncio.Task[Any]]] = {}
+        self.trials: dict[int, tuple[Room, asyncio.Task[Any]]] = {}
+        self.trial_book = TrialBook()
         self.counters = Counters()
         self.shutting_down = False
         self.server: grpc.aio.Server | None = None
@@ -163,14 +168,14 @@ class RefereeCore:
             await self.health.enter_graceful_shutdown()
         if self.cluster is not None:
             await self.cluster.stop()
-        rooms = [task for _, task in self.rooms.values()]
+        rooms = [task for _, task in [*self.rooms.values(), *self.trials.values()]]
         if rooms:
             await asyncio.wait(rooms, timeout=grace_s)
-        for _, task in list(self.rooms.values()):
+        for _, task in [*self.rooms.values(), *self.trials.values()]:
             task.cancel()  # the room reports infra_error to its worker and MatchEnded to its bots
         with contextlib.suppress(TimeoutError):  # rooms still open after 1 s are left to the server stop
             async with asyncio.timeout(1.0):
-                while self.rooms:  # RunMatch handlers deliver the results, then leave
+                while self.rooms or self.trials:  # RunMatch handlers deliver the results, then leave
                     await asyncio.sleep(0.01)
         for session in self.registry.sessions():
             session.kill(grpc.StatusCode.UNAVAILABLE, pb.ERROR_CODE_SHUTTING_DOWN, "referee shutting down")
@@ -206,8 +211,9 @@ class RefereeCore:
                 await self._recheck_tokens()
 
     async def _recheck_tokens(self) -> None:
-        """Close the sessions whose token was revoked (one batched lookup; docs/faults.md F-06)."""
-        sessions = [s for s in self.registry.sessions() if s.token_digest and not s.closed]
+        """Close the sessions whose token was revoked (one batched lookup; docs/faults.md F-06). A trial's
+        sessions are not the token store's: they end with their trial (referee/trials.py)."""
+        sessions = [s for s in self.registry.sessions() if s.token_digest and not s.closed and not s.trial]
         if not sessions:
             return
         try:

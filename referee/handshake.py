@@ -3,7 +3,8 @@
 Decoding bot messages without raising (:func:`decode_bot_message`), refusing
 a stream with an ``Error`` then a gRPC status (:func:`refuse`), and reading
 ``Hello`` to find out who is speaking (:func:`authenticate`): a bot's token,
-or a relay from another referee carrying the service token.
+a running trial's seat credential (referee/trials.py), or a relay from
+another referee carrying the service token.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from proto import contract
 from proto.parterre.v1 import referee_pb2 as pb
 from referee.core import RefereeCore
 from referee.headers import CLOSING_ERROR_HEADER, RELAY_BOT_HEADER, RELAY_FROM_HEADER
-from referee.tokens import TokenStoreUnavailableError
+from referee.tokens import TokenStoreUnavailableError, token_hash
+from referee.trials import TrialSeat
 
 log = logging.getLogger(__name__)
 
@@ -186,13 +188,16 @@ async def refuse(context: grpc.aio.ServicerContext, status: grpc.StatusCode, cod
 
 
 async def authenticate(core: RefereeCore, context: grpc.aio.ServicerContext, *,
-                       relay_only: bool) -> tuple[pb.Hello, int, str] | None:
-    """Read Hello and check who is speaking; returns ``(hello, bot_id, relay_from)``,
+                       relay_only: bool) -> tuple[pb.Hello, int, str, TrialSeat | None] | None:
+    """Read Hello and check who is speaking; returns ``(hello, bot_id, relay_from, trial_seat)``,
     or None when the client left before saying anything.
 
-    Two kinds of stream: a bot's own (``Hello.token`` checked against the
-    token store) and a relay from another referee of the cluster (service
-    token and ``x-parterre-relay-bot`` in metadata; referee/cluster.py).
+    Three kinds of stream: a bot's own (``Hello.token`` checked against the
+    token store), a running trial's seat (``sha256(Hello.token)`` is one of its
+    ``seat_credential_digests``, looked up before the token store: ``trial_seat``
+    is that seat, ``bot_id`` the id it is shown with; referee/trials.py) and a
+    relay from another referee of the cluster (service token and
+    ``x-parterre-relay-bot`` in metadata; referee/cluster.py).
     ``relay_only`` (the internal control endpoint) refuses bots with
     ``PERMISSION_DENIED``.
 
@@ -243,10 +248,13 @@ async def authenticate(core: RefereeCore, context: grpc.aio.ServicerContext, *,
         core.protocol_error(None, "old_contract", "")
         await refuse(context, grpc.StatusCode.INVALID_ARGUMENT, pb.ERROR_CODE_HELLO_REFUSED, refusal)
     if relay_bot is not None:
-        return hello, int(relay_bot), relay_from
+        return hello, int(relay_bot), relay_from, None
     if not hello.token:
         core.auth_failed("missing")
         await refuse(context, grpc.StatusCode.UNAUTHENTICATED, pb.ERROR_CODE_UNAUTHENTICATED, "Hello.token is missing")
+    trial = core.trial_book.admit(token_hash(hello.token))
+    if trial is not None:  # a running trial's credential: that seat only, never the token store's
+        return hello, trial.bot_id, "", trial
     try:
         bot_id = await core.token_store.lookup(hello.token)
     except TokenStoreUnavailableError as exc:
@@ -257,4 +265,4 @@ async def authenticate(core: RefereeCore, context: grpc.aio.ServicerContext, *,
         core.auth_failed("invalid")
         await refuse(context, grpc.StatusCode.UNAUTHENTICATED, pb.ERROR_CODE_UNAUTHENTICATED,
                      "unknown or revoked token")
-    return hello, bot_id, ""
+    return hello, bot_id, "", None

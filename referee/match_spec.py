@@ -13,6 +13,7 @@ from games.api import Game, GameError
 from games.registry import game_class, load_game, parse_game_string
 from proto.parterre.v1 import control_pb2 as control_pb
 from referee.clock import TimeControl, TimeControlError
+from referee.trials import TrialError, check_digests
 
 _GAMES: dict[str, Game] = {}
 """Game string -> its loaded game, shared by the matches that name it (a ``Game`` is immutable: its
@@ -58,6 +59,8 @@ class MatchSpec:
         time_control: the time control.
         no_show_timeout_ms: how long to wait for every seat's session.
         max_duration_ms: watchdog, from the start of play.
+        trial: an unrated game seated by credential (``RunMatchRequest.trial``; referee/trials.py).
+        credential_digests: per seat, the sha256 hex of its credential (a trial's; empty otherwise).
     """
 
     match_id: int
@@ -69,6 +72,8 @@ class MatchSpec:
     no_show_timeout_ms: int
     max_duration_ms: int
     bot_names: tuple[str, ...] = ()
+    trial: bool = False
+    credential_digests: tuple[str, ...] = ()
 
     @classmethod
     def from_request(
@@ -91,6 +96,10 @@ class MatchSpec:
         names = tuple(req.seat_bot_names)
         if names and len(names) != len(bots):
             raise MatchSpecError(f"seat_bot_names: {len(names)} names for {len(bots)} seats")
+        try:
+            check_digests(req.seat_credential_digests, len(bots), req.trial)
+        except TrialError as exc:
+            raise MatchSpecError(str(exc)) from None
         tc_msg = req.time_control
         try:
             tc = TimeControl(tc_msg.base_ms, tc_msg.increment_ms, tc_msg.cap_ms, tc_msg.margin_ms)
@@ -108,4 +117,6 @@ class MatchSpec:
             no_show_timeout_ms=req.no_show_timeout_ms or default_no_show_ms,
             max_duration_ms=req.max_duration_ms or default_max_duration_ms,
             bot_names=names,
+            trial=req.trial,
+            credential_digests=tuple(req.seat_credential_digests),
         )

@@ -68,6 +68,7 @@ class Room:
         registry: connected sessions.
         emit: receives each ``MatchEvent`` (started, progress, result).
         referee_id: this referee's id (in events and Welcome).
+        seat_keys: per seat, the registry key of its sessions (a trial's: referee/trials.py); None: the bot ids.
         reconnect_grace_ms: how long a dropped seat may take to come back.
         progress_every: emit a Progress event every this many decisions.
     """
@@ -75,11 +76,9 @@ class Room:
     def __init__(
         self, spec: MatchSpec, registry: SessionRegistry, *, emit: Callable[[control_pb.MatchEvent], None],
         referee_id: str = "", reconnect_grace_ms: int = 3000, progress_every: int = 25,
+        seat_keys: list[int] | None = None,
     ) -> None:
-        self.spec = spec
-        self.registry = registry
-        self.emit = emit
-        self.referee_id = referee_id
+        self.spec, self.registry, self.emit, self.referee_id = spec, registry, emit, referee_id
         self.grace_s = reconnect_grace_ms / 1000.0
         self.progress_every = max(1, progress_every)
         self.loop = asyncio.get_running_loop()
@@ -89,12 +88,11 @@ class Room:
         self.state = spec.game.new_initial_state()
         self.rng = random.Random(spec.seed)
         self.codec = codec_for(self.game_name)
-        self.seats = [Seat(self, i, b) for i, b in enumerate(spec.bot_ids)]
+        self.seats = [Seat(self, i, b, seat_keys[i] if seat_keys else None) for i, b in enumerate(spec.bot_ids)]
         self.active = len(self.seats)
         self.pending: Pending | None = None
-        self.seq = 0
+        self.seq = self.decisions = 0
         self.seq_seat: list[int] = []
-        self.decisions = 0
         self.steps: list[tuple[int, Action, float | None, bool, str | None]] = []
         self.started = False
         self.ended = False
@@ -105,8 +103,9 @@ class Room:
         self.infra_reason = ""
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = 0.0
-        # live feed of spectator steps (referee/live.py); None when off
-        self.live = live.feed_for(spec.match_id, self.game_name, self.game_string, len(spec.bot_ids))
+        # live feed of spectator steps (referee/live.py); None when off, and for a trial
+        self.live = None if spec.trial else live.feed_for(spec.match_id, self.game_name, self.game_string,
+                                                          len(self.seats))
         if self.live is not None:
             self.live.start(self.state)
 
@@ -159,7 +158,7 @@ class Room:
             used = {s.session.id for s in self.seats if s.session is not None}
             for seat in self.seats:
                 if seat.session is None:
-                    session = self.registry.acquire(seat.bot_id, used, self.spec.match_id, self.spec.attempt)
+                    session = self.registry.acquire(seat.key, used, self.spec.match_id, self.spec.attempt)
                     if session is not None:
                         self._attach(seat, session)
                         used.add(session.id)
@@ -449,11 +448,11 @@ class Room:
                  "the relaying referee was lost" if seat.infra_drop else kind.value, self.grace_s * 1000,
                  extra=self.log_fields(seat))
         seat.grace = self.loop.call_later(self.grace_s, self._grace_expired, seat)
-        self.registry.add_orphan(seat.bot_id, id(seat), lambda session: self._reattach(seat, session))
+        self.registry.add_orphan(seat.key, id(seat), lambda session: self._reattach(seat, session))
 
     def _grace_expired(self, seat: Seat) -> None:
         seat.grace = None
-        self.registry.drop_orphan(seat.bot_id, id(seat))
+        self.registry.drop_orphan(seat.key, id(seat))
         if seat.session is None and seat.infra_drop:
             self.abort_infra(f"the referee relaying seat {seat.seat} (bot {seat.bot_id}) was lost and the bot "
                              f"was not back within {self.grace_s * 1000:.0f} ms")
@@ -531,7 +530,7 @@ class Room:
             if seat.grace is not None:
                 seat.grace.cancel()
                 seat.grace = None
-            self.registry.drop_orphan(seat.bot_id, id(seat))
+            self.registry.drop_orphan(seat.key, id(seat))
             session = seat.session
             if session is not None:
                 if self.started:

@@ -130,15 +130,16 @@ class Seat:
     """One seat of a room; the session's handle on it (``sessions.SeatBinding``)."""
 
     __slots__ = (
-        "room", "seat", "bot_id", "match_id", "session", "clock", "verdict", "fault_reason",
+        "room", "seat", "bot_id", "key", "match_id", "session", "clock", "verdict", "fault_reason",
         "drop_kind", "infra_drop", "grace", "answered", "late", "decisions", "name", "version", "started",
         "dropped", "rejections", "debug_notes", "debug_bytes",
     )
 
-    def __init__(self, room: Room, seat: int, bot_id: int) -> None:
+    def __init__(self, room: Room, seat: int, bot_id: int, key: int | None = None) -> None:
         self.room = room
         self.seat = seat
         self.bot_id = bot_id
+        self.key = bot_id if key is None else key  # whose sessions take the seat: the bot's, or a trial credential's
         self.match_id = room.spec.match_id
         self.session: Session | None = None
         spec = room.spec

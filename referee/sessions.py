@@ -159,6 +159,10 @@ class Session:
         only_match_id / only_attempt: ``Hello.only_match_id`` and ``Hello.only_attempt``: the one match
             (and attempt of it) this stream may be seated in; 0 = any. A relay stream carries its
             lender's (:meth:`may_seat`).
+        key: what the registry files this session under: its bot id, or for a trial's session the
+            seat's own negative key (``referee.trials``: only that seat takes it).
+        trial: admitted by a trial's credential: never in presence, never lent, not re-checked
+            against the token store, closed with its trial.
     """
 
     RECENT = 64
@@ -168,9 +172,11 @@ class Session:
         capacity: int, context: grpc.aio.ServicerContext | None = None, relay_from: str = "",
         instance_id: str = "", max_matches: int = 0,
         encoding: referee_pb2.ObservationEncoding = referee_pb2.OBSERVATION_ENCODING_UNSPECIFIED,
-        only_match_id: int = 0, only_attempt: int = 0,
+        only_match_id: int = 0, only_attempt: int = 0, key: int | None = None,
     ) -> None:
         self.id = next(_ids)
+        self.key = bot_id if key is None else key
+        self.trial = key is not None  # a trial seat's session (referee.trials)
         self.only_match_id = max(0, only_match_id)
         self.only_attempt = max(0, only_attempt) if self.only_match_id else 0
         # a relay is one loan of the lender's capacity for one match: the lender closes it once that
@@ -215,6 +221,11 @@ class Session:
         send in gRPC's core, and a second write on the stream would fail
         (``GRPC_CALL_ERROR_TOO_MANY_OPERATIONS``)."""
         return self._writing or self._abandoned
+
+    @property
+    def busy(self) -> bool:
+        """True while messages are queued or being written."""
+        return self.writing or bool(self._backlog)
 
     @property
     def assigned(self) -> int:
@@ -353,7 +364,11 @@ class Session:
 
 
 class SessionRegistry:
-    """Connected sessions by bot, seats waiting for a reconnect, and change notification."""
+    """Connected sessions by bot, seats waiting for a reconnect, and change notification.
+
+    Sessions and orphaned seats are filed by key: the bot id, or for a trial's seat its own negative key
+    (``referee.trials``), so that a bot-id lookup never finds a trial's session and a trial's seat only its own.
+    """
 
     def __init__(self) -> None:
         self.by_bot: dict[int, list[Session]] = {}
@@ -390,11 +405,11 @@ class SessionRegistry:
         at once, pending requests included, and it is closed (F-25).
         """
         if session.instance_id:
-            for old in list(self.by_bot.get(session.bot_id, ())):
+            for old in list(self.by_bot.get(session.key, ())):
                 if old.instance_id == session.instance_id and old is not session and not old.closed:
                     self.supersede(old, session)
-        self.by_bot.setdefault(session.bot_id, []).append(session)
-        waiting = self.orphans.get(session.bot_id)
+        self.by_bot.setdefault(session.key, []).append(session)
+        waiting = self.orphans.get(session.key)
         if waiting:
             for key, reattach in list(waiting.items()):
                 if session.free <= 0:
@@ -402,7 +417,7 @@ class SessionRegistry:
                 if reattach(session):
                     waiting.pop(key, None)
             if not waiting:
-                self.orphans.pop(session.bot_id, None)
+                self.orphans.pop(session.key, None)
         self.notify()
 
     def supersede(self, old: Session, new: Session) -> None:
@@ -428,11 +443,11 @@ class SessionRegistry:
 
     def remove(self, session: Session, kind: Verdict) -> None:
         """Unregister a session that ended; its seats learn it was lost (``kind``)."""
-        sessions = self.by_bot.get(session.bot_id, [])
+        sessions = self.by_bot.get(session.key, [])
         if session in sessions:
             sessions.remove(session)
             if not sessions:
-                self.by_bot.pop(session.bot_id, None)
+                self.by_bot.pop(session.key, None)
         for binding in list(session.seats.values()):
             try:
                 binding.on_session_lost(kind)

@@ -139,9 +139,11 @@ class Harness:
         self, match_id: int, game_string: str, bot_ids: Sequence[int], *, base_ms: int = 0,
         increment_ms: int = 0, cap_ms: int = 2000, margin_ms: int = 50, seed: str = "seed",
         no_show_timeout_ms: int = 3000, max_duration_ms: int = 0, attempt: int = 1,
-        metadata: Sequence[tuple[str, str]] | None = None,
+        metadata: Sequence[tuple[str, str]] | None = None, trial: bool = False,
+        seat_credential_digests: Sequence[str] = (), seat_bot_names: Sequence[str] = (),
     ) -> list[control_pb.MatchEvent]:
-        """Call RunMatch and return every event (the last is the result).
+        """Call RunMatch and return every event (the last is the result); ``trial`` and
+        ``seat_credential_digests``: a trial (referee/trials.py).
 
         Raises:
             grpc.aio.AioRpcError: the call failed.
@@ -150,7 +152,8 @@ class Harness:
             match_id=match_id, attempt=attempt, game_string=game_string, seed=seed, seat_bot_ids=list(bot_ids),
             time_control=pb.TimeControl(base_ms=base_ms, increment_ms=increment_ms, cap_ms=cap_ms,
                                         margin_ms=margin_ms),
-            no_show_timeout_ms=no_show_timeout_ms, max_duration_ms=max_duration_ms,
+            no_show_timeout_ms=no_show_timeout_ms, max_duration_ms=max_duration_ms, trial=trial,
+            seat_credential_digests=list(seat_credential_digests), seat_bot_names=list(seat_bot_names),
         )
         md = [(SERVICE_TOKEN_HEADER, self.service_token)] if metadata is None else list(metadata)
         return [ev async for ev in self.match_control().RunMatch(req, metadata=md)]

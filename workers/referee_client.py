@@ -163,6 +163,8 @@ def run_match(
     seat_bot_names: Sequence[str] = (),
     keepalive_ms: int = KEEPALIVE_MS,
     silence_ms: int = SILENCE_MS,
+    trial: bool = False,
+    seat_credential_digests: Sequence[str] = (),
 ) -> MatchOutcome:
     """Run one match attempt on a referee and wait for its result.
 
@@ -181,6 +183,8 @@ def run_match(
             no ping within half of it is lost, and the call ends ``UNAVAILABLE``.
         silence_ms: a referee that sends no event for this long is lost (:data:`SILENCE_MS`):
             the call is cancelled, as ``UNAVAILABLE`` (an attempt once the match started).
+        trial / seat_credential_digests: an unrated game whose seats are taken by credential, one sha256
+            hex digest per seat (``RunMatchRequest.trial``; ``workers.hosting.trial_games``).
 
     Raises:
         RefereeUnavailableError: no referee reachable (every address ``UNAVAILABLE``
@@ -207,6 +211,8 @@ def run_match(
         ),
         no_show_timeout_ms=no_show_timeout_ms,
         max_duration_ms=max_duration_ms,
+        trial=trial,
+        seat_credential_digests=list(seat_credential_digests),
     )
     deadline_s = (no_show_timeout_ms + max_duration_ms) / 1000 + 30
     errors = []

@@ -1,7 +1,7 @@
 """Hosted gRPC bots in rated ladder matches (docs/hosted.md "gRPC bots"), end to end.
 
 As ``test_hosted_ladder``: PostgreSQL, Redis, a ``parterre referee`` and a ``parterre worker`` (2 slots),
-archives uploaded through the API, validated on the worker (through its in-process referee), then paired
+archives uploaded through the API, validated on the worker (as trials on the stack's referee), then paired
 by ``parterre.ladder_tick`` with no process of theirs connected. Here three of the four bots speak gRPC: the
 Python SDK bot (``hosted_bots/grpc_bot.py probe``: it tries the real referee's bot and control ports,
 PostgreSQL and Redis before playing), the Go bot of ``bots/go`` built static and the Node.js bot of

@@ -12,6 +12,7 @@ non-zero ones without); ``base_ms`` at most 3,600,000, ``increment_ms`` and ``ca
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -115,11 +116,13 @@ def test_the_first_decisions_bound_is_what_the_referee_allows() -> None:
 
 
 @pytest.mark.parametrize("deadline", ["99", "60001"])
-def test_the_hosted_games_runner_refuses_a_deadline_outside_the_bounds(deadline: str, capsys: Any) -> None:
-    from parterre import hosted_games
+def test_the_hosted_games_runner_refuses_a_deadline_outside_the_bounds(deadline: str, tmp_path: Path) -> None:
+    """The gRPC bots' games (trials) refuse the deadline before they look for a referee or start a side."""
+    from workers.hosting import trial_games
 
-    with pytest.raises(SystemExit) as exc:
-        hosted_games.main(["--game", "floriferous(players=2)", "--run-seed", "s", "--deals", "1", "--a", "x",
-                           "--b", "y", "--deadline-ms", deadline])
-    assert exc.value.code == 2
-    assert "--deadline-ms: time control" in capsys.readouterr().err
+    deals = trial_games.play_trial_deals("floriferous(players=2)", "grpc:[]", "builtin:greedy", run_seed="s",
+                                         deals=1, deadline_ms=int(deadline), run_dir=tmp_path, env={},
+                                         cwd=tmp_path)
+    with pytest.raises(ValueError, match="time control"):
+        next(deals)
+    assert list(tmp_path.iterdir()) == []

@@ -1,7 +1,8 @@
 """Hosted gRPC bots (docs/hosted.md "gRPC bots"): uploaded, validated and tested through a referee.
 
 Archives go through the API; :func:`workers.hosting.validation.process_version` decides them as a worker does, with
-the real sandbox, the per-run relayed socket and the in-process referee of ``parterre.hosted_games``.
+the real sandbox, the per-run relayed socket, and their games played as trials on a referee
+(``workers.hosting.trial_games``; here a ``ThreadedReferee`` the worker's settings name).
 Oracles: the referee's verdicts (an illegal answer), the bot's own report of what it could reach
 (``hosted_bots/grpc_bot.py probe``, printed to the log its owner gets), listeners the test opens itself.
 """
@@ -23,6 +24,8 @@ from test_hosted import BOTS, manifest, needs_sandbox, no_sandbox_left, owner, p
 
 from games.replay import verify_replay
 from ladder import submissions as sub
+from referee.testing import SERVICE_TOKEN, ThreadedReferee
+from workers.hosting import trial_games
 from workers.hosting import validation as hosted
 
 pytestmark = needs_sandbox
@@ -30,6 +33,18 @@ pytestmark = needs_sandbox
 app, cfg, client = test_hosted.app, test_hosted.cfg, test_hosted.client
 pool = test_hosted.pool
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def referee(monkeypatch: pytest.MonkeyPatch) -> Iterator[ThreadedReferee]:
+    """The cluster's referee the games are played on as trials (its control endpoint on a port of its own, as
+    deployed), found by the worker's settings as a rated match's."""
+    with ThreadedReferee({}, control=True) as ref:
+        monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.control_address)
+        monkeypatch.setenv("PARTERRE_HOSTED_REFEREE_ADDRESS", ref.address)
+        monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", SERVICE_TOKEN)
+        monkeypatch.setenv("PARTERRE_REFEREE_DISCOVERY", "0")
+        yield ref
 
 
 def grpc_manifest(runtime: str, command: list[str]) -> bytes:
@@ -188,42 +203,58 @@ def _pids_with(text: str) -> list[int]:
     return pids
 
 
-def test_a_runner_killed_mid_game_leaves_no_run_folder(tmp_path: Path) -> None:
-    """The gRPC runner is SIGKILLed while it waits for its bot (no clean-up of its own can run): the
-    worker's generator still removes the run's folder with its socket, and reports the run as failed
-    rather than as zero deals played. The "bot" is a plain sleeper that never connects."""
+def test_a_run_closed_after_a_no_show_leaves_no_run_folder_and_no_keeper(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The "bot" is a plain sleeper that never connects: its games are no-shows judged by the referee (its fault),
+    and closing the deals' generator stops the keeper and removes the run's folder with its sockets."""
     import signal
-    import threading
-    import time
 
+    monkeypatch.setattr(trial_games, "CONNECT_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(trial_games, "NO_SHOW_MS", 500)
     marker = f"sleeper-{os.getpid()}"
     side = f'grpc:["python3", "-c", "import time; time.sleep(60)", "{marker}"]'
-    deals = hosted.play_deals("floriferous(players=2)", side, "builtin:greedy", run_seed="killed", deals=1,
+    deals = hosted.play_deals("floriferous(players=2)", side, "builtin:greedy", run_seed="closed", deals=3,
                               deadline_ms=200, hosted_dir=tmp_path)
-    killed: list[int] = []
-
-    def kill_runner() -> None:
-        end = time.monotonic() + 30
-        while time.monotonic() < end and not killed:
-            sockets = list((tmp_path / "run").glob("games-*/grpc-*/*"))
-            runners = [p for p in _pids_with(f"--run-dir {tmp_path}") if p != os.getpid()]  # this test's only
-            if sockets and runners and _pids_with(marker):
-                for pid in runners:
-                    os.kill(pid, signal.SIGKILL)
-                killed.extend(runners)
-            time.sleep(0.05)
-
-    started = time.monotonic()
-    killer = threading.Thread(target=kill_runner)
-    killer.start()
     try:
-        with pytest.raises(hosted.RunnerError, match="after 0 of 1 deals"):  # died before its first deal: no pass
-            list(deals)
+        deal = next(deals)
+        assert deal["faults"] == [{"side": "a", "verdict": "no_show"}] * 2, deal
+        assert deal["ranks"] == [[2, 1], [1, 2]]
+        assert list((tmp_path / "run").glob("games-*/grpc-a/referee.sock")) and _pids_with(marker)
     finally:
-        killer.join()
+        deals.close()
         for pid in _pids_with(marker):
             if pid != os.getpid():
                 os.kill(pid, signal.SIGKILL)
-    assert killed, "the runner never got as far as its socket"
-    assert time.monotonic() - started < 30  # the bot left running does not hold the worker's pipe open
-    assert list((tmp_path / "run").iterdir()) == []  # no games-* folder, no socket: the worker removed them
+    assert [p for p in _pids_with(marker) if p != os.getpid()] == []
+    assert list((tmp_path / "run").iterdir()) == []  # no games-* folder, no socket
+
+
+def test_no_referee_reachable_leaves_the_version_waiting_not_rejected(
+        client: Any, pool: Any, cfg: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
+        referee: ThreadedReferee) -> None:
+    """No referee answers (a closed port): the gRPC version is not judged. It stays ``validating``, given back
+    with a lease some seconds ahead (taken again later), no game is kept, nothing is left running; once a
+    referee answers, it is validated."""
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        dead = f"127.0.0.1:{s.getsockname()[1]}"
+    monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", dead)
+    monkeypatch.setenv("PARTERRE_HOSTED_REFEREE_ADDRESS", dead)
+    headers, bot_id = owner(client)
+    r = upload(client, headers, bot_id, grpc_python_bot("greedy"))
+    assert r.status_code == 201, r.text
+    version_id = r.json()["id"]
+    assert hosted.process_version(pool, version_id, cfg) == "waiting_for_referee"
+    assert no_sandbox_left()
+    assert not list((cfg["dir"] / "run").glob("games-*"))
+    with pool.connection() as conn:
+        row = conn.execute("SELECT status, lease_until > now() + interval '4 seconds', "
+                           "(SELECT count(*) FROM hosted_games WHERE version_id = %s) "
+                           "FROM hosted_versions WHERE id = %s", (version_id, version_id)).fetchone()
+    assert row == ("validating", True, 0), row
+    assert sub.claim_next(pool, "another-worker") != version_id  # not before its lease runs out
+    monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", referee.control_address)  # the referee is back
+    monkeypatch.setenv("PARTERRE_HOSTED_REFEREE_ADDRESS", referee.address)
+    with pool.connection() as conn:
+        conn.execute("UPDATE hosted_versions SET lease_until = now() WHERE id = %s", (version_id,))
+    assert hosted.process_version(pool, version_id, cfg) == "active"

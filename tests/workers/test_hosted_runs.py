@@ -1,8 +1,9 @@
 """Run folders left by a worker killed with SIGKILL are swept, never one a live run still uses (docs/hosted.md).
 
 The worker is a real process running ``workers.hosting.validation.play_deals`` with a gRPC
-side (its run folder under ``$PARTERRE_HOSTED_DIR/run``), killed with SIGKILL
-mid-run; another real process holds a second run folder all along. Oracles:
+side (its run folder under ``$PARTERRE_HOSTED_DIR/run``; the worker waits for it to connect),
+killed with SIGKILL mid-run while the side's keeper lives on; another real process holds a second
+run folder all along. Oracles:
 the file system and ``/proc`` (which processes are alive), not the code's own
 bookkeeping.
 """
@@ -87,10 +88,14 @@ time.sleep(120)
 def test_a_sigkilled_workers_run_folder_is_swept_and_a_live_ones_is_kept(tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Before: the folder of the killed worker's run stayed under run/ for ever (2 of 2 runs)."""
+    from referee.testing import SERVICE_TOKEN, ThreadedReferee
     from workers import tasks
 
     monkeypatch.setenv("PARTERRE_HOSTED_DIR", str(tmp_path))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    ref = ThreadedReferee({}, control=True).start()  # the side never connects: its game waits there
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PARTERRE_REFEREE_ADDRESS": ref.control_address,
+           "PARTERRE_HOSTED_REFEREE_ADDRESS": ref.address, "PARTERRE_SERVICE_TOKEN": SERVICE_TOKEN,
+           "PARTERRE_REFEREE_DISCOVERY": "0"}
     marker = f"sleeper-runs-{os.getpid()}"
     side = f'grpc:["python3", "-c", "import time; time.sleep(60)", "{marker}"]'
     live = subprocess.Popen([sys.executable, "-c", LIVE, str(tmp_path)], stdout=subprocess.PIPE, env=env, cwd=ROOT)
@@ -99,15 +104,15 @@ def test_a_sigkilled_workers_run_folder_is_swept_and_a_live_ones_is_kept(tmp_pat
     try:
         assert live.stdout is not None
         live_dir = Path(live.stdout.readline().decode().strip())
-        _until(lambda: list((tmp_path / "run").glob("games-*/grpc-*")) and _pids_with(f"--run-dir {tmp_path}"))
-        games_dir = next((tmp_path / "run").glob("games-*/grpc-*")).parent
+        _until(lambda: list((tmp_path / "run").glob("games-*/grpc-a/referee.sock")) and _pids_with(marker))
+        games_dir = next((tmp_path / "run").glob("games-*/grpc-a")).parent
         os.kill(worker.pid, signal.SIGKILL)
         worker.wait()
-        # The runner the worker started still uses the folder (it inherited the lock): kept.
-        runners = _pids_with(f"--run-dir {tmp_path}")
+        # The keeper the worker started still uses the folder (it inherited the lock): kept.
+        runners = _pids_with(marker)
         assert runners and games_dir.is_dir()
         assert tasks.sweep_hosted_runs() == [] and games_dir.is_dir() and live_dir.is_dir()
-        for pid in runners + _pids_with(marker):
+        for pid in runners:
             with contextlib.suppress(ProcessLookupError):  # it may have ended by itself
                 os.kill(pid, signal.SIGKILL)
         _until(lambda: all(_gone(pid) for pid in runners))
@@ -133,7 +138,8 @@ def test_a_sigkilled_workers_run_folder_is_swept_and_a_live_ones_is_kept(tmp_pat
         for proc in (worker, live):
             proc.kill()
             proc.wait()
-        for pid in _pids_with(f"--run-dir {tmp_path}") + _pids_with(marker):
+        ref.stop()
+        for pid in _pids_with(marker):
             with contextlib.suppress(ProcessLookupError):  # it may have ended by itself
                 os.kill(pid, signal.SIGKILL)
 

@@ -23,7 +23,14 @@ and is **gRPC-aware**, not a byte pipe:
   new ``MatchStarted``, a margin kept from before ``Hello.max_matches`` and
   ``Hello.only_match_id`` (the referee then seated a waiting match on a
   session the instant its match ended; it no longer can);
-* messages from the bot are capped at :data:`MAX_BOT_MESSAGE` bytes.
+* messages from the bot are capped at :data:`MAX_BOT_MESSAGE` bytes;
+* with a ``gate`` (a trial's side, ``workers.hosting.trial_games``): a stream
+  waits for the gate before anything reaches the referee (the runner opens it
+  once the trial's credential is admitted, and sets ``credential`` to it); a
+  relayed ``MatchEnded`` closes it again (the credential is spent) and ends the
+  bot's stream as a rated seat's ends after its match; a refusal of the
+  credential reaches the bot as ``UNAVAILABLE`` with a rated seat's words (it
+  reconnects and waits for the next game) instead of ending the relay.
 
 Everything else the bot sends (decisions, resignations, pongs) and everything
 the referee sends is forwarded unchanged, so the referee times and judges the
@@ -74,6 +81,7 @@ class GrpcRelay(pb_grpc.RefereeServicer):
         max_matches: stop after this many ``MatchEnded`` (0: never).
         only_match_id / only_attempt: put in every ``Hello``: the referee seats this seat in that match
             (and attempt) only (0: any).
+        gate: a trial side's gate (see the module doc); None: streams go through at once.
 
     Attributes:
         matches_ended: ``MatchEnded`` relayed so far.
@@ -83,8 +91,9 @@ class GrpcRelay(pb_grpc.RefereeServicer):
     """
 
     def __init__(self, socket_path: str, upstream: str, credential: str, max_matches: int = 0,
-                 only_match_id: int = 0, only_attempt: int = 0) -> None:
+                 only_match_id: int = 0, only_attempt: int = 0, gate: asyncio.Event | None = None) -> None:
         self.socket_path = socket_path
+        self.gate = gate
         self.only_match_id = max(0, only_match_id)
         self.only_attempt = max(0, only_attempt)
         self.upstream = upstream
@@ -98,6 +107,11 @@ class GrpcRelay(pb_grpc.RefereeServicer):
         self._busy = False
         self._server: grpc.aio.Server | None = None
         self._channel: grpc.aio.Channel | None = None
+
+    @property
+    def connected(self) -> bool:
+        """A bot's stream is open here (relayed, or waiting at the gate)."""
+        return self._busy
 
     @property
     def in_match(self) -> bool:
@@ -141,6 +155,12 @@ class GrpcRelay(pb_grpc.RefereeServicer):
         if self._busy:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "one stream at a time through this socket")
         self._busy = True
+        if self.gate is not None:
+            try:
+                await self.gate.wait()  # until the runner's next trial admits this side's credential
+            except BaseException:
+                self._busy = False
+                raise
         self.streams += 1
         log.info("relay: stream %s opened", self.streams)
         assert self._channel is not None
@@ -170,6 +190,10 @@ class GrpcRelay(pb_grpc.RefereeServicer):
                     out = await call.read()
                 if out is grpc.aio.EOF:
                     code = await call.code()
+                    if self.gate is not None and code in (grpc.StatusCode.UNAUTHENTICATED,
+                                                          grpc.StatusCode.PERMISSION_DENIED):
+                        self.gate.clear()  # a spent credential: wait for the next game's
+                        await context.abort(grpc.StatusCode.UNAVAILABLE, "this seat's match is over")
                     if code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
                         self.refused = True
                         self.done.set()
@@ -184,9 +208,16 @@ class GrpcRelay(pb_grpc.RefereeServicer):
                     self.active_matches.discard(out.match_ended.match_id)
                     self.matches_ended += 1
                     log.info("relay: match %s ended (%s so far)", out.match_ended.match_id, self.matches_ended)
+                    if self.gate is not None:  # the trial's credential is spent: its stream ends here
+                        self.gate.clear()
+                        break
             log.info("relay: stream %s ended by the referee or after its matches", self.streams)
         except grpc.aio.AioRpcError as exc:
             log.info("relay: stream %s: referee status %s %s", self.streams, exc.code().name, exc.details())
+            if self.gate is not None and exc.code() in (grpc.StatusCode.UNAUTHENTICATED,
+                                                        grpc.StatusCode.PERMISSION_DENIED):
+                self.gate.clear()
+                await context.abort(grpc.StatusCode.UNAVAILABLE, "this seat's match is over")
             if exc.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
                 self.refused = True
                 self.done.set()

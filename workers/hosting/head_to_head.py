@@ -55,7 +55,7 @@ from bots.stdio_lines import PROTOCOL, Answer, parse_answer
 
 DEFAULT_DEADLINE_MS = 1000
 MARGIN_MS = 50
-"""The margin of the time control shown (that of the gRPC runner's referee, ``parterre.hosted_games``)."""
+"""The margin of the time control shown (that of the gRPC bots' trials, ``workers.hosting.trial_games``)."""
 
 
 def identities(run_seed: str) -> tuple[dict[str, dict[str, Any]], int]:

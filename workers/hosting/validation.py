@@ -22,10 +22,11 @@ Every game of both is kept as it is played, with its replay and the seat the upl
 (:func:`keep_games`, table ``hosted_games``): the owner's version page and ``parterre bot upload
 --wait`` list them and link the replays.
 
-Every game is played by ``python -m workers.hosting.head_to_head`` (a subprocess, as
-``python -m parterre.hosted_games`` for a gRPC bot: :func:`play_deals`), whose stdio
+Every game is played by ``python -m workers.hosting.head_to_head`` (a subprocess), whose stdio
 children are the sandbox keepers, ``python -m workers.hosting.sandbox`` — the same
-command line the stdio adapter runs for a hosted bot's rated matches.
+command line the stdio adapter runs for a hosted bot's rated matches; when a side is a gRPC bot, on a
+referee of the cluster as a trial instead (``workers.hosting.trial_games``: :func:`play_deals`). No
+referee reachable: the version is left waiting and taken again later (:func:`process_version`).
 """
 
 from __future__ import annotations
@@ -35,11 +36,13 @@ import json
 import logging
 import math
 import os
+import random
 import shutil
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -49,8 +52,10 @@ from ladder.errors import DatabaseUnavailableError
 from ladder.stats.paired import DealResult, DuplicateTest, TrajectoryPoint, head_to_head_deal
 from ladder.stats.sprt import Sprt, SprtState
 from workers import metrics as worker_metrics
+from workers.hosting import trial_games
 from workers.hosting.logs import prune_logs_at_times
-from workers.hosting.run_dirs import RunDir, make_run_dir
+from workers.hosting.run_dirs import make_run_dir
+from workers.referee_client import InfraError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", int, float)
@@ -208,7 +213,7 @@ def is_grpc(manifest: dict[str, Any]) -> bool:
 
 def side_spec(bot_dir: Path, manifest: dict[str, Any], limits: dict[str, Any], stderr_file: Path) -> str:
     """A side of ``play_deals``: ``exec:`` + the keeper's command (stdio), or ``grpc:`` + it without its
-    socket folder, which the runner makes per run (``parterre.hosted_games``)."""
+    socket folder, which the runner makes per run (``workers.hosting.trial_games``)."""
     kind = "grpc:" if is_grpc(manifest) else "exec:"
     return kind + json.dumps(sandbox_command(bot_dir, manifest, limits, stderr_file))
 
@@ -286,7 +291,7 @@ def offered_runtimes() -> list[str]:
 
 
 class RunnerError(RuntimeError):
-    """The games' runner (``workers.hosting.head_to_head`` / ``parterre.hosted_games``) ended before every deal asked
+    """The games' runner (``workers.hosting.head_to_head``) ended before every deal asked
     for was played, or with a non-zero status (killed, out of memory, a crash of ours): the deals it did
     not play are no evidence either way, so a validation or regression test must not pass on them."""
 
@@ -295,57 +300,57 @@ def play_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, deadline
                hosted_dir: Path | None = None, seats: dict[str, Any] | None = None) -> Any:
     """Yield the deals of ``workers.hosting.head_to_head`` one by one (a generator; closing it stops the games).
 
-    When a side is a gRPC bot (``grpc:``), the deals are played through a real referee instead:
-    ``parterre.hosted_games`` (same arguments and output) starts one in its own process
-    (docs/architecture.md, "Packages and arrows": only ``parterre`` may import ``referee``; ``workers``
-    runs it as it runs ``workers.hosting.head_to_head``).
-    The subprocess gets :func:`child_env` only (``hosted_dir``: the hosted bots' folder); the gRPC
-    runner's folder (``$PARTERRE_HOSTED_DIR/run/games-*``) is removed here when the generator closes,
-    even if the runner had to be killed.
+    When a side is a gRPC bot (``grpc:``), the deals are played on a referee of the cluster as trials
+    instead (:func:`workers.hosting.trial_games.play_trial_deals`, same deals), in this process; the
+    run's folder (``$PARTERRE_HOSTED_DIR/run/games-*``: the sides' sockets, logs) is removed here when
+    the generator closes. The subprocess and the keepers get :func:`child_env` only (``hosted_dir``: the
+    hosted bots' folder).
 
     ``seats``: ``{"players": {"a": {...}, "b": {...}}, "match_id": N}`` (:func:`seat_identities`), what the
     bots are told of the games (else the runner's plausible defaults).
 
     Raises:
         RunnerError: the runner's output ended before ``deals`` deals, or it exited non-zero (checked only
-            when the generator runs out by itself, not when the caller closes it)."""
-    argv = [sys.executable, "-m", "workers.hosting.head_to_head"]
-    run_dir: RunDir | None = None
+            when the generator runs out by itself, not when the caller closes it).
+        workers.referee_client.InfraError: a gRPC side's games: no referee reachable
+            (``RefereeUnavailableError``), or one failed a game (not a verdict on the bot)."""
     if a.startswith("grpc:") or b.startswith("grpc:"):
-        # The run's folder (sockets, logs) is this worker's to remove, so that a runner killed
-        # after the 15 s grace leaves nothing behind either; its lock, shared with the runner, keeps
-        # other workers' sweeps off it while either lives (workers.hosting.run_dirs).
+        # The run's folder (sockets, logs) is this worker's; its lock keeps other workers' sweeps off it
+        # (workers.hosting.run_dirs).
         base = (hosted_dir or Path(os.environ.get("PARTERRE_HOSTED_DIR", "/var/tmp/parterre-hosted"))) / "run"
-        run_dir = make_run_dir(base, "games-")
-        argv = [sys.executable, "-m", "parterre.hosted_games", "--run-dir", str(run_dir.path)]
-    try:
-        proc = subprocess.Popen(
-            [*argv, "--game", game, "--run-seed", run_seed, "--deals", str(deals),
-             "--a", a, "--b", b, "--deadline-ms", str(deadline_ms),
-             *(["--players", json.dumps(seats["players"]), "--match-id", str(seats["match_id"])] if seats else [])],
-            stdout=subprocess.PIPE, cwd=PROJECT, start_new_session=True, env=child_env(hosted_dir),
-            pass_fds=(run_dir.lock_fd,) if run_dir is not None else ())
-        assert proc.stdout is not None
-        got = 0
+        games_dir = make_run_dir(base, "games-")
         try:
-            for line in proc.stdout:
-                got += 1
-                yield json.loads(line)
+            yield from trial_games.play_trial_deals(game, a, b, run_seed=run_seed, deals=deals,
+                                                    deadline_ms=deadline_ms, run_dir=games_dir.path,
+                                                    env=child_env(hosted_dir), cwd=PROJECT, seats=seats,
+                                                    lock_fd=games_dir.lock_fd)
         finally:
-            if proc.poll() is None:
-                proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        # Reached only when the runner's output ended by itself (a caller closing the generator stops above).
-        if proc.returncode != 0 or got < deals:
-            raise RunnerError(f"the games' runner ended early: exit status {proc.returncode} after {got} of "
-                              f"{deals} deals (not a verdict on the bot)")
+            games_dir.remove()
+        return
+    argv = [sys.executable, "-m", "workers.hosting.head_to_head"]
+    proc = subprocess.Popen(
+        [*argv, "--game", game, "--run-seed", run_seed, "--deals", str(deals),
+         "--a", a, "--b", b, "--deadline-ms", str(deadline_ms),
+         *(["--players", json.dumps(seats["players"]), "--match-id", str(seats["match_id"])] if seats else [])],
+        stdout=subprocess.PIPE, cwd=PROJECT, start_new_session=True, env=child_env(hosted_dir))
+    assert proc.stdout is not None
+    got = 0
+    try:
+        for line in proc.stdout:
+            got += 1
+            yield json.loads(line)
     finally:
-        if run_dir is not None:
-            run_dir.remove()
+        if proc.poll() is None:
+            proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    # Reached only when the runner's output ended by itself (a caller closing the generator stops above).
+    if proc.returncode != 0 or got < deals:
+        raise RunnerError(f"the games' runner ended early: exit status {proc.returncode} after {got} of "
+                          f"{deals} deals (not a verdict on the bot)")
 
 
 def seat_identities(pool: Any, version: sub.HostedVersion) -> dict[str, Any] | None:
@@ -491,6 +496,12 @@ def process_version(pool: Any, version_id: int, cfg: dict[str, Any] | None = Non
         return _process(pool, version, cfg, work)
     except DatabaseUnavailableError:
         raise  # not the version's fault: its lease runs out and it is taken again
+    except InfraError as exc:  # a gRPC bot's games found no referee (or lost it): not judged, taken again later
+        delay = referee_backoff_s(version)
+        log.warning("hosted version %s: its games need a referee: %s; taken again in %.0f s", version_id, exc, delay)
+        sub.postpone(pool, version_id, delay)
+        worker_metrics.HOSTED_VERDICTS.labels("waiting_for_referee", "no referee").inc()
+        return "waiting_for_referee"
     except Exception as exc:  # anything unforeseen rejects the version instead of looping
         # Left alone it would stay validating/testing and be claimed again every lease.
         log.exception("hosted version %s: unexpected error, rejected", version_id)
@@ -498,6 +509,20 @@ def process_version(pool: Any, version_id: int, cfg: dict[str, Any] | None = Non
         sub.set_verdict(pool, version_id, "rejected", reason=reason)
         worker_metrics.HOSTED_VERDICTS.labels("rejected", "internal error").inc()
         return "rejected"
+
+
+REFEREE_BACKOFF_S = (10.0, 300.0)
+"""Shortest and longest wait before a version whose games found no referee is taken again."""
+
+
+def referee_backoff_s(version: sub.HostedVersion, now: datetime | None = None,
+                      rng: random.Random | None = None) -> float:
+    """How long a version whose games found no referee waits before it is taken again: a quarter of the time
+    since its upload, within :data:`REFEREE_BACKOFF_S`, times a uniform factor in [0.5, 1] (the versions
+    waiting together spread out); so the longer it waits, the less often it is tried."""
+    low, high = REFEREE_BACKOFF_S
+    waited = ((now or datetime.now(UTC)) - version.created_at).total_seconds()
+    return min(high, max(low, waited / 4)) * (rng or random).uniform(0.5, 1.0)
 
 
 def _process(pool: Any, version: sub.HostedVersion, cfg: dict[str, Any], work: Path) -> str:

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from proto.parterre.v1 import referee_pb2 as parterre_dot_v1_dot_referee__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19parterre/v1/control.proto\x12\x0bparterre.v1\x1a\x19parterre/v1/referee.proto\"\xea\x01\n\x0fRunMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\x03\x12\x0f\n\x07\x61ttempt\x18\x02 \x01(\x05\x12\x13\n\x0bgame_string\x18\x03 \x01(\t\x12\x0c\n\x04seed\x18\x04 \x01(\t\x12\x14\n\x0cseat_bot_ids\x18\x05 \x03(\x03\x12.\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x18.parterre.v1.TimeControl\x12\x1a\n\x12no_show_timeout_ms\x18\x07 \x01(\x03\x12\x17\n\x0fmax_duration_ms\x18\x08 \x01(\x03\x12\x16\n\x0eseat_bot_names\x18\t \x03(\t\"\xd1\x01\n\x10MatchStartedInfo\x12\x10\n\x08match_id\x18\x01 \x01(\x03\x12\x0f\n\x07\x61ttempt\x18\x02 \x01(\x05\x12\x13\n\x0bgame_string\x18\x03 \x01(\t\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\t\x12(\n\x07players\x18\x05 \x03(\x0b\x32\x17.parterre.v1.PlayerInfo\x12.\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x18.parterre.v1.TimeControl\x12\x12\n\nreferee_id\x18\x07 \x01(\t\"+\n\x08Progress\x12\x0c\n\x04step\x18\x01 \x01(\x05\x12\x11\n\tdecisions\x18\x02 \x01(\x05\"\xae\x01\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x62ot_id\x18\x02 \x01(\x03\x12\x0c\n\x04rank\x18\x03 \x01(\x05\x12\r\n\x05score\x18\x04 \x01(\x01\x12\x0f\n\x07verdict\x18\x05 \x01(\t\x12\x14\n\x0ctime_used_ms\x18\x06 \x01(\x03\x12\x11\n\tdecisions\x18\x07 \x01(\x05\x12+\n\x0b\x64\x65\x62ug_notes\x18\x08 \x03(\x0b\x32\x16.parterre.v1.DebugNote\"\'\n\tDebugNote\x12\x0c\n\x04step\x18\x01 \x01(\x05\x12\x0c\n\x04text\x18\x02 \x01(\t\"\xa1\x01\n\x0bMatchResult\x12\x0e\n\x06status\x18\x01 \x01(\t\x12&\n\x05seats\x18\x02 \x03(\x0b\x32\x17.parterre.v1.SeatResult\x12\x13\n\x0breplay_json\x18\x03 \x01(\t\x12\x10\n\x08match_id\x18\x04 \x01(\x03\x12\x0f\n\x07\x61ttempt\x18\x05 \x01(\x05\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x12\n\nreferee_id\x18\x07 \x01(\t\"\x9e\x01\n\nMatchEvent\x12\x30\n\x07started\x18\x01 \x01(\x0b\x32\x1d.parterre.v1.MatchStartedInfoH\x00\x12)\n\x08progress\x18\x02 \x01(\x0b\x32\x15.parterre.v1.ProgressH\x00\x12*\n\x06result\x18\x03 \x01(\x0b\x32\x18.parterre.v1.MatchResultH\x00\x42\x07\n\x05\x65vent2S\n\x0cMatchControl\x12\x43\n\x08RunMatch\x12\x1c.parterre.v1.RunMatchRequest\x1a\x17.parterre.v1.MatchEvent0\x01\x42j\n\x0forg.parterre.v1B\x0c\x43ontrolProtoP\x01Z9github.com/parterre/parterre/proto/parterre/v1;parterrev1\xaa\x02\x0bParterre.V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19parterre/v1/control.proto\x12\x0bparterre.v1\x1a\x19parterre/v1/referee.proto\"\x9a\x02\n\x0fRunMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\x03\x12\x0f\n\x07\x61ttempt\x18\x02 \x01(\x05\x12\x13\n\x0bgame_string\x18\x03 \x01(\t\x12\x0c\n\x04seed\x18\x04 \x01(\t\x12\x14\n\x0cseat_bot_ids\x18\x05 \x03(\x03\x12.\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x18.parterre.v1.TimeControl\x12\x1a\n\x12no_show_timeout_ms\x18\x07 \x01(\x03\x12\x17\n\x0fmax_duration_ms\x18\x08 \x01(\x03\x12\x16\n\x0eseat_bot_names\x18\t \x03(\t\x12\r\n\x05trial\x18\n \x01(\x08\x12\x1f\n\x17seat_credential_digests\x18\x0b \x03(\t\"\xd1\x01\n\x10MatchStartedInfo\x12\x10\n\x08match_id\x18\x01 \x01(\x03\x12\x0f\n\x07\x61ttempt\x18\x02 \x01(\x05\x12\x13\n\x0bgame_string\x18\x03 \x01(\t\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\t\x12(\n\x07players\x18\x05 \x03(\x0b\x32\x17.parterre.v1.PlayerInfo\x12.\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x18.parterre.v1.TimeControl\x12\x12\n\nreferee_id\x18\x07 \x01(\t\"+\n\x08Progress\x12\x0c\n\x04step\x18\x01 \x01(\x05\x12\x11\n\tdecisions\x18\x02 \x01(\x05\"\xae\x01\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x62ot_id\x18\x02 \x01(\x03\x12\x0c\n\x04rank\x18\x03 \x01(\x05\x12\r\n\x05score\x18\x04 \x01(\x01\x12\x0f\n\x07verdict\x18\x05 \x01(\t\x12\x14\n\x0ctime_used_ms\x18\x06 \x01(\x03\x12\x11\n\tdecisions\x18\x07 \x01(\x05\x12+\n\x0b\x64\x65\x62ug_notes\x18\x08 \x03(\x0b\x32\x16.parterre.v1.DebugNote\"\'\n\tDebugNote\x12\x0c\n\x04step\x18\x01 \x01(\x05\x12\x0c\n\x04text\x18\x02 \x01(\t\"\xa1\x01\n\x0bMatchResult\x12\x0e\n\x06status\x18\x01 \x01(\t\x12&\n\x05seats\x18\x02 \x03(\x0b\x32\x17.parterre.v1.SeatResult\x12\x13\n\x0breplay_json\x18\x03 \x01(\t\x12\x10\n\x08match_id\x18\x04 \x01(\x03\x12\x0f\n\x07\x61ttempt\x18\x05 \x01(\x05\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x12\n\nreferee_id\x18\x07 \x01(\t\"\x9e\x01\n\nMatchEvent\x12\x30\n\x07started\x18\x01 \x01(\x0b\x32\x1d.parterre.v1.MatchStartedInfoH\x00\x12)\n\x08progress\x18\x02 \x01(\x0b\x32\x15.parterre.v1.ProgressH\x00\x12*\n\x06result\x18\x03 \x01(\x0b\x32\x18.parterre.v1.MatchResultH\x00\x42\x07\n\x05\x65vent2S\n\x0cMatchControl\x12\x43\n\x08RunMatch\x12\x1c.parterre.v1.RunMatchRequest\x1a\x17.parterre.v1.MatchEvent0\x01\x42j\n\x0forg.parterre.v1B\x0c\x43ontrolProtoP\x01Z9github.com/parterre/parterre/proto/parterre/v1;parterrev1\xaa\x02\x0bParterre.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,19 +34,19 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\017org.parterre.v1B\014ControlProtoP\001Z9github.com/parterre/parterre/proto/parterre/v1;parterrev1\252\002\013Parterre.V1'
   _globals['_RUNMATCHREQUEST']._serialized_start=70
-  _globals['_RUNMATCHREQUEST']._serialized_end=304
-  _globals['_MATCHSTARTEDINFO']._serialized_start=307
-  _globals['_MATCHSTARTEDINFO']._serialized_end=516
-  _globals['_PROGRESS']._serialized_start=518
-  _globals['_PROGRESS']._serialized_end=561
-  _globals['_SEATRESULT']._serialized_start=564
-  _globals['_SEATRESULT']._serialized_end=738
-  _globals['_DEBUGNOTE']._serialized_start=740
-  _globals['_DEBUGNOTE']._serialized_end=779
-  _globals['_MATCHRESULT']._serialized_start=782
-  _globals['_MATCHRESULT']._serialized_end=943
-  _globals['_MATCHEVENT']._serialized_start=946
-  _globals['_MATCHEVENT']._serialized_end=1104
-  _globals['_MATCHCONTROL']._serialized_start=1106
-  _globals['_MATCHCONTROL']._serialized_end=1189
+  _globals['_RUNMATCHREQUEST']._serialized_end=352
+  _globals['_MATCHSTARTEDINFO']._serialized_start=355
+  _globals['_MATCHSTARTEDINFO']._serialized_end=564
+  _globals['_PROGRESS']._serialized_start=566
+  _globals['_PROGRESS']._serialized_end=609
+  _globals['_SEATRESULT']._serialized_start=612
+  _globals['_SEATRESULT']._serialized_end=786
+  _globals['_DEBUGNOTE']._serialized_start=788
+  _globals['_DEBUGNOTE']._serialized_end=827
+  _globals['_MATCHRESULT']._serialized_start=830
+  _globals['_MATCHRESULT']._serialized_end=991
+  _globals['_MATCHEVENT']._serialized_start=994
+  _globals['_MATCHEVENT']._serialized_end=1152
+  _globals['_MATCHCONTROL']._serialized_start=1154
+  _globals['_MATCHCONTROL']._serialized_end=1237
 # @@protoc_insertion_point(module_scope)

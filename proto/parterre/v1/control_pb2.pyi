@@ -8,7 +8,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class RunMatchRequest(_message.Message):
-    __slots__ = ("match_id", "attempt", "game_string", "seed", "seat_bot_ids", "time_control", "no_show_timeout_ms", "max_duration_ms", "seat_bot_names")
+    __slots__ = ("match_id", "attempt", "game_string", "seed", "seat_bot_ids", "time_control", "no_show_timeout_ms", "max_duration_ms", "seat_bot_names", "trial", "seat_credential_digests")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     GAME_STRING_FIELD_NUMBER: _ClassVar[int]
@@ -18,6 +18,8 @@ class RunMatchRequest(_message.Message):
     NO_SHOW_TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
     MAX_DURATION_MS_FIELD_NUMBER: _ClassVar[int]
     SEAT_BOT_NAMES_FIELD_NUMBER: _ClassVar[int]
+    TRIAL_FIELD_NUMBER: _ClassVar[int]
+    SEAT_CREDENTIAL_DIGESTS_FIELD_NUMBER: _ClassVar[int]
     match_id: int
     attempt: int
     game_string: str
@@ -27,7 +29,9 @@ class RunMatchRequest(_message.Message):
     no_show_timeout_ms: int
     max_duration_ms: int
     seat_bot_names: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, match_id: _Optional[int] = ..., attempt: _Optional[int] = ..., game_string: _Optional[str] = ..., seed: _Optional[str] = ..., seat_bot_ids: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[_referee_pb2.TimeControl, _Mapping]] = ..., no_show_timeout_ms: _Optional[int] = ..., max_duration_ms: _Optional[int] = ..., seat_bot_names: _Optional[_Iterable[str]] = ...) -> None: ...
+    trial: bool
+    seat_credential_digests: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, match_id: _Optional[int] = ..., attempt: _Optional[int] = ..., game_string: _Optional[str] = ..., seed: _Optional[str] = ..., seat_bot_ids: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[_referee_pb2.TimeControl, _Mapping]] = ..., no_show_timeout_ms: _Optional[int] = ..., max_duration_ms: _Optional[int] = ..., seat_bot_names: _Optional[_Iterable[str]] = ..., trial: _Optional[bool] = ..., seat_credential_digests: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchStartedInfo(_message.Message):
     __slots__ = ("match_id", "attempt", "game_string", "seed_commitment", "players", "time_control", "referee_id")
