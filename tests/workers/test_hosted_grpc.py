@@ -20,11 +20,12 @@ from typing import Any
 import pytest
 import test_hosted
 from fixtures.toolchains import missing
+from fixtures.trial_referee import cluster_referee
 from test_hosted import BOTS, manifest, needs_sandbox, no_sandbox_left, owner, python_bot, targz, upload
 
 from games.replay import verify_replay
 from ladder import submissions as sub
-from referee.testing import SERVICE_TOKEN, ThreadedReferee
+from referee.testing import ThreadedReferee
 from workers.hosting import trial_games
 from workers.hosting import validation as hosted
 
@@ -39,12 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def referee(monkeypatch: pytest.MonkeyPatch) -> Iterator[ThreadedReferee]:
     """The cluster's referee the games are played on as trials (its control endpoint on a port of its own, as
     deployed), found by the worker's settings as a rated match's."""
-    with ThreadedReferee({}, control=True) as ref:
-        monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.control_address)
-        monkeypatch.setenv("PARTERRE_HOSTED_REFEREE_ADDRESS", ref.address)
-        monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", SERVICE_TOKEN)
-        monkeypatch.setenv("PARTERRE_REFEREE_DISCOVERY", "0")
-        yield ref
+    yield from cluster_referee(monkeypatch)
 
 
 def grpc_manifest(runtime: str, command: list[str]) -> bytes:

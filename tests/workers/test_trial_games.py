@@ -14,10 +14,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fixtures.trial_referee import cluster_referee
 
 from bots.local import deal_seed
 from games.replay import verify_replay
-from referee.testing import SERVICE_TOKEN, ThreadedReferee
+from referee.testing import ThreadedReferee
 from workers.hosting import trial_games
 from workers.referee_client import RefereeUnavailableError
 
@@ -26,12 +27,7 @@ GAME = "floriferous(players=2)"
 
 @pytest.fixture
 def referee(monkeypatch: pytest.MonkeyPatch) -> Iterator[ThreadedReferee]:
-    with ThreadedReferee({}, control=True) as ref:
-        monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.control_address)
-        monkeypatch.setenv("PARTERRE_HOSTED_REFEREE_ADDRESS", ref.address)
-        monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", SERVICE_TOKEN)
-        monkeypatch.setenv("PARTERRE_REFEREE_DISCOVERY", "0")
-        yield ref
+    yield from cluster_referee(monkeypatch)
 
 
 def test_deals_are_played_as_trials_on_the_referee(referee: ThreadedReferee, tmp_path: Path) -> None:

@@ -223,7 +223,8 @@ class Side:
 
 
 def _faults(result: rc.MatchOutcome, order: str) -> tuple[list[int], dict[str, str] | None]:
-    """The game's ranks and fault, as ``parterre.hosted_games`` mapped them (a faulting side ranks last)."""
+    """The game's ranks and fault: a side whose verdict is not ``normal`` faulted and ranks last, the other
+    first, as ``workers.hosting.head_to_head`` ranks a stdio game."""
     by_seat = sorted(result.seats, key=lambda s: s["seat"])
     bad = [s for s in by_seat if s["verdict"] != "normal"] if result.status == "finished" else \
         [s for s in by_seat if s["verdict"] not in ("", "normal")] or by_seat
