@@ -19,7 +19,7 @@ from bots.local import deal_seed
 from games.replay import verify_replay
 from referee.testing import SERVICE_TOKEN, ThreadedReferee
 from workers.hosting import trial_games
-from workers.referee_client import RefereeUnavailableError
+from workers.referee_client import InfraError, RefereeUnavailableError
 
 GAME = "floriferous(players=2)"
 
@@ -77,3 +77,29 @@ def test_no_referee_reachable_is_an_error_not_a_verdict(monkeypatch: pytest.Monk
                                          deadline_ms=500, run_dir=tmp_path, env={}, cwd=tmp_path)
     with pytest.raises(RefereeUnavailableError):
         next(deals)
+
+
+
+def test_a_game_the_referee_ends_as_infra_error_is_no_sides_fault(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path) -> None:
+    """The referee fails the first game (its match loop raises: ``infra_error`` "referee error", every verdict
+    ``normal``): the run raises InfraError (the version is not judged, it waits), it never yields a deal charging
+    side a (seat 0) with an ``infra_error`` fault."""
+    from referee.room import Room
+
+    async def broken(_room: Room) -> str:
+        raise RuntimeError("the referee's own bug")
+
+    monkeypatch.setattr(Room, "_play", broken)
+    with ThreadedReferee({}, control=True) as ref:
+        monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.control_address)
+        monkeypatch.setenv("PARTERRE_HOSTED_REFEREE_ADDRESS", ref.address)
+        monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", SERVICE_TOKEN)
+        monkeypatch.setenv("PARTERRE_REFEREE_DISCOVERY", "0")
+        deals = trial_games.play_trial_deals(GAME, "builtin:greedy", "builtin:random", run_seed="rs", deals=1,
+                                             deadline_ms=500, run_dir=tmp_path, env={}, cwd=tmp_path)
+        try:
+            with pytest.raises(InfraError, match="referee reported infra_error: referee error"):
+                next(deals)
+        finally:
+            deals.close()
