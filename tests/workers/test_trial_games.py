@@ -103,3 +103,23 @@ def test_a_game_the_referee_ends_as_infra_error_is_no_sides_fault(monkeypatch: p
                 next(deals)
         finally:
             deals.close()
+
+
+async def test_a_house_bot_answering_after_its_stream_ended_keeps_running() -> None:
+    """A validation game ends while the house bot (an SDK bot on the worker's loop) is still answering (it timed
+    out; its relay ends the stream with OK after the relayed MatchEnded): gRPC's write on a finished call raises
+    ``asyncio.InvalidStateError``. Before, that ended ``Bot.arun`` for good: the house side was a no-show in every
+    later game, which the version under test then won without playing. The write is dropped, as on a broken stream."""
+    import asyncio
+
+    from bots.sdk import _Outbox
+
+    class Finished:
+        async def write(self, _msg: object) -> None:
+            raise asyncio.InvalidStateError("RPC already finished.")  # grpc.aio's _write on a done call
+
+    outbox = _Outbox(Finished())
+    await outbox.put_now(b"late decision")  # the read loop's inline answer
+    writer = asyncio.create_task(outbox.run())
+    outbox.put(b"pong")
+    await asyncio.wait_for(writer, 5)  # ends quietly, as after a broken stream (it used to raise)
