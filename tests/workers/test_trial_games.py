@@ -9,9 +9,11 @@ for "no referee reachable".
 
 from __future__ import annotations
 
+import contextlib
 import socket
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -98,11 +100,9 @@ def test_a_game_the_referee_ends_as_infra_error_is_no_sides_fault(monkeypatch: p
         monkeypatch.setenv("PARTERRE_REFEREE_DISCOVERY", "0")
         deals = trial_games.play_trial_deals(GAME, "builtin:greedy", "builtin:random", run_seed="rs", deals=1,
                                              deadline_ms=500, run_dir=tmp_path, env={}, cwd=tmp_path)
-        try:
-            with pytest.raises(InfraError, match="referee reported infra_error: referee error"):
-                next(deals)
-        finally:
-            deals.close()
+        refused = pytest.raises(InfraError, match="referee reported infra_error: referee error")
+        with contextlib.closing(cast(Generator[Any, None, None], deals)), refused:
+            next(deals)
 
 
 async def test_a_house_bot_answering_after_its_stream_ended_keeps_running() -> None:
@@ -119,7 +119,7 @@ async def test_a_house_bot_answering_after_its_stream_ended_keeps_running() -> N
             raise asyncio.InvalidStateError("RPC already finished.")  # grpc.aio's _write on a done call
 
     outbox = _Outbox(Finished())
-    await outbox.put_now(b"late decision")  # the read loop's inline answer
+    assert await outbox.put_now(b"late decision") is None  # the read loop's inline answer (it used to raise)
     writer = asyncio.create_task(outbox.run())
     outbox.put(b"pong")
-    await asyncio.wait_for(writer, 5)  # ends quietly, as after a broken stream (it used to raise)
+    assert await asyncio.wait_for(writer, 5) is None  # ends quietly, as after a broken stream (it used to raise)
