@@ -115,8 +115,8 @@ class _Outbox:
         self.writing = True
         try:
             await self.call.write(msg)
-        except (grpc.aio.AioRpcError, grpc.aio.UsageError, RuntimeError):
-            pass  # the reader sees the stream end
+        except (grpc.aio.AioRpcError, grpc.aio.UsageError, RuntimeError, asyncio.InvalidStateError):
+            pass  # the reader sees the stream end (InvalidStateError: a write on a call that already ended)
         finally:
             self.writing = False
             if self.backlog:
@@ -134,7 +134,7 @@ class _Outbox:
                         await self.call.write(backlog.popleft())
                     finally:
                         self.writing = False
-        except (grpc.aio.AioRpcError, grpc.aio.UsageError, RuntimeError):
+        except (grpc.aio.AioRpcError, grpc.aio.UsageError, RuntimeError, asyncio.InvalidStateError):
             pass
 
 

@@ -9,9 +9,11 @@ for "no referee reachable".
 
 from __future__ import annotations
 
+import contextlib
 import socket
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from fixtures.trial_referee import cluster_referee
@@ -20,7 +22,7 @@ from bots.local import deal_seed
 from games.replay import verify_replay
 from referee.testing import ThreadedReferee
 from workers.hosting import trial_games
-from workers.referee_client import RefereeUnavailableError
+from workers.referee_client import InfraError, RefereeUnavailableError
 
 GAME = "floriferous(players=2)"
 
@@ -73,3 +75,47 @@ def test_no_referee_reachable_is_an_error_not_a_verdict(monkeypatch: pytest.Monk
                                          deadline_ms=500, run_dir=tmp_path, env={}, cwd=tmp_path)
     with pytest.raises(RefereeUnavailableError):
         next(deals)
+
+
+
+def test_a_game_the_referee_ends_as_infra_error_is_no_sides_fault(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path) -> None:
+    """The referee fails the first game (its match loop raises: ``infra_error`` "referee error", every verdict
+    ``normal``): the run raises InfraError (the version is not judged, it waits), it never yields a deal charging
+    side a (seat 0) with an ``infra_error`` fault."""
+    from referee.room import Room
+
+    async def broken(_room: Room) -> str:
+        raise RuntimeError("the referee's own bug")
+
+    monkeypatch.setattr(Room, "_play", broken)
+    with ThreadedReferee({}, control=True) as ref:
+        monkeypatch.setenv("PARTERRE_REFEREE_ADDRESS", ref.control_address)
+        monkeypatch.setenv("PARTERRE_HOSTED_REFEREE_ADDRESS", ref.address)
+        monkeypatch.setenv("PARTERRE_SERVICE_TOKEN", SERVICE_TOKEN)
+        monkeypatch.setenv("PARTERRE_REFEREE_DISCOVERY", "0")
+        deals = trial_games.play_trial_deals(GAME, "builtin:greedy", "builtin:random", run_seed="rs", deals=1,
+                                             deadline_ms=500, run_dir=tmp_path, env={}, cwd=tmp_path)
+        refused = pytest.raises(InfraError, match="referee reported infra_error: referee error")
+        with contextlib.closing(cast(Generator[Any, None, None], deals)), refused:
+            next(deals)
+
+
+async def test_a_house_bot_answering_after_its_stream_ended_keeps_running() -> None:
+    """A validation game ends while the house bot (an SDK bot on the worker's loop) is still answering (it timed
+    out; its relay ends the stream with OK after the relayed MatchEnded): gRPC's write on a finished call raises
+    ``asyncio.InvalidStateError``. Before, that ended ``Bot.arun`` for good: the house side was a no-show in every
+    later game, which the version under test then won without playing. The write is dropped, as on a broken stream."""
+    import asyncio
+
+    from bots.sdk import _Outbox
+
+    class Finished:
+        async def write(self, _msg: object) -> None:
+            raise asyncio.InvalidStateError("RPC already finished.")  # grpc.aio's _write on a done call
+
+    outbox = _Outbox(Finished())
+    assert await outbox.put_now(b"late decision") is None  # the read loop's inline answer (it used to raise)
+    writer = asyncio.create_task(outbox.run())
+    outbox.put(b"pong")
+    assert await asyncio.wait_for(writer, 5) is None  # ends quietly, as after a broken stream (it used to raise)

@@ -268,7 +268,8 @@ def play_trial_deals(game: str, a: str, b: str, *, run_seed: str, deals: int, de
     Raises:
         ValueError: as :func:`check_run`, before anything starts.
         RefereeUnavailableError: no referee reachable (before the first game or at a later one).
-        InfraError: the referee failed a game after it started (not a verdict on the bot).
+        InfraError: the referee failed a game after it started, or ended it as ``infra_error`` (not a verdict
+            on either side).
     """
     check_run(game, deadline_ms)
     control, bot_endpoint, tls, service_token = find_referee()
@@ -335,12 +336,15 @@ def _play_game(runner: _Loop, cwd: Path, lock_fd: int | None, order: list[Side],
         return True
 
     try:
-        return rc.run_match(
+        result = rc.run_match(
             control, service_token, match_id=match_id, attempt=1, game_string=game, seed=seed,
             seat_bot_ids=bot_ids, seat_bot_names=names,
             time_control={"base_ms": 0, "increment_ms": deadline_ms, "cap_ms": deadline_ms, "margin_ms": MARGIN_MS},
             no_show_timeout_ms=NO_SHOW_MS, max_duration_ms=0,
             on_event=on_event, tls_root_cert=tls, trial=True, seat_credential_digests=[d for _, d in creds])
+        if result.status == "infra_error":  # the referee's failure (watchdog, cancelled, stopping): never a side's
+            raise rc.InfraError(result.error_text())
+        return result
     finally:
         for side in order:
             side.fresh = False
