@@ -72,7 +72,8 @@ def test_participant_journey_over_http(up, stack_env) -> None:  # noqa: F811 - p
         assert view["bot_id"] == bot["id"] and len(view["steps"]) > 10
         assert any(s["mine"] for s in view["steps"])
         public = api("GET", f"/api/bots/{bot['id']}")
-        elo = [r for r in public["ratings"] if r["game"] == "floriferous"][0]["elo"]
+        rating = [r for r in public["ratings"] if r["game"] == "floriferous"][0]
+        elo, games = rating["elo"], rating["games"]
         assert elo != 1500.0  # rated: the result moved it
 
         rotated = api("POST", f"/api/bots/{bot['id']}/token", token=token)
@@ -90,7 +91,9 @@ def test_participant_journey_over_http(up, stack_env) -> None:  # noqa: F811 - p
         got, _ = asyncio.run(connect(rotated["token"]))
         assert got[0].welcome.bot_id == bot["id"]
         public = api("GET", f"/api/bots/{bot['id']}")
-        assert [r for r in public["ratings"] if r["game"] == "floriferous"][0]["elo"] == elo
+        after = [r for r in public["ratings"] if r["game"] == "floriferous"][0]
+        # the rotation moved no rating: only a rated match does (the continuous ladder may have met the bot)
+        assert after["elo"] == elo or after["games"] > games, (after, elo, games)
         try:
             api("POST", f"/api/bots/{bot['id']}/token", token="ptk_" + "x" * 43)
         except RemoteError as exc:

@@ -13,6 +13,7 @@ import asyncio
 import grpc
 import pytest
 from fixtures.toy_game import register_toy
+from fixtures.waiting import async_wait_until
 from test_referee_auth import TOKENS, raw_connect
 
 from proto.parterre.v1 import referee_pb2 as pb
@@ -135,6 +136,8 @@ async def test_names_in_any_script_are_welcome_and_kept_whole(name: str) -> None
         await h.wait_sessions(1)
         assert h.core is not None
         assert [s.name for s in h.core.registry.sessions()] == [name]
+        # the session is registered before its Welcome is read: wait for the bot to read it
+        await async_wait_until(lambda: bot.stats.welcomes >= 1, what="the bot reads its Welcome")
     assert bot.stats.welcomes == 1
 
 

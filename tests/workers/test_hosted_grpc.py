@@ -206,7 +206,7 @@ def test_a_run_closed_after_a_no_show_leaves_no_run_folder_and_no_keeper(tmp_pat
     import signal
 
     monkeypatch.setattr(trial_games, "CONNECT_TIMEOUT_S", 1.0)
-    monkeypatch.setattr(trial_games, "NO_SHOW_MS", 500)
+    monkeypatch.setattr(trial_games, "NO_SHOW_MS", 2000)  # room for the house bot's reconnect under load
     marker = f"sleeper-{os.getpid()}"
     side = f'grpc:["python3", "-c", "import time; time.sleep(60)", "{marker}"]'
     deals = hosted.play_deals("floriferous(players=2)", side, "builtin:greedy", run_seed="closed", deals=3,

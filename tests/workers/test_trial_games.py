@@ -20,7 +20,7 @@ from fixtures.trial_referee import cluster_referee
 
 from bots.local import deal_seed
 from games.replay import verify_replay
-from referee.testing import ThreadedReferee
+from referee.testing import SERVICE_TOKEN, ThreadedReferee
 from workers.hosting import trial_games
 from workers.referee_client import InfraError, RefereeUnavailableError
 
@@ -33,6 +33,10 @@ def referee(monkeypatch: pytest.MonkeyPatch) -> Iterator[ThreadedReferee]:
 
 
 def test_deals_are_played_as_trials_on_the_referee(referee: ThreadedReferee, tmp_path: Path) -> None:
+    """In a run folder deep enough that its sockets' paths pass the 107 bytes a Unix socket address holds."""
+    run = tmp_path / ("deep-" + "d" * 100)
+    run.mkdir()
+    assert len(str(run / "grpc-a" / "referee.sock")) > 107
     seats = {"players": {"a": {"bot_id": 41, "name": "tested", "version": "3"},
                          "b": {"bot_id": 42, "name": "other", "version": "1"}}, "match_id": 9000}
     opened: list[int] = []
@@ -45,7 +49,7 @@ def test_deals_are_played_as_trials_on_the_referee(referee: ThreadedReferee, tmp
 
     referee.call(lambda: setattr(referee.core.trial_book, "open", counting_open))
     deals = list(trial_games.play_trial_deals(GAME, "builtin:greedy", "builtin:random", run_seed="rs", deals=2,
-                                              deadline_ms=500, run_dir=tmp_path, env={}, cwd=tmp_path, seats=seats))
+                                              deadline_ms=500, run_dir=run, env={}, cwd=tmp_path, seats=seats))
     assert [d["deal"] for d in deals] == [0, 1]
     assert [d["seed"] for d in deals] == [deal_seed("rs", 0), deal_seed("rs", 1)]
     replays = [r for d in deals for r in d["replays"]]
@@ -60,8 +64,8 @@ def test_deals_are_played_as_trials_on_the_referee(referee: ThreadedReferee, tmp
     state = referee.call(lambda: (len(referee.core.registry.sessions()), dict(referee.core.trials),
                                   dict(referee.core.rooms), dict(referee.core.trial_book.by_digest)))
     assert state == (0, {}, {}, {})
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["grpc-a", "grpc-b", "logs"]
-    assert not list((tmp_path / "grpc-a").iterdir())  # the relay's socket is gone
+    assert sorted(p.name for p in run.iterdir()) == ["grpc-a", "grpc-b", "logs"]
+    assert not list((run / "grpc-a").iterdir())  # the relay's socket is gone
 
 
 def test_no_referee_reachable_is_an_error_not_a_verdict(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -255,3 +255,17 @@ def _bindable(socket_path: str) -> Iterator[str]:
         yield os.path.join(short, "d", os.path.basename(socket_path))
     finally:
         shutil.rmtree(short, ignore_errors=True)
+
+
+def connectable(socket_path: str) -> tuple[str, str | None]:
+    """A path a client can connect to ``socket_path`` by, and the folder to remove when done (None: none made).
+
+    As :func:`_bindable`, for a client that stays connected (and reconnects) for a while: a socket
+    path longer than :data:`SUN_PATH_MAX` is reached through a short symbolic link to its folder, kept
+    until the caller removes the returned folder.
+    """
+    if len(os.fsencode(socket_path)) <= SUN_PATH_MAX:
+        return socket_path, None
+    short = tempfile.mkdtemp(prefix="pt-")
+    os.symlink(os.path.dirname(os.path.abspath(socket_path)), os.path.join(short, "d"))
+    return os.path.join(short, "d", os.path.basename(socket_path)), short

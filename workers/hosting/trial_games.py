@@ -44,6 +44,7 @@ import hashlib
 import json
 import logging
 import secrets
+import shutil
 import subprocess
 import threading
 import time
@@ -54,7 +55,7 @@ from typing import Any, TypeVar
 from bots.local import deal_seed
 from workers import directory
 from workers import referee_client as rc
-from workers.hosting.grpc_relay import GrpcRelay
+from workers.hosting.grpc_relay import GrpcRelay, connectable
 from workers.hosting.head_to_head import identities
 from workers.hosting.sandbox import GRPC_SOCKET
 from workers.settings import settings as worker_settings
@@ -180,6 +181,7 @@ class Side:
             self.bot = house_bot(spec.removeprefix("builtin:"), seed)
         self.fresh = True  # started (or restarted) since its last game
         self.bot_task: asyncio.Task[None] | None = None  # kept: the loop holds tasks weakly
+        self._link_folder: str | None = None  # the short link to a deep socket's folder (grpc_relay.connectable)
 
     def start(self, runner: _Loop, cwd: Path, lock_fd: int | None = None) -> None:
         """Listen on the side's socket; start its bot (once) or its keeper (again when it exited; it inherits
@@ -205,8 +207,9 @@ class Side:
 
     def _start_bot(self, runner: _Loop) -> None:
         """On the loop: play until stopped, reconnecting (to the gate) after each game."""
+        path, self._link_folder = connectable(self.relay.socket_path)  # a deep run folder: through a short link
         self.bot_task = runner.loop.create_task(self.bot.arun(
-            f"unix:{self.relay.socket_path}", "trial", initial_backoff_s=0.05, max_backoff_s=0.5))
+            f"unix:{path}", "trial", initial_backoff_s=0.05, max_backoff_s=0.5))
 
     def stop(self, runner: _Loop) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -220,6 +223,9 @@ class Side:
             runner.call(self.bot.stop)
         with contextlib.suppress(Exception):
             runner.run(self.relay.stop(), 10.0)
+        if self._link_folder is not None:
+            shutil.rmtree(self._link_folder, ignore_errors=True)
+            self._link_folder = None
 
 
 def _faults(result: rc.MatchOutcome, order: str) -> tuple[list[int], dict[str, str] | None]:
