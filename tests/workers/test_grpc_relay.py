@@ -199,3 +199,41 @@ async def test_the_grpc_seat_plays_one_match_drains_on_sigterm_and_reports_a_ref
         refused = await _seat(tmp_path, h.address, "not-a-credential", delay_ms=0)
         out, _ = await asyncio.wait_for(refused.communicate(), 60)
         assert refused.returncode == 3, out  # as the stdio seat: the referee refused the credential
+
+
+async def test_a_late_refusal_of_a_spent_credential_leaves_the_next_games_gate_open(tmp_path: Path) -> None:
+    """A trial side's stream carries game N's credential; the referee's refusal of it arrives after the runner
+    armed the gate with game N+1's. The refusal closes the gate only for the credential it refused: the side
+    reconnects at once with the new one (it used to wait at a closed gate and be a no-show in game N+1)."""
+    async with Harness(TOKENS) as h:
+        assert h.core is not None
+        store, release = h.core.token_store, asyncio.Event()
+        real_lookup = store.lookup
+
+        async def slow_lookup(token: str) -> int | None:
+            if token == "spent":
+                await release.wait()  # the refusal of game N's credential comes late
+            return await real_lookup(token)
+
+        store.lookup = slow_lookup  # type: ignore[method-assign]  # the referee's own store, slowed for one token
+        gate = asyncio.Event()
+        relay = GrpcRelay(str(tmp_path / "referee.sock"), h.address, "spent", gate=gate)
+        await relay.start()
+        try:
+            gate.set()
+            async with grpc.aio.insecure_channel(f"unix:{tmp_path / 'referee.sock'}") as ch:
+                call = pb_grpc.RefereeStub(ch).Connect()
+                await call.write(pb.BotMessage(hello=pb.Hello(token="hosted", bot_name="x")))
+                await async_wait_until(lambda: relay.streams == 1, what="the stream passes the gate")
+                relay.credential = "credential-of-7"  # the runner arms game N+1
+                gate.set()
+                release.set()
+                with contextlib.suppress(grpc.aio.AioRpcError):
+                    await asyncio.wait_for(call.read(), 5)
+                assert await asyncio.wait_for(call.code(), 5) == grpc.StatusCode.UNAVAILABLE
+                assert gate.is_set()
+                again, first = await _hello(pb_grpc.RefereeStub(ch), "hosted")
+                assert first.HasField("welcome") and first.welcome.bot_id == 7  # type: ignore[attr-defined]
+                again.cancel()  # type: ignore[attr-defined]
+        finally:
+            await relay.stop()

@@ -138,9 +138,9 @@ class GrpcRelay(pb_grpc.RefereeServicer):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.socket_path)
 
-    def _rewrite(self, msg: pb.BotMessage) -> pb.BotMessage:
+    def _rewrite(self, msg: pb.BotMessage, credential: str) -> pb.BotMessage:
         if msg.HasField("hello"):
-            msg.hello.token = self.credential
+            msg.hello.token = credential
             msg.hello.max_concurrent_matches = 1
             msg.hello.only_match_id = self.only_match_id  # the bot's own values are not trusted either
             msg.hello.only_attempt = self.only_attempt
@@ -161,6 +161,13 @@ class GrpcRelay(pb_grpc.RefereeServicer):
             except BaseException:
                 self._busy = False
                 raise
+        used = self.credential  # this stream's; the runner may arm the gate with the next game's meanwhile
+
+        def spent() -> None:
+            """Close the gate for the credential this stream used, never for a newer one."""
+            if self.gate is not None and self.credential == used:
+                self.gate.clear()
+
         self.streams += 1
         log.info("relay: stream %s opened", self.streams)
         assert self._channel is not None
@@ -169,7 +176,7 @@ class GrpcRelay(pb_grpc.RefereeServicer):
         async def pump_up() -> None:
             try:
                 async for msg in request_iterator:
-                    await call.write(self._rewrite(msg))
+                    await call.write(self._rewrite(msg, used))
             finally:
                 with contextlib.suppress(Exception):
                     await call.done_writing()
@@ -192,7 +199,7 @@ class GrpcRelay(pb_grpc.RefereeServicer):
                     code = await call.code()
                     if self.gate is not None and code in (grpc.StatusCode.UNAUTHENTICATED,
                                                           grpc.StatusCode.PERMISSION_DENIED):
-                        self.gate.clear()  # a spent credential: wait for the next game's
+                        spent()  # a spent credential: wait for the next game's
                         await context.abort(grpc.StatusCode.UNAVAILABLE, "this seat's match is over")
                     if code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
                         self.refused = True
@@ -209,14 +216,14 @@ class GrpcRelay(pb_grpc.RefereeServicer):
                     self.matches_ended += 1
                     log.info("relay: match %s ended (%s so far)", out.match_ended.match_id, self.matches_ended)
                     if self.gate is not None:  # the trial's credential is spent: its stream ends here
-                        self.gate.clear()
+                        spent()
                         break
             log.info("relay: stream %s ended by the referee or after its matches", self.streams)
         except grpc.aio.AioRpcError as exc:
             log.info("relay: stream %s: referee status %s %s", self.streams, exc.code().name, exc.details())
             if self.gate is not None and exc.code() in (grpc.StatusCode.UNAUTHENTICATED,
                                                         grpc.StatusCode.PERMISSION_DENIED):
-                self.gate.clear()
+                spent()
                 await context.abort(grpc.StatusCode.UNAVAILABLE, "this seat's match is over")
             if exc.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
                 self.refused = True
