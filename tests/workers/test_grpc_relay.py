@@ -233,7 +233,7 @@ async def test_a_late_refusal_of_a_spent_credential_leaves_the_next_games_gate_o
                 assert await asyncio.wait_for(call.code(), 5) == grpc.StatusCode.UNAVAILABLE
                 assert gate.is_set()
                 again, first = await _hello(pb_grpc.RefereeStub(ch), "hosted")
-                assert first.HasField("welcome") and first.welcome.bot_id == 7  # type: ignore[attr-defined]
-                again.cancel()  # type: ignore[attr-defined]
+                assert first.HasField("welcome") and first.welcome.bot_id == 7
+                again.cancel()  # type: ignore[attr-defined]  # _hello types the call as object
         finally:
             await relay.stop()
