@@ -57,8 +57,8 @@ async def test_a_bot_that_sits_on_its_12th_decision_under_an_hour_bank_loses_on_
 
 async def test_a_bot_on_time_at_every_decision_but_too_slow_for_the_watchdog_loses_on_time():
     """Each answer (400 ms) is well inside the 1,000 ms cap, but 20 of them are more than the seat's
-    1,350 ms share of a 3,000 ms watchdog: the slow seat loses on time at its 4th decision; the match
-    is finished, not infra_error."""
+    1,350 ms share of a 3,000 ms watchdog: the slow seat loses on time at its 4th decision (its 3rd under
+    load); the match is finished, not infra_error."""
     slow = SlowBot(delay_ms=400)
     async with Harness(TOKENS) as h:
         h.start_bot(RandomBot(seed=1), "tok-a")
@@ -68,7 +68,9 @@ async def test_a_bot_on_time_at_every_decision_but_too_slow_for_the_watchdog_los
     assert [(s.verdict, s.rank) for s in sorted(result.seats, key=lambda s: s.seat)] == [
         ("normal", 1), ("timeout", 2)]
     slow_seat = next(s for s in result.seats if s.seat == 1)
-    assert slow_seat.decisions == 3
+    # The 1,350 ms share holds three 400 ms answers, two when a loaded machine charges each over 450 ms;
+    # never the 20 of the match, though every answer alone fits the 1,000 ms cap.
+    assert 2 <= slow_seat.decisions <= 3, slow_seat
     assert slow_seat.time_used_ms <= seat_share_ms(3000, 2) + 100  # the share bounds what it used (+ timer slack)
 
 
