@@ -412,9 +412,12 @@ async def test_cancelled_run_match_ends_the_match_as_infra_error_for_the_bots():
         call = asyncio.create_task(h.run_match(173, "toy(players=2)", [1, 2], cap_ms=60_000))
         await wait_for(lambda: a.stats.decisions >= 1)
         call.cancel()
-        await wait_for(lambda: silent.stats.results and a.stats.results)
+        # generous: on a machine whose cores all run tests the cancel, the room's end and both bots' reads
+        # once took over 10 s
+        await wait_for(lambda: silent.stats.results and a.stats.results, 30,
+                       what="both bots told the match ended")
         assert h.core is not None
-        await wait_for(lambda: not h.core.rooms)
+        await wait_for(lambda: not h.core.rooms, 30, what="the room removed")
     assert [r.status for r in a.stats.results] == ["infra_error"]
 
 
