@@ -211,8 +211,8 @@ class RefereeCore:
                 await self._recheck_tokens()
 
     async def _recheck_tokens(self) -> None:
-        """Close the sessions whose token was revoked (one batched lookup; docs/faults.md F-06). A trial's
-        sessions are not the token store's: they end with their trial (referee/trials.py)."""
+        """Close the sessions whose token was revoked (one batched lookup; docs/faults.md, "Impersonation").
+        A trial's sessions are not the token store's: they end with their trial (referee/trials.py)."""
         sessions = [s for s in self.registry.sessions() if s.token_digest and not s.closed and not s.trial]
         if not sessions:
             return
